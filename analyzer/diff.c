@@ -1,0 +1,505 @@
+/*
+ * --diff OTHER: two finished replays side by side. The summaries (peak per
+ * device, baseline, allocated, freed, counts, leaks, kernel time) with A, B,
+ * delta and ratio; then the --by rows matched by normalized name
+ * (names.c: template arguments, addresses, hash-like tokens and, for
+ * kernels, generated numeric suffixes removed), ranked by |B - A| of the
+ * metric, with rows present on one side only marked.
+ *
+ * The metric is the --sort key; without --sort it is the bytes allocated
+ * (tags: live bytes; devices: the peak), because the net "self" memory of a
+ * kernel cancels across a forward pass (the free lands on a later kernel).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "names.h"
+#include "report.h"
+
+typedef struct drow {
+    size_t norm;   /* offset in the name store */
+    int side;      /* 0: A, 1: B */
+    int64_t value;
+    uint64_t calls;
+} drow;
+
+typedef struct dctx {
+    gma_strs *names;
+} dctx;
+
+static int drow_cmp(const void *pa, const void *pb, void *pc)
+{
+    const drow *a = pa, *b = pb;
+    const dctx *c = pc;
+    int n = strcmp(gma_strs_get(c->names, a->norm), gma_strs_get(c->names, b->norm));
+    if (n)
+        return n;
+    return a->side - b->side;
+}
+
+typedef struct merged {
+    size_t norm;
+    int has[2];
+    int64_t v[2];
+    uint64_t calls[2];
+    int64_t delta;
+} merged;
+
+static int merged_cmp(const void *pa, const void *pb, void *pc)
+{
+    const merged *a = pa, *b = pb;
+    const dctx *c = pc;
+    uint64_t da = a->delta < 0 ? (uint64_t)0 - (uint64_t)a->delta : (uint64_t)a->delta;
+    uint64_t db = b->delta < 0 ? (uint64_t)0 - (uint64_t)b->delta : (uint64_t)b->delta;
+    if (da != db)
+        return da > db ? -1 : 1;
+    return strcmp(gma_strs_get(c->names, a->norm), gma_strs_get(c->names, b->norm));
+}
+
+static gma_sort diff_metric(const gma_opts *o)
+{
+    if (o->sort_given)
+        return o->sort == GMA_SORT_NAME ? GMA_SORT_ALLOC : o->sort;
+    if (o->by == GMA_BY_TAG)
+        return GMA_SORT_MEM;
+    if (o->by == GMA_BY_DEVICE)
+        return GMA_SORT_PEAK;
+    return GMA_SORT_ALLOC;
+}
+
+static int metric_is_max(gma_by by, gma_sort m)
+{
+    return m == GMA_SORT_PEAK || by == GMA_BY_TAG || by == GMA_BY_DEVICE;
+}
+
+static const char *metric_label(gma_by by, gma_sort m)
+{
+    if (by == GMA_BY_TAG)
+        return m == GMA_SORT_PEAK ? "driver used (max)" : "live bytes (max)";
+    switch (m) {
+    case GMA_SORT_MEM: return by == GMA_BY_KERNEL || by == GMA_BY_RANGE ? "self memory" : "net bytes";
+    case GMA_SORT_PEAK: return "peak";
+    case GMA_SORT_ALLOC: return "bytes allocated";
+    case GMA_SORT_COUNT: return by == GMA_BY_KERNEL || by == GMA_BY_RANGE ? "calls" : "count";
+    case GMA_SORT_TIME: return "time";
+    default: return "bytes allocated";
+    }
+}
+
+static int add(gma_vec *rows, gma_strs *names, int side, const char *norm, size_t len, int64_t v, uint64_t calls)
+{
+    drow *d = gma_vec_push(rows);
+    if (!d)
+        return -1;
+    d->norm = gma_strs_add(names, norm, len);
+    d->side = side;
+    d->value = v;
+    d->calls = calls;
+    return d->norm == (size_t)-1 ? -1 : 0;
+}
+
+static int64_t sat(uint64_t v) { return v > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)v; }
+
+/* The rows of one side: (normalized name, metric, calls). */
+static int collect(const gma_replay *r, int side, gma_sort m, gma_vec *rows, gma_strs *names)
+{
+    gma_buf b = { 0 };
+    int err = 0;
+    char nm[128];
+    switch (r->opt.by) {
+    case GMA_BY_KERNEL:
+    case GMA_BY_RANGE: {
+        int k = r->opt.by == GMA_BY_KERNEL;
+        size_t n = k ? r->krows.len : r->rrows.len;
+        for (size_t i = 0; i < n && !err; i++) {
+            int64_t v;
+            uint64_t calls, name;
+            int used;
+            if (k) {
+                const gma_krow *x = &GMA_VEC_AT(&r->krows, gma_krow, i);
+                used = x->calls || x->alloc_count || x->free_count;
+                calls = x->calls;
+                name = i ? x->name : 0;
+                v = m == GMA_SORT_MEM    ? (int64_t)(x->alloc_bytes - x->free_bytes)
+                    : m == GMA_SORT_PEAK ? sat(x->peak)
+                    : m == GMA_SORT_COUNT ? sat(x->calls)
+                    : m == GMA_SORT_TIME ? sat(x->time_ns)
+                                         : sat(x->alloc_bytes);
+            } else {
+                const gma_rrow *x = &GMA_VEC_AT(&r->rrows, gma_rrow, i);
+                used = x->calls || x->tot_alloc || x->tot_free;
+                calls = x->calls;
+                name = i ? x->name : 0;
+                v = m == GMA_SORT_MEM    ? (int64_t)(x->self_alloc - x->self_free)
+                    : m == GMA_SORT_PEAK ? sat(x->peak)
+                    : m == GMA_SORT_COUNT ? sat(x->calls)
+                    : m == GMA_SORT_TIME ? sat(x->time_ns)
+                                         : sat(x->self_alloc);
+            }
+            if (!used)
+                continue;
+            gma_buf_reset(&b);
+            size_t len;
+            const char *raw = name ? gma_str(r, name, &len) : NULL;
+            if (!name)
+                gma_buf_puts(&b, "(unattributed)");
+            else if (!len)
+                gma_kernel_display(r, (uint32_t)name, 0, &b);
+            else
+                gma_name_normalize(raw, len, k, &b);
+            err |= b.oom || add(rows, names, side, gma_buf_str(&b), b.len, v, calls) != 0;
+        }
+        break;
+    }
+    case GMA_BY_STEP:
+        for (size_t i = 0; i < r->steps.len && !err; i++) {
+            const gma_steprow *s = &GMA_VEC_AT(&r->steps, gma_steprow, i);
+            if (!s->in_window && !s->alloc_count && !s->free_count && !s->kernels)
+                continue;
+            int64_t v = m == GMA_SORT_MEM    ? (int64_t)(s->alloc_bytes - s->free_bytes)
+                        : m == GMA_SORT_PEAK ? sat(s->peak)
+                        : m == GMA_SORT_COUNT ? sat(s->alloc_count)
+                        : m == GMA_SORT_TIME ? sat(s->end_ts > s->start_ts ? s->end_ts - s->start_ts : 0)
+                                             : sat(s->alloc_bytes);
+            snprintf(nm, sizeof(nm), "step %llu", (unsigned long long)s->step);
+            err |= add(rows, names, side, nm, strlen(nm), v, s->kernels) != 0;
+        }
+        break;
+    case GMA_BY_TAG:
+        for (size_t i = 0; i < r->tags.len && !err; i++) {
+            const gma_tagrow *g = &GMA_VEC_AT(&r->tags, gma_tagrow, i);
+            size_t len;
+            const char *raw = gma_str(r, g->name, &len);
+            gma_buf_reset(&b);
+            gma_buf_putn(&b, raw, len);
+            if (g->device)
+                gma_buf_printf(&b, " [dev%llu]", (unsigned long long)g->device);
+            int64_t v = m == GMA_SORT_PEAK ? sat(g->driver_used) : sat(g->live);
+            err |= b.oom || add(rows, names, side, gma_buf_str(&b), b.len, v, 1) != 0;
+        }
+        break;
+    case GMA_BY_STREAM:
+        for (size_t i = 0; i < r->streams.len && !err; i++) {
+            const gma_streamrow *s = &GMA_VEC_AT(&r->streams, gma_streamrow, i);
+            if (s->stream)
+                snprintf(nm, sizeof(nm), "dev%llu stream %llu", (unsigned long long)s->device,
+                         (unsigned long long)s->stream);
+            else
+                snprintf(nm, sizeof(nm), "dev%llu (unattributed)", (unsigned long long)s->device);
+            int64_t v = m == GMA_SORT_MEM    ? (int64_t)(s->alloc_bytes - s->free_bytes)
+                        : m == GMA_SORT_PEAK ? sat(s->peak)
+                        : m == GMA_SORT_COUNT ? sat(s->kernels)
+                        : m == GMA_SORT_TIME ? sat(s->kernel_ns)
+                                             : sat(s->alloc_bytes);
+            err |= add(rows, names, side, nm, strlen(nm), v, s->kernels) != 0;
+        }
+        break;
+    default: /* device */
+        for (unsigned d = 0; d < GMA_MAX_DEVICES && !err; d++) {
+            const gma_dev *D = &r->dev[d];
+            if (!D->present || !gma_dev_selected(r, d))
+                continue;
+            snprintf(nm, sizeof(nm), "dev%u", d);
+            int64_t v = m == GMA_SORT_ALLOC  ? sat(D->alloc_bytes)
+                        : m == GMA_SORT_COUNT ? sat(D->kernels)
+                        : m == GMA_SORT_TIME ? sat(D->kernel_ns)
+                                             : sat(D->peak);
+            err |= add(rows, names, side, nm, strlen(nm), v, D->kernels) != 0;
+        }
+        break;
+    }
+    gma_buf_free(&b);
+    return err ? -1 : 0;
+}
+
+/* ---- the summary comparison ------------------------------------------------ */
+
+typedef enum { U_BYTES, U_COUNT, U_NS } unit;
+
+typedef struct sline {
+    char metric[48];
+    unit u;
+    uint64_t a, b;
+} sline;
+
+static size_t summary_lines(const gma_report *ra, const gma_report *rb, sline *out, size_t cap)
+{
+    size_t n = 0;
+#define SL(name, unit_, av, bv)                                              \
+    do {                                                                     \
+        if (n < cap) {                                                       \
+            snprintf(out[n].metric, sizeof(out[n].metric), "%s", name);      \
+            out[n].u = unit_;                                                \
+            out[n].a = (av);                                                 \
+            out[n].b = (bv);                                                 \
+            n++;                                                             \
+        }                                                                    \
+    } while (0)
+    for (unsigned d = 0; d < GMA_MAX_DEVICES; d++) {
+        const gma_dev *A = &ra->r->dev[d], *B = &rb->r->dev[d];
+        if (!A->has_peak && !B->has_peak)
+            continue;
+        char nm[48];
+        snprintf(nm, sizeof(nm), "peak dev%u", d);
+        SL(nm, U_BYTES, A->peak, B->peak);
+    }
+    SL("baseline", U_BYTES, ra->baseline_bytes, rb->baseline_bytes);
+    SL("allocated", U_BYTES, ra->alloc_bytes, rb->alloc_bytes);
+    SL("allocations", U_COUNT, ra->alloc_count, rb->alloc_count);
+    SL("freed", U_BYTES, ra->free_bytes, rb->free_bytes);
+    SL("frees", U_COUNT, ra->free_count, rb->free_count);
+    SL("leaked", U_BYTES, ra->leaked_bytes, rb->leaked_bytes);
+    SL("kernel launches", U_COUNT, ra->kernels, rb->kernels);
+    SL("kernel time", U_NS, ra->kernel_ns, rb->kernel_ns);
+    SL("windows", U_COUNT, ra->windows_selected, rb->windows_selected);
+    SL("steps", U_COUNT, ra->steps_count, rb->steps_count);
+    SL("records", U_COUNT, ra->r->records, rb->r->records);
+#undef SL
+    return n;
+}
+
+static void fmt_unit(unit u, int64_t v, int delta, char out[GMA_FMT_CAP])
+{
+    char t[GMA_FMT_CAP];
+    uint64_t mag = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+    const char *sign = v < 0 ? "-" : (delta && v > 0 ? "+" : "");
+    if (u == U_BYTES)
+        snprintf(out, GMA_FMT_CAP, "%s%s", sign, gma_fmt_bytes(t, mag));
+    else if (u == U_NS)
+        snprintf(out, GMA_FMT_CAP, "%s%s", sign, gma_fmt_dur(t, mag));
+    else
+        snprintf(out, GMA_FMT_CAP, "%s%s", sign, gma_fmt_count(t, mag));
+}
+
+/* ---- printing ------------------------------------------------------------------ */
+
+int gma_diff_print(FILE *f, const gma_replay *a, const gma_replay *b)
+{
+    const gma_opts *o = &a->opt;
+    gma_sort m = diff_metric(o);
+    int is_max = metric_is_max(o->by, m);
+    gma_report ra, rb;
+    int err = 0;
+    err |= gma_report_build(&ra, a) != 0;
+    err |= gma_report_build(&rb, b) != 0;
+
+    gma_strs names = { 0 };
+    gma_vec rows;
+    gma_vec_init(&rows, sizeof(drow));
+    err |= collect(a, 0, m, &rows, &names) != 0;
+    err |= collect(b, 1, m, &rows, &names) != 0;
+    dctx c = { &names };
+    err |= gma_msort(rows.data, rows.len, sizeof(drow), drow_cmp, &c) != 0;
+    gma_vec mv;
+    gma_vec_init(&mv, sizeof(merged));
+    for (size_t i = 0; i < rows.len && !err; i++) {
+        const drow *d = &GMA_VEC_AT(&rows, drow, i);
+        merged *x = mv.len ? &GMA_VEC_AT(&mv, merged, mv.len - 1) : NULL;
+        if (!x || strcmp(gma_strs_get(&names, x->norm), gma_strs_get(&names, d->norm)) != 0) {
+            x = gma_vec_push(&mv);
+            if (!x) {
+                err = 1;
+                break;
+            }
+            x->norm = d->norm;
+        }
+        int s = d->side;
+        if (!x->has[s])
+            x->v[s] = d->value;
+        else if (is_max)
+            x->v[s] = d->value > x->v[s] ? d->value : x->v[s];
+        else
+            x->v[s] += d->value;
+        x->has[s] = 1;
+        x->calls[s] += d->calls;
+    }
+    for (size_t i = 0; i < mv.len; i++) {
+        merged *x = &GMA_VEC_AT(&mv, merged, i);
+        x->delta = x->v[1] - x->v[0];
+    }
+    err |= gma_msort(mv.data, mv.len, sizeof(merged), merged_cmp, &c) != 0;
+
+    /* the rows as a table */
+    gma_ctype vt = m == GMA_SORT_MEM ? GMA_CT_SBYTES
+                   : m == GMA_SORT_COUNT ? GMA_CT_U64
+                   : m == GMA_SORT_TIME ? GMA_CT_NS
+                                        : GMA_CT_BYTES;
+    gma_ctype dt = m == GMA_SORT_COUNT ? GMA_CT_I64 : m == GMA_SORT_TIME ? GMA_CT_DNS : GMA_CT_DBYTES;
+    const gma_col cols[] = {
+        { gma_by_names[o->by], "name", GMA_CT_STR, 1 }, { "A", "a", vt, 1 },
+        { "B", "b", vt, 1 },                            { "delta", "delta", dt, 1 },
+        { "ratio", "ratio", GMA_CT_RATIO, 1 },          { "calls A", "calls_a", GMA_CT_U64, 1 },
+        { "calls B", "calls_b", GMA_CT_U64, 1 },        { "only", "only", GMA_CT_STR, 1 },
+    };
+    gma_table t;
+    gma_table_init(&t, "diff", cols, sizeof(cols) / sizeof(cols[0]));
+    t.total_rows = mv.len;
+    size_t keep = o->top && o->top < mv.len ? (size_t)o->top : mv.len;
+    for (size_t i = 0; i < keep && !err; i++) {
+        const merged *x = &GMA_VEC_AT(&mv, merged, i);
+        gma_cell *cl = gma_table_row(&t);
+        if (!cl) {
+            err = 1;
+            break;
+        }
+        gma_cell_str(&t, &cl[0], gma_strs_get(&names, x->norm));
+        if (vt == GMA_CT_SBYTES) {
+            cl[1].v.i = x->v[0];
+            cl[2].v.i = x->v[1];
+        } else {
+            cl[1].v.u = (uint64_t)x->v[0];
+            cl[2].v.u = (uint64_t)x->v[1];
+        }
+        cl[1].null = !x->has[0];
+        cl[2].null = !x->has[1];
+        cl[3].v.i = x->delta;
+        cl[4].v.d = x->v[0] ? (double)x->v[1] / (double)x->v[0] : 0.0;
+        cl[4].null = !x->v[0] || !x->has[0] || !x->has[1];
+        cl[5].v.u = x->calls[0];
+        cl[6].v.u = x->calls[1];
+        cl[5].null = !x->has[0];
+        cl[6].null = !x->has[1];
+        gma_cell_str(&t, &cl[7], x->has[0] && x->has[1] ? "" : x->has[0] ? "A" : "B");
+        cl[7].null = x->has[0] && x->has[1];
+    }
+
+    sline sl[GMA_MAX_DEVICES + 16];
+    size_t ns = summary_lines(&ra, &rb, sl, sizeof(sl) / sizeof(sl[0]));
+    char b1[GMA_FMT_CAP], b2[GMA_FMT_CAP], b3[GMA_FMT_CAP];
+    const char *ml = metric_label(o->by, m);
+
+    if (o->format == GMA_FMT_JSON) {
+        gma_jw jw, *j = &jw;
+        gma_jw_init(j, f);
+        gma_jw_begin(j, '{');
+        gma_jw_kstr(j, "gmem_analyze_version", GMEMPROF_VERSION);
+        const gma_report *reps[2] = { &ra, &rb };
+        const char *sides[2] = { "a", "b" };
+        for (int s = 0; s < 2; s++) {
+            gma_jw_key(j, sides[s]);
+            gma_jw_begin(j, '{');
+            gma_jw_kstr(j, "path", reps[s]->r->path);
+            gma_jw_key(j, "truncated");
+            gma_jw_bool(j, reps[s]->r->rend.truncated || reps[s]->r->rend.status != GMT_OK);
+            gma_jw_kstr(j, "allocator_mode", reps[s]->mode.mode);
+            gma_jw_key(j, "warnings");
+            gma_jw_begin(j, '[');
+            for (size_t w = 0; w < reps[s]->nwarn; w++)
+                gma_jw_str(j, reps[s]->warn[w]);
+            gma_jw_end(j, ']');
+            gma_jw_end(j, '}');
+        }
+        gma_jw_key(j, "summary");
+        gma_jw_begin(j, '[');
+        for (size_t i = 0; i < ns; i++) {
+            gma_jw_begin(j, '{');
+            gma_jw_kstr(j, "metric", sl[i].metric);
+            gma_jw_kstr(j, "unit", sl[i].u == U_BYTES ? "bytes" : sl[i].u == U_NS ? "ns" : "count");
+            gma_jw_ku64(j, "a", sl[i].a);
+            gma_jw_ku64(j, "b", sl[i].b);
+            gma_jw_ki64(j, "delta", (int64_t)(sl[i].b - sl[i].a));
+            gma_jw_key(j, "ratio");
+            if (sl[i].a)
+                gma_jw_dbl(j, (double)sl[i].b / (double)sl[i].a);
+            else
+                gma_jw_null(j);
+            gma_jw_end(j, '}');
+        }
+        gma_jw_end(j, ']');
+        gma_jw_key(j, "table");
+        gma_jw_begin(j, '{');
+        gma_jw_kstr(j, "by", gma_by_names[o->by]);
+        gma_jw_kstr(j, "metric", gma_sort_names[m]);
+        gma_jw_kstr(j, "metric_meaning", ml);
+        gma_jw_ku64(j, "total_rows", t.total_rows);
+        gma_jw_key(j, "rows");
+        gma_jw_begin(j, '[');
+        for (size_t row = 0; row < t.nrows; row++) {
+            gma_jw_begin(j, '{');
+            for (size_t col = 0; col < t.ncols; col++) {
+                gma_jw_key(j, t.cols[col].key);
+                gma_json_cell(j, &t, col, gma_table_cell(&t, row, col));
+            }
+            gma_jw_end(j, '}');
+        }
+        gma_jw_end(j, ']');
+        gma_jw_end(j, '}');
+        gma_jw_end(j, '}');
+    } else if (o->format == GMA_FMT_CSV) {
+        fprintf(f, "# gmem-analyze %s diff", GMEMPROF_VERSION);
+        fprintf(f, " a=");
+        gma_csv_field(f, a->path);
+        fprintf(f, " b=");
+        gma_csv_field(f, b->path);
+        fputc('\n', f);
+        for (size_t w = 0; w < ra.nwarn; w++)
+            fprintf(f, "# WARNING (A): %s\n", ra.warn[w]);
+        for (size_t w = 0; w < rb.nwarn; w++)
+            fprintf(f, "# WARNING (B): %s\n", rb.warn[w]);
+        for (size_t i = 0; i < ns; i++) {
+            fprintf(f, "# summary: metric=");
+            gma_csv_field(f, sl[i].metric);
+            fprintf(f, " a=%llu b=%llu delta=%lld\n", (unsigned long long)sl[i].a, (unsigned long long)sl[i].b,
+                    (long long)(sl[i].b - sl[i].a));
+        }
+        fprintf(f, "# allocator: a=");
+        gma_csv_field(f, ra.mode.mode);
+        fprintf(f, " b=");
+        gma_csv_field(f, rb.mode.mode);
+        fprintf(f, "\n# table: by=%s metric=%s rows=%zu total_rows=%llu\n", gma_by_names[o->by], gma_sort_names[m],
+                t.nrows, (unsigned long long)t.total_rows);
+        gma_print_csv_rows(f, &t);
+    } else {
+        fprintf(f, "gmem-analyze %s: diff\n  A: %s\n  B: %s\n", GMEMPROF_VERSION, a->path, b->path);
+        for (size_t w = 0; w < ra.nwarn; w++)
+            fprintf(f, "WARNING (A): %s\n", ra.warn[w]);
+        for (size_t w = 0; w < rb.nwarn; w++)
+            fprintf(f, "WARNING (B): %s\n", rb.warn[w]);
+        static const gma_col scols[] = { { "summary", "metric", GMA_CT_STR, 1 }, { "A", "a", GMA_CT_STR, 1 },
+                                         { "B", "b", GMA_CT_STR, 1 },            { "delta", "delta", GMA_CT_STR, 1 },
+                                         { "ratio", "ratio", GMA_CT_STR, 1 } };
+        gma_table st;
+        gma_table_init(&st, "summary", scols, 5);
+        /* right-aligned numbers in a table of strings: pad by hand */
+        for (size_t i = 0; i < ns && !err; i++) {
+            gma_cell *cl = gma_table_row(&st);
+            if (!cl) {
+                err = 1;
+                break;
+            }
+            gma_cell_str(&st, &cl[0], sl[i].metric);
+            fmt_unit(sl[i].u, (int64_t)sl[i].a, 0, b1);
+            gma_cell_str(&st, &cl[1], b1);
+            fmt_unit(sl[i].u, (int64_t)sl[i].b, 0, b2);
+            gma_cell_str(&st, &cl[2], b2);
+            fmt_unit(sl[i].u, (int64_t)(sl[i].b - sl[i].a), 1, b3);
+            gma_cell_str(&st, &cl[3], b3);
+            if (sl[i].a) {
+                snprintf(b1, sizeof(b1), "x%.2f", (double)sl[i].b / (double)sl[i].a);
+                gma_cell_str(&st, &cl[4], b1);
+            } else {
+                cl[4].null = 1;
+            }
+        }
+        gma_print_grid(f, &st);
+        gma_table_free(&st);
+        fprintf(f, "allocator  A: %s; B: %s\n", ra.mode.mode, rb.mode.mode);
+        fprintf(f, "\n%s rows matched by normalized name, ranked by |B - A| of %s", gma_by_names[o->by], ml);
+        if (t.nrows < t.total_rows)
+            fprintf(f, " (top %zu of %llu)", t.nrows, (unsigned long long)t.total_rows);
+        fputc('\n', f);
+        if (t.nrows)
+            gma_print_grid(f, &t);
+        else
+            fprintf(f, "  (no rows)\n");
+    }
+    gma_table_free(&t);
+    gma_vec_free(&mv);
+    gma_vec_free(&rows);
+    gma_strs_free(&names);
+    gma_report_free(&ra);
+    gma_report_free(&rb);
+    if (err)
+        return -1;
+    return ferror(f) ? -1 : 0;
+}

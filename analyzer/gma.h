@@ -1,0 +1,372 @@
+/*
+ * gmem-analyze internals shared by its files: options, the replay state
+ * (one streaming pass over a trace) and the rows the tables are built from.
+ *
+ * Memory is bounded by distinct names, threads, streams, steps, windows and
+ * live allocations -- never by the number of records: per-record work only
+ * touches preallocated, open-addressing structures indexed by integer ids.
+ */
+#ifndef GMA_H
+#define GMA_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "gmemprof/trace_format.h"
+#include "gmt_io.h"
+#include "util/gma_util.h"
+
+#define GMA_MAX_DEVICES 64
+#define GMA_MAX_STRING_ID (1u << 24)  /* larger string ids are ignored */
+#define GMA_KRING 4096u               /* recent kernels remembered per host thread */
+#define GMA_RRING 65536u              /* closed NVTX range instances remembered */
+#define GMA_PENDING_MAX (1u << 18)    /* kernels waited for at once */
+#define GMA_PENDING_HORIZON 65536u    /* launches after which a wait is given up */
+#define GMA_CHAIN_MAX 32u             /* range nesting followed for "total" */
+
+/* Attribution values of an allocation's kernel / range name. */
+#define GMA_NAME_UNATTR 0u            /* "(unattributed)" */
+#define GMA_NAME_BASELINE 0xFFFFFFFEu /* allocated before the window */
+
+typedef enum gma_by {
+    GMA_BY_KERNEL,
+    GMA_BY_RANGE,
+    GMA_BY_ALLOC,
+    GMA_BY_STEP,
+    GMA_BY_TAG,
+    GMA_BY_STREAM,
+    GMA_BY_DEVICE,
+    GMA_BY_COUNT_
+} gma_by;
+
+typedef enum gma_sort {
+    GMA_SORT_MEM,
+    GMA_SORT_PEAK,
+    GMA_SORT_ALLOC,
+    GMA_SORT_COUNT,
+    GMA_SORT_TIME,
+    GMA_SORT_NAME,
+    GMA_SORT_COUNT_
+} gma_sort;
+
+typedef enum gma_format { GMA_FMT_TABLE, GMA_FMT_CSV, GMA_FMT_JSON } gma_format;
+
+extern const char *const gma_by_names[GMA_BY_COUNT_];
+extern const char *const gma_sort_names[GMA_SORT_COUNT_];
+
+typedef struct gma_opts {
+    gma_by by;
+    gma_sort sort;
+    int sort_given;        /* --sort was on the command line */
+    uint64_t top;          /* 0: every row */
+    gma_format format;
+    int64_t window;        /* -1: all */
+    int64_t step;          /* -1: all */
+    int64_t device;        /* -1: all */
+    const char *diff_path;
+    const char *chrome_path;
+    const char *timeline_path;
+    int full_names;
+} gma_opts;
+
+/* ---- rows --------------------------------------------------------------- */
+
+typedef struct gma_krow {  /* per kernel name; row 0 is "(unattributed)" */
+    uint32_t name;         /* string id */
+    uint32_t order;        /* creation order, the last tiebreak */
+    uint64_t calls, time_ns, min_ns, max_ns;
+    uint64_t alloc_bytes, free_bytes, alloc_count, free_count;
+    uint64_t peak;         /* device live bytes right after an attributed alloc, max */
+    uint64_t regs, smem, local_mem; /* max over launches; smem = static + dynamic */
+} gma_krow;
+
+typedef struct gma_rrow {  /* per NVTX range name; row 0 is "(unattributed)" */
+    uint32_t name;
+    uint32_t order;
+    uint64_t calls, time_ns;
+    uint64_t self_alloc, self_free, self_alloc_count, self_free_count;
+    uint64_t tot_alloc, tot_free;
+    uint64_t peak;         /* over allocs inside the range or its children */
+} gma_rrow;
+
+typedef struct gma_steprow {
+    uint64_t step;
+    uint64_t phase;        /* gmt_phase from its STEP record, 0 unknown */
+    uint64_t start_ts, end_ts;
+    int has_start, in_window;
+    uint64_t alloc_bytes, free_bytes, alloc_count, free_count;
+    uint64_t peak, live_end;
+    int has_live;
+    uint64_t kernels, kernel_ns;
+} gma_steprow;
+
+typedef struct gma_tagrow {
+    uint64_t ts, name, step, device;
+    uint64_t live, driver_used, driver_total;
+    uint32_t order;
+} gma_tagrow;
+
+typedef struct gma_streamrow {
+    uint64_t device, stream;
+    uint64_t kernels, kernel_ns;
+    uint64_t alloc_bytes, free_bytes, alloc_count, free_count, peak;
+    uint64_t copies, copy_bytes;
+    uint32_t order;
+} gma_streamrow;
+
+/* One allocation. Pool slots are reused; an entry outlives its free only
+ * while something still needs it (the KEEP flags). */
+typedef struct gma_entry {
+    uint64_t addr, bytes;
+    uint64_t ts, free_ts;
+    uint64_t ord;          /* memory-event ordinal of the alloc */
+    uint64_t live_after;   /* device live bytes right after it */
+    uint64_t step, stream, tid;
+    uint32_t kname;        /* kernel string id, GMA_NAME_* */
+    uint32_t rname;        /* innermost range's string id, GMA_NAME_* */
+    uint32_t slot;         /* pending kernel wait + 1, 0 none */
+    uint32_t prev, next;   /* pending list (entry + 1), or free list */
+    uint32_t keep_next;    /* per-device "freed after the peak" list (entry + 1) */
+    uint32_t window;       /* window index it was made in, UINT32_MAX none */
+    uint16_t flags;
+    uint8_t device, kind, source;
+} gma_entry;
+
+#define GMA_E_LIVE 0x1u
+#define GMA_E_BASELINE 0x2u
+#define GMA_E_ACCOUNTED 0x4u  /* passed the window/step/device selection */
+#define GMA_E_HOST 0x8u       /* pinned/pageable host memory: not device bytes */
+#define GMA_E_LEAKED 0x10u    /* still live at the end of its window */
+#define GMA_E_KEEP_PEAK 0x20u /* freed after the peak it was live at */
+#define GMA_E_KEEP_ROW 0x40u  /* held by the --by alloc top-N */
+#define GMA_E_DROPPED 0x80u   /* dropped by a window begin (baseline is authoritative) */
+#define GMA_E_INUSE 0x100u    /* pool slot in use */
+#define GMA_E_LEAK_AT_END 0x200u /* window never closed: leak measured at trace end */
+
+typedef struct gma_window {
+    uint64_t id;
+    uint64_t begin_ts, end_ts;
+    uint64_t first_step, last_step;
+    uint64_t reason;
+    int closed;            /* ended: by its WINDOW_END, or by what followed */
+    int no_end;            /* no WINDOW_END: ended by the next begin or the trace end */
+    int implicit;          /* no window records: the whole trace */
+    uint64_t baseline_count, baseline_bytes;  /* as the record says */
+    uint64_t baseline_seen_count, baseline_seen_bytes;
+    uint64_t peak;         /* max device live bytes in it (any device) */
+    uint64_t alloc_bytes, free_bytes, alloc_count, free_count;
+    uint64_t leaked_bytes, leaked_count;
+    uint64_t kernels;
+} gma_window;
+
+typedef struct gma_dev {
+    int present;           /* a DEVICE record or an event named it */
+    uint32_t name_off;     /* in strs */
+    uint64_t total_mem, sm_count, cc_major, cc_minor;
+    uint64_t live, live_host;
+    /* the peak over accounted events */
+    int has_peak;
+    uint64_t peak, peak_ts, peak_step, peak_ord, peak_window;
+    uint64_t peak_key;     /* pending kernel key while unresolved */
+    int peak_state;        /* GMA_PEAK_* */
+    uint32_t peak_kname, peak_rname;
+    uint32_t keep_head;    /* entries freed after the peak they were live at */
+    uint64_t peak_count;   /* allocations live at the peak (filled at the end) */
+    /* whole-trace peak, windows or not */
+    uint64_t all_peak, all_peak_ts;
+    /* driver view */
+    int has_sample, has_best;
+    uint64_t sample_ts, sample_used, best_ts, best_used, max_used, driver_total;
+    /* accounted totals */
+    uint64_t baseline_bytes, baseline_count;
+    uint64_t alloc_bytes, free_bytes, alloc_count, free_count;
+    uint64_t leaked_bytes, leaked_count;
+    uint64_t kernels, kernel_ns, copies, copy_bytes;
+    uint64_t host_peak;
+} gma_dev;
+
+#define GMA_PEAK_UNATTR 0
+#define GMA_PEAK_KERNEL 1
+#define GMA_PEAK_PENDING 2
+#define GMA_PEAK_BASELINE 3
+
+typedef struct gma_srcstat {
+    uint64_t count, bytes, frees, free_bytes;
+    uint64_t seg_like;     /* sizes that are multiples of 2 MiB */
+} gma_srcstat;
+
+typedef struct gma_thread {
+    uint64_t tid;
+    uint64_t max_seq;
+    struct gma_kslot { uint64_t seq; uint32_t name; } *ring;
+} gma_thread;
+
+typedef struct gma_slot {  /* a kernel that allocations wait for */
+    uint64_t key;          /* thread index << 40 | seq */
+    uint64_t alloc_bytes, free_bytes, alloc_count, free_count, peak;
+    uint32_t head;         /* waiting entries (entry + 1) */
+    uint32_t gen;          /* bumped on reuse, for the FIFO */
+    uint32_t next_free;
+    int used;
+} gma_slot;
+
+typedef struct gma_rinst {  /* an NVTX range instance */
+    uint64_t id, parent, tid, begin_ts;
+    uint32_t name;
+    uint32_t next_free;
+    int accounted;
+} gma_rinst;
+
+struct gma_chrome;
+struct gma_timeline;
+
+typedef struct gma_replay {
+    gma_opts opt;
+    const char *path;
+    int err;               /* GMT_E_NOMEM when a structure could not grow */
+
+    /* strings of the trace, by id */
+    gma_strs strs;
+    uint32_t *str_off;     /* id -> offset + 1 in strs */
+    uint32_t *str_len;
+    size_t str_cap;
+    /* header and run information */
+    int has_header;
+    gmt_header hdr;        /* gmt_bytes fields point into strs after copy */
+    uint32_t hdr_host, hdr_cmd, hdr_cfg, hdr_ver;
+    int has_stats, has_trailer_rec;
+    gmt_stats stats;
+    gmt_trailer trailer;
+    gmt_reader_end rend;
+    uint64_t records, by_type[GMT_REC_TYPE_MAX_];
+    uint64_t origin;       /* trace start on the trace clock */
+    int has_origin;
+    uint64_t first_ts, last_ts;
+    int has_ts;
+
+    /* devices */
+    gma_dev dev[GMA_MAX_DEVICES];
+    uint64_t live_total;   /* device bytes live, selected devices */
+    uint64_t bad_device;   /* records naming a device >= GMA_MAX_DEVICES */
+
+    /* live set */
+    gma_vec entries;       /* gma_entry */
+    uint32_t free_entry;   /* free list head (entry + 1) */
+    gma_map live;          /* (device, address) -> entry */
+    uint64_t mem_ord;
+
+    /* attribution */
+    gma_vec threads;       /* gma_thread */
+    gma_map thread_of;     /* tid -> thread */
+    uint64_t last_tid;
+    uint32_t last_thread;
+    int has_last_thread;
+    gma_vec slots;         /* gma_slot */
+    gma_map slot_of;       /* key -> slot */
+    uint32_t free_slot;
+    uint64_t *fifo;        /* slot index << 32 | gen, creation order */
+    size_t fifo_cap, fifo_head, fifo_len;
+    size_t pending;
+    gma_vec krows;         /* gma_krow */
+    uint32_t *krow_of;     /* string id -> krow + 1 */
+    size_t krow_cap;
+
+    /* ranges */
+    gma_vec rinsts;        /* open instances */
+    gma_map rinst_of;      /* id -> open instance */
+    uint32_t free_rinst;
+    gma_rinst *rring;      /* closed instances, by id % GMA_RRING */
+    gma_vec rrows;         /* gma_rrow */
+    uint32_t *rrow_of;
+    size_t rrow_cap;
+    uint64_t chain_id;     /* cache: range id -> rows of it and its ancestors */
+    uint32_t chain[GMA_CHAIN_MAX];
+    uint32_t chain_len, chain_name;
+    int chain_valid;
+
+    /* steps, tags, streams, windows */
+    gma_vec steps;         /* gma_steprow */
+    gma_map step_of;
+    uint64_t last_step_key;
+    uint32_t last_step_row;
+    int has_last_step;
+    uint64_t cur_step, cur_phase;
+    int has_cur_step, phase_seen;
+    uint64_t step_records;
+    gma_vec tags;          /* gma_tagrow */
+    gma_vec streams;       /* gma_streamrow */
+    gma_map stream_of;
+    gma_vec windows;       /* gma_window */
+    int64_t cur_win;       /* open window index, -1 none */
+    int64_t baseline_win;  /* first selected window: the summary's baseline */
+    int window_records;    /* a WINDOW_BEGIN/END was read */
+
+    /* allocator sources */
+    gma_srcstat src[GMT_SRC_COUNT_];
+    gma_srcstat src_other;
+
+    /* anomalies, all shown in the summary */
+    uint64_t unmatched_frees, unmatched_free_bytes;
+    uint64_t replaced_allocs;       /* alloc at an address already live */
+    uint64_t unknown_ranges;        /* alloc naming a range instance not known */
+    uint64_t pending_evicted;       /* waits given up (bounded memory) */
+    uint64_t unattributed_end;      /* waits still open at the end */
+    uint64_t outside_mem;           /* memory events outside every window */
+    uint64_t unordered_mem;         /* memory events older than the previous one */
+    uint64_t last_mem_ts;
+    uint64_t bad_strings;
+
+    /* --by alloc top-N (entry indices, a heap while bounded) */
+    gma_vec arows;         /* uint32_t */
+    int arow_time_key;     /* rows enter when their lifetime is known */
+
+    /* exports, optional */
+    struct gma_chrome *chrome;
+    struct gma_timeline *timeline;
+
+    int finished;
+} gma_replay;
+
+/* ---- replay.c ----------------------------------------------------------- */
+
+int gma_replay_init(gma_replay *r, const gma_opts *opt, const char *path);
+void gma_replay_free(gma_replay *r);
+/* Feeds one record. Returns 0, or -1 when analysis cannot go on (OOM). */
+int gma_replay_record(gma_replay *r, const gmt_record *rec);
+/* Ends the pass: closes what is open, resolves what waits. */
+int gma_replay_finish(gma_replay *r, const gmt_reader_end *end);
+/* Reads r->path to the end and finishes. Returns 0; 1 when the trace is
+ * unreadable or invalid (message in msg; r must still be freed). */
+int gma_replay_read(gma_replay *r, char *msg, size_t msgcap);
+/* init + read. */
+int gma_replay_file(gma_replay *r, const gma_opts *opt, const char *path, char *msg, size_t msgcap);
+/* 1 when entry a ranks before entry b in the --by alloc table. */
+int gma_arow_before(const gma_replay *r, uint32_t a, uint32_t b);
+
+/* String of an id ("" when unknown). */
+const char *gma_str(const gma_replay *r, uint64_t id, size_t *len);
+/* Display names (cached per call site by the caller). */
+void gma_kernel_display(const gma_replay *r, uint32_t name, int full, gma_buf *out);
+void gma_range_display(const gma_replay *r, uint32_t name, int full, gma_buf *out);
+/* Trace time relative to the start, ns. */
+static inline int64_t gma_rel(const gma_replay *r, uint64_t ts) { return (int64_t)(ts - r->origin); }
+/* Whether a device is selected (--device). */
+static inline int gma_dev_selected(const gma_replay *r, uint64_t d)
+{
+    return r->opt.device < 0 || (uint64_t)r->opt.device == d;
+}
+/* A device's live bytes, summed over the selected devices. */
+const char *gma_source_label(uint64_t src);
+const char *gma_kind_label(uint64_t kind);
+
+/* Allocator mode inferred from sources, with its one-line meaning. */
+typedef struct gma_mode {
+    const char *mode;
+    const char *meaning;
+} gma_mode;
+gma_mode gma_allocator_mode(const gma_replay *r);
+
+/* True when the trace ended badly (cut, no trailer, error): the warning. */
+int gma_trace_warning(const gma_replay *r, char *out, size_t cap);
+
+#endif

@@ -1,0 +1,147 @@
+/*
+ * The report: what every output format prints, computed once from a
+ * finished replay -- the summary, the ranked table of --by rows, the
+ * allocations live at each device's peak, the leaks, and the warnings.
+ * report_table.c, report_csv.c and report_json.c only format it.
+ */
+#ifndef GMA_REPORT_H
+#define GMA_REPORT_H
+
+#include "gma.h"
+
+/* ---- a generic table ------------------------------------------------------ */
+
+typedef enum gma_ctype {
+    GMA_CT_STR,
+    GMA_CT_U64,
+    GMA_CT_I64,
+    GMA_CT_BYTES,   /* exact in csv/json, KiB/MiB/GiB in tables */
+    GMA_CT_SBYTES,  /* signed bytes */
+    GMA_CT_DBYTES,  /* a change in bytes: "+1.00 MiB" in tables */
+    GMA_CT_NS,      /* a duration */
+    GMA_CT_TS,      /* a time relative to the trace start (ns; ms in tables) */
+    GMA_CT_DNS,     /* a change in time: "+1.20 ms" in tables */
+    GMA_CT_HEX,     /* an address */
+    GMA_CT_RATIO    /* B / A, printed "x1.50" */
+} gma_ctype;
+
+typedef struct gma_col {
+    const char *title;  /* table header */
+    const char *key;    /* csv header and json member */
+    gma_ctype type;
+    int in_table;       /* shown by --format table (csv/json show every column) */
+} gma_col;
+
+typedef struct gma_cell {
+    int null;           /* "-" in tables, empty in csv, null in json */
+    union {
+        uint64_t u;
+        int64_t i;
+        double d;
+        size_t s;       /* offset in the table's strs */
+    } v;
+} gma_cell;
+
+typedef struct gma_table {
+    const char *title;
+    const char *sort_note;  /* what the sort key means for this table */
+    const gma_col *cols;
+    size_t ncols;
+    gma_vec cells;          /* gma_cell, nrows x ncols */
+    size_t nrows;
+    uint64_t total_rows;    /* rows before --top */
+    gma_strs strs;
+} gma_table;
+
+void gma_table_init(gma_table *t, const char *title, const gma_col *cols, size_t ncols);
+void gma_table_free(gma_table *t);
+/* Starts a row; returns its cells (zeroed), NULL on OOM. */
+gma_cell *gma_table_row(gma_table *t);
+void gma_cell_str(gma_table *t, gma_cell *c, const char *s);
+static inline gma_cell *gma_table_cell(const gma_table *t, size_t row, size_t col)
+{
+    return &((gma_cell *)t->cells.data)[row * t->ncols + col];
+}
+static inline const char *gma_cell_text(const gma_table *t, const gma_cell *c)
+{
+    return gma_strs_get(&t->strs, c->v.s);
+}
+
+/* ---- live at the peak, leaks ---------------------------------------------- */
+
+typedef struct gma_group {
+    size_t name;            /* offset in the report's strs */
+    uint64_t bytes, count;
+} gma_group;
+
+typedef struct gma_peakview {
+    unsigned device;
+    uint64_t peak, ts, step, window;
+    size_t kernel, range;   /* display names (report strs) */
+    uint64_t count, bytes;  /* allocations live at the peak; bytes == peak */
+    uint64_t baseline_bytes, baseline_count;
+    gma_vec by_kernel, by_range;  /* gma_group, largest first, baseline excluded */
+    uint64_t more_kernels, more_ranges; /* groups beyond --top */
+} gma_peakview;
+
+typedef struct gma_leakview {
+    uint64_t bytes, count;
+    int at_trace_end;       /* a window had no end: measured at the trace end */
+    gma_vec by_kernel, by_range;
+    uint64_t more_kernels, more_ranges;
+} gma_leakview;
+
+/* ---- the whole report ----------------------------------------------------- */
+
+#define GMA_MAX_WARN 12
+
+typedef struct gma_report {
+    const gma_replay *r;
+    gma_table table;
+    gma_peakview peaks[GMA_MAX_DEVICES];
+    size_t npeaks;
+    gma_leakview leaks;
+    gma_strs strs;
+    char warn[GMA_MAX_WARN][400];
+    size_t nwarn;
+    char notes[GMA_MAX_WARN][300];  /* analyzer notes (anomalies it met) */
+    size_t nnotes;
+    /* totals over the selected windows and devices (device memory) */
+    uint64_t alloc_bytes, free_bytes, alloc_count, free_count, leaked_bytes, leaked_count;
+    uint64_t baseline_bytes, baseline_count, kernels, kernel_ns;
+    uint64_t windows_selected, steps_count, step_first, step_last;
+    uint64_t host_peak;
+    gma_mode mode;
+} gma_report;
+
+int gma_report_build(gma_report *rep, const gma_replay *r);
+void gma_report_free(gma_report *rep);
+static inline const char *gma_rep_str(const gma_report *rep, size_t off) { return gma_strs_get(&rep->strs, off); }
+
+/* Formats. Each returns 0, or -1 when writing failed. */
+int gma_print_table(FILE *f, const gma_report *rep);
+int gma_print_csv(FILE *f, const gma_report *rep);
+int gma_print_json(FILE *f, const gma_report *rep);
+
+/* Builds the --by table alone (tables.c); used by the report and the diff. */
+int gma_table_build(const gma_replay *r, gma_table *t, uint64_t top);
+
+/* Shared by the formats: a cell as text ("1.50 MiB" or "1572864"). */
+void gma_cell_format(const gma_table *t, size_t col, const gma_cell *c, int human, char *out, size_t cap);
+
+/* What the sort key means for a --by table ("self memory (allocated - freed)"). */
+const char *gma_sort_label(gma_by by, gma_sort s);
+/* How a window ended ("schedule", "no end record", ...). */
+const char *gma_window_end_label(const gma_window *w);
+
+/* The aligned grid of a table (report_table.c) and its CSV lines (report_csv.c). */
+void gma_print_grid(FILE *f, const gma_table *t);
+void gma_print_csv_rows(FILE *f, const gma_table *t);
+
+/* A cell as a JSON value. */
+void gma_json_cell(gma_jw *j, const gma_table *t, size_t col, const gma_cell *c);
+
+/* --diff OTHER: compares two finished replays; prints in opt->format. */
+int gma_diff_print(FILE *f, const gma_replay *a, const gma_replay *b);
+
+#endif

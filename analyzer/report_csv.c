@@ -1,0 +1,152 @@
+/*
+ * --format csv: the ranked table as CSV with exact integers (bytes, ns),
+ * preceded by the summary, live-at-the-peak and leak lines prefixed "# " so
+ * that pandas.read_csv(path, comment='#') reads the table alone. Fields
+ * holding a comma, a quote or '#' are quoted.
+ */
+#include <string.h>
+
+#include "report.h"
+
+static void kv_str(FILE *f, const char *k, const char *v)
+{
+    fprintf(f, " %s=", k);
+    gma_csv_field(f, v);
+}
+
+static void groups(FILE *f, const gma_report *rep, const char *prefix, const gma_vec *v)
+{
+    for (size_t i = 0; i < v->len; i++) {
+        const gma_group *g = &GMA_VEC_AT(v, gma_group, i);
+        fprintf(f, "# %s:", prefix);
+        kv_str(f, "name", gma_rep_str(rep, g->name));
+        fprintf(f, " bytes=%llu count=%llu\n", (unsigned long long)g->bytes, (unsigned long long)g->count);
+    }
+}
+
+int gma_print_csv(FILE *f, const gma_report *rep)
+{
+    const gma_replay *r = rep->r;
+    const gma_table *t = &rep->table;
+    fprintf(f, "# gmem-analyze %s", GMEMPROF_VERSION);
+    kv_str(f, "trace", r->path);
+    fputc('\n', f);
+    for (size_t i = 0; i < rep->nwarn; i++)
+        fprintf(f, "# WARNING: %s\n", rep->warn[i]);
+    fprintf(f, "# trace: records=%llu duration_ns=%llu truncated=%d has_trailer=%d", (unsigned long long)r->records,
+            (unsigned long long)(r->has_ts ? r->last_ts - r->first_ts : 0), r->rend.truncated, r->rend.has_trailer);
+    if (r->has_header) {
+        fprintf(f, " pid=%llu rank=%lld", (unsigned long long)r->hdr.pid, (long long)r->hdr.rank);
+        kv_str(f, "host", gma_strs_get(&r->strs, r->hdr_host));
+    }
+    fputc('\n', f);
+    fprintf(f, "# selection: by=%s sort=%s top=%llu window=%lld step=%lld device=%lld\n", gma_by_names[r->opt.by],
+            gma_sort_names[r->opt.sort], (unsigned long long)r->opt.top, (long long)r->opt.window,
+            (long long)r->opt.step, (long long)r->opt.device);
+    fprintf(f, "# windows: count=%llu steps=%llu first_step=%llu last_step=%llu\n",
+            (unsigned long long)rep->windows_selected, (unsigned long long)rep->steps_count,
+            (unsigned long long)rep->step_first, (unsigned long long)rep->step_last);
+    for (size_t i = 0; i < r->windows.len; i++) {
+        const gma_window *w = &GMA_VEC_AT(&r->windows, gma_window, i);
+        if (r->opt.window >= 0 && w->id != (uint64_t)r->opt.window)
+            continue;
+        fprintf(f,
+                "# window.%llu: first_step=%llu last_step=%llu begin_ns=%lld end_ns=%lld baseline_bytes=%llu "
+                "baseline_count=%llu peak_bytes=%llu alloc_bytes=%llu freed_bytes=%llu leaked_bytes=%llu",
+                (unsigned long long)w->id, (unsigned long long)w->first_step, (unsigned long long)w->last_step,
+                (long long)gma_rel(r, w->begin_ts), (long long)gma_rel(r, w->end_ts),
+                (unsigned long long)w->baseline_seen_bytes, (unsigned long long)w->baseline_seen_count,
+                (unsigned long long)w->peak, (unsigned long long)w->alloc_bytes, (unsigned long long)w->free_bytes,
+                (unsigned long long)w->leaked_bytes);
+        kv_str(f, "end", gma_window_end_label(w));
+        fputc('\n', f);
+    }
+    for (size_t i = 0; i < rep->npeaks; i++) {
+        const gma_peakview *pv = &rep->peaks[i];
+        const gma_dev *D = &r->dev[pv->device];
+        fprintf(f, "# peak.dev%u: bytes=%llu time_ns=%lld step=%llu window=%llu", pv->device,
+                (unsigned long long)pv->peak, (long long)gma_rel(r, pv->ts), (unsigned long long)pv->step,
+                (unsigned long long)pv->window);
+        kv_str(f, "kernel", gma_rep_str(rep, pv->kernel));
+        kv_str(f, "range", gma_rep_str(rep, pv->range));
+        if (D->has_best)
+            fprintf(f, " driver_used_bytes=%llu driver_sample_ns=%lld", (unsigned long long)D->best_used,
+                    (long long)gma_rel(r, D->best_ts));
+        fprintf(f, " total_bytes=%llu baseline_bytes=%llu\n", (unsigned long long)D->total_mem,
+                (unsigned long long)D->baseline_bytes);
+    }
+    fprintf(f,
+            "# totals: baseline_bytes=%llu baseline_count=%llu alloc_bytes=%llu alloc_count=%llu freed_bytes=%llu "
+            "free_count=%llu leaked_bytes=%llu leaked_count=%llu kernels=%llu kernel_ns=%llu pinned_host_peak_bytes=%llu\n",
+            (unsigned long long)rep->baseline_bytes, (unsigned long long)rep->baseline_count,
+            (unsigned long long)rep->alloc_bytes, (unsigned long long)rep->alloc_count,
+            (unsigned long long)rep->free_bytes, (unsigned long long)rep->free_count,
+            (unsigned long long)rep->leaked_bytes, (unsigned long long)rep->leaked_count,
+            (unsigned long long)rep->kernels, (unsigned long long)rep->kernel_ns, (unsigned long long)rep->host_peak);
+    fprintf(f, "# allocator:");
+    kv_str(f, "mode", rep->mode.mode);
+    kv_str(f, "meaning", rep->mode.meaning);
+    fputc('\n', f);
+    for (int s = 0; s < GMT_SRC_COUNT_; s++) {
+        const gma_srcstat *x = &r->src[s];
+        if (x->count)
+            fprintf(f, "# source.%s: count=%llu bytes=%llu frees=%llu freed_bytes=%llu\n", gmt_mem_source_name(s),
+                    (unsigned long long)x->count, (unsigned long long)x->bytes, (unsigned long long)x->frees,
+                    (unsigned long long)x->free_bytes);
+    }
+    if (r->has_stats) {
+        fprintf(f, "# dropped: cupti=%llu writer=%llu unmatched_correlations=%llu\n",
+                (unsigned long long)r->stats.dropped_cupti, (unsigned long long)r->stats.dropped_writer,
+                (unsigned long long)r->stats.unmatched_corr);
+        fprintf(f, "# profiler: device_bytes=%llu host_bytes=%llu host_cpu_ns=%llu\n",
+                (unsigned long long)r->stats.own_device_bytes, (unsigned long long)r->stats.own_host_bytes,
+                (unsigned long long)r->stats.host_time_ns);
+    }
+    for (size_t i = 0; i < rep->nnotes; i++)
+        fprintf(f, "# note: %s\n", rep->notes[i]);
+    for (size_t i = 0; i < rep->npeaks; i++) {
+        const gma_peakview *pv = &rep->peaks[i];
+        char p[64];
+        fprintf(f, "# live_at_peak.dev%u: bytes=%llu count=%llu baseline_bytes=%llu baseline_count=%llu\n", pv->device,
+                (unsigned long long)pv->bytes, (unsigned long long)pv->count, (unsigned long long)pv->baseline_bytes,
+                (unsigned long long)pv->baseline_count);
+        snprintf(p, sizeof(p), "live_at_peak.dev%u.kernel", pv->device);
+        groups(f, rep, p, &pv->by_kernel);
+        snprintf(p, sizeof(p), "live_at_peak.dev%u.range", pv->device);
+        groups(f, rep, p, &pv->by_range);
+    }
+    fprintf(f, "# leaks: bytes=%llu count=%llu at_trace_end=%d\n", (unsigned long long)rep->leaks.bytes,
+            (unsigned long long)rep->leaks.count, rep->leaks.at_trace_end);
+    groups(f, rep, "leaks.kernel", &rep->leaks.by_kernel);
+    groups(f, rep, "leaks.range", &rep->leaks.by_range);
+    fprintf(f, "# table: by=%s rows=%zu total_rows=%llu\n", gma_by_names[r->opt.by], t->nrows,
+            (unsigned long long)t->total_rows);
+
+    gma_print_csv_rows(f, t);
+    return ferror(f) ? -1 : 0;
+}
+
+void gma_print_csv_rows(FILE *f, const gma_table *t)
+{
+    for (size_t c = 0; c < t->ncols; c++) {
+        if (c)
+            fputc(',', f);
+        gma_csv_field(f, t->cols[c].key);
+    }
+    fputc('\n', f);
+    char buf[4096];
+    for (size_t row = 0; row < t->nrows; row++) {
+        for (size_t c = 0; c < t->ncols; c++) {
+            if (c)
+                fputc(',', f);
+            const gma_cell *cell = gma_table_cell(t, row, c);
+            if (t->cols[c].type == GMA_CT_STR && !cell->null) {
+                gma_csv_field(f, gma_cell_text(t, cell)); /* names can be long */
+                continue;
+            }
+            gma_cell_format(t, c, cell, 0, buf, sizeof(buf));
+            gma_csv_field(f, buf);
+        }
+        fputc('\n', f);
+    }
+}

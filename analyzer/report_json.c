@@ -1,0 +1,324 @@
+/*
+ * --format json: one object holding everything the other formats print --
+ * trace, warnings, summary (an object), table (columns and rows), live at
+ * the peak, leaks -- with exact integers for bytes and nanoseconds.
+ */
+#include <string.h>
+
+#include "report.h"
+
+
+void gma_json_cell(gma_jw *j, const gma_table *t, size_t col, const gma_cell *c)
+{
+    if (c->null) {
+        gma_jw_null(j);
+        return;
+    }
+    char buf[64];
+    switch (t->cols[col].type) {
+    case GMA_CT_STR: gma_jw_str(j, gma_cell_text(t, c)); break;
+    case GMA_CT_U64:
+    case GMA_CT_BYTES:
+    case GMA_CT_NS: gma_jw_u64(j, c->v.u); break;
+    case GMA_CT_I64:
+    case GMA_CT_SBYTES:
+    case GMA_CT_DBYTES:
+    case GMA_CT_DNS:
+    case GMA_CT_TS: gma_jw_i64(j, c->v.i); break;
+    case GMA_CT_HEX:
+        snprintf(buf, sizeof(buf), "0x%llx", (unsigned long long)c->v.u);
+        gma_jw_str(j, buf);
+        break;
+    case GMA_CT_RATIO: gma_jw_dbl(j, c->v.d); break;
+    }
+}
+
+static void groups(gma_jw *j, const gma_report *rep, const char *key, const gma_vec *v, uint64_t more)
+{
+    gma_jw_key(j, key);
+    gma_jw_begin(j, '[');
+    for (size_t i = 0; i < v->len; i++) {
+        const gma_group *g = &GMA_VEC_AT(v, gma_group, i);
+        gma_jw_begin(j, '{');
+        gma_jw_kstr(j, "name", gma_rep_str(rep, g->name));
+        gma_jw_ku64(j, "bytes", g->bytes);
+        gma_jw_ku64(j, "count", g->count);
+        gma_jw_end(j, '}');
+    }
+    gma_jw_end(j, ']');
+    char k[64];
+    snprintf(k, sizeof(k), "%s_more", key);
+    gma_jw_ku64(j, k, more);
+}
+
+int gma_print_json(FILE *f, const gma_report *rep)
+{
+    const gma_replay *r = rep->r;
+    const gma_table *t = &rep->table;
+    gma_jw jw, *j = &jw;
+    gma_jw_init(j, f);
+    gma_jw_begin(j, '{');
+    gma_jw_kstr(j, "gmem_analyze_version", GMEMPROF_VERSION);
+
+    gma_jw_key(j, "trace");
+    gma_jw_begin(j, '{');
+    gma_jw_kstr(j, "path", r->path);
+    gma_jw_ku64(j, "records", r->records);
+    gma_jw_ku64(j, "duration_ns", r->has_ts ? r->last_ts - r->first_ts : 0);
+    gma_jw_key(j, "truncated");
+    gma_jw_bool(j, r->rend.truncated || r->rend.status != GMT_OK);
+    gma_jw_key(j, "has_trailer");
+    gma_jw_bool(j, r->rend.has_trailer);
+    gma_jw_kstr(j, "reader_status", gmt_status_str(r->rend.status));
+    gma_jw_kstr(j, "reader_message", r->rend.message);
+    gma_jw_ku64(j, "frames", r->rend.frames);
+    gma_jw_ku64(j, "file_bytes", r->rend.file_size);
+    if (r->has_header) {
+        gma_jw_ku64(j, "pid", r->hdr.pid);
+        gma_jw_kstr(j, "host", gma_strs_get(&r->strs, r->hdr_host));
+        gma_jw_kstr(j, "command", gma_strs_get(&r->strs, r->hdr_cmd));
+        gma_jw_kstr(j, "profiler_version", gma_strs_get(&r->strs, r->hdr_ver));
+        gma_jw_ki64(j, "rank", r->hdr.rank);
+        gma_jw_ki64(j, "world_size", r->hdr.world_size);
+    }
+    gma_jw_end(j, '}');
+
+    gma_jw_key(j, "warnings");
+    gma_jw_begin(j, '[');
+    for (size_t i = 0; i < rep->nwarn; i++)
+        gma_jw_str(j, rep->warn[i]);
+    gma_jw_end(j, ']');
+
+    gma_jw_key(j, "summary");
+    gma_jw_begin(j, '{');
+    gma_jw_key(j, "windows");
+    gma_jw_begin(j, '[');
+    for (size_t i = 0; i < r->windows.len; i++) {
+        const gma_window *w = &GMA_VEC_AT(&r->windows, gma_window, i);
+        if (r->opt.window >= 0 && w->id != (uint64_t)r->opt.window)
+            continue;
+        gma_jw_begin(j, '{');
+        gma_jw_ku64(j, "window", w->id);
+        gma_jw_ku64(j, "first_step", w->first_step);
+        gma_jw_ku64(j, "last_step", w->last_step);
+        gma_jw_ki64(j, "begin_ns", gma_rel(r, w->begin_ts));
+        gma_jw_ki64(j, "end_ns", gma_rel(r, w->end_ts));
+        gma_jw_kstr(j, "end", gma_window_end_label(w));
+        gma_jw_ku64(j, "baseline_bytes", w->baseline_seen_bytes);
+        gma_jw_ku64(j, "baseline_count", w->baseline_seen_count);
+        gma_jw_ku64(j, "baseline_bytes_recorded", w->baseline_bytes);
+        gma_jw_ku64(j, "peak_bytes", w->peak);
+        gma_jw_ku64(j, "alloc_bytes", w->alloc_bytes);
+        gma_jw_ku64(j, "alloc_count", w->alloc_count);
+        gma_jw_ku64(j, "freed_bytes", w->free_bytes);
+        gma_jw_ku64(j, "free_count", w->free_count);
+        gma_jw_ku64(j, "leaked_bytes", w->leaked_bytes);
+        gma_jw_ku64(j, "leaked_count", w->leaked_count);
+        gma_jw_ku64(j, "kernels", w->kernels);
+        gma_jw_end(j, '}');
+    }
+    gma_jw_end(j, ']');
+    gma_jw_key(j, "steps");
+    gma_jw_begin(j, '{');
+    gma_jw_ku64(j, "count", rep->steps_count);
+    gma_jw_ku64(j, "first", rep->step_first);
+    gma_jw_ku64(j, "last", rep->step_last);
+    gma_jw_end(j, '}');
+
+    gma_jw_key(j, "devices");
+    gma_jw_begin(j, '[');
+    for (unsigned d = 0; d < GMA_MAX_DEVICES; d++) {
+        const gma_dev *D = &r->dev[d];
+        if (!D->present || !gma_dev_selected(r, d))
+            continue;
+        const gma_peakview *pv = NULL;
+        for (size_t i = 0; i < rep->npeaks; i++)
+            if (rep->peaks[i].device == d)
+                pv = &rep->peaks[i];
+        gma_jw_begin(j, '{');
+        gma_jw_ku64(j, "device", d);
+        gma_jw_kstr(j, "name", D->name_off ? gma_strs_get(&r->strs, D->name_off) : "");
+        gma_jw_ku64(j, "total_bytes", D->total_mem);
+        gma_jw_key(j, "peak");
+        if (pv) {
+            gma_jw_begin(j, '{');
+            gma_jw_ku64(j, "bytes", pv->peak);
+            gma_jw_ki64(j, "time_ns", gma_rel(r, pv->ts));
+            gma_jw_ku64(j, "step", pv->step);
+            gma_jw_ku64(j, "window", pv->window);
+            gma_jw_kstr(j, "kernel", gma_rep_str(rep, pv->kernel));
+            gma_jw_kstr(j, "range", gma_rep_str(rep, pv->range));
+            gma_jw_key(j, "driver_used_bytes");
+            if (D->has_best)
+                gma_jw_u64(j, D->best_used);
+            else
+                gma_jw_null(j);
+            gma_jw_key(j, "driver_sample_ns");
+            if (D->has_best)
+                gma_jw_i64(j, gma_rel(r, D->best_ts));
+            else
+                gma_jw_null(j);
+            gma_jw_end(j, '}');
+        } else {
+            gma_jw_null(j);
+        }
+        gma_jw_ku64(j, "peak_all_bytes", D->all_peak);
+        gma_jw_ku64(j, "baseline_bytes", D->baseline_bytes);
+        gma_jw_ku64(j, "baseline_count", D->baseline_count);
+        gma_jw_ku64(j, "alloc_bytes", D->alloc_bytes);
+        gma_jw_ku64(j, "alloc_count", D->alloc_count);
+        gma_jw_ku64(j, "freed_bytes", D->free_bytes);
+        gma_jw_ku64(j, "free_count", D->free_count);
+        gma_jw_ku64(j, "leaked_bytes", D->leaked_bytes);
+        gma_jw_ku64(j, "leaked_count", D->leaked_count);
+        gma_jw_ku64(j, "kernels", D->kernels);
+        gma_jw_ku64(j, "kernel_ns", D->kernel_ns);
+        gma_jw_key(j, "driver_used_max_bytes");
+        if (D->has_sample)
+            gma_jw_u64(j, D->max_used);
+        else
+            gma_jw_null(j);
+        gma_jw_ku64(j, "pinned_host_peak_bytes", D->host_peak);
+        gma_jw_end(j, '}');
+    }
+    gma_jw_end(j, ']');
+
+    gma_jw_ku64(j, "baseline_bytes", rep->baseline_bytes);
+    gma_jw_ku64(j, "baseline_count", rep->baseline_count);
+    gma_jw_ku64(j, "alloc_bytes", rep->alloc_bytes);
+    gma_jw_ku64(j, "alloc_count", rep->alloc_count);
+    gma_jw_ku64(j, "freed_bytes", rep->free_bytes);
+    gma_jw_ku64(j, "free_count", rep->free_count);
+    gma_jw_ku64(j, "leaked_bytes", rep->leaked_bytes);
+    gma_jw_ku64(j, "leaked_count", rep->leaked_count);
+    gma_jw_ku64(j, "kernels", rep->kernels);
+    gma_jw_ku64(j, "kernel_ns", rep->kernel_ns);
+
+    gma_jw_key(j, "allocator");
+    gma_jw_begin(j, '{');
+    gma_jw_kstr(j, "mode", rep->mode.mode);
+    gma_jw_kstr(j, "meaning", rep->mode.meaning);
+    gma_jw_key(j, "sources");
+    gma_jw_begin(j, '[');
+    for (int s = 0; s < GMT_SRC_COUNT_; s++) {
+        const gma_srcstat *x = &r->src[s];
+        if (!x->count)
+            continue;
+        gma_jw_begin(j, '{');
+        gma_jw_kstr(j, "source", gmt_mem_source_name(s));
+        gma_jw_kstr(j, "label", gma_source_label(s));
+        gma_jw_ku64(j, "count", x->count);
+        gma_jw_ku64(j, "bytes", x->bytes);
+        gma_jw_ku64(j, "frees", x->frees);
+        gma_jw_ku64(j, "freed_bytes", x->free_bytes);
+        gma_jw_end(j, '}');
+    }
+    gma_jw_end(j, ']');
+    gma_jw_end(j, '}');
+
+    gma_jw_key(j, "dropped");
+    if (r->has_stats) {
+        gma_jw_begin(j, '{');
+        gma_jw_ku64(j, "cupti", r->stats.dropped_cupti);
+        gma_jw_ku64(j, "writer", r->stats.dropped_writer);
+        gma_jw_ku64(j, "unmatched_correlations", r->stats.unmatched_corr);
+        gma_jw_end(j, '}');
+    } else {
+        gma_jw_null(j);
+    }
+    gma_jw_key(j, "profiler_footprint");
+    if (r->has_stats) {
+        gma_jw_begin(j, '{');
+        gma_jw_ku64(j, "device_bytes", r->stats.own_device_bytes);
+        gma_jw_ku64(j, "host_bytes", r->stats.own_host_bytes);
+        gma_jw_ku64(j, "host_cpu_ns", r->stats.host_time_ns);
+        gma_jw_end(j, '}');
+    } else {
+        gma_jw_null(j);
+    }
+    gma_jw_key(j, "attribution");
+    gma_jw_begin(j, '{');
+    gma_jw_ku64(j, "waits_given_up", r->pending_evicted);
+    gma_jw_ku64(j, "kernels_never_seen", r->unattributed_end);
+    gma_jw_ku64(j, "unknown_ranges", r->unknown_ranges);
+    gma_jw_ku64(j, "unmatched_frees", r->unmatched_frees);
+    gma_jw_ku64(j, "replaced_allocations", r->replaced_allocs);
+    gma_jw_ku64(j, "memory_events_outside_windows", r->outside_mem);
+    gma_jw_ku64(j, "memory_events_out_of_order", r->unordered_mem);
+    gma_jw_end(j, '}');
+    gma_jw_key(j, "notes");
+    gma_jw_begin(j, '[');
+    for (size_t i = 0; i < rep->nnotes; i++)
+        gma_jw_str(j, rep->notes[i]);
+    gma_jw_end(j, ']');
+    gma_jw_end(j, '}'); /* summary */
+
+    gma_jw_key(j, "table");
+    gma_jw_begin(j, '{');
+    gma_jw_kstr(j, "by", gma_by_names[r->opt.by]);
+    gma_jw_kstr(j, "sort", gma_sort_names[r->opt.sort]);
+    gma_jw_kstr(j, "sort_meaning", gma_sort_label(r->opt.by, r->opt.sort));
+    gma_jw_ku64(j, "top", r->opt.top);
+    gma_jw_ku64(j, "total_rows", t->total_rows);
+    gma_jw_key(j, "columns");
+    gma_jw_begin(j, '[');
+    for (size_t c = 0; c < t->ncols; c++)
+        gma_jw_str(j, t->cols[c].key);
+    gma_jw_end(j, ']');
+    gma_jw_key(j, "rows");
+    gma_jw_begin(j, '[');
+    for (size_t row = 0; row < t->nrows; row++) {
+        gma_jw_begin(j, '{');
+        for (size_t c = 0; c < t->ncols; c++) {
+            gma_jw_key(j, t->cols[c].key);
+            gma_json_cell(j, t, c, gma_table_cell(t, row, c));
+        }
+        gma_jw_end(j, '}');
+    }
+    gma_jw_end(j, ']');
+    gma_jw_end(j, '}');
+
+    gma_jw_key(j, "live_at_peak");
+    gma_jw_begin(j, '[');
+    for (size_t i = 0; i < rep->npeaks; i++) {
+        const gma_peakview *pv = &rep->peaks[i];
+        gma_jw_begin(j, '{');
+        gma_jw_ku64(j, "device", pv->device);
+        gma_jw_ku64(j, "peak_bytes", pv->peak);
+        gma_jw_ki64(j, "time_ns", gma_rel(r, pv->ts));
+        gma_jw_ku64(j, "step", pv->step);
+        gma_jw_ku64(j, "bytes", pv->bytes);
+        gma_jw_ku64(j, "count", pv->count);
+        gma_jw_ku64(j, "baseline_bytes", pv->baseline_bytes);
+        gma_jw_ku64(j, "baseline_count", pv->baseline_count);
+        groups(j, rep, "by_kernel", &pv->by_kernel, pv->more_kernels);
+        groups(j, rep, "by_range", &pv->by_range, pv->more_ranges);
+        gma_jw_end(j, '}');
+    }
+    gma_jw_end(j, ']');
+
+    gma_jw_key(j, "leaks");
+    gma_jw_begin(j, '{');
+    gma_jw_ku64(j, "bytes", rep->leaks.bytes);
+    gma_jw_ku64(j, "count", rep->leaks.count);
+    gma_jw_key(j, "measured_at_trace_end");
+    gma_jw_bool(j, rep->leaks.at_trace_end);
+    groups(j, rep, "by_kernel", &rep->leaks.by_kernel, rep->leaks.more_kernels);
+    groups(j, rep, "by_range", &rep->leaks.by_range, rep->leaks.more_ranges);
+    gma_jw_key(j, "net_per_step");
+    gma_jw_begin(j, '[');
+    for (size_t i = 0; i < r->steps.len; i++) {
+        const gma_steprow *s = &GMA_VEC_AT(&r->steps, gma_steprow, i);
+        if (!s->alloc_count && !s->free_count)
+            continue;
+        gma_jw_begin(j, '{');
+        gma_jw_ku64(j, "step", s->step);
+        gma_jw_ki64(j, "net_bytes", (int64_t)(s->alloc_bytes - s->free_bytes));
+        gma_jw_end(j, '}');
+    }
+    gma_jw_end(j, ']');
+    gma_jw_end(j, '}');
+
+    gma_jw_end(j, '}');
+    return ferror(f) ? -1 : 0;
+}

@@ -1,0 +1,307 @@
+/*
+ * --format table: the human report. A summary, the ranked table, the
+ * allocations live at each device's peak and the leaks. Bytes in 1024-based
+ * units, times in ms relative to the trace start; warnings first and last.
+ */
+#include <string.h>
+
+#include "report.h"
+
+#define SECTION_GROUPS 5 /* groups per section in this format: one screen */
+
+const char *gma_sort_label(gma_by by, gma_sort s)
+{
+    switch (by) {
+    case GMA_BY_KERNEL:
+    case GMA_BY_RANGE: {
+        static const char *const k[] = { "self memory (allocated - freed)", "peak reached while attributed",
+                                         "bytes allocated", "calls", "total time", "name" };
+        return k[s];
+    }
+    case GMA_BY_ALLOC: {
+        static const char *const a[] = { "size", "live bytes right after it", "size", "time allocated",
+                                         "lifetime", "address" };
+        return a[s];
+    }
+    case GMA_BY_STEP: {
+        static const char *const st[] = { "net bytes", "peak", "bytes allocated", "allocations", "step", "step" };
+        return st[s];
+    }
+    case GMA_BY_TAG: {
+        static const char *const t[] = { "live bytes", "driver used", "live bytes", "time", "time", "tag name" };
+        return t[s];
+    }
+    case GMA_BY_STREAM: {
+        static const char *const x[] = { "net bytes", "peak", "bytes allocated", "kernels", "kernel time",
+                                         "device and stream" };
+        return x[s];
+    }
+    default: {
+        static const char *const d[] = { "peak", "peak", "bytes allocated", "kernels", "kernel time", "device" };
+        return d[s];
+    }
+    }
+}
+
+const char *gma_window_end_label(const gma_window *w)
+{
+    if (w->implicit == 1)
+        return "whole trace (no window records)";
+    if (w->no_end)
+        return "no end record";
+    return gmt_window_end_reason_name(w->reason);
+}
+
+static void print_warnings(FILE *f, const gma_report *rep)
+{
+    for (size_t i = 0; i < rep->nwarn; i++)
+        fprintf(f, "WARNING: %s\n", rep->warn[i]);
+}
+
+static void print_summary(FILE *f, const gma_report *rep)
+{
+    const gma_replay *r = rep->r;
+    char b1[GMA_FMT_CAP], b2[GMA_FMT_CAP], b3[GMA_FMT_CAP], b4[GMA_FMT_CAP], b5[GMA_FMT_CAP];
+    fprintf(f, "gmem-analyze %s: %s\n", GMEMPROF_VERSION, r->path);
+    print_warnings(f, rep);
+    fprintf(f, "Trace      ");
+    if (r->has_header) {
+        fprintf(f, "pid %llu on %s", (unsigned long long)r->hdr.pid, gma_strs_get(&r->strs, r->hdr_host));
+        if (r->hdr.rank >= 0)
+            fprintf(f, ", rank %lld of %lld", (long long)r->hdr.rank, (long long)r->hdr.world_size);
+        const char *ver = gma_strs_get(&r->strs, r->hdr_ver);
+        if (ver[0])
+            fprintf(f, ", profiler %s", ver);
+        fprintf(f, "; ");
+    }
+    fprintf(f, "%s records, %s long\n", gma_fmt_count(b1, r->records),
+            gma_fmt_dur(b2, r->has_ts ? r->last_ts - r->first_ts : 0));
+    if (r->has_header && gma_strs_get(&r->strs, r->hdr_cmd)[0])
+        fprintf(f, "Command    %s\n", gma_strs_get(&r->strs, r->hdr_cmd));
+
+    fprintf(f, "Windows    %llu", (unsigned long long)rep->windows_selected);
+    if (rep->steps_count)
+        fprintf(f, ", steps %llu-%llu (%llu with activity)", (unsigned long long)rep->step_first,
+                (unsigned long long)rep->step_last, (unsigned long long)rep->steps_count);
+    else
+        fprintf(f, ", no steps");
+    fputc('\n', f);
+    /* Many windows (a schedule with repeat): the first three and the last. */
+    size_t nsel = 0, shown = 0;
+    for (size_t i = 0; i < r->windows.len; i++) {
+        const gma_window *w = &GMA_VEC_AT(&r->windows, gma_window, i);
+        if (r->opt.window >= 0 && w->id != (uint64_t)r->opt.window)
+            continue;
+        nsel++;
+        if (nsel > 3 && nsel != rep->windows_selected)
+            continue;
+        if (nsel == rep->windows_selected && nsel > 4)
+            fprintf(f, "  ... %llu more windows\n", (unsigned long long)(nsel - 1 - shown));
+        char c1[GMA_FMT_CAP], c2[GMA_FMT_CAP], c3[GMA_FMT_CAP], c4[GMA_FMT_CAP], c5[GMA_FMT_CAP], c6[GMA_FMT_CAP],
+            c7[GMA_FMT_CAP];
+        fprintf(f, "  window %llu: steps %llu-%llu, %s-%s ms, baseline %s (%llu), peak %s, allocated %s, freed %s, "
+                   "leaked %s; end: %s\n",
+                (unsigned long long)w->id, (unsigned long long)w->first_step, (unsigned long long)w->last_step,
+                gma_fmt_ms(c1, gma_rel(r, w->begin_ts)), gma_fmt_ms(c2, gma_rel(r, w->end_ts)),
+                gma_fmt_bytes(c3, w->baseline_seen_bytes), (unsigned long long)w->baseline_seen_count,
+                gma_fmt_bytes(c4, w->peak), gma_fmt_bytes(c5, w->alloc_bytes), gma_fmt_bytes(c6, w->free_bytes),
+                gma_fmt_bytes(c7, w->leaked_bytes), gma_window_end_label(w));
+        shown++;
+    }
+    if (!rep->npeaks)
+        fprintf(f, "Peak       no device allocations in the selection\n");
+    for (size_t i = 0; i < rep->npeaks; i++) {
+        const gma_peakview *pv = &rep->peaks[i];
+        const gma_dev *D = &r->dev[pv->device];
+        const char *dn = D->name_off ? gma_strs_get(&r->strs, D->name_off) : "";
+        fprintf(f, "%s dev%u%s%s%s: %s at %s ms, step %llu, window %llu; kernel %s; range %s\n",
+                i ? "          " : "Peak      ", pv->device, dn[0] ? " (" : "", dn, dn[0] ? ")" : "",
+                gma_fmt_bytes(b1, pv->peak), gma_fmt_ms(b2, gma_rel(r, pv->ts)), (unsigned long long)pv->step,
+                (unsigned long long)pv->window, gma_rep_str(rep, pv->kernel), gma_rep_str(rep, pv->range));
+        if (D->has_best)
+            fprintf(f, "           driver used %s at the nearest sample (%s ms)", gma_fmt_bytes(b1, D->best_used),
+                    gma_fmt_ms(b2, gma_rel(r, D->best_ts)));
+        else
+            fprintf(f, "           driver used: no sample");
+        if (D->total_mem)
+            fprintf(f, "; device total %s, peak is %.1f%%", gma_fmt_bytes(b3, D->total_mem),
+                    100.0 * (double)pv->peak / (double)D->total_mem);
+        fputc('\n', f);
+        if (D->all_peak > pv->peak && r->opt.step < 0)
+            fprintf(f, "           outside the selection the live bytes reached %s (%s ms)\n",
+                    gma_fmt_bytes(b1, D->all_peak), gma_fmt_ms(b2, gma_rel(r, D->all_peak_ts)));
+    }
+    fprintf(f, "Baseline   %s in %s allocations live at window start\n", gma_fmt_bytes(b1, rep->baseline_bytes),
+            gma_fmt_count(b2, rep->baseline_count));
+    fprintf(f, "Allocated  %s in %s allocations; freed %s in %s frees; net %s\n", gma_fmt_bytes(b1, rep->alloc_bytes),
+            gma_fmt_count(b2, rep->alloc_count), gma_fmt_bytes(b3, rep->free_bytes), gma_fmt_count(b4, rep->free_count),
+            gma_fmt_sbytes(b5, (int64_t)(rep->alloc_bytes - rep->free_bytes), 1));
+    fprintf(f, "Leaked     %s in %s allocations still live at window end%s\n", gma_fmt_bytes(b1, rep->leaked_bytes),
+            gma_fmt_count(b2, rep->leaked_count),
+            rep->leaks.at_trace_end ? " (a window had no end: measured at the trace end)" : "");
+    fprintf(f, "Kernels    %s launches, %s of GPU time\n", gma_fmt_count(b1, rep->kernels),
+            gma_fmt_dur(b2, rep->kernel_ns));
+    fprintf(f, "Allocator  %s: %s\n", rep->mode.mode, rep->mode.meaning);
+    int any = 0;
+    for (int s = 0; s < GMT_SRC_COUNT_; s++) {
+        const gma_srcstat *x = &r->src[s];
+        if (!x->count)
+            continue;
+        fprintf(f, "%s%s %s allocations (%s), %s frees", any ? "; " : "           sources: ", gma_source_label(s),
+                gma_fmt_count(b1, x->count), gma_fmt_bytes(b2, x->bytes), gma_fmt_count(b3, x->frees));
+        any = 1;
+    }
+    if (rep->host_peak)
+        fprintf(f, "%spinned host peak %s", any ? "; " : "           ", gma_fmt_bytes(b1, rep->host_peak));
+    if (any || rep->host_peak)
+        fputc('\n', f);
+    if (r->has_stats) {
+        fprintf(f, "Dropped    %llu records (CUPTI %llu, writer %llu); %llu unmatched correlations\n",
+                (unsigned long long)(r->stats.dropped_cupti + r->stats.dropped_writer),
+                (unsigned long long)r->stats.dropped_cupti, (unsigned long long)r->stats.dropped_writer,
+                (unsigned long long)r->stats.unmatched_corr);
+        fprintf(f, "Profiler   own device memory %s, host memory %s, host CPU %s\n",
+                gma_fmt_bytes(b1, r->stats.own_device_bytes), gma_fmt_bytes(b2, r->stats.own_host_bytes),
+                gma_fmt_dur(b3, r->stats.host_time_ns));
+    } else {
+        fprintf(f, "Dropped    unknown (no statistics record in the trace)\n");
+    }
+    for (size_t i = 0; i < rep->nnotes; i++)
+        fprintf(f, "Note       %s\n", rep->notes[i]);
+}
+
+void gma_print_grid(FILE *f, const gma_table *t)
+{
+    size_t w[64] = { 0 };
+    char buf[1024];
+    size_t nc = t->ncols < 64 ? t->ncols : 64;
+    for (size_t c = 0; c < nc; c++)
+        if (t->cols[c].in_table)
+            w[c] = strlen(t->cols[c].title);
+    for (size_t row = 0; row < t->nrows; row++)
+        for (size_t c = 0; c < nc; c++) {
+            if (!t->cols[c].in_table)
+                continue;
+            const gma_cell *cell = gma_table_cell(t, row, c);
+            size_t l;
+            if (t->cols[c].type == GMA_CT_STR && !cell->null) {
+                l = strlen(gma_cell_text(t, cell));
+            } else {
+                gma_cell_format(t, c, cell, 1, buf, sizeof(buf));
+                l = strlen(buf);
+            }
+            if (l > w[c])
+                w[c] = l;
+        }
+    int first = 1;
+    for (size_t c = 0; c < nc; c++) {
+        if (!t->cols[c].in_table)
+            continue;
+        int left = t->cols[c].type == GMA_CT_STR;
+        fprintf(f, "%s%*s%s", first ? "" : "  ", left ? -(int)w[c] : (int)w[c], t->cols[c].title, "");
+        first = 0;
+    }
+    fputc('\n', f);
+    for (size_t row = 0; row < t->nrows; row++) {
+        first = 1;
+        for (size_t c = 0; c < nc; c++) {
+            if (!t->cols[c].in_table)
+                continue;
+            const gma_cell *cell = gma_table_cell(t, row, c);
+            const char *txt = buf;
+            if (t->cols[c].type == GMA_CT_STR && !cell->null)
+                txt = gma_cell_text(t, cell);
+            else
+                gma_cell_format(t, c, cell, 1, buf, sizeof(buf));
+            int left = t->cols[c].type == GMA_CT_STR;
+            /* no trailing blanks on the last column */
+            int last = 1;
+            for (size_t k = c + 1; k < nc; k++)
+                last &= !t->cols[k].in_table;
+            if (left && last)
+                fprintf(f, "%s%s", first ? "" : "  ", txt);
+            else
+                fprintf(f, "%s%*s", first ? "" : "  ", left ? -(int)w[c] : (int)w[c], txt);
+            first = 0;
+        }
+        fputc('\n', f);
+    }
+}
+
+static void print_groups(FILE *f, const gma_report *rep, const char *title, const gma_vec *v, uint64_t more)
+{
+    char b1[GMA_FMT_CAP], b2[GMA_FMT_CAP];
+    size_t n = v->len < SECTION_GROUPS || !rep->r->opt.top ? v->len : SECTION_GROUPS;
+    if (!v->len)
+        return;
+    size_t wn = strlen(title);
+    for (size_t i = 0; i < n; i++) {
+        size_t l = strlen(gma_rep_str(rep, GMA_VEC_AT(v, gma_group, i).name)) + 2;
+        if (l > wn)
+            wn = l;
+    }
+    fprintf(f, "  %-*s  %10s  %6s\n", (int)wn, title, "bytes", "allocs");
+    for (size_t i = 0; i < n; i++) {
+        const gma_group *g = &GMA_VEC_AT(v, gma_group, i);
+        char nm[512];
+        snprintf(nm, sizeof(nm), "  %s", gma_rep_str(rep, g->name));
+        fprintf(f, "  %-*s  %10s  %6s\n", (int)wn, nm, gma_fmt_bytes(b1, g->bytes), gma_fmt_count(b2, g->count));
+    }
+    uint64_t rest = more + (v->len - n);
+    if (rest)
+        fprintf(f, "    ... %llu more\n", (unsigned long long)rest);
+}
+
+int gma_print_table(FILE *f, const gma_report *rep)
+{
+    const gma_replay *r = rep->r;
+    const gma_table *t = &rep->table;
+    char b1[GMA_FMT_CAP], b2[GMA_FMT_CAP], b3[GMA_FMT_CAP];
+    print_summary(f, rep);
+
+    fprintf(f, "\n%s by %s, ranked by %s", t->title, gma_by_names[r->opt.by], gma_sort_label(r->opt.by, r->opt.sort));
+    if (t->nrows < t->total_rows)
+        fprintf(f, " (top %zu of %llu)", t->nrows, (unsigned long long)t->total_rows);
+    fprintf(f, "\n");
+    if (t->nrows)
+        gma_print_grid(f, t);
+    else
+        fprintf(f, "  (no rows)\n");
+
+    for (size_t i = 0; i < rep->npeaks; i++) {
+        const gma_peakview *pv = &rep->peaks[i];
+        fprintf(f, "\nLive at the peak: dev%u, %s in %s allocations at %s ms (step %llu)\n", pv->device,
+                gma_fmt_bytes(b1, pv->bytes), gma_fmt_count(b2, pv->count), gma_fmt_ms(b3, gma_rel(r, pv->ts)),
+                (unsigned long long)pv->step);
+        fprintf(f, "  baseline (allocated before the window): %s in %s allocations\n",
+                gma_fmt_bytes(b1, pv->baseline_bytes), gma_fmt_count(b2, pv->baseline_count));
+        print_groups(f, rep, "by kernel", &pv->by_kernel, pv->more_kernels);
+        print_groups(f, rep, "by range", &pv->by_range, pv->more_ranges);
+    }
+
+    const gma_leakview *lv = &rep->leaks;
+    fprintf(f, "\nLeaks: %s in %s allocations made in a window and still live at its end%s\n",
+            gma_fmt_bytes(b1, lv->bytes), gma_fmt_count(b2, lv->count),
+            lv->at_trace_end ? " (measured at the trace end)" : "");
+    print_groups(f, rep, "by kernel", &lv->by_kernel, lv->more_kernels);
+    print_groups(f, rep, "by range", &lv->by_range, lv->more_ranges);
+    /* growth across steps: the leak trend */
+    size_t shown = 0;
+    for (size_t i = 0; i < r->steps.len && shown < 12; i++) {
+        const gma_steprow *s = &GMA_VEC_AT(&r->steps, gma_steprow, i);
+        if (!s->alloc_count && !s->free_count)
+            continue;
+        if (!shown)
+            fprintf(f, "  net per step:");
+        fprintf(f, " %sstep %llu %s", shown ? ", " : "", (unsigned long long)s->step,
+                gma_fmt_sbytes(b1, (int64_t)(s->alloc_bytes - s->free_bytes), 1));
+        shown++;
+    }
+    if (shown)
+        fputc('\n', f);
+    if (rep->nwarn) {
+        fputc('\n', f);
+        print_warnings(f, rep);
+    }
+    return ferror(f) ? -1 : 0;
+}

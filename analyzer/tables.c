@@ -1,0 +1,997 @@
+/*
+ * Tables: the --by rows of a finished replay, ranked by the --sort key and
+ * cut to --top; plus the report (summary totals, live at the peak, leaks,
+ * warnings) that every output format prints.
+ *
+ * Ranking is deterministic: the key, then the display name, then the order
+ * in which the row first appeared. Sorting is a stable merge sort run once
+ * on the rows (distinct names), never per record.
+ */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+
+/* ---- generic table ------------------------------------------------------ */
+
+void gma_table_init(gma_table *t, const char *title, const gma_col *cols, size_t ncols)
+{
+    memset(t, 0, sizeof(*t));
+    t->title = title;
+    t->cols = cols;
+    t->ncols = ncols;
+    gma_vec_init(&t->cells, sizeof(gma_cell));
+}
+
+void gma_table_free(gma_table *t)
+{
+    gma_vec_free(&t->cells);
+    gma_strs_free(&t->strs);
+}
+
+gma_cell *gma_table_row(gma_table *t)
+{
+    if (gma_vec_reserve(&t->cells, (t->nrows + 1) * t->ncols) != 0)
+        return NULL;
+    gma_cell *c = (gma_cell *)t->cells.data + t->nrows * t->ncols;
+    memset(c, 0, t->ncols * sizeof(*c));
+    t->cells.len = (t->nrows + 1) * t->ncols;
+    t->nrows++;
+    return c;
+}
+
+void gma_cell_str(gma_table *t, gma_cell *c, const char *s)
+{
+    size_t off = gma_strs_add(&t->strs, s, strlen(s));
+    if (off == (size_t)-1) {
+        c->null = 1;
+        return;
+    }
+    c->v.s = off;
+}
+
+void gma_cell_format(const gma_table *t, size_t col, const gma_cell *c, int human, char *out, size_t cap)
+{
+    char b[GMA_FMT_CAP];
+    if (c->null) {
+        snprintf(out, cap, "%s", human ? "-" : "");
+        return;
+    }
+    switch (t->cols[col].type) {
+    case GMA_CT_STR: snprintf(out, cap, "%s", gma_cell_text(t, c)); break;
+    case GMA_CT_U64: snprintf(out, cap, "%s", human ? gma_fmt_count(b, c->v.u) : (snprintf(b, sizeof(b), "%llu", (unsigned long long)c->v.u), b)); break;
+    case GMA_CT_I64: snprintf(out, cap, "%lld", (long long)c->v.i); break;
+    case GMA_CT_BYTES:
+        if (human)
+            snprintf(out, cap, "%s", gma_fmt_bytes(b, c->v.u));
+        else
+            snprintf(out, cap, "%llu", (unsigned long long)c->v.u);
+        break;
+    case GMA_CT_SBYTES:
+    case GMA_CT_DBYTES:
+        if (human)
+            snprintf(out, cap, "%s", gma_fmt_sbytes(b, c->v.i, t->cols[col].type == GMA_CT_DBYTES));
+        else
+            snprintf(out, cap, "%lld", (long long)c->v.i);
+        break;
+    case GMA_CT_NS:
+        if (human)
+            snprintf(out, cap, "%s", gma_fmt_dur(b, c->v.u));
+        else
+            snprintf(out, cap, "%llu", (unsigned long long)c->v.u);
+        break;
+    case GMA_CT_TS:
+        if (human)
+            snprintf(out, cap, "%s", gma_fmt_ms(b, c->v.i));
+        else
+            snprintf(out, cap, "%lld", (long long)c->v.i);
+        break;
+    case GMA_CT_DNS:
+        if (human) {
+            uint64_t mag = c->v.i < 0 ? (uint64_t)0 - (uint64_t)c->v.i : (uint64_t)c->v.i;
+            snprintf(out, cap, "%s%s", c->v.i < 0 ? "-" : c->v.i > 0 ? "+" : "", gma_fmt_dur(b, mag));
+        } else {
+            snprintf(out, cap, "%lld", (long long)c->v.i);
+        }
+        break;
+    case GMA_CT_HEX: snprintf(out, cap, "0x%llx", (unsigned long long)c->v.u); break;
+    case GMA_CT_RATIO:
+        if (human)
+            snprintf(out, cap, "x%.2f", c->v.d);
+        else
+            snprintf(out, cap, "%.4f", c->v.d);
+        break;
+    }
+}
+
+/* ---- sorting rows -------------------------------------------------------- */
+
+typedef struct srow {
+    int64_t key;
+    uint64_t order;
+    size_t name;      /* offset in the sort's name store */
+    uint32_t idx;
+} srow;
+
+typedef struct sortctx {
+    const gma_strs *names;
+    int by_name;      /* name ascending first */
+    int asc;          /* the key ascending (chronological) */
+} sortctx;
+
+static int srow_cmp(const void *pa, const void *pb, void *pc)
+{
+    const srow *a = pa, *b = pb;
+    const sortctx *c = pc;
+    if (!c->by_name && a->key != b->key) {
+        if (c->asc)
+            return a->key < b->key ? -1 : 1;
+        return a->key > b->key ? -1 : 1;
+    }
+    int n = strcmp(gma_strs_get(c->names, a->name), gma_strs_get(c->names, b->name));
+    if (n)
+        return n;
+    if (c->by_name && a->key != b->key)
+        return a->key < b->key ? -1 : 1;
+    return a->order < b->order ? -1 : a->order > b->order;
+}
+
+static int64_t sat(uint64_t v) { return v > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)v; }
+
+/* ---- the --by tables --------------------------------------------------------- */
+
+static const gma_col KCOLS[] = {
+    { "kernel", "name", GMA_CT_STR, 1 },           { "calls", "calls", GMA_CT_U64, 1 },
+    { "self", "self_bytes", GMA_CT_SBYTES, 1 },    { "allocated", "alloc_bytes", GMA_CT_BYTES, 1 },
+    { "freed", "freed_bytes", GMA_CT_BYTES, 1 },   { "peak", "peak_bytes", GMA_CT_BYTES, 1 },
+    { "allocs", "alloc_count", GMA_CT_U64, 0 },    { "frees", "free_count", GMA_CT_U64, 0 },
+    { "time", "time_ns", GMA_CT_NS, 1 },           { "mean", "mean_ns", GMA_CT_NS, 1 },
+    { "min", "min_ns", GMA_CT_NS, 0 },             { "max", "max_ns", GMA_CT_NS, 0 },
+    { "regs", "registers", GMA_CT_U64, 1 },        { "smem", "shared_mem_bytes", GMA_CT_BYTES, 1 },
+    { "local", "local_mem_bytes", GMA_CT_BYTES, 0 },
+};
+
+static const gma_col RCOLS[] = {
+    { "range", "name", GMA_CT_STR, 1 },                  { "calls", "calls", GMA_CT_U64, 1 },
+    { "self", "self_bytes", GMA_CT_SBYTES, 1 },          { "total", "total_bytes", GMA_CT_SBYTES, 1 },
+    { "self alloc", "self_alloc_bytes", GMA_CT_BYTES, 1 }, { "self freed", "self_freed_bytes", GMA_CT_BYTES, 1 },
+    { "total alloc", "total_alloc_bytes", GMA_CT_BYTES, 0 }, { "total freed", "total_freed_bytes", GMA_CT_BYTES, 0 },
+    { "allocs", "self_alloc_count", GMA_CT_U64, 0 },     { "frees", "self_free_count", GMA_CT_U64, 0 },
+    { "peak", "peak_bytes", GMA_CT_BYTES, 1 },           { "time", "time_ns", GMA_CT_NS, 1 },
+    { "mean", "mean_ns", GMA_CT_NS, 1 },
+};
+
+static const gma_col ACOLS[] = {
+    { "address", "address", GMA_CT_HEX, 1 },      { "device", "device", GMA_CT_U64, 0 },
+    { "size", "bytes", GMA_CT_BYTES, 1 },          { "kind", "kind", GMA_CT_STR, 0 },
+    { "source", "source", GMA_CT_STR, 1 },         { "step", "step", GMA_CT_U64, 1 },
+    { "alloc ms", "alloc_ns", GMA_CT_TS, 1 },      { "free ms", "free_ns", GMA_CT_TS, 1 },
+    { "lifetime", "lifetime_ns", GMA_CT_NS, 1 },   { "live after", "live_after_bytes", GMA_CT_BYTES, 0 },
+    { "kernel", "kernel", GMA_CT_STR, 1 },         { "range", "range", GMA_CT_STR, 1 },
+    { "state", "state", GMA_CT_STR, 1 },
+};
+
+static const gma_col SCOLS[] = {
+    { "step", "step", GMA_CT_U64, 1 },            { "phase", "phase", GMA_CT_STR, 1 },
+    { "start ms", "start_ns", GMA_CT_TS, 1 },     { "duration", "duration_ns", GMA_CT_NS, 1 },
+    { "allocs", "alloc_count", GMA_CT_U64, 1 },   { "allocated", "alloc_bytes", GMA_CT_BYTES, 1 },
+    { "freed", "freed_bytes", GMA_CT_BYTES, 1 },  { "frees", "free_count", GMA_CT_U64, 0 },
+    { "net", "net_bytes", GMA_CT_SBYTES, 1 },     { "peak", "peak_bytes", GMA_CT_BYTES, 1 },
+    { "live at end", "live_end_bytes", GMA_CT_BYTES, 1 }, { "growth", "growth_bytes", GMA_CT_DBYTES, 1 },
+    { "kernels", "kernels", GMA_CT_U64, 1 },      { "kernel time", "kernel_ns", GMA_CT_NS, 1 },
+};
+
+static const gma_col TCOLS[] = {
+    { "tag", "name", GMA_CT_STR, 1 },              { "device", "device", GMA_CT_U64, 1 },
+    { "step", "step", GMA_CT_U64, 1 },             { "time ms", "time_ns", GMA_CT_TS, 1 },
+    { "live", "live_bytes", GMA_CT_BYTES, 1 },     { "driver used", "driver_used_bytes", GMA_CT_BYTES, 1 },
+    { "driver total", "driver_total_bytes", GMA_CT_BYTES, 0 },
+    { "d live", "live_change_bytes", GMA_CT_DBYTES, 1 }, { "d used", "used_change_bytes", GMA_CT_DBYTES, 1 },
+};
+
+static const gma_col STCOLS[] = {
+    { "device", "device", GMA_CT_U64, 1 },         { "stream", "stream", GMA_CT_STR, 1 },
+    { "kernels", "kernels", GMA_CT_U64, 1 },       { "kernel time", "kernel_ns", GMA_CT_NS, 1 },
+    { "allocs", "alloc_count", GMA_CT_U64, 1 },    { "allocated", "alloc_bytes", GMA_CT_BYTES, 1 },
+    { "freed", "freed_bytes", GMA_CT_BYTES, 1 },   { "frees", "free_count", GMA_CT_U64, 0 },
+    { "net", "net_bytes", GMA_CT_SBYTES, 1 },      { "peak", "peak_bytes", GMA_CT_BYTES, 1 },
+    { "copies", "copies", GMA_CT_U64, 1 },         { "copy bytes", "copy_bytes", GMA_CT_BYTES, 1 },
+};
+
+static const gma_col DCOLS[] = {
+    { "device", "device", GMA_CT_U64, 1 },         { "name", "name", GMA_CT_STR, 1 },
+    { "total", "total_bytes", GMA_CT_BYTES, 1 },   { "baseline", "baseline_bytes", GMA_CT_BYTES, 1 },
+    { "peak", "peak_bytes", GMA_CT_BYTES, 1 },     { "peak step", "peak_step", GMA_CT_U64, 1 },
+    { "peak ms", "peak_ns", GMA_CT_TS, 1 },        { "allocated", "alloc_bytes", GMA_CT_BYTES, 1 },
+    { "freed", "freed_bytes", GMA_CT_BYTES, 1 },   { "net", "net_bytes", GMA_CT_SBYTES, 1 },
+    { "leaked", "leaked_bytes", GMA_CT_BYTES, 1 }, { "kernels", "kernels", GMA_CT_U64, 1 },
+    { "kernel time", "kernel_ns", GMA_CT_NS, 1 },  { "driver used max", "driver_used_max_bytes", GMA_CT_BYTES, 1 },
+    { "pinned host peak", "pinned_host_peak_bytes", GMA_CT_BYTES, 0 },
+    { "copies", "copies", GMA_CT_U64, 0 },         { "copy bytes", "copy_bytes", GMA_CT_BYTES, 0 },
+};
+
+#define NCOLS(a) (sizeof(a) / sizeof((a)[0]))
+
+static void set_u(gma_cell *c, uint64_t v) { c->v.u = v; }
+static void set_i(gma_cell *c, int64_t v) { c->v.i = v; }
+
+/* Sorts rows and keeps the first `top` (0: all). Returns the kept count. */
+static size_t rank(srow *rows, size_t n, const gma_strs *names, int by_name, int asc, uint64_t top, int *err)
+{
+    sortctx c = { names, by_name, asc };
+    if (gma_msort(rows, n, sizeof(srow), srow_cmp, &c) != 0)
+        *err = 1;
+    return top && top < n ? (size_t)top : n;
+}
+
+static int64_t kernel_key(const gma_krow *k, gma_sort s)
+{
+    switch (s) {
+    case GMA_SORT_PEAK: return sat(k->peak);
+    case GMA_SORT_ALLOC: return sat(k->alloc_bytes);
+    case GMA_SORT_COUNT: return sat(k->calls);
+    case GMA_SORT_TIME: return sat(k->time_ns);
+    default: return (int64_t)(k->alloc_bytes - k->free_bytes);
+    }
+}
+
+static int build_kernels(const gma_replay *r, gma_table *t, uint64_t top)
+{
+    gma_table_init(t, "Kernels", KCOLS, NCOLS(KCOLS));
+    size_t n = r->krows.len, m = 0;
+    srow *rows = calloc(n ? n : 1, sizeof(*rows));
+    gma_strs names = { 0 };
+    gma_buf b = { 0 };
+    int err = !rows;
+    for (size_t i = 0; i < n && !err; i++) {
+        const gma_krow *k = &GMA_VEC_AT(&r->krows, gma_krow, i);
+        if (!k->calls && !k->alloc_count && !k->free_count)
+            continue;
+        gma_buf_reset(&b);
+        gma_kernel_display(r, i == 0 ? GMA_NAME_UNATTR : k->name, r->opt.full_names, &b);
+        srow *s = &rows[m++];
+        s->name = gma_strs_add(&names, gma_buf_str(&b), b.len);
+        s->key = kernel_key(k, r->opt.sort);
+        s->order = i;
+        s->idx = (uint32_t)i;
+        err |= s->name == (size_t)-1 || b.oom;
+    }
+    t->total_rows = m;
+    size_t keep = err ? 0 : rank(rows, m, &names, r->opt.sort == GMA_SORT_NAME, 0, top, &err);
+    for (size_t j = 0; j < keep && !err; j++) {
+        const gma_krow *k = &GMA_VEC_AT(&r->krows, gma_krow, rows[j].idx);
+        gma_cell *c = gma_table_row(t);
+        if (!c) {
+            err = 1;
+            break;
+        }
+        gma_cell_str(t, &c[0], gma_strs_get(&names, rows[j].name));
+        set_u(&c[1], k->calls);
+        set_i(&c[2], (int64_t)(k->alloc_bytes - k->free_bytes));
+        set_u(&c[3], k->alloc_bytes);
+        set_u(&c[4], k->free_bytes);
+        set_u(&c[5], k->peak);
+        c[5].null = !k->alloc_count;
+        set_u(&c[6], k->alloc_count);
+        set_u(&c[7], k->free_count);
+        set_u(&c[8], k->time_ns);
+        set_u(&c[9], k->calls ? k->time_ns / k->calls : 0);
+        set_u(&c[10], k->min_ns);
+        set_u(&c[11], k->max_ns);
+        set_u(&c[12], k->regs);
+        set_u(&c[13], k->smem);
+        set_u(&c[14], k->local_mem);
+        if (!k->calls) /* the unattributed row has no launches */
+            for (int x = 8; x <= 14; x++)
+                c[x].null = 1;
+        c[1].null = !k->calls && rows[j].idx == 0;
+    }
+    free(rows);
+    gma_strs_free(&names);
+    gma_buf_free(&b);
+    return err ? -1 : 0;
+}
+
+static int64_t range_key(const gma_rrow *k, gma_sort s)
+{
+    switch (s) {
+    case GMA_SORT_PEAK: return sat(k->peak);
+    case GMA_SORT_ALLOC: return sat(k->self_alloc);
+    case GMA_SORT_COUNT: return sat(k->calls);
+    case GMA_SORT_TIME: return sat(k->time_ns);
+    default: return (int64_t)(k->self_alloc - k->self_free);
+    }
+}
+
+static int build_ranges(const gma_replay *r, gma_table *t, uint64_t top)
+{
+    gma_table_init(t, "NVTX ranges", RCOLS, NCOLS(RCOLS));
+    size_t n = r->rrows.len, m = 0;
+    srow *rows = calloc(n ? n : 1, sizeof(*rows));
+    gma_strs names = { 0 };
+    gma_buf b = { 0 };
+    int err = !rows;
+    for (size_t i = 0; i < n && !err; i++) {
+        const gma_rrow *k = &GMA_VEC_AT(&r->rrows, gma_rrow, i);
+        if (!k->calls && !k->tot_alloc && !k->tot_free)
+            continue;
+        gma_buf_reset(&b);
+        gma_range_display(r, i == 0 ? GMA_NAME_UNATTR : k->name, r->opt.full_names, &b);
+        srow *s = &rows[m++];
+        s->name = gma_strs_add(&names, gma_buf_str(&b), b.len);
+        s->key = range_key(k, r->opt.sort);
+        s->order = i;
+        s->idx = (uint32_t)i;
+        err |= s->name == (size_t)-1 || b.oom;
+    }
+    t->total_rows = m;
+    size_t keep = err ? 0 : rank(rows, m, &names, r->opt.sort == GMA_SORT_NAME, 0, top, &err);
+    for (size_t j = 0; j < keep && !err; j++) {
+        const gma_rrow *k = &GMA_VEC_AT(&r->rrows, gma_rrow, rows[j].idx);
+        gma_cell *c = gma_table_row(t);
+        if (!c) {
+            err = 1;
+            break;
+        }
+        gma_cell_str(t, &c[0], gma_strs_get(&names, rows[j].name));
+        set_u(&c[1], k->calls);
+        set_i(&c[2], (int64_t)(k->self_alloc - k->self_free));
+        set_i(&c[3], (int64_t)(k->tot_alloc - k->tot_free));
+        set_u(&c[4], k->self_alloc);
+        set_u(&c[5], k->self_free);
+        set_u(&c[6], k->tot_alloc);
+        set_u(&c[7], k->tot_free);
+        set_u(&c[8], k->self_alloc_count);
+        set_u(&c[9], k->self_free_count);
+        set_u(&c[10], k->peak);
+        c[10].null = !k->tot_alloc;
+        set_u(&c[11], k->time_ns);
+        set_u(&c[12], k->calls ? k->time_ns / k->calls : 0);
+        if (rows[j].idx == 0)
+            c[1].null = c[11].null = c[12].null = 1;
+    }
+    free(rows);
+    gma_strs_free(&names);
+    gma_buf_free(&b);
+    return err ? -1 : 0;
+}
+
+static int arow_cmp(const void *pa, const void *pb, void *pc)
+{
+    uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
+    const gma_replay *r = pc;
+    if (gma_arow_before(r, a, b))
+        return -1;
+    return gma_arow_before(r, b, a) ? 1 : 0;
+}
+
+static int build_allocs(const gma_replay *r, gma_table *t, uint64_t top)
+{
+    gma_table_init(t, "Allocations", ACOLS, NCOLS(ACOLS));
+    size_t n = r->arows.len;
+    uint32_t *idx = malloc((n ? n : 1) * sizeof(*idx));
+    if (!idx)
+        return -1;
+    if (n)
+        memcpy(idx, r->arows.data, n * sizeof(*idx));
+    int err = gma_msort(idx, n, sizeof(*idx), arow_cmp, (void *)r) != 0;
+    /* total rows: every accounted allocation (the kept ones are the top) */
+    uint64_t total = 0;
+    for (size_t i = 0; i < r->windows.len; i++) {
+        const gma_window *w = &GMA_VEC_AT(&r->windows, gma_window, i);
+        if (r->opt.window < 0 || w->id == (uint64_t)r->opt.window)
+            total += w->alloc_count + w->baseline_seen_count;
+    }
+    t->total_rows = total > n ? total : n;
+    size_t keep = top && top < n ? (size_t)top : n;
+    gma_buf b = { 0 };
+    for (size_t j = 0; j < keep && !err; j++) {
+        const gma_entry *e = &GMA_VEC_AT(&r->entries, gma_entry, idx[j]);
+        gma_cell *c = gma_table_row(t);
+        if (!c) {
+            err = 1;
+            break;
+        }
+        set_u(&c[0], e->addr);
+        set_u(&c[1], e->device);
+        set_u(&c[2], e->bytes);
+        gma_cell_str(t, &c[3], gma_kind_label(e->kind));
+        gma_cell_str(t, &c[4], gma_source_label(e->source));
+        set_u(&c[5], e->step);
+        set_i(&c[6], gma_rel(r, e->ts));
+        set_i(&c[7], gma_rel(r, e->free_ts));
+        c[7].null = (e->flags & GMA_E_LIVE) || (e->flags & GMA_E_DROPPED) || !e->free_ts;
+        uint64_t end = e->free_ts ? e->free_ts : r->last_ts;
+        set_u(&c[8], end > e->ts ? end - e->ts : 0);
+        set_u(&c[9], e->live_after);
+        gma_buf_reset(&b);
+        gma_kernel_display(r, e->kname, r->opt.full_names, &b);
+        gma_cell_str(t, &c[10], gma_buf_str(&b));
+        gma_buf_reset(&b);
+        gma_range_display(r, e->rname, r->opt.full_names, &b);
+        gma_cell_str(t, &c[11], gma_buf_str(&b));
+        const char *state = (e->flags & GMA_E_LIVE) ? "live at end" : (e->flags & GMA_E_DROPPED) ? "dropped" : "freed";
+        gma_buf_reset(&b);
+        gma_buf_puts(&b, state);
+        if (e->flags & GMA_E_BASELINE)
+            gma_buf_puts(&b, ",baseline");
+        if (e->flags & GMA_E_LEAKED)
+            gma_buf_puts(&b, ",leak");
+        gma_cell_str(t, &c[12], gma_buf_str(&b));
+        err |= b.oom;
+    }
+    gma_buf_free(&b);
+    free(idx);
+    return err ? -1 : 0;
+}
+
+static int build_steps(const gma_replay *r, gma_table *t, uint64_t top)
+{
+    gma_table_init(t, "Steps", SCOLS, NCOLS(SCOLS));
+    size_t n = r->steps.len, m = 0;
+    srow *rows = calloc(n ? n : 1, sizeof(*rows));
+    gma_strs names = { 0 };
+    int err = !rows;
+    for (size_t i = 0; i < n && !err; i++) {
+        const gma_steprow *s = &GMA_VEC_AT(&r->steps, gma_steprow, i);
+        if (!s->in_window && !s->alloc_count && !s->free_count && !s->kernels)
+            continue;
+        char nm[32];
+        snprintf(nm, sizeof(nm), "%020llu", (unsigned long long)s->step);
+        srow *x = &rows[m++];
+        x->name = gma_strs_add(&names, nm, strlen(nm));
+        x->order = s->step;
+        x->idx = (uint32_t)i;
+        err |= x->name == (size_t)-1;
+    }
+    /* growth: live at end minus the previous step's live at end, in step
+     * order (INT64_MIN: no previous step with memory events) */
+    int64_t *growth = calloc(m ? m : 1, sizeof(*growth));
+    err |= !growth;
+    if (!err) {
+        sortctx c = { &names, 1, 1 };
+        err |= gma_msort(rows, m, sizeof(srow), srow_cmp, &c) != 0;
+        uint64_t prev = 0;
+        int have_prev = 0;
+        for (size_t j = 0; j < m; j++) {
+            const gma_steprow *s = &GMA_VEC_AT(&r->steps, gma_steprow, rows[j].idx);
+            growth[j] = have_prev && s->has_live ? (int64_t)(s->live_end - prev) : INT64_MIN;
+            if (s->has_live) {
+                prev = s->live_end;
+                have_prev = 1;
+            }
+            rows[j].order = j; /* step order: finds growth[] again after ranking */
+            switch (r->opt.sort) {
+            case GMA_SORT_MEM: rows[j].key = (int64_t)(s->alloc_bytes - s->free_bytes); break;
+            case GMA_SORT_PEAK: rows[j].key = sat(s->peak); break;
+            case GMA_SORT_ALLOC: rows[j].key = sat(s->alloc_bytes); break;
+            case GMA_SORT_COUNT: rows[j].key = sat(s->alloc_count); break;
+            default: rows[j].key = (int64_t)j; break; /* time and name: step order */
+            }
+        }
+    }
+    t->total_rows = m;
+    int asc = r->opt.sort == GMA_SORT_TIME || r->opt.sort == GMA_SORT_NAME;
+    size_t keep = err ? 0 : rank(rows, m, &names, 0, asc, top, &err);
+    for (size_t j = 0; j < keep && !err; j++) {
+        const gma_steprow *s = &GMA_VEC_AT(&r->steps, gma_steprow, rows[j].idx);
+        gma_cell *c = gma_table_row(t);
+        if (!c) {
+            err = 1;
+            break;
+        }
+        set_u(&c[0], s->step);
+        gma_cell_str(t, &c[1], s->has_start ? gmt_phase_name(s->phase) : "-");
+        set_i(&c[2], gma_rel(r, s->start_ts));
+        c[2].null = !s->has_start;
+        set_u(&c[3], s->end_ts > s->start_ts ? s->end_ts - s->start_ts : 0);
+        c[3].null = !s->has_start;
+        set_u(&c[4], s->alloc_count);
+        set_u(&c[5], s->alloc_bytes);
+        set_u(&c[6], s->free_bytes);
+        set_u(&c[7], s->free_count);
+        set_i(&c[8], (int64_t)(s->alloc_bytes - s->free_bytes));
+        set_u(&c[9], s->peak);
+        c[9].null = !s->has_live && !s->peak;
+        set_u(&c[10], s->live_end);
+        c[10].null = !s->has_live;
+        set_i(&c[11], growth[rows[j].order]);
+        c[11].null = growth[rows[j].order] == INT64_MIN;
+        set_u(&c[12], s->kernels);
+        set_u(&c[13], s->kernel_ns);
+    }
+    free(growth);
+    free(rows);
+    gma_strs_free(&names);
+    return err ? -1 : 0;
+}
+
+static int build_tags(const gma_replay *r, gma_table *t, uint64_t top)
+{
+    gma_table_init(t, "Tags (memory snapshots)", TCOLS, NCOLS(TCOLS));
+    size_t n = r->tags.len;
+    srow *rows = calloc(n ? n : 1, sizeof(*rows));
+    int64_t *dlive = calloc(n ? n : 1, sizeof(*dlive)), *dused = calloc(n ? n : 1, sizeof(*dused));
+    char *hasprev = calloc(n ? n : 1, 1);
+    gma_strs names = { 0 };
+    int err = !rows || !dlive || !dused || !hasprev;
+    /* changes since the previous tag of the same device (record order is time order) */
+    struct {
+        int have;
+        uint64_t live, used;
+    } prev[GMA_MAX_DEVICES];
+    memset(prev, 0, sizeof(prev));
+    for (size_t i = 0; i < n && !err; i++) {
+        const gma_tagrow *g = &GMA_VEC_AT(&r->tags, gma_tagrow, i);
+        unsigned d = (unsigned)g->device;
+        if (prev[d].have) {
+            dlive[i] = (int64_t)(g->live - prev[d].live);
+            dused[i] = (int64_t)(g->driver_used - prev[d].used);
+            hasprev[i] = 1;
+        }
+        prev[d].have = 1;
+        prev[d].live = g->live;
+        prev[d].used = g->driver_used;
+        size_t len;
+        const char *nm = gma_str(r, g->name, &len);
+        srow *x = &rows[i];
+        x->name = gma_strs_add(&names, nm, len);
+        x->order = i;
+        x->idx = (uint32_t)i;
+        switch (r->opt.sort) {
+        case GMA_SORT_MEM:
+        case GMA_SORT_ALLOC: x->key = sat(g->live); break;
+        case GMA_SORT_PEAK: x->key = sat(g->driver_used); break;
+        default: x->key = (int64_t)i; break; /* time, count: chronological */
+        }
+        err |= x->name == (size_t)-1;
+    }
+    t->total_rows = n;
+    int asc = r->opt.sort == GMA_SORT_TIME || r->opt.sort == GMA_SORT_COUNT;
+    size_t keep = err ? 0 : rank(rows, n, &names, r->opt.sort == GMA_SORT_NAME, asc, top, &err);
+    for (size_t j = 0; j < keep && !err; j++) {
+        size_t i = rows[j].idx;
+        const gma_tagrow *g = &GMA_VEC_AT(&r->tags, gma_tagrow, i);
+        gma_cell *c = gma_table_row(t);
+        if (!c) {
+            err = 1;
+            break;
+        }
+        gma_cell_str(t, &c[0], gma_strs_get(&names, rows[j].name));
+        set_u(&c[1], g->device);
+        set_u(&c[2], g->step);
+        set_i(&c[3], gma_rel(r, g->ts));
+        set_u(&c[4], g->live);
+        set_u(&c[5], g->driver_used);
+        set_u(&c[6], g->driver_total);
+        set_i(&c[7], dlive[i]);
+        set_i(&c[8], dused[i]);
+        c[7].null = c[8].null = !hasprev[i];
+    }
+    free(rows);
+    free(dlive);
+    free(dused);
+    free(hasprev);
+    gma_strs_free(&names);
+    return err ? -1 : 0;
+}
+
+static int build_streams(const gma_replay *r, gma_table *t, uint64_t top)
+{
+    gma_table_init(t, "Streams", STCOLS, NCOLS(STCOLS));
+    size_t n = r->streams.len;
+    srow *rows = calloc(n ? n : 1, sizeof(*rows));
+    gma_strs names = { 0 };
+    int err = !rows;
+    for (size_t i = 0; i < n && !err; i++) {
+        const gma_streamrow *s = &GMA_VEC_AT(&r->streams, gma_streamrow, i);
+        char nm[64];
+        snprintf(nm, sizeof(nm), "%03llu/%020llu", (unsigned long long)s->device, (unsigned long long)s->stream);
+        srow *x = &rows[i];
+        x->name = gma_strs_add(&names, nm, strlen(nm));
+        x->order = i;
+        x->idx = (uint32_t)i;
+        switch (r->opt.sort) {
+        case GMA_SORT_PEAK: x->key = sat(s->peak); break;
+        case GMA_SORT_ALLOC: x->key = sat(s->alloc_bytes); break;
+        case GMA_SORT_COUNT: x->key = sat(s->kernels); break;
+        case GMA_SORT_TIME: x->key = sat(s->kernel_ns); break;
+        default: x->key = (int64_t)(s->alloc_bytes - s->free_bytes); break;
+        }
+        err |= x->name == (size_t)-1;
+    }
+    t->total_rows = n;
+    size_t keep = err ? 0 : rank(rows, n, &names, r->opt.sort == GMA_SORT_NAME, 0, top, &err);
+    for (size_t j = 0; j < keep && !err; j++) {
+        const gma_streamrow *s = &GMA_VEC_AT(&r->streams, gma_streamrow, rows[j].idx);
+        gma_cell *c = gma_table_row(t);
+        if (!c) {
+            err = 1;
+            break;
+        }
+        set_u(&c[0], s->device);
+        char nm[48];
+        if (s->stream)
+            snprintf(nm, sizeof(nm), "stream %llu", (unsigned long long)s->stream);
+        else
+            snprintf(nm, sizeof(nm), "(unattributed)");
+        gma_cell_str(t, &c[1], nm);
+        set_u(&c[2], s->kernels);
+        set_u(&c[3], s->kernel_ns);
+        set_u(&c[4], s->alloc_count);
+        set_u(&c[5], s->alloc_bytes);
+        set_u(&c[6], s->free_bytes);
+        set_u(&c[7], s->free_count);
+        set_i(&c[8], (int64_t)(s->alloc_bytes - s->free_bytes));
+        set_u(&c[9], s->peak);
+        c[9].null = !s->alloc_count;
+        set_u(&c[10], s->copies);
+        set_u(&c[11], s->copy_bytes);
+    }
+    free(rows);
+    gma_strs_free(&names);
+    return err ? -1 : 0;
+}
+
+static int build_devices(const gma_replay *r, gma_table *t, uint64_t top)
+{
+    gma_table_init(t, "Devices", DCOLS, NCOLS(DCOLS));
+    srow rows[GMA_MAX_DEVICES];
+    gma_strs names = { 0 };
+    size_t m = 0;
+    int err = 0;
+    for (unsigned d = 0; d < GMA_MAX_DEVICES; d++) {
+        const gma_dev *D = &r->dev[d];
+        if (!D->present || !gma_dev_selected(r, d))
+            continue;
+        char nm[16];
+        snprintf(nm, sizeof(nm), "%03u", d);
+        srow *x = &rows[m++];
+        x->name = gma_strs_add(&names, nm, strlen(nm));
+        x->order = d;
+        x->idx = d;
+        switch (r->opt.sort) {
+        case GMA_SORT_ALLOC: x->key = sat(D->alloc_bytes); break;
+        case GMA_SORT_COUNT: x->key = sat(D->kernels); break;
+        case GMA_SORT_TIME: x->key = sat(D->kernel_ns); break;
+        default: x->key = sat(D->peak); break; /* mem and peak: the peak */
+        }
+        err |= x->name == (size_t)-1;
+    }
+    t->total_rows = m;
+    size_t keep = err ? 0 : rank(rows, m, &names, r->opt.sort == GMA_SORT_NAME, 0, top, &err);
+    for (size_t j = 0; j < keep && !err; j++) {
+        const gma_dev *D = &r->dev[rows[j].idx];
+        gma_cell *c = gma_table_row(t);
+        if (!c) {
+            err = 1;
+            break;
+        }
+        set_u(&c[0], rows[j].idx);
+        const char *dn = D->name_off ? gma_strs_get(&r->strs, D->name_off) : "";
+        gma_cell_str(t, &c[1], dn[0] ? dn : "?");
+        set_u(&c[2], D->total_mem);
+        c[2].null = !D->total_mem;
+        set_u(&c[3], D->baseline_bytes);
+        set_u(&c[4], D->peak);
+        set_u(&c[5], D->peak_step);
+        set_i(&c[6], gma_rel(r, D->peak_ts));
+        c[4].null = c[5].null = c[6].null = !D->has_peak;
+        set_u(&c[7], D->alloc_bytes);
+        set_u(&c[8], D->free_bytes);
+        set_i(&c[9], (int64_t)(D->alloc_bytes - D->free_bytes));
+        set_u(&c[10], D->leaked_bytes);
+        set_u(&c[11], D->kernels);
+        set_u(&c[12], D->kernel_ns);
+        set_u(&c[13], D->max_used);
+        c[13].null = !D->has_sample;
+        set_u(&c[14], D->host_peak);
+        set_u(&c[15], D->copies);
+        set_u(&c[16], D->copy_bytes);
+    }
+    gma_strs_free(&names);
+    return err ? -1 : 0;
+}
+
+int gma_table_build(const gma_replay *r, gma_table *t, uint64_t top)
+{
+    switch (r->opt.by) {
+    case GMA_BY_RANGE: return build_ranges(r, t, top);
+    case GMA_BY_ALLOC: return build_allocs(r, t, top);
+    case GMA_BY_STEP: return build_steps(r, t, top);
+    case GMA_BY_TAG: return build_tags(r, t, top);
+    case GMA_BY_STREAM: return build_streams(r, t, top);
+    case GMA_BY_DEVICE: return build_devices(r, t, top);
+    default: return build_kernels(r, t, top);
+    }
+}
+
+/* ---- groups: live at the peak and leaks ---------------------------------------- */
+
+typedef struct grp {
+    uint32_t name;
+    uint64_t bytes, count;
+    size_t label;
+} grp;
+
+typedef struct grpset {
+    gma_map of;
+    gma_vec v; /* grp */
+} grpset;
+
+static int grp_add(grpset *g, uint32_t name, uint64_t bytes)
+{
+    uint32_t i;
+    if (!gma_map_get(&g->of, name, &i)) {
+        grp *x = gma_vec_push(&g->v);
+        if (!x)
+            return -1;
+        x->name = name;
+        i = (uint32_t)(g->v.len - 1);
+        if (gma_map_put(&g->of, name, i) != 0)
+            return -1;
+    }
+    grp *x = &GMA_VEC_AT(&g->v, grp, i);
+    x->bytes += bytes;
+    x->count++;
+    return 0;
+}
+
+typedef struct grpctx {
+    const gma_strs *labels;
+} grpctx;
+
+static int grp_cmp(const void *pa, const void *pb, void *pc)
+{
+    const grp *a = pa, *b = pb;
+    const grpctx *c = pc;
+    if (a->bytes != b->bytes)
+        return a->bytes > b->bytes ? -1 : 1;
+    return strcmp(gma_strs_get(c->labels, a->label), gma_strs_get(c->labels, b->label));
+}
+
+/* Labels, sorts and copies the first `top` groups to out (gma_group). */
+static int grp_finish(const gma_replay *r, grpset *g, int kernels, gma_strs *strs, uint64_t top, gma_vec *out,
+                      uint64_t *more)
+{
+    gma_buf b = { 0 };
+    int err = 0;
+    for (size_t i = 0; i < g->v.len; i++) {
+        grp *x = &GMA_VEC_AT(&g->v, grp, i);
+        gma_buf_reset(&b);
+        if (kernels)
+            gma_kernel_display(r, x->name, r->opt.full_names, &b);
+        else
+            gma_range_display(r, x->name, r->opt.full_names, &b);
+        x->label = gma_strs_add(strs, gma_buf_str(&b), b.len);
+        err |= x->label == (size_t)-1 || b.oom;
+    }
+    grpctx c = { strs };
+    err |= gma_msort(g->v.data, g->v.len, sizeof(grp), grp_cmp, &c) != 0;
+    gma_vec_init(out, sizeof(gma_group));
+    size_t keep = top && top < g->v.len ? (size_t)top : g->v.len;
+    *more = g->v.len - keep;
+    for (size_t i = 0; i < keep && !err; i++) {
+        const grp *x = &GMA_VEC_AT(&g->v, grp, i);
+        gma_group *o = gma_vec_push(out);
+        if (!o) {
+            err = 1;
+            break;
+        }
+        o->name = x->label;
+        o->bytes = x->bytes;
+        o->count = x->count;
+    }
+    gma_buf_free(&b);
+    gma_map_free(&g->of);
+    gma_vec_free(&g->v);
+    return err ? -1 : 0;
+}
+
+static void grp_init(grpset *g)
+{
+    memset(g, 0, sizeof(*g));
+    gma_vec_init(&g->v, sizeof(grp));
+}
+
+static size_t rep_label(gma_report *rep, const char *s)
+{
+    size_t off = gma_strs_add(&rep->strs, s, strlen(s));
+    return off == (size_t)-1 ? 0 : off;
+}
+
+static int build_peak(gma_report *rep, unsigned d)
+{
+    const gma_replay *r = rep->r;
+    const gma_dev *D = &r->dev[d];
+    gma_peakview *pv = &rep->peaks[rep->npeaks++];
+    memset(pv, 0, sizeof(*pv));
+    pv->device = d;
+    pv->peak = D->peak;
+    pv->ts = D->peak_ts;
+    pv->step = D->peak_step;
+    pv->window = D->peak_window;
+    gma_buf b = { 0 };
+    gma_kernel_display(r, D->peak_kname, r->opt.full_names, &b);
+    pv->kernel = rep_label(rep, gma_buf_str(&b));
+    gma_buf_reset(&b);
+    gma_range_display(r, D->peak_rname, r->opt.full_names, &b);
+    pv->range = rep_label(rep, gma_buf_str(&b));
+    gma_buf_free(&b);
+    grpset gk, gr;
+    grp_init(&gk);
+    grp_init(&gr);
+    int err = 0;
+    for (size_t i = 0; i < r->entries.len && !err; i++) {
+        const gma_entry *e = &GMA_VEC_AT(&r->entries, gma_entry, i);
+        if (!(e->flags & GMA_E_INUSE) || e->device != d || (e->flags & GMA_E_HOST))
+            continue;
+        int live_then = ((e->flags & GMA_E_LIVE) && e->ord <= D->peak_ord) || (e->flags & GMA_E_KEEP_PEAK);
+        if (!live_then)
+            continue;
+        pv->count++;
+        pv->bytes += e->bytes;
+        if (e->flags & GMA_E_BASELINE) {
+            pv->baseline_bytes += e->bytes;
+            pv->baseline_count++;
+            continue;
+        }
+        err |= grp_add(&gk, e->kname, e->bytes) != 0;
+        err |= grp_add(&gr, e->rname, e->bytes) != 0;
+    }
+    uint64_t top = r->opt.top;
+    err |= grp_finish(r, &gk, 1, &rep->strs, top, &pv->by_kernel, &pv->more_kernels) != 0;
+    err |= grp_finish(r, &gr, 0, &rep->strs, top, &pv->by_range, &pv->more_ranges) != 0;
+    return err ? -1 : 0;
+}
+
+static int build_leaks(gma_report *rep)
+{
+    const gma_replay *r = rep->r;
+    gma_leakview *lv = &rep->leaks;
+    grpset gk, gr;
+    grp_init(&gk);
+    grp_init(&gr);
+    int err = 0;
+    for (size_t i = 0; i < r->entries.len && !err; i++) {
+        const gma_entry *e = &GMA_VEC_AT(&r->entries, gma_entry, i);
+        if ((e->flags & (GMA_E_INUSE | GMA_E_LEAKED)) != (GMA_E_INUSE | GMA_E_LEAKED))
+            continue;
+        if (!gma_dev_selected(r, e->device))
+            continue;
+        lv->bytes += e->bytes;
+        lv->count++;
+        if (e->flags & GMA_E_LEAK_AT_END)
+            lv->at_trace_end = 1;
+        err |= grp_add(&gk, e->kname, e->bytes) != 0;
+        err |= grp_add(&gr, e->rname, e->bytes) != 0;
+    }
+    err |= grp_finish(r, &gk, 1, &rep->strs, r->opt.top, &lv->by_kernel, &lv->more_kernels) != 0;
+    err |= grp_finish(r, &gr, 0, &rep->strs, r->opt.top, &lv->by_range, &lv->more_ranges) != 0;
+    return err ? -1 : 0;
+}
+
+/* ---- warnings and notes ------------------------------------------------------------ */
+
+static void warn(gma_report *rep, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void warn(gma_report *rep, const char *fmt, ...)
+{
+    if (rep->nwarn >= GMA_MAX_WARN)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(rep->warn[rep->nwarn++], sizeof(rep->warn[0]), fmt, ap);
+    va_end(ap);
+}
+
+static void note(gma_report *rep, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void note(gma_report *rep, const char *fmt, ...)
+{
+    if (rep->nnotes >= GMA_MAX_WARN)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(rep->notes[rep->nnotes++], sizeof(rep->notes[0]), fmt, ap);
+    va_end(ap);
+}
+
+static void build_messages(gma_report *rep)
+{
+    const gma_replay *r = rep->r;
+    char b1[GMA_FMT_CAP];
+    char msg[400];
+    if (gma_trace_warning(r, msg, sizeof(msg)))
+        warn(rep, "%s", msg);
+    if (r->has_trailer_rec && (r->trailer.status & GMT_TRAILER_WRITE_ERRORS))
+        warn(rep, "the profiler could not write some frames of this trace: records are missing");
+    if (r->has_trailer_rec && (r->trailer.status & GMT_TRAILER_DISABLED))
+        warn(rep, "the profiler turned itself off during the run: the trace stops early");
+    if (r->has_stats && (r->stats.dropped_cupti || r->stats.dropped_writer))
+        warn(rep, "%llu records were dropped (CUPTI %llu, writer %llu): totals are lower bounds",
+             (unsigned long long)(r->stats.dropped_cupti + r->stats.dropped_writer),
+             (unsigned long long)r->stats.dropped_cupti, (unsigned long long)r->stats.dropped_writer);
+    if (r->opt.window >= 0 && !rep->windows_selected)
+        warn(rep, "window %lld is not in this trace", (long long)r->opt.window);
+    if (r->unmatched_frees)
+        note(rep, "%llu frees of allocations not in the live set (%s) were ignored",
+             (unsigned long long)r->unmatched_frees, gma_fmt_bytes(b1, r->unmatched_free_bytes));
+    if (r->replaced_allocs)
+        note(rep, "%llu allocations reused a live address (a free was lost); the old ones were dropped",
+             (unsigned long long)r->replaced_allocs);
+    if (r->unknown_ranges)
+        note(rep, "%llu memory events named an NVTX range instance not (or no longer) known: (unattributed)",
+             (unsigned long long)r->unknown_ranges);
+    if (r->pending_evicted)
+        note(rep, "%llu kernel waits were given up (bounded memory): their allocations are (unattributed)",
+             (unsigned long long)r->pending_evicted);
+    if (r->unordered_mem)
+        note(rep, "%llu memory events came earlier in time than the one before them (replayed in trace order)",
+             (unsigned long long)r->unordered_mem);
+    if (r->bad_device)
+        note(rep, "%llu records named a device id >= %d and were ignored", (unsigned long long)r->bad_device,
+             GMA_MAX_DEVICES);
+    if (r->bad_strings)
+        note(rep, "%llu string records had an id out of range", (unsigned long long)r->bad_strings);
+    if (r->rend.skipped_unknown)
+        note(rep, "%llu records of a newer, unknown type were skipped", (unsigned long long)r->rend.skipped_unknown);
+}
+
+int gma_report_build(gma_report *rep, const gma_replay *r)
+{
+    memset(rep, 0, sizeof(*rep));
+    rep->r = r;
+    gma_strs_add(&rep->strs, "", 0); /* offset 0 is "" */
+    int err = gma_table_build(r, &rep->table, r->opt.top) != 0;
+    for (unsigned d = 0; d < GMA_MAX_DEVICES && !err; d++) {
+        const gma_dev *D = &r->dev[d];
+        if (D->present && gma_dev_selected(r, d)) {
+            rep->alloc_bytes += D->alloc_bytes;
+            rep->free_bytes += D->free_bytes;
+            rep->alloc_count += D->alloc_count;
+            rep->free_count += D->free_count;
+            rep->leaked_bytes += D->leaked_bytes;
+            rep->leaked_count += D->leaked_count;
+            rep->baseline_bytes += D->baseline_bytes;
+            rep->baseline_count += D->baseline_count;
+            rep->kernels += D->kernels;
+            rep->kernel_ns += D->kernel_ns;
+            if (D->host_peak > rep->host_peak)
+                rep->host_peak = D->host_peak;
+            if (D->has_peak)
+                err |= build_peak(rep, d) != 0;
+        }
+    }
+    for (size_t i = 0; i < r->windows.len; i++) {
+        const gma_window *w = &GMA_VEC_AT(&r->windows, gma_window, i);
+        if (r->opt.window < 0 || w->id == (uint64_t)r->opt.window)
+            rep->windows_selected++;
+    }
+    for (size_t i = 0; i < r->steps.len; i++) {
+        const gma_steprow *s = &GMA_VEC_AT(&r->steps, gma_steprow, i);
+        if (!s->in_window && !s->alloc_count && !s->free_count && !s->kernels)
+            continue;
+        if (!rep->steps_count || s->step < rep->step_first)
+            rep->step_first = s->step;
+        if (!rep->steps_count || s->step > rep->step_last)
+            rep->step_last = s->step;
+        rep->steps_count++;
+    }
+    if (!err)
+        err |= build_leaks(rep) != 0;
+    rep->mode = gma_allocator_mode(r);
+    build_messages(rep);
+    return err ? -1 : 0;
+}
+
+void gma_report_free(gma_report *rep)
+{
+    gma_table_free(&rep->table);
+    for (size_t i = 0; i < rep->npeaks; i++) {
+        gma_vec_free(&rep->peaks[i].by_kernel);
+        gma_vec_free(&rep->peaks[i].by_range);
+    }
+    gma_vec_free(&rep->leaks.by_kernel);
+    gma_vec_free(&rep->leaks.by_range);
+    gma_strs_free(&rep->strs);
+}

@@ -1,0 +1,150 @@
+/*
+ * Small containers and formatting shared by every analyzer file:
+ *   gma_map   open-addressing hash map, u64 key -> u32 value, no per-insert malloc
+ *   gma_vec   growable array of fixed-size elements
+ *   gma_strs  append-only string store (NUL-terminated, addressed by offset)
+ *   gma_fmt_* 1024-based byte units, milliseconds, JSON/CSV escaping
+ * Every function that can allocate returns an error the caller checks.
+ */
+#ifndef GMA_UTIL_H
+#define GMA_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* ---- hash map ---------------------------------------------------------- */
+
+/* Linear probing with backward-shift deletion (no tombstones), so a map that
+ * sees many inserts and removes (the live set) never degrades. */
+typedef struct gma_map {
+    uint64_t *keys;
+    uint32_t *vals;  /* value + 1; 0 marks an empty bucket */
+    size_t cap;      /* power of two, or 0 */
+    size_t count;
+    unsigned shift;  /* 64 - log2(cap) */
+} gma_map;
+
+static inline size_t gma_map_hash(const gma_map *m, uint64_t k)
+{
+    k ^= k >> 29;
+    return (size_t)((k * 0x9E3779B97F4A7C15ull) >> m->shift);
+}
+
+void gma_map_free(gma_map *m);
+/* Returns 1 and *val when present, else 0. */
+static inline int gma_map_get(const gma_map *m, uint64_t key, uint32_t *val)
+{
+    if (!m->count)
+        return 0;
+    size_t mask = m->cap - 1;
+    for (size_t i = gma_map_hash(m, key);; i = (i + 1) & mask) {
+        uint32_t v = m->vals[i];
+        if (!v)
+            return 0;
+        if (m->keys[i] == key) {
+            *val = v - 1;
+            return 1;
+        }
+    }
+}
+/* Inserts or overwrites. 0 on success, -1 on OOM (map unchanged). */
+int gma_map_put(gma_map *m, uint64_t key, uint32_t val);
+/* Removes key; returns 1 and *val (may be NULL) when it was present. */
+int gma_map_del(gma_map *m, uint64_t key, uint32_t *val);
+size_t gma_map_bytes(const gma_map *m);
+
+/* ---- growable array ---------------------------------------------------- */
+
+typedef struct gma_vec {
+    void *data;
+    size_t len, cap, elem;
+} gma_vec;
+
+void gma_vec_init(gma_vec *v, size_t elem);
+void gma_vec_free(gma_vec *v);
+/* Appends one zeroed element and returns it, NULL on OOM. */
+void *gma_vec_push(gma_vec *v);
+int gma_vec_reserve(gma_vec *v, size_t n);
+#define GMA_VEC_AT(v, T, i) (((T *)(v)->data)[i])
+
+/* ---- string store ------------------------------------------------------ */
+
+typedef struct gma_strs {
+    char *buf;
+    size_t len, cap;
+} gma_strs;
+
+/* Offset 0 always holds the empty string once anything was added. */
+void gma_strs_free(gma_strs *s);
+/* Copies s[0..n) plus a NUL; returns its offset, or (size_t)-1 on OOM. */
+size_t gma_strs_add(gma_strs *s, const char *p, size_t n);
+static inline const char *gma_strs_get(const gma_strs *s, size_t off) { return s->buf ? s->buf + off : ""; }
+
+/* ---- a growable text buffer -------------------------------------------- */
+
+typedef struct gma_buf {
+    char *p;
+    size_t len, cap;
+    int oom;  /* sticky: set when a growth failed; the text is then cut */
+} gma_buf;
+
+void gma_buf_free(gma_buf *b);
+void gma_buf_reset(gma_buf *b);
+void gma_buf_putn(gma_buf *b, const char *s, size_t n);
+void gma_buf_puts(gma_buf *b, const char *s);
+void gma_buf_putc(gma_buf *b, char c);
+void gma_buf_printf(gma_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static inline const char *gma_buf_str(const gma_buf *b) { return b->p ? b->p : ""; }
+
+/* ---- formatting -------------------------------------------------------- */
+
+#define GMA_FMT_CAP 48
+/* 1024-based: "512 B", "1.50 KiB", "12.00 MiB", "3.25 GiB", "1.00 TiB". */
+const char *gma_fmt_bytes(char out[GMA_FMT_CAP], uint64_t v);
+/* Signed, with an explicit "+" when show_plus and v > 0. */
+const char *gma_fmt_sbytes(char out[GMA_FMT_CAP], int64_t v, int show_plus);
+/* Nanoseconds as milliseconds with 3 decimals ("12.345"); signed. */
+const char *gma_fmt_ms(char out[GMA_FMT_CAP], int64_t ns);
+/* A duration in the most readable unit: "812 ns", "12.3 us", "4.56 ms", "1.234 s". */
+const char *gma_fmt_dur(char out[GMA_FMT_CAP], uint64_t ns);
+/* Thousands separators: 1234567 -> "1,234,567". */
+const char *gma_fmt_count(char out[GMA_FMT_CAP], uint64_t v);
+
+/* JSON string literal with quotes; invalid UTF-8 bytes become \u00XX. */
+void gma_json_str(FILE *f, const char *s, size_t n);
+void gma_json_cstr(FILE *f, const char *s);
+/* CSV field: quoted when it holds a comma, quote or newline. */
+void gma_csv_field(FILE *f, const char *s);
+
+/* A small pretty-printing JSON writer: commas and indentation handled. */
+typedef struct gma_jw {
+    FILE *f;
+    int depth;
+    unsigned char first[64]; /* no member written yet at this depth */
+    int after_key;
+} gma_jw;
+
+void gma_jw_init(gma_jw *j, FILE *f);
+void gma_jw_begin(gma_jw *j, char open);  /* '{' or '[' */
+void gma_jw_end(gma_jw *j, char close);
+void gma_jw_key(gma_jw *j, const char *key);
+void gma_jw_str(gma_jw *j, const char *s);
+void gma_jw_strn(gma_jw *j, const char *s, size_t n);
+void gma_jw_u64(gma_jw *j, uint64_t v);
+void gma_jw_i64(gma_jw *j, int64_t v);
+void gma_jw_dbl(gma_jw *j, double v);
+void gma_jw_bool(gma_jw *j, int v);
+void gma_jw_null(gma_jw *j);
+/* key + value shorthands */
+void gma_jw_kstr(gma_jw *j, const char *key, const char *s);
+void gma_jw_ku64(gma_jw *j, const char *key, uint64_t v);
+void gma_jw_ki64(gma_jw *j, const char *key, int64_t v);
+
+/* Stable merge sort with a context: cmp < 0 when a goes first. */
+int gma_msort(void *base, size_t n, size_t size, int (*cmp)(const void *a, const void *b, void *ctx), void *ctx);
+
+/* Largest x with x <= v that is 1, 2 or 5 times a power of ten (axis ticks). */
+double gma_nice_step(double range, int max_ticks);
+
+#endif

@@ -1,0 +1,135 @@
+/*
+ * cb_cost: what libgmemprof.so adds to one kernel launch on the application
+ * thread, in nanoseconds.
+ *
+ * A launch through the CUDA runtime produces four CUPTI callbacks in the
+ * profiler (cudaLaunchKernel ENTER/EXIT and the nested cuLaunchKernel
+ * ENTER/EXIT). This program drives exactly those four through the fake CUPTI
+ * (tests/profiler/fake_cupti.c), once with the profiler's callback
+ * subscribed and once with the callbacks of those ids disabled, and reports
+ * the difference per launch: the cost of our callback bodies (TLS, the
+ * correlation-table publish), not CUPTI's own dispatch (which a real GPU run
+ * adds; see docs/benchmarks.md). Run it on several threads to see the
+ * effect of sharing (the table is written by all of them).
+ *
+ *   gmp_cb_cost LIBGMEMPROF [LAUNCHES [THREADS]]
+ * (LD_LIBRARY_PATH must reach the fake libcupti.so.13 / libcuda.so.1.)
+ * Prints one line per configuration; exits non-zero only when the profiler
+ * did not see the launches at all.
+ */
+#include <dlfcn.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cupti.h>
+
+#include "fake_cupti.h"
+
+#define RTD CUPTI_CB_DOMAIN_RUNTIME_API
+#define DRD CUPTI_CB_DOMAIN_DRIVER_API
+#define RT_LAUNCH CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000
+#define DRV_LAUNCH CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel
+
+static long g_launches = 1000000;
+
+/* CPU time of the calling thread: a shared, loaded machine (CI) must not
+ * count time the thread spent preempted. */
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static int g_threads;
+
+typedef struct job {
+    int index;
+    uint64_t ns;
+} job;
+
+static void *launches(void *arg)
+{
+    job *j = arg;
+    /* Ids as CUPTI hands them out with several threads launching: unique
+     * and interleaved (thread k gets every T-th pair); computed, so the
+     * measurement holds no shared counter of our own. */
+    uint32_t corr = (1u << 20) + 2u * (uint32_t)j->index, stride = 2u * (uint32_t)g_threads;
+    uint64_t t0 = now_ns();
+    for (long i = 0; i < g_launches; i++, corr += stride) {
+        uint32_t rt = corr, drv = corr + 1;
+        fake_cupti_api_enter(RTD, RT_LAUNCH, rt, NULL, NULL);
+        fake_cupti_api_enter(DRD, DRV_LAUNCH, drv, NULL, NULL);
+        fake_cupti_api_exit(DRD, DRV_LAUNCH, drv, NULL, NULL, 0);
+        fake_cupti_api_exit(RTD, RT_LAUNCH, rt, NULL, NULL, 0);
+    }
+    j->ns = now_ns() - t0;
+    return NULL;
+}
+
+/* ns per launch on `threads` threads (the mean over threads). */
+static double measure(int threads)
+{
+    pthread_t th[64];
+    job jobs[64];
+    g_threads = threads;
+    for (int i = 0; i < threads; i++) {
+        jobs[i].index = i;
+        pthread_create(&th[i], NULL, launches, &jobs[i]);
+    }
+    double sum = 0;
+    for (int i = 0; i < threads; i++) {
+        pthread_join(th[i], NULL);
+        sum += (double)jobs[i].ns;
+    }
+    return sum / threads / (double)g_launches;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fprintf(stderr, "usage: gmp_cb_cost LIBGMEMPROF [LAUNCHES [THREADS]]\n");
+        return 2;
+    }
+    if (argc > 2)
+        g_launches = atol(argv[2]);
+    int maxthreads = argc > 3 ? atoi(argv[3]) : 4;
+    if (maxthreads < 1 || maxthreads > 64)
+        maxthreads = 4;
+    char out[256];
+    snprintf(out, sizeof out, "/tmp/gmp_cb_cost-%d.zst", (int)getpid());
+    setenv("GMEMPROF_OUTPUT", out, 1);
+    setenv("GMEMPROF_LOG", "quiet", 1);
+    void *h = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
+    int (*init)(void) = h ? (int (*)(void))dlsym(h, "InitializeInjection") : NULL;
+    if (!init) {
+        fprintf(stderr, "gmp_cb_cost: cannot load %s: %s\n", argv[1], dlerror());
+        return 2;
+    }
+    init();
+    fake_cupti_context_created(0);
+    if (!fake_cupti_callback_enabled(RTD, RT_LAUNCH) || !fake_cupti_callback_enabled(DRD, DRV_LAUNCH)) {
+        fprintf(stderr, "gmp_cb_cost: the profiler did not enable the launch callbacks\n");
+        return 1;
+    }
+    printf("launch = cudaLaunchKernel ENTER/EXIT + nested cuLaunchKernel ENTER/EXIT, %ld launches per thread\n",
+           g_launches);
+    for (int threads = 1; threads <= maxthreads; threads *= 2) {
+        measure(threads); /* warm up: TLS, table pages */
+        double on = measure(threads);
+        cuptiEnableCallback(0, NULL, RTD, RT_LAUNCH);
+        cuptiEnableCallback(0, NULL, DRD, DRV_LAUNCH);
+        double off = measure(threads);
+        cuptiEnableCallback(1, NULL, RTD, RT_LAUNCH);
+        cuptiEnableCallback(1, NULL, DRD, DRV_LAUNCH);
+        printf("threads=%d  with profiler %.1f ns/launch  without %.1f ns/launch  profiler adds %.1f ns/launch\n",
+               threads, on, off, on - off);
+    }
+    unlink(out);
+    return 0;
+}

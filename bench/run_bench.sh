@@ -1,0 +1,153 @@
+#!/usr/bin/env bash
+# The benchmark in one command, for the device machine:
+#
+#     bash bench/run_bench.sh [--quick] [--rounds N] [--workloads small,medium]
+#                             [--budget SECONDS] [--configs a,b,...] [--fake]
+#
+# Configurations, each run in its own process, interleaved A B C ... per
+# workload in every round (bench/workload.py says what each mode does):
+#   none                 unprofiled
+#   gmemprof-wait        gmemprof loaded, every step in its wait phase (no window)
+#   gmemprof-active      gmemprof with its window over exactly the timed steps
+#   torch-profiler-full  torch.profiler CPU+CUDA, profile_memory, record_shapes
+#   torch-profiler-cuda  torch.profiler CUDA only, profile_memory
+#   memory-history       torch.cuda.memory._record_memory_history()
+# Round 1 also measures trace -> ranked table (gmem-analyze vs torch.profiler's
+# key_averages().table() + export_chrome_trace) and trace sizes.
+#
+# Budget: the whole run must stay under 9 minutes on an H200. Each process
+# costs ~5-8 s (mostly Python and CUDA start-up), so a round of 2 workloads x
+# 6 configurations takes ~1.5 min (round 1 ~2.5 min: it analyses). Rounds run
+# until --rounds (default 5, --quick 2) or until the next round would pass
+# --budget seconds (default 470) counted from the start; the script prints
+# its plan, and says when the budget cut the rounds short.
+#
+# Output ($OUT, default ./bench-out): bench.md (the table), bench.json (every
+# figure and every run), runs.jsonl, logs.tar.gz. The table is printed last.
+# --fake runs workload.py --fake (no torch, no GPU, no profiler): tests this
+# script and bench/summarize.py anywhere.
+set -uo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$ROOT" || exit 1
+OUT=${OUT:-$ROOT/bench-out}
+BUILD=${GM_BUILD_DIR:-$ROOT/build-gpu}
+PY=${GM_PYTHON:-python3}
+ROUNDS=5
+WORKLOADS="small medium"
+BUDGET=470
+FAKE=0
+WARMUP=10
+STEPS=30
+CONFIGS=(none gmemprof-wait gmemprof-active torch-profiler-full torch-profiler-cuda memory-history)
+CMDLINE="bash bench/run_bench.sh $*"
+
+while [ $# -gt 0 ]; do
+    case $1 in
+    --quick) ROUNDS=2 ;;
+    --rounds) ROUNDS=$2; shift ;;
+    --workloads) WORKLOADS=${2//,/ }; shift ;;
+    --budget) BUDGET=$2; shift ;;
+    --configs) IFS=, read -r -a CONFIGS <<<"$2"; shift ;;
+    --fake) FAKE=1 ;;
+    -h | --help) sed -n '2,30p' "$0"; exit 0 ;;
+    *) echo "run_bench.sh: unknown option $1" >&2; exit 2 ;;
+    esac
+    shift
+done
+
+T0=$(date +%s)
+WORK=$BUILD/bench-work
+rm -rf "$WORK"
+mkdir -p "$WORK/logs" "$OUT"
+RUNS=$WORK/runs.jsonl
+: >"$RUNS"
+LAUNCH=$BUILD/bin/gmemprof
+ANALYZE=$BUILD/bin/gmem-analyze
+CT=$BUILD/bin/check_trace
+WL=$ROOT/bench/workload.py
+SUM=$ROOT/bench/summarize.py
+say() { echo "[bench +$(($(date +%s) - T0))s] $*"; }
+
+if [ "$FAKE" = 0 ]; then
+    say "build (incremental)"
+    if ! timeout -k 10 300 bash -c "cmake -S '$ROOT' -B '$BUILD' -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null && cmake --build '$BUILD' -j $(nproc)" \
+        >"$WORK/logs/build.log" 2>&1; then
+        tail -30 "$WORK/logs/build.log"
+        echo "run_bench.sh: build failed" >&2
+        exit 1
+    fi
+fi
+
+nw=$(echo "$WORKLOADS" | wc -w)
+say "plan: up to $ROUNDS rounds x $nw workloads x ${#CONFIGS[@]} configurations = $((ROUNDS * nw * ${#CONFIGS[@]})) processes; $WARMUP warm-up + $STEPS timed steps each; budget ${BUDGET}s for everything (rounds stop early rather than pass it)"
+
+# run_one WORKLOAD CONFIG ROUND
+run_one() {
+    local w=$1 c=$2 r=$3 trace="" s e rc mode=none
+    local wl=(--size "$w" --warmup "$WARMUP" --steps "$STEPS" --config "$c" --round "$r" --trace-dir "$WORK")
+    [ "$r" = 1 ] && wl+=(--analyze)
+    [ "$FAKE" = 1 ] && wl+=(--fake)
+    local pre=()
+    case $c in
+    none) ;;
+    gmemprof-wait | gmemprof-active)
+        if [ "$FAKE" = 0 ]; then
+            trace=$WORK/$c-$w-$r.zst
+            local sched="wait=100000,warmup=1,active=1,repeat=1" # never leaves the wait phase
+            [ "$c" = gmemprof-active ] && sched="wait=$((WARMUP - 1)),warmup=1,active=$STEPS,repeat=1"
+            pre=("$LAUNCH" -q -o "$trace" --schedule "$sched" --)
+        fi
+        ;;
+    torch-profiler-full | torch-profiler-cuda | memory-history) mode=$c ;;
+    *) echo "unknown configuration $c" >&2; return ;;
+    esac
+    s=$(date +%s%N)
+    timeout -k 10 150 env -u CUDA_INJECTION64_PATH -u NVTX_INJECTION64_PATH -u PYTORCH_CUDA_ALLOC_CONF \
+        "${pre[@]}" "$PY" "$WL" --mode "$mode" "${wl[@]}" >"$WORK/line.txt" 2>"$WORK/logs/$w-$c-$r.stderr"
+    rc=$?
+    e=$(date +%s%N)
+    local wall
+    wall=$(awk -v a="$s" -v b="$e" 'BEGIN { printf "%.3f", (b - a) / 1e9 }')
+    local extra=()
+    [ -n "$trace" ] && extra=(--trace "$trace" --check-trace "$CT" --analyzer "$ANALYZE")
+    "$PY" "$SUM" merge --line-file "$WORK/line.txt" --config "$c" --round "$r" --workload "$w" --rc "$rc" \
+        --wall "$wall" "${extra[@]}" >>"$RUNS"
+    [ -n "$trace" ] && [ "$r" != 1 ] && rm -f "$trace"
+    printf '  %-7s %-20s round %d: exit %d, %s s, median %s ms\n' "$w" "$c" "$r" "$rc" "$wall" \
+        "$(tail -1 "$RUNS" | "$PY" -c 'import json,sys; v=json.loads(sys.stdin.read()).get("median_ms"); print("%.3f" % v if v else "n/a")')"
+}
+
+done_rounds=0
+for ((r = 1; r <= ROUNDS; r++)); do
+    rs=$(date +%s)
+    say "round $r"
+    for w in $WORKLOADS; do
+        for c in "${CONFIGS[@]}"; do
+            run_one "$w" "$c" "$r"
+        done
+    done
+    done_rounds=$r
+    took=$(($(date +%s) - rs))
+    elapsed=$(($(date +%s) - T0))
+    say "round $r took ${took}s (elapsed ${elapsed}s of ${BUDGET}s)"
+    if [ "$r" -lt "$ROUNDS" ] && [ $((elapsed + took + 15)) -gt "$BUDGET" ]; then
+        say "BUDGET: stopping after $r rounds (another would end near $((elapsed + took))s)"
+        break
+    fi
+done
+
+{
+    printf '{"date": "%s", ' "$(date -u +%Y-%m-%d)"
+    printf '"gpu": "%s", ' "$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)"
+    printf '"driver": "%s", ' "$(nvidia-smi --query-gpu=driver_version --format=csv,noheader 2>/dev/null | head -1)"
+    printf '"torch": "%s", ' "$(timeout 60 "$PY" -c 'import torch; print(torch.__version__)' 2>/dev/null)"
+    printf '"command": "%s", "rounds": %d, "rounds_planned": %d, "warmup": %d, "steps": %d, "fake": %d}\n' \
+        "$CMDLINE" "$done_rounds" "$ROUNDS" "$WARMUP" "$STEPS" "$FAKE"
+} >"$WORK/meta.json"
+
+cp "$RUNS" "$OUT/runs.jsonl"
+tar -C "$WORK" --exclude='*.zst' -czf "$OUT/logs.tar.gz" logs meta.json 2>/dev/null
+say "done in $(($(date +%s) - T0)) s ($done_rounds rounds); files in $OUT"
+echo
+"$PY" "$SUM" report "$RUNS" --meta "$WORK/meta.json" --md "$OUT/bench.md" --json "$OUT/bench.json"

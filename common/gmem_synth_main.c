@@ -1,0 +1,219 @@
+/*
+ * gmem-synth: writes a deterministic synthetic training-like trace (see
+ * common/synth.h and docs/trace-format.md).  The summary goes to stderr;
+ * stdout stays empty so the tool composes in pipelines.
+ * Exit status: 0 done, 1 runtime failure, 2 bad usage.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "synth.h"
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: gmem-synth --events N [options] -o FILE\n"
+            "       gmem-synth --steps N [options] -o FILE\n"
+            "Writes a synthetic training-like gmemprof trace (deterministic for a seed).\n"
+            "\n"
+            "  -n, --events N       stop after about N records (suffixes k, M, G: x1000)\n"
+            "  -s, --steps N        stop after N training steps (all phases)\n"
+            "  -S, --seed S         random seed (default 1)\n"
+            "  -l, --level L        zstd level 1..19 (default 3)\n"
+            "  -f, --frame-bytes B  end a zstd frame after B bytes of input (default 1M)\n"
+            "  -L, --layers N       transformer layers, 1..256 (default 12)\n"
+            "  -c, --schedule W,U,A wait, warmup and active steps per cycle (default 1,1,3)\n"
+            "  -o, --output FILE    the trace to write (\"-\": standard output)\n"
+            "      --no-write       generate only, to measure the generator's speed\n"
+            "  -q, --quiet          no summary\n"
+            "  -h, --help           this help\n");
+}
+
+/* Parses a non-negative integer with an optional k/M/G suffix (x1000). */
+static int parse_u64(const char *s, uint64_t *out)
+{
+    if (!s || !*s || *s == '-' || *s == '+')
+        return -1;
+    errno = 0;
+    char *end = NULL;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || end == s)
+        return -1;
+    uint64_t mul = 1;
+    if (*end == 'k' || *end == 'K')
+        mul = 1000ull, end++;
+    else if (*end == 'm' || *end == 'M')
+        mul = 1000000ull, end++;
+    else if (*end == 'g' || *end == 'G')
+        mul = 1000000000ull, end++;
+    if (*end)
+        return -1;
+    if (v > UINT64_MAX / mul)
+        return -1;
+    *out = (uint64_t)v * mul;
+    return 0;
+}
+
+static int bad(const char *opt, const char *val)
+{
+    fprintf(stderr, "gmem-synth: invalid value for %s: '%s' (try --help)\n", opt, val ? val : "");
+    return 2;
+}
+
+int main(int argc, char **argv)
+{
+    gmt_synth_opts o;
+    gmt_synth_opts_default(&o);
+    o.events = 0;
+    gmt_writer_opts wo = { 0, 0 };
+    const char *out = NULL;
+    int quiet = 0, no_write = 0;
+    enum { OPT_NO_WRITE = 256 };
+    static const struct option longopts[] = {
+        { "events", required_argument, NULL, 'n' },
+        { "steps", required_argument, NULL, 's' },
+        { "seed", required_argument, NULL, 'S' },
+        { "level", required_argument, NULL, 'l' },
+        { "frame-bytes", required_argument, NULL, 'f' },
+        { "layers", required_argument, NULL, 'L' },
+        { "schedule", required_argument, NULL, 'c' },
+        { "output", required_argument, NULL, 'o' },
+        { "no-write", no_argument, NULL, OPT_NO_WRITE },
+        { "quiet", no_argument, NULL, 'q' },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, ":n:s:S:l:f:L:c:o:qh", longopts, NULL)) != -1) {
+        uint64_t v = 0;
+        switch (c) {
+        case 'n':
+            if (parse_u64(optarg, &v) || v == 0)
+                return bad("--events", optarg);
+            o.events = v;
+            break;
+        case 's':
+            if (parse_u64(optarg, &v) || v == 0)
+                return bad("--steps", optarg);
+            o.steps = v;
+            break;
+        case 'S':
+            if (parse_u64(optarg, &v))
+                return bad("--seed", optarg);
+            o.seed = v;
+            break;
+        case 'l':
+            if (parse_u64(optarg, &v) || v < 1 || v > 19)
+                return bad("--level (1..19)", optarg);
+            wo.level = (int)v;
+            break;
+        case 'f':
+            if (parse_u64(optarg, &v) || v == 0 || v > (32u << 20))
+                return bad("--frame-bytes (1..33554432)", optarg);
+            wo.frame_bytes = (size_t)v;
+            break;
+        case 'L':
+            if (parse_u64(optarg, &v) || v < 1 || v > 256)
+                return bad("--layers (1..256)", optarg);
+            o.layers = (unsigned)v;
+            break;
+        case 'c': {
+            unsigned w, u, a;
+            char tail;
+            if (sscanf(optarg, "%u,%u,%u%c", &w, &u, &a, &tail) != 3 || a == 0 || w > 1000 || u > 1000 ||
+                a > 1000)
+                return bad("--schedule (W,U,A with A >= 1)", optarg);
+            o.wait = w;
+            o.warmup = u;
+            o.active = a;
+            break;
+        }
+        case 'o':
+            out = optarg;
+            break;
+        case OPT_NO_WRITE:
+            no_write = 1;
+            break;
+        case 'q':
+            quiet = 1;
+            break;
+        case 'h':
+            usage(stdout);
+            return 0;
+        case ':':
+            fprintf(stderr, "gmem-synth: option '%s' needs a value (try --help)\n", argv[optind - 1]);
+            return 2;
+        default:
+            fprintf(stderr, "gmem-synth: unknown option '%s' (try --help)\n", argv[optind - 1]);
+            return 2;
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "gmem-synth: unexpected argument '%s' (try --help)\n", argv[optind]);
+        return 2;
+    }
+    if (!o.events && !o.steps) {
+        fprintf(stderr, "gmem-synth: say how long the trace is: --events N or --steps N (try --help)\n");
+        return 2;
+    }
+    if (!out && !no_write) {
+        fprintf(stderr, "gmem-synth: no output file: -o FILE (or --no-write) (try --help)\n");
+        return 2;
+    }
+
+    gmt_synth_summary s;
+    gmt_status st;
+    if (no_write) {
+        st = gmt_synth_run(&o, NULL, NULL, &s);
+    } else if (strcmp(out, "-") == 0) {
+        gmt_writer *w = gmt_writer_open_fd(1, &wo);
+        if (!w) {
+            fprintf(stderr, "gmem-synth: cannot start writing to standard output: %s\n", strerror(errno));
+            return 1;
+        }
+        st = gmt_synth_to_writer(&o, w, &s);
+        gmt_writer_end_frame(w);
+        s.bytes_in = gmt_writer_bytes_in(w);
+        s.bytes_out = gmt_writer_bytes_out(w);
+        s.frames = gmt_writer_frames(w);
+        int e = gmt_writer_errno(w);
+        gmt_status cst = gmt_writer_close(w);
+        if (st == GMT_OK)
+            st = cst;
+        if (st == GMT_E_IO)
+            errno = e;
+    } else {
+        st = gmt_synth_write(out, &o, &wo, &s);
+    }
+    if (st != GMT_OK) {
+        if (st == GMT_E_IO)
+            fprintf(stderr, "gmem-synth: cannot write %s: %s\n", out ? out : "-", strerror(errno));
+        else
+            fprintf(stderr, "gmem-synth: generation failed: %s\n", gmt_status_str(st));
+        return 1;
+    }
+    if (!quiet) {
+        double secs = s.gen_seconds > 0 ? s.gen_seconds : 1e-9;
+        fprintf(stderr, "gmem-synth: %llu records (%llu kernels, %llu allocs, %llu frees), %llu steps, %llu windows\n",
+                (unsigned long long)s.records, (unsigned long long)s.by_type[GMT_REC_KERNEL],
+                (unsigned long long)s.by_type[GMT_REC_ALLOC], (unsigned long long)s.by_type[GMT_REC_FREE],
+                (unsigned long long)s.steps, (unsigned long long)s.windows);
+        fprintf(stderr, "gmem-synth: baseline %.1f MiB, peak live %.1f MiB in step %llu\n",
+                (double)s.baseline_bytes / 1048576.0, (double)s.peak_live_bytes / 1048576.0,
+                (unsigned long long)s.peak_step);
+        if (!no_write)
+            fprintf(stderr,
+                    "gmem-synth: wrote %s: %llu bytes in %llu frames, %.3f bytes/event compressed, "
+                    "%.2f bytes/event encoded, ratio %.1fx\n",
+                    out, (unsigned long long)s.bytes_out, (unsigned long long)s.frames,
+                    s.records ? (double)s.bytes_out / (double)s.records : 0.0,
+                    s.records ? (double)s.bytes_in / (double)s.records : 0.0,
+                    s.bytes_out ? (double)s.bytes_in / (double)s.bytes_out : 0.0);
+        fprintf(stderr, "gmem-synth: %.3f s, %.1f M events/s\n", secs, (double)s.records / secs / 1e6);
+    }
+    return 0;
+}

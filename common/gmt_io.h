@@ -1,0 +1,103 @@
+/*
+ * Trace I/O shared by the profiler, the analyzer and gmem-synth:
+ *   gmt_strtab_*  string interning (writer side): name -> id, ids from 1
+ *   gmt_writer_*  encoder + zstd streaming compression to a file descriptor,
+ *                 synchronous; the profiler runs it on its own thread
+ *   gmt_reader_*  streaming decompression + decode, tolerant of truncation
+ *                 and corruption: it never crashes or hangs on any input
+ */
+#ifndef GMEMPROF_GMT_IO_H
+#define GMEMPROF_GMT_IO_H
+
+#include <stdio.h>
+
+#include "gmemprof/trace_format.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- string table ------------------------------------------------------ */
+
+typedef struct gmt_strtab gmt_strtab;
+
+gmt_strtab *gmt_strtab_create(void);
+void gmt_strtab_free(gmt_strtab *t);
+/* Returns the id of `s` (len bytes); *is_new is set to 1 when the string was
+ * not seen before (the caller must then write a STRING record). 0 on OOM. */
+uint64_t gmt_strtab_intern(gmt_strtab *t, const char *s, size_t len, int *is_new);
+size_t gmt_strtab_count(const gmt_strtab *t);
+
+/* ---- writer ------------------------------------------------------------ */
+
+typedef struct gmt_writer gmt_writer;
+
+typedef struct gmt_writer_opts {
+    int level;                 /* zstd level; 0 means the default (3) */
+    size_t frame_bytes;        /* end a frame after this much input; 0: 1 MiB */
+} gmt_writer_opts;
+
+/* Takes ownership of fd (closed by gmt_writer_close). Writes nothing until
+ * the first record. Returns NULL on OOM. */
+gmt_writer *gmt_writer_open_fd(int fd, const gmt_writer_opts *opts);
+/* Opens (creates/truncates) path; NULL and errno set on failure. */
+gmt_writer *gmt_writer_open(const char *path, const gmt_writer_opts *opts);
+
+/* Appends one record (the preamble goes first automatically). A frame ends
+ * by itself once frame_bytes of input have gone in. Returns GMT_OK or the
+ * first error (GMT_E_IO with errno saved, GMT_E_ZSTD); after an error every
+ * later call fails fast and the record counts as dropped. */
+gmt_status gmt_writer_put(gmt_writer *w, const gmt_record *r);
+/* Convenience: interns s and writes a STRING record when it is new. */
+gmt_status gmt_writer_intern(gmt_writer *w, gmt_strtab *t, const char *s, size_t len, uint64_t *id);
+/* Ends the current frame (if it holds anything) and writes it out. */
+gmt_status gmt_writer_end_frame(gmt_writer *w);
+/* Ends the frame, closes the fd, frees. Returns the first error seen. */
+gmt_status gmt_writer_close(gmt_writer *w);
+
+uint64_t gmt_writer_records(const gmt_writer *w);   /* records accepted */
+uint64_t gmt_writer_dropped(const gmt_writer *w);   /* records refused after an error */
+uint64_t gmt_writer_bytes_out(const gmt_writer *w); /* compressed bytes written */
+uint64_t gmt_writer_bytes_in(const gmt_writer *w);  /* encoded bytes, before compression */
+uint64_t gmt_writer_frames(const gmt_writer *w);
+int gmt_writer_errno(const gmt_writer *w);          /* errno of the first I/O error */
+
+/* ---- reader ------------------------------------------------------------ */
+
+typedef struct gmt_reader gmt_reader;
+
+/* How the stream ended (valid once gmt_reader_next returned <= 0). */
+typedef struct gmt_reader_end {
+    gmt_status status;      /* GMT_OK: clean end of input */
+    int truncated;          /* input ended inside a frame or a record */
+    int has_trailer;        /* a TRAILER record was read */
+    uint64_t records;       /* records returned */
+    uint64_t frames;        /* complete frames decoded */
+    uint64_t good_offset;   /* compressed offset after the last good frame */
+    uint64_t file_size;     /* compressed bytes read in total */
+    uint64_t skipped_unknown; /* records of unknown types skipped */
+    uint16_t major, minor;  /* version seen (0 before the preamble) */
+    char message[256];      /* human-readable: what happened and where */
+} gmt_reader_end;
+
+/* Opens a trace. NULL with errno on open failure. "-" reads stdin. */
+gmt_reader *gmt_reader_open(const char *path);
+/* Reads from a FILE the caller owns (not closed by the reader). */
+gmt_reader *gmt_reader_open_file(FILE *f);
+/* Reads from memory (tests, fuzzing); the buffer must outlive the reader. */
+gmt_reader *gmt_reader_open_mem(const void *data, size_t len);
+void gmt_reader_close(gmt_reader *r);
+
+/* Next record: 1 with *rec filled (gmt_bytes valid until the next call),
+ * 0 at the end of input, <0 (gmt_status) on an error that stops the stream.
+ * After 0 or <0, gmt_reader_end_info() says what happened. Records are
+ * returned as soon as they are decompressed (a cut inside a frame still
+ * yields the complete records before the cut); memory is bounded by the
+ * largest record (GMT_MAX_PAYLOAD), not by the frame or the file. */
+int gmt_reader_next(gmt_reader *r, gmt_record *rec);
+const gmt_reader_end *gmt_reader_end_info(const gmt_reader *r);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

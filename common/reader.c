@@ -1,0 +1,412 @@
+/*
+ * gmt_reader: streaming zstd decompression + record decoding, tolerant of
+ * truncation and corruption.
+ *
+ * Records are decoded straight out of the decompressed window as soon as
+ * they are complete, so a file cut inside a frame still yields every record
+ * before the cut.  The window holds at most one partial record plus one
+ * zstd output chunk: memory is bounded by GMT_MAX_PAYLOAD (and the zstd
+ * window, capped by ZSTD_d_windowLogMax), never by the frame or the file.
+ *
+ * Frame ends come from ZSTD_decompressStream returning 0.  Decompression
+ * stops there until every record of the frame has been handed out; then the
+ * codec's delta state is reset, as the writer did at the same point.
+ *
+ * Every loop iteration either returns, consumes input, produces output, or
+ * changes state towards the end; a step that does none of these is an error,
+ * so no input can make the reader spin.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zstd.h>
+
+#include "gmt_io.h"
+
+#define OB_INITIAL (64u << 10)
+/* A record is at most 1 type byte + 3 length bytes + GMT_MAX_PAYLOAD; room
+ * for one more zstd chunk after it keeps the decompressor moving. */
+#define OB_MAX ((size_t)GMT_MAX_PAYLOAD + 4u + (128u << 10))
+/* Largest zstd window accepted: the writer never asks for more than 2^23. */
+#define WINDOW_LOG_MAX 24
+
+struct gmt_reader {
+    /* input */
+    FILE *f;
+    int own_f;
+    uint8_t *ibuf;      /* file input buffer (NULL when reading memory) */
+    size_t ibuf_cap;
+    ZSTD_inBuffer in;
+    int eof;            /* the source has no more bytes */
+    uint64_t in_total;  /* bytes taken from the source */
+    uint64_t consumed;  /* bytes consumed by zstd (compressed offset) */
+    int magic_checked;
+    /* decompression */
+    ZSTD_DCtx *dctx;
+    uint8_t *ob;
+    size_t ob_cap;
+    size_t ob_pos;      /* next undecoded byte */
+    size_t ob_len;      /* bytes filled */
+    uint64_t stream_off; /* decompressed offset of ob[0] */
+    int frame_open;     /* zstd has taken bytes of the current frame */
+    int frame_done;     /* zstd finished a frame; drain ob, then reset */
+    uint64_t frame_start;
+    uint64_t frame_end;
+    uint64_t frame_content;
+    int stalls;
+    /* decoding */
+    int have_preamble;
+    gmt_codec codec;
+    int finished;
+    gmt_reader_end end;
+};
+
+static gmt_reader *reader_new(void)
+{
+    gmt_reader *r = calloc(1, sizeof(*r));
+    if (!r)
+        return NULL;
+    r->dctx = ZSTD_createDCtx();
+    r->ob_cap = OB_INITIAL;
+    r->ob = malloc(r->ob_cap);
+    if (!r->dctx || !r->ob ||
+        ZSTD_isError(ZSTD_DCtx_setParameter(r->dctx, ZSTD_d_windowLogMax, WINDOW_LOG_MAX))) {
+        ZSTD_freeDCtx(r->dctx);
+        free(r->ob);
+        free(r);
+        errno = ENOMEM;
+        return NULL;
+    }
+    gmt_codec_reset(&r->codec);
+    r->end.status = GMT_OK;
+    return r;
+}
+
+gmt_reader *gmt_reader_open_mem(const void *data, size_t len)
+{
+    if (!data && len) {
+        errno = EINVAL;
+        return NULL;
+    }
+    gmt_reader *r = reader_new();
+    if (!r)
+        return NULL;
+    r->in.src = data ? data : "";
+    r->in.size = len;
+    r->in.pos = 0;
+    r->in_total = len;
+    r->eof = 1;
+    return r;
+}
+
+gmt_reader *gmt_reader_open_file(FILE *f)
+{
+    if (!f) {
+        errno = EINVAL;
+        return NULL;
+    }
+    gmt_reader *r = reader_new();
+    if (!r)
+        return NULL;
+    r->ibuf_cap = ZSTD_DStreamInSize();
+    r->ibuf = malloc(r->ibuf_cap);
+    if (!r->ibuf) {
+        gmt_reader_close(r);
+        errno = ENOMEM;
+        return NULL;
+    }
+    r->f = f;
+    r->in.src = r->ibuf;
+    r->in.size = 0;
+    r->in.pos = 0;
+    return r;
+}
+
+gmt_reader *gmt_reader_open(const char *path)
+{
+    if (!path) {
+        errno = EINVAL;
+        return NULL;
+    }
+    int is_stdin = strcmp(path, "-") == 0;
+    FILE *f = is_stdin ? stdin : fopen(path, "rb");
+    if (!f)
+        return NULL;
+    gmt_reader *r = gmt_reader_open_file(f);
+    if (!r) {
+        int e = errno;
+        if (!is_stdin)
+            fclose(f);
+        errno = e;
+        return NULL;
+    }
+    r->own_f = !is_stdin;
+    return r;
+}
+
+void gmt_reader_close(gmt_reader *r)
+{
+    if (!r)
+        return;
+    if (r->own_f && r->f)
+        fclose(r->f);
+    ZSTD_freeDCtx(r->dctx);
+    free(r->ibuf);
+    free(r->ob);
+    free(r);
+}
+
+const gmt_reader_end *gmt_reader_end_info(const gmt_reader *r) { return r ? &r->end : NULL; }
+
+/* Ends the stream: sets the status, the message, and returns what
+ * gmt_reader_next returns from now on (0 on a clean end, else the status). */
+static int finish(gmt_reader *r, gmt_status st, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static int finish(gmt_reader *r, gmt_status st, const char *fmt, ...)
+{
+    r->finished = 1;
+    r->end.status = st;
+    r->end.file_size = r->in_total;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->end.message, sizeof(r->end.message), fmt, ap);
+    va_end(ap);
+    return st == GMT_OK ? 0 : (int)st;
+}
+
+static const char *trailer_words(const gmt_reader *r)
+{
+    return r->end.has_trailer ? "trailer present" : "no trailer";
+}
+
+/* Reads more compressed input when zstd has used up what it had. */
+static int refill(gmt_reader *r)
+{
+    if (r->in.pos < r->in.size || r->eof)
+        return 0;
+    if (!r->f) {
+        r->eof = 1;
+        return 0;
+    }
+    size_t n = fread(r->ibuf, 1, r->ibuf_cap, r->f);
+    r->in.pos = 0;
+    r->in.size = n;
+    r->in_total += n;
+    if (n == 0) {
+        if (ferror(r->f))
+            return -1;
+        r->eof = 1;
+    }
+    return 0;
+}
+
+/* Does p[0..n) start like a zstd frame or a zstd skippable frame? */
+static int is_zstd_magic_prefix(const uint8_t *p, size_t n)
+{
+    static const uint8_t zmagic[4] = { 0x28, 0xb5, 0x2f, 0xfd };
+    static const uint8_t smagic[4] = { 0x50, 0x2a, 0x4d, 0x18 }; /* 0x184D2A5? little endian */
+    if (n > 4)
+        n = 4;
+    if (memcmp(p, zmagic, n) == 0)
+        return 1;
+    if (n > 0 && (p[0] & 0xf0) != smagic[0])
+        return 0;
+    return n <= 1 || memcmp(p + 1, smagic + 1, n - 1) == 0;
+}
+
+/* Called once the input ended (no more bytes and zstd has used them all). */
+static int end_of_input(gmt_reader *r)
+{
+    gmt_reader_end *e = &r->end;
+    if (r->in_total == 0) {
+        e->truncated = 1;
+        return finish(r, GMT_E_SHORT, "empty file: no trace data (0 bytes)");
+    }
+    if (r->frame_open) {
+        e->truncated = 1;
+        if (!r->have_preamble && e->frames == 0)
+            return finish(r, GMT_E_SHORT,
+                          "trace cut short: input ended inside frame 1 at byte %llu, before the "
+                          "trace preamble; no trailer; 0 records recovered",
+                          (unsigned long long)r->in_total);
+        return finish(r, GMT_E_SHORT,
+                      "trace cut short: input ended inside frame %llu at byte %llu (last complete frame "
+                      "ended at byte %llu); %s; %llu records recovered",
+                      (unsigned long long)e->frames + 1, (unsigned long long)r->in_total,
+                      (unsigned long long)e->good_offset, trailer_words(r), (unsigned long long)e->records);
+    }
+    if (!r->have_preamble)
+        return finish(r, GMT_E_MAGIC, "not a gmemprof trace (a zstd file holding no gmemprof preamble)");
+    if (!e->has_trailer)
+        return finish(r, GMT_OK,
+                      "trace ended without a trailer record (the profiled process did not exit cleanly); "
+                      "%llu records in %llu frames, %llu bytes",
+                      (unsigned long long)e->records, (unsigned long long)e->frames,
+                      (unsigned long long)r->in_total);
+    return finish(r, GMT_OK, "complete trace: %llu records in %llu frames, %llu bytes, version %u.%u",
+                  (unsigned long long)e->records, (unsigned long long)e->frames, (unsigned long long)r->in_total,
+                  e->major, e->minor);
+}
+
+static int bad_record(gmt_reader *r, const char *what)
+{
+    uint8_t type = r->ob_pos < r->ob_len ? r->ob[r->ob_pos] : 0;
+    return finish(r, GMT_E_CORRUPT,
+                  "corrupt record in frame %llu at decompressed byte %llu (%s, type byte %u); %llu records "
+                  "recovered; %s",
+                  (unsigned long long)r->end.frames + 1, (unsigned long long)(r->stream_off + r->ob_pos), what,
+                  (unsigned)type, (unsigned long long)r->end.records, trailer_words(r));
+}
+
+/* Takes the preamble from the front of the stream; 1 when done, 0 when more
+ * bytes are needed, <0 when the stream must stop. */
+static int take_preamble(gmt_reader *r)
+{
+    size_t avail = r->ob_len - r->ob_pos;
+    if (avail < GMT_PREAMBLE_LEN) {
+        if (avail && memcmp(r->ob + r->ob_pos, GMT_MAGIC, avail < GMT_MAGIC_LEN ? avail : GMT_MAGIC_LEN) != 0)
+            return finish(r, GMT_E_MAGIC, "not a gmemprof trace (a zstd file whose content does not start "
+                                          "with \"GMEMPROF\")");
+        return 0;
+    }
+    uint16_t ma = 0, mi = 0;
+    gmt_status st = gmt_preamble_parse(r->ob + r->ob_pos, avail, &ma, &mi);
+    r->end.major = ma;
+    r->end.minor = mi;
+    if (st == GMT_E_MAGIC)
+        return finish(r, st, "not a gmemprof trace (a zstd file whose content does not start with \"GMEMPROF\")");
+    if (st == GMT_E_VERSION)
+        return finish(r, st,
+                      "trace format version %u.%u is newer than this reader supports (%u.%u): upgrade "
+                      "gmem-analyze to read it",
+                      ma, mi, GMT_VERSION_MAJOR, GMT_VERSION_MINOR);
+    if (st != GMT_OK)
+        return finish(r, GMT_E_CORRUPT, "corrupt trace preamble (format version %u.%u does not exist)", ma, mi);
+    r->ob_pos += GMT_PREAMBLE_LEN;
+    r->have_preamble = 1;
+    return 1;
+}
+
+int gmt_reader_next(gmt_reader *r, gmt_record *rec)
+{
+    if (!r || !rec)
+        return GMT_E_ARG;
+    if (r->finished)
+        return r->end.status == GMT_OK ? 0 : (int)r->end.status;
+    gmt_reader_end *e = &r->end;
+    for (;;) {
+        /* 1. Hand out whatever is complete in the window. */
+        if (!r->have_preamble) {
+            int k = take_preamble(r);
+            if (k < 0)
+                return k;
+            if (k > 0)
+                continue;
+        } else if (r->ob_pos < r->ob_len) {
+            size_t used = 0;
+            gmt_status st = gmt_decode(&r->codec, r->ob + r->ob_pos, r->ob_len - r->ob_pos, rec, &used);
+            if (st == GMT_OK) {
+                r->ob_pos += used;
+                e->records++;
+                if (rec->type == GMT_REC_TRAILER)
+                    e->has_trailer = 1;
+                return 1;
+            }
+            if (st == GMT_E_TYPE) {
+                r->ob_pos += used;
+                e->skipped_unknown++;
+                continue;
+            }
+            if (st != GMT_E_SHORT)
+                return bad_record(r, r->ob[r->ob_pos] == 0 ? "zero type byte" : "malformed length or field");
+        }
+        /* 2. A finished frame: all its records are out; start the next one. */
+        if (r->frame_done) {
+            if (!r->have_preamble && r->frame_content > 0)
+                return finish(r, GMT_E_MAGIC, "not a gmemprof trace (its first frame holds only %llu bytes)",
+                              (unsigned long long)r->frame_content);
+            if (r->ob_pos != r->ob_len)
+                return bad_record(r, "the frame ends inside this record");
+            e->frames++;
+            e->good_offset = r->frame_end;
+            gmt_codec_reset(&r->codec);
+            r->frame_done = 0;
+            r->frame_content = 0;
+            continue;
+        }
+        /* 3. Make room: drop what was decoded, grow only for a large record. */
+        if (r->ob_pos > 0) {
+            memmove(r->ob, r->ob + r->ob_pos, r->ob_len - r->ob_pos);
+            r->stream_off += r->ob_pos;
+            r->ob_len -= r->ob_pos;
+            r->ob_pos = 0;
+        }
+        if (r->ob_len == r->ob_cap) {
+            if (r->ob_cap >= OB_MAX)
+                return bad_record(r, "record larger than any valid record");
+            size_t ncap = r->ob_cap * 2 > OB_MAX ? OB_MAX : r->ob_cap * 2;
+            uint8_t *nb = realloc(r->ob, ncap);
+            if (!nb)
+                return finish(r, GMT_E_NOMEM, "out of memory after %llu records", (unsigned long long)e->records);
+            r->ob = nb;
+            r->ob_cap = ncap;
+        }
+        /* 4. More compressed input if zstd used all it had. */
+        if (refill(r) < 0)
+            return finish(r, GMT_E_IO, "read error at byte %llu: %s; %llu records recovered",
+                          (unsigned long long)r->in_total, strerror(errno), (unsigned long long)e->records);
+        if (!r->magic_checked) {
+            size_t avail = r->in.size - r->in.pos;
+            if (avail >= 4 || (r->eof && avail > 0)) {
+                r->magic_checked = 1;
+                if (!is_zstd_magic_prefix((const uint8_t *)r->in.src + r->in.pos, avail))
+                    return finish(r, GMT_E_MAGIC, "not a gmemprof trace (bad zstd magic at byte 0)");
+            }
+        }
+        if (r->in.pos == r->in.size) {
+            if (r->eof)
+                return end_of_input(r);
+            continue; /* refill made progress */
+        }
+        /* 5. Decompress one step. */
+        ZSTD_outBuffer out = { r->ob + r->ob_len, r->ob_cap - r->ob_len, 0 };
+        size_t before = r->in.pos;
+        if (!r->frame_open)
+            r->frame_start = r->consumed;
+        size_t ret = ZSTD_decompressStream(r->dctx, &out, &r->in);
+        r->consumed += r->in.pos - before;
+        if (ZSTD_isError(ret)) {
+            return finish(r, GMT_E_ZSTD,
+                          "corrupt frame %llu at byte %llu: %s (last complete frame ended at byte %llu); %llu "
+                          "records recovered; %s",
+                          (unsigned long long)e->frames + 1, (unsigned long long)r->frame_start,
+                          ZSTD_getErrorName(ret), (unsigned long long)e->good_offset,
+                          (unsigned long long)e->records, trailer_words(r));
+        }
+        if (r->in.pos > before)
+            r->frame_open = 1;
+        r->ob_len += out.pos;
+        r->frame_content += out.pos;
+        if (r->frame_content > GMT_MAX_FRAME_CONTENT)
+            return finish(r, GMT_E_CORRUPT,
+                          "corrupt frame %llu at byte %llu: more than %u bytes of content; %llu records recovered",
+                          (unsigned long long)e->frames + 1, (unsigned long long)r->frame_start,
+                          GMT_MAX_FRAME_CONTENT, (unsigned long long)e->records);
+        if (ret == 0) {
+            r->frame_done = 1;
+            r->frame_open = 0;
+            r->frame_end = r->consumed;
+            r->stalls = 0;
+        } else if (out.pos == 0 && r->in.pos == before) {
+            /* zstd neither took nor gave anything although it had both input
+             * and output room: never loop on that. */
+            if (++r->stalls > 8)
+                return finish(r, GMT_E_ZSTD, "corrupt frame %llu at byte %llu: the decoder stopped making progress",
+                              (unsigned long long)e->frames + 1, (unsigned long long)r->frame_start);
+        } else {
+            r->stalls = 0;
+        }
+    }
+}

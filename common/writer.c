@@ -1,0 +1,242 @@
+/*
+ * gmt_writer: encodes records into a frame buffer and compresses each frame
+ * whole with ZSTD_compressStream2(ZSTD_e_end) once it holds frame_bytes of
+ * input (or on gmt_writer_end_frame).  Compressing a frame in one call lets
+ * zstd know its size (smaller window, content size in the frame header) and
+ * makes a record straddling two frames impossible by construction.  Every
+ * frame carries a checksum.  The delta state is reset at each frame start,
+ * so every frame decodes on its own given the strings before it.
+ *
+ * Memory: one frame buffer (frame_bytes + the largest possible record) and
+ * one zstd output buffer, allocated at open.  Nothing is allocated per record.
+ * The first error is sticky: later puts fail fast and count as dropped.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#include "gmt_io.h"
+
+#define DEFAULT_LEVEL 3
+#define DEFAULT_FRAME_BYTES (1u << 20)
+/* Frames stay far below what a reader accepts (GMT_MAX_FRAME_CONTENT). */
+#define MAX_FRAME_BYTES (32u << 20)
+/* Largest encoding of any record: a HEADER with four strings at the limit. */
+#define MAX_RECORD_BYTES (4u + 10u * 14u + 4u * GMT_MAX_STRING)
+
+struct gmt_writer {
+    int fd;
+    int level;
+    size_t frame_bytes;
+    ZSTD_CCtx *cctx;
+    uint8_t *ib;        /* the current frame's encoded bytes */
+    size_t ib_len;
+    size_t ib_cap;
+    uint8_t *ob;        /* compressed output, written to fd as it fills */
+    size_t ob_cap;
+    gmt_codec codec;
+    int started;        /* preamble written */
+    gmt_status err;     /* first error, sticky */
+    int err_no;
+    uint64_t records;
+    uint64_t dropped;
+    uint64_t bytes_in;
+    uint64_t bytes_out;
+    uint64_t frames;
+};
+
+static gmt_status fail(gmt_writer *w, gmt_status st, int e)
+{
+    if (w->err == GMT_OK) {
+        w->err = st;
+        w->err_no = e;
+    }
+    return w->err;
+}
+
+/* Writes all n bytes, retrying short writes and EINTR. */
+static gmt_status write_all(gmt_writer *w, const uint8_t *p, size_t n)
+{
+    while (n > 0) {
+        ssize_t k = write(w->fd, p, n);
+        if (k < 0) {
+            if (errno == EINTR)
+                continue;
+            return fail(w, GMT_E_IO, errno);
+        }
+        if (k == 0) /* no progress and no error: treat as a full disk, never spin */
+            return fail(w, GMT_E_IO, ENOSPC);
+        p += k;
+        n -= (size_t)k;
+        w->bytes_out += (uint64_t)k;
+    }
+    return GMT_OK;
+}
+
+gmt_writer *gmt_writer_open_fd(int fd, const gmt_writer_opts *opts)
+{
+    if (fd < 0) {
+        errno = EBADF;
+        return NULL;
+    }
+    gmt_writer *w = calloc(1, sizeof(*w));
+    if (!w) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    w->fd = fd;
+    w->level = opts && opts->level ? opts->level : DEFAULT_LEVEL;
+    if (w->level > ZSTD_maxCLevel())
+        w->level = ZSTD_maxCLevel();
+    if (w->level < ZSTD_minCLevel())
+        w->level = ZSTD_minCLevel();
+    w->frame_bytes = opts && opts->frame_bytes ? opts->frame_bytes : DEFAULT_FRAME_BYTES;
+    if (w->frame_bytes > MAX_FRAME_BYTES)
+        w->frame_bytes = MAX_FRAME_BYTES;
+    /* A frame ends once frame_bytes are in, so before any put there is
+     * always room for the largest record after frame_bytes - 1 bytes. */
+    w->ib_cap = w->frame_bytes + MAX_RECORD_BYTES + GMT_PREAMBLE_LEN;
+    w->ob_cap = ZSTD_CStreamOutSize();
+    w->ib = malloc(w->ib_cap);
+    w->ob = malloc(w->ob_cap);
+    w->cctx = ZSTD_createCCtx();
+    if (!w->ib || !w->ob || !w->cctx)
+        goto oom;
+    if (ZSTD_isError(ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_compressionLevel, w->level)) ||
+        ZSTD_isError(ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_checksumFlag, 1)))
+        goto oom;
+    /* Readers cap the window at 2^24 bytes (bounded memory on hostile
+     * input); the ultra levels would ask for more. */
+    if (w->level > 19 && ZSTD_isError(ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_windowLog, 23)))
+        goto oom;
+    gmt_codec_reset(&w->codec);
+    return w;
+oom:
+    ZSTD_freeCCtx(w->cctx);
+    free(w->ib);
+    free(w->ob);
+    free(w);
+    errno = ENOMEM;
+    return NULL;
+}
+
+gmt_writer *gmt_writer_open(const char *path, const gmt_writer_opts *opts)
+{
+    if (!path) {
+        errno = EINVAL;
+        return NULL;
+    }
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return NULL;
+    gmt_writer *w = gmt_writer_open_fd(fd, opts);
+    if (!w) {
+        int e = errno;
+        close(fd);
+        errno = e;
+    }
+    return w;
+}
+
+gmt_status gmt_writer_end_frame(gmt_writer *w)
+{
+    if (!w)
+        return GMT_E_ARG;
+    if (w->err != GMT_OK)
+        return w->err;
+    if (w->ib_len == 0)
+        return GMT_OK;
+    ZSTD_inBuffer in = { w->ib, w->ib_len, 0 };
+    size_t rem;
+    do {
+        ZSTD_outBuffer out = { w->ob, w->ob_cap, 0 };
+        rem = ZSTD_compressStream2(w->cctx, &out, &in, ZSTD_e_end);
+        if (ZSTD_isError(rem)) {
+            /* Drop the context's half-built frame so nothing stale lingers. */
+            ZSTD_CCtx_reset(w->cctx, ZSTD_reset_session_only);
+            return fail(w, GMT_E_ZSTD, 0);
+        }
+        if (out.pos && write_all(w, w->ob, out.pos) != GMT_OK)
+            return w->err;
+    } while (rem != 0);
+    w->ib_len = 0;
+    w->frames++;
+    gmt_codec_reset(&w->codec);
+    return GMT_OK;
+}
+
+gmt_status gmt_writer_put(gmt_writer *w, const gmt_record *r)
+{
+    if (!w)
+        return GMT_E_ARG;
+    if (w->err != GMT_OK) {
+        w->dropped++;
+        return w->err;
+    }
+    if (!r) {
+        w->dropped++;
+        return GMT_E_ARG; /* a caller bug, not a stream error: not sticky */
+    }
+    if (!w->started) {
+        gmt_preamble_put(w->ib);
+        w->ib_len = GMT_PREAMBLE_LEN;
+        w->bytes_in += GMT_PREAMBLE_LEN;
+        w->started = 1;
+    }
+    size_t n = gmt_encode(&w->codec, r, w->ib + w->ib_len, w->ib_cap - w->ib_len);
+    if (n == 0) {
+        /* Space is guaranteed (ib_cap), so only an invalid type gets here. */
+        w->dropped++;
+        return GMT_E_ARG;
+    }
+    w->ib_len += n;
+    w->bytes_in += n;
+    w->records++;
+    if (w->ib_len >= w->frame_bytes)
+        return gmt_writer_end_frame(w);
+    return GMT_OK;
+}
+
+gmt_status gmt_writer_intern(gmt_writer *w, gmt_strtab *t, const char *s, size_t len, uint64_t *id)
+{
+    if (!w || !t || !id)
+        return GMT_E_ARG;
+    int is_new = 0;
+    uint64_t v = gmt_strtab_intern(t, s, len, &is_new);
+    *id = v;
+    if (v == 0)
+        return GMT_E_NOMEM;
+    if (!is_new)
+        return GMT_OK;
+    gmt_record rec;
+    rec.type = GMT_REC_STRING;
+    rec.u.string.id = v;
+    rec.u.string.str.ptr = s;
+    rec.u.string.str.len = len > GMT_MAX_STRING ? GMT_MAX_STRING : (uint32_t)len;
+    return gmt_writer_put(w, &rec);
+}
+
+gmt_status gmt_writer_close(gmt_writer *w)
+{
+    if (!w)
+        return GMT_E_ARG;
+    gmt_writer_end_frame(w);
+    if (close(w->fd) != 0 && errno != EINTR)
+        fail(w, GMT_E_IO, errno);
+    gmt_status st = w->err;
+    ZSTD_freeCCtx(w->cctx);
+    free(w->ib);
+    free(w->ob);
+    free(w);
+    return st;
+}
+
+uint64_t gmt_writer_records(const gmt_writer *w) { return w ? w->records : 0; }
+uint64_t gmt_writer_dropped(const gmt_writer *w) { return w ? w->dropped : 0; }
+uint64_t gmt_writer_bytes_out(const gmt_writer *w) { return w ? w->bytes_out : 0; }
+uint64_t gmt_writer_bytes_in(const gmt_writer *w) { return w ? w->bytes_in : 0; }
+uint64_t gmt_writer_frames(const gmt_writer *w) { return w ? w->frames : 0; }
+int gmt_writer_errno(const gmt_writer *w) { return w ? w->err_no : 0; }

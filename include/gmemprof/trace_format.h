@@ -1,0 +1,426 @@
+/*
+ * gmemprof trace format — the one definition shared by the profiler (writer)
+ * and the analyzer (reader).  docs/trace-format.md describes it byte for byte.
+ *
+ * File  = one or more standard zstd frames (zstd -d decodes the file).
+ * Stream (the concatenated decompressed bytes):
+ *     preamble: 8 bytes magic "GMEMPROF", u16le major, u16le minor
+ *     records : u8 type, varint payload length, payload
+ * Records never straddle a zstd frame, and the delta state (gmt_codec:
+ * last time, last GPU end, last address, last correlation id, last launch
+ * sequence, last range id, last step) is reset to zero at the start of every
+ * frame, so each frame decodes on its own given the strings before it.
+ *
+ * Payload order: the struct's fields in order, EXCEPT that the time fields
+ * ("ts", or "gts" + "dur") come last.  Putting the jittery low bits of the
+ * times at the end of a record lets zstd cover the rest of the record and
+ * the next record's type and length with one match (about 1 byte/event
+ * less on training-like traces, docs/trace-format.md).
+ *
+ * Payload fields are, unless said otherwise, unsigned LEB128 varints.
+ *   "ts"   : host-side time: zigzag varint of (value - last_ts), then last_ts = value
+ *   "gts"  : GPU activity start (kernel, memcpy, memset): zigzag varint of
+ *            (start - last_gpu); then "dur", a plain varint of (end - start);
+ *            then last_gpu = end
+ *   "addr" : zigzag varint of (value - last_addr), then last_addr = value
+ *   "corr" : zigzag varint of (value - last_corr), then last_corr = value
+ *   "seq"  : zigzag varint of (value - last_seq),  then last_seq  = value
+ *   "rid"  : zigzag varint of (value - last_rid),  then last_rid  = value
+ *            (RANGE_BEGIN: after its parent, last_rid is set back to its id)
+ *   "step" : zigzag varint of (value - last_step), then last_step = value
+ *   "sv"   : zigzag varint (signed value)
+ *   "bytes": varint length, then that many raw bytes (not NUL terminated)
+ * A reader of the same major version ignores payload bytes after the fields
+ * it knows (a newer minor version may append fields) and skips record types
+ * it does not know; a record whose payload is shorter than its known fields
+ * is an error.  Type 0 is reserved (never written; zeroed bytes look so).
+ */
+#ifndef GMEMPROF_TRACE_FORMAT_H
+#define GMEMPROF_TRACE_FORMAT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GMT_MAGIC "GMEMPROF"
+#define GMT_MAGIC_LEN 8
+#define GMT_PREAMBLE_LEN 12
+#define GMT_VERSION_MAJOR 1
+#define GMT_VERSION_MINOR 0
+
+/* Largest payload a record may have; a larger length is corruption. */
+#define GMT_MAX_PAYLOAD (1u << 20)
+/* Largest decompressed frame a reader accepts (writer stays far below). */
+#define GMT_MAX_FRAME_CONTENT (64u << 20)
+/* Largest string (names, command line) carried in a record. */
+#define GMT_MAX_STRING 65535u
+/* Devices carried in one TAG record. */
+#define GMT_MAX_TAG_DEVICES 64u
+
+typedef enum gmt_type {
+    GMT_REC_HEADER = 1,
+    GMT_REC_DEVICE = 2,
+    GMT_REC_STRING = 3,
+    GMT_REC_ALLOC = 4,
+    GMT_REC_FREE = 5,
+    GMT_REC_KERNEL = 6,
+    GMT_REC_MEMCPY = 7,
+    GMT_REC_MEMSET = 8,
+    GMT_REC_RANGE_BEGIN = 9,
+    GMT_REC_RANGE_END = 10,
+    GMT_REC_MARK = 11,
+    GMT_REC_TAG = 12,
+    GMT_REC_STEP = 13,
+    GMT_REC_WINDOW_BEGIN = 14,
+    GMT_REC_WINDOW_END = 15,
+    GMT_REC_MEMSAMPLE = 16,
+    GMT_REC_STATS = 17,
+    GMT_REC_TRAILER = 18,
+    GMT_REC_TYPE_MAX_ = 19 /* one past the last known type */
+} gmt_type;
+
+/* Where device memory was, as CUPTI reports it (CUpti_ActivityMemoryKind). */
+typedef enum gmt_mem_kind {
+    GMT_MEMKIND_UNKNOWN = 0,
+    GMT_MEMKIND_PAGEABLE = 1,
+    GMT_MEMKIND_PINNED = 2,
+    GMT_MEMKIND_DEVICE = 3,
+    GMT_MEMKIND_ARRAY = 4,
+    GMT_MEMKIND_MANAGED = 5,
+    GMT_MEMKIND_DEVICE_STATIC = 6,
+    GMT_MEMKIND_MANAGED_STATIC = 7,
+    GMT_MEMKIND_COUNT_
+} gmt_mem_kind;
+
+/* Which API family made the allocation: the allocator mode follows from it. */
+typedef enum gmt_mem_source {
+    GMT_SRC_UNKNOWN = 0,
+    GMT_SRC_MALLOC = 1,      /* cudaMalloc / cuMemAlloc: plain device memory */
+    GMT_SRC_ASYNC_POOL = 2,  /* cudaMallocAsync / cuMemAllocFromPoolAsync */
+    GMT_SRC_VMM = 3,         /* cuMemCreate + cuMemMap (expandable segments) */
+    GMT_SRC_MANAGED = 4,     /* cudaMallocManaged */
+    GMT_SRC_PINNED_HOST = 5, /* cudaMallocHost / cudaHostAlloc */
+    GMT_SRC_PITCHED = 6,     /* cudaMallocPitch / arrays */
+    GMT_SRC_STATIC = 7,      /* module globals (__device__ variables) */
+    GMT_SRC_COUNT_
+} gmt_mem_source;
+
+/* ALLOC/FREE flags */
+#define GMT_MEMF_BASELINE 0x1u  /* live at window begin, allocated earlier */
+#define GMT_MEMF_NO_THREAD 0x2u /* host thread unknown (no API callback seen) */
+
+typedef enum gmt_phase {
+    GMT_PHASE_NONE = 0, /* skip_first or between repeats: nothing recorded */
+    GMT_PHASE_WAIT = 1,
+    GMT_PHASE_WARMUP = 2,
+    GMT_PHASE_ACTIVE = 3,
+    GMT_PHASE_DONE = 4, /* all repeats finished */
+    GMT_PHASE_COUNT_
+} gmt_phase;
+
+typedef enum gmt_step_source {
+    GMT_STEPSRC_NONE = 0,     /* whole run, no steps */
+    GMT_STEPSRC_API = 1,      /* gmemprof_step() */
+    GMT_STEPSRC_NVTX = 2,     /* NVTX mark or range matching the step marker */
+    GMT_STEPSRC_CAPTURE = 3,  /* cudaProfilerStart/Stop */
+    GMT_STEPSRC_TIME = 4,     /* time-based schedule (delay,duration) */
+    GMT_STEPSRC_COUNT_
+} gmt_step_source;
+
+typedef enum gmt_window_end_reason {
+    GMT_WEND_SCHEDULE = 0, /* the active phase ended */
+    GMT_WEND_EXIT = 1,     /* process exit inside the window */
+    GMT_WEND_SIGNAL = 2,   /* SIGTERM/SIGINT inside the window */
+    GMT_WEND_RESET = 3,    /* cudaDeviceReset */
+    GMT_WEND_ERROR = 4,    /* profiler turned itself off */
+    GMT_WEND_COUNT_
+} gmt_window_end_reason;
+
+typedef enum gmt_copy_kind {
+    GMT_COPY_UNKNOWN = 0,
+    GMT_COPY_HTOD = 1,
+    GMT_COPY_DTOH = 2,
+    GMT_COPY_DTOD = 3,
+    GMT_COPY_HTOH = 4,
+    GMT_COPY_PTOP = 5,
+    GMT_COPY_OTHER = 6,
+    GMT_COPY_COUNT_
+} gmt_copy_kind;
+
+/* TRAILER status bits */
+#define GMT_TRAILER_CLEAN 0x0u
+#define GMT_TRAILER_WRITE_ERRORS 0x1u /* some frames could not be written */
+#define GMT_TRAILER_DISABLED 0x2u     /* the profiler turned itself off */
+
+/* A borrowed byte string: points into the reader's frame buffer (valid until
+ * the next gmt_reader_next call) or into the caller's memory when writing. */
+typedef struct gmt_bytes {
+    const char *ptr;
+    uint32_t len;
+} gmt_bytes;
+
+/* HEADER: first record of a trace. Field order is the payload order. */
+typedef struct gmt_header {
+    uint64_t pid;
+    uint64_t ppid;
+    uint64_t start_unix_ns; /* wall clock at profiler start */
+    uint64_t start_ts;      /* the trace clock (CUPTI timestamp, ns) at start */
+    int64_t rank;           /* sv; -1 when RANK/LOCAL_RANK unset */
+    int64_t local_rank;     /* sv; -1 when unset */
+    int64_t world_size;     /* sv; -1 when unset */
+    uint64_t cupti_version;
+    uint64_t driver_version;
+    uint64_t flags;         /* reserved, 0 */
+    gmt_bytes host;
+    gmt_bytes cmdline;      /* argv joined by single spaces */
+    gmt_bytes config;       /* the effective settings, "key=value;..." */
+    gmt_bytes profiler_version;
+} gmt_header;
+
+/* DEVICE: one per CUDA device the profiler saw. */
+typedef struct gmt_device {
+    uint64_t device;        /* CUDA device ordinal */
+    uint64_t total_mem;     /* bytes */
+    uint64_t sm_count;
+    uint64_t cc_major;
+    uint64_t cc_minor;
+    uint8_t uuid[16];       /* raw 16 bytes in the payload */
+    gmt_bytes name;
+} gmt_device;
+
+/* STRING: interns a name; ids start at 1 and 0 means "none". */
+typedef struct gmt_string {
+    uint64_t id;
+    gmt_bytes str;
+} gmt_string;
+
+/* ALLOC and FREE share one body. */
+typedef struct gmt_mem {
+    uint64_t ts;      /* "ts" (last in the payload) */
+    uint64_t device;
+    uint64_t address; /* "addr" */
+    uint64_t bytes;
+    uint64_t kind;    /* gmt_mem_kind */
+    uint64_t source;  /* gmt_mem_source */
+    uint64_t flags;   /* GMT_MEMF_* */
+    uint64_t corr;    /* "corr": CUPTI correlation id of the API call, 0 none */
+    uint64_t stream;  /* CUPTI stream id, 0 none */
+    uint64_t tid;     /* host thread (Linux tid) that made the call, 0 unknown */
+    uint64_t range;   /* "rid": innermost open NVTX range instance of that thread, 0 none */
+    uint64_t seq;     /* "seq": kernels that thread had launched before this call */
+    uint64_t step;    /* "step": step number at the call */
+} gmt_mem;
+
+/* KERNEL: one launch, in warmup/active steps only (warmup ones dropped). */
+typedef struct gmt_kernel {
+    uint64_t start;   /* "gts" (last in the payload, then "dur") */
+    uint64_t end;     /* "dur": end - start */
+    uint64_t device;
+    uint64_t stream;
+    uint64_t corr;    /* "corr" */
+    uint64_t name;    /* string id */
+    uint64_t grid[3];
+    uint64_t block[3];
+    uint64_t registers;
+    uint64_t static_smem;
+    uint64_t dynamic_smem;
+    uint64_t local_mem;  /* local memory per thread, bytes */
+    uint64_t tid;        /* launching host thread, 0 unknown */
+    uint64_t seq;        /* "seq": launch number on that thread (first launch is 1) */
+    uint64_t range;      /* "rid": innermost open NVTX range instance at launch */
+    uint64_t step;       /* "step" */
+} gmt_kernel;
+
+/* MEMCPY and MEMSET share one body. */
+typedef struct gmt_copy {
+    uint64_t start;   /* "gts" (last in the payload, then "dur") */
+    uint64_t end;     /* "dur" */
+    uint64_t device;
+    uint64_t stream;
+    uint64_t corr;    /* "corr" */
+    uint64_t bytes;
+    uint64_t copy_kind; /* gmt_copy_kind (memcpy); the value set (memset) */
+    uint64_t src_kind;  /* gmt_mem_kind (memcpy); memory kind (memset) */
+    uint64_t dst_kind;  /* gmt_mem_kind (memcpy); 0 (memset) */
+    uint64_t tid;
+    uint64_t step;    /* "step" */
+} gmt_copy;
+
+/* RANGE_BEGIN / RANGE_END: NVTX push/pop or start/end, per host thread. */
+typedef struct gmt_range {
+    uint64_t ts;       /* "ts" */
+    uint64_t tid;
+    uint64_t id;       /* "rid": range instance id (unique in the trace, from 1) */
+    uint64_t parent;   /* "rid": enclosing instance on the same thread, 0 none (BEGIN only) */
+    uint64_t name;     /* string id (BEGIN only) */
+} gmt_range;
+
+/* MARK: an NVTX mark that is neither a step nor a tag. */
+typedef struct gmt_mark {
+    uint64_t ts;      /* "ts" */
+    uint64_t tid;
+    uint64_t name;    /* string id */
+} gmt_mark;
+
+typedef struct gmt_tag_device {
+    uint64_t device;
+    uint64_t live_bytes;   /* device memory live as the profiler tracks it */
+    uint64_t driver_used;  /* cuMemGetInfo: total - free */
+    uint64_t driver_free;
+    uint64_t driver_total;
+} gmt_tag_device;
+
+/* TAG: a named snapshot (gmemprof_mark, NVTX mark with the tag prefix). */
+typedef struct gmt_tag {
+    uint64_t ts;      /* "ts" */
+    uint64_t name;    /* string id */
+    uint64_t step;    /* "step" */
+    uint64_t ndev;    /* count, then ndev x gmt_tag_device fields */
+    gmt_tag_device dev[GMT_MAX_TAG_DEVICES];
+} gmt_tag;
+
+/* STEP: a step boundary; `phase` is the phase the new step runs in. */
+typedef struct gmt_step {
+    uint64_t ts;      /* "ts" */
+    uint64_t step;    /* "step": number of the step that begins, from 0 */
+    uint64_t phase;   /* gmt_phase */
+    uint64_t source;  /* gmt_step_source */
+} gmt_step;
+
+/* WINDOW_BEGIN is followed by `baseline_count` ALLOC records flagged
+ * GMT_MEMF_BASELINE: every allocation live at that moment. */
+typedef struct gmt_window_begin {
+    uint64_t ts;      /* "ts" */
+    uint64_t window;  /* from 0 */
+    uint64_t step;    /* "step" */
+    uint64_t baseline_count;
+    uint64_t baseline_bytes;
+} gmt_window_begin;
+
+typedef struct gmt_window_end {
+    uint64_t ts;      /* "ts" */
+    uint64_t window;
+    uint64_t step;    /* "step": last step of the window */
+    uint64_t reason;  /* gmt_window_end_reason */
+} gmt_window_end;
+
+/* MEMSAMPLE: driver view of a device, as nvidia-smi shows it. */
+typedef struct gmt_memsample {
+    uint64_t ts;      /* "ts" */
+    uint64_t device;
+    uint64_t used;
+    uint64_t free_;
+    uint64_t total;
+} gmt_memsample;
+
+/* STATS: cumulative counters since start (the last one wins). */
+typedef struct gmt_stats {
+    uint64_t ts;               /* "ts" */
+    uint64_t records_written;  /* records handed to the encoder */
+    uint64_t dropped_cupti;    /* records CUPTI reported dropped */
+    uint64_t dropped_writer;   /* records the profiler dropped (queue full, write error) */
+    uint64_t host_time_ns;     /* CPU time spent in the profiler's own threads and callbacks */
+    uint64_t own_device_bytes; /* device memory held by CUPTI buffers for the profiler */
+    uint64_t own_host_bytes;   /* host memory held by the profiler's buffers */
+    uint64_t bytes_written;    /* compressed bytes written so far */
+    uint64_t unmatched_corr;   /* activity records whose API callback was not found */
+} gmt_stats;
+
+/* TRAILER: last record; its absence means the trace was cut short. */
+typedef struct gmt_trailer {
+    uint64_t ts;       /* "ts" */
+    uint64_t records;  /* records in the trace before the trailer */
+    uint64_t status;   /* GMT_TRAILER_* bits */
+} gmt_trailer;
+
+typedef struct gmt_record {
+    gmt_type type;
+    union {
+        gmt_header header;
+        gmt_device device;
+        gmt_string string;
+        gmt_mem mem;       /* ALLOC, FREE */
+        gmt_kernel kernel;
+        gmt_copy copy;     /* MEMCPY, MEMSET */
+        gmt_range range;   /* RANGE_BEGIN, RANGE_END */
+        gmt_mark mark;
+        gmt_tag tag;
+        gmt_step step;
+        gmt_window_begin wbegin;
+        gmt_window_end wend;
+        gmt_memsample sample;
+        gmt_stats stats;
+        gmt_trailer trailer;
+    } u;
+} gmt_record;
+
+/* ---- the codec (common/codec.c) --------------------------------------- */
+
+/* Delta state; zero it at the start of every frame (gmt_codec_reset).
+ * Treat it as opaque: compare or copy it whole, never field by field. */
+typedef struct gmt_codec {
+    uint64_t last_ts;
+    uint64_t last_addr;
+    uint64_t last_corr;
+    uint64_t last_gpu;   /* "gts": end of the last kernel/memcpy/memset */
+    uint64_t last_seq;   /* "seq" */
+    uint64_t last_rid;   /* "rid": NVTX range instance ids */
+    uint64_t last_step;  /* "step" */
+} gmt_codec;
+
+typedef enum gmt_status {
+    GMT_OK = 0,
+    GMT_E_SHORT = -1,    /* need more input / output space */
+    GMT_E_CORRUPT = -2,  /* malformed varint, length or field */
+    GMT_E_VERSION = -3,  /* newer major version */
+    GMT_E_MAGIC = -4,    /* not a gmemprof trace */
+    GMT_E_IO = -5,       /* read or write failed (errno kept by caller) */
+    GMT_E_ZSTD = -6,     /* zstd reported an error (bad frame, checksum) */
+    GMT_E_NOMEM = -7,
+    GMT_E_TYPE = -8,     /* unknown record type (skippable) */
+    GMT_E_ARG = -9
+} gmt_status;
+
+const char *gmt_status_str(gmt_status s);
+const char *gmt_type_name(gmt_type t);
+const char *gmt_mem_kind_name(uint64_t kind);
+const char *gmt_mem_source_name(uint64_t source);
+const char *gmt_phase_name(uint64_t phase);
+const char *gmt_step_source_name(uint64_t source);
+const char *gmt_window_end_reason_name(uint64_t reason);
+const char *gmt_copy_kind_name(uint64_t kind);
+
+void gmt_codec_reset(gmt_codec *c);
+
+/* Varints: put returns bytes written (<= 10), 0 if `cap` is too small;
+ * get returns bytes read, 0 if truncated, or -1 if malformed (> 10 bytes). */
+size_t gmt_varint_put(uint8_t *out, size_t cap, uint64_t v);
+int gmt_varint_get(const uint8_t *in, size_t len, uint64_t *v);
+static inline uint64_t gmt_zigzag(int64_t v) { return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63); }
+static inline int64_t gmt_unzigzag(uint64_t v) { return (int64_t)(v >> 1) ^ -(int64_t)(v & 1); }
+
+/* Preamble: writes GMT_PREAMBLE_LEN bytes; parse checks magic and major. */
+void gmt_preamble_put(uint8_t out[GMT_PREAMBLE_LEN]);
+gmt_status gmt_preamble_parse(const uint8_t *in, size_t len, uint16_t *major, uint16_t *minor);
+
+/* Encodes one record (type, length, payload) into out. Returns the bytes
+ * written, or 0 if cap is too small (the codec state is then unchanged).
+ * GMT_ENCODE_MAX bounds any record except HEADER/DEVICE/STRING/TAG, whose
+ * size is bounded by gmt_encode_bound(). */
+#define GMT_ENCODE_MAX 256u
+size_t gmt_encode_bound(const gmt_record *r);
+size_t gmt_encode(gmt_codec *c, const gmt_record *r, uint8_t *out, size_t cap);
+
+/* Decodes one record from in[0..len). On GMT_OK, *used is the bytes taken
+ * and *r holds the record (gmt_bytes point into `in`). GMT_E_SHORT: the
+ * record is incomplete. GMT_E_TYPE: unknown type, *used is set so the caller
+ * can skip it. GMT_E_CORRUPT: malformed. The codec state advances only on OK. */
+gmt_status gmt_decode(gmt_codec *c, const uint8_t *in, size_t len, gmt_record *r, size_t *used);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,900 @@
+/*
+ * CUPTI side of the profiler: subscription, the API and resource callbacks
+ * (the hot path), the activity buffer pool, device information, and the
+ * schedule transitions that every step source goes through.
+ *
+ * Hot path (an API callback on an application thread): one table lookup for
+ * the API family, the thread's TLS block, and a seqlock publish of
+ * {corr, tid, epoch, seq, range, family} into the correlation table. No
+ * lock, no allocation, no system call (the tid is cached once per thread).
+ * Everything else (joining activity records, the live table, encoding)
+ * happens on the writer thread.
+ *
+ * Nesting: a runtime call (cudaLaunchKernel, cudaMalloc) makes driver calls
+ * (cuLaunchKernel, cuMemAlloc) that CUPTI reports too. The thread keeps a
+ * depth of runtime calls in progress; a driver call made inside one reuses
+ * the runtime call's seq/range/epoch (a cudaLaunchKernel is one launch, not
+ * two) and only adds its own correlation id to the table, because an
+ * activity record may carry either id. Launch callbacks are switched off
+ * outside warmup/active; a switch bumps cb_gen so a depth left over from an
+ * ENTER whose EXIT was never delivered is recognised as stale and reset.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gmp_rt.h"
+
+/* ---- API families -------------------------------------------------------- */
+
+static uint8_t fam_rt[CUPTI_RUNTIME_TRACE_CBID_SIZE];
+static uint8_t fam_drv[CUPTI_DRIVER_TRACE_CBID_SIZE];
+
+typedef struct cbid_fam {
+    uint32_t cbid;
+    uint8_t fam;
+} cbid_fam;
+
+#define RT(x) CUPTI_RUNTIME_TRACE_CBID_##x
+#define DRV(x) CUPTI_DRIVER_TRACE_CBID_##x
+
+static const cbid_fam rt_list[] = {
+    {RT(cudaMalloc_v3020), GMP_FAM_MALLOC},
+    {RT(cudaMallocPitch_v3020), GMP_FAM_PITCH},
+    {RT(cudaMalloc3D_v3020), GMP_FAM_PITCH},
+    {RT(cudaMallocArray_v3020), GMP_FAM_PITCH},
+    {RT(cudaMalloc3DArray_v3020), GMP_FAM_PITCH},
+    {RT(cudaMallocMipmappedArray_v5000), GMP_FAM_PITCH},
+    {RT(cudaMallocHost_v3020), GMP_FAM_HOST},
+    {RT(cudaHostAlloc_v3020), GMP_FAM_HOST},
+    {RT(cudaMallocManaged_v6000), GMP_FAM_MANAGED},
+    {RT(cudaMallocAsync_v11020), GMP_FAM_ASYNC},
+    {RT(cudaMallocAsync_ptsz_v11020), GMP_FAM_ASYNC},
+    {RT(cudaMallocFromPoolAsync_v11020), GMP_FAM_ASYNC},
+    {RT(cudaMallocFromPoolAsync_ptsz_v11020), GMP_FAM_ASYNC},
+    {RT(cudaFree_v3020), GMP_FAM_FREE},
+    {RT(cudaFreeArray_v3020), GMP_FAM_FREE},
+    {RT(cudaFreeMipmappedArray_v5000), GMP_FAM_FREE},
+    {RT(cudaFreeHost_v3020), GMP_FAM_FREE_HOST},
+    {RT(cudaFreeAsync_v11020), GMP_FAM_FREE_ASYNC},
+    {RT(cudaFreeAsync_ptsz_v11020), GMP_FAM_FREE_ASYNC},
+    {RT(cudaLaunch_v3020), GMP_FAM_LAUNCH},
+    {RT(cudaLaunch_ptsz_v7000), GMP_FAM_LAUNCH},
+    {RT(cudaLaunchKernel_v7000), GMP_FAM_LAUNCH},
+    {RT(cudaLaunchKernel_ptsz_v7000), GMP_FAM_LAUNCH},
+    {RT(cudaLaunchKernelExC_v11060), GMP_FAM_LAUNCH},
+    {RT(cudaLaunchKernelExC_ptsz_v11060), GMP_FAM_LAUNCH},
+    {RT(cudaLaunchCooperativeKernel_v9000), GMP_FAM_LAUNCH},
+    {RT(cudaLaunchCooperativeKernel_ptsz_v9000), GMP_FAM_LAUNCH},
+    {RT(cudaLaunchCooperativeKernelMultiDevice_v9000), GMP_FAM_LAUNCH},
+    {RT(__cudaLaunchKernel_v13000), GMP_FAM_LAUNCH},
+    {RT(__cudaLaunchKernel_ptsz_v13000), GMP_FAM_LAUNCH},
+    {RT(cudaGraphLaunch_v10000), GMP_FAM_GRAPH},
+    {RT(cudaGraphLaunch_ptsz_v10000), GMP_FAM_GRAPH},
+    {RT(cudaProfilerStart_v4000), GMP_FAM_PROF_START},
+    {RT(cudaProfilerStop_v4000), GMP_FAM_PROF_STOP},
+    {RT(cudaDeviceReset_v3020), GMP_FAM_RESET},
+};
+
+static const cbid_fam drv_list[] = {
+    {DRV(cuMemAlloc), GMP_FAM_MALLOC},
+    {DRV(cuMemAlloc_v2), GMP_FAM_MALLOC},
+    {DRV(cuMemAllocPitch), GMP_FAM_PITCH},
+    {DRV(cuMemAllocPitch_v2), GMP_FAM_PITCH},
+    {DRV(cuArrayCreate), GMP_FAM_PITCH},
+    {DRV(cuArrayCreate_v2), GMP_FAM_PITCH},
+    {DRV(cuArray3DCreate), GMP_FAM_PITCH},
+    {DRV(cuArray3DCreate_v2), GMP_FAM_PITCH},
+    {DRV(cuMipmappedArrayCreate), GMP_FAM_PITCH},
+    {DRV(cuMemAllocHost), GMP_FAM_HOST},
+    {DRV(cuMemAllocHost_v2), GMP_FAM_HOST},
+    {DRV(cuMemHostAlloc), GMP_FAM_HOST},
+    {DRV(cuMemAllocManaged), GMP_FAM_MANAGED},
+    {DRV(cuMemAllocAsync), GMP_FAM_ASYNC},
+    {DRV(cuMemAllocAsync_ptsz), GMP_FAM_ASYNC},
+    {DRV(cuMemAllocFromPoolAsync), GMP_FAM_ASYNC},
+    {DRV(cuMemAllocFromPoolAsync_ptsz), GMP_FAM_ASYNC},
+    {DRV(cuMemFree), GMP_FAM_FREE},
+    {DRV(cuMemFree_v2), GMP_FAM_FREE},
+    {DRV(cuArrayDestroy), GMP_FAM_FREE},
+    {DRV(cuMipmappedArrayDestroy), GMP_FAM_FREE},
+    {DRV(cuMemFreeHost), GMP_FAM_FREE_HOST},
+    {DRV(cuMemFreeAsync), GMP_FAM_FREE_ASYNC},
+    {DRV(cuMemFreeAsync_ptsz), GMP_FAM_FREE_ASYNC},
+    {DRV(cuMemCreate), GMP_FAM_VMM_CREATE},
+    {DRV(cuMemRelease), GMP_FAM_VMM_RELEASE},
+    {DRV(cuMemMap), GMP_FAM_VMM_MAP},
+    {DRV(cuMemUnmap), GMP_FAM_VMM_UNMAP},
+    {DRV(cuMemAddressReserve), GMP_FAM_VMM_RESERVE},
+    {DRV(cuMemAddressFree), GMP_FAM_VMM_ADDRFREE},
+    {DRV(cuLaunch), GMP_FAM_LAUNCH},
+    {DRV(cuLaunchGrid), GMP_FAM_LAUNCH},
+    {DRV(cuLaunchGridAsync), GMP_FAM_LAUNCH},
+    {DRV(cuLaunchKernel), GMP_FAM_LAUNCH},
+    {DRV(cuLaunchKernel_ptsz), GMP_FAM_LAUNCH},
+    {DRV(cuLaunchKernelEx), GMP_FAM_LAUNCH},
+    {DRV(cuLaunchKernelEx_ptsz), GMP_FAM_LAUNCH},
+    {DRV(cuLaunchCooperativeKernel), GMP_FAM_LAUNCH},
+    {DRV(cuLaunchCooperativeKernel_ptsz), GMP_FAM_LAUNCH},
+    {DRV(cuLaunchCooperativeKernelMultiDevice), GMP_FAM_LAUNCH},
+    {DRV(cuGraphLaunch), GMP_FAM_GRAPH},
+    {DRV(cuGraphLaunch_ptsz), GMP_FAM_GRAPH},
+    {DRV(cuProfilerStart), GMP_FAM_PROF_START},
+    {DRV(cuProfilerStop), GMP_FAM_PROF_STOP},
+    {DRV(cuDevicePrimaryCtxReset), GMP_FAM_RESET},
+    {DRV(cuDevicePrimaryCtxReset_v2), GMP_FAM_RESET},
+};
+
+/* The parameter blocks of the VMM calls, as the driver passes them to
+ * callbacks (functionParams). They mirror generated_cuda_meta.h, which
+ * cannot be included on its own; the layout is the driver's ABI. */
+typedef struct gmp_cuMemAddressReserve_params {
+    CUdeviceptr *ptr;
+    size_t size;
+    size_t alignment;
+    CUdeviceptr addr;
+    unsigned long long flags;
+} gmp_cuMemAddressReserve_params;
+typedef struct gmp_cuMemAddressFree_params {
+    CUdeviceptr ptr;
+    size_t size;
+} gmp_cuMemAddressFree_params;
+typedef struct gmp_cuMemMap_params {
+    CUdeviceptr ptr;
+    size_t size;
+    size_t offset;
+    CUmemGenericAllocationHandle handle;
+    unsigned long long flags;
+} gmp_cuMemMap_params;
+typedef struct gmp_cuMemUnmap_params {
+    CUdeviceptr ptr;
+    size_t size;
+} gmp_cuMemUnmap_params;
+
+/* memcpy/memset have dozens of variants (_v2, _ptds, _ptsz, 2D, 3D, Peer,
+ * Batch...): they are recognised by the names CUPTI gives their callback
+ * ids, so new variants are covered without a list to maintain. Only
+ * families we cannot get wrong are classified this way: their records carry
+ * no memory-accounting meaning, only the host thread. */
+static void classify_by_name(CUpti_CallbackDomain dom, uint8_t *tab, uint32_t n)
+{
+    if (!gmp_g.api.GetCallbackName)
+        return;
+    for (uint32_t cbid = 1; cbid < n; cbid++) {
+        const char *name = NULL;
+        if (tab[cbid] || gmp_g.api.GetCallbackName(dom, cbid, &name) != CUPTI_SUCCESS || !name)
+            continue;
+        if (strncmp(name, "cudaMemcpy", 10) == 0 || strncmp(name, "cuMemcpy", 8) == 0)
+            tab[cbid] = GMP_FAM_MEMCPY;
+        else if (strncmp(name, "cudaMemset", 10) == 0 || strncmp(name, "cuMemset", 8) == 0)
+            tab[cbid] = GMP_FAM_MEMSET;
+    }
+}
+
+static void families_init(void)
+{
+    memset(fam_rt, 0, sizeof fam_rt);
+    memset(fam_drv, 0, sizeof fam_drv);
+    for (size_t i = 0; i < sizeof rt_list / sizeof rt_list[0]; i++)
+        if (rt_list[i].cbid < CUPTI_RUNTIME_TRACE_CBID_SIZE)
+            fam_rt[rt_list[i].cbid] = rt_list[i].fam;
+    for (size_t i = 0; i < sizeof drv_list / sizeof drv_list[0]; i++)
+        if (drv_list[i].cbid < CUPTI_DRIVER_TRACE_CBID_SIZE)
+            fam_drv[drv_list[i].cbid] = drv_list[i].fam;
+    classify_by_name(CUPTI_CB_DOMAIN_RUNTIME_API, fam_rt, CUPTI_RUNTIME_TRACE_CBID_SIZE);
+    classify_by_name(CUPTI_CB_DOMAIN_DRIVER_API, fam_drv, CUPTI_DRIVER_TRACE_CBID_SIZE);
+}
+
+/* ---- events to the writer ------------------------------------------------ */
+
+static _Atomic int ring_wake_pending;
+
+void gmp_post(gmp_ev *ev)
+{
+    gmp_tls *t = &gmp_t;
+    if (!ev->tid)
+        ev->tid = gmp_tid(t);
+    if (!ev->epoch)
+        ev->epoch = atomic_load_explicit(&gmp_g.epoch, memory_order_acquire);
+    if (!ev->ts)
+        ev->ts = gmp_now();
+    if (gmp_ring_push(&gmp_g.ring, ev) != 0)
+        return; /* counted by the ring */
+    /* The writer polls the ring on its own; wake it early when the ring is
+     * half full so a burst does not overflow it (one wake per burst). */
+    if (gmp_ring_size(&gmp_g.ring) > gmp_ring_capacity(&gmp_g.ring) / 2 &&
+        !atomic_exchange_explicit(&ring_wake_pending, 1, memory_order_relaxed))
+        gmp_wt_wake();
+}
+
+/* Called by the writer after it drained the ring. */
+GMP_HIDDEN void gmp_post_rearm(void);
+void gmp_post_rearm(void) { atomic_store_explicit(&ring_wake_pending, 0, memory_order_relaxed); }
+
+/* ---- activity buffers ---------------------------------------------------- */
+
+static struct {
+    pthread_mutex_t mu;
+    size_t bufsize;     /* one CUPTI buffer */
+    size_t budget;      /* bytes for CUPTI buffers (the rest of the host budget is fixed parts) */
+    size_t allocated;   /* bytes of buffers that exist */
+    uint8_t **free;
+    size_t nfree, free_cap;
+    gmp_done_buf *done; /* FIFO of completed buffers waiting for the writer */
+    size_t done_head, done_n, done_cap;
+    uint8_t *emergency; /* last resort when malloc fails: never hand out NULL */
+    int emergency_busy;
+    size_t fixed;       /* ring + correlation table + writer staging, for STATS */
+} bp = {.mu = PTHREAD_MUTEX_INITIALIZER};
+
+#define GMP_EMERGENCY_BYTES (64u * 1024u)
+
+static size_t count_records(uint8_t *buf, size_t valid)
+{
+    CUpti_Activity *r = NULL;
+    size_t n = 0;
+    while (gmp_g.api.ActivityGetNextRecord(buf, valid, &r) == CUPTI_SUCCESS)
+        n++;
+    return n;
+}
+
+static void CUPTIAPI buf_requested(uint8_t **buffer, size_t *size, size_t *max_records)
+{
+    uint8_t *b = NULL;
+    size_t sz = bp.bufsize;
+    *max_records = 0;
+    if (atomic_load(&gmp_g.forked)) {
+        /* A fork child: the pool's lock may have been held by a thread that
+         * does not exist here. Its records are never used: plain memory. */
+        *size = posix_memalign((void **)buffer, 8, sz ? sz : GMP_EMERGENCY_BYTES) == 0
+                    ? (sz ? sz : GMP_EMERGENCY_BYTES) : 0;
+        if (!*size)
+            *buffer = NULL;
+        return;
+    }
+    pthread_mutex_lock(&bp.mu);
+    if (bp.nfree > 0) {
+        b = bp.free[--bp.nfree];
+    } else if (bp.allocated + bp.bufsize <= bp.budget) {
+        if (posix_memalign((void **)&b, 8, bp.bufsize) == 0)
+            bp.allocated += bp.bufsize;
+        else
+            b = NULL;
+    } else if (bp.done_n > 0) {
+        /* Over budget and the writer is behind: reuse the oldest waiting
+         * buffer. Its records are lost, and counted. */
+        gmp_done_buf d = bp.done[bp.done_head];
+        bp.done_head = (bp.done_head + 1) % bp.done_cap;
+        bp.done_n--;
+        atomic_fetch_add_explicit(&gmp_g.dropped_buffers, count_records(d.buf, d.valid),
+                                  memory_order_relaxed);
+        b = d.buf;
+    }
+    if (!b) {
+        /* Every buffer is inside CUPTI or the writer: CUPTI must still get
+         * one (older CUPTI crashes on NULL). Go over the budget, and say so
+         * in the STATS (own_host_bytes). */
+        if (posix_memalign((void **)&b, 8, bp.bufsize) == 0) {
+            bp.allocated += bp.bufsize;
+            atomic_fetch_add_explicit(&gmp_g.buf_overbudget, 1, memory_order_relaxed);
+        } else if (bp.emergency && !bp.emergency_busy) {
+            bp.emergency_busy = 1;
+            b = bp.emergency;
+            sz = GMP_EMERGENCY_BYTES;
+        } else {
+            sz = 0; /* out of memory entirely: CUPTI drops and counts */
+        }
+    }
+    pthread_mutex_unlock(&bp.mu);
+    *buffer = b;
+    *size = b ? sz : 0;
+}
+
+static void CUPTIAPI buf_completed(CUcontext ctx, uint32_t stream, uint8_t *buf, size_t size,
+                                   size_t valid)
+{
+    (void)size;
+    if (atomic_load(&gmp_g.forked)) {
+        free(buf); /* every buffer comes from posix_memalign */
+        return;
+    }
+    if (gmp_g.api.ActivityGetNumDroppedRecords) {
+        size_t n = 0;
+        if (gmp_g.api.ActivityGetNumDroppedRecords(ctx, stream, &n) == CUPTI_SUCCESS && n)
+            atomic_fetch_add_explicit(&gmp_g.dropped_cupti, n, memory_order_relaxed);
+    }
+    if (!buf)
+        return;
+    int keep = valid > 0 && gmp_wt_running();
+    pthread_mutex_lock(&bp.mu);
+    if (keep && bp.done_n < bp.done_cap) {
+        bp.done[(bp.done_head + bp.done_n) % bp.done_cap] = (gmp_done_buf){buf, valid};
+        bp.done_n++;
+        pthread_mutex_unlock(&bp.mu);
+        gmp_wt_wake();
+        return;
+    }
+    pthread_mutex_unlock(&bp.mu);
+    if (keep) /* the queue is full: this buffer's records are lost, and counted */
+        atomic_fetch_add_explicit(&gmp_g.dropped_buffers, count_records(buf, valid),
+                                  memory_order_relaxed);
+    gmp_bufq_release(buf);
+}
+
+size_t gmp_bufq_take(gmp_done_buf *out, size_t max)
+{
+    size_t n = 0;
+    pthread_mutex_lock(&bp.mu);
+    while (n < max && bp.done_n > 0) {
+        out[n++] = bp.done[bp.done_head];
+        bp.done_head = (bp.done_head + 1) % bp.done_cap;
+        bp.done_n--;
+    }
+    pthread_mutex_unlock(&bp.mu);
+    return n;
+}
+
+void gmp_bufq_release(uint8_t *buf)
+{
+    pthread_mutex_lock(&bp.mu);
+    if (buf == bp.emergency) {
+        bp.emergency_busy = 0;
+    } else if (bp.nfree < bp.free_cap) {
+        bp.free[bp.nfree++] = buf;
+    } else {
+        free(buf);
+        bp.allocated -= bp.bufsize;
+    }
+    pthread_mutex_unlock(&bp.mu);
+}
+
+size_t gmp_bufq_host_bytes(void)
+{
+    pthread_mutex_lock(&bp.mu);
+    size_t n = bp.allocated + bp.fixed;
+    pthread_mutex_unlock(&bp.mu);
+    return n;
+}
+
+size_t gmp_bufq_pending(void)
+{
+    pthread_mutex_lock(&bp.mu);
+    size_t n = bp.done_n;
+    pthread_mutex_unlock(&bp.mu);
+    return n;
+}
+
+size_t gmp_collect_fixed_bytes(void) { return bp.fixed; }
+
+GMP_HIDDEN size_t gmp_writer_staging_bytes(void); /* wthread.c */
+
+/* The host budget (GMEMPROF_HOST_BUFFER_MB) covers the event ring, the
+ * correlation table, the writer's staging area and the CUPTI buffers; the
+ * ring and table are already allocated (light init). The buffers get what
+ * is left, at least two. */
+int gmp_collect_setup_buffers(char *err, size_t cap)
+{
+    size_t total = (size_t)gmp_g.cfg.host_buffer_mb << 20;
+    bp.fixed = gmp_ring_bytes(&gmp_g.ring) + ((size_t)gmp_g.corr.mask + 1) * sizeof(gmp_corr_slot) +
+               gmp_writer_staging_bytes();
+    bp.bufsize = (size_t)gmp_g.cfg.cupti_buffer_kb << 10;
+    bp.budget = total > bp.fixed + 2 * bp.bufsize ? total - bp.fixed : 2 * bp.bufsize;
+    size_t nmax = bp.budget / bp.bufsize + 64; /* + over-budget ones */
+    bp.free = calloc(nmax, sizeof *bp.free);
+    bp.done = calloc(nmax, sizeof *bp.done);
+    if (posix_memalign((void **)&bp.emergency, 8, GMP_EMERGENCY_BYTES) != 0)
+        bp.emergency = NULL;
+    if (!bp.free || !bp.done) {
+        snprintf(err, cap, "out of memory for the activity buffer pool");
+        return -1;
+    }
+    bp.free_cap = nmax;
+    bp.done_cap = nmax;
+    gmp_log_debug("host budget %zu MiB: %zu KiB fixed, %zu buffers of %zu KiB", total >> 20,
+                  bp.fixed >> 10, bp.budget / bp.bufsize, bp.bufsize >> 10);
+    return 0;
+}
+
+/* ---- devices ------------------------------------------------------------- */
+
+static void device_add(CUcontext ctx)
+{
+    uint32_t id = 0;
+    if (!gmp_g.api.GetDeviceId || gmp_g.api.GetDeviceId(ctx, &id) != CUPTI_SUCCESS)
+        return;
+    atomic_fetch_add(&gmp_g.own_device_bytes, (uint64_t)(gmp_g.devbuf_bytes * gmp_g.devbuf_prealloc));
+    if (id >= GMP_MAX_DEVICES)
+        return;
+    gmp_devinfo *d = &gmp_g.dev[id];
+    pthread_mutex_lock(&gmp_g.dev_lock);
+    if (!d->ctx)
+        d->ctx = ctx;
+    int first = !atomic_load_explicit(&d->ready, memory_order_relaxed);
+    pthread_mutex_unlock(&gmp_g.dev_lock);
+    if (!first)
+        return;
+    CUdevice dev = (CUdevice)id;
+    int v = 0;
+    size_t total = 0;
+    if (gmp_g.api.DeviceGet)
+        gmp_g.api.DeviceGet(&dev, (int)id);
+    if (gmp_g.api.DeviceGetName && gmp_g.api.DeviceGetName(d->name, (int)sizeof d->name - 1, dev) != CUDA_SUCCESS)
+        d->name[0] = '\0';
+    if (gmp_g.api.DeviceGetUuid) {
+        CUuuid u;
+        if (gmp_g.api.DeviceGetUuid(&u, dev) == CUDA_SUCCESS)
+            memcpy(d->uuid, u.bytes, 16);
+    }
+    if (gmp_g.api.DeviceTotalMem && gmp_g.api.DeviceTotalMem(&total, dev) == CUDA_SUCCESS)
+        d->total_mem = total;
+    if (gmp_g.api.DeviceGetAttribute) {
+        if (gmp_g.api.DeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev) == CUDA_SUCCESS)
+            d->sm_count = (uint64_t)v;
+        if (gmp_g.api.DeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev) == CUDA_SUCCESS)
+            d->cc_major = (uint64_t)v;
+        if (gmp_g.api.DeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev) == CUDA_SUCCESS)
+            d->cc_minor = (uint64_t)v;
+    }
+    atomic_store_explicit(&d->ready, 1, memory_order_release);
+    gmp_ev ev;
+    memset(&ev, 0, offsetof(gmp_ev, name));
+    ev.type = GMP_EV_DEVICE;
+    ev.a = id;
+    gmp_post(&ev);
+    gmp_wt_wake();
+}
+
+static void device_forget(CUcontext ctx)
+{
+    pthread_mutex_lock(&gmp_g.dev_lock);
+    for (unsigned i = 0; i < GMP_MAX_DEVICES; i++)
+        if (gmp_g.dev[i].ctx == ctx)
+            gmp_g.dev[i].ctx = NULL;
+    pthread_mutex_unlock(&gmp_g.dev_lock);
+}
+
+int gmp_device_meminfo(unsigned dev, uint64_t *free_b, uint64_t *total_b)
+{
+    int rc = -1;
+    if (dev >= GMP_MAX_DEVICES || !gmp_g.api.MemGetInfo)
+        return -1;
+    /* The lock keeps the context alive while we use it: a context destroy
+     * (callback on the app thread) waits the few microseconds this takes. */
+    pthread_mutex_lock(&gmp_g.dev_lock);
+    CUcontext ctx = gmp_g.dev[dev].ctx;
+    if (ctx && gmp_g.api.CtxPushCurrent(ctx) == CUDA_SUCCESS) {
+        size_t f = 0, t = 0;
+        if (gmp_g.api.MemGetInfo(&f, &t) == CUDA_SUCCESS) {
+            *free_b = f;
+            *total_b = t;
+            rc = 0;
+        }
+        CUcontext dummy;
+        gmp_g.api.CtxPopCurrent(&dummy);
+    }
+    pthread_mutex_unlock(&gmp_g.dev_lock);
+    return rc;
+}
+
+uint64_t gmp_snapshot_take(void)
+{
+    gmp_snap s;
+    if (!gmp_on())
+        return 0;
+    s.mask = 0;
+    for (unsigned d = 0; d < GMP_MAX_DEVICES; d++) {
+        if (!atomic_load_explicit(&gmp_g.dev[d].ready, memory_order_acquire))
+            continue;
+        if (gmp_device_meminfo(d, &s.free_b[d], &s.total_b[d]) == 0)
+            s.mask |= (uint64_t)1 << d;
+    }
+    if (!s.mask)
+        return 0;
+    s.ts = gmp_now();
+    pthread_mutex_lock(&gmp_g.snap_lock);
+    s.ticket = ++gmp_g.snap_next;
+    gmp_g.snaps[s.ticket % GMP_SNAPS] = s;
+    pthread_mutex_unlock(&gmp_g.snap_lock);
+    return s.ticket;
+}
+
+int gmp_snapshot_get(uint64_t ticket, gmp_snap *out)
+{
+    int ok = 0;
+    if (!ticket)
+        return 0;
+    pthread_mutex_lock(&gmp_g.snap_lock);
+    if (gmp_g.snaps[ticket % GMP_SNAPS].ticket == ticket) {
+        *out = gmp_g.snaps[ticket % GMP_SNAPS];
+        ok = 1;
+    }
+    pthread_mutex_unlock(&gmp_g.snap_lock);
+    return ok;
+}
+
+/* ---- the callbacks ------------------------------------------------------- */
+
+static inline uint64_t mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void post_vmm(int type, uint64_t a, uint64_t b, const gmp_tls *t, uint32_t corr)
+{
+    gmp_ev ev;
+    memset(&ev, 0, offsetof(gmp_ev, name));
+    ev.type = (uint16_t)type;
+    ev.a = a;
+    ev.b = b;
+    ev.c = t->cur_range;
+    ev.d = t->cur_seq;
+    ev.corr = corr;
+    ev.epoch = t->cur_epoch;
+    gmp_post(&ev);
+}
+
+static void api_enter(gmp_tls *t, CUpti_CallbackDomain dom, unsigned fam, const CUpti_CallbackData *cb)
+{
+    uint32_t gen = atomic_load_explicit(&gmp_g.cb_gen, memory_order_relaxed);
+    if (t->rt_depth && t->rt_gen != gen)
+        t->rt_depth = 0; /* an EXIT was lost while callbacks were switched */
+    int nested = t->rt_depth > 0;
+    if (!nested) {
+        if (fam == GMP_FAM_LAUNCH || fam == GMP_FAM_GRAPH)
+            t->seq++;
+        t->cur_seq = t->seq;
+        uint32_t n = t->nranges < GMP_RANGE_STACK ? t->nranges : GMP_RANGE_STACK;
+        t->cur_range = n ? t->ranges[n - 1] : 0;
+        t->cur_epoch = atomic_load_explicit(&gmp_g.epoch, memory_order_acquire);
+    }
+    if (dom == CUPTI_CB_DOMAIN_RUNTIME_API && t->rt_depth++ == 0)
+        t->rt_gen = gen;
+    gmp_corr_put(&gmp_g.corr, cb->correlationId, gmp_tid(t), t->cur_epoch, t->cur_seq, t->cur_range,
+                 (uint8_t)fam);
+    if (nested)
+        return; /* the runtime call around it handles what follows */
+    switch (fam) {
+    case GMP_FAM_PROF_START:
+    case GMP_FAM_PROF_STOP:
+        if (gmp_g.cfg.schedule.kind == GMP_SCHED_CAPTURE)
+            gmp_transition(GMP_TR_CAPTURE, fam == GMP_FAM_PROF_START, GMT_STEPSRC_CAPTURE);
+        break;
+    case GMP_FAM_RESET:
+        /* The reset destroys the context and CUPTI's buffers with it:
+         * everything recorded so far goes to the file first. */
+        gmp_flush_forced();
+        gmp_wt_sync(2000);
+        break;
+    default:
+        break;
+    }
+}
+
+static void api_exit(gmp_tls *t, CUpti_CallbackDomain dom, unsigned fam, const CUpti_CallbackData *cb)
+{
+    if (dom == CUPTI_CB_DOMAIN_RUNTIME_API) {
+        if (t->rt_depth)
+            t->rt_depth--;
+        return;
+    }
+    if (!gmp_fam_is_vmm(fam) || !cb->functionReturnValue ||
+        *(const CUresult *)cb->functionReturnValue != CUDA_SUCCESS || !cb->functionParams)
+        return;
+    switch (fam) {
+    case GMP_FAM_VMM_RESERVE: {
+        const gmp_cuMemAddressReserve_params *p = cb->functionParams;
+        if (p->ptr)
+            post_vmm(GMP_EV_VMM_RESERVE, (uint64_t)*p->ptr, p->size, t, cb->correlationId);
+        break;
+    }
+    case GMP_FAM_VMM_ADDRFREE: {
+        const gmp_cuMemAddressFree_params *p = cb->functionParams;
+        post_vmm(GMP_EV_VMM_ADDRFREE, (uint64_t)p->ptr, p->size, t, cb->correlationId);
+        break;
+    }
+    case GMP_FAM_VMM_MAP: {
+        const gmp_cuMemMap_params *p = cb->functionParams;
+        post_vmm(GMP_EV_VMM_MAP, (uint64_t)p->ptr, p->size, t, cb->correlationId);
+        break;
+    }
+    case GMP_FAM_VMM_UNMAP: {
+        const gmp_cuMemUnmap_params *p = cb->functionParams;
+        post_vmm(GMP_EV_VMM_UNMAP, (uint64_t)p->ptr, p->size, t, cb->correlationId);
+        break;
+    }
+    default:
+        break;
+    }
+}
+
+/* Every 256th callback of a thread is timed; the sum times 256 estimates the
+ * time spent in our callbacks (host_time_ns in STATS) at the cost of one
+ * counter increment on the other 255. */
+#define GMP_CB_SAMPLE_SHIFT 8
+
+static void CUPTIAPI gmp_cupti_callback(void *ud, CUpti_CallbackDomain dom, CUpti_CallbackId cbid,
+                                        const void *data)
+{
+    (void)ud;
+    if (!gmp_on())
+        return;
+    if (dom == CUPTI_CB_DOMAIN_RUNTIME_API || dom == CUPTI_CB_DOMAIN_DRIVER_API) {
+        unsigned fam = dom == CUPTI_CB_DOMAIN_RUNTIME_API
+                           ? (cbid < CUPTI_RUNTIME_TRACE_CBID_SIZE ? fam_rt[cbid] : 0)
+                           : (cbid < CUPTI_DRIVER_TRACE_CBID_SIZE ? fam_drv[cbid] : 0);
+        gmp_tls *t = &gmp_t;
+        if (!fam || t->internal)
+            return;
+        const CUpti_CallbackData *cb = data;
+        if (__builtin_expect((++t->sample & ((1u << GMP_CB_SAMPLE_SHIFT) - 1)) == 0, 0)) {
+            uint64_t t0 = mono_ns();
+            if (cb->callbackSite == CUPTI_API_ENTER)
+                api_enter(t, dom, fam, cb);
+            else
+                api_exit(t, dom, fam, cb);
+            atomic_fetch_add_explicit(&gmp_g.cb_time_ns, (mono_ns() - t0) << GMP_CB_SAMPLE_SHIFT,
+                                      memory_order_relaxed);
+            return;
+        }
+        if (cb->callbackSite == CUPTI_API_ENTER)
+            api_enter(t, dom, fam, cb);
+        else
+            api_exit(t, dom, fam, cb);
+        return;
+    }
+    if (dom == CUPTI_CB_DOMAIN_RESOURCE) {
+        const CUpti_ResourceData *r = data;
+        if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_CREATED)
+            device_add(r->context);
+        else if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING)
+            device_forget(r->context);
+    }
+}
+
+/* Exposed for the callback-cost benchmark (bench/cb_cost.c) through the
+ * library's test hook; not part of the public API. */
+GMP_HIDDEN CUpti_CallbackFunc gmp_collect_callback_fn(void);
+CUpti_CallbackFunc gmp_collect_callback_fn(void) { return gmp_cupti_callback; }
+
+static uint64_t CUPTIAPI gmp_cupti_timestamp(void) { return gmp_now(); }
+
+/* ---- subscription and switches --------------------------------------------- */
+
+int gmp_collect_subscribe(char *err, size_t cap)
+{
+    char buf[96];
+    CUptiResult r;
+    char other[CUPTI_OLD_SUBSCRIBER_NAME_MIN_LEN * 2];
+    other[0] = '\0';
+    families_init();
+    /* cuptiSubscribe_v2 first: it names us ("CUPTI for gmemprof") to any
+     * tool that comes second, and names the tool that came first to us. */
+    r = CUPTI_ERROR_NOT_SUPPORTED;
+    if (gmp_g.api.Subscribe_v2) {
+        CUpti_SubscriberParams p;
+        memset(&p, 0, sizeof p);
+        p.structSize = CUpti_SubscriberParams_STRUCT_SIZE;
+        p.subscriberName = "gmemprof";
+        p.oldSubscriberName = other;
+        p.oldSubscriberSize = sizeof other;
+        r = gmp_g.api.Subscribe_v2(&gmp_g.sub, gmp_cupti_callback, NULL, &p);
+        other[sizeof other - 1] = '\0';
+    }
+    if (r != CUPTI_SUCCESS && r != CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED)
+        r = gmp_g.api.Subscribe(&gmp_g.sub, gmp_cupti_callback, NULL);
+    if (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
+        snprintf(err, cap,
+                 "another CUPTI client is already attached to this process (%s); CUPTI allows "
+                 "only one here, so gmemprof is off for this run (the program runs on)",
+                 other[0] ? other : "its name is unknown: e.g. Nsight Systems, torch.profiler");
+        return -1;
+    }
+    if (r != CUPTI_SUCCESS) {
+        snprintf(err, cap, "cuptiSubscribe failed: %s", gmp_cuapi_strerror(&gmp_g.api, r, buf, sizeof buf));
+        return -1;
+    }
+    return 0;
+}
+
+void gmp_collect_unsubscribe(void)
+{
+    if (gmp_g.sub && gmp_g.api.Unsubscribe) {
+        gmp_g.api.Unsubscribe(gmp_g.sub);
+        gmp_g.sub = NULL;
+    }
+}
+
+static void set_attr(CUpti_ActivityAttribute a, size_t v, const char *what)
+{
+    size_t sz = sizeof v;
+    char buf[96];
+    if (!gmp_g.api.ActivitySetAttribute)
+        return;
+    CUptiResult r = gmp_g.api.ActivitySetAttribute(a, &sz, &v);
+    if (r != CUPTI_SUCCESS)
+        gmp_log_debug("cannot set CUPTI %s to %zu: %s", what, v,
+                      gmp_cuapi_strerror(&gmp_g.api, r, buf, sizeof buf));
+}
+
+static void enable_cbids(uint32_t on, int collect_only)
+{
+    for (uint32_t i = 1; i < CUPTI_RUNTIME_TRACE_CBID_SIZE; i++)
+        if (fam_rt[i] && gmp_fam_is_collect(fam_rt[i]) == collect_only)
+            gmp_g.api.EnableCallback(on, gmp_g.sub, CUPTI_CB_DOMAIN_RUNTIME_API, i);
+    for (uint32_t i = 1; i < CUPTI_DRIVER_TRACE_CBID_SIZE; i++)
+        if (fam_drv[i] && gmp_fam_is_collect(fam_drv[i]) == collect_only)
+            gmp_g.api.EnableCallback(on, gmp_g.sub, CUPTI_CB_DOMAIN_DRIVER_API, i);
+}
+
+/* Before any context exists (InitializeInjection runs inside cuInit): the
+ * device buffer settings only apply to contexts created afterwards. */
+int gmp_collect_enable(char *err, size_t cap)
+{
+    char buf[96];
+    CUptiResult r;
+    /* CUPTI's device buffers live in GPU memory (3.2 MB each, 3 per context
+     * pre-allocated, up to 250 by default): small, 2 pre-allocated, and a
+     * pool limit that keeps the total at 16 MiB per context. */
+    gmp_g.devbuf_bytes = (size_t)gmp_g.cfg.device_buffer_kb << 10;
+    gmp_g.devbuf_prealloc = 2;
+    size_t limit = (16u << 20) / gmp_g.devbuf_bytes;
+    if (limit < gmp_g.devbuf_prealloc + 1)
+        limit = gmp_g.devbuf_prealloc + 1;
+    set_attr(CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_SIZE, gmp_g.devbuf_bytes, "device buffer size");
+    set_attr(CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_POOL_LIMIT, limit, "device buffer pool limit");
+    set_attr(CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_PRE_ALLOCATE_VALUE, gmp_g.devbuf_prealloc,
+             "device buffer pre-allocation");
+    if (gmp_g.api.ActivityRegisterTimestampCallback)
+        gmp_g.api.ActivityRegisterTimestampCallback(gmp_cupti_timestamp);
+    r = gmp_g.api.ActivityRegisterCallbacks(buf_requested, buf_completed);
+    if (r != CUPTI_SUCCESS) {
+        snprintf(err, cap, "cuptiActivityRegisterCallbacks failed: %s",
+                 gmp_cuapi_strerror(&gmp_g.api, r, buf, sizeof buf));
+        return -1;
+    }
+    r = gmp_g.api.ActivityEnable(CUPTI_ACTIVITY_KIND_MEMORY2);
+    if (r != CUPTI_SUCCESS) {
+        snprintf(err, cap, "cannot enable CUPTI memory records (MEMORY2): %s",
+                 gmp_cuapi_strerror(&gmp_g.api, r, buf, sizeof buf));
+        return -1;
+    }
+    r = gmp_g.api.ActivityEnable(CUPTI_ACTIVITY_KIND_MEMORY_POOL);
+    if (r != CUPTI_SUCCESS)
+        gmp_log_debug("memory pool records unavailable: %s",
+                      gmp_cuapi_strerror(&gmp_g.api, r, buf, sizeof buf));
+    gmp_g.api.EnableCallback(1, gmp_g.sub, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_CREATED);
+    gmp_g.api.EnableCallback(1, gmp_g.sub, CUPTI_CB_DOMAIN_RESOURCE,
+                             CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING);
+    enable_cbids(1, 0);
+    return 0;
+}
+
+static const CUpti_ActivityKind collect_kinds[] = {
+    CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
+    CUPTI_ACTIVITY_KIND_MEMCPY,
+    CUPTI_ACTIVITY_KIND_MEMSET,
+};
+
+void gmp_collect_kernels(int on)
+{
+    if (!gmp_g.cfg.kernels || !gmp_g.sub)
+        return;
+    if (atomic_load(&gmp_g.collecting) == on)
+        return;
+    for (size_t i = 0; i < sizeof collect_kinds / sizeof collect_kinds[0]; i++) {
+        CUptiResult r = on ? gmp_g.api.ActivityEnable(collect_kinds[i])
+                           : gmp_g.api.ActivityDisable(collect_kinds[i]);
+        if (r != CUPTI_SUCCESS) {
+            char buf[96];
+            gmp_log_debug("cannot %s activity kind %d: %s", on ? "enable" : "disable",
+                          (int)collect_kinds[i], gmp_cuapi_strerror(&gmp_g.api, r, buf, sizeof buf));
+        }
+    }
+    enable_cbids((uint32_t)on, 1);
+    atomic_fetch_add(&gmp_g.cb_gen, 1);
+    atomic_store(&gmp_g.collecting, on);
+}
+
+void gmp_flush_forced(void)
+{
+    if (!gmp_on() || !gmp_g.sub)
+        return;
+    gmp_g.api.ActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+}
+
+/* ---- the window ---------------------------------------------------------- */
+
+static void publish_epoch(unsigned ev, int kind, int source, uint64_t snap)
+{
+    const gmp_sched *s = &gmp_g.sched;
+    uint32_t e = atomic_load_explicit(&gmp_g.epoch, memory_order_relaxed) + (kind == GMP_TR_INIT ? 0 : 1);
+    gmp_epoch_info *info = &gmp_g.epochs[e % GMP_EPOCH_HIST];
+    info->epoch = e;
+    info->ev = ev;
+    info->ts = gmp_now();
+    info->step = s->step;
+    info->window = s->window;
+    info->phase = (uint8_t)s->phase;
+    info->source = (uint8_t)source;
+    info->kind = (uint8_t)kind;
+    info->in_window = (uint8_t)s->in_window;
+    info->snap = snap;
+    atomic_store_explicit(&gmp_g.epoch, e, memory_order_release);
+}
+
+void gmp_transition_init(void)
+{
+    pthread_mutex_lock(&gmp_g.step_lock);
+    unsigned ev = gmp_sched_init(&gmp_g.sched, &gmp_g.cfg.schedule, gmp_now());
+    atomic_store(&gmp_g.epoch, 0);
+    publish_epoch(ev, GMP_TR_INIT, GMT_STEPSRC_NONE, 0);
+    pthread_mutex_unlock(&gmp_g.step_lock);
+}
+
+void gmp_transition(int kind, int arg, int source)
+{
+    if (!gmp_live_state() || atomic_load(&gmp_g.stopping))
+        return;
+    pthread_mutex_lock(&gmp_g.step_lock);
+    unsigned ev;
+    switch (kind) {
+    case GMP_TR_STEP:
+        ev = gmp_sched_step(&gmp_g.sched);
+        break;
+    case GMP_TR_CAPTURE:
+        ev = gmp_sched_capture(&gmp_g.sched, arg);
+        break;
+    case GMP_TR_TICK:
+        ev = gmp_sched_tick(&gmp_g.sched, gmp_now());
+        break;
+    default:
+        ev = 0;
+        break;
+    }
+    if (kind != GMP_TR_STEP && ev == 0) {
+        pthread_mutex_unlock(&gmp_g.step_lock);
+        return; /* nothing changed: no new epoch */
+    }
+    /* A window edge needs every record made before it in our queue first,
+     * so the writer can put the baseline (and the window's last records)
+     * exactly: forced flush, synchronous. Edges are rare. */
+    if (ev & (GMP_SCHED_EV_WINDOW_BEGIN | GMP_SCHED_EV_WINDOW_END))
+        gmp_flush_forced();
+    if (ev & GMP_SCHED_EV_COLLECT_BEGIN)
+        gmp_collect_kernels(1);
+    if (ev & GMP_SCHED_EV_COLLECT_END)
+        gmp_collect_kernels(0);
+    publish_epoch(ev, kind, source, gmp_snapshot_take());
+    pthread_mutex_unlock(&gmp_g.step_lock);
+    gmp_wt_wake();
+}
+
+void gmp_on_step(int source)
+{
+    if (!gmp_live_state())
+        return;
+    if (source == GMT_STEPSRC_API)
+        atomic_store(&gmp_g.api_steps, 1);
+    else if (source == GMT_STEPSRC_NVTX && atomic_load(&gmp_g.api_steps))
+        return; /* gmemprof_step() is the step source now */
+    gmp_transition(GMP_TR_STEP, 0, source);
+}
+
+void gmp_on_tag(const char *name, size_t len)
+{
+    if (!gmp_live_state())
+        return;
+    /* The snapshot must include every allocation made before this call. */
+    gmp_flush_forced();
+    gmp_ev ev;
+    memset(&ev, 0, offsetof(gmp_ev, name));
+    ev.type = GMP_EV_TAG;
+    ev.c = gmp_snapshot_take(); /* the driver's view now, not when the writer gets there */
+    gmp_ev_set_name(&ev, name, len);
+    gmp_post(&ev);
+    gmp_wt_wake();
+}

@@ -1,0 +1,101 @@
+/*
+ * GMEMPROF_* settings. Pure logic: reads through a getenv-like function so a
+ * test can feed any environment, and never prints: problems are returned as
+ * human-readable lines that the caller prefixes with "gmemprof: ".
+ *
+ * Rule: a bad value never stops the host program. A bad optional setting
+ * falls back to its default (one line says so); a bad output pattern turns
+ * the profiler off (config->enabled = 0).
+ */
+#ifndef GMEMPROF_PROFILER_CONFIG_H
+#define GMEMPROF_PROFILER_CONFIG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "schedule.h"
+
+#define GMP_PATH_MAX 4096
+#define GMP_NAME_MAX 128
+#define GMP_DIAG_MAX 8      /* at most this many problem lines are kept */
+#define GMP_DIAG_LINE 320
+
+typedef struct gmp_diag {
+    int count;                               /* lines kept */
+    int lost;                                /* lines beyond GMP_DIAG_MAX */
+    char line[GMP_DIAG_MAX][GMP_DIAG_LINE];  /* without the "gmemprof: " prefix */
+} gmp_diag;
+
+typedef enum gmp_log_level { GMP_LOG_QUIET = 0, GMP_LOG_INFO = 1, GMP_LOG_DEBUG = 2 } gmp_log_level;
+
+typedef struct gmp_config {
+    int enabled;                      /* GMEMPROF_ENABLE=0 turns everything off */
+    char output[GMP_PATH_MAX];        /* GMEMPROF_OUTPUT pattern: %p %h %r %t %% */
+    gmp_sched_spec schedule;          /* GMEMPROF_SCHEDULE */
+    char step_marker[GMP_NAME_MAX];   /* GMEMPROF_STEP_MARKER, default "step" */
+    char tag_prefix[GMP_NAME_MAX];    /* GMEMPROF_TAG_PREFIX, default "tag:" */
+    uint64_t sample_period_ms;        /* GMEMPROF_SAMPLE_MS: driver memory samples in active windows; 0 off */
+    uint64_t flush_period_ms;         /* GMEMPROF_FLUSH_MS: frame end at least this often, default 1000 */
+    uint64_t host_buffer_mb;          /* GMEMPROF_HOST_BUFFER_MB: all host buffers together, default 64 */
+    uint64_t cupti_buffer_kb;         /* GMEMPROF_CUPTI_BUFFER_KB: one activity buffer, default 1024 */
+    uint64_t device_buffer_kb;        /* GMEMPROF_DEVICE_BUFFER_KB: CUPTI device buffer size, default 1024 */
+    int kernels;                      /* GMEMPROF_KERNELS=0: allocations only */
+    int zstd_level;                   /* GMEMPROF_ZSTD_LEVEL, 1..19, default 3 */
+    gmp_log_level log;                /* GMEMPROF_LOG=quiet|info|debug, default info */
+    /* Added (additive): GMEMPROF_SUMMARY_FILE, set by the launcher; "" = none.
+     * At exit the library appends one line (profiler/summary.h) to it. */
+    char summary_file[GMP_PATH_MAX];
+} gmp_config;
+
+typedef const char *(*gmp_getenv_fn)(const char *name, void *ctx);
+
+/* Fills *cfg from the environment seen through get (NULL: getenv). Returns
+ * the number of problems (their lines are in *diag). */
+int gmp_config_load(gmp_config *cfg, gmp_getenv_fn get, void *ctx, gmp_diag *diag);
+void gmp_config_defaults(gmp_config *cfg);
+
+/* Expands %p pid, %h host, %r rank (RANK, else LOCAL_RANK, else 0), %t start
+ * time (YYYYmmdd-HHMMSS, UTC), %% a percent. Returns 0, or -1 with a line in
+ * *diag when the result does not fit or the pattern has an unknown escape. */
+int gmp_config_expand_output(const char *pattern, char *out, size_t cap, long pid, const char *host,
+                             long rank, uint64_t start_unix_ns, gmp_diag *diag);
+
+/* "key=value;..." of the effective settings, for the trace header. */
+size_t gmp_config_describe(const gmp_config *cfg, char *out, size_t cap);
+
+void gmp_diag_add(gmp_diag *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* ---- added (additive) ------------------------------------------------------ */
+
+/* Notes on the functions above: gmp_config_load appends to *diag (zero it
+ * first; NULL discards the lines) and counts every problem, kept or lost.
+ * An empty variable is the same as an unset one. A GMEMPROF_OUTPUT ending
+ * in '/' is a directory: the default file name is appended. */
+
+/* Checks one value of one setting (e.g. the launcher's --sample-ms before it
+ * sets GMEMPROF_SAMPLE_MS). 0 when valid (or empty); -1 with a message in err
+ * (the variable, the value, what is accepted). */
+int gmp_config_check_value(const char *name, const char *value, char *err, size_t cap);
+
+/* Adds one line per GMEMPROF_* variable of envp that is not a setting (a
+ * typo would otherwise be ignored silently), with the nearest name as a
+ * suggestion. GMEMPROF_TEST_* is reserved for test harnesses and skipped.
+ * Returns the number of such variables. */
+int gmp_config_check_names(char *const *envp, gmp_diag *diag);
+
+/* A non-negative integer variable (RANK, LOCAL_RANK, WORLD_SIZE), -1 when
+ * unset or not a number in 0..2^31-1. get NULL: getenv. */
+long gmp_config_env_int(gmp_getenv_fn get, void *ctx, const char *name);
+/* The rank for %r: RANK, else LOCAL_RANK, else 0. */
+long gmp_config_rank(gmp_getenv_fn get, void *ctx);
+
+/* 1 when an NVTX mark/range name is a step boundary: it equals the step
+ * marker, or starts with it followed by ' ', ':', '#', '_', '-' or a digit
+ * ("step", "step 12", "step:3", "step_4"; not "steps", "stepper").
+ * Case-sensitive. */
+int gmp_config_is_step_marker(const gmp_config *cfg, const char *name);
+/* 1 when name starts with the tag prefix and has a non-blank rest; *tag then
+ * points into name, after the prefix and any blanks ("tag: x" -> "x"). */
+int gmp_config_tag_name(const gmp_config *cfg, const char *name, const char **tag);
+
+#endif

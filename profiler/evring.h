@@ -1,0 +1,77 @@
+/*
+ * The event ring: application threads hand small events (NVTX ranges and
+ * marks, tags, device and VMM notices, sync requests) to the writer thread.
+ *
+ * A bounded multi-producer / single-consumer queue of fixed-size cells
+ * (Vyukov's bounded queue: a per-cell sequence number, one CAS on the tail
+ * per push). A push never blocks and never allocates: when the ring is full
+ * the event is dropped and counted. Pop is for the writer thread only.
+ */
+#ifndef GMEMPROF_PROFILER_EVRING_H
+#define GMEMPROF_PROFILER_EVRING_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum gmp_ev_type {
+    GMP_EV_NONE = 0,
+    GMP_EV_RANGE_BEGIN = 1, /* a=id b=parent (0 none); name */
+    GMP_EV_RANGE_END = 2,   /* a=id */
+    GMP_EV_MARK = 3,        /* name */
+    GMP_EV_TAG = 4,         /* name (prefix already stripped) */
+    GMP_EV_DEVICE = 5,      /* a=device ordinal: gmp_g.dev[a] is filled */
+    GMP_EV_VMM_RESERVE = 6, /* a=base b=size */
+    GMP_EV_VMM_ADDRFREE = 7,/* a=base b=size */
+    GMP_EV_VMM_MAP = 8,     /* a=ptr b=size c=range d=seq, corr; tid, epoch of the call */
+    GMP_EV_VMM_UNMAP = 9,   /* a=ptr b=size */
+    GMP_EV_SYNC = 10,       /* a=ticket: end the frame, then acknowledge */
+    GMP_EV_RESET = 11,      /* a=device: cudaDeviceReset finished */
+} gmp_ev_type;
+
+/* One cell is 256 bytes: 8 for the sequence, 248 for the event. */
+#define GMP_EV_NAME_MAX 192
+
+typedef struct gmp_ev {
+    uint16_t type;
+    uint16_t len;   /* bytes of name used */
+    uint32_t tid;
+    uint32_t epoch; /* schedule epoch when the event was made */
+    uint32_t corr;
+    uint64_t ts;
+    uint64_t a, b, c, d;
+    char name[GMP_EV_NAME_MAX];
+} gmp_ev;
+
+typedef struct gmp_ring_cell {
+    _Atomic uint64_t seq;
+    gmp_ev ev;
+} gmp_ring_cell;
+
+typedef struct gmp_ring {
+    gmp_ring_cell *cells;
+    uint64_t mask;
+    _Alignas(64) _Atomic uint64_t tail; /* producers */
+    _Alignas(64) _Atomic uint64_t head; /* the consumer */
+    _Alignas(64) _Atomic uint64_t pushed;
+    _Atomic uint64_t dropped;
+} gmp_ring;
+
+/* capacity is rounded down to a power of two, at least 2. 0 or -1 (OOM). */
+int gmp_ring_init(gmp_ring *r, size_t capacity);
+void gmp_ring_destroy(gmp_ring *r);
+size_t gmp_ring_capacity(const gmp_ring *r);
+size_t gmp_ring_bytes(const gmp_ring *r);
+
+/* Copies *ev in. 0 on success, -1 when full (counted in r->dropped). */
+int gmp_ring_push(gmp_ring *r, const gmp_ev *ev);
+/* Consumer: 1 with *out filled, 0 when empty. */
+int gmp_ring_pop(gmp_ring *r, gmp_ev *out);
+/* Approximate number of queued events. */
+size_t gmp_ring_size(const gmp_ring *r);
+
+/* Sets ev->name from s (n bytes), cutting it to GMP_EV_NAME_MAX with a
+ * trailing "..." so a cut name is visibly cut. */
+void gmp_ev_set_name(gmp_ev *ev, const char *s, size_t n);
+
+#endif

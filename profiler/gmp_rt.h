@@ -1,0 +1,272 @@
+/*
+ * Run-time state of libgmemprof.so shared by its modules:
+ *   inject.c   entry points, init, exit/signal/fork handling, the in-app API
+ *   nvtx.c     the NVTX injection (export table handlers)
+ *   collect.c  CUPTI: subscription, callbacks, activity buffers, the window
+ *              transitions (schedule glue)
+ *   wthread.c  the writer thread: the only owner of the trace writer, the
+ *              string table and the live-allocation table
+ * Internal: nothing here is exported from the library.
+ */
+#ifndef GMEMPROF_PROFILER_GMP_RT_H
+#define GMEMPROF_PROFILER_GMP_RT_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "config.h"
+#include "corrtab.h"
+#include "cuapi.h"
+#include "evring.h"
+#include "gmt_io.h"
+#include "schedule.h"
+
+#define GMP_HIDDEN __attribute__((visibility("hidden")))
+
+/* Life of the profiler in this process. */
+enum gmp_state {
+    GMP_ST_NONE = 0,  /* nothing done yet */
+    GMP_ST_LIGHT = 1, /* settings, schedule and ring ready; CUPTI not yet (NVTX came first) */
+    GMP_ST_ON = 2,    /* collecting */
+    GMP_ST_OFF = 3    /* turned off (setting, error, conflict, fork, after exit) */
+};
+
+/* API families: what kind of CUDA call a correlation id belongs to. */
+enum gmp_fam {
+    GMP_FAM_NONE = 0,
+    GMP_FAM_MALLOC,       /* cudaMalloc, cuMemAlloc */
+    GMP_FAM_PITCH,        /* cudaMallocPitch/3D/Array, cuMemAllocPitch, cuArrayCreate */
+    GMP_FAM_HOST,         /* cudaMallocHost/HostAlloc, cuMemHostAlloc/AllocHost */
+    GMP_FAM_MANAGED,      /* cudaMallocManaged, cuMemAllocManaged */
+    GMP_FAM_ASYNC,        /* cudaMallocAsync/FromPoolAsync, cuMemAllocAsync/FromPoolAsync */
+    GMP_FAM_FREE,         /* cudaFree, cuMemFree, array frees */
+    GMP_FAM_FREE_HOST,    /* cudaFreeHost, cuMemFreeHost */
+    GMP_FAM_FREE_ASYNC,   /* cudaFreeAsync, cuMemFreeAsync */
+    GMP_FAM_VMM_CREATE,   /* cuMemCreate */
+    GMP_FAM_VMM_RELEASE,  /* cuMemRelease */
+    GMP_FAM_VMM_MAP,      /* cuMemMap */
+    GMP_FAM_VMM_UNMAP,    /* cuMemUnmap */
+    GMP_FAM_VMM_RESERVE,  /* cuMemAddressReserve */
+    GMP_FAM_VMM_ADDRFREE, /* cuMemAddressFree */
+    GMP_FAM_LAUNCH,       /* kernel launches */
+    GMP_FAM_GRAPH,        /* graph launches */
+    GMP_FAM_MEMCPY,
+    GMP_FAM_MEMSET,
+    GMP_FAM_PROF_START,   /* cudaProfilerStart, cuProfilerStart */
+    GMP_FAM_PROF_STOP,
+    GMP_FAM_RESET,        /* cudaDeviceReset, cuDevicePrimaryCtxReset */
+    GMP_FAM_COUNT_
+};
+
+static inline int gmp_fam_is_vmm(unsigned f) { return f >= GMP_FAM_VMM_CREATE && f <= GMP_FAM_VMM_ADDRFREE; }
+/* Families whose callbacks are on only while kernels are collected. */
+static inline int gmp_fam_is_collect(unsigned f)
+{
+    return f == GMP_FAM_LAUNCH || f == GMP_FAM_GRAPH || f == GMP_FAM_MEMCPY || f == GMP_FAM_MEMSET;
+}
+
+#define GMP_MAX_DEVICES 64
+
+typedef struct gmp_devinfo {
+    _Atomic int ready;     /* fields below are filled (release) */
+    uint64_t total_mem, sm_count, cc_major, cc_minor;
+    uint8_t uuid[16];
+    char name[256];
+    CUcontext ctx;         /* a live context of this device, for cuMemGetInfo; dev_lock */
+} gmp_devinfo;
+
+/* One schedule transition. Epoch 0 is gmp_sched_init; every later step,
+ * capture edge or time tick that the schedule sees makes the next epoch.
+ * Application threads stamp every API call and event with the current epoch,
+ * so the writer knows exactly which step and phase each record belongs to,
+ * however late it arrives. */
+#define GMP_EPOCH_HIST 4096u
+enum gmp_tr_kind { GMP_TR_INIT = 0, GMP_TR_STEP = 1, GMP_TR_CAPTURE = 2, GMP_TR_TICK = 3 };
+
+typedef struct gmp_epoch_info {
+    uint32_t epoch;
+    uint32_t ev;       /* GMP_SCHED_EV_* */
+    uint64_t ts;
+    uint64_t step;     /* step number from this epoch on */
+    uint64_t window;   /* sched.window after the transition (windows begun) */
+    uint8_t phase;     /* gmt_phase from this epoch on */
+    uint8_t source;    /* gmt_step_source */
+    uint8_t kind;      /* gmp_tr_kind */
+    uint8_t in_window; /* sched.in_window after the transition */
+    uint64_t snap;     /* driver memory at the transition (gmp_snapshot_take), 0 none */
+} gmp_epoch_info;
+
+/* Driver memory (cuMemGetInfo) of every device with a context, taken on the
+ * thread that makes a step or a tag, at that moment: the writer handles the
+ * event later, and what the driver says then is not what it said at the
+ * boundary. Kept in a small ring; a ticket the ring has overwritten makes
+ * the writer sample when it gets there instead. */
+#define GMP_SNAPS 64u
+typedef struct gmp_snap {
+    uint64_t ticket;
+    uint64_t ts;
+    uint64_t mask; /* devices sampled */
+    uint64_t free_b[GMP_MAX_DEVICES];
+    uint64_t total_b[GMP_MAX_DEVICES];
+} gmp_snap;
+
+/* Per application thread. Only the owning thread touches it. */
+#define GMP_RANGE_STACK 64
+typedef struct gmp_tls {
+    uint32_t tid;        /* cached Linux tid (0: not yet) */
+    uint32_t rt_depth;   /* runtime API calls in progress on this thread */
+    uint32_t rt_gen;     /* cb_gen when rt_depth became non-zero */
+    uint32_t cur_epoch;  /* of the outermost call in progress */
+    uint64_t seq;        /* kernels launched by this thread */
+    uint64_t cur_seq;
+    uint64_t cur_range;
+    uint32_t nranges;    /* NVTX push depth (may exceed GMP_RANGE_STACK) */
+    uint32_t sample;     /* callback counter for the cost estimate */
+    int internal;        /* a profiler thread: its CUDA calls are not the program's */
+    uint64_t ranges[GMP_RANGE_STACK];
+} gmp_tls;
+
+typedef struct gmp_rt {
+    _Atomic int state;
+    _Atomic int forked;        /* this process is a fork child of a profiled one */
+    _Atomic int stopping;      /* exit or signal flush started */
+    gmp_config cfg;
+    gmp_cuapi api;
+    CUpti_SubscriberHandle sub;
+    char path[GMP_PATH_MAX];   /* the trace file ("" until chosen) */
+    uint64_t start_ts;
+    uint64_t start_unix_ns;
+
+    /* The schedule: only under step_lock. */
+    pthread_mutex_t step_lock;
+    gmp_sched sched;
+    gmp_epoch_info epochs[GMP_EPOCH_HIST];
+    _Atomic uint32_t epoch;    /* latest published epoch (release after epochs[] is filled) */
+    _Atomic int collecting;    /* kernel/memcpy/memset collection is on */
+    _Atomic uint32_t cb_gen;   /* bumped when launch callbacks are switched */
+    _Atomic int api_steps;     /* gmemprof_step() was called: NVTX step markers are ignored */
+    _Atomic uint64_t range_ids;
+
+    gmp_ring ring;
+    gmp_corrtab corr;
+    int wake_fd;               /* eventfd that wakes the writer (-1 none) */
+
+    pthread_mutex_t dev_lock;
+    gmp_devinfo dev[GMP_MAX_DEVICES];
+    _Atomic uint32_t ndev_seen;
+    size_t devbuf_bytes;       /* CUPTI device buffer size we set */
+    size_t devbuf_prealloc;    /* buffers CUPTI pre-allocates per context */
+    _Atomic uint64_t own_device_bytes;
+    pthread_mutex_t snap_lock;
+    uint64_t snap_next;
+    gmp_snap snaps[GMP_SNAPS];
+
+    /* Counters (cumulative). */
+    _Atomic uint64_t dropped_cupti;   /* CUPTI's own drops */
+    _Atomic uint64_t dropped_buffers; /* records in buffers we had to discard */
+    _Atomic uint64_t cb_time_ns;      /* estimated time in our callbacks */
+    _Atomic uint64_t buf_overbudget;  /* buffers handed out beyond the budget */
+} gmp_rt;
+
+GMP_HIDDEN extern gmp_rt gmp_g;
+GMP_HIDDEN extern __thread gmp_tls gmp_t;
+
+/* The trace clock: CLOCK_REALTIME in ns, the clock CUPTI uses by default on
+ * Linux; the library also registers it as CUPTI's timestamp callback, so
+ * events stamped here and CUPTI's records share one time line by
+ * construction, even before CUPTI is loaded. */
+static inline uint64_t gmp_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static inline int gmp_on(void)
+{
+    return atomic_load_explicit(&gmp_g.state, memory_order_relaxed) == GMP_ST_ON;
+}
+/* ON or LIGHT: NVTX and the in-app API may queue events. */
+static inline int gmp_live_state(void)
+{
+    int s = atomic_load_explicit(&gmp_g.state, memory_order_relaxed);
+    return s == GMP_ST_ON || s == GMP_ST_LIGHT;
+}
+
+/* ---- inject.c ---------------------------------------------------------- */
+/* One "gmemprof: ..." line on stderr with a single write(). Errors print at
+ * every GMEMPROF_LOG level (a problem is never silent); info and debug
+ * follow the level. */
+GMP_HIDDEN void gmp_log_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+GMP_HIDDEN void gmp_log_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+GMP_HIDDEN void gmp_log_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+GMP_HIDDEN int gmp_init_light(void);
+GMP_HIDDEN int gmp_init_full(void);
+/* Turns the profiler off after an error (the line was printed already). */
+GMP_HIDDEN void gmp_turn_off(void);
+
+/* ---- collect.c --------------------------------------------------------- */
+GMP_HIDDEN int gmp_collect_setup_buffers(char *err, size_t cap);
+GMP_HIDDEN int gmp_collect_subscribe(char *err, size_t cap);
+GMP_HIDDEN int gmp_collect_enable(char *err, size_t cap);
+GMP_HIDDEN void gmp_collect_unsubscribe(void);
+/* Turns kernel/memcpy/memset collection on or off (step_lock held). */
+GMP_HIDDEN void gmp_collect_kernels(int on);
+/* Forced flush of CUPTI's buffers into our queue (no-op unless ON). */
+GMP_HIDDEN void gmp_flush_forced(void);
+/* A schedule transition from any thread (kind GMP_TR_*; arg: capture on/off). */
+GMP_HIDDEN void gmp_transition(int kind, int arg, int source);
+/* Epoch 0 from gmp_sched_init (init only, no other thread running yet). */
+GMP_HIDDEN void gmp_transition_init(void);
+/* cuMemGetInfo for a device through its context: 0 ok, -1 no context/error. */
+GMP_HIDDEN int gmp_device_meminfo(unsigned dev, uint64_t *free_b, uint64_t *total_b);
+/* Samples every device now; returns the ticket (0: no device, or not ON). */
+GMP_HIDDEN uint64_t gmp_snapshot_take(void);
+/* 1 with *out filled when the ticket is still in the ring. */
+GMP_HIDDEN int gmp_snapshot_get(uint64_t ticket, gmp_snap *out);
+/* Host buffer pool, for the writer. */
+typedef struct gmp_done_buf {
+    uint8_t *buf;
+    size_t valid;
+} gmp_done_buf;
+GMP_HIDDEN size_t gmp_bufq_take(gmp_done_buf *out, size_t max);
+GMP_HIDDEN void gmp_bufq_release(uint8_t *buf);
+GMP_HIDDEN size_t gmp_bufq_host_bytes(void);
+GMP_HIDDEN size_t gmp_bufq_pending(void);
+/* Budget split (bytes) decided in gmp_collect_setup_buffers. */
+GMP_HIDDEN size_t gmp_collect_fixed_bytes(void);
+
+/* ---- wthread.c --------------------------------------------------------- */
+GMP_HIDDEN int gmp_wt_start(gmt_writer *w, char *err, size_t cap);
+GMP_HIDDEN void gmp_wt_wake(void);
+/* Makes the writer take in everything queued so far and end its frame;
+ * waits at most timeout_ms. */
+GMP_HIDDEN void gmp_wt_sync(unsigned timeout_ms);
+/* Normal end (exit, destructor): the writer writes the rest, the trailer,
+ * closes the file and prints the summary; waits at most timeout_ms. */
+GMP_HIDDEN void gmp_wt_finish(int reason, unsigned timeout_ms);
+/* From a signal handler (async-signal-safe): asks for the same and waits at
+ * most timeout_ms. */
+GMP_HIDDEN void gmp_wt_finish_from_signal(int sig, unsigned timeout_ms);
+GMP_HIDDEN int gmp_wt_running(void);
+
+/* ---- nvtx.c ------------------------------------------------------------ */
+GMP_HIDDEN int gmp_nvtx_attach(const void *(*get_export_table)(uint32_t));
+
+/* ---- shared event helpers (collect.c) ---------------------------------- */
+GMP_HIDDEN void gmp_on_step(int source);
+GMP_HIDDEN void gmp_on_tag(const char *name, size_t len);
+GMP_HIDDEN void gmp_post(gmp_ev *ev); /* fills tid/epoch/ts if 0, pushes, counts drops */
+
+#include <sys/syscall.h>
+#include <unistd.h>
+static inline uint32_t gmp_tid(gmp_tls *t)
+{
+    if (__builtin_expect(t->tid == 0, 0))
+        t->tid = (uint32_t)syscall(SYS_gettid);
+    return t->tid;
+}
+
+#endif

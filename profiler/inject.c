@@ -1,0 +1,470 @@
+/*
+ * libgmemprof.so entry points and life cycle.
+ *
+ *   InitializeInjection       the CUDA driver calls it inside cuInit when
+ *                             CUDA_INJECTION64_PATH names this library
+ *   InitializeInjectionNvtx2  NVTX calls it at a program's first NVTX call
+ *                             when NVTX_INJECTION64_PATH names this library
+ *   gmemprof_step_impl / gmemprof_mark_impl   the in-app API
+ *
+ * Two init levels, each done once, from whichever entry comes first:
+ *   light: settings (each problem printed once), the schedule, the event
+ *          ring and correlation table, exit/fork handlers. Enough for NVTX
+ *          and the in-app API to queue steps, ranges and tags before CUDA
+ *          starts.
+ *   full:  CUPTI and the driver (dlopen), the subscription, the output file,
+ *          the writer thread, CUPTI buffers and callbacks, signal handlers.
+ *          Done by InitializeInjection; by InitializeInjectionNvtx2 only when
+ *          CUDA_INJECTION64_PATH does not name this library (then nobody else
+ *          will).
+ * A problem at any point prints one "gmemprof: " line and turns the
+ * profiler off; the program runs on, and InitializeInjection still returns 1
+ * (a failed injection must not change what CUDA does).
+ *
+ * Exit: atexit and a destructor (whichever runs first) flush CUPTI (forced),
+ * let the writer finish the trace (WINDOW_END, STATS, TRAILER) and print the
+ * summary. SIGTERM/SIGINT: if the program had a handler, ours calls it (the
+ * program decides; a normal exit then flushes through atexit); if it had the
+ * default action, we flush the trace the same way and re-raise with the
+ * default action, so the process still dies by the signal; if it ignored
+ * the signal, we install nothing. cudaDeviceReset: flush before it.
+ *
+ * fork: the child of a profiled process records nothing and never flushes
+ * (its copy of the writer thread does not exist, and CUPTI does not work
+ * after fork); an exec'd child with the variables set starts its own trace
+ * (use %p in GMEMPROF_OUTPUT so the names differ).
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include "gmemprof/gmemprof.h"
+#include "gmp_rt.h"
+#include "gmt_io.h"
+#include "summary.h"
+
+#define GMP_API __attribute__((visibility("default")))
+
+gmp_rt gmp_g = {
+    .step_lock = PTHREAD_MUTEX_INITIALIZER,
+    .dev_lock = PTHREAD_MUTEX_INITIALIZER,
+    .snap_lock = PTHREAD_MUTEX_INITIALIZER,
+    .wake_fd = -1,
+};
+__thread gmp_tls gmp_t;
+
+/* ---- logging ------------------------------------------------------------- */
+
+static void vlog(const char *fmt, va_list ap)
+{
+    char line[1024];
+    int n = snprintf(line, sizeof line, "gmemprof: ");
+    int k = vsnprintf(line + n, sizeof line - (size_t)n - 1, fmt, ap);
+    if (k < 0)
+        return;
+    size_t len = (size_t)n + (size_t)k;
+    if (len > sizeof line - 2)
+        len = sizeof line - 2;
+    line[len++] = '\n';
+    /* One write: lines of several threads or processes never interleave. */
+    ssize_t w = write(STDERR_FILENO, line, len);
+    (void)w;
+}
+
+void gmp_log_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vlog(fmt, ap);
+    va_end(ap);
+}
+
+void gmp_log_info(const char *fmt, ...)
+{
+    if (gmp_g.cfg.log < GMP_LOG_INFO)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vlog(fmt, ap);
+    va_end(ap);
+}
+
+void gmp_log_debug(const char *fmt, ...)
+{
+    if (gmp_g.cfg.log < GMP_LOG_DEBUG)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vlog(fmt, ap);
+    va_end(ap);
+}
+
+/* ---- off ----------------------------------------------------------------- */
+
+static _Atomic int g_disabled_by_error;
+
+static void write_disabled_summary(void)
+{
+    if (!gmp_g.cfg.summary_file[0])
+        return;
+    char line[GMP_SUMMARY_LINE_MAX];
+    size_t n = gmp_summary_format_line(line, sizeof line, gmp_g.path, 0, 0, 0, 0,
+                                       GMP_SUMMARY_STATUS_DISABLED);
+    int fd = open(gmp_g.cfg.summary_file, O_WRONLY | O_APPEND | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    if (n < sizeof line) {
+        ssize_t w = write(fd, line, n);
+        (void)w;
+    }
+    close(fd);
+}
+
+void gmp_turn_off(void)
+{
+    atomic_store(&g_disabled_by_error, 1);
+    atomic_store(&gmp_g.state, GMP_ST_OFF);
+}
+
+/* ---- exit, signals, fork -------------------------------------------------- */
+
+static void gmp_shutdown(int reason)
+{
+    if (atomic_load(&gmp_g.forked))
+        return;
+    if (atomic_exchange(&gmp_g.stopping, 1))
+        return;
+    int st = atomic_load(&gmp_g.state);
+    if (st == GMP_ST_ON) {
+        gmp_flush_forced();
+        gmp_wt_finish(reason, 10000);
+        atomic_store(&gmp_g.state, GMP_ST_OFF);
+        return;
+    }
+    atomic_store(&gmp_g.state, GMP_ST_OFF);
+    if (atomic_load(&g_disabled_by_error))
+        write_disabled_summary();
+}
+
+static void on_exit_handler(void) { gmp_shutdown(GMT_WEND_EXIT); }
+
+__attribute__((destructor)) static void gmp_destructor(void) { gmp_shutdown(GMT_WEND_EXIT); }
+
+static void on_fork_child(void)
+{
+    atomic_store(&gmp_g.forked, 1);
+    atomic_store(&gmp_g.state, GMP_ST_OFF);
+    gmp_g.wake_fd = -1; /* shared with the parent: never poke the parent's writer */
+}
+
+static const int g_sigs[2] = {SIGTERM, SIGINT};
+static struct sigaction g_prev[2];
+
+static void on_signal(int sig, siginfo_t *si, void *uc)
+{
+    int i = sig == SIGTERM ? 0 : 1;
+    const struct sigaction *p = &g_prev[i];
+    if (p->sa_flags & SA_SIGINFO) {
+        if (p->sa_sigaction) {
+            p->sa_sigaction(sig, si, uc);
+            return;
+        }
+    } else if (p->sa_handler != SIG_DFL && p->sa_handler != SIG_IGN) {
+        p->sa_handler(sig);
+        return;
+    }
+    /* Default action: write the trace's end, then die by the signal. */
+    int saved = errno;
+    if (!atomic_load(&gmp_g.forked) && atomic_load(&gmp_g.state) == GMP_ST_ON &&
+        !atomic_exchange(&gmp_g.stopping, 1))
+        gmp_wt_finish_from_signal(sig, 5000);
+    struct sigaction dfl;
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    sigemptyset(&dfl.sa_mask);
+    sigaction(sig, &dfl, NULL);
+    sigset_t s;
+    sigemptyset(&s);
+    sigaddset(&s, sig);
+    sigprocmask(SIG_UNBLOCK, &s, NULL);
+    raise(sig);
+    errno = saved;
+}
+
+static void install_signal_handlers(void)
+{
+    for (int i = 0; i < 2; i++) {
+        struct sigaction old, sa;
+        if (sigaction(g_sigs[i], NULL, &old) != 0)
+            continue;
+        if (!(old.sa_flags & SA_SIGINFO) && old.sa_handler == SIG_IGN)
+            continue; /* the program ignores it: so do we */
+        g_prev[i] = old;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_sigaction = on_signal;
+        sa.sa_flags = SA_SIGINFO | SA_RESTART;
+        sigemptyset(&sa.sa_mask);
+        sigaction(g_sigs[i], &sa, NULL);
+    }
+}
+
+/* ---- init ---------------------------------------------------------------- */
+
+static _Atomic int g_light; /* 0 not done, 1 running, 2 done */
+static _Atomic int g_full;
+static __thread int g_in_init;
+
+static void wait_done(_Atomic int *flag)
+{
+    /* Another thread is initializing: wait for it (bounded; the init itself
+     * never waits for an application thread). */
+    for (int i = 0; i < 5000 && atomic_load(flag) != 2; i++) {
+        struct timespec ts = {0, 1000000};
+        nanosleep(&ts, NULL);
+    }
+}
+
+static size_t pow2_floor(size_t v)
+{
+    size_t p = 1;
+    while (p * 2 <= v)
+        p *= 2;
+    return p;
+}
+
+extern char **environ;
+
+static int light_body(void)
+{
+    gmp_diag diag;
+    memset(&diag, 0, sizeof diag);
+    gmp_config_load(&gmp_g.cfg, NULL, NULL, &diag);
+    /* Misspelled GMEMPROF_* names; GMEMPROF_CUPTI_LIB is read here, not by
+     * config.c, so it is not passed on. */
+    size_t ne = 0;
+    for (char **e = environ; e && *e; e++)
+        ne++;
+    char **env = calloc(ne + 1, sizeof *env);
+    if (env) {
+        size_t k = 0;
+        for (size_t i = 0; i < ne; i++)
+            if (strncmp(environ[i], "GMEMPROF_CUPTI_LIB=", 19) != 0)
+                env[k++] = environ[i];
+        gmp_config_check_names(env, &diag);
+        free(env);
+    }
+    for (int i = 0; i < diag.count; i++)
+        gmp_log_error("%s", diag.line[i]);
+    if (diag.lost)
+        gmp_log_error("(%d more problems with GMEMPROF_* settings not shown)", diag.lost);
+    if (!gmp_g.cfg.enabled)
+        return -1;
+
+    gmp_g.start_unix_ns = gmp_now();
+    gmp_g.start_ts = gmp_g.start_unix_ns; /* the trace clock is the same clock */
+
+    /* Fixed parts of the host budget (see gmp_collect_setup_buffers). */
+    size_t total = (size_t)gmp_g.cfg.host_buffer_mb << 20;
+    size_t ring = pow2_floor(total / 16 / sizeof(gmp_ring_cell));
+    if (ring > 16384)
+        ring = 16384;
+    if (ring < 256)
+        ring = 256;
+    size_t slots = pow2_floor(total / 8 / sizeof(gmp_corr_slot));
+    if (slots > ((size_t)1 << 18))
+        slots = (size_t)1 << 18;
+    if (slots < 4096)
+        slots = 4096;
+    gmp_g.corr.slots = calloc(slots, sizeof *gmp_g.corr.slots);
+    gmp_g.corr.mask = (uint32_t)(slots - 1);
+    gmp_g.corr.bits = 0;
+    while (((size_t)1 << gmp_g.corr.bits) < slots)
+        gmp_g.corr.bits++;
+    if (!gmp_g.corr.slots || gmp_ring_init(&gmp_g.ring, ring) != 0) {
+        gmp_log_error("out of memory for the profiler's tables; profiling is off");
+        return -1;
+    }
+    gmp_g.wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    gmp_transition_init();
+    atexit(on_exit_handler);
+    pthread_atfork(NULL, NULL, on_fork_child);
+    return 0;
+}
+
+int gmp_init_light(void)
+{
+    if (atomic_load(&g_light) == 2)
+        return gmp_live_state() ? 0 : -1;
+    if (g_in_init)
+        return -1;
+    int exp = 0;
+    if (!atomic_compare_exchange_strong(&g_light, &exp, 1)) {
+        wait_done(&g_light);
+        return gmp_live_state() ? 0 : -1;
+    }
+    g_in_init = 1;
+    int rc = light_body();
+    atomic_store(&gmp_g.state, rc == 0 ? GMP_ST_LIGHT : GMP_ST_OFF);
+    g_in_init = 0;
+    atomic_store(&g_light, 2);
+    return rc;
+}
+
+static int full_body(void)
+{
+    char err[640];
+    if (gmp_cuapi_load(&gmp_g.api, getenv("GMEMPROF_CUPTI_LIB"), err, sizeof err) != 0) {
+        gmp_log_error("%s; profiling is off (the program runs on)", err);
+        return -1;
+    }
+    gmp_log_debug("CUPTI: %s", gmp_g.api.cupti_from);
+    if (gmp_collect_subscribe(err, sizeof err) != 0) {
+        gmp_log_error("%s", err);
+        return -1;
+    }
+
+    char host[256] = "localhost";
+    gethostname(host, sizeof host - 1);
+    host[sizeof host - 1] = '\0';
+    gmp_diag diag;
+    memset(&diag, 0, sizeof diag);
+    if (gmp_config_expand_output(gmp_g.cfg.output, gmp_g.path, sizeof gmp_g.path, (long)getpid(), host,
+                                 gmp_config_rank(NULL, NULL), gmp_g.start_unix_ns, &diag) != 0) {
+        gmp_log_error("%s; profiling is off", diag.count ? diag.line[0] : "bad GMEMPROF_OUTPUT");
+        gmp_collect_unsubscribe();
+        return -1;
+    }
+    if (gmp_g.path[0] != '/') {
+        /* absolute, so the summary names the file wherever it is read */
+        char cwd[PATH_MAX], abs[GMP_PATH_MAX];
+        if (getcwd(cwd, sizeof cwd) &&
+            (size_t)snprintf(abs, sizeof abs, "%s/%s", cwd, gmp_g.path) < sizeof abs)
+            memcpy(gmp_g.path, abs, strlen(abs) + 1);
+    }
+    gmt_writer_opts wo = {gmp_g.cfg.zstd_level, 0};
+    gmt_writer *w = gmt_writer_open(gmp_g.path, &wo);
+    if (!w) {
+        gmp_log_error("cannot write the trace to %s: %s; profiling is off (the program runs on)",
+                      gmp_g.path, strerror(errno));
+        gmp_collect_unsubscribe();
+        return -1;
+    }
+    if (gmp_collect_setup_buffers(err, sizeof err) != 0 || gmp_wt_start(w, err, sizeof err) != 0) {
+        gmp_log_error("%s; profiling is off", err);
+        gmp_collect_unsubscribe();
+        if (!gmp_wt_running()) {
+            gmt_writer_close(w);
+            unlink(gmp_g.path);
+        }
+        return -1;
+    }
+    if (gmp_collect_enable(err, sizeof err) != 0) {
+        gmp_log_error("%s; profiling is off", err);
+        gmp_wt_finish(GMT_WEND_ERROR, 5000);
+        gmp_collect_unsubscribe();
+        return -1;
+    }
+    atomic_store(&gmp_g.state, GMP_ST_ON);
+    /* Kernel collection as the current phase wants it (steps may have come
+     * through NVTX or the in-app API before CUDA started). */
+    pthread_mutex_lock(&gmp_g.step_lock);
+    gmp_collect_kernels(gmp_sched_collects(&gmp_g.sched));
+    pthread_mutex_unlock(&gmp_g.step_lock);
+    install_signal_handlers();
+    gmp_wt_wake();
+    return 0;
+}
+
+int gmp_init_full(void)
+{
+    if (gmp_init_light() != 0)
+        return -1;
+    if (atomic_load(&g_full) == 2)
+        return gmp_on() ? 0 : -1;
+    if (g_in_init)
+        return -1; /* CUPTI called back into us from inside our own init */
+    int exp = 0;
+    if (!atomic_compare_exchange_strong(&g_full, &exp, 1)) {
+        wait_done(&g_full);
+        return gmp_on() ? 0 : -1;
+    }
+    g_in_init = 1;
+    int rc = full_body();
+    if (rc != 0)
+        gmp_turn_off();
+    g_in_init = 0;
+    atomic_store(&g_full, 2);
+    return rc;
+}
+
+/* The path this library was loaded from. */
+static int self_path(char *out, size_t cap)
+{
+    Dl_info info;
+    if (!dladdr((void *)&gmp_init_full, &info) || !info.dli_fname || !info.dli_fname[0])
+        return -1;
+    if (!realpath(info.dli_fname, out)) {
+        if (strlen(info.dli_fname) >= cap)
+            return -1;
+        memcpy(out, info.dli_fname, strlen(info.dli_fname) + 1);
+    }
+    (void)cap;
+    return 0;
+}
+
+/* ---- exported entry points ------------------------------------------------ */
+
+GMP_API int InitializeInjection(void);
+GMP_API int InitializeInjectionNvtx2(const void *(*get_export_table)(uint32_t));
+
+int InitializeInjection(void)
+{
+    gmp_init_full();
+    if (gmp_on() && !getenv("NVTX_INJECTION64_PATH")) {
+        /* NVTX calls made from now on reach us even when only
+         * CUDA_INJECTION64_PATH was set. A program that calls NVTX before
+         * CUDA starts needs the launcher or the variable (docs). */
+        char self[PATH_MAX];
+        if (self_path(self, sizeof self) == 0)
+            setenv("NVTX_INJECTION64_PATH", self, 0);
+    }
+    return 1; /* always: a profiler problem must not change what CUDA does */
+}
+
+int InitializeInjectionNvtx2(const void *(*get_export_table)(uint32_t))
+{
+    if (gmp_init_light() != 0)
+        return 0; /* NVTX calls stay no-ops */
+    /* Nobody else will start CUPTI unless the driver loads this library. */
+    const char *cip = getenv("CUDA_INJECTION64_PATH");
+    char self[PATH_MAX], other[PATH_MAX];
+    int driver_loads_us = cip && cip[0] && self_path(self, sizeof self) == 0 && realpath(cip, other) &&
+                          strcmp(self, other) == 0;
+    if (!driver_loads_us)
+        gmp_init_full();
+    if (!gmp_live_state())
+        return 0;
+    return gmp_nvtx_attach(get_export_table);
+}
+
+GMP_API void gmemprof_step_impl(void)
+{
+    if (gmp_init_light() != 0)
+        return;
+    gmp_on_step(GMT_STEPSRC_API);
+}
+
+GMP_API void gmemprof_mark_impl(const char *name)
+{
+    if (!name || gmp_init_light() != 0)
+        return;
+    gmp_on_tag(name, strlen(name));
+}

@@ -1,0 +1,624 @@
+/*
+ * gmemprof — the launcher: profile a command with libgmemprof.so.
+ *
+ *   gmemprof [-o FILE] [--schedule SPEC] [--step-marker NAME] [--tag-prefix P]
+ *            [--sample-ms N] [--no-kernels] [--lib PATH] [-q|--quiet] [-v]
+ *            [--help] [--version] -- CMD ARGS...
+ *
+ * BUILD: needs only libc and these sources (no gmt, no zstd, no CUDA):
+ *   profiler/launcher.c profiler/summary.c profiler/config.c profiler/schedule.c
+ * with include directories include/ and profiler/, e.g.
+ *   add_executable(gmemprof profiler/launcher.c profiler/summary.c
+ *                  profiler/config.c profiler/schedule.c)
+ *   target_include_directories(gmemprof PRIVATE include profiler)
+ * (config.c/schedule.c validate option values before the command starts, so
+ * a typo fails in a second instead of after an hour-long run.)
+ *
+ * What it does: finds libgmemprof.so (--lib, else $GMEMPROF_LIB, else
+ * ../lib/libgmemprof.so next to this executable); points
+ * CUDA_INJECTION64_PATH and NVTX_INJECTION64_PATH at it; turns the options
+ * into GMEMPROF_* variables; points GMEMPROF_SUMMARY_FILE at a new temporary
+ * file; runs the command; forwards SIGINT/SIGTERM/SIGHUP sent to the launcher;
+ * waits; prints one summary on stderr from the lines the profiled processes
+ * appended to the summary file (profiler/summary.h).
+ *
+ * Rules: never writes to stdout while a command runs (only --help and
+ * --version print there, as GNU tools do); the exit status is the command's,
+ * and a command killed by a signal makes the launcher die of the same signal.
+ * Exit 2: bad usage or option value. 125: the launcher could not start the
+ * run (library not found, fork failed). 126/127: the command could not be
+ * executed / was not found (as in a shell).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "summary.h"
+
+#ifndef GMEMPROF_VERSION
+#define GMEMPROF_VERSION "unknown"
+#endif
+
+#define EXIT_USAGE 2
+#define EXIT_LAUNCH 125
+#define EXIT_NOEXEC 126
+#define EXIT_NOTFOUND 127
+
+typedef struct options {
+    const char *output, *schedule, *step_marker, *tag_prefix, *sample_ms, *lib;
+    int no_kernels;
+    int verbosity; /* -1 quiet, 0 normal, 1 verbose */
+    char **cmd;    /* NULL-terminated */
+} options;
+
+static const char usage_text[] =
+    "usage: gmemprof [options] -- COMMAND [ARGS...]\n"
+    "Profiles the GPU memory of COMMAND with libgmemprof.so and prints a summary on stderr.\n"
+    "\n"
+    "  -o, --output FILE      trace file pattern (%p pid, %h host, %r rank, %t start time,\n"
+    "                         %% percent); default gmemprof-%h-%p.zst in the working directory\n"
+    "      --schedule SPEC    steps to record: 'wait=2,warmup=1,active=3[,repeat=1][,skip_first=N]',\n"
+    "                         'delay=5s,duration=10s', 'capture' (cudaProfilerStart/Stop) or\n"
+    "                         'whole' (default: the whole run)\n"
+    "      --step-marker NAME NVTX mark/range name that ends a step (default 'step')\n"
+    "      --tag-prefix P     NVTX marks starting with P take a tagged snapshot (default 'tag:')\n"
+    "      --sample-ms N      driver memory sample period in active windows, 0 = off (default 100)\n"
+    "      --no-kernels       record allocations only, no kernel launches\n"
+    "      --lib PATH         libgmemprof.so to use (default: ../lib next to gmemprof, or\n"
+    "                         $GMEMPROF_LIB)\n"
+    "  -q, --quiet            no summary, and the profiler prints only errors\n"
+    "  -v, --verbose          show the environment given to COMMAND; profiler debug messages\n"
+    "  -h, --help             this help\n"
+    "      --version          the version\n"
+    "\n"
+    "Other settings are read from GMEMPROF_* variables (docs/user-guide.md).\n"
+    "Exit status: COMMAND's (death by the same signal if it was killed); 2 bad usage;\n"
+    "125 the run could not start; 126 COMMAND cannot be executed; 127 COMMAND not found.\n";
+
+static void usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+static void usage_error(const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "gmemprof: ");
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\nusage: gmemprof [options] -- COMMAND [ARGS...]  (gmemprof --help for more)\n");
+    exit(EXIT_USAGE);
+}
+
+/* ---- options ------------------------------------------------------------ */
+
+/* Matches "--name VALUE", "--name=VALUE", and for a short name "-o VALUE"
+ * and "-oVALUE". Returns 1 and *val when argv[*i] is this option. */
+static int opt_value(char **argv, int argc, int *i, const char *lng, const char *shrt,
+                     const char **val)
+{
+    const char *a = argv[*i];
+    size_t n = strlen(lng);
+    if (strcmp(a, lng) == 0 || (shrt && strcmp(a, shrt) == 0)) {
+        if (*i + 1 >= argc)
+            usage_error("option %s needs a value", a);
+        *val = argv[++*i];
+    } else if (strncmp(a, lng, n) == 0 && a[n] == '=') {
+        *val = a + n + 1;
+    } else if (shrt && strncmp(a, shrt, 2) == 0 && a[2] != '\0') {
+        *val = a + 2;
+    } else {
+        return 0;
+    }
+    if (!(*val)[0])
+        usage_error("option %s needs a non-empty value", lng);
+    return 1;
+}
+
+/* Validates an option value with the profiler's own parser and reports it
+ * under the option's name ("--sample-ms 'abc' is not a number of ..."). */
+static void check_option(const char *opt, const char *var, const char *value)
+{
+    char err[GMP_DIAG_LINE], msg[GMP_DIAG_LINE + 64];
+    size_t n = strlen(var);
+    if (!value || gmp_config_check_value(var, value, err, sizeof err) == 0)
+        return;
+    if (strncmp(err, var, n) == 0 && err[n] == '=')
+        snprintf(msg, sizeof msg, "%s %s", opt, err + n + 1);
+    else if (strncmp(err, var, n) == 0 && err[n] == ':')
+        snprintf(msg, sizeof msg, "%s%s", opt, err + n);
+    else
+        snprintf(msg, sizeof msg, "%s: %s", opt, err);
+    usage_error("%s", msg);
+}
+
+static void parse_args(int argc, char **argv, options *o)
+{
+    int i;
+    memset(o, 0, sizeof *o);
+    for (i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--") == 0) {
+            i++;
+            break;
+        }
+        if (a[0] != '-' || a[1] == '\0')
+            break; /* the command starts here */
+        if (opt_value(argv, argc, &i, "--output", "-o", &o->output) ||
+            opt_value(argv, argc, &i, "--schedule", NULL, &o->schedule) ||
+            opt_value(argv, argc, &i, "--step-marker", NULL, &o->step_marker) ||
+            opt_value(argv, argc, &i, "--tag-prefix", NULL, &o->tag_prefix) ||
+            opt_value(argv, argc, &i, "--sample-ms", NULL, &o->sample_ms) ||
+            opt_value(argv, argc, &i, "--lib", NULL, &o->lib))
+            continue;
+        if (strcmp(a, "--no-kernels") == 0)
+            o->no_kernels = 1;
+        else if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0)
+            o->verbosity = -1;
+        else if (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0)
+            o->verbosity = 1;
+        else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            fputs(usage_text, stdout);
+            exit(fflush(stdout) == 0 ? 0 : 1);
+        } else if (strcmp(a, "--version") == 0) {
+            printf("gmemprof %s (trace format %d.%d)\n", GMEMPROF_VERSION, GMT_VERSION_MAJOR,
+                   GMT_VERSION_MINOR);
+            exit(fflush(stdout) == 0 ? 0 : 1);
+        } else {
+            usage_error("unknown option '%s'", a);
+        }
+    }
+    if (i >= argc)
+        usage_error("no command to run");
+    o->cmd = argv + i;
+    check_option("-o", "GMEMPROF_OUTPUT", o->output);
+    check_option("--schedule", "GMEMPROF_SCHEDULE", o->schedule);
+    check_option("--step-marker", "GMEMPROF_STEP_MARKER", o->step_marker);
+    check_option("--tag-prefix", "GMEMPROF_TAG_PREFIX", o->tag_prefix);
+    check_option("--sample-ms", "GMEMPROF_SAMPLE_MS", o->sample_ms);
+}
+
+/* ---- the library ----------------------------------------------------------- */
+
+/* Resolves the library to an absolute path in out. 0, or -1 after printing
+ * where it looked. */
+static int find_lib(const options *o, char *out, size_t cap)
+{
+    char exe[PATH_MAX], cand[PATH_MAX + 64], real[PATH_MAX];
+    const char *src, *path = NULL;
+    if (o->lib) {
+        src = "--lib";
+        path = o->lib;
+    } else if (getenv("GMEMPROF_LIB") && getenv("GMEMPROF_LIB")[0]) {
+        src = "GMEMPROF_LIB";
+        path = getenv("GMEMPROF_LIB");
+    } else {
+        ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+        src = "the launcher's directory";
+        if (n <= 0) {
+            fprintf(stderr,
+                    "gmemprof: cannot find libgmemprof.so: /proc/self/exe is unreadable (%s); pass "
+                    "--lib PATH or set GMEMPROF_LIB\n",
+                    strerror(errno));
+            return -1;
+        }
+        exe[n] = '\0';
+        char *slash = strrchr(exe, '/');
+        if (slash)
+            *slash = '\0';
+        snprintf(cand, sizeof cand, "%s/../lib/libgmemprof.so", exe);
+        path = cand;
+    }
+    if (access(path, R_OK) != 0 || !realpath(path, real)) {
+        fprintf(stderr, "gmemprof: cannot use %s (from %s): %s; pass --lib PATH or set GMEMPROF_LIB\n",
+                path, src, strerror(errno));
+        return -1;
+    }
+    struct stat st;
+    if (stat(real, &st) != 0 || !S_ISREG(st.st_mode)) {
+        fprintf(stderr, "gmemprof: %s (from %s) is not a regular file; pass --lib PATH to "
+                        "libgmemprof.so\n",
+                real, src);
+        return -1;
+    }
+    snprintf(out, cap, "%s", real);
+    return 0;
+}
+
+static void set_var(const options *o, const char *name, const char *value)
+{
+    const char *old = getenv(name);
+    if (old && strcmp(old, value) != 0 && o->verbosity >= 0 &&
+        (strcmp(name, "CUDA_INJECTION64_PATH") == 0 || strcmp(name, "NVTX_INJECTION64_PATH") == 0))
+        fprintf(stderr, "gmemprof: %s was %s; using %s for this run\n", name, old, value);
+    if (setenv(name, value, 1) != 0) {
+        fprintf(stderr, "gmemprof: cannot set %s: %s\n", name, strerror(errno));
+        exit(EXIT_LAUNCH);
+    }
+    if (o->verbosity > 0)
+        fprintf(stderr, "gmemprof: %s=%s\n", name, value);
+}
+
+/* ---- signals ----------------------------------------------------------- */
+
+static volatile sig_atomic_t g_child; /* pid of the command, 0 before fork */
+static const int g_fwd[] = {SIGINT, SIGTERM, SIGHUP};
+#define NFWD (sizeof g_fwd / sizeof g_fwd[0])
+
+/*
+ * Forwards a signal to the command. A signal the kernel generated for the
+ * terminal (Ctrl-C, hangup: si_code > 0) went to the whole foreground
+ * process group, the command included, so it is not sent twice; one sent by
+ * a process (kill, timeout, a batch system: si_code <= 0) is forwarded. (A
+ * kill of the whole process group still reaches the command twice; the
+ * launcher cannot tell it from a kill of its own pid.)
+ */
+static void forward(int sig, siginfo_t *si, void *uc)
+{
+    (void)uc;
+    pid_t c = (pid_t)g_child;
+    if (c <= 0 || (si && (si->si_code > 0 || si->si_pid == c)))
+        return;
+    int saved = errno;
+    kill(c, sig);
+    errno = saved;
+}
+
+/* ---- the summary ----------------------------------------------------------- */
+
+static void human_bytes(uint64_t b, char *out, size_t cap)
+{
+    static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+    double v = (double)b;
+    int u = 0;
+    if (b < 1024) {
+        snprintf(out, cap, "%llu B", (unsigned long long)b);
+        return;
+    }
+    while (v >= 1024.0 && u < 5) {
+        v /= 1024.0;
+        u++;
+    }
+    snprintf(out, cap, "%.1f %s", v, unit[u]);
+}
+
+static void grouped(uint64_t v, char *out, size_t cap)
+{
+    char digits[24], tmp[40];
+    int n = snprintf(digits, sizeof digits, "%llu", (unsigned long long)v), k = 0;
+    for (int i = 0; i < n; i++) {
+        if (i > 0 && (n - i) % 3 == 0)
+            tmp[k++] = ',';
+        tmp[k++] = digits[i];
+    }
+    tmp[k] = '\0';
+    snprintf(out, cap, "%s", tmp);
+}
+
+/* The path as the user should see it: relative when under the working
+ * directory. */
+static const char *display_path(const char *path, const char *cwd)
+{
+    size_t n = cwd ? strlen(cwd) : 0;
+    if (n > 1 && strncmp(path, cwd, n) == 0 && path[n] == '/' && path[n + 1])
+        return path + n + 1;
+    return path;
+}
+
+/* Single-quotes a path for the "next:" command when the shell would need it. */
+static void shell_word(const char *s, char *out, size_t cap)
+{
+    size_t n = 0;
+    int plain = s[0] != '\0';
+    for (const char *p = s; *p; p++)
+        if (!strchr("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./-+=:,@%", *p))
+            plain = 0;
+    if (plain) {
+        snprintf(out, cap, "%s", s);
+        return;
+    }
+    if (cap < 3) {
+        out[0] = '\0';
+        return;
+    }
+    out[n++] = '\'';
+    for (const char *p = s; *p && n + 6 < cap; p++) {
+        if (*p == '\'') {
+            memcpy(out + n, "'\\''", 4);
+            n += 4;
+        } else {
+            out[n++] = *p;
+        }
+    }
+    out[n++] = '\'';
+    out[n] = '\0';
+}
+
+static void describe_trace(const gmp_summary *s, char *out, size_t cap)
+{
+    char size[32], rec[40], drop[40];
+    const char *status = "";
+    human_bytes(s->bytes, size, sizeof size);
+    grouped(s->records, rec, sizeof rec);
+    grouped(s->dropped, drop, sizeof drop);
+    if (strcmp(s->status, GMP_SUMMARY_STATUS_INCOMPLETE) == 0)
+        status = "; incomplete: the process ended before the profiler finished, the analyzer "
+                 "reads what was written";
+    else if (strcmp(s->status, GMP_SUMMARY_STATUS_DISABLED) == 0)
+        status = "; the profiler turned itself off, see its message above";
+    else if (strcmp(s->status, GMP_SUMMARY_STATUS_OK) != 0)
+        status = "; status unknown to this launcher";
+    snprintf(out, cap, "%s, %llu window%s, %s record%s, %s dropped%s", size,
+             (unsigned long long)s->windows, s->windows == 1 ? "" : "s", rec,
+             s->records == 1 ? "" : "s", drop, status);
+}
+
+/* Reads the summary file and prints the summary; wstatus (how the command
+ * ended) explains an empty file. */
+static void print_summary(int fd, int wstatus, const char *cwd)
+{
+    FILE *f = NULL;
+    int dupfd = fd >= 0 ? dup(fd) : -1;
+    char *line = NULL;
+    size_t linecap = 0;
+    gmp_summary *s = malloc(sizeof *s), *first = malloc(sizeof *first);
+    int good = 0, bad = 0;
+    char info[256], word[2 * GMP_SUMMARY_PATH_MAX + 8];
+
+    if (dupfd >= 0 && lseek(dupfd, 0, SEEK_SET) == 0)
+        f = fdopen(dupfd, "r");
+    if (!f) {
+        if (dupfd >= 0)
+            close(dupfd);
+        fprintf(stderr, "gmemprof: cannot read the summary file (%s); see the gmemprof: lines above\n",
+                strerror(errno));
+        free(s);
+        free(first);
+        return;
+    }
+    if (!s || !first) {
+        fclose(f);
+        free(s);
+        free(first);
+        return;
+    }
+    /* First pass: count and keep the first good line (the usual case is one). */
+    while (getline(&line, &linecap, f) > 0) {
+        if (line[strspn(line, " \t\r\n")] == '\0')
+            continue; /* blank */
+        if (gmp_summary_parse_line(line, s) != 0) {
+            bad++;
+            continue;
+        }
+        if (good++ == 0)
+            *first = *s;
+    }
+    if (good == 1) {
+        describe_trace(first, info, sizeof info);
+        const char *shown = display_path(first->trace, cwd);
+        if (first->bytes == 0 && strcmp(first->status, GMP_SUMMARY_STATUS_DISABLED) == 0) {
+            fprintf(stderr, "gmemprof: no trace: the profiler turned itself off (see its message above)\n");
+        } else {
+            shell_word(shown, word, sizeof word);
+            fprintf(stderr, "gmemprof: trace %s (%s) \xe2\x80\x94 next: gmem-analyze %s\n", shown,
+                    info, word);
+        }
+    } else if (good > 1) {
+        shell_word(display_path(first->trace, cwd), word, sizeof word);
+        fprintf(stderr, "gmemprof: %d traces, one per profiled process \xe2\x80\x94 next: gmem-analyze %s\n",
+                good, word);
+        rewind(f);
+        while (getline(&line, &linecap, f) > 0) {
+            if (gmp_summary_parse_line(line, s) != 0)
+                continue;
+            describe_trace(s, info, sizeof info);
+            fprintf(stderr, "gmemprof:   %s (%s)\n", display_path(s->trace, cwd), info);
+        }
+    } else if (bad == 0) {
+        if (WIFSIGNALED(wstatus))
+            fprintf(stderr,
+                    "gmemprof: no trace was recorded: the command was killed by signal %d (%s) "
+                    "before the profiler could report, or it created no CUDA context\n",
+                    WTERMSIG(wstatus), strsignal(WTERMSIG(wstatus)));
+        else
+            fprintf(stderr,
+                    "gmemprof: no trace was recorded: no CUDA context was created (the command did "
+                    "not use the GPU through CUDA)\n");
+    }
+    if (bad > 0)
+        fprintf(stderr, "gmemprof: %d summary line%s could not be read (a library of another "
+                        "version?)\n",
+                bad, bad == 1 ? "" : "s");
+    free(line);
+    fclose(f);
+    free(s);
+    free(first);
+}
+
+/* ---- running the command ---------------------------------------------------- */
+
+/* Ends the launcher the way the command ended. */
+static void exit_like(int wstatus)
+{
+    if (WIFEXITED(wstatus))
+        exit(WEXITSTATUS(wstatus));
+    if (WIFSIGNALED(wstatus)) {
+        int sig = WTERMSIG(wstatus);
+        sigset_t set;
+        /* The command already dumped core if it was going to: the launcher's
+         * own death must not leave a second, misleading core file. */
+        struct rlimit rl = {0, 0};
+        setrlimit(RLIMIT_CORE, &rl);
+        fflush(stderr);
+        signal(sig, SIG_DFL);
+        sigemptyset(&set);
+        sigaddset(&set, sig);
+        sigprocmask(SIG_UNBLOCK, &set, NULL);
+        raise(sig);
+        /* Not fatal by default (cannot happen for a signal that killed a
+         * process), or blocked by something: the shell convention. */
+        exit(128 + sig);
+    }
+    exit(EXIT_LAUNCH);
+}
+
+int main(int argc, char **argv)
+{
+    options o;
+    char lib[PATH_MAX], outbuf[PATH_MAX + GMP_PATH_MAX], cwd[PATH_MAX];
+    char sumpath[PATH_MAX];
+    int sumfd = -1, errpipe[2];
+    sigset_t block, old;
+    struct sigaction sa, prev[NFWD];
+    int installed[NFWD] = {0};
+
+    parse_args(argc, argv, &o);
+    if (!getcwd(cwd, sizeof cwd))
+        cwd[0] = '\0';
+    if (find_lib(&o, lib, sizeof lib) != 0)
+        return EXIT_LAUNCH;
+
+    set_var(&o, "CUDA_INJECTION64_PATH", lib);
+    set_var(&o, "NVTX_INJECTION64_PATH", lib);
+    if (o.output) {
+        /* Absolute, so a command that changes directory before it starts
+         * CUDA still writes where the user asked. */
+        size_t n = 0;
+        if (o.output[0] != '/' && cwd[0]) {
+            /* The directory is literal text in a pattern: its '%' are doubled. */
+            for (const char *c = cwd; *c && n + 3 < sizeof outbuf; c++) {
+                if (*c == '%')
+                    outbuf[n++] = '%';
+                outbuf[n++] = *c;
+            }
+            outbuf[n++] = '/';
+        }
+        snprintf(outbuf + n, sizeof outbuf - n, "%s", o.output);
+        check_option("-o", "GMEMPROF_OUTPUT", outbuf); /* still within the length limit */
+        set_var(&o, "GMEMPROF_OUTPUT", outbuf);
+    }
+    if (o.schedule)
+        set_var(&o, "GMEMPROF_SCHEDULE", o.schedule);
+    if (o.step_marker)
+        set_var(&o, "GMEMPROF_STEP_MARKER", o.step_marker);
+    if (o.tag_prefix)
+        set_var(&o, "GMEMPROF_TAG_PREFIX", o.tag_prefix);
+    if (o.sample_ms)
+        set_var(&o, "GMEMPROF_SAMPLE_MS", o.sample_ms);
+    if (o.no_kernels)
+        set_var(&o, "GMEMPROF_KERNELS", "0");
+    if (o.verbosity < 0)
+        set_var(&o, "GMEMPROF_LOG", "quiet");
+    else if (o.verbosity > 0)
+        set_var(&o, "GMEMPROF_LOG", "debug");
+
+    /* The summary file: the run goes on without it if it cannot be made. */
+    const char *tmp = getenv("TMPDIR");
+    if (!tmp || !tmp[0])
+        tmp = "/tmp";
+    snprintf(sumpath, sizeof sumpath, "%s/gmemprof-summary-XXXXXX", tmp);
+    sumfd = mkostemp(sumpath, O_CLOEXEC);
+    if (sumfd < 0) {
+        if (o.verbosity >= 0)
+            fprintf(stderr, "gmemprof: cannot create a summary file in %s (%s); no summary at the end\n",
+                    tmp, strerror(errno));
+        unsetenv(GMP_SUMMARY_ENV);
+    } else {
+        set_var(&o, GMP_SUMMARY_ENV, sumpath);
+    }
+
+    /* Signals stay blocked from before fork until the handlers and g_child
+     * are in place, so none is lost or acted on by the wrong process. A
+     * signal ignored when the launcher started stays ignored (nohup, a
+     * background job) and is inherited so by the command. */
+    sigemptyset(&block);
+    for (size_t i = 0; i < NFWD; i++)
+        sigaddset(&block, g_fwd[i]);
+    sigprocmask(SIG_BLOCK, &block, &old);
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = forward;
+    sa.sa_flags = SA_SIGINFO | SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    for (size_t i = 0; i < NFWD; i++) {
+        if (sigaction(g_fwd[i], NULL, &prev[i]) == 0 && prev[i].sa_handler != SIG_IGN &&
+            sigaction(g_fwd[i], &sa, NULL) == 0)
+            installed[i] = 1;
+    }
+
+    if (pipe2(errpipe, O_CLOEXEC) != 0) {
+        fprintf(stderr, "gmemprof: cannot create a pipe: %s\n", strerror(errno));
+        if (sumfd >= 0)
+            unlink(sumpath);
+        return EXIT_LAUNCH;
+    }
+    fflush(stderr);
+    pid_t pid = fork();
+    if (pid < 0) {
+        fprintf(stderr, "gmemprof: cannot start %s: fork failed: %s\n", o.cmd[0], strerror(errno));
+        if (sumfd >= 0)
+            unlink(sumpath);
+        return EXIT_LAUNCH;
+    }
+    if (pid == 0) {
+        /* The command: default dispositions first, then unblock. */
+        for (size_t i = 0; i < NFWD; i++)
+            if (installed[i])
+                signal(g_fwd[i], SIG_DFL);
+        sigprocmask(SIG_SETMASK, &old, NULL);
+        close(errpipe[0]);
+        execvp(o.cmd[0], o.cmd);
+        int e = errno;
+        ssize_t w = write(errpipe[1], &e, sizeof e);
+        (void)w;
+        _exit(e == ENOENT || e == ENOTDIR ? EXIT_NOTFOUND : EXIT_NOEXEC);
+    }
+    g_child = pid;
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    close(errpipe[1]);
+
+    int exec_errno = 0;
+    ssize_t r;
+    do
+        r = read(errpipe[0], &exec_errno, sizeof exec_errno);
+    while (r < 0 && errno == EINTR);
+    close(errpipe[0]);
+
+    int wstatus = 0;
+    while (waitpid(pid, &wstatus, 0) < 0) {
+        if (errno != EINTR) {
+            fprintf(stderr, "gmemprof: lost track of the command: %s\n", strerror(errno));
+            if (sumfd >= 0)
+                unlink(sumpath);
+            return EXIT_LAUNCH;
+        }
+    }
+    g_child = 0;
+
+    if (r == (ssize_t)sizeof exec_errno) {
+        if (exec_errno == ENOENT || exec_errno == ENOTDIR)
+            fprintf(stderr, "gmemprof: cannot run '%s': command not found\n", o.cmd[0]);
+        else
+            fprintf(stderr, "gmemprof: cannot run '%s': %s\n", o.cmd[0], strerror(exec_errno));
+        if (sumfd >= 0)
+            unlink(sumpath);
+        return exec_errno == ENOENT || exec_errno == ENOTDIR ? EXIT_NOTFOUND : EXIT_NOEXEC;
+    }
+
+    if (sumfd >= 0) {
+        if (o.verbosity >= 0)
+            print_summary(sumfd, wstatus, cwd);
+        unlink(sumpath);
+        close(sumfd);
+    }
+    exit_like(wstatus);
+    return EXIT_LAUNCH;
+}

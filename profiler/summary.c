@@ -1,0 +1,160 @@
+/*
+ * The summary line (see summary.h): formatter for the library, parser for
+ * the launcher. Pure logic, no allocation.
+ */
+#include "summary.h"
+
+#include <stdio.h>
+#include <string.h>
+
+typedef struct lbuf {
+    char *out;
+    size_t cap, len;
+} lbuf;
+
+static void lb_putc(lbuf *b, char c)
+{
+    if (b->len + 1 < b->cap)
+        b->out[b->len] = c;
+    b->len++;
+}
+
+static void lb_puts(lbuf *b, const char *s)
+{
+    while (*s)
+        lb_putc(b, *s++);
+}
+
+/* Escapes the bytes that would break the line or the fields. */
+static void lb_escaped(lbuf *b, const char *s)
+{
+    for (; s && *s; s++) {
+        switch (*s) {
+        case '\\': lb_puts(b, "\\\\"); break;
+        case '\t': lb_puts(b, "\\t"); break;
+        case '\n': lb_puts(b, "\\n"); break;
+        case '\r': lb_puts(b, "\\r"); break;
+        default: lb_putc(b, *s); break;
+        }
+    }
+}
+
+static void lb_num(lbuf *b, const char *key, uint64_t v)
+{
+    char num[24];
+    snprintf(num, sizeof num, "%llu", (unsigned long long)v);
+    lb_putc(b, '\t');
+    lb_puts(b, key);
+    lb_putc(b, '=');
+    lb_puts(b, num);
+}
+
+size_t gmp_summary_format_line(char *out, size_t cap, const char *path, uint64_t bytes,
+                               uint64_t windows, uint64_t records, uint64_t dropped,
+                               const char *status)
+{
+    lbuf b = {out, cap, 0};
+    lb_puts(&b, GMP_SUMMARY_KEY_TRACE "=");
+    lb_escaped(&b, path);
+    lb_num(&b, GMP_SUMMARY_KEY_BYTES, bytes);
+    lb_num(&b, GMP_SUMMARY_KEY_WINDOWS, windows);
+    lb_num(&b, GMP_SUMMARY_KEY_RECORDS, records);
+    lb_num(&b, GMP_SUMMARY_KEY_DROPPED, dropped);
+    lb_puts(&b, "\t" GMP_SUMMARY_KEY_STATUS "=");
+    lb_escaped(&b, status);
+    lb_putc(&b, '\n');
+    if (out && cap > 0)
+        out[b.len < cap ? b.len : 0] = '\0'; /* too long: "" rather than half a line */
+    return b.len;
+}
+
+/* Unescapes [s, e) into out (cap bytes). -1 when it does not fit or holds a
+ * bad escape. */
+static int unescape(const char *s, const char *e, char *out, size_t cap)
+{
+    size_t n = 0;
+    for (; s < e; s++) {
+        char c = *s;
+        if (c == '\\') {
+            if (++s >= e)
+                return -1;
+            switch (*s) {
+            case '\\': c = '\\'; break;
+            case 't': c = '\t'; break;
+            case 'n': c = '\n'; break;
+            case 'r': c = '\r'; break;
+            default: return -1;
+            }
+        }
+        if (n + 1 >= cap)
+            return -1;
+        out[n++] = c;
+    }
+    out[n] = '\0';
+    return 0;
+}
+
+static int parse_num(const char *s, const char *e, uint64_t *v)
+{
+    uint64_t x = 0;
+    if (s == e)
+        return -1;
+    for (; s < e; s++) {
+        if (*s < '0' || *s > '9')
+            return -1;
+        unsigned d = (unsigned)(*s - '0');
+        if (x > (UINT64_MAX - d) / 10)
+            return -1;
+        x = x * 10 + d;
+    }
+    *v = x;
+    return 0;
+}
+
+int gmp_summary_parse_line(const char *line, gmp_summary *s)
+{
+    static const char *const keys[] = {GMP_SUMMARY_KEY_TRACE,   GMP_SUMMARY_KEY_BYTES,
+                                       GMP_SUMMARY_KEY_WINDOWS, GMP_SUMMARY_KEY_RECORDS,
+                                       GMP_SUMMARY_KEY_DROPPED, GMP_SUMMARY_KEY_STATUS};
+    int seen[6] = {0};
+    if (!line || !s)
+        return -1;
+    memset(s, 0, sizeof *s);
+    const char *end = line + strlen(line);
+    if (end > line && end[-1] == '\n')
+        end--;
+    if (end > line && end[-1] == '\r')
+        end--;
+    const char *p = line;
+    while (p < end) {
+        const char *f = memchr(p, '\t', (size_t)(end - p));
+        if (!f)
+            f = end;
+        const char *eq = memchr(p, '=', (size_t)(f - p));
+        if (!eq || eq == p)
+            return -1;
+        size_t klen = (size_t)(eq - p);
+        int k;
+        for (k = 0; k < 6; k++)
+            if (strlen(keys[k]) == klen && memcmp(p, keys[k], klen) == 0)
+                break;
+        if (k < 6) {
+            if (seen[k])
+                return -1;
+            seen[k] = 1;
+            int rc;
+            switch (k) {
+            case 0: rc = unescape(eq + 1, f, s->trace, sizeof s->trace); break;
+            case 1: rc = parse_num(eq + 1, f, &s->bytes); break;
+            case 2: rc = parse_num(eq + 1, f, &s->windows); break;
+            case 3: rc = parse_num(eq + 1, f, &s->records); break;
+            case 4: rc = parse_num(eq + 1, f, &s->dropped); break;
+            default: rc = unescape(eq + 1, f, s->status, sizeof s->status); break;
+            }
+            if (rc != 0)
+                return -1;
+        } /* else: a key from a newer library, ignored */
+        p = f < end ? f + 1 : end;
+    }
+    return seen[0] && seen[5] ? 0 : -1;
+}

@@ -1,0 +1,62 @@
+/*
+ * The summary handshake between libgmemprof.so and the gmemprof launcher.
+ *
+ * The launcher sets GMEMPROF_SUMMARY_FILE to an empty temporary file. When a
+ * profiled process ends, the library appends ONE line to it, written with a
+ * single write() on a descriptor opened with O_WRONLY|O_APPEND (so lines of
+ * several processes never interleave):
+ *
+ *   trace=<path>\tbytes=<n>\twindows=<n>\trecords=<n>\tdropped=<n>\tstatus=<ok|incomplete|disabled>\n
+ *
+ * <path> is the trace file (absolute, so the launcher can show it relative
+ * to its own directory); '\\', TAB, LF and CR in it are written as "\\\\",
+ * "\\t", "\\n", "\\r". bytes: compressed size of the trace; windows: windows
+ * begun; records: records written; dropped: records lost (CUPTI + writer).
+ * status: ok (trailer written), incomplete (cut short, e.g. by a signal:
+ * the trailer is missing), disabled (the profiler turned itself off; the
+ * reason was printed on stderr). The parser ignores keys it does not know,
+ * so fields can be added later.
+ */
+#ifndef GMEMPROF_PROFILER_SUMMARY_H
+#define GMEMPROF_PROFILER_SUMMARY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define GMP_SUMMARY_ENV "GMEMPROF_SUMMARY_FILE"
+
+#define GMP_SUMMARY_KEY_TRACE "trace"
+#define GMP_SUMMARY_KEY_BYTES "bytes"
+#define GMP_SUMMARY_KEY_WINDOWS "windows"
+#define GMP_SUMMARY_KEY_RECORDS "records"
+#define GMP_SUMMARY_KEY_DROPPED "dropped"
+#define GMP_SUMMARY_KEY_STATUS "status"
+
+#define GMP_SUMMARY_STATUS_OK "ok"
+#define GMP_SUMMARY_STATUS_INCOMPLETE "incomplete"
+#define GMP_SUMMARY_STATUS_DISABLED "disabled"
+
+#define GMP_SUMMARY_PATH_MAX 4096
+/* Enough for any line the formatter writes for a path < GMP_SUMMARY_PATH_MAX
+ * (every byte of the path escaped, five 20-digit numbers, keys, status). */
+#define GMP_SUMMARY_LINE_MAX (2 * GMP_SUMMARY_PATH_MAX + 256)
+
+typedef struct gmp_summary {
+    char trace[GMP_SUMMARY_PATH_MAX]; /* unescaped */
+    uint64_t bytes, windows, records, dropped;
+    char status[32];
+} gmp_summary;
+
+/* Writes one line, '\n' included, NUL-terminated. Returns its length; when
+ * that is >= cap nothing usable was written (out is ""), so a caller never
+ * appends half a line. NULL path or status are written as "". */
+size_t gmp_summary_format_line(char *out, size_t cap, const char *path, uint64_t bytes,
+                               uint64_t windows, uint64_t records, uint64_t dropped,
+                               const char *status);
+
+/* Parses one line (with or without its '\n'). 0 on success; -1 when the
+ * line is malformed: a field without '=', a bad number, a duplicate key, a
+ * path or status too long, or no trace or no status key. */
+int gmp_summary_parse_line(const char *line, gmp_summary *s);
+
+#endif

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# The one test command: sets up what is missing, builds a Release tree and an
+# ASan+UBSan tree, and runs every CTest test in both. GPU tests (label "gpu")
+# skip themselves where no GPU is present.
+#   scripts/test.sh            both configurations
+#   scripts/test.sh --fast     Release only
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup-deps.sh
+jobs=$(nproc 2>/dev/null || echo 2)
+run_config() {
+    local dir=$1; shift
+    cmake -S . -B "$dir" "$@" >/dev/null
+    cmake --build "$dir" -j "$jobs"
+    ctest --test-dir "$dir" --output-on-failure -j "$jobs" --timeout 600
+}
+run_config build -DCMAKE_BUILD_TYPE=Release
+if [ "${1:-}" != "--fast" ]; then
+    ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+        run_config build-asan -DCMAKE_BUILD_TYPE=Debug -DGMEMPROF_SANITIZE=ON
+fi
+echo "gmemprof: all tests passed" >&2

@@ -1,0 +1,547 @@
+/*
+ * gmt-example: writes a tiny trace with the real writer and prints its
+ * decompressed bytes as an annotated hex dump, field by field: the worked
+ * example of docs/trace-format.md is this program's output.
+ *
+ * It doubles as a test of the document: its own field table (below, in
+ * payload order) walks every record independently of common/codec.c, and
+ * the program fails unless the walk consumes exactly each payload and
+ * yields the values that were written.
+ *
+ *   gmt-example            the annotated dump (exit 0 when it all agrees)
+ *   gmt-example --fields   the payload layout of every record type (markdown)
+ *   gmt-example -o FILE    also keep the tiny trace in FILE
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#include "gmt_io.h"
+
+/* Field codings, as docs/trace-format.md names them. */
+enum {
+    F_V = 'v',    /* varint */
+    F_SV = 's',   /* zigzag varint */
+    F_TS = 't',   /* "ts" host time delta */
+    F_GTS = 'g',  /* "gts" GPU start delta, then "dur" */
+    F_ADDR = 'a', /* "addr" */
+    F_CORR = 'c', /* "corr" */
+    F_SEQ = 'q',  /* "seq" */
+    F_RID = 'r',  /* "rid" */
+    F_PRID = 'P', /* RANGE_BEGIN parent: "rid", then last_rid = id */
+    F_STEP = 'p', /* "step" */
+    F_BYTES = 'b',
+    F_UUID = 'u',
+    F_DEVS = 'n', /* TAG: ndev, then ndev x 5 varints */
+};
+
+typedef struct fdesc {
+    const char *name;
+    char code;
+    size_t off;  /* offset in gmt_record.u */
+    size_t off2; /* F_GTS: offset of end */
+} fdesc;
+
+#define U(f) offsetof(gmt_record, u.f) - offsetof(gmt_record, u)
+#define FD(n, c, f) { n, c, U(f), 0 }
+#define END { NULL, 0, 0, 0 }
+
+static const fdesc F_HEADER[] = {
+    FD("pid", F_V, header.pid), FD("ppid", F_V, header.ppid), FD("start_unix_ns", F_V, header.start_unix_ns),
+    FD("start_ts", F_V, header.start_ts), FD("rank", F_SV, header.rank), FD("local_rank", F_SV, header.local_rank),
+    FD("world_size", F_SV, header.world_size), FD("cupti_version", F_V, header.cupti_version),
+    FD("driver_version", F_V, header.driver_version), FD("flags", F_V, header.flags), FD("host", F_BYTES, header.host),
+    FD("cmdline", F_BYTES, header.cmdline), FD("config", F_BYTES, header.config),
+    FD("profiler_version", F_BYTES, header.profiler_version), END,
+};
+static const fdesc F_DEVICE[] = {
+    FD("device", F_V, device.device), FD("total_mem", F_V, device.total_mem), FD("sm_count", F_V, device.sm_count),
+    FD("cc_major", F_V, device.cc_major), FD("cc_minor", F_V, device.cc_minor), FD("uuid", F_UUID, device.uuid),
+    FD("name", F_BYTES, device.name), END,
+};
+static const fdesc F_STRING[] = { FD("id", F_V, string.id), FD("str", F_BYTES, string.str), END };
+static const fdesc F_MEM[] = {
+    FD("device", F_V, mem.device), FD("address", F_ADDR, mem.address), FD("bytes", F_V, mem.bytes),
+    FD("kind", F_V, mem.kind), FD("source", F_V, mem.source), FD("flags", F_V, mem.flags), FD("corr", F_CORR, mem.corr),
+    FD("stream", F_V, mem.stream), FD("tid", F_V, mem.tid), FD("range", F_RID, mem.range), FD("seq", F_SEQ, mem.seq),
+    FD("step", F_STEP, mem.step), FD("ts", F_TS, mem.ts), END,
+};
+static const fdesc F_KERNEL[] = {
+    FD("device", F_V, kernel.device), FD("stream", F_V, kernel.stream), FD("corr", F_CORR, kernel.corr),
+    FD("name", F_V, kernel.name), FD("grid[0]", F_V, kernel.grid[0]), FD("grid[1]", F_V, kernel.grid[1]),
+    FD("grid[2]", F_V, kernel.grid[2]), FD("block[0]", F_V, kernel.block[0]), FD("block[1]", F_V, kernel.block[1]),
+    FD("block[2]", F_V, kernel.block[2]), FD("registers", F_V, kernel.registers),
+    FD("static_smem", F_V, kernel.static_smem), FD("dynamic_smem", F_V, kernel.dynamic_smem),
+    FD("local_mem", F_V, kernel.local_mem), FD("tid", F_V, kernel.tid), FD("seq", F_SEQ, kernel.seq),
+    FD("range", F_RID, kernel.range), FD("step", F_STEP, kernel.step),
+    { "start", F_GTS, U(kernel.start), U(kernel.end) }, END,
+};
+static const fdesc F_COPY[] = {
+    FD("device", F_V, copy.device), FD("stream", F_V, copy.stream), FD("corr", F_CORR, copy.corr),
+    FD("bytes", F_V, copy.bytes), FD("copy_kind", F_V, copy.copy_kind), FD("src_kind", F_V, copy.src_kind),
+    FD("dst_kind", F_V, copy.dst_kind), FD("tid", F_V, copy.tid), FD("step", F_STEP, copy.step),
+    { "start", F_GTS, U(copy.start), U(copy.end) }, END,
+};
+static const fdesc F_RANGE_BEGIN[] = {
+    FD("tid", F_V, range.tid), FD("id", F_RID, range.id), FD("parent", F_PRID, range.parent),
+    FD("name", F_V, range.name), FD("ts", F_TS, range.ts), END,
+};
+static const fdesc F_RANGE_END[] = { FD("tid", F_V, range.tid), FD("id", F_RID, range.id), FD("ts", F_TS, range.ts),
+                                     END };
+static const fdesc F_MARK[] = { FD("tid", F_V, mark.tid), FD("name", F_V, mark.name), FD("ts", F_TS, mark.ts), END };
+static const fdesc F_TAG[] = { FD("name", F_V, tag.name), FD("step", F_STEP, tag.step), FD("ndev", F_DEVS, tag.ndev),
+                               FD("ts", F_TS, tag.ts), END };
+static const fdesc F_STEP_[] = { FD("step", F_STEP, step.step), FD("phase", F_V, step.phase),
+                                 FD("source", F_V, step.source), FD("ts", F_TS, step.ts), END };
+static const fdesc F_WBEGIN[] = { FD("window", F_V, wbegin.window), FD("step", F_STEP, wbegin.step),
+                                  FD("baseline_count", F_V, wbegin.baseline_count),
+                                  FD("baseline_bytes", F_V, wbegin.baseline_bytes), FD("ts", F_TS, wbegin.ts), END };
+static const fdesc F_WEND[] = { FD("window", F_V, wend.window), FD("step", F_STEP, wend.step),
+                                FD("reason", F_V, wend.reason), FD("ts", F_TS, wend.ts), END };
+static const fdesc F_SAMPLE[] = { FD("device", F_V, sample.device), FD("used", F_V, sample.used),
+                                  FD("free", F_V, sample.free_), FD("total", F_V, sample.total),
+                                  FD("ts", F_TS, sample.ts), END };
+static const fdesc F_STATS[] = {
+    FD("records_written", F_V, stats.records_written), FD("dropped_cupti", F_V, stats.dropped_cupti),
+    FD("dropped_writer", F_V, stats.dropped_writer), FD("host_time_ns", F_V, stats.host_time_ns),
+    FD("own_device_bytes", F_V, stats.own_device_bytes), FD("own_host_bytes", F_V, stats.own_host_bytes),
+    FD("bytes_written", F_V, stats.bytes_written), FD("unmatched_corr", F_V, stats.unmatched_corr),
+    FD("ts", F_TS, stats.ts), END,
+};
+static const fdesc F_TRAILER[] = { FD("records", F_V, trailer.records), FD("status", F_V, trailer.status),
+                                   FD("ts", F_TS, trailer.ts), END };
+
+static const fdesc *fields_of(int type)
+{
+    switch (type) {
+    case GMT_REC_HEADER: return F_HEADER;
+    case GMT_REC_DEVICE: return F_DEVICE;
+    case GMT_REC_STRING: return F_STRING;
+    case GMT_REC_ALLOC:
+    case GMT_REC_FREE: return F_MEM;
+    case GMT_REC_KERNEL: return F_KERNEL;
+    case GMT_REC_MEMCPY:
+    case GMT_REC_MEMSET: return F_COPY;
+    case GMT_REC_RANGE_BEGIN: return F_RANGE_BEGIN;
+    case GMT_REC_RANGE_END: return F_RANGE_END;
+    case GMT_REC_MARK: return F_MARK;
+    case GMT_REC_TAG: return F_TAG;
+    case GMT_REC_STEP: return F_STEP_;
+    case GMT_REC_WINDOW_BEGIN: return F_WBEGIN;
+    case GMT_REC_WINDOW_END: return F_WEND;
+    case GMT_REC_MEMSAMPLE: return F_SAMPLE;
+    case GMT_REC_STATS: return F_STATS;
+    case GMT_REC_TRAILER: return F_TRAILER;
+    default: return NULL;
+    }
+}
+
+static const char *coding_doc(char c)
+{
+    switch (c) {
+    case F_V: return "varint";
+    case F_SV: return "sv: zigzag varint";
+    case F_TS: return "ts: zigzag(value - last_ts)";
+    case F_GTS: return "gts: zigzag(start - last_gpu), then dur: varint(end - start); last_gpu = end";
+    case F_ADDR: return "addr: zigzag(value - last_addr)";
+    case F_CORR: return "corr: zigzag(value - last_corr)";
+    case F_SEQ: return "seq: zigzag(value - last_seq)";
+    case F_RID: return "rid: zigzag(value - last_rid)";
+    case F_PRID: return "rid: zigzag(value - last_rid), then last_rid = id";
+    case F_STEP: return "step: zigzag(value - last_step)";
+    case F_BYTES: return "bytes: varint length + raw bytes";
+    case F_UUID: return "16 raw bytes";
+    case F_DEVS: return "varint ndev, then ndev x (device, live_bytes, driver_used, driver_free, driver_total) varints";
+    default: return "?";
+    }
+}
+
+static int failures;
+#define EXPECT(c, ...)                                                        \
+    do {                                                                      \
+        if (!(c)) {                                                           \
+            failures++;                                                       \
+            fprintf(stderr, "gmt-example: mismatch: " __VA_ARGS__);           \
+            fputc('\n', stderr);                                              \
+        }                                                                     \
+    } while (0)
+
+static uint64_t *u64_at(const gmt_record *r, size_t off) { return (uint64_t *)((char *)&r->u + off); }
+
+/* ---- the annotated dump ----------------------------------------------- */
+
+static size_t g_off; /* stream offset of the next byte */
+
+static void line(const uint8_t *p, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* One line per field: offset, up to 8 hex bytes a line, the meaning on the
+ * first line; strings longer than 24 bytes show their first 16. */
+static void line(const uint8_t *p, size_t n, const char *fmt, ...)
+{
+    char text[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    size_t shown = n <= 24 ? n : 16;
+    size_t i = 0;
+    do {
+        char hex[3 * 8 + 1] = "";
+        size_t k = 0;
+        for (; k < 8 && i + k < shown; k++)
+            sprintf(hex + 3 * k, "%02x ", p[i + k]);
+        printf("%06zx  %-24s %s\n", (size_t)g_off + i, hex, i == 0 ? text : "");
+        i += 8;
+    } while (i < shown);
+    if (shown < n)
+        printf("%6s  %-24s (%zu more bytes)\n", "", "", n - shown);
+    g_off += n;
+}
+
+static int get_varint(const uint8_t *p, size_t n, size_t *pos, uint64_t *v)
+{
+    int k = gmt_varint_get(p + *pos, n - *pos, v);
+    if (k <= 0)
+        return -1;
+    *pos += (size_t)k;
+    return k;
+}
+
+/* Walks one record with the table above, printing and checking each field
+ * against the record that was written. Returns bytes consumed. */
+static size_t walk(const uint8_t *p, size_t n, gmt_codec *c, const gmt_record *want)
+{
+    size_t pos = 0;
+    uint64_t type = p[0], plen = 0;
+    const fdesc *fd = fields_of((int)type);
+    line(p, 1, "type %llu = %s", (unsigned long long)type, gmt_type_name((gmt_type)type));
+    pos = 1;
+    size_t lp = pos;
+    if (get_varint(p, n, &pos, &plen) < 0 || !fd) {
+        EXPECT(0, "bad record at %zu", g_off);
+        return n;
+    }
+    line(p + lp, pos - lp, "payload length %llu", (unsigned long long)plen);
+    size_t end = pos + (size_t)plen;
+    EXPECT(want && (uint64_t)want->type == type, "type %llu", (unsigned long long)type);
+    for (; fd->name; fd++) {
+        size_t s = pos;
+        uint64_t v = 0, raw = 0;
+        switch (fd->code) {
+        case F_BYTES: {
+            get_varint(p, end, &pos, &raw);
+            line(p + s, pos - s, "%s: length %llu", fd->name, (unsigned long long)raw);
+            const gmt_bytes *b = (const gmt_bytes *)((const char *)&want->u + fd->off);
+            EXPECT(raw == b->len && pos + raw <= end && memcmp(p + pos, b->ptr, raw) == 0, "%s", fd->name);
+            char shown[80];
+            size_t m = raw < 60 ? (size_t)raw : 60;
+            memcpy(shown, p + pos, m);
+            shown[m] = '\0';
+            line(p + pos, (size_t)raw, "  \"%s%s\"", shown, raw > m ? "..." : "");
+            pos += (size_t)raw;
+            continue;
+        }
+        case F_UUID: {
+            EXPECT(memcmp(p + pos, (const char *)&want->u + fd->off, 16) == 0, "uuid");
+            line(p + pos, 16, "%s (16 raw bytes)", fd->name);
+            pos += 16;
+            continue;
+        }
+        case F_DEVS: {
+            get_varint(p, end, &pos, &v);
+            line(p + s, pos - s, "%s = %llu", fd->name, (unsigned long long)v);
+            EXPECT(v == want->u.tag.ndev, "ndev");
+            static const char *const dn[5] = { "device", "live_bytes", "driver_used", "driver_free", "driver_total" };
+            for (uint64_t d = 0; d < v && d < GMT_MAX_TAG_DEVICES; d++) {
+                const uint64_t *dv = &want->u.tag.dev[d].device;
+                for (int k = 0; k < 5; k++) {
+                    size_t s2 = pos;
+                    uint64_t x = 0;
+                    get_varint(p, end, &pos, &x);
+                    line(p + s2, pos - s2, "  dev[%llu].%s = %llu", (unsigned long long)d, dn[k],
+                         (unsigned long long)x);
+                    EXPECT(x == dv[k], "tag dev field");
+                }
+            }
+            continue;
+        }
+        default:
+            break;
+        }
+        get_varint(p, end, &pos, &raw);
+        uint64_t expect = *u64_at(want, fd->off);
+        switch (fd->code) {
+        case F_V:
+            v = raw;
+            line(p + s, pos - s, "%s = %llu", fd->name, (unsigned long long)v);
+            break;
+        case F_SV:
+            v = (uint64_t)gmt_unzigzag(raw);
+            line(p + s, pos - s, "%s = %lld (zigzag %llu)", fd->name, (long long)v, (unsigned long long)raw);
+            break;
+        case F_GTS: {
+            v = c->last_gpu + (uint64_t)gmt_unzigzag(raw);
+            line(p + s, pos - s, "%s = last_gpu %+lld = %llu", fd->name, (long long)gmt_unzigzag(raw),
+                 (unsigned long long)v);
+            size_t s2 = pos;
+            uint64_t dur = 0;
+            get_varint(p, end, &pos, &dur);
+            line(p + s2, pos - s2, "dur = %llu ns (end = %llu)", (unsigned long long)dur,
+                 (unsigned long long)(v + dur));
+            EXPECT(v + dur == *u64_at(want, fd->off2), "end");
+            c->last_gpu = v + dur;
+            break;
+        }
+        default: {
+            uint64_t *last = fd->code == F_TS     ? &c->last_ts
+                             : fd->code == F_ADDR ? &c->last_addr
+                             : fd->code == F_CORR ? &c->last_corr
+                             : fd->code == F_SEQ  ? &c->last_seq
+                             : fd->code == F_STEP ? &c->last_step
+                                                  : &c->last_rid;
+            const char *base = fd->code == F_TS     ? "last_ts"
+                               : fd->code == F_ADDR ? "last_addr"
+                               : fd->code == F_CORR ? "last_corr"
+                               : fd->code == F_SEQ  ? "last_seq"
+                               : fd->code == F_STEP ? "last_step"
+                                                    : "last_rid";
+            v = *last + (uint64_t)gmt_unzigzag(raw);
+            if (fd->code == F_ADDR)
+                line(p + s, pos - s, "%s = %s %+lld = 0x%llx", fd->name, base, (long long)gmt_unzigzag(raw),
+                     (unsigned long long)v);
+            else
+                line(p + s, pos - s, "%s = %s %+lld = %llu", fd->name, base, (long long)gmt_unzigzag(raw),
+                     (unsigned long long)v);
+            *last = v;
+            if (fd->code == F_PRID)
+                c->last_rid = want->u.range.id;
+            break;
+        }
+        }
+        EXPECT(v == expect, "%s.%s: walked %llu, wrote %llu", gmt_type_name((gmt_type)type), fd->name,
+               (unsigned long long)v, (unsigned long long)expect);
+    }
+    EXPECT(pos == end, "%s: the field table covers %zu of %llu payload bytes", gmt_type_name((gmt_type)type),
+           pos - (end - (size_t)plen), (unsigned long long)plen);
+    return end;
+}
+
+/* ---- the tiny trace ---------------------------------------------------- */
+
+#define T0 1718000000000000000ull
+
+static gmt_record recs[32];
+static int nrec;
+static int frame_after[32]; /* end a frame after record i */
+
+static gmt_record *add(gmt_type t)
+{
+    gmt_record *r = &recs[nrec++];
+    memset(r, 0, sizeof *r);
+    r->type = t;
+    return r;
+}
+
+static void build(void)
+{
+    gmt_record *r = add(GMT_REC_HEADER);
+    r->u.header = (gmt_header){ .pid = 4242, .ppid = 4200, .start_unix_ns = T0, .start_ts = T0, .rank = -1,
+                                .local_rank = -1, .world_size = -1, .cupti_version = 26, .driver_version = 13000,
+                                .host = { "node1", 5 }, .cmdline = { "python train.py", 15 },
+                                .config = { "schedule=1,1,1", 14 }, .profiler_version = { "0.1.0", 5 } };
+    r = add(GMT_REC_DEVICE);
+    r->u.device = (gmt_device){ .device = 0, .total_mem = 150754820096ull, .sm_count = 132, .cc_major = 9,
+                                .cc_minor = 0, .name = { "NVIDIA H200", 11 } };
+    for (int i = 0; i < 16; i++)
+        r->u.device.uuid[i] = (uint8_t)(0xa0 + i);
+    r = add(GMT_REC_STEP);
+    r->u.step = (gmt_step){ .ts = T0 + 2000000, .step = 0, .phase = GMT_PHASE_WARMUP, .source = GMT_STEPSRC_API };
+    frame_after[nrec - 1] = 1; /* a window edge: the frame ends */
+    r = add(GMT_REC_WINDOW_BEGIN);
+    r->u.wbegin = (gmt_window_begin){ .ts = T0 + 9000000, .window = 0, .step = 1, .baseline_count = 1,
+                                      .baseline_bytes = 4194304 };
+    r = add(GMT_REC_ALLOC);
+    r->u.mem = (gmt_mem){ .ts = T0 + 1500000, .device = 0, .address = 0x7f3a00000000ull, .bytes = 4194304,
+                          .kind = GMT_MEMKIND_DEVICE, .source = GMT_SRC_MALLOC, .flags = GMT_MEMF_BASELINE,
+                          .corr = 12, .stream = 0, .tid = 4242, .range = 0, .seq = 0, .step = 0 };
+    r = add(GMT_REC_STEP);
+    r->u.step = (gmt_step){ .ts = T0 + 9000400, .step = 1, .phase = GMT_PHASE_ACTIVE, .source = GMT_STEPSRC_API };
+    r = add(GMT_REC_STRING);
+    r->u.string = (gmt_string){ .id = 1, .str = { "forward", 7 } };
+    r = add(GMT_REC_RANGE_BEGIN);
+    r->u.range = (gmt_range){ .ts = T0 + 9001000, .tid = 4242, .id = 1, .parent = 0, .name = 1 };
+    r = add(GMT_REC_ALLOC);
+    r->u.mem = (gmt_mem){ .ts = T0 + 9002300, .device = 0, .address = 0x7f3a00400000ull, .bytes = 1048576,
+                          .kind = GMT_MEMKIND_DEVICE, .source = GMT_SRC_ASYNC_POOL, .flags = 0, .corr = 40,
+                          .stream = 7, .tid = 4242, .range = 1, .seq = 2, .step = 1 };
+    r = add(GMT_REC_STRING);
+    r->u.string = (gmt_string){ .id = 2, .str = { "_Z11gemm_kernelPKfS0_Pfi", 24 } };
+    r = add(GMT_REC_KERNEL);
+    r->u.kernel = (gmt_kernel){ .start = T0 + 9010016, .end = T0 + 9052128, .device = 0, .stream = 7, .corr = 41,
+                                .name = 2, .grid = { 256, 1, 1 }, .block = { 256, 1, 1 }, .registers = 32,
+                                .static_smem = 0, .dynamic_smem = 16384, .local_mem = 0, .tid = 4242, .seq = 3,
+                                .range = 1, .step = 1 };
+    r = add(GMT_REC_KERNEL);
+    r->u.kernel = (gmt_kernel){ .start = T0 + 9053152, .end = T0 + 9060000, .device = 0, .stream = 7, .corr = 42,
+                                .name = 2, .grid = { 256, 1, 1 }, .block = { 256, 1, 1 }, .registers = 32,
+                                .static_smem = 0, .dynamic_smem = 16384, .local_mem = 0, .tid = 4242, .seq = 4,
+                                .range = 1, .step = 1 };
+    r = add(GMT_REC_FREE);
+    r->u.mem = (gmt_mem){ .ts = T0 + 9004100, .device = 0, .address = 0x7f3a00400000ull, .bytes = 1048576,
+                          .kind = GMT_MEMKIND_DEVICE, .source = GMT_SRC_ASYNC_POOL, .flags = 0, .corr = 43,
+                          .stream = 7, .tid = 4242, .range = 1, .seq = 4, .step = 1 };
+    r = add(GMT_REC_RANGE_END);
+    r->u.range = (gmt_range){ .ts = T0 + 9004500, .tid = 4242, .id = 1 };
+    r = add(GMT_REC_MEMSAMPLE);
+    r->u.sample = (gmt_memsample){ .ts = T0 + 9061000, .device = 0, .used = 1258291200ull,
+                                   .free_ = 150754820096ull - 1258291200ull, .total = 150754820096ull };
+    r = add(GMT_REC_STRING);
+    r->u.string = (gmt_string){ .id = 3, .str = { "after_step", 10 } };
+    r = add(GMT_REC_TAG);
+    r->u.tag.ts = T0 + 9062000;
+    r->u.tag.name = 3;
+    r->u.tag.step = 1;
+    r->u.tag.ndev = 1;
+    r->u.tag.dev[0] = (gmt_tag_device){ 0, 4194304, 1258291200ull, 150754820096ull - 1258291200ull, 150754820096ull };
+    r = add(GMT_REC_WINDOW_END);
+    r->u.wend = (gmt_window_end){ .ts = T0 + 9063000, .window = 0, .step = 1, .reason = GMT_WEND_EXIT };
+    frame_after[nrec - 1] = 1;
+    r = add(GMT_REC_STATS);
+    r->u.stats = (gmt_stats){ .ts = T0 + 9070000, .records_written = 18, .host_time_ns = 812345,
+                              .own_device_bytes = 3145728, .own_host_bytes = 9437184, .bytes_written = 461 };
+    r = add(GMT_REC_TRAILER);
+    r->u.trailer = (gmt_trailer){ .ts = T0 + 9070000, .records = 19, .status = GMT_TRAILER_CLEAN };
+}
+
+static void print_fields(void)
+{
+    printf("| type | record | payload fields, in order |\n|---|---|---|\n");
+    for (int t = 1; t < GMT_REC_TYPE_MAX_; t++) {
+        printf("| %d | %s | ", t, gmt_type_name((gmt_type)t));
+        const fdesc *fd = fields_of(t);
+        for (int i = 0; fd[i].name; i++) {
+            const char *c = fd[i].code == F_V ? "" : fd[i].code == F_SV ? " (sv)" : fd[i].code == F_TS ? " (ts)"
+                          : fd[i].code == F_GTS ? " (gts), dur" : fd[i].code == F_ADDR ? " (addr)"
+                          : fd[i].code == F_CORR ? " (corr)" : fd[i].code == F_SEQ ? " (seq)"
+                          : fd[i].code == F_RID || fd[i].code == F_PRID ? " (rid)" : fd[i].code == F_STEP ? " (step)"
+                          : fd[i].code == F_BYTES ? " (bytes)" : fd[i].code == F_UUID ? " (16 raw bytes)"
+                          : " (ndev, then ndev x 5 varints)";
+            printf("%s%s%s", i ? ", " : "", fd[i].name, c);
+        }
+        printf(" |\n");
+    }
+    printf("\nCodings:\n");
+    const char codes[] = { F_V, F_SV, F_TS, F_GTS, F_ADDR, F_CORR, F_SEQ, F_RID, F_PRID, F_STEP, F_BYTES, F_UUID, F_DEVS };
+    for (size_t i = 0; i < sizeof codes; i++)
+        printf("- %s\n", coding_doc(codes[i]));
+}
+
+int main(int argc, char **argv)
+{
+    const char *keep = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--fields") == 0) {
+            print_fields();
+            return 0;
+        } else if (strcmp(argv[i], "-o") == 0 && i + 1 < argc) {
+            keep = argv[++i];
+        } else {
+            fprintf(stderr, "usage: gmt-example [--fields] [-o FILE]\n");
+            return 2;
+        }
+    }
+    build();
+    char path[256];
+    if (keep)
+        snprintf(path, sizeof path, "%s", keep);
+    else
+        snprintf(path, sizeof path, "%s/gmt-example-%ld.zst", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp",
+                 (long)getpid());
+    gmt_writer *w = gmt_writer_open(path, NULL);
+    if (!w) {
+        fprintf(stderr, "gmt-example: cannot write %s: %s\n", path, strerror(errno));
+        return 1;
+    }
+    for (int i = 0; i < nrec; i++) {
+        if (gmt_writer_put(w, &recs[i]) != GMT_OK) {
+            fprintf(stderr, "gmt-example: write failed\n");
+            return 1;
+        }
+        if (frame_after[i])
+            gmt_writer_end_frame(w);
+    }
+    if (gmt_writer_close(w) != GMT_OK) {
+        fprintf(stderr, "gmt-example: close failed\n");
+        return 1;
+    }
+    FILE *f = fopen(path, "rb");
+    static uint8_t file[1 << 16], raw[1 << 16];
+    size_t fn = f ? fread(file, 1, sizeof file, f) : 0;
+    if (f)
+        fclose(f);
+    if (!keep)
+        unlink(path);
+    printf("A tiny trace written by the real writer: %d records, %zu bytes on disk.\n\n", nrec, fn);
+    size_t pos = 0, rpos_total = 0;
+    int frame = 0, ri = 0;
+    size_t fsz[8];
+    while (pos < fn && frame < 8) {
+        size_t fl = ZSTD_findFrameCompressedSize(file + pos, fn - pos);
+        if (ZSTD_isError(fl))
+            break;
+        fsz[frame++] = fl;
+        pos += fl;
+    }
+    printf("zstd frames (compressed sizes):");
+    for (int i = 0; i < frame; i++)
+        printf(" %zu", fsz[i]);
+    printf("\n\nDecompressed stream, annotated (offsets count decompressed bytes from the start of the stream):\n\n");
+    pos = 0;
+    g_off = 0;
+    for (int fi = 0; fi < frame; fi++) {
+        size_t rn = ZSTD_decompress(raw, sizeof raw, file + pos, fsz[fi]);
+        EXPECT(!ZSTD_isError(rn), "decompress frame %d", fi + 1);
+        if (ZSTD_isError(rn))
+            break;
+        printf("---- frame %d: %zu compressed bytes -> %zu stream bytes; delta state reset to 0 ----\n", fi + 1,
+               fsz[fi], rn);
+        size_t p = 0;
+        gmt_codec c, cd;
+        gmt_codec_reset(&c);
+        gmt_codec_reset(&cd);
+        if (fi == 0) {
+            line(raw, 8, "magic \"GMEMPROF\"");
+            line(raw + 8, 2, "major version %u (u16 little endian)", raw[8] | raw[9] << 8);
+            line(raw + 10, 2, "minor version %u (u16 little endian)", raw[10] | raw[11] << 8);
+            p = GMT_PREAMBLE_LEN;
+        }
+        while (p < rn && ri < nrec) {
+            printf("\n");
+            size_t used = walk(raw + p, rn - p, &c, &recs[ri]);
+            gmt_record d;
+            size_t dused = 0;
+            EXPECT(gmt_decode(&cd, raw + p, rn - p, &d, &dused) == GMT_OK && dused == used,
+                   "gmt_decode disagrees on record %d", ri);
+            EXPECT(memcmp(&c, &cd, sizeof c) == 0, "delta state differs after record %d", ri);
+            p += used;
+            ri++;
+        }
+        EXPECT(p == rn, "frame %d: %zu of %zu bytes walked", fi + 1, p, rn);
+        rpos_total += rn;
+        pos += fsz[fi];
+        printf("\n");
+    }
+    EXPECT(ri == nrec, "walked %d of %d records", ri, nrec);
+    printf("%zu stream bytes in %d records (%.1f bytes/record before compression).\n", rpos_total, nrec,
+           (double)rpos_total / nrec);
+    if (failures) {
+        fprintf(stderr, "gmt-example: %d mismatches between the document's field table and the codec\n", failures);
+        return 1;
+    }
+    return 0;
+}

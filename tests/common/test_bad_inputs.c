@@ -1,0 +1,258 @@
+/*
+ * Inputs that are not good traces, each with the exact outcome a user must
+ * see: empty file, garbage, a zstd file holding something else, a newer
+ * major version (crafted preamble, compressed with zstd), major 0, an
+ * unknown record type (skipped), a bad varint, a frame that ends inside a
+ * record, zero bytes after a good trace, a missing file.
+ */
+#include <zstd.h>
+
+#include "tutil.h"
+
+typedef struct outcome {
+    size_t records;
+    int rc;
+    gmt_reader_end end;
+    gmt_record last;
+} outcome;
+
+static outcome read_mem(const void *p, size_t n)
+{
+    outcome o;
+    memset(&o, 0, sizeof o);
+    gmt_reader *r = gmt_reader_open_mem(p, n);
+    REQUIRE(r != NULL, "open");
+    gmt_record rec;
+    while ((o.rc = gmt_reader_next(r, &rec)) > 0) {
+        o.records++;
+        o.last = rec;
+        REQUIRE(o.records < 1000000, "runaway");
+    }
+    o.end = *gmt_reader_end_info(r);
+    gmt_reader_close(r);
+    fprintf(stderr, "  -> %zu records, rc %d, status %s: %s\n", o.records, o.rc, gmt_status_str(o.end.status),
+            o.end.message);
+    return o;
+}
+
+/* Compresses raw stream bytes as one zstd frame. */
+static size_t zframe(const void *raw, size_t n, uint8_t *out, size_t cap)
+{
+    size_t k = ZSTD_compress(out, cap, raw, n, 3);
+    REQUIRE(!ZSTD_isError(k), "compress");
+    return k;
+}
+
+/* raw stream builder */
+typedef struct sb {
+    uint8_t b[4096];
+    size_t n;
+} sb;
+
+static void sb_pre(sb *s, uint16_t major, uint16_t minor)
+{
+    memcpy(s->b + s->n, GMT_MAGIC, GMT_MAGIC_LEN);
+    s->n += GMT_MAGIC_LEN;
+    s->b[s->n++] = (uint8_t)major;
+    s->b[s->n++] = (uint8_t)(major >> 8);
+    s->b[s->n++] = (uint8_t)minor;
+    s->b[s->n++] = (uint8_t)(minor >> 8);
+}
+
+static void sb_rec(sb *s, gmt_codec *c, const gmt_record *r)
+{
+    size_t k = gmt_encode(c, r, s->b + s->n, sizeof s->b - s->n);
+    REQUIRE(k > 0, "encode");
+    s->n += k;
+}
+
+static gmt_record mark(uint64_t ts, uint64_t name)
+{
+    gmt_record r;
+    memset(&r, 0, sizeof r);
+    r.type = GMT_REC_MARK;
+    r.u.mark.ts = ts;
+    r.u.mark.tid = 77;
+    r.u.mark.name = name;
+    return r;
+}
+
+static gmt_record trailer(uint64_t records)
+{
+    gmt_record r;
+    memset(&r, 0, sizeof r);
+    r.type = GMT_REC_TRAILER;
+    r.u.trailer.ts = 99;
+    r.u.trailer.records = records;
+    return r;
+}
+
+int main(void)
+{
+    static uint8_t z[1 << 16];
+    size_t zn;
+    outcome o;
+    gmt_codec c;
+
+    fprintf(stderr, "empty file\n");
+    o = read_mem("", 0);
+    CHECK(o.rc == GMT_E_SHORT && o.end.truncated && strstr(o.end.message, "empty file"), "empty");
+    char path[256];
+    tu_tmp_path(path, sizeof path, "empty");
+    FILE *f = fopen(path, "wb");
+    REQUIRE(f, "create");
+    fclose(f);
+    gmt_reader *r = gmt_reader_open(path);
+    REQUIRE(r, "open empty");
+    gmt_record rec;
+    CHECK(gmt_reader_next(r, &rec) == GMT_E_SHORT && strstr(gmt_reader_end_info(r)->message, "empty file"),
+          "empty file on disk");
+    gmt_reader_close(r);
+    unlink(path);
+
+    fprintf(stderr, "garbage\n");
+    const char text[] = "this is a text file, not a trace\n";
+    o = read_mem(text, sizeof text - 1);
+    CHECK(o.rc == GMT_E_MAGIC && o.records == 0 && strstr(o.end.message, "not a gmemprof trace (bad zstd magic at byte 0)"),
+          "garbage");
+    o = read_mem("ab", 2);
+    CHECK(o.rc == GMT_E_MAGIC, "2 bytes of garbage");
+    o = read_mem("\x28\xb5", 2); /* the start of a zstd magic: a cut trace */
+    CHECK(o.rc == GMT_E_SHORT && o.end.truncated, "2 bytes of zstd magic");
+
+    fprintf(stderr, "zstd holding something else\n");
+    zn = zframe(text, sizeof text - 1, z, sizeof z);
+    o = read_mem(z, zn);
+    CHECK(o.rc == GMT_E_MAGIC && strstr(o.end.message, "does not start with \"GMEMPROF\""), "zstd text");
+    zn = zframe("GMEM", 4, z, sizeof z);
+    o = read_mem(z, zn);
+    CHECK(o.rc == GMT_E_MAGIC, "4-byte frame");
+
+    fprintf(stderr, "newer major version\n");
+    sb s = { { 0 }, 0 };
+    gmt_codec_reset(&c);
+    sb_pre(&s, GMT_VERSION_MAJOR + 1, 3);
+    gmt_record m = mark(1000, 1);
+    sb_rec(&s, &c, &m);
+    zn = zframe(s.b, s.n, z, sizeof z);
+    o = read_mem(z, zn);
+    char want[160];
+    snprintf(want, sizeof want, "trace format version %d.3 is newer than this reader supports (%d.%d): upgrade gmem-analyze",
+             GMT_VERSION_MAJOR + 1, GMT_VERSION_MAJOR, GMT_VERSION_MINOR);
+    CHECK(o.rc == GMT_E_VERSION && o.records == 0 && strstr(o.end.message, want), "newer major: '%s'", o.end.message);
+    CHECK(o.end.major == GMT_VERSION_MAJOR + 1 && o.end.minor == 3, "version reported");
+
+    fprintf(stderr, "major 0\n");
+    s.n = 0;
+    sb_pre(&s, 0, 0);
+    zn = zframe(s.b, s.n, z, sizeof z);
+    o = read_mem(z, zn);
+    CHECK(o.rc == GMT_E_CORRUPT && strstr(o.end.message, "preamble"), "major 0");
+
+    fprintf(stderr, "newer minor version with an unknown type and longer records\n");
+    s.n = 0;
+    gmt_codec_reset(&c);
+    sb_pre(&s, GMT_VERSION_MAJOR, GMT_VERSION_MINOR + 1);
+    m = mark(1000, 1);
+    sb_rec(&s, &c, &m);
+    s.b[s.n++] = 77; /* a record type from the future */
+    s.b[s.n++] = 4;
+    memcpy(s.b + s.n, "\x01\x02\x03\x04", 4);
+    s.n += 4;
+    /* a MARK with two extra trailing payload bytes */
+    size_t at = s.n;
+    m = mark(1500, 2);
+    sb_rec(&s, &c, &m);
+    s.b[at + 1] += 2;
+    s.b[s.n++] = 0x05;
+    s.b[s.n++] = 0x06;
+    gmt_record t = trailer(2);
+    sb_rec(&s, &c, &t);
+    zn = zframe(s.b, s.n, z, sizeof z);
+    o = read_mem(z, zn);
+    CHECK(o.rc == 0 && o.records == 3 && o.end.skipped_unknown == 1 && o.end.has_trailer && o.end.status == GMT_OK,
+          "newer minor: %zu records, %llu skipped", o.records, (unsigned long long)o.end.skipped_unknown);
+    CHECK(o.end.minor == GMT_VERSION_MINOR + 1, "minor reported");
+
+    fprintf(stderr, "bad varint\n");
+    s.n = 0;
+    gmt_codec_reset(&c);
+    sb_pre(&s, GMT_VERSION_MAJOR, GMT_VERSION_MINOR);
+    m = mark(1000, 1);
+    sb_rec(&s, &c, &m);
+    s.b[s.n++] = GMT_REC_ALLOC;
+    memset(s.b + s.n, 0xff, 11); /* a length that never ends */
+    s.n += 11;
+    zn = zframe(s.b, s.n, z, sizeof z);
+    o = read_mem(z, zn);
+    CHECK(o.rc == GMT_E_CORRUPT && o.records == 1 && strstr(o.end.message, "corrupt record in frame 1") &&
+              strstr(o.end.message, "1 records recovered"),
+          "bad varint");
+
+    fprintf(stderr, "zero bytes inside the stream\n");
+    s.n = 0;
+    gmt_codec_reset(&c);
+    sb_pre(&s, GMT_VERSION_MAJOR, GMT_VERSION_MINOR);
+    sb_rec(&s, &c, &m);
+    memset(s.b + s.n, 0, 16);
+    s.n += 16;
+    zn = zframe(s.b, s.n, z, sizeof z);
+    o = read_mem(z, zn);
+    CHECK(o.rc == GMT_E_CORRUPT && o.records == 1 && strstr(o.end.message, "zero type byte"), "zeroed records");
+
+    fprintf(stderr, "a frame that ends inside a record\n");
+    s.n = 0;
+    gmt_codec_reset(&c);
+    sb_pre(&s, GMT_VERSION_MAJOR, GMT_VERSION_MINOR);
+    sb_rec(&s, &c, &m);
+    size_t cut = s.n;
+    m = mark(2000, 3);
+    sb_rec(&s, &c, &m);
+    zn = zframe(s.b, cut + 2, z, sizeof z);
+    zn += zframe(s.b + cut + 2, s.n - cut - 2, z + zn, sizeof z - zn);
+    o = read_mem(z, zn);
+    CHECK(o.rc == GMT_E_CORRUPT && o.records == 1 && strstr(o.end.message, "ends inside this record"),
+          "record straddling frames");
+
+    fprintf(stderr, "a good trace followed by zero bytes (a crash after the file grew)\n");
+    tu_tmp_path(path, sizeof path, "zeros");
+    gmt_writer *w = gmt_writer_open(path, NULL);
+    REQUIRE(w, "writer");
+    m = mark(5, 1);
+    gmt_writer_put(w, &m);
+    gmt_writer_end_frame(w);
+    gmt_writer_put(w, &m);
+    REQUIRE(gmt_writer_close(w) == GMT_OK, "close");
+    tu_buf b = tu_slurp(path);
+    unlink(path);
+    uint8_t *zz = calloc(1, b.n + 4096);
+    REQUIRE(zz, "oom");
+    memcpy(zz, b.p, b.n);
+    o = read_mem(zz, b.n + 4096);
+    CHECK(o.rc == GMT_E_ZSTD && o.records == 2 && strstr(o.end.message, "corrupt frame 3 at byte") &&
+              strstr(o.end.message, "2 records recovered"),
+          "trailing zeros");
+    o = read_mem(zz, b.n);
+    CHECK(o.rc == 0 && o.records == 2 && !o.end.has_trailer && strstr(o.end.message, "without a trailer record"),
+          "no trailer");
+    /* a bit flip in the checksum of the second frame */
+    zz[b.n - 1] ^= 0x10;
+    o = read_mem(zz, b.n);
+    CHECK(o.rc == GMT_E_ZSTD && strstr(o.end.message, "corrupt frame 2") && strstr(o.end.message, "checksum"),
+          "checksum: %s", o.end.message);
+    free(zz);
+    tu_buf_free(&b);
+
+    fprintf(stderr, "missing file\n");
+    errno = 0;
+    CHECK(gmt_reader_open("/nonexistent/gmemprof/trace.zst") == NULL && errno == ENOENT, "missing file");
+    fprintf(stderr, "a directory\n");
+    r = gmt_reader_open("/");
+    if (r) { /* fopen of a directory succeeds on Linux; reading fails */
+        int rc = gmt_reader_next(r, &rec);
+        CHECK(rc == GMT_E_IO && strstr(gmt_reader_end_info(r)->message, "read error"), "directory: %d %s", rc,
+              gmt_reader_end_info(r)->message);
+        gmt_reader_close(r);
+    }
+    return tu_finish("test_bad_inputs");
+}

@@ -1,0 +1,148 @@
+/*
+ * Random records of every kind through gmt_writer and back through
+ * gmt_reader: from a path, from a FILE*, from memory and from stdin; with
+ * frames of 1 byte (one record per frame) up to the default; with the
+ * largest records (HEADER with four maximal strings, TAG with 64 devices).
+ * Every record must come back equal, field by field, in order; the
+ * writer's counters must match the file and what the reader saw.
+ */
+#include "tutil.h"
+
+#define NREC 400
+
+static tu_rec recs[NREC + 1];
+static tu_strpool pool;
+
+static int read_all(gmt_reader *r, size_t n, const char *how)
+{
+    gmt_record rec;
+    char why[200];
+    size_t i = 0;
+    int rc;
+    while ((rc = gmt_reader_next(r, &rec)) > 0) {
+        if (i < n)
+            CHECK(tu_record_eq(&recs[i].r, &rec, why, sizeof why), "%s: record %zu: %s", how, i, why);
+        i++;
+    }
+    CHECK(rc == 0, "%s: reader returned %d", how, rc);
+    CHECK(i == n, "%s: %zu records read, %zu written", how, i, n);
+    const gmt_reader_end *e = gmt_reader_end_info(r);
+    CHECK(e->status == GMT_OK && !e->truncated && e->has_trailer && e->records == n, "%s: end %s / %s", how,
+          gmt_status_str(e->status), e->message);
+    CHECK(strstr(e->message, "complete trace") != NULL, "%s: message '%s'", how, e->message);
+    CHECK(e->major == GMT_VERSION_MAJOR && e->minor == GMT_VERSION_MINOR, "%s: version", how);
+    /* after the end, next keeps returning the same */
+    CHECK(gmt_reader_next(r, &rec) == 0, "%s: next after end", how);
+    return (int)e->frames;
+}
+
+static void run(uint64_t seed, size_t frame_bytes, int big)
+{
+    tu_rng r = { seed };
+    size_t n = 0;
+    for (; n < NREC - 1; n++) {
+        gmt_record tmp;
+        gmt_type t = (gmt_type)(1 + tu_below(&r, GMT_REC_TYPE_MAX_ - 1));
+        if (t == GMT_REC_TRAILER)
+            t = GMT_REC_KERNEL;
+        if (!big && (t == GMT_REC_HEADER || t == GMT_REC_DEVICE || t == GMT_REC_STRING) && tu_below(&r, 4))
+            t = GMT_REC_ALLOC; /* keep most runs small and fast */
+        tu_random_record(&r, &pool, t, &tmp);
+        if (big && n % 50 == 0) {
+            /* the largest records the format allows */
+            tu_random_record(&r, &pool, GMT_REC_HEADER, &tmp);
+            static char s4[4][GMT_MAX_STRING];
+            for (int k = 0; k < 4; k++)
+                memset(s4[k], 'a' + k + (int)(n % 7), GMT_MAX_STRING);
+            tmp.u.header.host = (gmt_bytes){ s4[0], GMT_MAX_STRING };
+            tmp.u.header.cmdline = (gmt_bytes){ s4[1], GMT_MAX_STRING };
+            tmp.u.header.config = (gmt_bytes){ s4[2], GMT_MAX_STRING };
+            tmp.u.header.profiler_version = (gmt_bytes){ s4[3], GMT_MAX_STRING };
+        }
+        tu_rec_copy(&recs[n], &tmp);
+    }
+    gmt_record tr;
+    tu_random_record(&r, &pool, GMT_REC_TRAILER, &tr);
+    tu_rec_copy(&recs[n++], &tr);
+
+    char path[256];
+    tu_tmp_path(path, sizeof path, "wr");
+    uint64_t wframes = 0;
+    gmt_writer_opts o = { 0, frame_bytes };
+    gmt_writer *w = gmt_writer_open(path, &o);
+    REQUIRE(w != NULL, "open %s", path);
+    for (size_t i = 0; i < n; i++) {
+        CHECK(gmt_writer_put(w, &recs[i].r) == GMT_OK, "put %zu", i);
+        if (i == n / 2)
+            CHECK(gmt_writer_end_frame(w) == GMT_OK && gmt_writer_end_frame(w) == GMT_OK, "end_frame twice");
+    }
+    CHECK(gmt_writer_end_frame(w) == GMT_OK, "final end_frame");
+    wframes = gmt_writer_frames(w);
+    uint64_t out = gmt_writer_bytes_out(w), in = gmt_writer_bytes_in(w);
+    CHECK(gmt_writer_records(w) == n && gmt_writer_dropped(w) == 0, "writer counters");
+    CHECK(gmt_writer_errno(w) == 0, "writer errno");
+    CHECK(gmt_writer_close(w) == GMT_OK, "close");
+    tu_buf file = tu_slurp(path);
+    CHECK(file.n == out, "bytes_out %llu != file size %zu", (unsigned long long)out, file.n);
+    CHECK(in > n * 2, "bytes_in");
+    if (frame_bytes == 1)
+        CHECK(wframes == n, "frame_bytes %zu: %llu frames for %zu records", frame_bytes, (unsigned long long)wframes, n);
+    CHECK(wframes >= 2, "end_frame in the middle gives >= 2 frames, got %llu", (unsigned long long)wframes);
+
+    char how[128];
+    snprintf(how, sizeof how, "seed %llu frame %zu path", (unsigned long long)seed, frame_bytes);
+    gmt_reader *rd = gmt_reader_open(path);
+    REQUIRE(rd != NULL, "reader open");
+    int frames = read_all(rd, n, how);
+    CHECK((uint64_t)frames == wframes, "%s: reader saw %d frames, writer wrote %llu", how, frames,
+          (unsigned long long)wframes);
+    CHECK(gmt_reader_end_info(rd)->file_size == file.n && gmt_reader_end_info(rd)->good_offset == file.n,
+          "%s: offsets", how);
+    gmt_reader_close(rd);
+
+    snprintf(how, sizeof how, "seed %llu frame %zu mem", (unsigned long long)seed, frame_bytes);
+    rd = gmt_reader_open_mem(file.p, file.n);
+    REQUIRE(rd != NULL, "reader mem");
+    read_all(rd, n, how);
+    gmt_reader_close(rd);
+
+    snprintf(how, sizeof how, "seed %llu frame %zu FILE", (unsigned long long)seed, frame_bytes);
+    FILE *f = fopen(path, "rb");
+    REQUIRE(f != NULL, "fopen");
+    rd = gmt_reader_open_file(f);
+    REQUIRE(rd != NULL, "reader FILE");
+    read_all(rd, n, how);
+    gmt_reader_close(rd);
+    CHECK(fgetc(f) == EOF, "FILE still usable after close (not closed by the reader)");
+    fclose(f);
+
+    if (seed == 1) {
+        snprintf(how, sizeof how, "stdin");
+        REQUIRE(freopen(path, "rb", stdin) != NULL, "freopen stdin");
+        rd = gmt_reader_open("-");
+        REQUIRE(rd != NULL, "reader stdin");
+        read_all(rd, n, how);
+        gmt_reader_close(rd);
+    }
+    tu_buf_free(&file);
+    unlink(path);
+    for (size_t i = 0; i < n; i++)
+        tu_rec_free(&recs[i]);
+}
+
+int main(void)
+{
+    const size_t frames[] = { 0, 1, 50, 700, 4096, 100000 };
+    for (uint64_t seed = 1; seed <= 12; seed++)
+        run(seed, frames[seed % 6], 0);
+    run(100, 0, 1);
+    run(101, 1000, 1);
+    run(102, 1, 1);
+    /* bad arguments */
+    CHECK(gmt_reader_open(NULL) == NULL && gmt_reader_open_file(NULL) == NULL, "NULL reader args");
+    CHECK(gmt_reader_open("/nonexistent/dir/trace.zst") == NULL && errno == ENOENT, "missing file errno");
+    CHECK(gmt_writer_put(NULL, NULL) == GMT_E_ARG && gmt_writer_close(NULL) == GMT_E_ARG, "NULL writer args");
+    CHECK(gmt_reader_next(NULL, NULL) == GMT_E_ARG, "NULL next");
+    gmt_reader_close(NULL);
+    return tu_finish("test_writer_reader");
+}

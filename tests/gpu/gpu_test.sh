@@ -1,0 +1,234 @@
+#!/usr/bin/env bash
+# One GPU test, run by CTest (label "gpu"): tests/gpu/gpu_test.sh NAME
+#
+# Exit 0 pass, 1 fail, 77 skip (no GPU: `nvidia-smi -L` fails or there is no
+# /dev/nvidia*; PyTorch tests also skip when `import torch` fails or sees no
+# GPU). Every command runs under `timeout`, so a hang fails one test instead
+# of eating the GPU budget.
+#
+# Environment (set by tests/gpu/CMakeLists.txt):
+#   GM_BUILD  the build tree (bin/gmemprof, lib/libgmemprof.so, bin/check_trace,
+#             bin/gm_* samples)
+#   GM_SRC    the source tree
+#   GM_WORK   where each test writes its files (GM_WORK/NAME/: trace, logs)
+#   GM_PYTHON python with torch (default python3)
+#   GM_ASSUME_GPU=1 skips the GPU probe (to test this script on a fake tree)
+set -u
+
+name=${1:?usage: gpu_test.sh NAME}
+: "${GM_BUILD:?}" "${GM_SRC:?}" "${GM_WORK:?}"
+PY=${GM_PYTHON:-python3}
+BIN=$GM_BUILD/bin
+LIB=$GM_BUILD/lib/libgmemprof.so
+LAUNCH=$BIN/gmemprof
+CT=$BIN/check_trace
+T=${GM_TIMEOUT:-150}
+W=$GM_WORK/$name
+rm -rf "$W"
+mkdir -p "$W"
+failures=0
+RC=0
+
+skip() {
+    echo "SKIP $name: $*"
+    exit 77
+}
+fail() {
+    echo "FAIL $name: $*"
+    failures=$((failures + 1))
+}
+pass() { echo "ok   $name: $*"; }
+
+need_gpu() {
+    # GM_ASSUME_GPU=1: test this script's own logic on a fake build tree
+    [ "${GM_ASSUME_GPU:-0}" = 1 ] && return 0
+    command -v nvidia-smi >/dev/null 2>&1 || skip "no nvidia-smi"
+    nvidia-smi -L >/dev/null 2>&1 || skip "nvidia-smi -L failed"
+    compgen -G '/dev/nvidia*' >/dev/null || skip "no /dev/nvidia*"
+}
+need_torch() {
+    "$PY" -c 'import sys, torch; sys.exit(0 if torch.cuda.is_available() else 1)' >/dev/null 2>&1 ||
+        skip "PyTorch with CUDA is not importable by $PY"
+}
+need_built() {
+    local f
+    for f in "$LAUNCH" "$LIB" "$CT" "$@"; do
+        [ -e "$f" ] || { echo "FAIL $name: not built: $f"; exit 1; }
+    done
+}
+
+# prof TRACE SCHEDULE -- CMD...   (SCHEDULE "" = none) -> RC, $W/stdout, $W/stderr
+prof() {
+    local trace=$1 sched=$2
+    shift 3
+    local sargs=()
+    [ -n "$sched" ] && sargs=(--schedule "$sched")
+    timeout -k 10 "$T" "$LAUNCH" -o "$trace" "${sargs[@]}" -- "$@" >"$W/stdout" 2>"$W/stderr"
+    RC=$?
+    [ "$RC" -eq 124 ] && fail "timed out after ${T}s: $*"
+}
+
+# inject TRACE SCHEDULE -- CMD...: no launcher, only CUDA_INJECTION64_PATH
+# (NVTX_INJECTION64_PATH deliberately unset: the library must set it).
+inject() {
+    local trace=$1 sched=$2
+    shift 3
+    timeout -k 10 "$T" env -u NVTX_INJECTION64_PATH CUDA_INJECTION64_PATH="$LIB" \
+        GMEMPROF_OUTPUT="$trace" GMEMPROF_SCHEDULE="$sched" "$@" >"$W/stdout" 2>"$W/stderr"
+    RC=$?
+    [ "$RC" -eq 124 ] && fail "timed out after ${T}s: $*"
+}
+
+# plain OUTFILE -- CMD...: unprofiled reference run -> PLAIN_RC
+plain() {
+    local out=$1
+    shift 2
+    timeout -k 10 "$T" env -u CUDA_INJECTION64_PATH -u NVTX_INJECTION64_PATH "$@" >"$out" 2>"$W/plain.stderr"
+    PLAIN_RC=$?
+}
+
+expect_rc() {
+    if [ "$RC" -eq "$1" ]; then pass "exit status $RC"; else fail "exit status $RC, expected $1"; fi
+}
+expect_stdout_text() {
+    if [ "$(cat "$W/stdout")" = "$1" ] && [ "$(wc -l <"$W/stdout")" -eq 1 ]; then
+        pass "stdout is exactly the requested line"
+    else
+        fail "stdout differs from '$1': $(head -c 300 "$W/stdout")"
+    fi
+}
+expect_same_stdout() {
+    if cmp -s "$1" "$W/stdout"; then
+        pass "stdout byte-identical to the unprofiled run ($(wc -c <"$1") bytes)"
+    else
+        fail "stdout differs from the unprofiled run"
+        diff "$1" "$W/stdout" | head -20
+    fi
+}
+check() {
+    local trace=$1
+    shift
+    if [ ! -s "$trace" ]; then
+        fail "no trace written at $trace"
+        return
+    fi
+    timeout -k 5 60 "$CT" "$trace" "$@" 2>"$W/check.log" >"$W/check.out"
+    local rc=$?
+    grep -v -e '^ok ' -e '^check_trace: ' "$W/check.log"
+    local last
+    last=$(tail -1 "$W/check.log")
+    if [ "$rc" -ne 0 ]; then fail "${last:-check_trace exit $rc}"; else pass "$last"; fi
+    "$CT" "$trace" --summary >"$W/summary.json" 2>/dev/null || true
+}
+finish() {
+    if [ "$failures" -gt 0 ]; then
+        echo "---- profiler stderr (tail) ----"
+        tail -20 "$W/stderr" 2>/dev/null
+        echo "---- $name: $failures failure(s); files in $W"
+        exit 1
+    fi
+    exit 0
+}
+
+S="$BIN"
+TS="$GM_SRC/tests/gpu/torch_steps.py"
+case $name in
+alloc_kinds)
+    need_gpu; need_built "$S/gm_alloc_kinds"
+    prof "$W/trace.zst" "" -- "$S/gm_alloc_kinds" --json "$W/expect.json" --say "alloc_kinds done"
+    expect_rc 0; expect_stdout_text "alloc_kinds done"
+    check "$W/trace.zst" --expect-json "$W/expect.json" --expect windows=1
+    ;;
+threads)
+    need_gpu; need_built "$S/gm_threads"
+    prof "$W/trace.zst" "" -- "$S/gm_threads" --threads 4 --json "$W/expect.json" --say "threads done" --exit 5
+    expect_rc 5; expect_stdout_text "threads done"
+    check "$W/trace.zst" --expect-json "$W/expect.json" --expect windows=1 --expect distinct_alloc_tids_min=4
+    ;;
+steps_whole)
+    need_gpu; need_built "$S/gm_steps"
+    prof "$W/trace.zst" "" -- "$S/gm_steps" --steps 6 --json "$W/expect.json" --say "steps done"
+    expect_rc 0; expect_stdout_text "steps done"
+    check "$W/trace.zst" --expect-json "$W/expect.json" --expect windows=1 --expect step_source=api
+    ;;
+steps_sched)
+    need_gpu; need_built "$S/gm_steps"
+    prof "$W/trace.zst" "wait=2,warmup=1,active=3,repeat=1" -- "$S/gm_steps" --steps 10 --json "$W/expect.json"
+    expect_rc 0
+    check "$W/trace.zst" --expect-json "$W/expect.json" --expect windows=1 --expect active_steps=3 \
+        --expect first_active_step=3 --expect step_source=api --expect kernels_in_window=1
+    ;;
+steps_repeat)
+    need_gpu; need_built "$S/gm_steps"
+    prof "$W/trace.zst" "skip_first=1,wait=1,warmup=1,active=2,repeat=2" -- "$S/gm_steps" --steps 12 --json "$W/expect.json"
+    expect_rc 0
+    check "$W/trace.zst" --expect-json "$W/expect.json" --expect windows=2 --expect active_steps=4 \
+        --expect first_active_step=3 --expect kernels_in_window=1
+    ;;
+steps_time)
+    # time-based window: 10 iterations of ~100 ms, window from 0.3 s for 0.4 s
+    need_gpu; need_built "$S/gm_steps"
+    prof "$W/trace.zst" "delay=300ms,duration=400ms" -- "$S/gm_steps" --steps 10 --sleep-ms 100
+    expect_rc 0
+    check "$W/trace.zst" --expect windows=1 --expect kernels_min=2 --expect trailer=1 --expect dropped=0
+    ;;
+nvtx_mark_sched)
+    need_gpu; need_built "$S/gm_nvtx_steps"
+    prof "$W/trace.zst" "wait=2,warmup=1,active=3,repeat=1" -- "$S/gm_nvtx_steps" --style mark --steps 10 --json "$W/expect.json"
+    expect_rc 0
+    check "$W/trace.zst" --expect-json "$W/expect.json" --expect windows=1 --expect active_steps=3 \
+        --expect first_active_step=3 --expect step_source=nvtx --expect kernels_in_window=1
+    ;;
+nvtx_numbered_whole)
+    need_gpu; need_built "$S/gm_nvtx_steps"
+    prof "$W/trace.zst" "" -- "$S/gm_nvtx_steps" --style numbered --steps 5 --json "$W/expect.json"
+    expect_rc 0
+    check "$W/trace.zst" --expect-json "$W/expect.json" --expect windows=1 --expect step_source=nvtx
+    ;;
+nvtx_range_sched)
+    need_gpu; need_built "$S/gm_nvtx_steps"
+    prof "$W/trace.zst" "wait=1,warmup=1,active=2,repeat=1" -- "$S/gm_nvtx_steps" --style range --steps 6 --json "$W/expect.json"
+    expect_rc 0
+    check "$W/trace.zst" --expect-json "$W/expect.json" --expect windows=1 --expect active_steps=2 \
+        --expect first_active_step=2 --expect step_source=nvtx
+    ;;
+nvtx_injection_only)
+    need_gpu; need_built "$S/gm_nvtx_steps"
+    inject "$W/trace.zst" "wait=2,warmup=1,active=3,repeat=1" -- "$S/gm_nvtx_steps" --style mark --steps 10 --json "$W/expect.json" --say "nvtx done"
+    expect_rc 0; expect_stdout_text "nvtx done"
+    check "$W/trace.zst" --expect-json "$W/expect.json" --expect windows=1 --expect active_steps=3 \
+        --expect first_active_step=3 --expect step_source=nvtx
+    ;;
+torch_sched)
+    need_gpu; need_torch; need_built
+    plain "$W/plain.out" -- "$PY" "$TS" --steps 8
+    [ "$PLAIN_RC" -eq 0 ] || fail "unprofiled run exited $PLAIN_RC"
+    prof "$W/trace.zst" "wait=2,warmup=1,active=3" -- "$PY" "$TS" --steps 8
+    expect_rc 0; expect_same_stdout "$W/plain.out"
+    check "$W/trace.zst" --expect windows=1 --expect active_steps=3 --expect first_active_step=3 \
+        --expect baseline_count_min=1 --expect baseline_bytes_min=1 --expect kernels_min=3 \
+        --expect kernels_in_window=1 --expect step_source=nvtx --expect tags_min=3 \
+        --expect trailer=1 --expect dropped=0
+    ;;
+torch_exit)
+    need_gpu; need_torch; need_built
+    plain "$W/plain.out" -- "$PY" "$TS" --steps 4 --exit-code 3
+    [ "$PLAIN_RC" -eq 3 ] || fail "unprofiled run exited $PLAIN_RC, expected 3"
+    prof "$W/trace.zst" "" -- "$PY" "$TS" --steps 4 --exit-code 3
+    expect_rc 3; expect_same_stdout "$W/plain.out"
+    check "$W/trace.zst" --expect windows=1 --expect trailer=1 --expect kernels_min=1 --expect dropped=0
+    ;;
+torch_injection_only)
+    need_gpu; need_torch; need_built
+    plain "$W/plain.out" -- "$PY" "$TS" --steps 8
+    inject "$W/trace.zst" "wait=2,warmup=1,active=3" -- "$PY" "$TS" --steps 8
+    expect_rc 0; expect_same_stdout "$W/plain.out"
+    check "$W/trace.zst" --expect windows=1 --expect active_steps=3 --expect first_active_step=3 \
+        --expect baseline_count_min=1 --expect kernels_in_window=1 --expect step_source=nvtx --expect trailer=1
+    ;;
+*)
+    echo "gpu_test.sh: unknown test $name" >&2
+    exit 2
+    ;;
+esac
+finish

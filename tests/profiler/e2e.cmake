@@ -1,0 +1,68 @@
+# End-to-end tests of libgmemprof.so (label "e2e"): a fake CUPTI
+# (libcupti.so.13) and a fake driver (libcuda.so.1) in their own directory,
+# found by the library through LD_LIBRARY_PATH exactly as the real ones would
+# be; e2e_app loads the library like the CUDA driver does and plays a
+# scenario; e2e_test runs it and reads the trace back with the real reader.
+# Included from tests/profiler/CMakeLists.txt.
+
+set(GMP_FAKE_DIR ${CMAKE_CURRENT_BINARY_DIR}/fakecuda)
+set(GMP_E2E_WORK ${CMAKE_CURRENT_BINARY_DIR}/e2e-work)
+
+add_library(gmp_fake_cupti SHARED ${CMAKE_CURRENT_SOURCE_DIR}/fake_cupti.c)
+set_target_properties(gmp_fake_cupti PROPERTIES
+  OUTPUT_NAME cupti VERSION 13 SOVERSION 13
+  LIBRARY_OUTPUT_DIRECTORY ${GMP_FAKE_DIR} C_VISIBILITY_PRESET hidden)
+target_include_directories(gmp_fake_cupti PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
+target_include_directories(gmp_fake_cupti SYSTEM PRIVATE ${CUDAToolkit_INCLUDE_DIRS})
+target_link_libraries(gmp_fake_cupti PRIVATE Threads::Threads)
+
+add_library(gmp_fake_cuda SHARED ${CMAKE_CURRENT_SOURCE_DIR}/fake_cuda.c)
+set_target_properties(gmp_fake_cuda PROPERTIES
+  OUTPUT_NAME cuda VERSION 1 SOVERSION 1
+  LIBRARY_OUTPUT_DIRECTORY ${GMP_FAKE_DIR} C_VISIBILITY_PRESET hidden)
+target_include_directories(gmp_fake_cuda PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
+target_include_directories(gmp_fake_cuda SYSTEM PRIVATE ${CUDAToolkit_INCLUDE_DIRS})
+
+# The profiled program links the fakes (as PyTorch links its own CUPTI): the
+# library must then use the copy already in the process.
+add_executable(gmp_e2e_app ${CMAKE_CURRENT_SOURCE_DIR}/e2e_app.c)
+target_include_directories(gmp_e2e_app PRIVATE ${CMAKE_CURRENT_SOURCE_DIR} ${CMAKE_SOURCE_DIR}/include)
+target_include_directories(gmp_e2e_app SYSTEM PRIVATE ${CUDAToolkit_INCLUDE_DIRS})
+target_link_libraries(gmp_e2e_app PRIVATE gmp_fake_cupti gmp_fake_cuda Threads::Threads ${CMAKE_DL_LIBS})
+
+# A program with no CUPTI of its own: the library searches for it.
+add_executable(gmp_e2e_search ${CMAKE_CURRENT_SOURCE_DIR}/e2e_search.c)
+target_link_libraries(gmp_e2e_search PRIVATE ${CMAKE_DL_LIBS})
+
+add_executable(gmp_e2e_test ${CMAKE_CURRENT_SOURCE_DIR}/e2e_test.c)
+target_include_directories(gmp_e2e_test PRIVATE ${CMAKE_CURRENT_SOURCE_DIR} ${CMAKE_SOURCE_DIR}/common)
+target_include_directories(gmp_e2e_test SYSTEM PRIVATE ${CUDAToolkit_INCLUDE_DIRS})
+target_link_libraries(gmp_e2e_test PRIVATE gmt)
+add_dependencies(gmp_e2e_test gmp_e2e_app gmp_e2e_search gmemprof gmemprof_launcher gmp_fake_cupti gmp_fake_cuda)
+
+set(GMP_E2E_SCENARIOS
+  whole schedule nvtx_steps api_precedence capture tags threads overflow settings
+  badoutput diskfull conflict sigterm sigint sigchain sigkill fork vmm sources attrs
+  search nocupti launcher)
+foreach(sc ${GMP_E2E_SCENARIOS})
+  add_test(NAME profiler.e2e.${sc}
+    COMMAND gmp_e2e_test ${sc} $<TARGET_FILE:gmp_e2e_app> $<TARGET_FILE:gmp_e2e_search>
+            $<TARGET_FILE:gmemprof_launcher> $<TARGET_FILE:gmemprof> ${GMP_E2E_WORK})
+  set_tests_properties(profiler.e2e.${sc} PROPERTIES
+    LABELS "e2e" TIMEOUT 120
+    ENVIRONMENT "LD_LIBRARY_PATH=${GMP_FAKE_DIR}")
+endforeach()
+
+# The cost of the callback path (ns per launch callback): bench/cb_cost.c.
+if(EXISTS ${CMAKE_SOURCE_DIR}/bench/cb_cost.c)
+  add_executable(gmp_cb_cost ${CMAKE_SOURCE_DIR}/bench/cb_cost.c)
+  target_include_directories(gmp_cb_cost PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
+  target_include_directories(gmp_cb_cost SYSTEM PRIVATE ${CUDAToolkit_INCLUDE_DIRS})
+  target_link_libraries(gmp_cb_cost PRIVATE gmp_fake_cupti gmp_fake_cuda Threads::Threads ${CMAKE_DL_LIBS})
+  add_dependencies(gmp_cb_cost gmemprof)
+  # A smoke run (label "bench"): the cost is printed, and the run fails only
+  # when the callback path is broken (no records), never on timing.
+  add_test(NAME profiler.bench.cb_cost COMMAND gmp_cb_cost $<TARGET_FILE:gmemprof> 200000)
+  set_tests_properties(profiler.bench.cb_cost PROPERTIES
+    LABELS "bench" TIMEOUT 300 ENVIRONMENT "LD_LIBRARY_PATH=${GMP_FAKE_DIR}")
+endif()

@@ -1,0 +1,607 @@
+/*
+ * The program the end-to-end tests profile. It loads libgmemprof.so the way
+ * the CUDA driver does (dlopen + InitializeInjection), then plays one named
+ * scenario against the fake CUPTI/driver: API calls (ENTER/EXIT callbacks,
+ * runtime calls with their nested driver calls), the activity records those
+ * calls produce, NVTX through the real NVTX v3 headers, the in-app API.
+ *
+ *   e2e_app SCENARIO
+ * Environment: E2E_LIB (libgmemprof.so), E2E_FACTS (a file where the app
+ * writes key=value facts the checker needs: thread ids, correlation ids).
+ * Nothing is written to stdout: one test checks that stdout stays empty.
+ */
+#define GMEMPROF_API_IMPL
+#include "gmemprof/gmemprof.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cuda.h>
+#include <cupti.h>
+#include <nvtx3/nvToolsExt.h>
+
+#include "fake_cupti.h"
+
+#define RTD CUPTI_CB_DOMAIN_RUNTIME_API
+#define DRD CUPTI_CB_DOMAIN_DRIVER_API
+#define RT(x) CUPTI_RUNTIME_TRACE_CBID_##x
+#define DRV(x) CUPTI_DRIVER_TRACE_CBID_##x
+#define MIB (1024ull * 1024ull)
+#define ALLOC CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION
+#define RELEASE CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_RELEASE
+#define NOSTREAM CUPTI_INVALID_STREAM_ID
+#define KSTREAM 7u
+
+static FILE *g_facts;
+static pthread_mutex_t g_facts_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static void fact(const char *key, uint64_t v)
+{
+    pthread_mutex_lock(&g_facts_mu);
+    if (g_facts) {
+        fprintf(g_facts, "%s=%" PRIu64 "\n", key, v);
+        fflush(g_facts);
+    }
+    pthread_mutex_unlock(&g_facts_mu);
+}
+
+static void factf(uint64_t v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void factf(uint64_t v, const char *fmt, ...)
+{
+    char k[128];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(k, sizeof k, fmt, ap);
+    va_end(ap);
+    fact(k, v);
+}
+
+static uint64_t gettid_(void) { return (uint64_t)syscall(SYS_gettid); }
+
+static void sleep_ms(unsigned ms)
+{
+    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+        ;
+}
+
+static void *g_lib;
+
+static void load_profiler(void)
+{
+    const char *lib = getenv("E2E_LIB");
+    g_lib = lib ? dlopen(lib, RTLD_NOW | RTLD_LOCAL) : NULL;
+    if (!g_lib) {
+        fprintf(stderr, "e2e_app: cannot load %s: %s\n", lib ? lib : "(E2E_LIB unset)", dlerror());
+        exit(90);
+    }
+    int (*init)(void) = (int (*)(void))dlsym(g_lib, "InitializeInjection");
+    if (!init) {
+        fprintf(stderr, "e2e_app: no InitializeInjection\n");
+        exit(91);
+    }
+    fact("init_ret", (uint64_t)init());
+}
+
+/* ---- simulated CUDA calls -------------------------------------------------- */
+
+typedef struct call {
+    uint32_t rt, drv;
+    uint32_t rt_cbid, drv_cbid;
+} call;
+
+static call api_begin(uint32_t rt_cbid, uint32_t drv_cbid, const void *dparams)
+{
+    call c = {0, 0, rt_cbid, drv_cbid};
+    if (rt_cbid) {
+        c.rt = fake_cupti_corr();
+        fake_cupti_api_enter(RTD, rt_cbid, c.rt, NULL, NULL);
+    }
+    if (drv_cbid) {
+        c.drv = fake_cupti_corr();
+        fake_cupti_api_enter(DRD, drv_cbid, c.drv, NULL, dparams);
+    }
+    return c;
+}
+
+static void api_end(call c, const void *dparams)
+{
+    if (c.drv_cbid)
+        fake_cupti_api_exit(DRD, c.drv_cbid, c.drv, NULL, dparams, 0);
+    if (c.rt_cbid)
+        fake_cupti_api_exit(RTD, c.rt_cbid, c.rt, NULL, NULL, 0);
+}
+
+/* cudaMalloc -> cuMemAlloc_v2; the MEMORY2 record carries the driver id. */
+static uint32_t cuda_malloc(uint64_t addr, uint64_t bytes)
+{
+    call c = api_begin(RT(cudaMalloc_v3020), DRV(cuMemAlloc_v2), NULL);
+    fake_cupti_emit_memory2(ALLOC, CUPTI_ACTIVITY_MEMORY_KIND_DEVICE, c.drv, addr, bytes, 0, NOSTREAM, 0, 0, 0);
+    api_end(c, NULL);
+    return c.drv;
+}
+
+/* cudaFree -> cuMemFree_v2; this record carries the runtime id. */
+static uint32_t cuda_free(uint64_t addr, uint64_t bytes)
+{
+    call c = api_begin(RT(cudaFree_v3020), DRV(cuMemFree_v2), NULL);
+    fake_cupti_emit_memory2(RELEASE, CUPTI_ACTIVITY_MEMORY_KIND_DEVICE, c.rt, addr, bytes, 0, NOSTREAM, 0, 0, 0);
+    api_end(c, NULL);
+    return c.rt;
+}
+
+/* cudaLaunchKernel -> cuLaunchKernel; the kernel record carries the runtime id. */
+static uint32_t launch(const char *name)
+{
+    call c = api_begin(RT(cudaLaunchKernel_v7000), DRV(cuLaunchKernel), NULL);
+    uint64_t t = fake_cupti_now();
+    fake_cupti_emit_kernel(c.rt, 0, KSTREAM, name, t + 1000, t + 5000);
+    api_end(c, NULL);
+    return c.rt;
+}
+
+/* A direct driver launch (Triton does this): counts as a launch of its own. */
+static uint32_t launch_driver(const char *name)
+{
+    call c = api_begin(0, DRV(cuLaunchKernel), NULL);
+    uint64_t t = fake_cupti_now();
+    fake_cupti_emit_kernel(c.drv, 0, KSTREAM, name, t + 1000, t + 2000);
+    api_end(c, NULL);
+    return c.drv;
+}
+
+static uint32_t memcpy_htod(uint64_t bytes)
+{
+    call c = api_begin(RT(cudaMemcpy_v3020), DRV(cuMemcpyHtoD_v2), NULL);
+    uint64_t t = fake_cupti_now();
+    fake_cupti_emit_memcpy(c.drv, c.rt, CUPTI_ACTIVITY_MEMCPY_KIND_HTOD, bytes, 0, KSTREAM, t + 100, t + 900);
+    api_end(c, NULL);
+    return c.drv;
+}
+
+static uint32_t memset_dev(uint64_t bytes, uint32_t value)
+{
+    call c = api_begin(RT(cudaMemset_v3020), 0, NULL);
+    uint64_t t = fake_cupti_now();
+    fake_cupti_emit_memset(c.rt, value, bytes, 0, KSTREAM, t + 100, t + 300);
+    api_end(c, NULL);
+    return c.rt;
+}
+
+static void profiler_api(uint32_t cbid)
+{
+    call c = api_begin(cbid, 0, NULL);
+    api_end(c, NULL);
+}
+
+/* ---- scenarios --------------------------------------------------------------- */
+
+static int sc_whole(void)
+{
+    fact("tid", gettid_());
+    nvtxRangePushA("fwd");
+    fact("A.corr", cuda_malloc(0x10000, 1 * MIB));
+    fact("k1.corr", launch("k1"));
+    fact("B.corr", cuda_malloc(0x20000, 2 * MIB));
+    fact("k2.corr", launch("k2"));
+    nvtxRangePop();
+    fact("freeA.corr", cuda_free(0x10000, 1 * MIB));
+    fact("k3.corr", launch_driver("k3"));
+    fact("cpy.corr", memcpy_htod(4096));
+    fact("set.corr", memset_dev(8192, 0xab));
+    nvtxMarkA("hello");
+    /* A kernel record whose API call was never seen: counted unmatched. */
+    uint64_t t = fake_cupti_now();
+    fake_cupti_emit_kernel(999999, 0, KSTREAM, "orphan", t, t + 10);
+    fake_cupti_set_dropped(17);
+    fact("records_emitted", fake_cupti_records_emitted());
+    return 0;
+}
+
+/* wait=2, warmup=1, active=3 through gmemprof_step(): steps 0,1 wait, 2
+ * warmup, 3..5 active, 6.. done. */
+static int sc_schedule(void)
+{
+    fact("tid", gettid_());
+    fact("W.corr", cuda_malloc(0x100000, 4 * MIB)); /* weights, step 0 */
+    for (int i = 0; i < 8; i++) {
+        factf((uint64_t)fake_cupti_activity_enabled(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL), "kernels_on.%d", i);
+        if (i == 1)
+            fact("X.corr", cuda_malloc(0x200000, 3 * MIB)); /* lives into the window */
+        if (i == 4)
+            fact("freeX.corr", cuda_free(0x200000, 3 * MIB));
+        uint64_t a = 0x1000000 + (uint64_t)i * 0x1000000;
+        factf(cuda_malloc(a, (uint64_t)(i + 1) * MIB), "act%d.corr", i);
+        char kn[32];
+        snprintf(kn, sizeof kn, "k_step_%d", i);
+        factf(launch(kn), "kern%d.corr", i);
+        factf(cuda_free(a, (uint64_t)(i + 1) * MIB), "free%d.corr", i);
+        gmemprof_step();
+    }
+    factf((uint64_t)fake_cupti_activity_enabled(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL), "kernels_on.%d", 8);
+    return 0;
+}
+
+/* NVTX step markers: marks and range pushes named like the marker. */
+static int sc_nvtx_steps(void)
+{
+    fact("tid", gettid_());
+    fact("W.corr", cuda_malloc(0x100000, 4 * MIB));
+    for (int i = 0; i < 5; i++) {
+        uint64_t a = 0x1000000 + (uint64_t)i * 0x1000000;
+        factf(cuda_malloc(a, MIB), "act%d.corr", i);
+        char kn[32];
+        snprintf(kn, sizeof kn, "k_step_%d", i);
+        factf(launch(kn), "kern%d.corr", i);
+        cuda_free(a, MIB);
+        if (i % 2 == 0) {
+            nvtxMarkA("step");
+        } else {
+            char rn[32];
+            snprintf(rn, sizeof rn, "step#%d", i + 1);
+            nvtxRangePushA(rn);
+            nvtxRangePop();
+        }
+        nvtxMarkA("stepper"); /* not a step marker */
+    }
+    return 0;
+}
+
+/* gmemprof_step() wins over NVTX once called. */
+static int sc_api_precedence(void)
+{
+    nvtxMarkA("step");
+    nvtxMarkA("step");
+    gmemprof_step();
+    nvtxMarkA("step");
+    nvtxMarkA("step");
+    gmemprof_step();
+    return 0;
+}
+
+static int sc_capture(void)
+{
+    fact("A.corr", cuda_malloc(0x10000, 1 * MIB));
+    fact("k0.corr", launch("k0"));
+    profiler_api(RT(cudaProfilerStart_v4000));
+    fact("B.corr", cuda_malloc(0x20000, 2 * MIB));
+    fact("k1.corr", launch("k1"));
+    profiler_api(RT(cudaProfilerStop_v4000));
+    fact("k2.corr", launch("k2"));
+    fact("C.corr", cuda_malloc(0x30000, 3 * MIB));
+    profiler_api(RT(cudaProfilerStart_v4000));
+    fact("k3.corr", launch("k3"));
+    fact("freeB.corr", cuda_free(0x20000, 2 * MIB));
+    profiler_api(RT(cudaProfilerStop_v4000));
+    return 0;
+}
+
+static int sc_tags(void)
+{
+    fake_cuda_set_meminfo(0, 70 * 1024 * MIB, 80 * 1024 * MIB);
+    gmemprof_mark("before_model");
+    cuda_malloc(0x10000, 8 * MIB);
+    cuda_malloc(0x20000, 8 * MIB);
+    fake_cuda_set_meminfo(0, 60 * 1024 * MIB, 80 * 1024 * MIB);
+    nvtxMarkA("tag: after_model");
+    cuda_free(0x20000, 8 * MIB);
+    gmemprof_mark("after_free");
+    nvtxMarkA("plain mark");
+    return 0;
+}
+
+typedef struct thr_arg {
+    int i;
+} thr_arg;
+
+static void *thread_body(void *p)
+{
+    int i = ((thr_arg *)p)->i;
+    char rn[16], kn[16];
+    factf(gettid_(), "t%d.tid", i);
+    snprintf(rn, sizeof rn, "t%d", i);
+    nvtxRangePushA(rn);
+    uint64_t a = 0x10000000ull * (uint64_t)(i + 1);
+    factf(cuda_malloc(a, (uint64_t)(i + 1) * MIB), "t%d.alloc", i);
+    for (int k = 0; k < 3; k++) {
+        snprintf(kn, sizeof kn, "t%d_k%d", i, k);
+        factf(launch(kn), "t%d.k%d", i, k);
+    }
+    factf(cuda_free(a, (uint64_t)(i + 1) * MIB), "t%d.free", i);
+    nvtxRangePop();
+    return NULL;
+}
+
+static int sc_threads(void)
+{
+    pthread_t th[4];
+    thr_arg args[4];
+    for (int i = 0; i < 4; i++) {
+        args[i].i = i;
+        pthread_create(&th[i], NULL, thread_body, &args[i]);
+    }
+    for (int i = 0; i < 4; i++)
+        pthread_join(th[i], NULL);
+    return 0;
+}
+
+/* The writer is stalled inside a periodic flush while 40000 marks arrive:
+ * the ring takes what fits, the rest is counted. */
+static int sc_overflow(void)
+{
+    nvtxMarkA("warm up NVTX");
+    fake_cupti_block_flush(1);
+    for (int i = 0; i < 5000 && !fake_cupti_flush_blocked(); i++)
+        sleep_ms(1);
+    fact("blocked", (uint64_t)fake_cupti_flush_blocked());
+    for (int i = 0; i < 40000; i++)
+        nvtxMarkA("m");
+    fact("produced", 40000);
+    fake_cupti_block_flush(0);
+    return 0;
+}
+
+static int sc_settings(void)
+{
+    cuda_malloc(0x10000, MIB);
+    launch("k");
+    return 3; /* the profiler must not change this */
+}
+
+static int sc_plain(void)
+{
+    fact("A.corr", cuda_malloc(0x10000, MIB));
+    launch("k");
+    return 0;
+}
+
+static int sc_signal(int sig)
+{
+    fact("A.corr", cuda_malloc(0x10000, MIB));
+    fact("k1.corr", launch("k1"));
+    raise(sig);
+    sleep_ms(5000);
+    return 42; /* not reached: the signal's default action ends us */
+}
+
+static volatile sig_atomic_t g_got;
+static void app_handler(int sig) { g_got = sig; }
+
+static int sc_sigchain(void)
+{
+    fact("A.corr", cuda_malloc(0x10000, MIB));
+    raise(SIGTERM);
+    return g_got == SIGTERM ? 7 : 8;
+}
+
+static int sc_sigkill(void)
+{
+    fact("A.corr", cuda_malloc(0x10000, MIB));
+    for (int i = 0; i < 20; i++) {
+        launch("k");
+        sleep_ms(20);
+    }
+    sleep_ms(300); /* several frame ends (GMEMPROF_FLUSH_MS=50) */
+    raise(SIGKILL);
+    return 0;
+}
+
+static int sc_fork(void)
+{
+    fact("A.corr", cuda_malloc(0x10000, MIB));
+    launch("k_parent");
+    pid_t pid = fork();
+    if (pid == 0) {
+        /* the child uses CUDA and NVTX, then exits through atexit */
+        cuda_malloc(0x90000, MIB);
+        launch("k_child");
+        nvtxMarkA("child mark");
+        gmemprof_step();
+        exit(0);
+    }
+    fact("child", (uint64_t)pid);
+    int st = 0;
+    for (int i = 0; i < 1000; i++) {
+        if (waitpid(pid, &st, WNOHANG) == pid) {
+            fact("child_exit", WIFEXITED(st) ? (uint64_t)WEXITSTATUS(st) : 100);
+            cuda_malloc(0x20000, MIB);
+            return 0;
+        }
+        sleep_ms(10);
+    }
+    kill(pid, SIGKILL);
+    waitpid(pid, &st, 0);
+    fact("child_exit", 99);
+    return 0;
+}
+
+/* VMM as PyTorch's expandable segments use it: reserve, create, map; the
+ * MEMORY2 record of the first mapping has no correlation id. */
+static int sc_vmm(void)
+{
+    fact("tid", gettid_());
+    CUdeviceptr base = 0x7f0000000000ull;
+    struct {
+        CUdeviceptr *ptr;
+        size_t size, alignment;
+        CUdeviceptr addr;
+        unsigned long long flags;
+    } rp = {&base, 1024 * MIB, 0, 0, 0};
+    call c = api_begin(0, DRV(cuMemAddressReserve), &rp);
+    api_end(c, &rp);
+
+    nvtxRangePushA("grow");
+    c = api_begin(0, DRV(cuMemCreate), NULL);
+    fact("create1.corr", c.drv);
+    api_end(c, NULL);
+    struct {
+        CUdeviceptr ptr;
+        size_t size, offset;
+        CUmemGenericAllocationHandle h;
+        unsigned long long flags;
+    } mp = {base, 20 * MIB, 0, 1, 0};
+    c = api_begin(0, DRV(cuMemMap), &mp);
+    fact("map1.corr", c.drv);
+    api_end(c, &mp);
+    /* expandable-segments style: no correlation id */
+    fake_cupti_emit_memory2(ALLOC, CUPTI_ACTIVITY_MEMORY_KIND_DEVICE, 0, base, 20 * MIB, 0, NOSTREAM, 0, 0, 0);
+    nvtxRangePop();
+
+    /* a second chunk whose record carries cuMemCreate's id */
+    c = api_begin(0, DRV(cuMemCreate), NULL);
+    fact("create2.corr", c.drv);
+    fake_cupti_emit_memory2(ALLOC, CUPTI_ACTIVITY_MEMORY_KIND_DEVICE, c.drv, base + 20 * MIB, 20 * MIB, 0, NOSTREAM,
+                            0, 0, 0);
+    api_end(c, NULL);
+    mp.ptr = base + 20 * MIB;
+    c = api_begin(0, DRV(cuMemMap), &mp);
+    api_end(c, &mp);
+
+    /* a plain cudaMalloc outside the reservation stays MALLOC */
+    fact("plain.corr", cuda_malloc(0x10000, MIB));
+
+    /* unmap + release of the first chunk; the release record has no id */
+    struct {
+        CUdeviceptr ptr;
+        size_t size;
+    } up = {base, 20 * MIB};
+    c = api_begin(0, DRV(cuMemUnmap), &up);
+    api_end(c, &up);
+    fake_cupti_emit_memory2(RELEASE, CUPTI_ACTIVITY_MEMORY_KIND_DEVICE, 0, base, 20 * MIB, 0, NOSTREAM, 0, 0, 0);
+    c = api_begin(0, DRV(cuMemRelease), NULL);
+    api_end(c, NULL);
+    return 0;
+}
+
+/* Allocation sources from MEMORY2 fields and API families. */
+static int sc_sources(void)
+{
+    call c = api_begin(RT(cudaMallocAsync_v11020), DRV(cuMemAllocAsync), NULL);
+    fact("async.corr", c.rt);
+    fake_cupti_emit_memory2(ALLOC, CUPTI_ACTIVITY_MEMORY_KIND_DEVICE, c.rt, 0x100000, 2 * MIB, 0, 13, 1,
+                            CUPTI_ACTIVITY_MEMORY_POOL_TYPE_LOCAL, 0);
+    api_end(c, NULL);
+    c = api_begin(RT(cudaMallocManaged_v6000), DRV(cuMemAllocManaged), NULL);
+    fact("managed.corr", c.drv);
+    fake_cupti_emit_memory2(ALLOC, CUPTI_ACTIVITY_MEMORY_KIND_MANAGED, c.drv, 0x200000, 3 * MIB, 0, NOSTREAM, 0, 0,
+                            0);
+    api_end(c, NULL);
+    c = api_begin(RT(cudaMallocHost_v3020), DRV(cuMemAllocHost_v2), NULL);
+    fact("pinned.corr", c.drv);
+    fake_cupti_emit_memory2(ALLOC, CUPTI_ACTIVITY_MEMORY_KIND_PINNED, c.drv, 0x300000, 5 * MIB, 0, NOSTREAM, 0, 0,
+                            0);
+    api_end(c, NULL);
+    c = api_begin(RT(cudaMallocPitch_v3020), DRV(cuMemAllocPitch_v2), NULL);
+    fact("pitch.corr", c.drv);
+    fake_cupti_emit_memory2(ALLOC, CUPTI_ACTIVITY_MEMORY_KIND_DEVICE, c.drv, 0x400000, 7 * MIB, 0, NOSTREAM, 0, 0,
+                            0);
+    api_end(c, NULL);
+    c = api_begin(RT(cudaFreeAsync_v11020), DRV(cuMemFreeAsync), NULL);
+    fact("freeasync.corr", c.rt);
+    fake_cupti_emit_memory2(RELEASE, CUPTI_ACTIVITY_MEMORY_KIND_DEVICE, c.rt, 0x100000, 2 * MIB, 0, 13, 1,
+                            CUPTI_ACTIVITY_MEMORY_POOL_TYPE_LOCAL, 0);
+    api_end(c, NULL);
+    fake_cupti_emit_pool(0, CUPTI_ACTIVITY_MEMORY_POOL_OPERATION_TYPE_CREATED, 32 * MIB);
+    /* cudaDeviceReset: flushes; the program goes on */
+    profiler_api(RT(cudaDeviceReset_v3020));
+    fact("after_reset.corr", cuda_malloc(0x500000, 1 * MIB));
+    return 0;
+}
+
+/* Settings the library applied to CUPTI before any context existed. */
+static int sc_attrs(void)
+{
+    fact("devbuf", fake_cupti_attr(CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_SIZE));
+    fact("prealloc", fake_cupti_attr(CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_PRE_ALLOCATE_VALUE));
+    fact("poollimit", fake_cupti_attr(CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_POOL_LIMIT));
+    fact("memory2_on", (uint64_t)fake_cupti_activity_enabled(CUPTI_ACTIVITY_KIND_MEMORY2));
+    fact("kernel_on", (uint64_t)fake_cupti_activity_enabled(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL));
+    fact("malloc_cb", (uint64_t)fake_cupti_callback_enabled(RTD, RT(cudaMalloc_v3020)));
+    fact("launch_cb", (uint64_t)fake_cupti_callback_enabled(RTD, RT(cudaLaunchKernel_v7000)));
+    fact("memcpy_cb", (uint64_t)fake_cupti_callback_enabled(RTD, RT(cudaMemcpy_v3020)));
+    fact("vmm_cb", (uint64_t)fake_cupti_callback_enabled(DRD, DRV(cuMemMap)));
+    fact("ctx_cb", (uint64_t)fake_cupti_callback_enabled(CUPTI_CB_DOMAIN_RESOURCE,
+                                                         CUPTI_CBID_RESOURCE_CONTEXT_CREATED));
+    /* a lot of records: several CUPTI buffers (32 KiB each here) */
+    for (int i = 0; i < 3000; i++) {
+        cuda_malloc(0x10000000ull + (uint64_t)i * 0x1000, 4096);
+        launch("many");
+    }
+    fact("buffers", fake_cupti_buffers_completed());
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fprintf(stderr, "usage: e2e_app SCENARIO\n");
+        return 2;
+    }
+    const char *sc = argv[1];
+    const char *fp = getenv("E2E_FACTS");
+    if (fp)
+        g_facts = fopen(fp, "w");
+    fact("pid", (uint64_t)getpid());
+    if (strcmp(sc, "sigchain") == 0)
+        signal(SIGTERM, app_handler); /* installed before the profiler */
+    if (getenv("E2E_CONFLICT"))
+        fake_cupti_set_conflict(getenv("E2E_CONFLICT")); /* another tool came first */
+    load_profiler();
+    fake_cupti_context_created(0);
+    int rc;
+    if (strcmp(sc, "whole") == 0)
+        rc = sc_whole();
+    else if (strcmp(sc, "schedule") == 0)
+        rc = sc_schedule();
+    else if (strcmp(sc, "nvtx_steps") == 0)
+        rc = sc_nvtx_steps();
+    else if (strcmp(sc, "api_precedence") == 0)
+        rc = sc_api_precedence();
+    else if (strcmp(sc, "capture") == 0)
+        rc = sc_capture();
+    else if (strcmp(sc, "tags") == 0)
+        rc = sc_tags();
+    else if (strcmp(sc, "threads") == 0)
+        rc = sc_threads();
+    else if (strcmp(sc, "overflow") == 0)
+        rc = sc_overflow();
+    else if (strcmp(sc, "settings") == 0)
+        rc = sc_settings();
+    else if (strcmp(sc, "plain") == 0)
+        rc = sc_plain();
+    else if (strcmp(sc, "sigterm") == 0)
+        rc = sc_signal(SIGTERM);
+    else if (strcmp(sc, "sigint") == 0)
+        rc = sc_signal(SIGINT);
+    else if (strcmp(sc, "sigchain") == 0)
+        rc = sc_sigchain();
+    else if (strcmp(sc, "sigkill") == 0)
+        rc = sc_sigkill();
+    else if (strcmp(sc, "fork") == 0)
+        rc = sc_fork();
+    else if (strcmp(sc, "vmm") == 0)
+        rc = sc_vmm();
+    else if (strcmp(sc, "sources") == 0)
+        rc = sc_sources();
+    else if (strcmp(sc, "attrs") == 0)
+        rc = sc_attrs();
+    else {
+        fprintf(stderr, "e2e_app: unknown scenario %s\n", sc);
+        rc = 2;
+    }
+    if (g_facts)
+        fclose(g_facts);
+    g_facts = NULL;
+    return rc;
+}

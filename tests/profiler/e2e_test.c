@@ -1,0 +1,1163 @@
+/*
+ * End-to-end tests of libgmemprof.so against the fake CUPTI: runs e2e_app
+ * (or e2e_search, or the launcher) for one scenario in a child process,
+ * then checks its exit status, its stdout/stderr and the trace it left,
+ * read back with the real gmt_reader. Expected values come from the
+ * scenario's construction (e2e_app.c) and the facts the app wrote
+ * (thread ids, correlation ids): nothing is copied from a previous run.
+ *
+ *   e2e_test SCENARIO APP SEARCH LAUNCHER LIB WORKDIR
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cupti.h>
+
+#include "gmt_io.h"
+#include "tcheck.h"
+
+#define MIB (1024ull * 1024ull)
+#define GIB (1024ull * MIB)
+
+static const char *g_app, *g_search, *g_launcher, *g_lib, *g_work;
+
+/* ---- facts ----------------------------------------------------------------- */
+
+typedef struct facts {
+    int n;
+    char key[1024][48];
+    uint64_t val[1024];
+} facts;
+
+static facts g_facts;
+
+static void facts_load(const char *path)
+{
+    memset(&g_facts, 0, sizeof g_facts);
+    FILE *f = fopen(path, "r");
+    char line[256];
+    if (!f)
+        return;
+    while (fgets(line, sizeof line, f) && g_facts.n < 1024) {
+        char *eq = strchr(line, '=');
+        if (!eq)
+            continue;
+        *eq = '\0';
+        if (strlen(line) >= sizeof g_facts.key[0])
+            continue;
+        memcpy(g_facts.key[g_facts.n], line, strlen(line) + 1);
+        g_facts.val[g_facts.n++] = strtoull(eq + 1, NULL, 10);
+    }
+    fclose(f);
+}
+
+static int has_fact(const char *k)
+{
+    for (int i = 0; i < g_facts.n; i++)
+        if (strcmp(g_facts.key[i], k) == 0)
+            return 1;
+    return 0;
+}
+
+static uint64_t F(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static uint64_t F(const char *fmt, ...)
+{
+    char k[64];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(k, sizeof k, fmt, ap);
+    va_end(ap);
+    for (int i = 0; i < g_facts.n; i++)
+        if (strcmp(g_facts.key[i], k) == 0)
+            return g_facts.val[i];
+    tcheck_checks++;
+    tcheck_failures++;
+    fprintf(stderr, "missing fact %s\n", k);
+    return UINT64_MAX;
+}
+
+/* ---- running a program ------------------------------------------------------ */
+
+typedef struct run {
+    int status;
+    pid_t pid;
+    char *out, *err;
+    char dir[1024];
+} run;
+
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return strdup("");
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *b = malloc((size_t)n + 1);
+    size_t k = fread(b, 1, (size_t)n, f);
+    b[k] = '\0';
+    fclose(f);
+    return b;
+}
+
+static void rm_tree(const char *dir)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    char p[2048];
+    if (!d)
+        return;
+    while ((e = readdir(d))) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+            continue;
+        snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+        unlink(p);
+    }
+    closedir(d);
+}
+
+/* Runs argv with the extra environment (NAME=VALUE, NULL-terminated) in a
+ * clean work dir; GMEMPROF_OUTPUT defaults to DIR/trace-%p.zst. */
+static void run_prog(const char *scenario, char *const *argv, const char *const *env, run *r)
+{
+    memset(r, 0, sizeof *r);
+    snprintf(r->dir, sizeof r->dir, "%s/%s", g_work, scenario);
+    mkdir(g_work, 0755);
+    mkdir(r->dir, 0755);
+    rm_tree(r->dir);
+    char outp[1200], errp[1200], factp[1200], outpat[1200];
+    snprintf(outp, sizeof outp, "%s/stdout", r->dir);
+    snprintf(errp, sizeof errp, "%s/stderr", r->dir);
+    snprintf(factp, sizeof factp, "%s/facts", r->dir);
+    snprintf(outpat, sizeof outpat, "%s/trace-%%p.zst", r->dir);
+    pid_t pid = fork();
+    if (pid == 0) {
+        for (char **e = environ; *e; e++)
+            ; /* the test's own environment (LD_LIBRARY_PATH) is kept */
+        unsetenv("CUDA_INJECTION64_PATH");
+        unsetenv("NVTX_INJECTION64_PATH");
+        setenv("E2E_LIB", g_lib, 1);
+        setenv("E2E_FACTS", factp, 1);
+        setenv("GMEMPROF_OUTPUT", outpat, 1);
+        for (int i = 0; env && env[i]; i++)
+            putenv((char *)env[i]);
+        int o = open(outp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        int e = open(errp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        dup2(o, 1);
+        dup2(e, 2);
+        execv(argv[0], argv);
+        _exit(127);
+    }
+    r->pid = pid;
+    int st = 0;
+    for (int i = 0; i < 600; i++) { /* 60 s: a hang is a failure, not a stuck CI */
+        if (waitpid(pid, &st, WNOHANG) == pid)
+            goto done;
+        struct timespec ts = {0, 100000000};
+        nanosleep(&ts, NULL);
+    }
+    fprintf(stderr, "%s: the program hung; killing it\n", scenario);
+    kill(pid, SIGKILL);
+    waitpid(pid, &st, 0);
+    tcheck_checks++;
+    tcheck_failures++;
+done:
+    r->status = st;
+    /* kept reachable here (and freed on the next run) */
+    static char *last_out, *last_err;
+    free(last_out);
+    free(last_err);
+    r->out = last_out = slurp(outp);
+    r->err = last_err = slurp(errp);
+    facts_load(factp);
+    fprintf(stderr, "--- %s stderr ---\n%s--- end ---\n", scenario, r->err);
+}
+
+/* dir: the test's own work directory (tests run in parallel). */
+static void run_app_in(const char *dir, const char *scenario, const char *const *env, run *r)
+{
+    char *argv[] = {(char *)g_app, (char *)scenario, NULL};
+    run_prog(dir, argv, env, r);
+}
+
+static void run_app(const char *scenario, const char *const *env, run *r) { run_app_in(scenario, scenario, env, r); }
+
+static int exited(const run *r, int code) { return WIFEXITED(r->status) && WEXITSTATUS(r->status) == code; }
+static int signaled(const run *r, int sig) { return WIFSIGNALED(r->status) && WTERMSIG(r->status) == sig; }
+
+static int count_lines(const char *s, const char *prefix)
+{
+    int n = 0;
+    size_t pl = strlen(prefix);
+    for (const char *p = s; *p;) {
+        if (strncmp(p, prefix, pl) == 0)
+            n++;
+        const char *nl = strchr(p, '\n');
+        if (!nl)
+            break;
+        p = nl + 1;
+    }
+    return n;
+}
+
+static void trace_path(const run *r, pid_t pid, char *out, size_t cap)
+{
+    snprintf(out, cap, "%s/trace-%d.zst", r->dir, (int)pid);
+}
+
+static int file_exists(const char *p)
+{
+    struct stat sb;
+    return stat(p, &sb) == 0;
+}
+
+/* ---- reading a trace --------------------------------------------------------- */
+
+typedef struct rec {
+    gmt_type type;
+    union {
+        gmt_mem mem;
+        gmt_kernel kernel;
+        gmt_copy copy;
+        gmt_range range;
+        gmt_mark mark;
+        gmt_step step;
+        gmt_window_begin wb;
+        gmt_window_end we;
+        gmt_memsample sample;
+        gmt_stats stats;
+        gmt_trailer trailer;
+        struct {
+            uint64_t device, total_mem, sm_count, cc_major, cc_minor;
+            char name[64];
+        } dev;
+        struct {
+            uint64_t pid, ppid, cupti_version, driver_version;
+            int64_t rank;
+        } hdr;
+        struct {
+            uint64_t ts, name, step, ndev;
+            gmt_tag_device dev[2];
+        } tag;
+    } u;
+} rec;
+
+typedef struct trace {
+    rec *r;
+    size_t n, cap;
+    char **str;
+    size_t nstr;
+    gmt_reader_end end;
+    int ok;
+} trace;
+
+static void trace_free(trace *t)
+{
+    for (size_t i = 0; i < t->nstr; i++)
+        free(t->str[i]);
+    free(t->str);
+    free(t->r);
+    memset(t, 0, sizeof *t);
+}
+
+static int trace_load(const char *path, trace *t)
+{
+    memset(t, 0, sizeof *t);
+    gmt_reader *rd = gmt_reader_open(path);
+    if (!rd)
+        return -1;
+    static gmt_record g; /* 2.6 KB */
+    int rc;
+    while ((rc = gmt_reader_next(rd, &g)) == 1) {
+        if (g.type == GMT_REC_STRING) {
+            if (g.u.string.id >= t->nstr) {
+                size_t nn = g.u.string.id + 64;
+                t->str = realloc(t->str, nn * sizeof *t->str);
+                memset(t->str + t->nstr, 0, (nn - t->nstr) * sizeof *t->str);
+                t->nstr = nn;
+            }
+            char *s = malloc(g.u.string.str.len + 1);
+            memcpy(s, g.u.string.str.ptr, g.u.string.str.len);
+            s[g.u.string.str.len] = '\0';
+            free(t->str[g.u.string.id]);
+            t->str[g.u.string.id] = s;
+        }
+        if (t->n == t->cap) {
+            t->cap = t->cap ? t->cap * 2 : 1024;
+            t->r = realloc(t->r, t->cap * sizeof *t->r);
+        }
+        rec *x = &t->r[t->n++];
+        memset(x, 0, sizeof *x);
+        x->type = g.type;
+        switch (g.type) {
+        case GMT_REC_ALLOC:
+        case GMT_REC_FREE:
+            x->u.mem = g.u.mem;
+            break;
+        case GMT_REC_KERNEL:
+            x->u.kernel = g.u.kernel;
+            break;
+        case GMT_REC_MEMCPY:
+        case GMT_REC_MEMSET:
+            x->u.copy = g.u.copy;
+            break;
+        case GMT_REC_RANGE_BEGIN:
+        case GMT_REC_RANGE_END:
+            x->u.range = g.u.range;
+            break;
+        case GMT_REC_MARK:
+            x->u.mark = g.u.mark;
+            break;
+        case GMT_REC_STEP:
+            x->u.step = g.u.step;
+            break;
+        case GMT_REC_WINDOW_BEGIN:
+            x->u.wb = g.u.wbegin;
+            break;
+        case GMT_REC_WINDOW_END:
+            x->u.we = g.u.wend;
+            break;
+        case GMT_REC_MEMSAMPLE:
+            x->u.sample = g.u.sample;
+            break;
+        case GMT_REC_STATS:
+            x->u.stats = g.u.stats;
+            break;
+        case GMT_REC_TRAILER:
+            x->u.trailer = g.u.trailer;
+            break;
+        case GMT_REC_DEVICE:
+            x->u.dev.device = g.u.device.device;
+            x->u.dev.total_mem = g.u.device.total_mem;
+            x->u.dev.sm_count = g.u.device.sm_count;
+            x->u.dev.cc_major = g.u.device.cc_major;
+            x->u.dev.cc_minor = g.u.device.cc_minor;
+            snprintf(x->u.dev.name, sizeof x->u.dev.name, "%.*s", (int)g.u.device.name.len, g.u.device.name.ptr);
+            break;
+        case GMT_REC_HEADER:
+            x->u.hdr.pid = g.u.header.pid;
+            x->u.hdr.ppid = g.u.header.ppid;
+            x->u.hdr.cupti_version = g.u.header.cupti_version;
+            x->u.hdr.driver_version = g.u.header.driver_version;
+            x->u.hdr.rank = g.u.header.rank;
+            break;
+        case GMT_REC_TAG:
+            x->u.tag.ts = g.u.tag.ts;
+            x->u.tag.name = g.u.tag.name;
+            x->u.tag.step = g.u.tag.step;
+            x->u.tag.ndev = g.u.tag.ndev;
+            for (uint64_t i = 0; i < g.u.tag.ndev && i < 2; i++)
+                x->u.tag.dev[i] = g.u.tag.dev[i];
+            break;
+        default:
+            break;
+        }
+    }
+    t->end = *gmt_reader_end_info(rd);
+    t->ok = rc == 0;
+    gmt_reader_close(rd);
+    return 0;
+}
+
+static const char *S(const trace *t, uint64_t id) { return id < t->nstr && t->str[id] ? t->str[id] : ""; }
+
+static size_t count(const trace *t, gmt_type type)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < t->n; i++)
+        n += t->r[i].type == type;
+    return n;
+}
+
+static const rec *nth(const trace *t, gmt_type type, size_t k)
+{
+    for (size_t i = 0; i < t->n; i++)
+        if (t->r[i].type == type && k-- == 0)
+            return &t->r[i];
+    return NULL;
+}
+
+static size_t index_of(const trace *t, const rec *r) { return r ? (size_t)(r - t->r) : SIZE_MAX; }
+
+/* The ALLOC or FREE of an API call (baseline copies excluded). */
+static const rec *mem_by_corr(const trace *t, gmt_type type, uint64_t corr)
+{
+    for (size_t i = 0; i < t->n; i++)
+        if (t->r[i].type == type && t->r[i].u.mem.corr == corr && !(t->r[i].u.mem.flags & GMT_MEMF_BASELINE))
+            return &t->r[i];
+    return NULL;
+}
+
+static const rec *mem_by_addr(const trace *t, gmt_type type, uint64_t addr, int baseline)
+{
+    for (size_t i = 0; i < t->n; i++)
+        if (t->r[i].type == type && t->r[i].u.mem.address == addr &&
+            !!(t->r[i].u.mem.flags & GMT_MEMF_BASELINE) == baseline)
+            return &t->r[i];
+    return NULL;
+}
+
+static const rec *kernel_by_name(const trace *t, const char *name)
+{
+    for (size_t i = 0; i < t->n; i++)
+        if (t->r[i].type == GMT_REC_KERNEL && strcmp(S(t, t->r[i].u.kernel.name), name) == 0)
+            return &t->r[i];
+    return NULL;
+}
+
+static const rec *range_by_name(const trace *t, const char *name)
+{
+    for (size_t i = 0; i < t->n; i++)
+        if (t->r[i].type == GMT_REC_RANGE_BEGIN && strcmp(S(t, t->r[i].u.range.name), name) == 0)
+            return &t->r[i];
+    return NULL;
+}
+
+static const rec *range_end_of(const trace *t, uint64_t id)
+{
+    for (size_t i = 0; i < t->n; i++)
+        if (t->r[i].type == GMT_REC_RANGE_END && t->r[i].u.range.id == id)
+            return &t->r[i];
+    return NULL;
+}
+
+static size_t count_marks(const trace *t, const char *name)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < t->n; i++)
+        n += t->r[i].type == GMT_REC_MARK && strcmp(S(t, t->r[i].u.mark.name), name) == 0;
+    return n;
+}
+
+static const rec *last(const trace *t, gmt_type type)
+{
+    for (size_t i = t->n; i-- > 0;)
+        if (t->r[i].type == type)
+            return &t->r[i];
+    return NULL;
+}
+
+/* A complete trace: read to the end without error, trailer last, its
+ * record count right. */
+static void check_complete(const trace *t)
+{
+    CHECK(t->ok);
+    CHECK(t->end.has_trailer);
+    CHECK(!t->end.truncated);
+    CHECK(t->n > 2);
+    if (t->n > 2) {
+        CHECK_EQ_U64(t->r[0].type, GMT_REC_HEADER);
+        CHECK_EQ_U64(t->r[t->n - 1].type, GMT_REC_TRAILER);
+        CHECK_EQ_U64(t->r[t->n - 1].u.trailer.records, t->n - 1);
+    }
+}
+
+/* Every window: WINDOW_BEGIN, its baseline_count BASELINE allocs right after
+ * (their bytes summing to baseline_bytes), WINDOW_END later. */
+static void check_windows(const trace *t)
+{
+    for (size_t i = 0; i < t->n; i++) {
+        if (t->r[i].type != GMT_REC_WINDOW_BEGIN)
+            continue;
+        const gmt_window_begin *w = &t->r[i].u.wb;
+        uint64_t bytes = 0;
+        CHECK(i + w->baseline_count < t->n);
+        for (uint64_t k = 1; k <= w->baseline_count && i + k < t->n; k++) {
+            CHECK_EQ_U64(t->r[i + k].type, GMT_REC_ALLOC);
+            CHECK(t->r[i + k].u.mem.flags & GMT_MEMF_BASELINE);
+            bytes += t->r[i + k].u.mem.bytes;
+        }
+        CHECK_EQ_U64(bytes, w->baseline_bytes);
+        int ended = 0;
+        for (size_t j = i + 1; j < t->n; j++)
+            if (t->r[j].type == GMT_REC_WINDOW_END && t->r[j].u.we.window == w->window)
+                ended = 1;
+        CHECK(ended);
+    }
+}
+
+static trace load_trace_of(const run *r)
+{
+    char p[1300];
+    trace t;
+    trace_path(r, r->pid, p, sizeof p);
+    if (trace_load(p, &t) != 0) {
+        fprintf(stderr, "cannot read %s: %s\n", p, strerror(errno));
+        tcheck_checks++;
+        tcheck_failures++;
+        memset(&t, 0, sizeof t);
+    }
+    return t;
+}
+
+/* ---- scenarios ----------------------------------------------------------------- */
+
+static void t_whole(void)
+{
+    run r;
+    run_app("whole", NULL, &r);
+    CHECK(exited(&r, 0));
+    CHECK_STR(r.out, "");
+    CHECK_EQ_U64(count_lines(r.err, "gmemprof: "), 1);
+    CHECK_HAS(r.err, "gmemprof: wrote ");
+    CHECK_HAS(r.err, "1 window, ");
+    CHECK_HAS(r.err, " 17 dropped)");
+    trace t = load_trace_of(&r);
+    check_complete(&t);
+    check_windows(&t);
+    uint64_t tid = F("tid");
+
+    const rec *h = nth(&t, GMT_REC_HEADER, 0);
+    CHECK(h && h->u.hdr.pid == (uint64_t)r.pid);
+    CHECK(h && h->u.hdr.ppid == (uint64_t)getpid());
+    CHECK(h && h->u.hdr.cupti_version == CUPTI_API_VERSION);
+    CHECK(h && h->u.hdr.driver_version == 13000);
+    const rec *d = nth(&t, GMT_REC_DEVICE, 0);
+    CHECK(d != NULL);
+    if (d) {
+        CHECK_EQ_U64(d->u.dev.device, 0);
+        CHECK_STR(d->u.dev.name, "Fake GPU 0");
+        CHECK_EQ_U64(d->u.dev.total_mem, 80 * GIB);
+        CHECK_EQ_U64(d->u.dev.sm_count, 132);
+        CHECK_EQ_U64(d->u.dev.cc_major, 9);
+    }
+    CHECK_EQ_U64(count(&t, GMT_REC_WINDOW_BEGIN), 1);
+    const rec *wb = nth(&t, GMT_REC_WINDOW_BEGIN, 0);
+    CHECK(wb && wb->u.wb.window == 0 && wb->u.wb.step == 0 && wb->u.wb.baseline_count == 0);
+    const rec *st0 = nth(&t, GMT_REC_STEP, 0);
+    CHECK(st0 && st0->u.step.step == 0 && st0->u.step.phase == GMT_PHASE_ACTIVE &&
+          st0->u.step.source == GMT_STEPSRC_NONE);
+
+    const rec *fwd = range_by_name(&t, "fwd");
+    CHECK(fwd != NULL);
+    uint64_t rid = fwd ? fwd->u.range.id : 0;
+    CHECK(fwd && fwd->u.range.tid == tid && fwd->u.range.parent == 0);
+    const rec *fwd_end = range_end_of(&t, rid);
+    CHECK(fwd_end != NULL);
+
+    const rec *a = mem_by_corr(&t, GMT_REC_ALLOC, F("A.corr"));
+    CHECK(a != NULL);
+    if (a) {
+        const gmt_mem *m = &a->u.mem;
+        CHECK_EQ_U64(m->device, 0);
+        CHECK_EQ_U64(m->address, 0x10000);
+        CHECK_EQ_U64(m->bytes, 1 * MIB);
+        CHECK_EQ_U64(m->kind, GMT_MEMKIND_DEVICE);
+        CHECK_EQ_U64(m->source, GMT_SRC_MALLOC);
+        CHECK_EQ_U64(m->flags, 0);
+        CHECK_EQ_U64(m->tid, tid);
+        CHECK_EQ_U64(m->range, rid);
+        CHECK_EQ_U64(m->seq, 0);
+        CHECK_EQ_U64(m->step, 0);
+        CHECK_EQ_U64(m->stream, 0);
+        CHECK(index_of(&t, a) > index_of(&t, wb));
+    }
+    const rec *k1 = kernel_by_name(&t, "k1");
+    CHECK(k1 != NULL);
+    if (k1) {
+        const gmt_kernel *k = &k1->u.kernel;
+        CHECK_EQ_U64(k->corr, F("k1.corr"));
+        CHECK_EQ_U64(k->tid, tid);
+        CHECK_EQ_U64(k->seq, 1);
+        CHECK_EQ_U64(k->range, rid);
+        CHECK_EQ_U64(k->step, 0);
+        CHECK_EQ_U64(k->stream, 7);
+        CHECK_EQ_U64(k->end - k->start, 4000);
+        CHECK_EQ_U64(k->grid[0], 128);
+        CHECK_EQ_U64(k->grid[1], 2);
+        CHECK_EQ_U64(k->block[0], 256);
+        CHECK_EQ_U64(k->registers, 32);
+        CHECK_EQ_U64(k->static_smem, 1024);
+        CHECK_EQ_U64(k->dynamic_smem, 4096);
+        CHECK_EQ_U64(k->local_mem, 16);
+    }
+    const rec *b = mem_by_corr(&t, GMT_REC_ALLOC, F("B.corr"));
+    CHECK(b && b->u.mem.seq == 1 && b->u.mem.range == rid && b->u.mem.bytes == 2 * MIB);
+    const rec *k2 = kernel_by_name(&t, "k2");
+    CHECK(k2 && k2->u.kernel.seq == 2 && k2->u.kernel.range == rid && k2->u.kernel.corr == F("k2.corr"));
+    const rec *fa = mem_by_corr(&t, GMT_REC_FREE, F("freeA.corr"));
+    CHECK(fa != NULL);
+    if (fa) {
+        CHECK_EQ_U64(fa->u.mem.address, 0x10000);
+        CHECK_EQ_U64(fa->u.mem.bytes, 1 * MIB);
+        CHECK_EQ_U64(fa->u.mem.source, GMT_SRC_MALLOC);
+        CHECK_EQ_U64(fa->u.mem.seq, 2);
+        CHECK_EQ_U64(fa->u.mem.range, 0);
+        CHECK_EQ_U64(fa->u.mem.tid, tid);
+    }
+    /* a direct driver launch is a launch of its own */
+    const rec *k3 = kernel_by_name(&t, "k3");
+    CHECK(k3 && k3->u.kernel.seq == 3 && k3->u.kernel.range == 0 && k3->u.kernel.corr == F("k3.corr"));
+    const rec *cp = nth(&t, GMT_REC_MEMCPY, 0);
+    CHECK(cp && cp->u.copy.corr == F("cpy.corr") && cp->u.copy.bytes == 4096 &&
+          cp->u.copy.copy_kind == GMT_COPY_HTOD && cp->u.copy.src_kind == GMT_MEMKIND_PAGEABLE &&
+          cp->u.copy.dst_kind == GMT_MEMKIND_DEVICE && cp->u.copy.tid == tid && cp->u.copy.stream == 7);
+    const rec *ms = nth(&t, GMT_REC_MEMSET, 0);
+    CHECK(ms && ms->u.copy.corr == F("set.corr") && ms->u.copy.bytes == 8192 && ms->u.copy.copy_kind == 0xab &&
+          ms->u.copy.src_kind == GMT_MEMKIND_DEVICE && ms->u.copy.tid == tid);
+    CHECK_EQ_U64(count_marks(&t, "hello"), 1);
+    const rec *orphan = kernel_by_name(&t, "orphan");
+    CHECK(orphan && orphan->u.kernel.tid == 0 && orphan->u.kernel.seq == 0);
+    CHECK_EQ_U64(count(&t, GMT_REC_KERNEL), 4);
+    CHECK_EQ_U64(count(&t, GMT_REC_ALLOC), 2);
+    CHECK_EQ_U64(count(&t, GMT_REC_FREE), 1);
+
+    const rec *we = last(&t, GMT_REC_WINDOW_END);
+    CHECK(we && we->u.we.reason == GMT_WEND_EXIT && we->u.we.window == 0);
+    const rec *s = last(&t, GMT_REC_STATS);
+    CHECK(s != NULL);
+    if (s) {
+        CHECK_EQ_U64(s->u.stats.unmatched_corr, 1);
+        CHECK_EQ_U64(s->u.stats.dropped_cupti, 17);
+        CHECK_EQ_U64(s->u.stats.dropped_writer, 0);
+        /* 1024 KiB device buffers, 2 pre-allocated, one context */
+        CHECK_EQ_U64(s->u.stats.own_device_bytes, 2 * 1024 * 1024);
+        CHECK(s->u.stats.own_host_bytes > 0);
+        CHECK(s->u.stats.host_time_ns > 0);
+        CHECK(s->u.stats.records_written > 10);
+    }
+    CHECK_EQ_U64(last(&t, GMT_REC_TRAILER)->u.trailer.status, GMT_TRAILER_CLEAN);
+    trace_free(&t);
+}
+
+static void t_schedule(void)
+{
+    const char *env[] = {"GMEMPROF_SCHEDULE=wait=2,warmup=1,active=3", NULL};
+    run r;
+    run_app("schedule", env, &r);
+    CHECK(exited(&r, 0));
+    CHECK_STR(r.out, "");
+    trace t = load_trace_of(&r);
+    check_complete(&t);
+    check_windows(&t);
+    /* steps 0..8: 0,1 WAIT, 2 WARMUP, 3..5 ACTIVE, 6..8 DONE */
+    static const int phase[9] = {GMT_PHASE_WAIT,   GMT_PHASE_WAIT,   GMT_PHASE_WARMUP,
+                                 GMT_PHASE_ACTIVE, GMT_PHASE_ACTIVE, GMT_PHASE_ACTIVE,
+                                 GMT_PHASE_DONE,   GMT_PHASE_DONE,   GMT_PHASE_DONE};
+    CHECK_EQ_U64(count(&t, GMT_REC_STEP), 9);
+    for (int i = 0; i < 9; i++) {
+        const rec *s = nth(&t, GMT_REC_STEP, (size_t)i);
+        CHECK(s && s->u.step.step == (uint64_t)i && s->u.step.phase == (uint64_t)phase[i]);
+        CHECK(s && s->u.step.source == (i ? GMT_STEPSRC_API : GMT_STEPSRC_NONE));
+    }
+    CHECK_EQ_U64(count(&t, GMT_REC_WINDOW_BEGIN), 1);
+    CHECK_EQ_U64(count(&t, GMT_REC_WINDOW_END), 1);
+    const rec *wb = nth(&t, GMT_REC_WINDOW_BEGIN, 0);
+    const rec *we = nth(&t, GMT_REC_WINDOW_END, 0);
+    CHECK(wb && wb->u.wb.step == 3 && wb->u.wb.window == 0);
+    /* baseline: the weights (4 MiB, step 0) and X (3 MiB, step 1, freed in step 4) */
+    CHECK(wb && wb->u.wb.baseline_count == 2 && wb->u.wb.baseline_bytes == 7 * MIB);
+    const rec *bw = mem_by_addr(&t, GMT_REC_ALLOC, 0x100000, 1);
+    CHECK(bw && bw->u.mem.corr == F("W.corr") && bw->u.mem.step == 0 && bw->u.mem.bytes == 4 * MIB &&
+          bw->u.mem.tid == F("tid"));
+    const rec *bx = mem_by_addr(&t, GMT_REC_ALLOC, 0x200000, 1);
+    CHECK(bx && bx->u.mem.corr == F("X.corr") && bx->u.mem.step == 1);
+    CHECK(we && we->u.we.step == 5 && we->u.we.reason == GMT_WEND_SCHEDULE);
+    const rec *fx = mem_by_corr(&t, GMT_REC_FREE, F("freeX.corr"));
+    CHECK(fx && fx->u.mem.step == 4 && fx->u.mem.bytes == 3 * MIB && fx->u.mem.source == GMT_SRC_MALLOC);
+    /* exactly 3 active steps of records */
+    CHECK_EQ_U64(count(&t, GMT_REC_KERNEL), 3);
+    CHECK_EQ_U64(count(&t, GMT_REC_ALLOC), 2 + 3);
+    CHECK_EQ_U64(count(&t, GMT_REC_FREE), 3 + 1);
+    for (int i = 0; i < 8; i++) {
+        char kn[32];
+        snprintf(kn, sizeof kn, "k_step_%d", i);
+        const rec *k = kernel_by_name(&t, kn);
+        const rec *a = mem_by_corr(&t, GMT_REC_ALLOC, F("act%d.corr", i));
+        const rec *f = mem_by_corr(&t, GMT_REC_FREE, F("free%d.corr", i));
+        int active = i >= 3 && i <= 5;
+        CHECK((k != NULL) == active);
+        CHECK((a != NULL) == active);
+        CHECK((f != NULL) == active);
+        if (active && k && a && f) {
+            CHECK_EQ_U64(k->u.kernel.step, (uint64_t)i);
+            CHECK_EQ_U64(a->u.mem.step, (uint64_t)i);
+            CHECK_EQ_U64(a->u.mem.bytes, (uint64_t)(i + 1) * MIB);
+            /* the allocation's consumer is the next launch of its thread */
+            CHECK_EQ_U64(k->u.kernel.seq, a->u.mem.seq + 1);
+            CHECK_EQ_U64(f->u.mem.seq, k->u.kernel.seq);
+            CHECK(index_of(&t, a) > index_of(&t, wb) && index_of(&t, f) < index_of(&t, we));
+        }
+    }
+    /* kernel collection is on in WARMUP and ACTIVE only */
+    for (int i = 0; i <= 8; i++)
+        CHECK_EQ_U64(F("kernels_on.%d", i), (uint64_t)(i >= 2 && i <= 5));
+    /* driver memory at every step boundary once the device is known (the
+     * app creates its context after init, so step 0 may have none) */
+    for (int i = 1; i <= 8; i++) {
+        size_t k = index_of(&t, nth(&t, GMT_REC_STEP, (size_t)i));
+        CHECK(k + 1 < t.n && t.r[k + 1].type == GMT_REC_MEMSAMPLE && t.r[k + 1].u.sample.device == 0);
+    }
+    trace_free(&t);
+}
+
+static void t_nvtx_steps(void)
+{
+    const char *env[] = {"GMEMPROF_SCHEDULE=1,1,2", NULL};
+    run r;
+    run_app("nvtx_steps", env, &r);
+    CHECK(exited(&r, 0));
+    trace t = load_trace_of(&r);
+    check_complete(&t);
+    check_windows(&t);
+    CHECK_EQ_U64(count(&t, GMT_REC_STEP), 6);
+    for (int i = 1; i <= 5; i++) {
+        const rec *s = nth(&t, GMT_REC_STEP, (size_t)i);
+        CHECK(s && s->u.step.step == (uint64_t)i && s->u.step.source == GMT_STEPSRC_NVTX);
+    }
+    CHECK_EQ_U64(count(&t, GMT_REC_WINDOW_BEGIN), 1);
+    const rec *wb = nth(&t, GMT_REC_WINDOW_BEGIN, 0);
+    CHECK(wb && wb->u.wb.step == 2 && wb->u.wb.baseline_count == 1 && wb->u.wb.baseline_bytes == 4 * MIB);
+    for (int i = 0; i < 5; i++) {
+        char kn[32];
+        snprintf(kn, sizeof kn, "k_step_%d", i);
+        CHECK((kernel_by_name(&t, kn) != NULL) == (i == 2 || i == 3));
+    }
+    CHECK_EQ_U64(count(&t, GMT_REC_KERNEL), 2);
+    /* "stepper" is no step marker: a mark, recorded in steps 2 and 3 */
+    CHECK_EQ_U64(count_marks(&t, "stepper"), 2);
+    CHECK(range_by_name(&t, "step#2") != NULL);
+    CHECK(range_by_name(&t, "step#4") == NULL);
+    trace_free(&t);
+}
+
+static void t_api_precedence(void)
+{
+    run r;
+    run_app("api_precedence", NULL, &r);
+    CHECK(exited(&r, 0));
+    trace t = load_trace_of(&r);
+    check_complete(&t);
+    CHECK_EQ_U64(count(&t, GMT_REC_STEP), 5);
+    static const uint64_t src[5] = {GMT_STEPSRC_NONE, GMT_STEPSRC_NVTX, GMT_STEPSRC_NVTX, GMT_STEPSRC_API,
+                                    GMT_STEPSRC_API};
+    for (int i = 0; i < 5; i++) {
+        const rec *s = nth(&t, GMT_REC_STEP, (size_t)i);
+        CHECK(s && s->u.step.step == (uint64_t)i && s->u.step.source == src[i]);
+    }
+    trace_free(&t);
+}
+
+static void t_capture(void)
+{
+    const char *env[] = {"GMEMPROF_SCHEDULE=capture", NULL};
+    run r;
+    run_app("capture", env, &r);
+    CHECK(exited(&r, 0));
+    trace t = load_trace_of(&r);
+    check_complete(&t);
+    check_windows(&t);
+    CHECK_EQ_U64(count(&t, GMT_REC_WINDOW_BEGIN), 2);
+    const rec *w0 = nth(&t, GMT_REC_WINDOW_BEGIN, 0), *w1 = nth(&t, GMT_REC_WINDOW_BEGIN, 1);
+    const rec *e0 = nth(&t, GMT_REC_WINDOW_END, 0), *e1 = nth(&t, GMT_REC_WINDOW_END, 1);
+    CHECK(w0 && w0->u.wb.window == 0 && w0->u.wb.baseline_count == 1 && w0->u.wb.baseline_bytes == 1 * MIB);
+    CHECK(w1 && w1->u.wb.window == 1 && w1->u.wb.baseline_count == 3 && w1->u.wb.baseline_bytes == 6 * MIB);
+    CHECK(e0 && e0->u.we.reason == GMT_WEND_SCHEDULE && e1 && e1->u.we.reason == GMT_WEND_SCHEDULE);
+    const rec *b = mem_by_corr(&t, GMT_REC_ALLOC, F("B.corr"));
+    CHECK(b && index_of(&t, b) > index_of(&t, w0) && index_of(&t, b) < index_of(&t, e0));
+    const rec *fb = mem_by_corr(&t, GMT_REC_FREE, F("freeB.corr"));
+    CHECK(fb && index_of(&t, fb) > index_of(&t, w1) && index_of(&t, fb) < index_of(&t, e1));
+    CHECK(mem_by_corr(&t, GMT_REC_ALLOC, F("A.corr")) == NULL);
+    CHECK(mem_by_corr(&t, GMT_REC_ALLOC, F("C.corr")) == NULL);
+    CHECK(kernel_by_name(&t, "k1") && kernel_by_name(&t, "k3"));
+    CHECK(!kernel_by_name(&t, "k0") && !kernel_by_name(&t, "k2"));
+    CHECK_EQ_U64(count(&t, GMT_REC_KERNEL), 2);
+    for (size_t i = 1; i < count(&t, GMT_REC_STEP); i++)
+        CHECK(nth(&t, GMT_REC_STEP, i)->u.step.source == GMT_STEPSRC_CAPTURE);
+    trace_free(&t);
+}
+
+static void t_tags(void)
+{
+    run r;
+    run_app("tags", NULL, &r);
+    CHECK(exited(&r, 0));
+    trace t = load_trace_of(&r);
+    check_complete(&t);
+    CHECK_EQ_U64(count(&t, GMT_REC_TAG), 3);
+    static const char *names[3] = {"before_model", "after_model", "after_free"};
+    static const uint64_t live[3] = {0, 16 * MIB, 8 * MIB};
+    static const uint64_t used[3] = {10 * GIB, 20 * GIB, 20 * GIB};
+    for (int i = 0; i < 3; i++) {
+        const rec *g = nth(&t, GMT_REC_TAG, (size_t)i);
+        CHECK(g != NULL);
+        if (!g)
+            continue;
+        CHECK_STR(S(&t, g->u.tag.name), names[i]);
+        CHECK_EQ_U64(g->u.tag.ndev, 1);
+        CHECK_EQ_U64(g->u.tag.dev[0].device, 0);
+        CHECK_EQ_U64(g->u.tag.dev[0].live_bytes, live[i]);
+        CHECK_EQ_U64(g->u.tag.dev[0].driver_used, used[i]);
+        CHECK_EQ_U64(g->u.tag.dev[0].driver_total, 80 * GIB);
+        CHECK_EQ_U64(g->u.tag.dev[0].driver_free, 80 * GIB - used[i]);
+        CHECK_EQ_U64(g->u.tag.step, 0);
+        /* a MEMSAMPLE follows every tag */
+        size_t k = index_of(&t, g);
+        CHECK(k + 1 < t.n && t.r[k + 1].type == GMT_REC_MEMSAMPLE && t.r[k + 1].u.sample.used == used[i]);
+    }
+    CHECK_EQ_U64(count_marks(&t, "plain mark"), 1);
+    CHECK_EQ_U64(count_marks(&t, "tag: after_model"), 0);
+    trace_free(&t);
+}
+
+static void t_threads(void)
+{
+    run r;
+    run_app("threads", NULL, &r);
+    CHECK(exited(&r, 0));
+    trace t = load_trace_of(&r);
+    check_complete(&t);
+    uint64_t ids[4] = {0};
+    for (int i = 0; i < 4; i++) {
+        char rn[8], kn[16];
+        uint64_t tid = F("t%d.tid", i);
+        snprintf(rn, sizeof rn, "t%d", i);
+        const rec *rg = range_by_name(&t, rn);
+        CHECK(rg && rg->u.range.tid == tid);
+        uint64_t rid = rg ? rg->u.range.id : 0;
+        ids[i] = rid;
+        const rec *a = mem_by_corr(&t, GMT_REC_ALLOC, F("t%d.alloc", i));
+        CHECK(a && a->u.mem.tid == tid && a->u.mem.seq == 0 && a->u.mem.range == rid &&
+              a->u.mem.bytes == (uint64_t)(i + 1) * MIB);
+        for (int k = 0; k < 3; k++) {
+            snprintf(kn, sizeof kn, "t%d_k%d", i, k);
+            const rec *kr = kernel_by_name(&t, kn);
+            CHECK(kr && kr->u.kernel.tid == tid && kr->u.kernel.seq == (uint64_t)k + 1 &&
+                  kr->u.kernel.range == rid && kr->u.kernel.corr == F("t%d.k%d", i, k));
+        }
+        const rec *f = mem_by_corr(&t, GMT_REC_FREE, F("t%d.free", i));
+        CHECK(f && f->u.mem.tid == tid && f->u.mem.seq == 3 && f->u.mem.range == rid);
+    }
+    for (int i = 0; i < 4; i++)
+        for (int j = i + 1; j < 4; j++)
+            CHECK(ids[i] != ids[j]);
+    CHECK_EQ_U64(count(&t, GMT_REC_KERNEL), 12);
+    trace_free(&t);
+}
+
+static void t_overflow(void)
+{
+    run r;
+    run_app("overflow", NULL, &r);
+    CHECK(exited(&r, 0));
+    CHECK_EQ_U64(F("blocked"), 1);
+    trace t = load_trace_of(&r);
+    check_complete(&t);
+    const rec *s = last(&t, GMT_REC_STATS);
+    uint64_t written = count_marks(&t, "m");
+    uint64_t dropped = s ? s->u.stats.dropped_writer : 0;
+    fprintf(stderr, "overflow: %" PRIu64 " written, %" PRIu64 " dropped\n", written, dropped);
+    CHECK(dropped > 0);
+    CHECK(written > 0);
+    CHECK_EQ_U64(written + dropped, F("produced"));
+    CHECK_EQ_U64(count_marks(&t, "warm up NVTX"), 1);
+    CHECK_HAS(r.err, " dropped)");
+    trace_free(&t);
+}
+
+static void t_settings(void)
+{
+    const char *env[] = {"GMEMPROF_SAMPLE_MS=abc", "GMEMPROF_FLUSH_MS=5", "GMEMPROF_SCHEDUEL=whole",
+                         "GMEMPROF_LOG=quiet", NULL};
+    run r;
+    run_app("settings", env, &r);
+    CHECK(exited(&r, 3));
+    CHECK_STR(r.out, "");
+    CHECK_EQ_U64(count_lines(r.err, "gmemprof: "), 3);
+    CHECK_EQ_U64(count_lines(r.err, ""), 3);
+    CHECK_HAS(r.err, "GMEMPROF_SAMPLE_MS");
+    CHECK_HAS(r.err, "GMEMPROF_FLUSH_MS");
+    CHECK_HAS(r.err, "GMEMPROF_SCHEDUEL");
+    trace t = load_trace_of(&r); /* the defaults were used */
+    check_complete(&t);
+    CHECK(kernel_by_name(&t, "k") != NULL);
+    trace_free(&t);
+}
+
+static void t_badoutput(void)
+{
+    char env0[1400];
+    snprintf(env0, sizeof env0, "GMEMPROF_OUTPUT=%s/badoutput/no/such/dir/t.zst", g_work);
+    /* (WORK/badoutput exists, WORK/badoutput/no does not) */
+    const char *env[] = {env0, NULL};
+    run r;
+    run_app_in("badoutput", "plain", env, &r);
+    CHECK(exited(&r, 0));
+    CHECK_STR(r.out, "");
+    CHECK_EQ_U64(count_lines(r.err, "gmemprof: "), 1);
+    CHECK_HAS(r.err, "/badoutput/no/such/dir/t.zst");
+    CHECK_HAS(r.err, "No such file or directory");
+    CHECK(has_fact("A.corr")); /* the program ran on */
+}
+
+static void t_diskfull(void)
+{
+    const char *env[] = {"GMEMPROF_OUTPUT=/dev/full", NULL};
+    run r;
+    run_app_in("diskfull", "plain", env, &r);
+    CHECK(exited(&r, 0));
+    CHECK_STR(r.out, "");
+    CHECK_EQ_U64(count_lines(r.err, "gmemprof: "), 1);
+    CHECK_HAS(r.err, "/dev/full");
+    CHECK_HAS(r.err, "No space left on device");
+}
+
+static void t_conflict(void)
+{
+    const char *env[] = {"E2E_CONFLICT=Nsight Systems", NULL};
+    run r;
+    run_app_in("conflict", "plain", env, &r);
+    CHECK(exited(&r, 0));
+    CHECK_STR(r.out, "");
+    CHECK_EQ_U64(count_lines(r.err, "gmemprof: "), 1);
+    CHECK_HAS(r.err, "another CUPTI client");
+    CHECK_HAS(r.err, "Nsight Systems");
+    char p[1300];
+    trace_path(&r, r.pid, p, sizeof p);
+    CHECK(!file_exists(p));
+}
+
+static void t_signal(const char *scenario, int sig)
+{
+    run r;
+    run_app(scenario, NULL, &r);
+    CHECK(signaled(&r, sig));
+    trace t = load_trace_of(&r);
+    check_complete(&t);
+    const rec *we = last(&t, GMT_REC_WINDOW_END);
+    CHECK(we && we->u.we.reason == GMT_WEND_SIGNAL);
+    CHECK(mem_by_corr(&t, GMT_REC_ALLOC, F("A.corr")) != NULL);
+    CHECK(kernel_by_name(&t, "k1") != NULL);
+    trace_free(&t);
+}
+
+static void t_sigchain(void)
+{
+    run r;
+    run_app("sigchain", NULL, &r);
+    CHECK(exited(&r, 7)); /* the program's own handler ran, and it decided */
+    trace t = load_trace_of(&r);
+    check_complete(&t);
+    const rec *we = last(&t, GMT_REC_WINDOW_END);
+    CHECK(we && we->u.we.reason == GMT_WEND_EXIT);
+    trace_free(&t);
+}
+
+static void t_sigkill(void)
+{
+    const char *env[] = {"GMEMPROF_FLUSH_MS=50", NULL};
+    run r;
+    run_app("sigkill", env, &r);
+    CHECK(signaled(&r, SIGKILL));
+    trace t = load_trace_of(&r);
+    CHECK(!t.end.has_trailer);
+    CHECK(t.n > 3);
+    CHECK(t.n > 0 && t.r[0].type == GMT_REC_HEADER);
+    CHECK(mem_by_corr(&t, GMT_REC_ALLOC, F("A.corr")) != NULL);
+    CHECK(count(&t, GMT_REC_KERNEL) > 0);
+    fprintf(stderr, "sigkill: %zu records readable, %" PRIu64 " frames, truncated=%d: %s\n", t.n, t.end.frames,
+            t.end.truncated, t.end.message);
+    trace_free(&t);
+}
+
+static void t_fork(void)
+{
+    run r;
+    run_app("fork", NULL, &r);
+    CHECK(exited(&r, 0));
+    CHECK_EQ_U64(F("child_exit"), 0);
+    trace t = load_trace_of(&r);
+    check_complete(&t);
+    CHECK(mem_by_addr(&t, GMT_REC_ALLOC, 0x20000, 0) != NULL); /* the parent goes on */
+    CHECK(mem_by_addr(&t, GMT_REC_ALLOC, 0x90000, 0) == NULL);
+    CHECK(kernel_by_name(&t, "k_child") == NULL);
+    char p[1300];
+    trace_path(&r, (pid_t)F("child"), p, sizeof p);
+    CHECK(!file_exists(p)); /* a forked child records nothing */
+    CHECK_EQ_U64(count_lines(r.err, "gmemprof: "), 1);
+    trace_free(&t);
+}
+
+static void t_vmm(void)
+{
+    run r;
+    run_app("vmm", NULL, &r);
+    CHECK(exited(&r, 0));
+    trace t = load_trace_of(&r);
+    check_complete(&t);
+    const uint64_t base = 0x7f0000000000ull;
+    const rec *grow = range_by_name(&t, "grow");
+    CHECK(grow != NULL);
+    const rec *a1 = mem_by_addr(&t, GMT_REC_ALLOC, base, 0);
+    CHECK(a1 != NULL);
+    if (a1) {
+        CHECK_EQ_U64(a1->u.mem.source, GMT_SRC_VMM);
+        CHECK_EQ_U64(a1->u.mem.corr, 0);
+        CHECK_EQ_U64(a1->u.mem.bytes, 20 * MIB);
+        CHECK_EQ_U64(a1->u.mem.tid, F("tid")); /* from the cuMemMap that mapped it */
+        CHECK_EQ_U64(a1->u.mem.flags & GMT_MEMF_NO_THREAD, 0);
+        CHECK_EQ_U64(a1->u.mem.range, grow ? grow->u.range.id : 1);
+    }
+    const rec *a2 = mem_by_addr(&t, GMT_REC_ALLOC, base + 20 * MIB, 0);
+    CHECK(a2 && a2->u.mem.source == GMT_SRC_VMM && a2->u.mem.corr == F("create2.corr") &&
+          a2->u.mem.tid == F("tid"));
+    const rec *pl = mem_by_corr(&t, GMT_REC_ALLOC, F("plain.corr"));
+    CHECK(pl && pl->u.mem.source == GMT_SRC_MALLOC);
+    const rec *f1 = mem_by_addr(&t, GMT_REC_FREE, base, 0);
+    CHECK(f1 && f1->u.mem.source == GMT_SRC_VMM && f1->u.mem.bytes == 20 * MIB);
+    /* a release without an id is attributed to the cuMemUnmap that covered it */
+    CHECK(f1 && f1->u.mem.tid == F("tid") && !(f1->u.mem.flags & GMT_MEMF_NO_THREAD));
+    /* one ALLOC per physical chunk: nothing counted twice */
+    CHECK_EQ_U64(count(&t, GMT_REC_ALLOC), 3);
+    trace_free(&t);
+}
+
+static void t_sources(void)
+{
+    run r;
+    run_app("sources", NULL, &r);
+    CHECK(exited(&r, 0));
+    trace t = load_trace_of(&r);
+    check_complete(&t);
+    const rec *a = mem_by_corr(&t, GMT_REC_ALLOC, F("async.corr"));
+    CHECK(a && a->u.mem.source == GMT_SRC_ASYNC_POOL && a->u.mem.stream == 13 && a->u.mem.bytes == 2 * MIB);
+    const rec *m = mem_by_corr(&t, GMT_REC_ALLOC, F("managed.corr"));
+    CHECK(m && m->u.mem.source == GMT_SRC_MANAGED && m->u.mem.kind == GMT_MEMKIND_MANAGED);
+    const rec *p = mem_by_corr(&t, GMT_REC_ALLOC, F("pinned.corr"));
+    CHECK(p && p->u.mem.source == GMT_SRC_PINNED_HOST && p->u.mem.kind == GMT_MEMKIND_PINNED);
+    const rec *pi = mem_by_corr(&t, GMT_REC_ALLOC, F("pitch.corr"));
+    CHECK(pi && pi->u.mem.source == GMT_SRC_PITCHED);
+    const rec *fa = mem_by_corr(&t, GMT_REC_FREE, F("freeasync.corr"));
+    CHECK(fa && fa->u.mem.source == GMT_SRC_ASYNC_POOL && fa->u.mem.bytes == 2 * MIB);
+    CHECK(mem_by_corr(&t, GMT_REC_ALLOC, F("after_reset.corr")) != NULL);
+    trace_free(&t);
+}
+
+static void t_attrs(void)
+{
+    const char *env[] = {"GMEMPROF_CUPTI_BUFFER_KB=32", "GMEMPROF_DEVICE_BUFFER_KB=256", NULL};
+    run r;
+    run_app("attrs", env, &r);
+    CHECK(exited(&r, 0));
+    CHECK_EQ_U64(F("devbuf"), 256 * 1024);
+    CHECK_EQ_U64(F("prealloc"), 2);
+    CHECK_EQ_U64(F("poollimit"), (16 * MIB) / (256 * 1024));
+    CHECK_EQ_U64(F("memory2_on"), 1);
+    CHECK_EQ_U64(F("kernel_on"), 1);
+    CHECK_EQ_U64(F("malloc_cb"), 1);
+    CHECK_EQ_U64(F("launch_cb"), 1);
+    CHECK_EQ_U64(F("memcpy_cb"), 1);
+    CHECK_EQ_U64(F("vmm_cb"), 1);
+    CHECK_EQ_U64(F("ctx_cb"), 1);
+    CHECK(F("buffers") > 10);
+    trace t = load_trace_of(&r);
+    check_complete(&t);
+    CHECK_EQ_U64(count(&t, GMT_REC_ALLOC), 3000);
+    CHECK_EQ_U64(count(&t, GMT_REC_KERNEL), 3000);
+    const rec *s = last(&t, GMT_REC_STATS);
+    CHECK(s && s->u.stats.dropped_writer == 0 && s->u.stats.dropped_cupti == 0 && s->u.stats.unmatched_corr == 0);
+    CHECK(s && s->u.stats.own_device_bytes == 2 * 256 * 1024);
+    trace_free(&t);
+}
+
+static void t_search(void)
+{
+    char *argv[] = {(char *)g_search, NULL};
+    run r;
+    run_prog("search", argv, NULL, &r);
+    CHECK(exited(&r, 5));
+    CHECK_EQ_U64(count_lines(r.err, "gmemprof: "), 1);
+    CHECK_HAS(r.err, "gmemprof: wrote ");
+    trace t = load_trace_of(&r);
+    check_complete(&t);
+    trace_free(&t);
+}
+
+static void t_nocupti(void)
+{
+    char env0[1400];
+    snprintf(env0, sizeof env0, "GMEMPROF_CUPTI_LIB=%s/nocupti/libcupti.so.13", g_work);
+    const char *env[] = {env0, NULL};
+    char *argv[] = {(char *)g_search, NULL};
+    run r;
+    run_prog("nocupti", argv, env, &r);
+    CHECK(exited(&r, 5));
+    CHECK_STR(r.out, "");
+    CHECK_EQ_U64(count_lines(r.err, "gmemprof: "), 1);
+    CHECK_HAS(r.err, "cannot load CUPTI");
+    CHECK_HAS(r.err, "GMEMPROF_CUPTI_LIB");
+    char p[1300];
+    trace_path(&r, r.pid, p, sizeof p);
+    CHECK(!file_exists(p));
+}
+
+static void t_launcher(void)
+{
+    char out[1400];
+    snprintf(out, sizeof out, "%s/launcher/via-launcher.zst", g_work);
+    char *argv[] = {(char *)g_launcher, "-o", out, "--", (char *)g_app, "plain", NULL};
+    run r;
+    run_prog("launcher", argv, NULL, &r);
+    CHECK(exited(&r, 0));
+    CHECK_STR(r.out, "");
+    CHECK_HAS(r.err, "via-launcher.zst");
+    trace t;
+    CHECK(trace_load(out, &t) == 0);
+    check_complete(&t);
+    CHECK(mem_by_corr(&t, GMT_REC_ALLOC, F("A.corr")) != NULL);
+    trace_free(&t);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 7) {
+        fprintf(stderr, "usage: e2e_test SCENARIO APP SEARCH LAUNCHER LIB WORKDIR\n");
+        return 2;
+    }
+    const char *sc = argv[1];
+    g_app = argv[2];
+    g_search = argv[3];
+    g_launcher = argv[4];
+    g_lib = argv[5];
+    g_work = argv[6];
+    static const struct {
+        const char *name;
+        void (*fn)(void);
+    } tests[] = {
+        {"whole", t_whole},       {"schedule", t_schedule},   {"nvtx_steps", t_nvtx_steps},
+        {"api_precedence", t_api_precedence}, {"capture", t_capture}, {"tags", t_tags},
+        {"threads", t_threads},   {"overflow", t_overflow},   {"settings", t_settings},
+        {"badoutput", t_badoutput}, {"diskfull", t_diskfull}, {"conflict", t_conflict},
+        {"sigchain", t_sigchain}, {"sigkill", t_sigkill},     {"fork", t_fork},
+        {"vmm", t_vmm},           {"sources", t_sources},     {"attrs", t_attrs},
+        {"search", t_search},     {"nocupti", t_nocupti},     {"launcher", t_launcher},
+    };
+    if (strcmp(sc, "sigterm") == 0)
+        t_signal("sigterm", SIGTERM);
+    else if (strcmp(sc, "sigint") == 0)
+        t_signal("sigint", SIGINT);
+    else {
+        size_t i;
+        for (i = 0; i < sizeof tests / sizeof tests[0]; i++)
+            if (strcmp(tests[i].name, sc) == 0) {
+                tests[i].fn();
+                break;
+            }
+        if (i == sizeof tests / sizeof tests[0]) {
+            fprintf(stderr, "unknown scenario %s\n", sc);
+            return 2;
+        }
+    }
+    return tcheck_result(sc);
+}

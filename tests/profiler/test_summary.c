@@ -1,0 +1,119 @@
+/*
+ * The summary line shared by the library (writer) and the launcher (reader):
+ * exact text, round trips with awkward paths, and malformed lines refused.
+ */
+#include <stdlib.h>
+
+#include "summary.h"
+#include "tcheck.h"
+
+static void test_format(void)
+{
+    char line[GMP_SUMMARY_LINE_MAX];
+    const char *expect = "trace=/w/gmemprof-h-1234.zst\tbytes=1258291\twindows=3\trecords=48213\t"
+                         "dropped=0\tstatus=ok\n";
+    size_t n = gmp_summary_format_line(line, sizeof line, "/w/gmemprof-h-1234.zst", 1258291, 3, 48213, 0,
+                                       GMP_SUMMARY_STATUS_OK);
+    CHECK_STR(line, expect);
+    CHECK_EQ_U64(n, strlen(expect));
+
+    /* Escapes: backslash, tab, newline, carriage return. */
+    n = gmp_summary_format_line(line, sizeof line, "a\\b\tc\nd\re", 0, 0, 0, 0, "incomplete");
+    CHECK_STR(line, "trace=a\\\\b\\tc\\nd\\re\tbytes=0\twindows=0\trecords=0\tdropped=0\tstatus=incomplete\n");
+
+    /* Too small: the length needed, and an empty string, never half a line. */
+    char small[20];
+    memset(small, 'Q', sizeof small);
+    n = gmp_summary_format_line(small, sizeof small, "/x", 1, 2, 3, 4, "ok");
+    CHECK_EQ_U64(n, strlen("trace=/x\tbytes=1\twindows=2\trecords=3\tdropped=4\tstatus=ok\n"));
+    CHECK_STR(small, "");
+    CHECK_EQ_U64(gmp_summary_format_line(NULL, 0, "/x", 1, 2, 3, 4, "ok"), n);
+    /* Exactly fitting. */
+    char *fit = malloc(n + 1);
+    CHECK_EQ_U64(gmp_summary_format_line(fit, n + 1, "/x", 1, 2, 3, 4, "ok"), n);
+    CHECK_STR(fit, "trace=/x\tbytes=1\twindows=2\trecords=3\tdropped=4\tstatus=ok\n");
+    free(fit);
+    /* NULL path and status are empty. */
+    gmp_summary_format_line(line, sizeof line, NULL, 0, 0, 0, 0, NULL);
+    CHECK_STR(line, "trace=\tbytes=0\twindows=0\trecords=0\tdropped=0\tstatus=\n");
+}
+
+static void test_round_trip(void)
+{
+    static const char *const paths[] = {"/plain/path.zst", "with space.zst", "tab\there", "nl\nhere",
+                                        "back\\slash\\", "cr\r", "=equals=", "ünïcode-✓.zst"};
+    for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++) {
+        char line[GMP_SUMMARY_LINE_MAX];
+        gmp_summary s;
+        gmp_summary_format_line(line, sizeof line, paths[i], UINT64_MAX, i, 1000000 + i, 7, "disabled");
+        CHECK(strchr(line, '\n') == line + strlen(line) - 1); /* one line */
+        CHECK_EQ_U64(gmp_summary_parse_line(line, &s), 0);
+        CHECK_STR(s.trace, paths[i]);
+        CHECK_EQ_U64(s.bytes, UINT64_MAX);
+        CHECK_EQ_U64(s.windows, i);
+        CHECK_EQ_U64(s.records, 1000000 + i);
+        CHECK_EQ_U64(s.dropped, 7);
+        CHECK_STR(s.status, "disabled");
+    }
+    /* The longest path the struct holds. */
+    char *p = malloc(GMP_SUMMARY_PATH_MAX);
+    memset(p, '\t', GMP_SUMMARY_PATH_MAX - 1);
+    p[GMP_SUMMARY_PATH_MAX - 1] = '\0';
+    char *line = malloc(GMP_SUMMARY_LINE_MAX);
+    gmp_summary *s = malloc(sizeof *s);
+    CHECK(gmp_summary_format_line(line, GMP_SUMMARY_LINE_MAX, p, 1, 1, 1, 1, "ok") < GMP_SUMMARY_LINE_MAX);
+    CHECK_EQ_U64(gmp_summary_parse_line(line, s), 0);
+    CHECK_STR(s->trace, p);
+    free(p);
+    free(line);
+    free(s);
+}
+
+static void test_parse(void)
+{
+    gmp_summary s;
+    /* Field order does not matter, unknown keys are skipped, CRLF and a
+     * missing newline are fine, missing numbers are 0. */
+    CHECK_EQ_U64(gmp_summary_parse_line("status=ok\tnewkey=whatever\ttrace=/t.zst\trecords=5\r\n", &s), 0);
+    CHECK_STR(s.trace, "/t.zst");
+    CHECK_STR(s.status, "ok");
+    CHECK_EQ_U64(s.records, 5);
+    CHECK_EQ_U64(s.bytes, 0);
+    CHECK_EQ_U64(gmp_summary_parse_line("trace=x\tstatus=ok", &s), 0);
+
+    static const char *const bad[] = {
+        "",
+        "\n",
+        "garbage",
+        "trace=x",                                   /* no status */
+        "status=ok",                                 /* no trace */
+        "trace=x\tstatus=ok\tbytes=",                /* empty number */
+        "trace=x\tstatus=ok\tbytes=12a",             /* bad number */
+        "trace=x\tstatus=ok\tbytes=-1",
+        "trace=x\tstatus=ok\tbytes=18446744073709551616", /* 2^64 */
+        "trace=x\tstatus=ok\ttrace=y",               /* duplicate */
+        "trace=x\t\tstatus=ok",                      /* empty field */
+        "trace=x\tnoequals\tstatus=ok",
+        "trace=x\t=v\tstatus=ok",                    /* empty key */
+        "trace=a\\qb\tstatus=ok",                    /* bad escape */
+        "trace=a\\\tstatus=ok",                      /* escape at the end of a field */
+        "trace=x\tstatus=this-status-is-far-too-long-for-the-field",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        if (gmp_summary_parse_line(bad[i], &s) != -1)
+            fprintf(stderr, "  accepted bad line %zu\n", i);
+        CHECK_EQ_U64(gmp_summary_parse_line(bad[i], &s), (uint64_t)-1);
+    }
+    CHECK_EQ_U64(gmp_summary_parse_line(NULL, &s), (uint64_t)-1);
+    CHECK_EQ_U64(gmp_summary_parse_line("trace=x\tstatus=ok", NULL), (uint64_t)-1);
+    CHECK_EQ_U64(gmp_summary_parse_line("trace=x\tbytes=18446744073709551615\tstatus=ok", &s), 0);
+    CHECK_EQ_U64(s.bytes, UINT64_MAX);
+}
+
+int main(void)
+{
+    test_format();
+    test_round_trip();
+    test_parse();
+    return tcheck_result("test_summary");
+}
