@@ -209,6 +209,8 @@ def parse_args(argv=None):
 def main(argv=None):
     args = parse_args(argv)
     device = torch.device(args.device)
+    if device.type == "cuda" and device.index is None:
+        device = torch.device("cuda", 0)  # set_device needs an index
     mark = nvtx_mark(device)
     tag_counters = {}
 

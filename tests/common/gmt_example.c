@@ -195,7 +195,12 @@ static void line(const uint8_t *p, size_t n, const char *fmt, ...)
         size_t k = 0;
         for (; k < 8 && i + k < shown; k++)
             sprintf(hex + 3 * k, "%02x ", p[i + k]);
-        printf("%06zx  %-24s %s\n", (size_t)g_off + i, hex, i == 0 ? text : "");
+        char out[400];
+        snprintf(out, sizeof out, "%06zx  %-24s %s", (size_t)g_off + i, hex, i == 0 ? text : "");
+        size_t len = strlen(out);
+        while (len > 0 && out[len - 1] == ' ') /* no trailing blanks in the document */
+            out[--len] = '\0';
+        printf("%s\n", out);
         i += 8;
     } while (i < shown);
     if (shown < n)
@@ -486,7 +491,7 @@ int main(int argc, char **argv)
         fclose(f);
     if (!keep)
         unlink(path);
-    printf("A tiny trace written by the real writer: %d records, %zu bytes on disk.\n\n", nrec, fn);
+
     size_t pos = 0, rpos_total = 0;
     int frame = 0, ri = 0;
     size_t fsz[8];
@@ -497,10 +502,11 @@ int main(int argc, char **argv)
         fsz[frame++] = fl;
         pos += fl;
     }
-    printf("zstd frames (compressed sizes):");
-    for (int i = 0; i < frame; i++)
-        printf(" %zu", fsz[i]);
-    printf("\n\nDecompressed stream, annotated (offsets count decompressed bytes from the start of the stream):\n\n");
+    /* Compressed sizes depend on the zstd version: stderr only, so that the
+     * printed example stays the same everywhere. */
+    fprintf(stderr, "gmt-example: %zu bytes on disk in %d frames (zstd %s)\n", fn, frame, ZSTD_versionString());
+    printf("A tiny trace written by the real writer: %d records in %d zstd frames.\n", nrec, frame);
+    printf("Decompressed stream, annotated (offsets count stream bytes from the start):\n\n");
     pos = 0;
     g_off = 0;
     for (int fi = 0; fi < frame; fi++) {
@@ -508,8 +514,7 @@ int main(int argc, char **argv)
         EXPECT(!ZSTD_isError(rn), "decompress frame %d", fi + 1);
         if (ZSTD_isError(rn))
             break;
-        printf("---- frame %d: %zu compressed bytes -> %zu stream bytes; delta state reset to 0 ----\n", fi + 1,
-               fsz[fi], rn);
+        printf("---- frame %d: %zu stream bytes; the delta state starts at 0 ----\n", fi + 1, rn);
         size_t p = 0;
         gmt_codec c, cd;
         gmt_codec_reset(&c);

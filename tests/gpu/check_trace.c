@@ -796,6 +796,11 @@ typedef struct replay {
     uint64_t peak_dev[MAX_DEV];
     uint64_t peak_ts[MAX_DEV], peak_step[MAX_DEV];
     uint64_t live_all, peak_all;
+    /* device bytes live per source, and their values at each device's peak:
+     * the allocator's own share of the peak (async pool, VMM) against what
+     * libraries (cuBLAS workspaces, module statics) hold beside it */
+    uint64_t live_src[MAX_DEV][GMT_SRC_COUNT_];
+    uint64_t peak_src[MAX_DEV][GMT_SRC_COUNT_];
     uint64_t live_count_end, live_bytes_end, live_dev_bytes_end;
     uint64_t unmatched_frees, replaced_allocs;
     int max_device_seen;
@@ -821,8 +826,10 @@ static void do_replay(trace *t, replay *rp)
                 /* a lost free: replace */
                 const gmt_mem *old = &t->mems.v[*cur].m;
                 uint64_t od = old->device < MAX_DEV ? old->device : MAX_DEV - 1;
-                if (is_device_mem(old))
+                if (is_device_mem(old)) {
                     rp->live_dev[od] -= old->bytes;
+                    rp->live_src[od][old->source < GMT_SRC_COUNT_ ? old->source : 0] -= old->bytes;
+                }
                 rp->live_all -= old->bytes;
                 rp->replaced_allocs++;
             }
@@ -832,10 +839,12 @@ static void do_replay(trace *t, replay *rp)
                 rp->peak_all = rp->live_all;
             if (is_device_mem(&m->m)) {
                 rp->live_dev[dev] += m->m.bytes;
+                rp->live_src[dev][m->m.source < GMT_SRC_COUNT_ ? m->m.source : 0] += m->m.bytes;
                 if (rp->live_dev[dev] > rp->peak_dev[dev]) {
                     rp->peak_dev[dev] = rp->live_dev[dev];
                     rp->peak_ts[dev] = m->m.ts;
                     rp->peak_step[dev] = m->m.step;
+                    memcpy(rp->peak_src[dev], rp->live_src[dev], sizeof rp->peak_src[dev]);
                 }
             }
         } else {
@@ -845,8 +854,10 @@ static void do_replay(trace *t, replay *rp)
             }
             const gmt_mem *old = &t->mems.v[*cur].m;
             uint64_t od = old->device < MAX_DEV ? old->device : MAX_DEV - 1;
-            if (is_device_mem(old))
+            if (is_device_mem(old)) {
                 rp->live_dev[od] -= old->bytes;
+                rp->live_src[od][old->source < GMT_SRC_COUNT_ ? old->source : 0] -= old->bytes;
+            }
             rp->live_all -= old->bytes;
             pmap_del(&live, m->m.device, m->m.address);
         }
@@ -1376,9 +1387,14 @@ static int check_kv(trace *t, const char *kv, report *rep)
 
     if (!strcmp(key, "step_source")) {
         uint64_t bad = 0;
-        for (size_t i = 0; i < t->steps.n; i++)
+        for (size_t i = 0; i < t->steps.n; i++) {
+            /* The profiler opens step 0 at start, before any step source
+             * has spoken: that one record carries source "none". */
+            if (t->steps.v[i].step == 0 && t->steps.v[i].source == GMT_STEPSRC_NONE)
+                continue;
             if (strcmp(gmt_step_source_name(t->steps.v[i].source), val))
                 bad++;
+        }
         outcome(rep, t->steps.n > 0 && bad == 0, 0,
                 "every STEP record has source %s: %zu steps, %" PRIu64 " others", val, t->steps.n, bad);
         return 0;
@@ -1587,6 +1603,13 @@ static void print_summary(trace *t)
             rp.peak_dev[pd], pd, rp.peak_ts[pd], rp.peak_step[pd], rp.peak_all);
     for (int d = 0; d <= rp.max_device_seen && d < MAX_DEV; d++)
         fprintf(f, "%s\"%d\": %" PRIu64, d ? ", " : "", d, rp.peak_dev[d]);
+    fprintf(f, "}, \"by_source\": {");
+    for (int k = 0, first = 1; k < GMT_SRC_COUNT_; k++) {
+        if (!rp.peak_src[pd][k])
+            continue;
+        fprintf(f, "%s\"%s\": %" PRIu64, first ? "" : ", ", gmt_mem_source_name((uint64_t)k), rp.peak_src[pd][k]);
+        first = 0;
+    }
     fprintf(f, "}},\n  \"live_at_end\": {\"count\": %" PRIu64 ", \"bytes\": %" PRIu64
                ", \"device_bytes\": %" PRIu64 "}",
             rp.live_count_end, rp.live_bytes_end, rp.live_dev_bytes_end);

@@ -25,6 +25,17 @@ The rules (docs/attribution.md holds the why):
   requested bytes (memory_stats "requested_bytes.all.peak") of the unprofiled
   default-allocator run of the same program: the same tensors in the same order.
   Tolerance 1% of the reference.
+  The trace sees more than PyTorch's allocator: libraries allocate beside it
+  (cuBLAS/cuBLASLt workspaces through plain cudaMalloc, module statics), and
+  PyTorch's counters never include those. So the compared quantity is the
+  allocator's share of the trace's peak:
+    async      the async_pool bytes live at the trace's peak (same run)
+    expandable the vmm bytes live at the trace's peak (same run)
+    caching, nocache  the peak minus the library bytes, where library bytes =
+               the non-async_pool device bytes live at the async run's peak
+               (the same program and libraries; PyTorch's segments and
+               cuBLAS's workspaces are both plain cudaMalloc in these modes,
+               so one run cannot tell them apart).
   naive vs sdpa: (peak naive - peak sdpa) within 1% of the difference of
   max_memory_allocated() (both backend:cudaMallocAsync).
 """
@@ -190,6 +201,12 @@ def build(work, out):
     rep.add("unprofiled reference run", read_rc(os.path.join(work, "plain.rc")) == 0 and bool(plain),
             "train_gpt.py, default allocator, exit %s" % read_rc(os.path.join(work, "plain.rc")))
     modes = []
+    async_sm = j("mode_async.summary.json") or {}
+    a_peak = (async_sm.get("peak") or {})
+    library_bytes = None
+    if a_peak.get("device_bytes") is not None and (a_peak.get("by_source") or {}).get("async_pool") is not None:
+        library_bytes = a_peak["device_bytes"] - a_peak["by_source"]["async_pool"]
+    data["library_bytes"] = library_bytes
     for m, setting, ref_name in MODES:
         rc = read_rc(os.path.join(work, "mode_%s.rc" % m))
         ar = j("mode_%s.alloc.json" % m) or {}
@@ -203,8 +220,17 @@ def build(work, out):
             ref = plain.get("requested_bytes_peak")
             ref_src = ("max_memory_allocated() is %s with caching off; requested_bytes.all.peak "
                        "of the unprofiled default-allocator run" % ar.get("max_memory_allocated"))
-        r = rel(trace_peak, ref)
+        by_src = (sm.get("peak") or {}).get("by_source") or {}
+        if m == "async":
+            torch_part = by_src.get("async_pool")
+        elif m == "expandable":
+            torch_part = by_src.get("vmm")
+        else:
+            torch_part = trace_peak - library_bytes if trace_peak is not None and library_bytes is not None else None
+        outside = trace_peak - torch_part if trace_peak is not None and torch_part is not None else None
+        r = rel(torch_part, ref)
         row = {
+            "allocator_share": torch_part, "outside_allocator": outside, "peak_by_source": by_src,
             "mode": m, "setting": setting, "exit": rc, "trace_peak": trace_peak,
             "analyzer_peak": an_peak, "analyzer_peak_field": an_path, "reference": ref,
             "reference_source": ref_src, "rel_diff": r,
@@ -223,8 +249,9 @@ def build(work, out):
         same = plain_out is not None and read_text(os.path.join(work, "mode_%s.stdout" % m)) == plain_out
         rep.add("mode %s: stdout unchanged" % m, same, "byte-identical to the unprofiled run" if same else "differs")
         rep.add("mode %s: peak vs %s" % (m, ref_name), r is not None and abs(r) <= TOL,
-                "trace %s vs %s %s (%s)" % (mib(trace_peak), ref_name, mib(ref),
-                                           "n/a" if r is None else "%+.3f%%" % (100 * r)))
+                "trace peak %s = allocator %s + libraries %s; allocator vs %s %s (%s)"
+                % (mib(trace_peak), mib(torch_part), mib(outside), ref_name, mib(ref),
+                   "n/a" if r is None else "%+.3f%%" % (100 * r)))
         if an is not None:
             rep.add("mode %s: gmem-analyze peak = check_trace peak" % m, an_peak == trace_peak,
                     "analyzer %s (field %s) vs check_trace %s" % (an_peak, an_path, trace_peak))
@@ -321,8 +348,17 @@ def compare_ranges(rep, gm, tp_async, tp_caching, gm_summary):
         ts = tv.get("self_device_memory_usage", 0)
         gs = gv.get("self", 0)
         calls = max(tv.get("count", 0), 1)
-        tol = 0.02 * abs(ts) + 512 * calls
+        # The torch.profiler run uses the caching allocator, which rounds each
+        # block up to 512 B: up to 511 B per allocation, a few per call.
+        tol = 0.02 * abs(ts) + 1024 * calls
         ok = abs(gs - ts) <= tol
+        # record_function scopes (user annotations such as
+        # "Optimizer.step#AdamW.step") get no self memory in torch.profiler;
+        # gmemprof counts what is freed directly inside them.
+        annotation = "::" not in name and ts == 0
+        if annotation:
+            res.setdefault("annotations", []).append({"name": name, "gmemprof_self": gs})
+            continue
         row = {"name": name, "gmemprof_self": gs, "torch_self": ts, "gmemprof_calls": gv.get("count"),
                "torch_calls": tv.get("count"), "gmemprof_alloc": gv.get("alloc_bytes"),
                "gmemprof_free": gv.get("free_bytes"), "within_tolerance": ok}
@@ -356,12 +392,15 @@ def markdown(d):
     for c in d["checks"]:
         L.append("| %s | %s | %s |" % (c["result"], c["name"], str(c["detail"]).replace("|", "/")))
     L.append("\n## Peak per allocator mode (train_gpt.py, whole run, no schedule)\n")
-    L.append("| mode | trace peak | gmem-analyze peak | PyTorch reference | difference | max_allocated | "
+    L.append("Library bytes (cuBLAS workspaces, module statics; from the async run): %s\n"
+             % mib(d.get("library_bytes")))
+    L.append("| mode | trace peak | allocator share | libraries | gmem-analyze peak | PyTorch reference | difference | max_allocated | "
              "max_reserved | trace bytes |")
-    L.append("|---|---|---|---|---|---|---|---|")
+    L.append("|---|---|---|---|---|---|---|---|---|---|")
     for m in d.get("modes", []):
-        L.append("| %s | %s | %s | %s (%s) | %s | %s | %s | %s |" % (
-            m["mode"], mib(m["trace_peak"]), mib(m["analyzer_peak"]), mib(m["reference"]),
+        L.append("| %s | %s | %s | %s | %s | %s (%s) | %s | %s | %s | %s |" % (
+            m["mode"], mib(m["trace_peak"]), mib(m.get("allocator_share")), mib(m.get("outside_allocator")),
+            mib(m["analyzer_peak"]), mib(m["reference"]),
             m["reference_source"], fmt_pct(m["rel_diff"]), mib(m["max_memory_allocated"]),
             mib(m["max_memory_reserved"]), m["trace_bytes"]))
     a = d.get("attention", {})
