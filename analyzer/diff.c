@@ -324,12 +324,16 @@ int gma_diff_print(FILE *f, const gma_replay *a, const gma_replay *b)
                    : m == GMA_SORT_COUNT ? GMA_CT_U64
                    : m == GMA_SORT_TIME ? GMA_CT_NS
                                         : GMA_CT_BYTES;
+    /* what the count columns count */
+    int calls = o->by == GMA_BY_KERNEL || o->by == GMA_BY_RANGE;
+    const char *calls_a = calls ? "calls A" : o->by == GMA_BY_TAG ? "tags A" : "kernels A";
+    const char *calls_b = calls ? "calls B" : o->by == GMA_BY_TAG ? "tags B" : "kernels B";
     gma_ctype dt = m == GMA_SORT_COUNT ? GMA_CT_I64 : m == GMA_SORT_TIME ? GMA_CT_DNS : GMA_CT_DBYTES;
     const gma_col cols[] = {
-        { gma_by_names[o->by], "name", GMA_CT_STR, 1 }, { "A", "a", vt, 1 },
-        { "B", "b", vt, 1 },                            { "delta", "delta", dt, 1 },
-        { "ratio", "ratio", GMA_CT_RATIO, 1 },          { "calls A", "calls_a", GMA_CT_U64, 1 },
-        { "calls B", "calls_b", GMA_CT_U64, 1 },        { "only", "only", GMA_CT_STR, 1 },
+        { gma_by_names[o->by], "name", GMA_CT_STR, 1, 0 }, { "A", "a", vt, 1, 0 },
+        { "B", "b", vt, 1, 0 },                            { "delta", "delta", dt, 1, 0 },
+        { "ratio", "ratio", GMA_CT_RATIO, 1, 0 },          { calls_a, "calls_a", GMA_CT_U64, 1, 0 },
+        { calls_b, "calls_b", GMA_CT_U64, 1, 0 },          { "only", "only", GMA_CT_STR, 1, 0 },
     };
     gma_table t;
     gma_table_init(&t, "diff", cols, sizeof(cols) / sizeof(cols[0]));
@@ -455,12 +459,11 @@ int gma_diff_print(FILE *f, const gma_replay *a, const gma_replay *b)
             fprintf(f, "WARNING (A): %s\n", ra.warn[w]);
         for (size_t w = 0; w < rb.nwarn; w++)
             fprintf(f, "WARNING (B): %s\n", rb.warn[w]);
-        static const gma_col scols[] = { { "summary", "metric", GMA_CT_STR, 1 }, { "A", "a", GMA_CT_STR, 1 },
-                                         { "B", "b", GMA_CT_STR, 1 },            { "delta", "delta", GMA_CT_STR, 1 },
-                                         { "ratio", "ratio", GMA_CT_STR, 1 } };
+        static const gma_col scols[] = { { "summary", "metric", GMA_CT_STR, 1, 0 }, { "A", "a", GMA_CT_STR, 1, 1 },
+                                         { "B", "b", GMA_CT_STR, 1, 1 },            { "delta", "delta", GMA_CT_STR, 1, 1 },
+                                         { "ratio", "ratio", GMA_CT_STR, 1, 1 } };
         gma_table st;
         gma_table_init(&st, "summary", scols, 5);
-        /* right-aligned numbers in a table of strings: pad by hand */
         for (size_t i = 0; i < ns && !err; i++) {
             gma_cell *cl = gma_table_row(&st);
             if (!cl) {

@@ -161,11 +161,11 @@ void gma_timeline_step(gma_replay *r, uint64_t ts, uint64_t step)
 /* ---- drawing ------------------------------------------------------------------ */
 
 #define W 1000.0
-#define H 440.0
+#define H 480.0
 #define ML 80.0
 #define MR 24.0
-#define MT 48.0
-#define MB 70.0
+#define MT 64.0
+#define MB 100.0
 
 static const char *const COLORS[TL_DEV] = { "#1f77b4", "#d62728", "#2ca02c", "#9467bd",
                                             "#ff7f0e", "#8c564b", "#e377c2", "#17becf" };
@@ -207,7 +207,7 @@ static void write_svg(FILE *f, gma_replay *r, const gma_timeline *t, const axes 
     fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" id=\"tl\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
                "font-family=\"sans-serif\" font-size=\"11\">\n", W, H, W, H);
     fprintf(f, "<rect x=\"0\" y=\"0\" width=\"%.0f\" height=\"%.0f\" fill=\"white\"/>\n", W, H);
-    fputs("<text x=\"80\" y=\"18\" font-size=\"14\" font-weight=\"bold\">Live device memory: ", f);
+    fputs("<text x=\"80\" y=\"18\" font-size=\"14\" font-weight=\"bold\">Live device memory (shaded: windows): ", f);
     xml_text(f, r->path);
     fputs("</text>\n", f);
     char warnbuf[400];
@@ -215,6 +215,21 @@ static void write_svg(FILE *f, gma_replay *r, const gma_timeline *t, const axes 
         fputs("<text x=\"80\" y=\"34\" fill=\"#b00000\" font-weight=\"bold\">WARNING: ", f);
         xml_text(f, warnbuf);
         fputs("</text>\n", f);
+    }
+    /* windows, shaded */
+    for (size_t i = 0; i < r->windows.len; i++) {
+        const gma_window *w = &GMA_VEC_AT(&r->windows, gma_window, i);
+        if (r->opt.window >= 0 && w->id != (uint64_t)r->opt.window)
+            continue;
+        double x0 = xpx(a, (double)gma_rel(r, w->begin_ts) / 1e6);
+        double x1 = xpx(a, (double)gma_rel(r, w->closed ? w->end_ts : r->last_ts) / 1e6);
+        if (x0 < ML)
+            x0 = ML;
+        if (x1 > W - MR)
+            x1 = W - MR;
+        if (x1 > x0)
+            fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#eef4fa\"/>\n", x0, MT,
+                    x1 - x0, H - MT - MB);
     }
     /* y grid and labels */
     double step = gma_nice_step(a->ymax / a->unit, 6) * a->unit;
@@ -241,48 +256,61 @@ static void write_svg(FILE *f, gma_replay *r, const gma_timeline *t, const axes 
             (ML + W - MR) / 2, H - MB + 34, secs ? "s" : "ms");
     fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"black\"/>\n", ML, H - MB, W - MR, H - MB);
     fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"black\"/>\n", ML, MT, ML, H - MB);
-    /* step boundaries */
-    size_t every = t->nsteps > 40 ? (t->nsteps + 39) / 40 : 1;
+    /* step boundaries; labels where there is room for them */
+    double last_label = -1e9;
     for (size_t i = 0; i < t->nsteps; i++) {
         double ms = (double)gma_rel(r, t->steps_ts[i]) / 1e6;
         if (ms < a->t0ms || ms > a->t1ms)
             continue;
         double x = xpx(a, ms);
-        fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#999\" stroke-dasharray=\"2,3\"/>\n",
+        fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#aaa\" stroke-dasharray=\"2,3\"/>\n",
                 x, MT, x, H - MB);
-        if (i % every == 0)
-            fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" fill=\"#666\">step %llu</text>\n", x + 2, MT + 10,
+        if (x - last_label >= 56 && x <= W - MR - 30) {
+            fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" fill=\"#666\" text-anchor=\"middle\">step %llu</text>\n", x, MT - 6,
                     (unsigned long long)t->steps_no[i]);
+            last_label = x;
+        }
     }
-    /* tags */
+    /* tags: a marker each (up to 500), a label where there is room */
     size_t ntag = 0;
-    for (size_t i = 0; i < r->tags.len && ntag < 60; i++) {
+    last_label = -1e9;
+    for (size_t i = 0; i < r->tags.len && ntag < 500; i++) {
         const gma_tagrow *g = &GMA_VEC_AT(&r->tags, gma_tagrow, i);
         double ms = (double)gma_rel(r, g->ts) / 1e6;
         if (ms < a->t0ms || ms > a->t1ms || (i && GMA_VEC_AT(&r->tags, gma_tagrow, i - 1).ts == g->ts))
             continue;
         double x = xpx(a, ms);
+        fprintf(f, "<path d=\"M%.1f %.1f l-4 8 l8 0 z\" fill=\"#444\"/>\n", x, H - MB + 40);
+        ntag++;
+        if (x - last_label < 16)
+            continue;
+        last_label = x;
         size_t len;
         const char *nm = gma_str(r, g->name, &len);
         gma_buf b = { 0 };
         gma_buf_putn(&b, nm, len > 24 ? 24 : len);
-        fprintf(f, "<path d=\"M%.1f %.1f l-4 8 l8 0 z\" fill=\"#444\"/>\n", x, H - MB + 40);
-        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" fill=\"#444\" font-size=\"9\" transform=\"rotate(20 %.1f %.1f)\">", x + 4,
-                H - MB + 58, x + 4, H - MB + 58);
+        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" fill=\"#444\" font-size=\"9\" transform=\"rotate(35 %.1f %.1f)\">", x,
+                H - MB + 58, x, H - MB + 58);
         xml_text(f, gma_buf_str(&b));
         fputs("</text>\n", f);
         gma_buf_free(&b);
-        ntag++;
     }
     /* series */
     for (int d = 0; d < TL_DEV; d++) {
         if (t->drv_used[d]) {
             fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-dasharray=\"6,3\" stroke-opacity=\"0.6\" points=\"", COLORS[d]);
+            /* a step line: the driver's value holds until the next sample */
             int have = 0;
+            double prev_y = 0;
             for (size_t i = 0; i < t->nb; i++) {
                 if (!t->drv[d][i].has)
                     continue;
-                fprintf(f, "%s%.1f,%.1f", have ? " " : "", xpx(a, bucket_ms(r, t, i)), ypx(a, (double)t->drv[d][i].max));
+                double x = xpx(a, bucket_ms(r, t, i)), y = ypx(a, (double)t->drv[d][i].max);
+                if (have)
+                    fprintf(f, " %.1f,%.1f %.1f,%.1f", x, prev_y, x, y);
+                else
+                    fprintf(f, "%.1f,%.1f", x, y);
+                prev_y = y;
                 have = 1;
             }
             fputs("\"/>\n", f);

@@ -198,6 +198,8 @@ typedef struct gma_srcstat {
 typedef struct gma_thread {
     uint64_t tid;
     uint64_t max_seq;
+    uint64_t ckey;         /* the thread's newest wait, kept out of slot_of */
+    uint32_t cslot;        /* its slot + 1, 0 none */
     struct gma_kslot { uint64_t seq; uint32_t name; } *ring;
 } gma_thread;
 
@@ -247,6 +249,7 @@ typedef struct gma_replay {
     /* devices */
     gma_dev dev[GMA_MAX_DEVICES];
     uint64_t live_total;   /* device bytes live, selected devices */
+    unsigned peaks_pending; /* devices whose peak waits for its kernel */
     uint64_t bad_device;   /* records naming a device >= GMA_MAX_DEVICES */
 
     /* live set */
@@ -298,6 +301,8 @@ typedef struct gma_replay {
     gma_map stream_of;
     gma_vec windows;       /* gma_window */
     int64_t cur_win;       /* open window index, -1 none */
+    uint64_t cur_begin;    /* its begin time, and whether it is implicit */
+    int cur_implicit;
     int64_t baseline_win;  /* first selected window: the summary's baseline */
     int window_records;    /* a WINDOW_BEGIN/END was read */
 

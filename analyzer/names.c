@@ -120,12 +120,19 @@ static dstr ty_full(dm *d, dty t)
         return t.l;
     return s_cat(d, t.l, NULL, t.r);
 }
+static char last_char(const dm *d, dstr s) { return s.len ? d->a[s.off + s.len - 1] : 0; }
+
+/* name<args>, with a space after an operator name ending in '<' */
+static dstr with_args(dm *d, dstr name, dstr args)
+{
+    return s_cat(d, name, last_char(d, name) == '<' ? " " : NULL, args);
+}
+
 static dty ty_of(dstr s)
 {
     dty t = { s, NOSTR };
     return t;
 }
-static char last_char(const dm *d, dstr s) { return s.len ? d->a[s.off + s.len - 1] : 0; }
 
 /* ---- input -------------------------------------------------------------- */
 
@@ -504,7 +511,7 @@ static dstr p_nested(dm *d, nameinfo *ni, int enc)
                 memcpy(d->targs, d->last_args, d->nlast * sizeof(dstr));
                 d->ntargs = d->nlast;
             }
-            sofar = s_cat(d, sofar, NULL, args);
+            sofar = with_args(d, sofar, args);
             tmpl = 1;
         } else if (c == 'D' && (c1 == 't' || c1 == 'T')) {
             dstr t = ty_full(d, p_type(d));
@@ -576,7 +583,7 @@ static dstr p_name(dm *d, nameinfo *ni, int enc)
     if (pk(d, 0) == 'I') {
         push_sub(d, ty_of(nm)); /* <unscoped-template-name> */
         dstr args = p_template_args(d, enc);
-        nm = s_cat(d, nm, NULL, args);
+        nm = with_args(d, nm, args);
         ni->is_template = 1;
     }
     leave(d);
@@ -1204,6 +1211,22 @@ void gma_name_full(const char *s, size_t n, gma_buf *out)
         gma_buf_putn(out, s, n);
 }
 
+/* At i, "operator" followed by symbol characters ("operator<<=",
+ * "operator()"): the length of all of it, else 0. */
+static size_t op_symbol_len(const char *p, size_t len, size_t i)
+{
+    if (len - i < 9 || memcmp(p + i, "operator", 8) != 0 || (i > 0 && (isalnum((unsigned char)p[i - 1]) || p[i - 1] == '_')))
+        return 0;
+    size_t j = i + 8;
+    if (j < len && p[j] == '(' && j + 1 < len && p[j + 1] == ')')
+        return 10; /* operator() */
+    if (j < len && p[j] == '[' && j + 1 < len && p[j + 1] == ']')
+        return 10;
+    while (j < len && strchr("<>=!+-*/%^&|~,", p[j]) && p[j])
+        j++;
+    return j > i + 8 ? j - i : 0;
+}
+
 /* Replaces the contents of every bracket pair of kind open/close nested at
  * depth >= min_depth with "...". Returns 1 when something changed. */
 static int elide(gma_buf *b, char open, char close, int min_depth)
@@ -1214,10 +1237,12 @@ static int elide(gma_buf *b, char open, char close, int min_depth)
     int depth = 0, changed = 0;
     for (size_t i = 0; i < b->len; i++) {
         char c = b->p[i];
-        /* "operator<" / "operator<<" / "operator->" are not brackets */
-        if ((c == '<' || c == '>') && i >= 8 && memcmp(b->p + i - 8, "operator", 8) == 0) {
+        /* "operator<", "operator<<=", "operator->" ...: not brackets */
+        size_t ol = op_symbol_len(b->p, b->len, i);
+        if (ol) {
             if (depth < min_depth)
-                gma_buf_putc(&o, c);
+                gma_buf_putn(&o, b->p + i, ol);
+            i += ol - 1;
             continue;
         }
         if (c == '-' && i + 1 < b->len && b->p[i + 1] == '>') {
@@ -1322,10 +1347,11 @@ void gma_name_normalize(const char *s, size_t n, int is_kernel, gma_buf *out)
     size_t len = q.len;
     int depth = 0;
     for (size_t i = 0; i < len;) {
-        if ((p[i] == '<' || p[i] == '>') && i >= 8 && memcmp(p + i - 8, "operator", 8) == 0) {
+        size_t ol = op_symbol_len(p, len, i);
+        if (ol) {
             if (!depth)
-                gma_buf_putc(&t, p[i]);
-            i++;
+                gma_buf_putn(&t, p + i, ol);
+            i += ol;
             continue;
         }
         if (p[i] == '-' && i + 1 < len && p[i + 1] == '>') {

@@ -233,7 +233,7 @@ static uint32_t entry_new(gma_replay *r)
         uint32_t i = r->free_entry - 1;
         gma_entry *e = ENT(r, i);
         r->free_entry = e->next;
-        memset(e, 0, sizeof(*e));
+        e->flags = 0; /* on_alloc sets every field: no memset on the hot path */
         return i;
     }
     if (r->entries.len >= UINT32_MAX - 2 || !gma_vec_push(&r->entries)) {
@@ -306,6 +306,8 @@ static uint32_t row_for(gma_replay *r, gma_vec *rows, uint32_t **of, size_t *cap
 
 static inline uint32_t krow_for(gma_replay *r, uint32_t name)
 {
+    if (name < r->krow_cap && r->krow_of[name]) /* the common case, inline */
+        return r->krow_of[name] - 1;
     return row_for(r, &r->krows, &r->krow_of, &r->krow_cap, name);
 }
 static inline uint32_t rrow_for(gma_replay *r, uint32_t name)
@@ -315,10 +317,8 @@ static inline uint32_t rrow_for(gma_replay *r, uint32_t name)
 
 /* ---- threads and slots -------------------------------------------------------- */
 
-static uint32_t thread_idx(gma_replay *r, uint64_t tid)
+static uint32_t thread_idx_slow(gma_replay *r, uint64_t tid)
 {
-    if (r->has_last_thread && r->last_tid == tid)
-        return r->last_thread;
     uint32_t t;
     if (!gma_map_get(&r->thread_of, tid, &t)) {
         gma_thread *th = gma_vec_push(&r->threads);
@@ -340,15 +340,23 @@ static uint32_t thread_idx(gma_replay *r, uint64_t tid)
     return t;
 }
 
+static inline uint32_t thread_idx(gma_replay *r, uint64_t tid)
+{
+    if (r->has_last_thread && r->last_tid == tid)
+        return r->last_thread;
+    return thread_idx_slow(r, tid);
+}
+
 #define THR(r, i) (&GMA_VEC_AT(&(r)->threads, gma_thread, (i)))
 
 static void peaks_settle(gma_replay *r, uint64_t key, uint32_t name)
 {
-    for (unsigned d = 0; d < GMA_MAX_DEVICES; d++) {
+    for (unsigned d = 0; r->peaks_pending && d < GMA_MAX_DEVICES; d++) {
         gma_dev *D = &r->dev[d];
         if (D->present && D->has_peak && D->peak_state == GMA_PEAK_PENDING && D->peak_key == key) {
             D->peak_state = name == GMA_NAME_UNATTR ? GMA_PEAK_UNATTR : GMA_PEAK_KERNEL;
             D->peak_kname = name;
+            r->peaks_pending--;
         }
     }
 }
@@ -374,7 +382,11 @@ static void slot_settle(gma_replay *r, uint32_t si, uint32_t name)
         e = nx;
     }
     peaks_settle(r, s->key, name);
-    gma_map_del(&r->slot_of, s->key, NULL);
+    gma_thread *th = THR(r, (uint32_t)(s->key >> 40));
+    if (th->cslot == si + 1)
+        th->cslot = 0;
+    else
+        gma_map_del(&r->slot_of, s->key, NULL);
     s->used = 0;
     s->head = 0;
     s->gen++;
@@ -425,10 +437,23 @@ static void fifo_trim(gma_replay *r)
     }
 }
 
-static uint32_t slot_get(gma_replay *r, uint64_t key)
+/* The slot waiting for `key` on thread t, UINT32_MAX when none. The
+ * thread's newest wait is found without hashing: allocations come in runs
+ * before the kernel that consumes them. */
+static inline uint32_t slot_find(const gma_replay *r, const gma_thread *th, uint64_t key)
 {
     uint32_t si;
-    if (gma_map_get(&r->slot_of, key, &si))
+    if (th->cslot && th->ckey == key)
+        return th->cslot - 1;
+    if (r->slot_of.count && gma_map_get(&r->slot_of, key, &si))
+        return si;
+    return UINT32_MAX;
+}
+
+static uint32_t slot_get(gma_replay *r, uint32_t t, uint64_t key)
+{
+    uint32_t si = slot_find(r, THR(r, t), key);
+    if (si != UINT32_MAX)
         return si;
     /* Give up old waits first, so the slot made here lives through this
      * record. */
@@ -449,10 +474,14 @@ static uint32_t slot_get(gma_replay *r, uint64_t key)
     s->gen = gen;
     s->key = key;
     s->used = 1;
-    if (gma_map_put(&r->slot_of, key, si) != 0) {
+    /* The thread's previous newest wait moves to the map. */
+    gma_thread *th = THR(r, t);
+    if (th->cslot && gma_map_put(&r->slot_of, th->ckey, th->cslot - 1) != 0) {
         oom(r);
         return UINT32_MAX;
     }
+    th->cslot = si + 1;
+    th->ckey = key;
     r->pending++;
     fifo_push(r, ((uint64_t)si << 32) | gen);
     return si;
@@ -481,7 +510,7 @@ static attr attribute(gma_replay *r, const gmt_mem *m)
         return a;
     }
     a.key = ((uint64_t)t << 40) | (target & KEY40);
-    uint32_t si = slot_get(r, a.key);
+    uint32_t si = slot_get(r, t, a.key);
     if (si != UINT32_MAX)
         a.slot = si + 1;
     return a;
@@ -615,10 +644,8 @@ static uint32_t range_account(gma_replay *r, uint64_t range, uint64_t bytes, int
 
 #define STEPROW(r, i) (&GMA_VEC_AT(&(r)->steps, gma_steprow, (i)))
 
-static gma_steprow *step_row(gma_replay *r, uint64_t step)
+static gma_steprow *step_row_slow(gma_replay *r, uint64_t step)
 {
-    if (r->has_last_step && r->last_step_key == step)
-        return STEPROW(r, r->last_step_row);
     uint32_t i;
     if (!gma_map_get(&r->step_of, step, &i)) {
         gma_steprow *s = gma_vec_push(&r->steps);
@@ -637,6 +664,13 @@ static gma_steprow *step_row(gma_replay *r, uint64_t step)
     r->last_step_row = i;
     r->has_last_step = 1;
     return STEPROW(r, i);
+}
+
+static inline gma_steprow *step_row(gma_replay *r, uint64_t step)
+{
+    if (r->has_last_step && r->last_step_key == step)
+        return STEPROW(r, r->last_step_row);
+    return step_row_slow(r, step);
 }
 
 static gma_streamrow *stream_row(gma_replay *r, uint64_t dev, uint64_t stream)
@@ -677,6 +711,8 @@ static int64_t window_open(gma_replay *r, uint64_t id, uint64_t ts, uint64_t ste
     w->first_step = w->last_step = step;
     w->implicit = implicit;
     r->cur_win = (int64_t)(r->windows.len - 1);
+    r->cur_begin = ts;
+    r->cur_implicit = implicit;
     /* The per-device baseline of the summary is the first selected window's. */
     if (r->baseline_win < 0 && (r->opt.window < 0 || id == (uint64_t)r->opt.window))
         r->baseline_win = r->cur_win;
@@ -684,13 +720,8 @@ static int64_t window_open(gma_replay *r, uint64_t id, uint64_t ts, uint64_t ste
 }
 
 /* The window an event at ts belongs to, -1 outside every window. */
-static int64_t win_of(gma_replay *r, uint64_t ts)
+static int64_t win_of_slow(gma_replay *r, uint64_t ts)
 {
-    if (r->cur_win >= 0) {
-        gma_window *w = WIN(r, r->cur_win);
-        if (w->implicit || ts >= w->begin_ts)
-            return r->cur_win;
-    }
     /* late records (kernels come after their window closed) */
     size_t n = r->windows.len;
     for (size_t k = 0; k < n && k < 8; k++) {
@@ -704,6 +735,13 @@ static int64_t win_of(gma_replay *r, uint64_t ts)
     if (!r->window_records && r->cur_win < 0 && (!r->phase_seen || r->cur_phase == GMT_PHASE_ACTIVE))
         return window_open(r, 0, ts, r->has_cur_step ? r->cur_step : 0, 1);
     return -1;
+}
+
+static inline int64_t win_of(gma_replay *r, uint64_t ts)
+{
+    if (r->cur_win >= 0 && (r->cur_implicit || ts >= r->cur_begin))
+        return r->cur_win;
+    return win_of_slow(r, ts);
 }
 
 static int win_selected(const gma_replay *r, int64_t w)
@@ -861,6 +899,8 @@ static void peak_set(gma_replay *r, gma_dev *D, uint64_t value, uint64_t ts, uin
         entry_maybe_release(r, k - 1);
         k = nx;
     }
+    if (D->has_peak && D->peak_state == GMA_PEAK_PENDING)
+        r->peaks_pending--;
     D->has_peak = 1;
     D->peak = value;
     D->peak_ts = ts;
@@ -874,6 +914,7 @@ static void peak_set(gma_replay *r, gma_dev *D, uint64_t value, uint64_t ts, uin
     } else if (a->slot) {
         D->peak_state = GMA_PEAK_PENDING;
         D->peak_key = a->key;
+        r->peaks_pending++;
         D->peak_kname = GMA_NAME_UNATTR;
     } else {
         D->peak_state = a->name == GMA_NAME_UNATTR ? GMA_PEAK_UNATTR : GMA_PEAK_KERNEL;
@@ -936,9 +977,16 @@ static void on_alloc(gma_replay *r, const gmt_mem *m)
     if (w < 0)
         r->outside_mem++;
 
-    uint64_t key = live_key(m->device, m->address);
+    uint32_t ei = entry_new(r);
+    if (ei == UINT32_MAX)
+        return;
     uint32_t old;
-    if (gma_map_del(&r->live, key, &old)) {
+    int had = gma_map_swap(&r->live, live_key(m->device, m->address), ei, &old);
+    if (had < 0) {
+        oom(r);
+        return;
+    }
+    if (had) {
         /* A free was lost: the new allocation replaces the old one. */
         gma_entry *oe = ENT(r, old);
         r->replaced_allocs++;
@@ -951,13 +999,6 @@ static void on_alloc(gma_replay *r, const gmt_mem *m)
                 r->live_total -= oe->bytes;
         }
         entry_dead(r, old, m->ts, 1);
-    }
-    uint32_t ei = entry_new(r);
-    if (ei == UINT32_MAX)
-        return;
-    if (gma_map_put(&r->live, key, ei) != 0) {
-        oom(r);
-        return;
     }
     if (host) {
         D->live_host += m->bytes;
@@ -982,6 +1023,8 @@ static void on_alloc(gma_replay *r, const gmt_mem *m)
     e->addr = m->address;
     e->bytes = m->bytes;
     e->ts = m->ts;
+    e->free_ts = 0;
+    e->slot = e->prev = e->next = e->keep_next = 0;
     e->ord = ord;
     e->live_after = live_after;
     e->step = m->step;
@@ -1005,7 +1048,9 @@ static void on_alloc(gma_replay *r, const gmt_mem *m)
     }
 
     gma_srcstat *ss = m->source < GMT_SRC_COUNT_ ? &r->src[m->source] : &r->src_other;
-    if (acc || baseline) {
+    /* allocations seen: the accounted ones and the first selected window's
+     * baseline (later baselines repeat what is already counted) */
+    if (baseline ? (w >= 0 && w == r->baseline_win && dsel) : acc) {
         ss->count++;
         ss->bytes += m->bytes;
         if (m->bytes && m->bytes % (2u << 20) == 0)
@@ -1171,9 +1216,11 @@ static void on_kernel(gma_replay *r, const gmt_kernel *k)
             ks->name = name;
             if (k->seq > th->max_seq)
                 th->max_seq = k->seq;
-            uint32_t si;
-            if (r->pending && gma_map_get(&r->slot_of, ((uint64_t)t << 40) | (k->seq & KEY40), &si))
-                slot_settle(r, si, name);
+            if (r->pending) {
+                uint32_t si = slot_find(r, th, ((uint64_t)t << 40) | (k->seq & KEY40));
+                if (si != UINT32_MAX)
+                    slot_settle(r, si, name);
+            }
         }
     }
     int64_t w = win_of(r, k->start);
@@ -1411,7 +1458,7 @@ static void on_window_begin(gma_replay *r, const gmt_window_begin *b)
         if ((e->flags & (GMA_E_INUSE | GMA_E_LIVE)) == (GMA_E_INUSE | GMA_E_LIVE))
             entry_dead(r, (uint32_t)i, b->ts, 1);
     }
-    gma_map_free(&r->live);
+    gma_map_clear(&r->live);
     for (unsigned d = 0; d < GMA_MAX_DEVICES; d++) {
         r->dev[d].live = 0;
         r->dev[d].live_host = 0;
@@ -1738,9 +1785,8 @@ int gma_trace_warning(const gma_replay *r, char *out, size_t cap)
         const char *what = e->status != GMT_OK && !e->truncated ? "trace damaged"
                            : e->truncated                       ? "trace truncated"
                                                                 : "trace has no trailer (cut short)";
-        snprintf(out, cap, "%s: %s; analysed the %llu records before the cut, the numbers after it are missing",
-                 what, e->message[0] ? e->message : "the profiler did not finish writing",
-                 (unsigned long long)r->records);
+        snprintf(out, cap, "%s (%s): the numbers cover the %llu records before the cut only", what,
+                 e->message[0] ? e->message : "the profiler did not finish writing", (unsigned long long)r->records);
         return 1;
     }
     return 0;

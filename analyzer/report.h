@@ -30,6 +30,7 @@ typedef struct gma_col {
     const char *key;    /* csv header and json member */
     gma_ctype type;
     int in_table;       /* shown by --format table (csv/json show every column) */
+    int right;          /* a text column right-aligned (numbers are always) */
 } gma_col;
 
 typedef struct gma_cell {

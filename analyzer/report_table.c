@@ -52,6 +52,8 @@ const char *gma_window_end_label(const gma_window *w)
     return gmt_window_end_reason_name(w->reason);
 }
 
+static const char *pl(uint64_t n) { return n == 1 ? "" : "s"; }
+
 static void print_warnings(FILE *f, const gma_report *rep)
 {
     for (size_t i = 0; i < rep->nwarn; i++)
@@ -74,7 +76,7 @@ static void print_summary(FILE *f, const gma_report *rep)
             fprintf(f, ", profiler %s", ver);
         fprintf(f, "; ");
     }
-    fprintf(f, "%s records, %s long\n", gma_fmt_count(b1, r->records),
+    fprintf(f, "%s record%s, %s long\n", gma_fmt_count(b1, r->records), pl(r->records),
             gma_fmt_dur(b2, r->has_ts ? r->last_ts - r->first_ts : 0));
     if (r->has_header && gma_strs_get(&r->strs, r->hdr_cmd)[0])
         fprintf(f, "Command    %s\n", gma_strs_get(&r->strs, r->hdr_cmd));
@@ -131,15 +133,16 @@ static void print_summary(FILE *f, const gma_report *rep)
             fprintf(f, "           outside the selection the live bytes reached %s (%s ms)\n",
                     gma_fmt_bytes(b1, D->all_peak), gma_fmt_ms(b2, gma_rel(r, D->all_peak_ts)));
     }
-    fprintf(f, "Baseline   %s in %s allocations live at window start\n", gma_fmt_bytes(b1, rep->baseline_bytes),
-            gma_fmt_count(b2, rep->baseline_count));
-    fprintf(f, "Allocated  %s in %s allocations; freed %s in %s frees; net %s\n", gma_fmt_bytes(b1, rep->alloc_bytes),
-            gma_fmt_count(b2, rep->alloc_count), gma_fmt_bytes(b3, rep->free_bytes), gma_fmt_count(b4, rep->free_count),
+    fprintf(f, "Baseline   %s in %s allocation%s live at window start\n", gma_fmt_bytes(b1, rep->baseline_bytes),
+            gma_fmt_count(b2, rep->baseline_count), pl(rep->baseline_count));
+    fprintf(f, "Allocated  %s in %s allocation%s; freed %s in %s free%s; net %s\n", gma_fmt_bytes(b1, rep->alloc_bytes),
+            gma_fmt_count(b2, rep->alloc_count), pl(rep->alloc_count), gma_fmt_bytes(b3, rep->free_bytes),
+            gma_fmt_count(b4, rep->free_count), pl(rep->free_count),
             gma_fmt_sbytes(b5, (int64_t)(rep->alloc_bytes - rep->free_bytes), 1));
-    fprintf(f, "Leaked     %s in %s allocations still live at window end%s\n", gma_fmt_bytes(b1, rep->leaked_bytes),
-            gma_fmt_count(b2, rep->leaked_count),
+    fprintf(f, "Leaked     %s in %s allocation%s still live at window end%s\n", gma_fmt_bytes(b1, rep->leaked_bytes),
+            gma_fmt_count(b2, rep->leaked_count), pl(rep->leaked_count),
             rep->leaks.at_trace_end ? " (a window had no end: measured at the trace end)" : "");
-    fprintf(f, "Kernels    %s launches, %s of GPU time\n", gma_fmt_count(b1, rep->kernels),
+    fprintf(f, "Kernels    %s launch%s, %s of GPU time\n", gma_fmt_count(b1, rep->kernels), rep->kernels == 1 ? "" : "es",
             gma_fmt_dur(b2, rep->kernel_ns));
     fprintf(f, "Allocator  %s: %s\n", rep->mode.mode, rep->mode.meaning);
     int any = 0;
@@ -147,8 +150,9 @@ static void print_summary(FILE *f, const gma_report *rep)
         const gma_srcstat *x = &r->src[s];
         if (!x->count)
             continue;
-        fprintf(f, "%s%s %s allocations (%s), %s frees", any ? "; " : "           sources: ", gma_source_label(s),
-                gma_fmt_count(b1, x->count), gma_fmt_bytes(b2, x->bytes), gma_fmt_count(b3, x->frees));
+        fprintf(f, "%s%s %s alloc%s (%s), %s free%s", any ? "; " : "           sources: ", gma_source_label(s),
+                gma_fmt_count(b1, x->count), pl(x->count), gma_fmt_bytes(b2, x->bytes), gma_fmt_count(b3, x->frees),
+                pl(x->frees));
         any = 1;
     }
     if (rep->host_peak)
@@ -197,8 +201,14 @@ void gma_print_grid(FILE *f, const gma_table *t)
     for (size_t c = 0; c < nc; c++) {
         if (!t->cols[c].in_table)
             continue;
-        int left = t->cols[c].type == GMA_CT_STR;
-        fprintf(f, "%s%*s%s", first ? "" : "  ", left ? -(int)w[c] : (int)w[c], t->cols[c].title, "");
+        int left = t->cols[c].type == GMA_CT_STR && !t->cols[c].right;
+        int last = 1;
+        for (size_t k = c + 1; k < nc; k++)
+            last &= !t->cols[k].in_table;
+        if (left && last)
+            fprintf(f, "%s%s", first ? "" : "  ", t->cols[c].title);
+        else
+            fprintf(f, "%s%*s", first ? "" : "  ", left ? -(int)w[c] : (int)w[c], t->cols[c].title);
         first = 0;
     }
     fputc('\n', f);
@@ -213,7 +223,7 @@ void gma_print_grid(FILE *f, const gma_table *t)
                 txt = gma_cell_text(t, cell);
             else
                 gma_cell_format(t, c, cell, 1, buf, sizeof(buf));
-            int left = t->cols[c].type == GMA_CT_STR;
+            int left = t->cols[c].type == GMA_CT_STR && !t->cols[c].right;
             /* no trailing blanks on the last column */
             int last = 1;
             for (size_t k = c + 1; k < nc; k++)
@@ -259,7 +269,7 @@ int gma_print_table(FILE *f, const gma_report *rep)
     char b1[GMA_FMT_CAP], b2[GMA_FMT_CAP], b3[GMA_FMT_CAP];
     print_summary(f, rep);
 
-    fprintf(f, "\n%s by %s, ranked by %s", t->title, gma_by_names[r->opt.by], gma_sort_label(r->opt.by, r->opt.sort));
+    fprintf(f, "\n%s ranked by %s", t->title, gma_sort_label(r->opt.by, r->opt.sort));
     if (t->nrows < t->total_rows)
         fprintf(f, " (top %zu of %llu)", t->nrows, (unsigned long long)t->total_rows);
     fprintf(f, "\n");
@@ -270,18 +280,19 @@ int gma_print_table(FILE *f, const gma_report *rep)
 
     for (size_t i = 0; i < rep->npeaks; i++) {
         const gma_peakview *pv = &rep->peaks[i];
-        fprintf(f, "\nLive at the peak: dev%u, %s in %s allocations at %s ms (step %llu)\n", pv->device,
-                gma_fmt_bytes(b1, pv->bytes), gma_fmt_count(b2, pv->count), gma_fmt_ms(b3, gma_rel(r, pv->ts)),
-                (unsigned long long)pv->step);
-        fprintf(f, "  baseline (allocated before the window): %s in %s allocations\n",
-                gma_fmt_bytes(b1, pv->baseline_bytes), gma_fmt_count(b2, pv->baseline_count));
+        fprintf(f, "\nLive at the peak: dev%u, %s in %s allocation%s at %s ms (step %llu)\n", pv->device,
+                gma_fmt_bytes(b1, pv->bytes), gma_fmt_count(b2, pv->count), pv->count == 1 ? "" : "s",
+                gma_fmt_ms(b3, gma_rel(r, pv->ts)), (unsigned long long)pv->step);
+        fprintf(f, "  baseline (allocated before the window): %s in %s allocation%s\n",
+                gma_fmt_bytes(b1, pv->baseline_bytes), gma_fmt_count(b2, pv->baseline_count),
+                pv->baseline_count == 1 ? "" : "s");
         print_groups(f, rep, "by kernel", &pv->by_kernel, pv->more_kernels);
         print_groups(f, rep, "by range", &pv->by_range, pv->more_ranges);
     }
 
     const gma_leakview *lv = &rep->leaks;
-    fprintf(f, "\nLeaks: %s in %s allocations made in a window and still live at its end%s\n",
-            gma_fmt_bytes(b1, lv->bytes), gma_fmt_count(b2, lv->count),
+    fprintf(f, "\nLeaks: %s in %s allocation%s made in a window and still live at its end%s\n",
+            gma_fmt_bytes(b1, lv->bytes), gma_fmt_count(b2, lv->count), lv->count == 1 ? "" : "s",
             lv->at_trace_end ? " (measured at the trace end)" : "");
     print_groups(f, rep, "by kernel", &lv->by_kernel, lv->more_kernels);
     print_groups(f, rep, "by range", &lv->by_range, lv->more_ranges);
@@ -291,9 +302,7 @@ int gma_print_table(FILE *f, const gma_report *rep)
         const gma_steprow *s = &GMA_VEC_AT(&r->steps, gma_steprow, i);
         if (!s->alloc_count && !s->free_count)
             continue;
-        if (!shown)
-            fprintf(f, "  net per step:");
-        fprintf(f, " %sstep %llu %s", shown ? ", " : "", (unsigned long long)s->step,
+        fprintf(f, "%sstep %llu %s", shown ? ", " : "  net per step: ", (unsigned long long)s->step,
                 gma_fmt_sbytes(b1, (int64_t)(s->alloc_bytes - s->free_bytes), 1));
         shown++;
     }

@@ -142,73 +142,73 @@ static int64_t sat(uint64_t v) { return v > (uint64_t)INT64_MAX ? INT64_MAX : (i
 /* ---- the --by tables --------------------------------------------------------- */
 
 static const gma_col KCOLS[] = {
-    { "kernel", "name", GMA_CT_STR, 1 },           { "calls", "calls", GMA_CT_U64, 1 },
-    { "self", "self_bytes", GMA_CT_SBYTES, 1 },    { "allocated", "alloc_bytes", GMA_CT_BYTES, 1 },
-    { "freed", "freed_bytes", GMA_CT_BYTES, 1 },   { "peak", "peak_bytes", GMA_CT_BYTES, 1 },
-    { "allocs", "alloc_count", GMA_CT_U64, 0 },    { "frees", "free_count", GMA_CT_U64, 0 },
-    { "time", "time_ns", GMA_CT_NS, 1 },           { "mean", "mean_ns", GMA_CT_NS, 1 },
-    { "min", "min_ns", GMA_CT_NS, 0 },             { "max", "max_ns", GMA_CT_NS, 0 },
-    { "regs", "registers", GMA_CT_U64, 1 },        { "smem", "shared_mem_bytes", GMA_CT_BYTES, 1 },
-    { "local", "local_mem_bytes", GMA_CT_BYTES, 0 },
+    { "kernel", "name", GMA_CT_STR, 1, 0 },           { "calls", "calls", GMA_CT_U64, 1, 0 },
+    { "self", "self_bytes", GMA_CT_SBYTES, 1, 0 },    { "allocated", "alloc_bytes", GMA_CT_BYTES, 1, 0 },
+    { "freed", "freed_bytes", GMA_CT_BYTES, 1, 0 },   { "peak", "peak_bytes", GMA_CT_BYTES, 1, 0 },
+    { "allocs", "alloc_count", GMA_CT_U64, 0, 0 },    { "frees", "free_count", GMA_CT_U64, 0, 0 },
+    { "time", "time_ns", GMA_CT_NS, 1, 0 },           { "mean", "mean_ns", GMA_CT_NS, 1, 0 },
+    { "min", "min_ns", GMA_CT_NS, 0, 0 },             { "max", "max_ns", GMA_CT_NS, 0, 0 },
+    { "regs", "registers", GMA_CT_U64, 1, 0 },        { "smem", "shared_mem_bytes", GMA_CT_BYTES, 1, 0 },
+    { "local", "local_mem_bytes", GMA_CT_BYTES, 0, 0 },
 };
 
 static const gma_col RCOLS[] = {
-    { "range", "name", GMA_CT_STR, 1 },                  { "calls", "calls", GMA_CT_U64, 1 },
-    { "self", "self_bytes", GMA_CT_SBYTES, 1 },          { "total", "total_bytes", GMA_CT_SBYTES, 1 },
-    { "self alloc", "self_alloc_bytes", GMA_CT_BYTES, 1 }, { "self freed", "self_freed_bytes", GMA_CT_BYTES, 1 },
-    { "total alloc", "total_alloc_bytes", GMA_CT_BYTES, 0 }, { "total freed", "total_freed_bytes", GMA_CT_BYTES, 0 },
-    { "allocs", "self_alloc_count", GMA_CT_U64, 0 },     { "frees", "self_free_count", GMA_CT_U64, 0 },
-    { "peak", "peak_bytes", GMA_CT_BYTES, 1 },           { "time", "time_ns", GMA_CT_NS, 1 },
-    { "mean", "mean_ns", GMA_CT_NS, 1 },
+    { "range", "name", GMA_CT_STR, 1, 0 },                  { "calls", "calls", GMA_CT_U64, 1, 0 },
+    { "self", "self_bytes", GMA_CT_SBYTES, 1, 0 },          { "total", "total_bytes", GMA_CT_SBYTES, 1, 0 },
+    { "self alloc", "self_alloc_bytes", GMA_CT_BYTES, 1, 0 }, { "self freed", "self_freed_bytes", GMA_CT_BYTES, 1, 0 },
+    { "total alloc", "total_alloc_bytes", GMA_CT_BYTES, 0, 0 }, { "total freed", "total_freed_bytes", GMA_CT_BYTES, 0, 0 },
+    { "allocs", "self_alloc_count", GMA_CT_U64, 0, 0 },     { "frees", "self_free_count", GMA_CT_U64, 0, 0 },
+    { "peak", "peak_bytes", GMA_CT_BYTES, 1, 0 },           { "time", "time_ns", GMA_CT_NS, 1, 0 },
+    { "mean", "mean_ns", GMA_CT_NS, 1, 0 },
 };
 
 static const gma_col ACOLS[] = {
-    { "address", "address", GMA_CT_HEX, 1 },      { "device", "device", GMA_CT_U64, 0 },
-    { "size", "bytes", GMA_CT_BYTES, 1 },          { "kind", "kind", GMA_CT_STR, 0 },
-    { "source", "source", GMA_CT_STR, 1 },         { "step", "step", GMA_CT_U64, 1 },
-    { "alloc ms", "alloc_ns", GMA_CT_TS, 1 },      { "free ms", "free_ns", GMA_CT_TS, 1 },
-    { "lifetime", "lifetime_ns", GMA_CT_NS, 1 },   { "live after", "live_after_bytes", GMA_CT_BYTES, 0 },
-    { "kernel", "kernel", GMA_CT_STR, 1 },         { "range", "range", GMA_CT_STR, 1 },
-    { "state", "state", GMA_CT_STR, 1 },
+    { "address", "address", GMA_CT_HEX, 1, 0 },      { "device", "device", GMA_CT_U64, 0, 0 },
+    { "size", "bytes", GMA_CT_BYTES, 1, 0 },          { "kind", "kind", GMA_CT_STR, 0, 0 },
+    { "source", "source", GMA_CT_STR, 1, 0 },         { "step", "step", GMA_CT_U64, 1, 0 },
+    { "alloc ms", "alloc_ns", GMA_CT_TS, 1, 0 },      { "free ms", "free_ns", GMA_CT_TS, 1, 0 },
+    { "lifetime", "lifetime_ns", GMA_CT_NS, 1, 0 },   { "live after", "live_after_bytes", GMA_CT_BYTES, 0, 0 },
+    { "kernel", "kernel", GMA_CT_STR, 1, 0 },         { "range", "range", GMA_CT_STR, 1, 0 },
+    { "state", "state", GMA_CT_STR, 1, 0 },
 };
 
 static const gma_col SCOLS[] = {
-    { "step", "step", GMA_CT_U64, 1 },            { "phase", "phase", GMA_CT_STR, 1 },
-    { "start ms", "start_ns", GMA_CT_TS, 1 },     { "duration", "duration_ns", GMA_CT_NS, 1 },
-    { "allocs", "alloc_count", GMA_CT_U64, 1 },   { "allocated", "alloc_bytes", GMA_CT_BYTES, 1 },
-    { "freed", "freed_bytes", GMA_CT_BYTES, 1 },  { "frees", "free_count", GMA_CT_U64, 0 },
-    { "net", "net_bytes", GMA_CT_SBYTES, 1 },     { "peak", "peak_bytes", GMA_CT_BYTES, 1 },
-    { "live at end", "live_end_bytes", GMA_CT_BYTES, 1 }, { "growth", "growth_bytes", GMA_CT_DBYTES, 1 },
-    { "kernels", "kernels", GMA_CT_U64, 1 },      { "kernel time", "kernel_ns", GMA_CT_NS, 1 },
+    { "step", "step", GMA_CT_U64, 1, 0 },            { "phase", "phase", GMA_CT_STR, 1, 0 },
+    { "start ms", "start_ns", GMA_CT_TS, 1, 0 },     { "duration", "duration_ns", GMA_CT_NS, 1, 0 },
+    { "allocs", "alloc_count", GMA_CT_U64, 1, 0 },   { "allocated", "alloc_bytes", GMA_CT_BYTES, 1, 0 },
+    { "freed", "freed_bytes", GMA_CT_BYTES, 1, 0 },  { "frees", "free_count", GMA_CT_U64, 0, 0 },
+    { "net", "net_bytes", GMA_CT_SBYTES, 1, 0 },     { "peak", "peak_bytes", GMA_CT_BYTES, 1, 0 },
+    { "live at end", "live_end_bytes", GMA_CT_BYTES, 1, 0 }, { "growth", "growth_bytes", GMA_CT_DBYTES, 1, 0 },
+    { "kernels", "kernels", GMA_CT_U64, 1, 0 },      { "kernel time", "kernel_ns", GMA_CT_NS, 1, 0 },
 };
 
 static const gma_col TCOLS[] = {
-    { "tag", "name", GMA_CT_STR, 1 },              { "device", "device", GMA_CT_U64, 1 },
-    { "step", "step", GMA_CT_U64, 1 },             { "time ms", "time_ns", GMA_CT_TS, 1 },
-    { "live", "live_bytes", GMA_CT_BYTES, 1 },     { "driver used", "driver_used_bytes", GMA_CT_BYTES, 1 },
-    { "driver total", "driver_total_bytes", GMA_CT_BYTES, 0 },
-    { "d live", "live_change_bytes", GMA_CT_DBYTES, 1 }, { "d used", "used_change_bytes", GMA_CT_DBYTES, 1 },
+    { "tag", "name", GMA_CT_STR, 1, 0 },              { "device", "device", GMA_CT_U64, 1, 0 },
+    { "step", "step", GMA_CT_U64, 1, 0 },             { "time ms", "time_ns", GMA_CT_TS, 1, 0 },
+    { "live", "live_bytes", GMA_CT_BYTES, 1, 0 },     { "driver used", "driver_used_bytes", GMA_CT_BYTES, 1, 0 },
+    { "driver total", "driver_total_bytes", GMA_CT_BYTES, 0, 0 },
+    { "d live", "live_change_bytes", GMA_CT_DBYTES, 1, 0 }, { "d used", "used_change_bytes", GMA_CT_DBYTES, 1, 0 },
 };
 
 static const gma_col STCOLS[] = {
-    { "device", "device", GMA_CT_U64, 1 },         { "stream", "stream", GMA_CT_STR, 1 },
-    { "kernels", "kernels", GMA_CT_U64, 1 },       { "kernel time", "kernel_ns", GMA_CT_NS, 1 },
-    { "allocs", "alloc_count", GMA_CT_U64, 1 },    { "allocated", "alloc_bytes", GMA_CT_BYTES, 1 },
-    { "freed", "freed_bytes", GMA_CT_BYTES, 1 },   { "frees", "free_count", GMA_CT_U64, 0 },
-    { "net", "net_bytes", GMA_CT_SBYTES, 1 },      { "peak", "peak_bytes", GMA_CT_BYTES, 1 },
-    { "copies", "copies", GMA_CT_U64, 1 },         { "copy bytes", "copy_bytes", GMA_CT_BYTES, 1 },
+    { "device", "device", GMA_CT_U64, 1, 0 },         { "stream", "stream", GMA_CT_STR, 1, 0 },
+    { "kernels", "kernels", GMA_CT_U64, 1, 0 },       { "kernel time", "kernel_ns", GMA_CT_NS, 1, 0 },
+    { "allocs", "alloc_count", GMA_CT_U64, 1, 0 },    { "allocated", "alloc_bytes", GMA_CT_BYTES, 1, 0 },
+    { "freed", "freed_bytes", GMA_CT_BYTES, 1, 0 },   { "frees", "free_count", GMA_CT_U64, 0, 0 },
+    { "net", "net_bytes", GMA_CT_SBYTES, 1, 0 },      { "peak", "peak_bytes", GMA_CT_BYTES, 1, 0 },
+    { "copies", "copies", GMA_CT_U64, 1, 0 },         { "copy bytes", "copy_bytes", GMA_CT_BYTES, 1, 0 },
 };
 
 static const gma_col DCOLS[] = {
-    { "device", "device", GMA_CT_U64, 1 },         { "name", "name", GMA_CT_STR, 1 },
-    { "total", "total_bytes", GMA_CT_BYTES, 1 },   { "baseline", "baseline_bytes", GMA_CT_BYTES, 1 },
-    { "peak", "peak_bytes", GMA_CT_BYTES, 1 },     { "peak step", "peak_step", GMA_CT_U64, 1 },
-    { "peak ms", "peak_ns", GMA_CT_TS, 1 },        { "allocated", "alloc_bytes", GMA_CT_BYTES, 1 },
-    { "freed", "freed_bytes", GMA_CT_BYTES, 1 },   { "net", "net_bytes", GMA_CT_SBYTES, 1 },
-    { "leaked", "leaked_bytes", GMA_CT_BYTES, 1 }, { "kernels", "kernels", GMA_CT_U64, 1 },
-    { "kernel time", "kernel_ns", GMA_CT_NS, 1 },  { "driver used max", "driver_used_max_bytes", GMA_CT_BYTES, 1 },
-    { "pinned host peak", "pinned_host_peak_bytes", GMA_CT_BYTES, 0 },
-    { "copies", "copies", GMA_CT_U64, 0 },         { "copy bytes", "copy_bytes", GMA_CT_BYTES, 0 },
+    { "device", "device", GMA_CT_U64, 1, 0 },         { "name", "name", GMA_CT_STR, 1, 0 },
+    { "total", "total_bytes", GMA_CT_BYTES, 1, 0 },   { "baseline", "baseline_bytes", GMA_CT_BYTES, 1, 0 },
+    { "peak", "peak_bytes", GMA_CT_BYTES, 1, 0 },     { "peak step", "peak_step", GMA_CT_U64, 1, 0 },
+    { "peak ms", "peak_ns", GMA_CT_TS, 1, 0 },        { "allocated", "alloc_bytes", GMA_CT_BYTES, 1, 0 },
+    { "freed", "freed_bytes", GMA_CT_BYTES, 1, 0 },   { "net", "net_bytes", GMA_CT_SBYTES, 1, 0 },
+    { "leaked", "leaked_bytes", GMA_CT_BYTES, 1, 0 }, { "kernels", "kernels", GMA_CT_U64, 1, 0 },
+    { "kernel time", "kernel_ns", GMA_CT_NS, 1, 0 },  { "driver used max", "driver_used_max_bytes", GMA_CT_BYTES, 1, 0 },
+    { "pinned host peak", "pinned_host_peak_bytes", GMA_CT_BYTES, 0, 0 },
+    { "copies", "copies", GMA_CT_U64, 0, 0 },         { "copy bytes", "copy_bytes", GMA_CT_BYTES, 0, 0 },
 };
 
 #define NCOLS(a) (sizeof(a) / sizeof((a)[0]))
@@ -914,27 +914,26 @@ static void build_messages(gma_report *rep)
     if (r->opt.window >= 0 && !rep->windows_selected)
         warn(rep, "window %lld is not in this trace", (long long)r->opt.window);
     if (r->unmatched_frees)
-        note(rep, "%llu frees of allocations not in the live set (%s) were ignored",
-             (unsigned long long)r->unmatched_frees, gma_fmt_bytes(b1, r->unmatched_free_bytes));
+        note(rep, "frees of addresses not in the live set, ignored: %llu (%s)", (unsigned long long)r->unmatched_frees,
+             gma_fmt_bytes(b1, r->unmatched_free_bytes));
     if (r->replaced_allocs)
-        note(rep, "%llu allocations reused a live address (a free was lost); the old ones were dropped",
+        note(rep, "allocations at an address already live (a free was lost; the old one dropped): %llu",
              (unsigned long long)r->replaced_allocs);
     if (r->unknown_ranges)
-        note(rep, "%llu memory events named an NVTX range instance not (or no longer) known: (unattributed)",
+        note(rep, "memory events naming an unknown NVTX range instance, counted as (unattributed): %llu",
              (unsigned long long)r->unknown_ranges);
     if (r->pending_evicted)
-        note(rep, "%llu kernel waits were given up (bounded memory): their allocations are (unattributed)",
+        note(rep, "kernel waits given up to bound memory (their allocations are (unattributed)): %llu",
              (unsigned long long)r->pending_evicted);
     if (r->unordered_mem)
-        note(rep, "%llu memory events came earlier in time than the one before them (replayed in trace order)",
+        note(rep, "memory events older than the one before them (replayed in trace order): %llu",
              (unsigned long long)r->unordered_mem);
     if (r->bad_device)
-        note(rep, "%llu records named a device id >= %d and were ignored", (unsigned long long)r->bad_device,
-             GMA_MAX_DEVICES);
+        note(rep, "records naming a device id >= %d, ignored: %llu", GMA_MAX_DEVICES, (unsigned long long)r->bad_device);
     if (r->bad_strings)
-        note(rep, "%llu string records had an id out of range", (unsigned long long)r->bad_strings);
+        note(rep, "string records with an id out of range, ignored: %llu", (unsigned long long)r->bad_strings);
     if (r->rend.skipped_unknown)
-        note(rep, "%llu records of a newer, unknown type were skipped", (unsigned long long)r->rend.skipped_unknown);
+        note(rep, "records of a newer, unknown type, skipped: %llu", (unsigned long long)r->rend.skipped_unknown);
 }
 
 int gma_report_build(gma_report *rep, const gma_replay *r)

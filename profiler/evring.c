@@ -30,7 +30,6 @@ int gmp_ring_init(gmp_ring *r, size_t capacity)
     r->mask = cap - 1;
     atomic_init(&r->tail, 0);
     atomic_init(&r->head, 0);
-    atomic_init(&r->pushed, 0);
     atomic_init(&r->dropped, 0);
     return 0;
 }
@@ -68,7 +67,6 @@ int gmp_ring_push(gmp_ring *r, const gmp_ev *ev)
     /* Only the bytes of the name in use are copied: most names are short. */
     memcpy(&c->ev, ev, offsetof(gmp_ev, name) + ev->len);
     atomic_store_explicit(&c->seq, pos + 1, memory_order_release);
-    atomic_fetch_add_explicit(&r->pushed, 1, memory_order_relaxed);
     return 0;
 }
 

@@ -53,8 +53,7 @@ typedef struct gmp_ring {
     uint64_t mask;
     _Alignas(64) _Atomic uint64_t tail; /* producers */
     _Alignas(64) _Atomic uint64_t head; /* the consumer */
-    _Alignas(64) _Atomic uint64_t pushed;
-    _Atomic uint64_t dropped;
+    _Alignas(64) _Atomic uint64_t dropped;
 } gmp_ring;
 
 /* capacity is rounded down to a power of two, at least 2. 0 or -1 (OOM). */

@@ -190,7 +190,7 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
     memset(&dfl, 0, sizeof dfl);
     dfl.sa_handler = SIG_DFL;
     sigemptyset(&dfl.sa_mask);
-    sigaction(sig, &dfl, NULL);
+    (void)sigaction(sig, &dfl, NULL); /* cannot fail for SIGTERM/SIGINT with SIG_DFL */
     sigset_t s;
     sigemptyset(&s);
     sigaddset(&s, sig);
@@ -212,7 +212,8 @@ static void install_signal_handlers(void)
         sa.sa_sigaction = on_signal;
         sa.sa_flags = SA_SIGINFO | SA_RESTART;
         sigemptyset(&sa.sa_mask);
-        sigaction(g_sigs[i], &sa, NULL);
+        if (sigaction(g_sigs[i], &sa, NULL) != 0)
+            gmp_log_debug("cannot handle signal %d: the trace is not finished if it arrives", g_sigs[i]);
     }
 }
 
@@ -285,17 +286,22 @@ static int light_body(void)
         slots = 4096;
     gmp_g.corr.slots = calloc(slots, sizeof *gmp_g.corr.slots);
     gmp_g.corr.mask = (uint32_t)(slots - 1);
-    gmp_g.corr.bits = 0;
-    while (((size_t)1 << gmp_g.corr.bits) < slots)
-        gmp_g.corr.bits++;
     if (!gmp_g.corr.slots || gmp_ring_init(&gmp_g.ring, ring) != 0) {
         gmp_log_error("out of memory for the profiler's tables; profiling is off");
         return -1;
     }
+    /* Without an eventfd the writer still polls the ring every 20 ms: only
+     * the early wake-ups are lost. */
     gmp_g.wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
     gmp_transition_init();
-    atexit(on_exit_handler);
-    pthread_atfork(NULL, NULL, on_fork_child);
+    /* Without the fork handler a child would try to use a writer thread it
+     * does not have: refuse to run rather than risk a hang in the child. */
+    if (pthread_atfork(NULL, NULL, on_fork_child) != 0) {
+        gmp_log_error("cannot register a fork handler; profiling is off");
+        return -1;
+    }
+    if (atexit(on_exit_handler) != 0)
+        gmp_log_debug("atexit is full: the trace is finished by the library destructor only");
     return 0;
 }
 
@@ -332,7 +338,8 @@ static int full_body(void)
     }
 
     char host[256] = "localhost";
-    gethostname(host, sizeof host - 1);
+    if (gethostname(host, sizeof host - 1) != 0)
+        snprintf(host, sizeof host, "localhost"); /* only names the file */
     host[sizeof host - 1] = '\0';
     gmp_diag diag;
     memset(&diag, 0, sizeof diag);
@@ -433,8 +440,8 @@ int InitializeInjection(void)
          * CUDA_INJECTION64_PATH was set. A program that calls NVTX before
          * CUDA starts needs the launcher or the variable (docs). */
         char self[PATH_MAX];
-        if (self_path(self, sizeof self) == 0)
-            setenv("NVTX_INJECTION64_PATH", self, 0);
+        if (self_path(self, sizeof self) != 0 || setenv("NVTX_INJECTION64_PATH", self, 0) != 0)
+            gmp_log_debug("cannot point NVTX_INJECTION64_PATH at this library: NVTX ranges are not seen");
     }
     return 1; /* always: a profiler problem must not change what CUDA does */
 }

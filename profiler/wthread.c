@@ -116,6 +116,7 @@ static struct {
 
     staged *st;
     size_t nst, cap_st;
+    uint64_t horizon; /* trace time just before this round popped the ring */
     gmp_ev *evs;
     size_t nev;
 
@@ -135,6 +136,10 @@ static struct {
     } kcache[KCACHE];
     uint8_t dev_written[GMP_MAX_DEVICES];
 
+    /* Finishing for a signal: the interrupted thread may hold step_lock or
+     * dev_lock (it can be inside a step call or a context callback), so the
+     * writer takes them only with trylock and skips what it cannot get. */
+    int sig_mode;
     uint64_t unmatched, late_mem, bad_records, pool_records, lost_epochs, live_replaced;
     uint64_t frame_records;
     int io_error;
@@ -251,7 +256,12 @@ static void pull_epochs(void)
     uint32_t cur = atomic_load_explicit(&gmp_g.epoch, memory_order_acquire);
     if (W.have_epochs && cur == W.known)
         return;
-    pthread_mutex_lock(&gmp_g.step_lock);
+    if (W.sig_mode) {
+        if (pthread_mutex_trylock(&gmp_g.step_lock) != 0)
+            return;
+    } else {
+        pthread_mutex_lock(&gmp_g.step_lock);
+    }
     cur = atomic_load_explicit(&gmp_g.epoch, memory_order_relaxed);
     uint32_t from = W.have_epochs ? W.known + 1 : 0;
     if (cur - from >= GMP_EPOCH_HIST - 1) {
@@ -448,8 +458,10 @@ static int open_remove(uint64_t id, open_range *out)
 
 static void put_device(unsigned d)
 {
+    if (d >= GMP_MAX_DEVICES)
+        return;
     const gmp_devinfo *i = &gmp_g.dev[d];
-    if (d >= GMP_MAX_DEVICES || W.dev_written[d] || !atomic_load_explicit(&i->ready, memory_order_acquire))
+    if (W.dev_written[d] || !atomic_load_explicit(&i->ready, memory_order_acquire))
         return;
     W.dev_written[d] = 1;
     gmt_record r;
@@ -471,6 +483,8 @@ static void put_device(unsigned d)
 static void sample_devices_at(uint64_t ticket)
 {
     gmp_snap sn;
+    if (W.sig_mode)
+        return; /* the driver and our locks may be held by the interrupted thread */
     int have = gmp_snapshot_get(ticket, &sn);
     for (unsigned d = 0; d < GMP_MAX_DEVICES; d++) {
         uint64_t f, t, ts;
@@ -755,7 +769,7 @@ static void put_tag(const gmp_ev *ev)
     const gmp_epoch_info *ep = epinfo(ev->epoch);
     r->u.tag.step = ep ? ep->step : W.cur_step;
     gmp_snap sn;
-    int have = gmp_snapshot_get(ev->c, &sn);
+    int have = !W.sig_mode && gmp_snapshot_get(ev->c, &sn);
     for (unsigned d = 0; d < GMP_MAX_DEVICES; d++) {
         if (!W.dev_written[d])
             continue;
@@ -767,7 +781,7 @@ static void put_tag(const gmp_ev *ev)
             td->driver_free = sn.free_b[d];
             td->driver_total = sn.total_b[d];
             td->driver_used = sn.total_b[d] >= sn.free_b[d] ? sn.total_b[d] - sn.free_b[d] : 0;
-        } else if (gmp_device_meminfo(d, &f, &t) == 0) {
+        } else if (!W.sig_mode && gmp_device_meminfo(d, &f, &t) == 0) {
             td->driver_free = f;
             td->driver_total = t;
             td->driver_used = t >= f ? t - f : 0;
@@ -1007,9 +1021,17 @@ static int cmp_staged(const void *a, const void *b)
 }
 
 /* Merges staged records and ring events in (epoch, time) order, applying
- * each transition when everything of the epochs before it is out. force:
- * the end, when staged records of epochs not yet published (impossible
- * unless the history was lost) are written too. */
+ * each transition when everything of the epochs before it is out.
+ *
+ * A staged record newer than the horizon (the time just before this round
+ * popped the ring) waits for the next round: an event its thread published
+ * before making the record's API call may not have been popped yet (the
+ * ring was read before the record's buffer was taken), and must come first.
+ * What waits behind it (later events, transitions) waits too; events not
+ * written are kept, in order, for the next round.
+ *
+ * force (the end): write everything, ignoring the horizon and epochs not
+ * yet published (impossible unless the history was lost). */
 static void drain(int force)
 {
     size_t si = 0, ei = 0;
@@ -1022,18 +1044,22 @@ static void drain(int force)
                    (force || (int32_t)(W.st[si].epoch - W.known) <= 0);
         int e_ok = ei < W.nev && (!has_tr || (int32_t)(W.evs[ei].epoch - lim) < 0);
         if (s_ok && e_ok) {
-            const staged *s = &W.st[si];
+            const staged *st = &W.st[si];
             const gmp_ev *e = &W.evs[ei];
-            if (s->epoch == e->epoch ? s->ts <= e->ts : (int32_t)(s->epoch - e->epoch) < 0)
+            if (st->epoch == e->epoch ? st->ts <= e->ts : (int32_t)(st->epoch - e->epoch) < 0)
                 e_ok = 0;
             else
                 s_ok = 0;
         }
         if (s_ok) {
+            /* (a time far beyond the horizon is a clock step, not a race:
+             * such a record is not held) */
+            if (!force && W.st[si].ts >= W.horizon && W.st[si].ts - W.horizon < 1000000000ull)
+                break; /* next round, with what comes after it */
             emit_staged(&W.st[si++]);
         } else if (e_ok) {
             emit_event(&W.evs[ei++]);
-        } else if (has_tr) {
+        } else if (has_tr && !(si < W.nst && (int32_t)(W.st[si].epoch - lim) < 0)) {
             const gmp_epoch_info *e = &W.hist[W.next_epoch % GMP_EPOCH_HIST];
             if (e->epoch == W.next_epoch)
                 apply_epoch(e);
@@ -1042,11 +1068,15 @@ static void drain(int force)
             break;
         }
     }
-    /* Events of an epoch the ring saw before its transition was published
-     * cannot exist (an event's epoch is read before it is pushed); be safe. */
-    while (ei < W.nev)
-        emit_event(&W.evs[ei++]);
-    W.nev = 0;
+    if (force) {
+        /* Events of epochs never published cannot exist (an event's epoch is
+         * read before it is pushed); at the end, write them anyway. */
+        while (ei < W.nev)
+            emit_event(&W.evs[ei++]);
+    }
+    if (ei < W.nev)
+        memmove(W.evs, W.evs + ei, (W.nev - ei) * sizeof *W.evs);
+    W.nev -= ei;
     if (si < W.nst)
         memmove(W.st, W.st + si, (W.nst - si) * sizeof *W.st);
     W.nst -= si;
@@ -1081,7 +1111,8 @@ static void take_buffers(void)
 /* One round: ring first, then epochs, then buffers (see the top comment). */
 static void round_once(int force)
 {
-    W.nev = 0;
+    size_t first = W.nev; /* events kept from the last round come first */
+    W.horizon = gmp_now();
     while (W.nev < EV_BATCH && gmp_ring_pop(&gmp_g.ring, &W.evs[W.nev]))
         W.nev++;
     gmp_post_rearm();
@@ -1089,7 +1120,7 @@ static void round_once(int force)
     /* VMM reservations and mappings are metadata: apply them before any
      * record of this round needs them (a MEMORY2 record of a mapping can
      * carry an earlier time than the map call's exit). */
-    for (size_t i = 0; i < W.nev; i++) {
+    for (size_t i = first; i < W.nev; i++) {
         const gmp_ev *e = &W.evs[i];
         if (e->type == GMP_EV_VMM_RESERVE || e->type == GMP_EV_VMM_MAP) {
             vrange v = {e->a, e->b, e->tid, e->epoch, e->c, e->d};
@@ -1111,7 +1142,8 @@ static void put_header(void)
     char cmd[4096];
     char cfgtext[2048];
     size_t n = 0;
-    gethostname(host, sizeof host - 1);
+    if (gethostname(host, sizeof host - 1) != 0)
+        host[0] = '\0'; /* an empty host field says "unknown" */
     int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
     if (fd >= 0) {
         ssize_t k = read(fd, cmd, sizeof cmd - 1);
@@ -1278,6 +1310,7 @@ static void *writer_main(void *arg)
         int req = atomic_load(&W.finish_req);
         int sig = atomic_load(&W.finish_sig);
         if (sig && !req) {
+            W.sig_mode = 1;
             gmp_flush_forced();
             req = GMT_WEND_SIGNAL + 1;
         }
@@ -1325,7 +1358,7 @@ int gmp_wt_start(gmt_writer *w, char *err, size_t cap)
         snprintf(err, cap, "cannot start the writer thread: %s", strerror(e));
         return -1;
     }
-    pthread_setname_np(W.th, "gmemprof-writer");
+    (void)pthread_setname_np(W.th, "gmemprof-writer"); /* cosmetic (top, gdb) */
     return 0;
 }
 

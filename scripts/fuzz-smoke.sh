@@ -40,19 +40,19 @@ if ! "$cc" -fsanitize=fuzzer,address,undefined "$probe/p.c" -o "$probe/p" >/dev/
     exit 0
 fi
 
-targets=("$@")
-if ((${#targets[@]} == 0)); then
-    targets=(fuzz_reader fuzz_config)
-    # fuzz_analyze exists once the analyzer exposes its replay (tests/fuzz/analyze.cmake).
-    if [ -f tests/fuzz/analyze.cmake ] && [ -f tests/fuzz/fuzz_analyze.c ]; then
-        targets+=(fuzz_analyze)
-    fi
-fi
-
-say "building ${targets[*]} with $cc in $build"
+say "configuring $build with $cc"
 mkdir -p "$build"
 CC=$cc cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGMEMPROF_FUZZ=ON -DGMEMPROF_SAMPLES=OFF \
     >"$build/fuzz-configure.log" 2>&1 || { cat "$build/fuzz-configure.log" >&2; exit 1; }
+targets=("$@")
+if ((${#targets[@]} == 0)); then
+    targets=(fuzz_reader fuzz_config)
+    # fuzz_analyze exists once analyzer/ builds its library (tests/fuzz/CMakeLists.txt).
+    if grep -q fuzz_analyze_corpus "$build/tests/fuzz/CTestTestfile.cmake" 2>/dev/null; then
+        targets+=(fuzz_analyze)
+    fi
+fi
+say "building ${targets[*]}"
 cmake --build "$build" -j "$(nproc 2>/dev/null || echo 2)" --target "${targets[@]}" >"$build/fuzz-build.log" 2>&1 ||
     { tail -50 "$build/fuzz-build.log" >&2; exit 1; }
 

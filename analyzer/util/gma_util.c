@@ -10,9 +10,15 @@
 
 void gma_map_free(gma_map *m)
 {
-    free(m->keys);
-    free(m->vals);
+    free(m->b);
     memset(m, 0, sizeof(*m));
+}
+
+void gma_map_clear(gma_map *m)
+{
+    if (m->b)
+        memset(m->b, 0, m->cap * sizeof(*m->b));
+    m->count = 0;
 }
 
 static int map_grow(gma_map *m)
@@ -21,49 +27,49 @@ static int map_grow(gma_map *m)
     unsigned nshift = 64;
     for (size_t c = ncap; c > 1; c >>= 1)
         nshift--;
-    uint64_t *nk = malloc(ncap * sizeof(*nk));
-    uint32_t *nv = calloc(ncap, sizeof(*nv));
-    if (!nk || !nv) {
-        free(nk);
-        free(nv);
+    gma_slot_kv *nb = calloc(ncap, sizeof(*nb));
+    if (!nb)
         return -1;
-    }
     gma_map old = *m;
-    m->keys = nk;
-    m->vals = nv;
+    m->b = nb;
     m->cap = ncap;
     m->shift = nshift;
     size_t mask = ncap - 1;
     for (size_t i = 0; i < old.cap; i++) {
-        if (!old.vals[i])
+        if (!old.b[i].val)
             continue;
-        size_t j = gma_map_hash(m, old.keys[i]);
-        while (nv[j])
+        size_t j = gma_map_hash(m, old.b[i].key);
+        while (nb[j].val)
             j = (j + 1) & mask;
-        nk[j] = old.keys[i];
-        nv[j] = old.vals[i];
+        nb[j] = old.b[i];
     }
-    free(old.keys);
-    free(old.vals);
+    free(old.b);
     return 0;
 }
 
 int gma_map_put(gma_map *m, uint64_t key, uint32_t val)
+{
+    uint32_t old;
+    return gma_map_swap(m, key, val, &old) < 0 ? -1 : 0;
+}
+
+int gma_map_swap(gma_map *m, uint64_t key, uint32_t val, uint32_t *old)
 {
     /* Load factor at most 1/2: probes stay short on aligned addresses. */
     if ((m->count + 1) * 2 > m->cap && map_grow(m) != 0)
         return -1;
     size_t mask = m->cap - 1;
     size_t i = gma_map_hash(m, key);
-    while (m->vals[i]) {
-        if (m->keys[i] == key) {
-            m->vals[i] = val + 1;
-            return 0;
+    while (m->b[i].val) {
+        if (m->b[i].key == key) {
+            *old = (uint32_t)(m->b[i].val - 1);
+            m->b[i].val = (uint64_t)val + 1;
+            return 1;
         }
         i = (i + 1) & mask;
     }
-    m->keys[i] = key;
-    m->vals[i] = val + 1;
+    m->b[i].key = key;
+    m->b[i].val = (uint64_t)val + 1;
     m->count++;
     return 0;
 }
@@ -75,31 +81,30 @@ int gma_map_del(gma_map *m, uint64_t key, uint32_t *val)
     size_t mask = m->cap - 1;
     size_t i = gma_map_hash(m, key);
     for (;; i = (i + 1) & mask) {
-        if (!m->vals[i])
+        if (!m->b[i].val)
             return 0;
-        if (m->keys[i] == key)
+        if (m->b[i].key == key)
             break;
     }
     if (val)
-        *val = m->vals[i] - 1;
+        *val = (uint32_t)(m->b[i].val - 1);
     /* Backward shift: move later members of the probe run into the hole
      * when their home bucket is not between the hole and them. */
     size_t hole = i;
-    for (size_t j = (i + 1) & mask; m->vals[j]; j = (j + 1) & mask) {
-        size_t home = gma_map_hash(m, m->keys[j]);
+    for (size_t j = (i + 1) & mask; m->b[j].val; j = (j + 1) & mask) {
+        size_t home = gma_map_hash(m, m->b[j].key);
         int movable = (hole <= j) ? (home <= hole || home > j) : (home <= hole && home > j);
         if (movable) {
-            m->keys[hole] = m->keys[j];
-            m->vals[hole] = m->vals[j];
+            m->b[hole] = m->b[j];
             hole = j;
         }
     }
-    m->vals[hole] = 0;
+    m->b[hole].val = 0;
     m->count--;
     return 1;
 }
 
-size_t gma_map_bytes(const gma_map *m) { return m->cap * (sizeof(uint64_t) + sizeof(uint32_t)); }
+size_t gma_map_bytes(const gma_map *m) { return m->cap * sizeof(*m->b); }
 
 /* ---- vectors ----------------------------------------------------------- */
 

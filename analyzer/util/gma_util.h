@@ -17,9 +17,14 @@
 
 /* Linear probing with backward-shift deletion (no tombstones), so a map that
  * sees many inserts and removes (the live set) never degrades. */
+typedef struct gma_slot_kv {
+    uint64_t key;
+    uint64_t val;    /* value + 1; 0 marks an empty bucket */
+} gma_slot_kv;
+
+/* Keys and values interleaved: one cache line per probe. */
 typedef struct gma_map {
-    uint64_t *keys;
-    uint32_t *vals;  /* value + 1; 0 marks an empty bucket */
+    gma_slot_kv *b;
     size_t cap;      /* power of two, or 0 */
     size_t count;
     unsigned shift;  /* 64 - log2(cap) */
@@ -32,6 +37,8 @@ static inline size_t gma_map_hash(const gma_map *m, uint64_t k)
 }
 
 void gma_map_free(gma_map *m);
+/* Empties the map, keeping its buckets. */
+void gma_map_clear(gma_map *m);
 /* Returns 1 and *val when present, else 0. */
 static inline int gma_map_get(const gma_map *m, uint64_t key, uint32_t *val)
 {
@@ -39,17 +46,20 @@ static inline int gma_map_get(const gma_map *m, uint64_t key, uint32_t *val)
         return 0;
     size_t mask = m->cap - 1;
     for (size_t i = gma_map_hash(m, key);; i = (i + 1) & mask) {
-        uint32_t v = m->vals[i];
-        if (!v)
+        const gma_slot_kv *s = &m->b[i];
+        if (!s->val)
             return 0;
-        if (m->keys[i] == key) {
-            *val = v - 1;
+        if (s->key == key) {
+            *val = (uint32_t)(s->val - 1);
             return 1;
         }
     }
 }
 /* Inserts or overwrites. 0 on success, -1 on OOM (map unchanged). */
 int gma_map_put(gma_map *m, uint64_t key, uint32_t val);
+/* Inserts key -> val; when key was present, replaces its value, sets *old
+ * and returns 1. 0 on a fresh insert, -1 on OOM (map unchanged). One probe. */
+int gma_map_swap(gma_map *m, uint64_t key, uint32_t val, uint32_t *old);
 /* Removes key; returns 1 and *val (may be NULL) when it was present. */
 int gma_map_del(gma_map *m, uint64_t key, uint32_t *val);
 size_t gma_map_bytes(const gma_map *m);

@@ -10,7 +10,8 @@
  *                    streams for the reader target's second reading.
  *   OUTDIR/config/   NUL-separated KEY=VALUE environments: every setting
  *                    valid, every setting bad, schedules, output patterns.
- *   OUTDIR/analyze/  the traces of reader/ that make sense to an analyzer.
+ *   OUTDIR/analyze/  the traces of reader/ that make sense to an analyzer, and
+ *                    raw streams (fuzz_analyze compresses a non-zstd input).
  *
  * The committed corpus under tests/fuzz/corpus/ came from this program
  * (docs/reliability.md says how to regenerate it); a test runs it and replays
@@ -610,7 +611,8 @@ int main(int argc, char **argv)
     /* The analyzer's seeds: traces a user could hand it. */
     static const char *const for_analyze[] = {"full.zst", "oneframe.zst", "notrailer.zst", "empty-run.zst",
                                               "newer-minor.zst", "newer-major.zst", "full-cut3.zst", "empty",
-                                              "text.txt", "full-flip.zst", NULL};
+                                              "text.txt", "full-flip.zst", "raw-stream.bin",
+                                              "raw-newer-minor.bin", "raw-cut.bin", NULL};
     for (size_t i = 0; for_analyze[i]; i++) {
         char path[4096];
         size_t k;

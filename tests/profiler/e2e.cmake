@@ -42,8 +42,8 @@ add_dependencies(gmp_e2e_test gmp_e2e_app gmp_e2e_search gmemprof gmemprof_launc
 
 set(GMP_E2E_SCENARIOS
   whole schedule nvtx_steps api_precedence capture tags threads overflow settings
-  badoutput diskfull conflict sigterm sigint sigchain sigkill fork vmm sources attrs
-  search nocupti launcher)
+  badoutput diskfull conflict sigterm sigint sigchain sigign sigkill fork vmm sources attrs
+  time budget search nocupti launcher)
 foreach(sc ${GMP_E2E_SCENARIOS})
   add_test(NAME profiler.e2e.${sc}
     COMMAND gmp_e2e_test ${sc} $<TARGET_FILE:gmp_e2e_app> $<TARGET_FILE:gmp_e2e_search>
@@ -52,6 +52,14 @@ foreach(sc ${GMP_E2E_SCENARIOS})
     LABELS "e2e" TIMEOUT 120
     ENVIRONMENT "LD_LIBRARY_PATH=${GMP_FAKE_DIR}")
 endforeach()
+if(GMEMPROF_SANITIZE)
+  # LeakSanitizer's exit-time check can deadlock in a child forked from a
+  # multi-threaded process (it waits for an allocator lock held by a parent
+  # thread that does not exist in the child): a sanitizer limitation, seen
+  # about 1 run in 20. Leak checking stays on for every other test.
+  set_tests_properties(profiler.e2e.fork PROPERTIES
+    ENVIRONMENT "LD_LIBRARY_PATH=${GMP_FAKE_DIR};ASAN_OPTIONS=detect_leaks=0")
+endif()
 
 # The cost of the callback path (ns per launch callback): bench/cb_cost.c.
 if(EXISTS ${CMAKE_SOURCE_DIR}/bench/cb_cost.c)

@@ -290,9 +290,15 @@ static int sc_capture(void)
 static int sc_tags(void)
 {
     fake_cuda_set_meminfo(0, 70 * 1024 * MIB, 80 * 1024 * MIB);
+    fake_cuda_set_meminfo(1, 39 * 1024 * MIB, 40 * 1024 * MIB);
+    fake_cupti_context_created(1); /* a second device */
     gmemprof_mark("before_model");
     cuda_malloc(0x10000, 8 * MIB);
     cuda_malloc(0x20000, 8 * MIB);
+    /* 5 MiB on device 1 (its own context; the driver numbers ids globally) */
+    call c = api_begin(RT(cudaMalloc_v3020), DRV(cuMemAlloc_v2), NULL);
+    fake_cupti_emit_memory2(ALLOC, CUPTI_ACTIVITY_MEMORY_KIND_DEVICE, c.drv, 0x10000, 5 * MIB, 1, NOSTREAM, 0, 0, 0);
+    api_end(c, NULL);
     fake_cuda_set_meminfo(0, 60 * 1024 * MIB, 80 * 1024 * MIB);
     nvtxMarkA("tag: after_model");
     cuda_free(0x20000, 8 * MIB);
@@ -426,6 +432,48 @@ static int sc_fork(void)
     return 0;
 }
 
+/* SIGTERM ignored by the program: the profiler must leave it ignored. */
+static int sc_sigign(void)
+{
+    fact("A.corr", cuda_malloc(0x10000, MIB));
+    raise(SIGTERM);
+    launch("after_signal");
+    return 0;
+}
+
+/* delay=300ms,duration=1s: A before, B and k1 inside, C after the window. */
+static int sc_time(void)
+{
+    fact("A.corr", cuda_malloc(0x10000, MIB));
+    sleep_ms(800);
+    fact("B.corr", cuda_malloc(0x20000, 2 * MIB));
+    fact("k1.corr", launch("k1"));
+    sleep_ms(1000);
+    fact("C.corr", cuda_malloc(0x30000, 3 * MIB));
+    fact("k2.corr", launch("k2"));
+    return 0;
+}
+
+/* A small host budget and a stalled writer: CUPTI still gets buffers, the
+ * oldest waiting ones are reused and their records counted as dropped. */
+static int sc_budget(void)
+{
+    cuda_malloc(0x10, 1); /* warm */
+    fake_cupti_block_flush(1);
+    for (int i = 0; i < 5000 && !fake_cupti_flush_blocked(); i++)
+        sleep_ms(1);
+    fact("blocked", (uint64_t)fake_cupti_flush_blocked());
+    /* alloc/free pairs: the live table stays small, only the buffers fill */
+    for (int i = 0; i < 10000; i++) {
+        uint64_t a = 0x40000000ull + (uint64_t)i * 64;
+        fake_cupti_emit_memory2(ALLOC, CUPTI_ACTIVITY_MEMORY_KIND_DEVICE, 0, a, 64, 0, NOSTREAM, 0, 0, 0);
+        fake_cupti_emit_memory2(RELEASE, CUPTI_ACTIVITY_MEMORY_KIND_DEVICE, 0, a, 64, 0, NOSTREAM, 0, 0, 0);
+    }
+    fact("produced", 1 + 20000); /* the warm-up record too */
+    fake_cupti_block_flush(0);
+    return 0;
+}
+
 /* VMM as PyTorch's expandable segments use it: reserve, create, map; the
  * MEMORY2 record of the first mapping has no correlation id. */
 static int sc_vmm(void)
@@ -555,6 +603,8 @@ int main(int argc, char **argv)
     fact("pid", (uint64_t)getpid());
     if (strcmp(sc, "sigchain") == 0)
         signal(SIGTERM, app_handler); /* installed before the profiler */
+    if (strcmp(sc, "sigign") == 0)
+        signal(SIGTERM, SIG_IGN);
     if (getenv("E2E_CONFLICT"))
         fake_cupti_set_conflict(getenv("E2E_CONFLICT")); /* another tool came first */
     load_profiler();
@@ -590,6 +640,12 @@ int main(int argc, char **argv)
         rc = sc_sigkill();
     else if (strcmp(sc, "fork") == 0)
         rc = sc_fork();
+    else if (strcmp(sc, "sigign") == 0)
+        rc = sc_sigign();
+    else if (strcmp(sc, "time") == 0)
+        rc = sc_time();
+    else if (strcmp(sc, "budget") == 0)
+        rc = sc_budget();
     else if (strcmp(sc, "vmm") == 0)
         rc = sc_vmm();
     else if (strcmp(sc, "sources") == 0)

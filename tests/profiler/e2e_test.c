@@ -795,7 +795,13 @@ static void t_tags(void)
         if (!g)
             continue;
         CHECK_STR(S(&t, g->u.tag.name), names[i]);
-        CHECK_EQ_U64(g->u.tag.ndev, 1);
+        CHECK_EQ_U64(g->u.tag.ndev, 2);
+        /* device 1: 5 MiB from "after_model" on (same address as on device 0:
+         * the live table keys on (device, address)); driver 1 of 40 GiB used */
+        CHECK_EQ_U64(g->u.tag.dev[1].device, 1);
+        CHECK_EQ_U64(g->u.tag.dev[1].live_bytes, i == 0 ? 0 : 5 * MIB);
+        CHECK_EQ_U64(g->u.tag.dev[1].driver_used, 1 * GIB);
+        CHECK_EQ_U64(g->u.tag.dev[1].driver_total, 40 * GIB);
         CHECK_EQ_U64(g->u.tag.dev[0].device, 0);
         CHECK_EQ_U64(g->u.tag.dev[0].live_bytes, live[i]);
         CHECK_EQ_U64(g->u.tag.dev[0].driver_used, used[i]);
@@ -808,6 +814,7 @@ static void t_tags(void)
     }
     CHECK_EQ_U64(count_marks(&t, "plain mark"), 1);
     CHECK_EQ_U64(count_marks(&t, "tag: after_model"), 0);
+    CHECK_EQ_U64(count(&t, GMT_REC_DEVICE), 2);
     trace_free(&t);
 }
 
@@ -951,6 +958,74 @@ static void t_sigchain(void)
     check_complete(&t);
     const rec *we = last(&t, GMT_REC_WINDOW_END);
     CHECK(we && we->u.we.reason == GMT_WEND_EXIT);
+    trace_free(&t);
+}
+
+static void t_sigign(void)
+{
+    run r;
+    run_app("sigign", NULL, &r);
+    CHECK(exited(&r, 0)); /* still ignored: the program went on */
+    trace t = load_trace_of(&r);
+    check_complete(&t);
+    CHECK(kernel_by_name(&t, "after_signal") != NULL);
+    const rec *we = last(&t, GMT_REC_WINDOW_END);
+    CHECK(we && we->u.we.reason == GMT_WEND_EXIT);
+    trace_free(&t);
+}
+
+static void t_time(void)
+{
+    const char *env[] = {"GMEMPROF_SCHEDULE=delay=300ms,duration=1s", "GMEMPROF_SAMPLE_MS=50", NULL};
+    run r;
+    run_app("time", env, &r);
+    CHECK(exited(&r, 0));
+    trace t = load_trace_of(&r);
+    check_complete(&t);
+    check_windows(&t);
+    CHECK_EQ_U64(count(&t, GMT_REC_WINDOW_BEGIN), 1);
+    const rec *wb = nth(&t, GMT_REC_WINDOW_BEGIN, 0), *we = nth(&t, GMT_REC_WINDOW_END, 0);
+    CHECK(wb && wb->u.wb.baseline_count == 1 && wb->u.wb.baseline_bytes == 1 * MIB);
+    CHECK(we && we->u.we.reason == GMT_WEND_SCHEDULE);
+    const rec *b = mem_by_corr(&t, GMT_REC_ALLOC, F("B.corr"));
+    CHECK(b && index_of(&t, b) > index_of(&t, wb) && index_of(&t, b) < index_of(&t, we));
+    CHECK(kernel_by_name(&t, "k1") != NULL);
+    CHECK(mem_by_corr(&t, GMT_REC_ALLOC, F("C.corr")) == NULL);
+    CHECK(kernel_by_name(&t, "k2") == NULL);
+    /* phase changes: WAIT at start, ACTIVE, DONE, from the clock */
+    CHECK_EQ_U64(count(&t, GMT_REC_STEP), 3);
+    for (size_t i = 1; i < count(&t, GMT_REC_STEP); i++)
+        CHECK(nth(&t, GMT_REC_STEP, i)->u.step.source == GMT_STEPSRC_TIME);
+    CHECK(nth(&t, GMT_REC_STEP, 1) && nth(&t, GMT_REC_STEP, 1)->u.step.phase == GMT_PHASE_ACTIVE);
+    CHECK(nth(&t, GMT_REC_STEP, 2) && nth(&t, GMT_REC_STEP, 2)->u.step.phase == GMT_PHASE_DONE);
+    /* periodic driver samples inside the window (1 s at 50 ms: about 20) */
+    size_t samples = 0;
+    for (size_t i = index_of(&t, wb); we && i < index_of(&t, we); i++)
+        samples += t.r[i].type == GMT_REC_MEMSAMPLE;
+    fprintf(stderr, "time: %zu samples in the window\n", samples);
+    CHECK(samples >= 5);
+    trace_free(&t);
+}
+
+static void t_budget(void)
+{
+    const char *env[] = {"GMEMPROF_HOST_BUFFER_MB=4", "GMEMPROF_CUPTI_BUFFER_KB=32", NULL};
+    run r;
+    run_app("budget", env, &r);
+    CHECK(exited(&r, 0));
+    CHECK_EQ_U64(F("blocked"), 1);
+    trace t = load_trace_of(&r);
+    check_complete(&t);
+    size_t allocs = count(&t, GMT_REC_ALLOC) + count(&t, GMT_REC_FREE); /* every memory record */
+    const rec *s = last(&t, GMT_REC_STATS);
+    uint64_t dropped = s ? s->u.stats.dropped_writer : 0;
+    fprintf(stderr, "budget: %zu written, %" PRIu64 " dropped, host bytes %" PRIu64 "\n", allocs, dropped,
+            s ? s->u.stats.own_host_bytes : 0);
+    CHECK(dropped > 0);
+    CHECK_EQ_U64(allocs + dropped, F("produced"));
+    /* the 4 MiB budget, plus the live table (not a buffer: it grows with
+     * the program's live allocations, here a handful) */
+    CHECK(s && s->u.stats.own_host_bytes <= 4 * MIB + 256 * 1024);
     trace_free(&t);
 }
 
@@ -1140,6 +1215,7 @@ int main(int argc, char **argv)
         {"threads", t_threads},   {"overflow", t_overflow},   {"settings", t_settings},
         {"badoutput", t_badoutput}, {"diskfull", t_diskfull}, {"conflict", t_conflict},
         {"sigchain", t_sigchain}, {"sigkill", t_sigkill},     {"fork", t_fork},
+        {"sigign", t_sigign},     {"time", t_time},           {"budget", t_budget},
         {"vmm", t_vmm},           {"sources", t_sources},     {"attrs", t_attrs},
         {"search", t_search},     {"nocupti", t_nocupti},     {"launcher", t_launcher},
     };

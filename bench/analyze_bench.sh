@@ -1,0 +1,84 @@
+#!/bin/sh
+# Analyzer throughput: gmem-analyze (default table) on a gmem-synth trace.
+#
+#   bench/analyze_bench.sh [EVENTS]          default 100000000 (100 M)
+#
+# Builds a Release tree in $BUILD (default build-bench), writes the trace
+# once to $TRACE (default /tmp/gmem-bench-EVENTS.gmt), then times
+#   - gmem-analyze TRACE            (summary + top-10 kernel table)
+#   - a reader-only pass            (gmt_reader_next in a loop: the floor
+#                                    the decompression and decoding set)
+# with /usr/bin/time -v, and prints events/s (by wall time and by CPU
+# time = user + sys, which a loaded machine distorts less) and peak RSS.
+# Targets (issue 4): >= 20 M events/s on one core, peak RSS <= 200 MiB.
+set -eu
+events=${1:-100000000}
+build=${BUILD:-build-bench}
+trace=${TRACE:-/tmp/gmem-bench-$events.gmt}
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+
+command -v /usr/bin/time >/dev/null 2>&1 || { echo "needs /usr/bin/time (apt-get install time)" >&2; exit 1; }
+cmake -B "$build" -DCMAKE_BUILD_TYPE=Release -DGMEMPROF_SAMPLES=OFF >/dev/null
+cmake --build "$build" -j2 --target gmem-analyze gmem-synth gmt >/dev/null
+
+if [ ! -s "$trace" ]; then
+    echo "writing $trace ($events events)..." >&2
+    "$build/bin/gmem-synth" --events "$events" -o "$trace" >&2
+fi
+
+# The reader-only floor, compiled against the same library.
+floor_src=$(mktemp /tmp/gma-floor-XXXXXX.c)
+floor_bin=${floor_src%.c}
+trap 'rm -f "$floor_src" "$floor_bin" "$floor_bin.time" "$floor_bin.out"' EXIT
+cat >"$floor_src" <<'C'
+#include <stdio.h>
+#include "gmt_io.h"
+int main(int argc, char **argv)
+{
+    gmt_reader *r = gmt_reader_open(argv[1]);
+    gmt_record rec;
+    unsigned long long n = 0, sum = 0;
+    if (!r)
+        return 1;
+    while (gmt_reader_next(r, &rec) > 0) {
+        n++;
+        sum += (unsigned)rec.type;
+    }
+    printf("%llu %llu\n", n, sum);
+    gmt_reader_close(r);
+    return 0;
+}
+C
+${CC:-cc} -O2 -std=c11 -Iinclude -Icommon "$floor_src" "$build/lib/libgmt.a" -lzstd -o "$floor_bin"
+
+# run LABEL CMD...: prints "label events wall cpu rss_kib"
+run() {
+    label=$1
+    shift
+    /usr/bin/time -v "$@" >"$floor_bin.out" 2>"$floor_bin.time" || { cat "$floor_bin.time" >&2; exit 1; }
+    wall=$(sed -n 's/.*Elapsed (wall clock) time (h:mm:ss or m:ss): //p' "$floor_bin.time" |
+        awk -F: '{ if (NF == 3) print $1 * 3600 + $2 * 60 + $3; else print $1 * 60 + $2 }')
+    user=$(sed -n 's/.*User time (seconds): //p' "$floor_bin.time")
+    sys=$(sed -n 's/.*System time (seconds): //p' "$floor_bin.time")
+    rss=$(sed -n 's/.*Maximum resident set size (kbytes): //p' "$floor_bin.time")
+    echo "$label $wall $user $sys $rss"
+}
+
+records=$("$floor_bin" "$trace" | cut -d' ' -f1)
+size=$(wc -c <"$trace")
+echo "trace: $trace, $records records, $size bytes compressed"
+echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+printf '%-22s %10s %10s %14s %14s %10s\n' "run" "wall s" "cpu s" "M events/s" "M ev/s (cpu)" "peak RSS"
+for what in floor analyze; do
+    if [ "$what" = floor ]; then
+        line=$(run "reader-only" "$floor_bin" "$trace")
+    else
+        line=$(run "gmem-analyze" "$build/bin/gmem-analyze" "$trace")
+    fi
+    echo "$line" | awk -v n="$records" '{
+        cpu = $3 + $4;
+        printf "%-22s %10.2f %10.2f %14.1f %14.1f %7.1f MiB\n", $1, $2, cpu,
+               ($2 > 0 ? n / $2 / 1e6 : 0), (cpu > 0 ? n / cpu / 1e6 : 0), $5 / 1024 }'
+done
+echo "targets: >= 20 M events/s on one core; peak RSS <= 200 MiB"

@@ -1,0 +1,39 @@
+#!/bin/sh
+# run_exports.sh ANALYZE CHECKFMT TRACEDIR WORKDIR
+# --chrome: strict JSON with the expected events (python3 -m json.tool too
+# when present). --timeline: well-formed SVG and XHTML (xmllint too when
+# present), with the peak labelled and no external resource.
+set -u
+analyze=$1 checkfmt=$2 tracedir=$3 work=$4
+mkdir -p "$work" || exit 1
+fail() { echo "FAIL: $*" >&2; exit 1; }
+cd "$tracedir" || exit 1
+
+"$analyze" basic.gmt --chrome "$work/basic.json" >/dev/null || fail "--chrome basic"
+# 6 kernels on stream 7; 13 live-bytes samples (2 baseline + 7 allocs + 4 frees);
+# 2 NVTX ranges; 2 steps; 2 tags; 2 driver samples; window begin and end.
+"$checkfmt" json "$work/basic.json" \
+    '"cat":"kernel"=6' '"name":"live bytes"=13' '"cat":"nvtx"=2' '"cat":"step"=2' '"cat":"tag"=2' \
+    '"name":"driver used"=2' '"cat":"window"=2' '"cat":"warning"=0' '"name":"GPU 0: Test GPU"=1' \
+    '"name":"stream 7"=1' '"displayTimeUnit":"ms"=1' '"ts":15000.000,"dur":1.000=1' || fail "chrome basic content"
+if command -v python3 >/dev/null 2>&1; then
+    python3 -m json.tool "$work/basic.json" >/dev/null || fail "python3 json.tool rejects basic.json"
+fi
+"$analyze" truncated.gmt --chrome "$work/trunc.json" >/dev/null 2>&1 || fail "--chrome truncated"
+"$checkfmt" json "$work/trunc.json" '"cat":"warning"=1' '"warning":"trace truncated=1' || fail "chrome truncated"
+"$analyze" attn_naive.gmt --chrome "$work/attn.json" --step 0 >/dev/null || fail "--chrome attn"
+"$checkfmt" json "$work/attn.json" '"cat":"kernel"=4' || fail "chrome attn"
+
+for ext in svg html; do
+    "$analyze" basic.gmt --timeline "$work/basic.$ext" >/dev/null || fail "--timeline basic.$ext"
+    "$checkfmt" xml "$work/basic.$ext" 'peak dev0 127.00 MiB at 32.000 ms (step 1)=+1' 'step 0<=1' 'step 1<=1' \
+        'before_step=+1' 'http://www.w3.org/2000/svg=1' 'src="http=0' 'href="http=0' || fail "timeline basic.$ext"
+    if command -v xmllint >/dev/null 2>&1; then
+        xmllint --noout "$work/basic.$ext" || fail "xmllint rejects basic.$ext"
+    fi
+done
+"$analyze" truncated.gmt --timeline "$work/trunc.svg" >/dev/null 2>&1 || fail "--timeline truncated"
+"$checkfmt" xml "$work/trunc.svg" 'WARNING: trace truncated=1' || fail "timeline truncated warning"
+"$analyze" twodev.gmt --timeline "$work/twodev.html" >/dev/null || fail "--timeline twodev"
+"$checkfmt" xml "$work/twodev.html" 'dev1 live=+1' '<script>=1' || fail "timeline twodev"
+echo "exports ok"

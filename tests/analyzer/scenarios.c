@@ -1,0 +1,694 @@
+/*
+ * Scenario traces for the analyzer tests. Times: SC_T(i) is 10 ms + i ms
+ * after the trace start, so "event i" prints as (10 + i).000 ms.
+ * Every expected number is worked out in the comments and asserted in
+ * test_numbers.c.
+ */
+#include "scenarios.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zstd.h>
+
+#include "gmt_io.h"
+
+typedef struct tb {
+    gmt_writer *w;
+    gmt_status st;
+} tb;
+
+static void put(tb *b, const gmt_record *r)
+{
+    if (b->st == GMT_OK)
+        b->st = gmt_writer_put(b->w, r);
+}
+
+static int tb_open(tb *b, const char *path)
+{
+    gmt_writer_opts o = { 3, 1u << 20 };
+    b->st = GMT_OK;
+    b->w = gmt_writer_open(path, &o);
+    if (!b->w) {
+        perror(path);
+        return -1;
+    }
+    return 0;
+}
+
+static int tb_close(tb *b, const char *path)
+{
+    gmt_status c = gmt_writer_close(b->w);
+    if (b->st == GMT_OK)
+        b->st = c;
+    if (b->st != GMT_OK) {
+        fprintf(stderr, "%s: %s\n", path, gmt_status_str(b->st));
+        return -1;
+    }
+    return 0;
+}
+
+static void header(tb *b, uint64_t pid)
+{
+    gmt_record r;
+    memset(&r, 0, sizeof(r));
+    r.type = GMT_REC_HEADER;
+    r.u.header.pid = pid;
+    r.u.header.ppid = 1;
+    r.u.header.start_unix_ns = 1700000000000000000ull;
+    r.u.header.start_ts = SC_START;
+    r.u.header.rank = -1;
+    r.u.header.local_rank = -1;
+    r.u.header.world_size = -1;
+    r.u.header.host = (gmt_bytes){ "testhost", 8 };
+    r.u.header.cmdline = (gmt_bytes){ "python train.py", 15 };
+    r.u.header.config = (gmt_bytes){ "schedule=whole", 14 };
+    r.u.header.profiler_version = (gmt_bytes){ "test", 4 };
+    put(b, &r);
+}
+
+static void device(tb *b, uint64_t dev, const char *name, uint64_t total)
+{
+    gmt_record r;
+    memset(&r, 0, sizeof(r));
+    r.type = GMT_REC_DEVICE;
+    r.u.device.device = dev;
+    r.u.device.total_mem = total;
+    r.u.device.sm_count = 132;
+    r.u.device.cc_major = 9;
+    r.u.device.name = (gmt_bytes){ name, (uint32_t)strlen(name) };
+    put(b, &r);
+}
+
+static void string(tb *b, uint64_t id, const char *s)
+{
+    gmt_record r;
+    memset(&r, 0, sizeof(r));
+    r.type = GMT_REC_STRING;
+    r.u.string.id = id;
+    r.u.string.str = (gmt_bytes){ s, (uint32_t)strlen(s) };
+    put(b, &r);
+}
+
+typedef struct mem {
+    uint64_t ts, dev, addr, bytes, src, kind, flags, tid, seq, range, step, stream;
+} mem;
+
+static void memrec(tb *b, gmt_type type, mem m)
+{
+    gmt_record r;
+    memset(&r, 0, sizeof(r));
+    r.type = type;
+    r.u.mem.ts = m.ts;
+    r.u.mem.device = m.dev;
+    r.u.mem.address = m.addr;
+    r.u.mem.bytes = m.bytes;
+    r.u.mem.kind = m.kind ? m.kind : GMT_MEMKIND_DEVICE;
+    r.u.mem.source = m.src ? m.src : GMT_SRC_MALLOC;
+    r.u.mem.flags = m.flags;
+    r.u.mem.tid = m.tid;
+    r.u.mem.seq = m.seq;
+    r.u.mem.range = m.range;
+    r.u.mem.step = m.step;
+    r.u.mem.stream = m.stream;
+    put(b, &r);
+}
+#define ALLOC(b, ...) memrec(b, GMT_REC_ALLOC, (mem){ __VA_ARGS__ })
+#define FREE(b, ...) memrec(b, GMT_REC_FREE, (mem){ __VA_ARGS__ })
+
+static void kernel(tb *b, uint64_t ts, uint64_t dur, uint64_t dev, uint64_t stream, uint64_t name, uint64_t tid,
+                   uint64_t seq, uint64_t step)
+{
+    gmt_record r;
+    memset(&r, 0, sizeof(r));
+    r.type = GMT_REC_KERNEL;
+    r.u.kernel.start = ts;
+    r.u.kernel.end = ts + dur;
+    r.u.kernel.device = dev;
+    r.u.kernel.stream = stream;
+    r.u.kernel.corr = seq + 1000;
+    r.u.kernel.name = name;
+    r.u.kernel.grid[0] = 128;
+    r.u.kernel.grid[1] = r.u.kernel.grid[2] = 1;
+    r.u.kernel.block[0] = 256;
+    r.u.kernel.block[1] = r.u.kernel.block[2] = 1;
+    r.u.kernel.registers = 32 + name;
+    r.u.kernel.static_smem = 1024;
+    r.u.kernel.dynamic_smem = 1024 * name;
+    r.u.kernel.local_mem = 0;
+    r.u.kernel.tid = tid;
+    r.u.kernel.seq = seq;
+    r.u.kernel.step = step;
+    put(b, &r);
+}
+
+static void range(tb *b, int begin, uint64_t ts, uint64_t tid, uint64_t id, uint64_t parent, uint64_t name)
+{
+    gmt_record r;
+    memset(&r, 0, sizeof(r));
+    r.type = begin ? GMT_REC_RANGE_BEGIN : GMT_REC_RANGE_END;
+    r.u.range.ts = ts;
+    r.u.range.tid = tid;
+    r.u.range.id = id;
+    r.u.range.parent = parent;
+    r.u.range.name = name;
+    put(b, &r);
+}
+
+static void step(tb *b, uint64_t ts, uint64_t n)
+{
+    gmt_record r;
+    memset(&r, 0, sizeof(r));
+    r.type = GMT_REC_STEP;
+    r.u.step.ts = ts;
+    r.u.step.step = n;
+    r.u.step.phase = GMT_PHASE_ACTIVE;
+    r.u.step.source = GMT_STEPSRC_API;
+    put(b, &r);
+}
+
+static void wbegin(tb *b, uint64_t ts, uint64_t w, uint64_t stp, uint64_t count, uint64_t bytes)
+{
+    gmt_record r;
+    memset(&r, 0, sizeof(r));
+    r.type = GMT_REC_WINDOW_BEGIN;
+    r.u.wbegin.ts = ts;
+    r.u.wbegin.window = w;
+    r.u.wbegin.step = stp;
+    r.u.wbegin.baseline_count = count;
+    r.u.wbegin.baseline_bytes = bytes;
+    put(b, &r);
+}
+
+static void wend(tb *b, uint64_t ts, uint64_t w, uint64_t stp)
+{
+    gmt_record r;
+    memset(&r, 0, sizeof(r));
+    r.type = GMT_REC_WINDOW_END;
+    r.u.wend.ts = ts;
+    r.u.wend.window = w;
+    r.u.wend.step = stp;
+    r.u.wend.reason = GMT_WEND_SCHEDULE;
+    put(b, &r);
+}
+
+static void tag(tb *b, uint64_t ts, uint64_t name, uint64_t stp, uint64_t live, uint64_t used)
+{
+    gmt_record r;
+    memset(&r, 0, sizeof(r));
+    r.type = GMT_REC_TAG;
+    r.u.tag.ts = ts;
+    r.u.tag.name = name;
+    r.u.tag.step = stp;
+    r.u.tag.ndev = 1;
+    r.u.tag.dev[0].device = 0;
+    r.u.tag.dev[0].live_bytes = live;
+    r.u.tag.dev[0].driver_used = used;
+    r.u.tag.dev[0].driver_total = 16 * GiB;
+    r.u.tag.dev[0].driver_free = 16 * GiB - used;
+    put(b, &r);
+}
+
+static void sample(tb *b, uint64_t ts, uint64_t dev, uint64_t used)
+{
+    gmt_record r;
+    memset(&r, 0, sizeof(r));
+    r.type = GMT_REC_MEMSAMPLE;
+    r.u.sample.ts = ts;
+    r.u.sample.device = dev;
+    r.u.sample.used = used;
+    r.u.sample.total = 16 * GiB;
+    r.u.sample.free_ = 16 * GiB - used;
+    put(b, &r);
+}
+
+static void stats_trailer(tb *b, uint64_t ts)
+{
+    gmt_record r;
+    memset(&r, 0, sizeof(r));
+    r.type = GMT_REC_STATS;
+    r.u.stats.ts = ts;
+    r.u.stats.records_written = 40;
+    r.u.stats.host_time_ns = 5000000;
+    r.u.stats.own_device_bytes = 2 * MiB;
+    r.u.stats.own_host_bytes = 3 * MiB;
+    put(b, &r);
+    memset(&r, 0, sizeof(r));
+    r.type = GMT_REC_TRAILER;
+    r.u.trailer.ts = ts;
+    r.u.trailer.records = 40;
+    put(b, &r);
+}
+
+/* ---- basic ---------------------------------------------------------------
+ * dev0 "Test GPU" (16 GiB); host thread 100; kernels on stream 7.
+ * Baseline W1 64 MiB + W2 32 MiB = 96 MiB (2).
+ *
+ *  i  record                              live after   attributed to
+ *  3  ALLOC A1 1 MiB  seq0 range fwd          97        (100,1) kernA
+ *  4  ALLOC A2 2 MiB  seq0 range fwd          99        (100,1) kernA
+ *  5  KERNEL kernA seq1  1 us
+ *  6  ALLOC A3 4 MiB  seq1 range fwd         103        (100,2) kernB
+ *  7  FREE  A1        seq1 range fwd         102        kernB
+ *  8  KERNEL kernB seq2  2 us
+ * 10  ALLOC A4 8 MiB  seq2 range inner       110        (100,3) kernA
+ * 11  KERNEL kernA seq3  3 us
+ * 12  FREE  A4        seq3 range inner       102        (100,4) kernC
+ * 14  KERNEL kernC seq4  4 us
+ *     --- step 1 ---
+ * 17  ALLOC A5 16 MiB seq4                   118        (100,5) kernD (arrives later)
+ * 18  FREE  A2        seq4                   116        kernD (arrives later)
+ * 19  ALLOC A6 5 MiB  tid 0                  121        (unattributed)
+ * 20  KERNEL kernD seq5 5 us                            settles A5 and the free of A2
+ * 21  KERNEL kernE seq6 6 us                            (before its allocation)
+ * 22  ALLOC A7 6 MiB  seq5 (async, stream 7) 127 PEAK   (100,6) kernE, found in the ring
+ * 23  FREE  A5        seq6                   111        (100,7) never launched: (unattributed)
+ *
+ * kernels (self = allocated - freed):
+ *   kernD  alloc 16 freed 2  self +14  peak 118  calls 1  5 us
+ *   kernA  alloc 11 freed 0  self +11  peak 110  calls 2  4 us
+ *   kernE  alloc  6 freed 0  self  +6  peak 127  calls 1  6 us
+ *   kernB  alloc  4 freed 1  self  +3  peak 103  calls 1  2 us
+ *   kernC  alloc  0 freed 8  self  -8            calls 1  4 us
+ *   (unattributed) alloc 5 freed 16 self -11 peak 121
+ * totals: allocated 42 MiB in 7, freed 27 MiB in 4, net +15 MiB.
+ * ranges: forward self 7-1 = +6, total 15-9 = +6, peak 110; inner self 0 total 0 peak 110;
+ *         (unattributed) alloc 27 (A5 A6 A7) freed 18 (A2 A5) self +9, peak 127.
+ * steps: step 0 alloc 15 (4) freed 9 (2) net +6 peak 110 live end 102;
+ *        step 1 alloc 27 (3) freed 18 (2) net +9 peak 127 live end 111, growth +9.
+ * peak 127 MiB at 32.000 ms, step 1, kernel kernE; nearest driver sample 240 MiB (32.100 ms).
+ * live at the peak: baseline 96 MiB (2); A5 16 (kernD), A7 6 (kernE), A6 5 (unattr), A3 4 (kernB):
+ *   by kernel kernD 16, kernE 6, (unattributed) 5, kernB 4; by range (unattributed) 27, forward 4.
+ * leaks at window end: A3 4 + A6 5 + A7 6 = 15 MiB (3): by kernel kernE 6, (unattributed) 5, kernB 4;
+ *   by range (unattributed) 11, forward 4.
+ * tags: before_step live 96 MiB used 200 MiB; after_step live 111 MiB used 230 MiB (+15, +30).
+ */
+#define S_KA 1
+#define S_KB 2
+#define S_KC 3
+#define S_KD 4
+#define S_KE 5
+#define S_FWD 6
+#define S_INNER 7
+#define S_TBEFORE 8
+#define S_TAFTER 9
+#define S_KF 10
+
+static void basic_body(tb *b)
+{
+    header(b, 4242);
+    device(b, 0, "Test GPU", 16 * GiB);
+    string(b, S_KA, "_ZN4test8kernel_aIfLi4EEEvPT_i");
+    string(b, S_KB, "kernel_b");
+    string(b, S_KC, "_Z8kernel_cPfS_");
+    string(b, S_KD, "triton_poi_fused_add_0");
+    string(b, S_KE, "_Z8kernel_ev");
+    string(b, S_FWD, "forward");
+    string(b, S_INNER, "inner");
+    string(b, S_TBEFORE, "before_step");
+    string(b, S_TAFTER, "after_step");
+
+    wbegin(b, SC_T(0), 0, 0, 2, 96 * MiB);
+    ALLOC(b, .ts = SC_START + 1000000, .addr = 0x10000000, .bytes = 64 * MiB, .flags = GMT_MEMF_BASELINE, .tid = 100);
+    ALLOC(b, .ts = SC_START + 2000000, .addr = 0x20000000, .bytes = 32 * MiB, .flags = GMT_MEMF_BASELINE, .tid = 100);
+    step(b, SC_T(1), 0);
+    tag(b, SC_T(1) + 500000, S_TBEFORE, 0, 96 * MiB, 200 * MiB);
+    sample(b, SC_T(1) + 600000, 0, 150 * MiB);
+    range(b, 1, SC_T(2), 100, 1, 0, S_FWD);
+    ALLOC(b, .ts = SC_T(3), .addr = 0x30000000, .bytes = 1 * MiB, .tid = 100, .seq = 0, .range = 1, .step = 0);
+    ALLOC(b, .ts = SC_T(4), .addr = 0x30100000, .bytes = 2 * MiB, .tid = 100, .seq = 0, .range = 1, .step = 0);
+    kernel(b, SC_T(5), 1000, 0, 7, S_KA, 100, 1, 0);
+    ALLOC(b, .ts = SC_T(6), .addr = 0x30400000, .bytes = 4 * MiB, .tid = 100, .seq = 1, .range = 1, .step = 0);
+    FREE(b, .ts = SC_T(7), .addr = 0x30000000, .bytes = 1 * MiB, .tid = 100, .seq = 1, .range = 1, .step = 0);
+    kernel(b, SC_T(8), 2000, 0, 7, S_KB, 100, 2, 0);
+    range(b, 1, SC_T(9), 100, 2, 1, S_INNER);
+    ALLOC(b, .ts = SC_T(10), .addr = 0x31000000, .bytes = 8 * MiB, .tid = 100, .seq = 2, .range = 2, .step = 0);
+    kernel(b, SC_T(11), 3000, 0, 7, S_KA, 100, 3, 0);
+    FREE(b, .ts = SC_T(12), .addr = 0x31000000, .bytes = 8 * MiB, .tid = 100, .seq = 3, .range = 2, .step = 0);
+    range(b, 0, SC_T(13), 100, 2, 0, 0);
+    kernel(b, SC_T(14), 4000, 0, 7, S_KC, 100, 4, 0);
+    range(b, 0, SC_T(15), 100, 1, 0, 0);
+    step(b, SC_T(16), 1);
+    ALLOC(b, .ts = SC_T(17), .addr = 0x40000000, .bytes = 16 * MiB, .tid = 100, .seq = 4, .step = 1);
+    FREE(b, .ts = SC_T(18), .addr = 0x30100000, .bytes = 2 * MiB, .tid = 100, .seq = 4, .step = 1);
+    ALLOC(b, .ts = SC_T(19), .addr = 0x50000000, .bytes = 5 * MiB, .flags = GMT_MEMF_NO_THREAD, .step = 1);
+    kernel(b, SC_T(20), 5000, 0, 7, S_KD, 100, 5, 1);
+    kernel(b, SC_T(21), 6000, 0, 7, S_KE, 100, 6, 1);
+    ALLOC(b, .ts = SC_T(22), .addr = 0x60000000, .bytes = 6 * MiB, .src = GMT_SRC_ASYNC_POOL, .tid = 100, .seq = 5,
+          .step = 1, .stream = 7);
+    sample(b, SC_T(22) + 100000, 0, 240 * MiB);
+    FREE(b, .ts = SC_T(23), .addr = 0x40000000, .bytes = 16 * MiB, .tid = 100, .seq = 6, .step = 1);
+    tag(b, SC_T(24), S_TAFTER, 1, 111 * MiB, 230 * MiB);
+    gmt_writer_end_frame(b->w);
+    wend(b, SC_T(25), 0, 1);
+}
+
+int sc_basic(const char *path)
+{
+    tb b;
+    if (tb_open(&b, path) != 0)
+        return -1;
+    basic_body(&b);
+    stats_trailer(&b, SC_T(26));
+    return tb_close(&b, path);
+}
+
+/* ---- multiwin: basic, then window 1 ------------------------------------------
+ * Window 1 begins at 40 ms (step 3) with the live set as its baseline:
+ * W1 64 + W2 32 + A3 4 + A6 5 + A7 6 = 111 MiB (5).
+ * 32  ALLOC B1 20 MiB seq6 -> (100,7) kernF     live 131 MiB: the new peak (52 ms, step 3)
+ * 33  KERNEL kernF seq7 7 us
+ * 34  FREE B1 seq7 -> (100,8) never: (unattributed)   live 111
+ * window 1 leaks nothing; window 0 still leaked 15 MiB (its entries are window 1's baseline).
+ * --window 0: peak 127 MiB as in basic. --window 1: peak 131, allocated 20, freed 20.
+ */
+int sc_multiwin(const char *path)
+{
+    tb b;
+    if (tb_open(&b, path) != 0)
+        return -1;
+    basic_body(&b);
+    string(&b, S_KF, "kernel_f");
+    gmt_writer_end_frame(b.w);
+    wbegin(&b, SC_T(30), 1, 3, 5, 111 * MiB);
+    ALLOC(&b, .ts = SC_START + 1000000, .addr = 0x10000000, .bytes = 64 * MiB, .flags = GMT_MEMF_BASELINE, .tid = 100);
+    ALLOC(&b, .ts = SC_START + 2000000, .addr = 0x20000000, .bytes = 32 * MiB, .flags = GMT_MEMF_BASELINE, .tid = 100);
+    ALLOC(&b, .ts = SC_T(6), .addr = 0x30400000, .bytes = 4 * MiB, .flags = GMT_MEMF_BASELINE, .tid = 100, .seq = 1,
+          .range = 1);
+    ALLOC(&b, .ts = SC_T(19), .addr = 0x50000000, .bytes = 5 * MiB, .flags = GMT_MEMF_BASELINE | GMT_MEMF_NO_THREAD,
+          .step = 1);
+    ALLOC(&b, .ts = SC_T(22), .addr = 0x60000000, .bytes = 6 * MiB, .src = GMT_SRC_ASYNC_POOL,
+          .flags = GMT_MEMF_BASELINE, .tid = 100, .seq = 5, .step = 1, .stream = 7);
+    step(&b, SC_T(31), 3);
+    ALLOC(&b, .ts = SC_T(32), .addr = 0x70000000, .bytes = 20 * MiB, .tid = 100, .seq = 6, .step = 3);
+    kernel(&b, SC_T(33), 7000, 0, 7, S_KF, 100, 7, 3);
+    FREE(&b, .ts = SC_T(34), .addr = 0x70000000, .bytes = 20 * MiB, .tid = 100, .seq = 7, .step = 3);
+    wend(&b, SC_T(35), 1, 3);
+    stats_trailer(&b, SC_T(36));
+    return tb_close(&b, path);
+}
+
+/* ---- threads ----------------------------------------------------------------
+ * Threads 100 and 200 both start at seq 0: the join must use the thread.
+ *  T1 1 MiB tid100 seq0 range main(1)      -> (100,1) k_main
+ *  T2 2 MiB tid200 seq0 range loader(2)    -> (200,1) k_loader   (kernel before k_main)
+ *  T3 4 MiB tid100 seq1 range block(4), whose parent block(3) has the same name, in main(1)
+ *                                          -> (100,2) k_main
+ * kernels: k_main alloc 5 MiB (2 calls), k_loader 2 MiB.
+ * ranges: main self 1 total 5; loader self 2 total 2; block self 4 total 4 (not 8), 2 calls.
+ */
+int sc_threads(const char *path)
+{
+    tb b;
+    if (tb_open(&b, path) != 0)
+        return -1;
+    header(&b, 4243);
+    device(&b, 0, "Test GPU", 16 * GiB);
+    string(&b, 1, "k_main");
+    string(&b, 2, "k_loader");
+    string(&b, 3, "main");
+    string(&b, 4, "loader");
+    string(&b, 5, "block");
+    wbegin(&b, SC_T(0), 0, 0, 0, 0);
+    step(&b, SC_T(0), 0);
+    range(&b, 1, SC_T(1), 100, 1, 0, 3);
+    range(&b, 1, SC_T(2), 200, 2, 0, 4);
+    ALLOC(&b, .ts = SC_T(3), .addr = 0x1000000, .bytes = 1 * MiB, .tid = 100, .seq = 0, .range = 1);
+    ALLOC(&b, .ts = SC_T(4), .addr = 0x2000000, .bytes = 2 * MiB, .tid = 200, .seq = 0, .range = 2);
+    kernel(&b, SC_T(5), 1000, 0, 7, 2, 200, 1, 0);
+    kernel(&b, SC_T(6), 1000, 0, 7, 1, 100, 1, 0);
+    range(&b, 1, SC_T(7), 100, 3, 1, 5);
+    range(&b, 1, SC_T(8), 100, 4, 3, 5);
+    ALLOC(&b, .ts = SC_T(9), .addr = 0x3000000, .bytes = 4 * MiB, .tid = 100, .seq = 1, .range = 4);
+    kernel(&b, SC_T(10), 1000, 0, 7, 1, 100, 2, 0);
+    range(&b, 0, SC_T(11), 100, 4, 0, 0);
+    range(&b, 0, SC_T(12), 100, 3, 0, 0);
+    range(&b, 0, SC_T(13), 200, 2, 0, 0);
+    range(&b, 0, SC_T(14), 100, 1, 0, 0);
+    wend(&b, SC_T(15), 0, 0);
+    stats_trailer(&b, SC_T(16));
+    return tb_close(&b, path);
+}
+
+/* ---- nowindow -----------------------------------------------------------------
+ * No window records: one implicit window over the whole trace.
+ *  Y1 1 MiB seq0 -> (100,1) k;  Y2 2 MiB seq1 -> (100,2) never;  free Y1 seq1 -> never.
+ * allocated 3 MiB, freed 1 MiB, peak 3 MiB; leak Y2 2 MiB measured at the trace end.
+ * kernel k: alloc 1, self +1; (unattributed): alloc 2 freed 1, self +1.
+ */
+int sc_nowindow(const char *path)
+{
+    tb b;
+    if (tb_open(&b, path) != 0)
+        return -1;
+    header(&b, 4244);
+    device(&b, 0, "Test GPU", 16 * GiB);
+    string(&b, 1, "k");
+    ALLOC(&b, .ts = SC_T(1), .addr = 0x1000000, .bytes = 1 * MiB, .tid = 100, .seq = 0);
+    kernel(&b, SC_T(2), 1000, 0, 7, 1, 100, 1, 0);
+    ALLOC(&b, .ts = SC_T(3), .addr = 0x2000000, .bytes = 2 * MiB, .tid = 100, .seq = 1);
+    FREE(&b, .ts = SC_T(4), .addr = 0x1000000, .bytes = 1 * MiB, .tid = 100, .seq = 1);
+    stats_trailer(&b, SC_T(5));
+    return tb_close(&b, path);
+}
+
+/* ---- twodev ---------------------------------------------------------------------
+ *  X0 10 MiB dev0 stream 3 async seq0 -> k0 (dev0, stream 3)
+ *  X1 20 MiB dev1 stream 5 async seq1 -> k1 (dev1, stream 5)
+ *  free X0 seq2 -> k2 (dev0, stream 3)
+ *  P0 4 MiB pinned host (dev0) seq3 -> never: not device memory
+ * dev0 peak 10 MiB (freed, no leak); dev1 peak 20 MiB (leaked). Pinned host peak 4 MiB.
+ * --device 1: allocated 20 MiB, 1 kernel (k1), peak 20 MiB, leaks 20 MiB.
+ */
+int sc_twodev(const char *path)
+{
+    tb b;
+    if (tb_open(&b, path) != 0)
+        return -1;
+    header(&b, 4245);
+    device(&b, 0, "Test GPU 0", 16 * GiB);
+    device(&b, 1, "Test GPU 1", 32 * GiB);
+    string(&b, 1, "k0");
+    string(&b, 2, "k1");
+    string(&b, 3, "k2");
+    wbegin(&b, SC_T(0), 0, 0, 0, 0);
+    step(&b, SC_T(0), 0);
+    ALLOC(&b, .ts = SC_T(1), .dev = 0, .addr = 0x1000000, .bytes = 10 * MiB, .src = GMT_SRC_ASYNC_POOL, .tid = 100,
+          .seq = 0, .stream = 3);
+    kernel(&b, SC_T(2), 1000, 0, 3, 1, 100, 1, 0);
+    ALLOC(&b, .ts = SC_T(3), .dev = 1, .addr = 0x1000000, .bytes = 20 * MiB, .src = GMT_SRC_ASYNC_POOL, .tid = 100,
+          .seq = 1, .stream = 5);
+    kernel(&b, SC_T(4), 2000, 1, 5, 2, 100, 2, 0);
+    FREE(&b, .ts = SC_T(5), .dev = 0, .addr = 0x1000000, .bytes = 10 * MiB, .src = GMT_SRC_ASYNC_POOL, .tid = 100,
+         .seq = 2, .stream = 3);
+    kernel(&b, SC_T(6), 3000, 0, 3, 3, 100, 3, 0);
+    ALLOC(&b, .ts = SC_T(7), .dev = 0, .addr = 0x7f0000000000ull, .bytes = 4 * MiB, .src = GMT_SRC_PINNED_HOST,
+          .kind = GMT_MEMKIND_PINNED, .tid = 100, .seq = 3);
+    sample(&b, SC_T(3), 1, 300 * MiB);
+    wend(&b, SC_T(8), 0, 0);
+    stats_trailer(&b, SC_T(9));
+    return tb_close(&b, path);
+}
+
+/* ---- edge ----------------------------------------------------------------------
+ *  free of 0xdead (never allocated): ignored, counted
+ *  E1 1 MiB @0x1000; E2 2 MiB @0x1000 (E1's free was lost: E1 replaced); E3 3 MiB range 99 (unknown)
+ *  KERNEL with no name, seq1: E1, E2, E3 all attributed to it (6 MiB allocated)
+ *  a memcpy of 1 MiB on stream 7
+ * live after: 2 + 3 = 5 MiB = the peak; leaks 5 MiB (2); allocated 6 MiB in 3.
+ */
+int sc_edge(const char *path)
+{
+    tb b;
+    if (tb_open(&b, path) != 0)
+        return -1;
+    header(&b, 4246);
+    device(&b, 0, "Test GPU", 16 * GiB);
+    wbegin(&b, SC_T(0), 0, 0, 0, 0);
+    step(&b, SC_T(0), 0);
+    FREE(&b, .ts = SC_T(1), .addr = 0xdead000, .bytes = 7 * MiB, .tid = 100, .seq = 0);
+    ALLOC(&b, .ts = SC_T(2), .addr = 0x1000, .bytes = 1 * MiB, .tid = 100, .seq = 0);
+    ALLOC(&b, .ts = SC_T(3), .addr = 0x1000, .bytes = 2 * MiB, .tid = 100, .seq = 0);
+    ALLOC(&b, .ts = SC_T(4), .addr = 0x9000000, .bytes = 3 * MiB, .tid = 100, .seq = 0, .range = 99);
+    kernel(&b, SC_T(5), 1000, 0, 7, 0, 100, 1, 0);
+    gmt_record r;
+    memset(&r, 0, sizeof(r));
+    r.type = GMT_REC_MEMCPY;
+    r.u.copy.start = SC_T(6);
+    r.u.copy.end = SC_T(6) + 500;
+    r.u.copy.stream = 7;
+    r.u.copy.bytes = 1 * MiB;
+    r.u.copy.copy_kind = GMT_COPY_HTOD;
+    r.u.copy.tid = 100;
+    put(&b, &r);
+    wend(&b, SC_T(7), 0, 0);
+    stats_trailer(&b, SC_T(8));
+    return tb_close(&b, path);
+}
+
+/* ---- attention -------------------------------------------------------------------
+ * Both: baseline Q, K, V 4 MiB each = 12 MiB.
+ * naive: scores 64 MiB -> bmm_qk (seq1); softmax in place (seq2); out 8 MiB -> bmm_av (seq3);
+ *        free scores -> add (seq4). Peak 12 + 64 + 8 = 84 MiB.
+ * flash: out 8 MiB + lse 1 MiB -> flash_fwd (seq1); free lse -> add (seq2). Peak 21 MiB.
+ * diff by kernel (bytes allocated, |B - A|): bmm_qk -64 MiB (A only), flash_fwd +9 MiB (B only),
+ *   bmm_av -8 MiB (A only), then add and attn::softmax with 0.
+ */
+static void attn_common(tb *b, uint64_t pid)
+{
+    header(b, pid);
+    device(b, 0, "Test GPU", 16 * GiB);
+    string(b, 1, "_Z6bmm_qkPKfS0_Pf");
+    string(b, 2, "_ZN4attn7softmaxILi128EEEvPf");
+    string(b, 3, "_Z6bmm_avPKfS0_Pf");
+    string(b, 4, "add_residual");
+    string(b, 5, "_ZN5flash9flash_fwdILi64EEEvPKfS2_S2_Pf");
+    wbegin(b, SC_T(0), 0, 0, 3, 12 * MiB);
+    for (int i = 0; i < 3; i++)
+        ALLOC(b, .ts = SC_START + 1000000 * (uint64_t)(i + 1), .addr = 0x10000000 + 0x1000000 * (uint64_t)i,
+              .bytes = 4 * MiB, .src = GMT_SRC_ASYNC_POOL, .flags = GMT_MEMF_BASELINE, .tid = 100);
+    step(b, SC_T(1), 0);
+}
+
+int sc_attn_naive(const char *path)
+{
+    tb b;
+    if (tb_open(&b, path) != 0)
+        return -1;
+    attn_common(&b, 5001);
+    ALLOC(&b, .ts = SC_T(2), .addr = 0x40000000, .bytes = 64 * MiB, .src = GMT_SRC_ASYNC_POOL, .tid = 100, .seq = 0);
+    kernel(&b, SC_T(3), 3000, 0, 7, 1, 100, 1, 0);
+    kernel(&b, SC_T(4), 2000, 0, 7, 2, 100, 2, 0);
+    ALLOC(&b, .ts = SC_T(5), .addr = 0x50000000, .bytes = 8 * MiB, .src = GMT_SRC_ASYNC_POOL, .tid = 100, .seq = 2);
+    kernel(&b, SC_T(6), 3000, 0, 7, 3, 100, 3, 0);
+    FREE(&b, .ts = SC_T(7), .addr = 0x40000000, .bytes = 64 * MiB, .src = GMT_SRC_ASYNC_POOL, .tid = 100, .seq = 3);
+    kernel(&b, SC_T(8), 1000, 0, 7, 4, 100, 4, 0);
+    wend(&b, SC_T(9), 0, 0);
+    stats_trailer(&b, SC_T(10));
+    return tb_close(&b, path);
+}
+
+int sc_attn_flash(const char *path)
+{
+    tb b;
+    if (tb_open(&b, path) != 0)
+        return -1;
+    attn_common(&b, 5002);
+    ALLOC(&b, .ts = SC_T(2), .addr = 0x50000000, .bytes = 8 * MiB, .src = GMT_SRC_ASYNC_POOL, .tid = 100, .seq = 0);
+    ALLOC(&b, .ts = SC_T(3), .addr = 0x50800000, .bytes = 1 * MiB, .src = GMT_SRC_ASYNC_POOL, .tid = 100, .seq = 0);
+    kernel(&b, SC_T(4), 4000, 0, 7, 5, 100, 1, 0);
+    FREE(&b, .ts = SC_T(5), .addr = 0x50800000, .bytes = 1 * MiB, .src = GMT_SRC_ASYNC_POOL, .tid = 100, .seq = 1);
+    kernel(&b, SC_T(6), 1000, 0, 7, 4, 100, 2, 0);
+    wend(&b, SC_T(7), 0, 0);
+    stats_trailer(&b, SC_T(8));
+    return tb_close(&b, path);
+}
+
+/* ---- damaged files -----------------------------------------------------------------
+ * truncated: basic's records up to the frame end before WINDOW_END (events 0-24), then
+ * the final frame (WINDOW_END, STATS, TRAILER) cut in its middle: no trailer, no window end.
+ * What survives is exactly basic without its window end, so the numbers are basic's
+ * except that the leaks are measured at the trace end.
+ */
+static int slurp(const char *path, unsigned char **data, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return -1;
+    size_t cap = 1 << 16, n = 0;
+    unsigned char *p = malloc(cap);
+    size_t k;
+    while (p && (k = fread(p + n, 1, cap - n, f)) > 0) {
+        n += k;
+        if (n == cap) {
+            unsigned char *q = realloc(p, cap *= 2);
+            if (!q) {
+                free(p);
+                p = NULL;
+            }
+            p = q;
+        }
+    }
+    fclose(f);
+    if (!p)
+        return -1;
+    *data = p;
+    *len = n;
+    return 0;
+}
+
+static int spit(const char *path, const void *data, size_t len)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f) {
+        perror(path);
+        return -1;
+    }
+    int ok = fwrite(data, 1, len, f) == len;
+    ok &= fclose(f) == 0;
+    return ok ? 0 : -1;
+}
+
+int sc_truncated(const char *path)
+{
+    if (sc_basic(path) != 0)
+        return -1;
+    unsigned char *d;
+    size_t n;
+    if (slurp(path, &d, &n) != 0)
+        return -1;
+    /* Find the start of the last zstd frame (magic 28 b5 2f fd) and cut
+     * the file a few bytes into it. */
+    size_t last = 0;
+    for (size_t i = 0; i + 4 <= n; i++)
+        if (d[i] == 0x28 && d[i + 1] == 0xb5 && d[i + 2] == 0x2f && d[i + 3] == 0xfd)
+            last = i;
+    int rc = last ? spit(path, d, last + 6) : -1;
+    free(d);
+    return rc;
+}
+
+int sc_newer(const char *path)
+{
+    unsigned char pre[GMT_PREAMBLE_LEN] = { 'G', 'M', 'E', 'M', 'P', 'R', 'O', 'F', 2, 0, 0, 0 };
+    unsigned char out[256];
+    size_t n = ZSTD_compress(out, sizeof(out), pre, sizeof(pre), 3);
+    if (ZSTD_isError(n))
+        return -1;
+    return spit(path, out, n);
+}
+
+int sc_garbage(const char *path)
+{
+    unsigned char d[4096];
+    uint32_t x = 12345;
+    for (size_t i = 0; i < sizeof(d); i++) {
+        x = x * 1103515245u + 12345u;
+        d[i] = (unsigned char)(x >> 16);
+    }
+    return spit(path, d, sizeof(d));
+}
+
+int sc_empty(const char *path) { return spit(path, "", 0); }
+
+int sc_write_all(const char *dir)
+{
+    static const struct {
+        const char *name;
+        int (*fn)(const char *);
+    } all[] = {
+        { "basic", sc_basic },     { "multiwin", sc_multiwin },     { "threads", sc_threads },
+        { "nowindow", sc_nowindow }, { "twodev", sc_twodev },       { "edge", sc_edge },
+        { "attn_naive", sc_attn_naive }, { "attn_flash", sc_attn_flash }, { "truncated", sc_truncated },
+        { "newer", sc_newer },     { "garbage", sc_garbage },       { "empty", sc_empty },
+    };
+    char path[4096];
+    for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
+        snprintf(path, sizeof(path), "%s/%s.gmt", dir, all[i].name);
+        if (all[i].fn(path) != 0) {
+            fprintf(stderr, "writing %s failed\n", path);
+            return -1;
+        }
+    }
+    return 0;
+}

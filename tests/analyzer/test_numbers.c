@@ -1,0 +1,546 @@
+/*
+ * The key numbers of every scenario, asserted through the analyzer library
+ * (no text parsing): peak, attribution per kernel and range, live at the
+ * peak, leaks, baseline, steps, tags, filters, damaged input. The expected
+ * values are worked out by hand in scenarios.c.
+ * Usage: test_numbers DIR (a scratch directory for the traces).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gma.h"
+#include "report.h"
+#include "scenarios.h"
+
+static int failures;
+
+#define CHECK(cond)                                                                    \
+    do {                                                                               \
+        if (!(cond)) {                                                                 \
+            fprintf(stderr, "%s:%d: %s: check failed: %s\n", __FILE__, __LINE__, cur, #cond); \
+            failures++;                                                                \
+        }                                                                              \
+    } while (0)
+#define EQ(a, b)                                                                                       \
+    do {                                                                                               \
+        unsigned long long va_ = (unsigned long long)(a), vb_ = (unsigned long long)(b);               \
+        if (va_ != vb_) {                                                                              \
+            fprintf(stderr, "%s:%d: %s: %s == %llu, expected %s == %llu\n", __FILE__, __LINE__, cur, #a, va_, \
+                    #b, vb_);                                                                          \
+            failures++;                                                                                \
+        }                                                                                              \
+    } while (0)
+#define STREQ(a, b)                                                                                    \
+    do {                                                                                               \
+        const char *sa_ = (a), *sb_ = (b);                                                             \
+        if (strcmp(sa_, sb_) != 0) {                                                                   \
+            fprintf(stderr, "%s:%d: %s: %s == \"%s\", expected \"%s\"\n", __FILE__, __LINE__, cur, #a, sa_, sb_); \
+            failures++;                                                                                \
+        }                                                                                              \
+    } while (0)
+
+static const char *cur = "";
+static char dir[4096];
+static gma_replay R;
+
+static void opts(gma_opts *o)
+{
+    memset(o, 0, sizeof(*o));
+    o->by = GMA_BY_KERNEL;
+    o->sort = GMA_SORT_MEM;
+    o->top = 10;
+    o->window = o->step = o->device = -1;
+}
+
+static char *path_of(const char *name)
+{
+    static char p[4200];
+    snprintf(p, sizeof(p), "%s/%s.gmt", dir, name);
+    return p;
+}
+
+static int load(const char *name, const gma_opts *o)
+{
+    char msg[600];
+    cur = name;
+    int rc = gma_replay_file(&R, o, path_of(name), msg, sizeof(msg));
+    if (rc != 0)
+        fprintf(stderr, "%s: %s\n", name, msg);
+    return rc;
+}
+
+static const gma_krow *krow(uint32_t name)
+{
+    if (name == 0)
+        return &GMA_VEC_AT(&R.krows, gma_krow, 0);
+    for (size_t i = 1; i < R.krows.len; i++)
+        if (GMA_VEC_AT(&R.krows, gma_krow, i).name == name)
+            return &GMA_VEC_AT(&R.krows, gma_krow, i);
+    static gma_krow none;
+    return &none;
+}
+
+static const gma_rrow *rrow(uint32_t name)
+{
+    if (name == 0)
+        return &GMA_VEC_AT(&R.rrows, gma_rrow, 0);
+    for (size_t i = 1; i < R.rrows.len; i++)
+        if (GMA_VEC_AT(&R.rrows, gma_rrow, i).name == name)
+            return &GMA_VEC_AT(&R.rrows, gma_rrow, i);
+    static gma_rrow none;
+    return &none;
+}
+
+static const gma_steprow *steprow(uint64_t step)
+{
+    for (size_t i = 0; i < R.steps.len; i++)
+        if (GMA_VEC_AT(&R.steps, gma_steprow, i).step == step)
+            return &GMA_VEC_AT(&R.steps, gma_steprow, i);
+    static gma_steprow none;
+    return &none;
+}
+
+static const gma_group *group(const gma_report *rep, const gma_vec *v, size_t i)
+{
+    static gma_group none;
+    (void)rep;
+    return i < v->len ? &GMA_VEC_AT(v, gma_group, i) : &none;
+}
+#define GNAME(rep, v, i) gma_rep_str(rep, group(rep, v, i)->name)
+
+static void test_basic(void)
+{
+    gma_opts o;
+    opts(&o);
+    if (load("basic", &o) != 0) {
+        failures++;
+        return;
+    }
+    const gma_dev *D = &R.dev[0];
+    CHECK(R.rend.has_trailer && !R.rend.truncated);
+    EQ(D->peak, 127 * MiB);
+    EQ(gma_rel(&R, D->peak_ts), 32000000);
+    EQ(D->peak_step, 1);
+    EQ(D->peak_state, GMA_PEAK_KERNEL);
+    EQ(D->peak_kname, 5); /* kernE */
+    EQ(D->best_used, 240 * MiB);
+    EQ(D->baseline_bytes, 96 * MiB);
+    EQ(D->baseline_count, 2);
+    EQ(D->alloc_bytes, 42 * MiB);
+    EQ(D->alloc_count, 7);
+    EQ(D->free_bytes, 27 * MiB);
+    EQ(D->free_count, 4);
+    EQ(D->leaked_bytes, 15 * MiB);
+    EQ(D->leaked_count, 3);
+    EQ(D->kernels, 6);
+    EQ(D->kernel_ns, 21000);
+    /* attribution */
+    EQ(krow(4)->alloc_bytes, 16 * MiB); /* kernD: A5, settled when it came */
+    EQ(krow(4)->free_bytes, 2 * MiB);
+    EQ(krow(4)->peak, 118 * MiB);
+    EQ(krow(1)->calls, 2); /* kernA */
+    EQ(krow(1)->time_ns, 4000);
+    EQ(krow(1)->alloc_bytes, 11 * MiB);
+    EQ(krow(1)->free_bytes, 0);
+    EQ(krow(1)->peak, 110 * MiB);
+    EQ(krow(5)->alloc_bytes, 6 * MiB); /* kernE: its kernel came first */
+    EQ(krow(5)->peak, 127 * MiB);
+    EQ(krow(2)->alloc_bytes, 4 * MiB); /* kernB */
+    EQ(krow(2)->free_bytes, 1 * MiB);
+    EQ(krow(2)->peak, 103 * MiB);
+    EQ(krow(3)->alloc_bytes, 0); /* kernC */
+    EQ(krow(3)->free_bytes, 8 * MiB);
+    EQ(krow(0)->alloc_bytes, 5 * MiB); /* (unattributed) */
+    EQ(krow(0)->free_bytes, 16 * MiB);
+    EQ(krow(0)->peak, 121 * MiB);
+    EQ(R.unattributed_end, 1);
+    /* steps */
+    EQ(steprow(0)->alloc_bytes, 15 * MiB);
+    EQ(steprow(0)->free_bytes, 9 * MiB);
+    EQ(steprow(0)->peak, 110 * MiB);
+    EQ(steprow(0)->live_end, 102 * MiB);
+    EQ(steprow(1)->alloc_bytes, 27 * MiB);
+    EQ(steprow(1)->free_bytes, 18 * MiB);
+    EQ(steprow(1)->peak, 127 * MiB);
+    EQ(steprow(1)->live_end, 111 * MiB);
+    EQ(steprow(0)->end_ts - steprow(0)->start_ts, 15000000);
+    /* tags */
+    EQ(R.tags.len, 2);
+    EQ(GMA_VEC_AT(&R.tags, gma_tagrow, 1).live - GMA_VEC_AT(&R.tags, gma_tagrow, 0).live, 15 * MiB);
+    EQ(GMA_VEC_AT(&R.tags, gma_tagrow, 1).driver_used - GMA_VEC_AT(&R.tags, gma_tagrow, 0).driver_used, 30 * MiB);
+    /* windows */
+    EQ(R.windows.len, 1);
+    EQ(GMA_VEC_AT(&R.windows, gma_window, 0).baseline_seen_bytes, 96 * MiB);
+    EQ(GMA_VEC_AT(&R.windows, gma_window, 0).peak, 127 * MiB);
+    EQ(GMA_VEC_AT(&R.windows, gma_window, 0).leaked_bytes, 15 * MiB);
+
+    gma_report rep;
+    CHECK(gma_report_build(&rep, &R) == 0);
+    STREQ(rep.mode.mode, "plain cudaMalloc");
+    EQ(rep.nwarn, 0);
+    EQ(rep.npeaks, 1);
+    const gma_peakview *pv = &rep.peaks[0];
+    EQ(pv->bytes, 127 * MiB); /* the allocations live at the peak add up to it */
+    EQ(pv->count, 6);
+    EQ(pv->baseline_bytes, 96 * MiB);
+    EQ(pv->baseline_count, 2);
+    STREQ(GNAME(&rep, &pv->by_kernel, 0), "triton_poi_fused_add_0");
+    EQ(group(&rep, &pv->by_kernel, 0)->bytes, 16 * MiB);
+    STREQ(GNAME(&rep, &pv->by_kernel, 1), "kernel_e");
+    EQ(group(&rep, &pv->by_kernel, 1)->bytes, 6 * MiB);
+    STREQ(GNAME(&rep, &pv->by_kernel, 2), "(unattributed)");
+    EQ(group(&rep, &pv->by_kernel, 2)->bytes, 5 * MiB);
+    STREQ(GNAME(&rep, &pv->by_kernel, 3), "kernel_b");
+    EQ(group(&rep, &pv->by_kernel, 3)->bytes, 4 * MiB);
+    STREQ(GNAME(&rep, &pv->by_range, 0), "(unattributed)");
+    EQ(group(&rep, &pv->by_range, 0)->bytes, 27 * MiB);
+    STREQ(GNAME(&rep, &pv->by_range, 1), "forward");
+    EQ(group(&rep, &pv->by_range, 1)->bytes, 4 * MiB);
+    EQ(rep.leaks.bytes, 15 * MiB);
+    EQ(rep.leaks.count, 3);
+    CHECK(!rep.leaks.at_trace_end);
+    STREQ(GNAME(&rep, &rep.leaks.by_kernel, 0), "kernel_e");
+    STREQ(GNAME(&rep, &rep.leaks.by_kernel, 1), "(unattributed)");
+    STREQ(GNAME(&rep, &rep.leaks.by_kernel, 2), "kernel_b");
+    STREQ(GNAME(&rep, &rep.leaks.by_range, 0), "(unattributed)");
+    EQ(group(&rep, &rep.leaks.by_range, 0)->bytes, 11 * MiB);
+    /* the ranked table: self memory, descending */
+    const gma_table *t = &rep.table;
+    EQ(t->nrows, 6);
+    STREQ(gma_cell_text(t, gma_table_cell(t, 0, 0)), "triton_poi_fused_add_0");
+    EQ(gma_table_cell(t, 0, 2)->v.i, 14 * MiB);
+    STREQ(gma_cell_text(t, gma_table_cell(t, 1, 0)), "test::kernel_a<float, 4>");
+    STREQ(gma_cell_text(t, gma_table_cell(t, 4, 0)), "kernel_c");
+    EQ(gma_table_cell(t, 4, 2)->v.i, -(int64_t)(8 * MiB));
+    STREQ(gma_cell_text(t, gma_table_cell(t, 5, 0)), "(unattributed)");
+    EQ(gma_table_cell(t, 5, 2)->v.i, -(int64_t)(11 * MiB));
+    gma_report_free(&rep);
+    gma_replay_free(&R);
+
+    /* ranges: self and total (torch.profiler's self_cuda_memory_usage and cuda_memory_usage) */
+    opts(&o);
+    o.by = GMA_BY_RANGE;
+    if (load("basic", &o) == 0) {
+        const gma_rrow *f = rrow(6), *in = rrow(7), *u = rrow(0);
+        EQ(f->calls, 1);
+        EQ(f->self_alloc, 7 * MiB);
+        EQ(f->self_free, 1 * MiB);
+        EQ(f->tot_alloc, 15 * MiB);
+        EQ(f->tot_free, 9 * MiB);
+        EQ(f->peak, 110 * MiB);
+        EQ(f->time_ns, 13000000);
+        EQ(in->self_alloc, 8 * MiB);
+        EQ(in->self_free, 8 * MiB);
+        EQ(in->tot_alloc, 8 * MiB);
+        EQ(in->time_ns, 4000000);
+        EQ(u->self_alloc, 27 * MiB);
+        EQ(u->self_free, 18 * MiB);
+        gma_replay_free(&R);
+    } else {
+        failures++;
+    }
+
+    /* streams */
+    opts(&o);
+    o.by = GMA_BY_STREAM;
+    if (load("basic", &o) == 0) {
+        for (size_t i = 0; i < R.streams.len; i++) {
+            const gma_streamrow *s = &GMA_VEC_AT(&R.streams, gma_streamrow, i);
+            if (s->stream == 0) {
+                EQ(s->alloc_count, 6);
+                EQ(s->alloc_bytes, 36 * MiB);
+                EQ(s->free_bytes, 27 * MiB);
+            } else {
+                EQ(s->stream, 7);
+                EQ(s->kernels, 6);
+                EQ(s->kernel_ns, 21000);
+                EQ(s->alloc_bytes, 6 * MiB);
+                EQ(s->peak, 127 * MiB);
+            }
+        }
+        EQ(R.streams.len, 2);
+        gma_replay_free(&R);
+    } else {
+        failures++;
+    }
+
+    /* --step 1 */
+    opts(&o);
+    o.step = 1;
+    if (load("basic", &o) == 0) {
+        EQ(R.dev[0].alloc_bytes, 27 * MiB);
+        EQ(R.dev[0].free_bytes, 18 * MiB);
+        EQ(R.dev[0].peak, 127 * MiB);
+        EQ(R.dev[0].kernels, 2);
+        EQ(krow(1)->calls, 0);
+        EQ(krow(4)->alloc_bytes, 16 * MiB);
+        gma_replay_free(&R);
+    } else {
+        failures++;
+    }
+    /* --step 0: the peak is reached at A4 */
+    opts(&o);
+    o.step = 0;
+    if (load("basic", &o) == 0) {
+        EQ(R.dev[0].peak, 110 * MiB);
+        EQ(R.dev[0].alloc_bytes, 15 * MiB);
+        gma_replay_free(&R);
+    } else {
+        failures++;
+    }
+}
+
+static void test_multiwin(void)
+{
+    gma_opts o;
+    opts(&o);
+    if (load("multiwin", &o) != 0) {
+        failures++;
+        return;
+    }
+    EQ(R.windows.len, 2);
+    EQ(R.dev[0].peak, 131 * MiB);
+    EQ(R.dev[0].peak_step, 3);
+    EQ(R.dev[0].peak_kname, 10);
+    EQ(R.dev[0].baseline_bytes, 96 * MiB); /* the first window's */
+    EQ(GMA_VEC_AT(&R.windows, gma_window, 0).leaked_bytes, 15 * MiB);
+    EQ(GMA_VEC_AT(&R.windows, gma_window, 1).leaked_bytes, 0);
+    EQ(GMA_VEC_AT(&R.windows, gma_window, 1).baseline_seen_bytes, 111 * MiB);
+    EQ(GMA_VEC_AT(&R.windows, gma_window, 1).baseline_seen_count, 5);
+    EQ(R.dev[0].leaked_bytes, 15 * MiB);
+    gma_report rep;
+    CHECK(gma_report_build(&rep, &R) == 0);
+    EQ(rep.peaks[0].bytes, 131 * MiB);
+    EQ(rep.peaks[0].baseline_bytes, 111 * MiB);
+    EQ(rep.leaks.bytes, 15 * MiB); /* window 0's leaks, kept after window 1 began */
+    gma_report_free(&rep);
+    gma_replay_free(&R);
+
+    opts(&o);
+    o.window = 0;
+    if (load("multiwin", &o) == 0) {
+        EQ(R.dev[0].peak, 127 * MiB);
+        EQ(R.dev[0].alloc_bytes, 42 * MiB);
+        EQ(R.dev[0].leaked_bytes, 15 * MiB);
+        gma_replay_free(&R);
+    } else {
+        failures++;
+    }
+    opts(&o);
+    o.window = 1;
+    if (load("multiwin", &o) == 0) {
+        EQ(R.dev[0].peak, 131 * MiB);
+        EQ(R.dev[0].alloc_bytes, 20 * MiB);
+        EQ(R.dev[0].free_bytes, 20 * MiB);
+        EQ(R.dev[0].leaked_bytes, 0);
+        EQ(R.dev[0].baseline_bytes, 111 * MiB);
+        EQ(krow(0)->free_bytes, 20 * MiB);
+        EQ(krow(10)->alloc_bytes, 20 * MiB);
+        gma_replay_free(&R);
+    } else {
+        failures++;
+    }
+}
+
+static void test_threads(void)
+{
+    gma_opts o;
+    opts(&o);
+    if (load("threads", &o) != 0) {
+        failures++;
+        return;
+    }
+    EQ(krow(1)->alloc_bytes, 5 * MiB);
+    EQ(krow(1)->calls, 2);
+    EQ(krow(2)->alloc_bytes, 2 * MiB);
+    EQ(krow(0)->alloc_bytes, 0);
+    gma_replay_free(&R);
+    opts(&o);
+    o.by = GMA_BY_RANGE;
+    if (load("threads", &o) != 0) {
+        failures++;
+        return;
+    }
+    EQ(rrow(3)->self_alloc, 1 * MiB);
+    EQ(rrow(3)->tot_alloc, 5 * MiB);
+    EQ(rrow(4)->self_alloc, 2 * MiB);
+    EQ(rrow(4)->tot_alloc, 2 * MiB);
+    EQ(rrow(5)->self_alloc, 4 * MiB);
+    EQ(rrow(5)->tot_alloc, 4 * MiB); /* recursion counted once */
+    EQ(rrow(5)->calls, 2);
+    gma_replay_free(&R);
+}
+
+static void test_small(void)
+{
+    gma_opts o;
+    opts(&o);
+    if (load("nowindow", &o) == 0) {
+        EQ(R.windows.len, 1);
+        EQ(GMA_VEC_AT(&R.windows, gma_window, 0).implicit, 1);
+        EQ(R.dev[0].alloc_bytes, 3 * MiB);
+        EQ(R.dev[0].free_bytes, 1 * MiB);
+        EQ(R.dev[0].peak, 3 * MiB);
+        EQ(krow(1)->alloc_bytes, 1 * MiB);
+        EQ(krow(0)->alloc_bytes, 2 * MiB);
+        EQ(krow(0)->free_bytes, 1 * MiB);
+        gma_report rep;
+        CHECK(gma_report_build(&rep, &R) == 0);
+        EQ(rep.leaks.bytes, 2 * MiB);
+        CHECK(rep.leaks.at_trace_end);
+        gma_report_free(&rep);
+        gma_replay_free(&R);
+    } else {
+        failures++;
+    }
+
+    opts(&o);
+    if (load("twodev", &o) == 0) {
+        EQ(R.dev[0].peak, 10 * MiB);
+        EQ(R.dev[1].peak, 20 * MiB);
+        EQ(R.dev[0].host_peak, 4 * MiB);
+        EQ(R.dev[0].leaked_bytes, 0);
+        EQ(R.dev[1].leaked_bytes, 20 * MiB);
+        EQ(R.dev[1].best_used, 300 * MiB);
+        gma_report rep;
+        CHECK(gma_report_build(&rep, &R) == 0);
+        STREQ(rep.mode.mode, "async pool per tensor");
+        EQ(rep.npeaks, 2);
+        gma_report_free(&rep);
+        gma_replay_free(&R);
+    } else {
+        failures++;
+    }
+    opts(&o);
+    o.device = 1;
+    if (load("twodev", &o) == 0) {
+        gma_report rep;
+        CHECK(gma_report_build(&rep, &R) == 0);
+        EQ(rep.alloc_bytes, 20 * MiB);
+        EQ(rep.kernels, 1);
+        EQ(rep.npeaks, 1);
+        EQ(rep.peaks[0].device, 1);
+        EQ(rep.peaks[0].bytes, 20 * MiB);
+        EQ(rep.leaks.bytes, 20 * MiB);
+        gma_report_free(&rep);
+        gma_replay_free(&R);
+    } else {
+        failures++;
+    }
+
+    opts(&o);
+    if (load("edge", &o) == 0) {
+        EQ(R.unmatched_frees, 1);
+        EQ(R.replaced_allocs, 1);
+        EQ(R.unknown_ranges, 1);
+        EQ(R.dev[0].alloc_bytes, 6 * MiB);
+        EQ(R.dev[0].peak, 5 * MiB);
+        EQ(R.dev[0].leaked_bytes, 5 * MiB);
+        EQ(R.dev[0].leaked_count, 2);
+        EQ(R.dev[0].copies, 1);
+        gma_report rep;
+        CHECK(gma_report_build(&rep, &R) == 0);
+        EQ(rep.peaks[0].bytes, 5 * MiB);
+        STREQ(gma_cell_text(&rep.table, gma_table_cell(&rep.table, 0, 0)), "(unnamed kernel)");
+        EQ(gma_table_cell(&rep.table, 0, 3)->v.u, 6 * MiB);
+        CHECK(rep.nnotes >= 3);
+        gma_report_free(&rep);
+        gma_replay_free(&R);
+    } else {
+        failures++;
+    }
+}
+
+static void test_attention(void)
+{
+    gma_opts o;
+    opts(&o);
+    static gma_replay B;
+    char msg[600];
+    if (load("attn_naive", &o) != 0 || gma_replay_file(&B, &o, path_of("attn_flash"), msg, sizeof(msg)) != 0) {
+        failures++;
+        return;
+    }
+    cur = "attention diff";
+    EQ(R.dev[0].peak, 84 * MiB);
+    EQ(B.dev[0].peak, 21 * MiB);
+    o.format = GMA_FMT_JSON;
+    R.opt.format = GMA_FMT_JSON;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    CHECK(f && gma_diff_print(f, &R, &B) == 0);
+    fclose(f);
+    /* the naive variant's score matrix first, then the fused kernel */
+    const char *a = strstr(buf, "\"name\": \"bmm_qk\"");
+    const char *b = strstr(buf, "\"name\": \"flash::flash_fwd\"");
+    const char *c = strstr(buf, "\"name\": \"bmm_av\"");
+    const char *first = strstr(buf, "\"rows\": [");
+    CHECK(a && b && c && first && a < b && b < c);
+    CHECK(first && a && !memchr(first, '}', (size_t)(a - first)));
+    CHECK(strstr(buf, "\"delta\": -67108864"));
+    free(buf);
+    gma_replay_free(&R);
+    gma_replay_free(&B);
+}
+
+static void test_damaged(void)
+{
+    gma_opts o;
+    opts(&o);
+    if (load("truncated", &o) == 0) {
+        CHECK(R.rend.truncated || !R.rend.has_trailer);
+        CHECK(!R.rend.has_trailer);
+        char w[400];
+        CHECK(gma_trace_warning(&R, w, sizeof(w)) == 1);
+        EQ(R.dev[0].peak, 127 * MiB); /* everything before the cut is there */
+        gma_report rep;
+        CHECK(gma_report_build(&rep, &R) == 0);
+        CHECK(rep.nwarn >= 1);
+        EQ(rep.leaks.bytes, 15 * MiB);
+        CHECK(rep.leaks.at_trace_end);
+        gma_report_free(&rep);
+        gma_replay_free(&R);
+    } else {
+        failures++;
+    }
+    static const struct {
+        const char *name, *words;
+    } bad[] = { { "newer", "newer" }, { "garbage", "not a gmemprof trace" }, { "empty", "empty" } };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        char msg[600];
+        cur = bad[i].name;
+        CHECK(gma_replay_file(&R, &o, path_of(bad[i].name), msg, sizeof(msg)) == 1);
+        CHECK(strstr(msg, bad[i].words) != NULL);
+        gma_replay_free(&R);
+    }
+    char msg[600];
+    cur = "missing";
+    CHECK(gma_replay_file(&R, &o, path_of("does-not-exist"), msg, sizeof(msg)) == 1);
+    CHECK(strstr(msg, "cannot open") != NULL);
+    gma_replay_free(&R);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 2) {
+        fprintf(stderr, "usage: test_numbers SCRATCH_DIR\n");
+        return 2;
+    }
+    snprintf(dir, sizeof(dir), "%s", argv[1]);
+    if (sc_write_all(dir) != 0)
+        return 1;
+    test_basic();
+    test_multiwin();
+    test_threads();
+    test_small();
+    test_attention();
+    test_damaged();
+    if (failures) {
+        fprintf(stderr, "%d checks failed\n", failures);
+        return 1;
+    }
+    printf("all checks passed\n");
+    return 0;
+}
