@@ -125,6 +125,10 @@ static const cbid_fam drv_list[] = {
     {DRV(cuProfilerStop), GMP_FAM_PROF_STOP},
     {DRV(cuDevicePrimaryCtxReset), GMP_FAM_RESET},
     {DRV(cuDevicePrimaryCtxReset_v2), GMP_FAM_RESET},
+    {DRV(cuDevicePrimaryCtxRelease), GMP_FAM_CTX_DESTROY},
+    {DRV(cuDevicePrimaryCtxRelease_v2), GMP_FAM_CTX_DESTROY},
+    {DRV(cuCtxDestroy), GMP_FAM_CTX_DESTROY},
+    {DRV(cuCtxDestroy_v2), GMP_FAM_CTX_DESTROY},
 };
 
 /* The parameter blocks of the VMM calls, as the driver passes them to
@@ -399,6 +403,33 @@ int gmp_collect_setup_buffers(char *err, size_t cap)
 
 /* ---- devices ------------------------------------------------------------- */
 
+/* No lock of ours is ever held across a driver call: the context callbacks
+ * run inside the driver (which may hold its own locks then), so a thread
+ * that held dev_lock while waiting in cuCtxPushCurrent could deadlock with
+ * them. dev_lock only guards the context pointers, for a few instructions.
+ *
+ * What keeps a context alive while a sampler uses it: context teardown
+ * (cudaDeviceReset, cuDevicePrimaryCtxReset/Release, cuCtxDestroy) pauses
+ * sampling at the ENTER of the call, before the driver takes anything, and
+ * waits for samplers in flight (cuMemGetInfo: microseconds); EXIT resumes.
+ * The pause and sampler counters form a Dekker handshake (sequentially
+ * consistent atomics). */
+static _Atomic int g_sample_pause;
+static _Atomic int g_samplers;
+
+static void sampling_pause(void)
+{
+    atomic_fetch_add(&g_sample_pause, 1);
+    for (int i = 0; i < 100000 && atomic_load(&g_samplers) > 0; i++) {
+        struct timespec ts = {0, 10000};
+        nanosleep(&ts, NULL); /* bounded: 1 s at most, then go on regardless */
+    }
+}
+
+static void sampling_resume(void) { atomic_fetch_sub(&g_sample_pause, 1); }
+
+/* Context created (resource callback, inside the driver): note the device
+ * and its context; the writer queries the device's properties. */
 static void device_add(CUcontext ctx)
 {
     uint32_t id = 0;
@@ -407,37 +438,13 @@ static void device_add(CUcontext ctx)
     atomic_fetch_add(&gmp_g.own_device_bytes, (uint64_t)(gmp_g.devbuf_bytes * gmp_g.devbuf_prealloc));
     if (id >= GMP_MAX_DEVICES)
         return;
-    gmp_devinfo *d = &gmp_g.dev[id];
     pthread_mutex_lock(&gmp_g.dev_lock);
-    if (!d->ctx)
-        d->ctx = ctx;
-    int first = !atomic_load_explicit(&d->ready, memory_order_relaxed);
+    int first = gmp_g.dev[id].ctx == NULL && !atomic_load(&gmp_g.dev[id].ready);
+    if (!gmp_g.dev[id].ctx)
+        gmp_g.dev[id].ctx = ctx;
     pthread_mutex_unlock(&gmp_g.dev_lock);
     if (!first)
         return;
-    CUdevice dev = (CUdevice)id;
-    int v = 0;
-    size_t total = 0;
-    if (gmp_g.api.DeviceGet)
-        gmp_g.api.DeviceGet(&dev, (int)id);
-    if (gmp_g.api.DeviceGetName && gmp_g.api.DeviceGetName(d->name, (int)sizeof d->name - 1, dev) != CUDA_SUCCESS)
-        d->name[0] = '\0';
-    if (gmp_g.api.DeviceGetUuid) {
-        CUuuid u;
-        if (gmp_g.api.DeviceGetUuid(&u, dev) == CUDA_SUCCESS)
-            memcpy(d->uuid, u.bytes, 16);
-    }
-    if (gmp_g.api.DeviceTotalMem && gmp_g.api.DeviceTotalMem(&total, dev) == CUDA_SUCCESS)
-        d->total_mem = total;
-    if (gmp_g.api.DeviceGetAttribute) {
-        if (gmp_g.api.DeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev) == CUDA_SUCCESS)
-            d->sm_count = (uint64_t)v;
-        if (gmp_g.api.DeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev) == CUDA_SUCCESS)
-            d->cc_major = (uint64_t)v;
-        if (gmp_g.api.DeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev) == CUDA_SUCCESS)
-            d->cc_minor = (uint64_t)v;
-    }
-    atomic_store_explicit(&d->ready, 1, memory_order_release);
     gmp_ev ev;
     memset(&ev, 0, offsetof(gmp_ev, name));
     ev.type = GMP_EV_DEVICE;
@@ -455,26 +462,60 @@ static void device_forget(CUcontext ctx)
     pthread_mutex_unlock(&gmp_g.dev_lock);
 }
 
+/* The writer, when it handles the device's event: name, memory, SMs,
+ * compute capability (no context needed for these). */
+void gmp_device_query(unsigned id)
+{
+    gmp_devinfo *d = &gmp_g.dev[id];
+    CUdevice dev = (CUdevice)id;
+    int v = 0;
+    size_t total = 0;
+    if (id >= GMP_MAX_DEVICES || atomic_load(&d->ready))
+        return;
+    if (gmp_g.api.DeviceGet && gmp_g.api.DeviceGet(&dev, (int)id) != CUDA_SUCCESS)
+        dev = (CUdevice)id;
+    if (!gmp_g.api.DeviceGetName || gmp_g.api.DeviceGetName(d->name, (int)sizeof d->name - 1, dev) != CUDA_SUCCESS)
+        d->name[0] = '\0';
+    if (gmp_g.api.DeviceGetUuid) {
+        CUuuid u;
+        if (gmp_g.api.DeviceGetUuid(&u, dev) == CUDA_SUCCESS)
+            memcpy(d->uuid, u.bytes, 16);
+    }
+    if (gmp_g.api.DeviceTotalMem && gmp_g.api.DeviceTotalMem(&total, dev) == CUDA_SUCCESS)
+        d->total_mem = total;
+    if (gmp_g.api.DeviceGetAttribute) {
+        if (gmp_g.api.DeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev) == CUDA_SUCCESS)
+            d->sm_count = (uint64_t)v;
+        if (gmp_g.api.DeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev) == CUDA_SUCCESS)
+            d->cc_major = (uint64_t)v;
+        if (gmp_g.api.DeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev) == CUDA_SUCCESS)
+            d->cc_minor = (uint64_t)v;
+    }
+    atomic_store_explicit(&d->ready, 1, memory_order_release);
+}
+
 int gmp_device_meminfo(unsigned dev, uint64_t *free_b, uint64_t *total_b)
 {
     int rc = -1;
     if (dev >= GMP_MAX_DEVICES || !gmp_g.api.MemGetInfo)
         return -1;
-    /* The lock keeps the context alive while we use it: a context destroy
-     * (callback on the app thread) waits the few microseconds this takes. */
-    pthread_mutex_lock(&gmp_g.dev_lock);
-    CUcontext ctx = gmp_g.dev[dev].ctx;
-    if (ctx && gmp_g.api.CtxPushCurrent(ctx) == CUDA_SUCCESS) {
-        size_t f = 0, t = 0;
-        if (gmp_g.api.MemGetInfo(&f, &t) == CUDA_SUCCESS) {
-            *free_b = f;
-            *total_b = t;
-            rc = 0;
+    atomic_fetch_add(&g_samplers, 1);
+    if (atomic_load(&g_sample_pause) == 0) {
+        pthread_mutex_lock(&gmp_g.dev_lock);
+        CUcontext ctx = gmp_g.dev[dev].ctx;
+        pthread_mutex_unlock(&gmp_g.dev_lock);
+        if (ctx && gmp_g.api.CtxPushCurrent(ctx) == CUDA_SUCCESS) {
+            size_t f = 0, t = 0;
+            if (gmp_g.api.MemGetInfo(&f, &t) == CUDA_SUCCESS) {
+                *free_b = f;
+                *total_b = t;
+                rc = 0;
+            }
+            CUcontext dummy;
+            gmp_g.api.CtxPopCurrent(&dummy);
         }
-        CUcontext dummy;
-        gmp_g.api.CtxPopCurrent(&dummy);
     }
-    pthread_mutex_unlock(&gmp_g.dev_lock);
+    atomic_fetch_sub(&g_samplers, 1);
     return rc;
 }
 
@@ -483,11 +524,15 @@ uint64_t gmp_snapshot_take(void)
     gmp_snap s;
     if (!gmp_on())
         return 0;
+    uint64_t with_ctx = 0;
+    pthread_mutex_lock(&gmp_g.dev_lock);
+    for (unsigned d = 0; d < GMP_MAX_DEVICES; d++)
+        if (gmp_g.dev[d].ctx)
+            with_ctx |= (uint64_t)1 << d;
+    pthread_mutex_unlock(&gmp_g.dev_lock);
     s.mask = 0;
     for (unsigned d = 0; d < GMP_MAX_DEVICES; d++) {
-        if (!atomic_load_explicit(&gmp_g.dev[d].ready, memory_order_acquire))
-            continue;
-        if (gmp_device_meminfo(d, &s.free_b[d], &s.total_b[d]) == 0)
+        if ((with_ctx >> d & 1) && gmp_device_meminfo(d, &s.free_b[d], &s.total_b[d]) == 0)
             s.mask |= (uint64_t)1 << d;
     }
     if (!s.mask)
@@ -568,6 +613,13 @@ static void api_enter(gmp_tls *t, CUpti_CallbackDomain dom, unsigned fam, const 
          * everything recorded so far goes to the file first. */
         gmp_flush_forced();
         gmp_wt_sync(2000);
+        /* no sampling through a context being destroyed: */
+        __attribute__((fallthrough));
+    case GMP_FAM_CTX_DESTROY:
+        if (!t->pause_corr) {
+            sampling_pause();
+            t->pause_corr = cb->correlationId;
+        }
         break;
     default:
         break;
@@ -576,6 +628,10 @@ static void api_enter(gmp_tls *t, CUpti_CallbackDomain dom, unsigned fam, const 
 
 static void api_exit(gmp_tls *t, CUpti_CallbackDomain dom, unsigned fam, const CUpti_CallbackData *cb)
 {
+    if (t->pause_corr && t->pause_corr == cb->correlationId) {
+        t->pause_corr = 0;
+        sampling_resume();
+    }
     if (dom == CUPTI_CB_DOMAIN_RUNTIME_API) {
         if (t->rt_depth)
             t->rt_depth--;

@@ -102,8 +102,8 @@ static const setting settings[] = {
 };
 #define NSETTINGS (sizeof settings / sizeof settings[0])
 
-/* Names read elsewhere (the launcher) that are settings too. */
-static const char *const other_names[] = {"GMEMPROF_LIB"};
+/* Read by other parts (the launcher, the CUPTI loader), not by gmp_config_load. */
+static const char *const other_names[] = {"GMEMPROF_LIB", "GMEMPROF_CUPTI_LIB"};
 
 void gmp_config_defaults(gmp_config *cfg)
 {

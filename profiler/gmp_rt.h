@@ -57,6 +57,7 @@ enum gmp_fam {
     GMP_FAM_PROF_START,   /* cudaProfilerStart, cuProfilerStart */
     GMP_FAM_PROF_STOP,
     GMP_FAM_RESET,        /* cudaDeviceReset, cuDevicePrimaryCtxReset */
+    GMP_FAM_CTX_DESTROY,  /* cuCtxDestroy, cuDevicePrimaryCtxRelease */
     GMP_FAM_COUNT_
 };
 
@@ -70,7 +71,7 @@ static inline int gmp_fam_is_collect(unsigned f)
 #define GMP_MAX_DEVICES 64
 
 typedef struct gmp_devinfo {
-    _Atomic int ready;     /* fields below are filled (release) */
+    _Atomic int ready;     /* fields below are filled (release; by the writer) */
     uint64_t total_mem, sm_count, cc_major, cc_minor;
     uint8_t uuid[16];
     char name[256];
@@ -125,6 +126,7 @@ typedef struct gmp_tls {
     uint32_t nranges;    /* NVTX push depth (may exceed GMP_RANGE_STACK) */
     uint32_t sample;     /* callback counter for the cost estimate */
     int internal;        /* a profiler thread: its CUDA calls are not the program's */
+    uint32_t pause_corr; /* the context-teardown call that paused sampling (0 none) */
     uint64_t ranges[GMP_RANGE_STACK];
 } gmp_tls;
 
@@ -222,6 +224,8 @@ GMP_HIDDEN void gmp_transition(int kind, int arg, int source);
 GMP_HIDDEN void gmp_transition_init(void);
 /* cuMemGetInfo for a device through its context: 0 ok, -1 no context/error. */
 GMP_HIDDEN int gmp_device_meminfo(unsigned dev, uint64_t *free_b, uint64_t *total_b);
+/* Fills gmp_g.dev[dev] (name, memory...) and marks it ready: writer only. */
+GMP_HIDDEN void gmp_device_query(unsigned dev);
 /* Samples every device now; returns the ticket (0: no device, or not ON). */
 GMP_HIDDEN uint64_t gmp_snapshot_take(void);
 /* 1 with *out filled when the ticket is still in the ring. */

@@ -461,8 +461,9 @@ static void put_device(unsigned d)
     if (d >= GMP_MAX_DEVICES)
         return;
     const gmp_devinfo *i = &gmp_g.dev[d];
-    if (W.dev_written[d] || !atomic_load_explicit(&i->ready, memory_order_acquire))
+    if (W.dev_written[d])
         return;
+    gmp_device_query(d);
     W.dev_written[d] = 1;
     gmt_record r;
     memset(&r, 0, sizeof r.type + sizeof r.u.device + 16);
@@ -1304,8 +1305,6 @@ static void *writer_main(void *arg)
     gmp_t.internal = 1;
     W.last_frame_ns = W.last_sample_ns = W.last_flush_ns = mono_ns();
     put_header();
-    for (unsigned d = 0; d < GMP_MAX_DEVICES; d++)
-        put_device(d);
     for (;;) {
         int req = atomic_load(&W.finish_req);
         int sig = atomic_load(&W.finish_sig);

@@ -1116,6 +1116,9 @@ static void t_sources(void)
     const rec *fa = mem_by_corr(&t, GMT_REC_FREE, F("freeasync.corr"));
     CHECK(fa && fa->u.mem.source == GMT_SRC_ASYNC_POOL && fa->u.mem.bytes == 2 * MIB);
     CHECK(mem_by_corr(&t, GMT_REC_ALLOC, F("after_reset.corr")) != NULL);
+    /* the reset paused driver sampling at its ENTER and resumed it at EXIT */
+    const rec *g = nth(&t, GMT_REC_TAG, 0);
+    CHECK(g && g->u.tag.ndev == 1 && g->u.tag.dev[0].driver_total == 80 * GIB);
     trace_free(&t);
 }
 
