@@ -77,8 +77,12 @@ static const char *name_of(gma_replay *r, uint32_t id, int kernel)
     }
     if (!c->name_off[id]) {
         gma_buf b = { 0 };
+        size_t len;
+        const char *raw = gma_str(r, id, &len);
         if (kernel)
             gma_kernel_display(r, id, 0, &b);
+        else if (len) /* a range as recorded, decorations included */
+            gma_buf_putn(&b, raw, len);
         else
             gma_range_display(r, id, 1, &b);
         size_t off = gma_strs_add(&c->names, gma_buf_str(&b), b.len);

@@ -73,7 +73,6 @@ typedef struct gma_opts {
 
 typedef struct gma_krow {  /* per kernel name; row 0 is "(unattributed)" */
     uint32_t name;         /* string id */
-    uint32_t order;        /* creation order, the last tiebreak */
     uint64_t calls, time_ns, min_ns, max_ns;
     uint64_t alloc_bytes, free_bytes, alloc_count, free_count;
     uint64_t peak;         /* device live bytes right after an attributed alloc, max */
@@ -81,8 +80,7 @@ typedef struct gma_krow {  /* per kernel name; row 0 is "(unattributed)" */
 } gma_krow;
 
 typedef struct gma_rrow {  /* per NVTX range name; row 0 is "(unattributed)" */
-    uint32_t name;
-    uint32_t order;
+    uint32_t name;         /* string id (the representative of its base name) */
     uint64_t calls, time_ns;
     uint64_t self_alloc, self_free, self_alloc_count, self_free_count;
     uint64_t tot_alloc, tot_free;
@@ -103,7 +101,6 @@ typedef struct gma_steprow {
 typedef struct gma_tagrow {
     uint64_t ts, name, step, device;
     uint64_t live, driver_used, driver_total;
-    uint32_t order;
 } gma_tagrow;
 
 typedef struct gma_streamrow {
@@ -111,7 +108,6 @@ typedef struct gma_streamrow {
     uint64_t kernels, kernel_ns;
     uint64_t alloc_bytes, free_bytes, alloc_count, free_count, peak;
     uint64_t copies, copy_bytes;
-    uint32_t order;
 } gma_streamrow;
 
 /* One allocation. Pool slots are reused; an entry outlives its free only
@@ -121,7 +117,7 @@ typedef struct gma_entry {
     uint64_t ts, free_ts;
     uint64_t ord;          /* memory-event ordinal of the alloc */
     uint64_t live_after;   /* device live bytes right after it */
-    uint64_t step, stream, tid;
+    uint64_t step, stream;
     uint32_t kname;        /* kernel string id, GMA_NAME_* */
     uint32_t rname;        /* innermost range's string id, GMA_NAME_* */
     uint32_t slot;         /* pending kernel wait + 1, 0 none */
@@ -214,7 +210,8 @@ typedef struct gma_slot {  /* a kernel that allocations wait for */
 
 typedef struct gma_rinst {  /* an NVTX range instance */
     uint64_t id, parent, tid, begin_ts;
-    uint32_t name;
+    uint32_t name;         /* as recorded (the Chrome export shows it) */
+    uint32_t canon;        /* the row it aggregates into (gma_nvtx_base_len) */
     uint32_t next_free;
     int accounted;
 } gma_rinst;
@@ -280,6 +277,9 @@ typedef struct gma_replay {
     uint32_t free_rinst;
     gma_rinst *rring;      /* closed instances, by id % GMA_RRING */
     gma_vec rrows;         /* gma_rrow */
+    uint32_t *rcanon;      /* range string id -> representative id of its base name */
+    size_t rcanon_cap;
+    gma_map rcanon_of;     /* hash of a base name -> representative id */
     uint32_t *rrow_of;
     size_t rrow_cap;
     uint64_t chain_id;     /* cache: range id -> rows of it and its ancestors */

@@ -1189,28 +1189,6 @@ int gma_demangle(const char *s, size_t n, gma_buf *out, size_t *name_b, size_t *
 
 /* ---- display and matching ---------------------------------------------- */
 
-/* The qualified name part of s: demangled, or the raw text with a trailing
- * parameter list and a leading return type removed when it looks like a
- * demangled signature already. */
-static void qualified_name(const char *s, size_t n, gma_buf *out)
-{
-    gma_buf tmp = { 0 };
-    size_t nb, ne;
-    if (gma_demangle(s, n, &tmp, &nb, &ne) == 0) {
-        gma_buf_putn(out, tmp.p + nb, ne - nb);
-        gma_buf_free(&tmp);
-        return;
-    }
-    gma_buf_free(&tmp);
-    gma_buf_putn(out, s, n);
-}
-
-void gma_name_full(const char *s, size_t n, gma_buf *out)
-{
-    if (gma_demangle(s, n, out, NULL, NULL) != 0)
-        gma_buf_putn(out, s, n);
-}
-
 /* At i, "operator" followed by symbol characters ("operator<<=",
  * "operator()"): the length of all of it, else 0. */
 static size_t op_symbol_len(const char *p, size_t len, size_t i)
@@ -1225,6 +1203,75 @@ static size_t op_symbol_len(const char *p, size_t len, size_t i)
     while (j < len && strchr("<>=!+-*/%^&|~,", p[j]) && p[j])
         j++;
     return j > i + 8 ? j - i : 0;
+}
+
+/* The qualified name part of s: demangled, or the raw text with a trailing
+ * parameter list and a leading return type removed when it looks like a
+ * demangled signature already. */
+static void qualified_name(const char *s, size_t n, gma_buf *out)
+{
+    gma_buf tmp = { 0 };
+    size_t nb, ne;
+    if (gma_demangle(s, n, &tmp, &nb, &ne) == 0) {
+        gma_buf_putn(out, tmp.p + nb, ne - nb);
+        gma_buf_free(&tmp);
+        return;
+    }
+    gma_buf_free(&tmp);
+    /* Already demangled ("void ns::f<int>(int*) const"): drop the trailing
+     * parameter list and a leading return type, at bracket depth 0. */
+    size_t e = n;
+    int signature = 0;
+    while (e > 6 && memcmp(s + e - 6, " const", 6) == 0)
+        e -= 6;
+    if (e > 0 && s[e - 1] == ')') {
+        int depth = 0;
+        size_t i = e;
+        while (i > 0) {
+            char c = s[--i];
+            if (c == ')')
+                depth++;
+            else if (c == '(' && --depth == 0)
+                break;
+        }
+        if (depth == 0 && i > 0 && !(i >= 8 && memcmp(s + i - 8, "operator", 8) == 0)) {
+            e = i;
+            signature = 1;
+        }
+    }
+    if (!signature) { /* plain text (NVTX names, C kernels): as it is */
+        gma_buf_putn(out, s, n);
+        return;
+    }
+    size_t b = 0;
+    int angle = 0, paren = 0;
+    for (size_t i = 0; i < e; i++) {
+        char c = s[i];
+        size_t ol = op_symbol_len(s, e, i);
+        if (ol) {
+            i += ol - 1;
+            continue;
+        }
+        if (c == '<')
+            angle++;
+        else if (c == '>' && angle)
+            angle--;
+        else if (c == '(')
+            paren++;
+        else if (c == ')' && paren)
+            paren--;
+        else if (c == ' ' && !angle && !paren)
+            b = i + 1; /* the last blank at depth 0 ends the return type */
+    }
+    if (b >= e)
+        b = 0;
+    gma_buf_putn(out, s + b, e - b);
+}
+
+void gma_name_full(const char *s, size_t n, gma_buf *out)
+{
+    if (gma_demangle(s, n, out, NULL, NULL) != 0)
+        gma_buf_putn(out, s, n);
 }
 
 /* Replaces the contents of every bracket pair of kind open/close nested at
@@ -1251,11 +1298,16 @@ static int elide(gma_buf *b, char open, char close, int min_depth)
             i++;
             continue;
         }
-        if (c == '(' && open == '(' && b->len - i >= 21 && memcmp(b->p + i, "(anonymous namespace)", 21) == 0) {
-            if (depth < min_depth)
-                gma_buf_putn(&o, b->p + i, 21);
-            i += 20;
-            continue;
+        if (c == '(' && open == '(') { /* namespace markers are not parameter lists */
+            size_t l = b->len - i >= 21 && memcmp(b->p + i, "(anonymous namespace)", 21) == 0 ? 21
+                       : b->len - i >= 6 && memcmp(b->p + i, "(anon)", 6) == 0             ? 6
+                                                                                           : 0;
+            if (l) {
+                if (depth < min_depth)
+                    gma_buf_putn(&o, b->p + i, l);
+                i += l - 1;
+                continue;
+            }
         }
         if (c == open) {
             depth++;
@@ -1333,12 +1385,31 @@ void gma_name_short(const char *s, size_t n, size_t max_len, gma_buf *out)
     gma_buf_free(&q);
 }
 
+size_t gma_nvtx_base_len(const char *s, size_t n)
+{
+    static const char *const cuts[] = { ", seq = ", ", op_id = ", ", sizes = ", ", input_op_ids = ",
+                                        ", stashed seq = " };
+    size_t best = n;
+    for (size_t c = 0; c < sizeof(cuts) / sizeof(cuts[0]); c++) {
+        size_t l = strlen(cuts[c]);
+        for (size_t i = 0; i + l <= best; i++) {
+            if (memcmp(s + i, cuts[c], l) == 0) {
+                best = i;
+                break;
+            }
+        }
+    }
+    return best;
+}
+
 static int is_hex(char c) { return isxdigit((unsigned char)c) != 0; }
 static int is_word(char c) { return isalnum((unsigned char)c) || c == '_'; }
 
 void gma_name_normalize(const char *s, size_t n, int is_kernel, gma_buf *out)
 {
     gma_buf q = { 0 };
+    if (!is_kernel)
+        n = gma_nvtx_base_len(s, n);
     qualified_name(s, n, &q);
     /* Drop every template argument list entirely ("operator<" aside), then
      * addresses and hash-like tokens. */

@@ -32,4 +32,10 @@ void gma_name_short(const char *s, size_t n, size_t max_len, gma_buf *out);
  * such as triton_poi_fused_add_0 are numbered in compile order). */
 void gma_name_normalize(const char *s, size_t n, int is_kernel, gma_buf *out);
 
+/* Length of the part of an NVTX range name that names the operation:
+ * PyTorch's emit_nvtx appends per-call decorations (", seq = 12",
+ * ", op_id = 345", ", sizes = [...]") that would make every call its own
+ * row; they are cut. */
+size_t gma_nvtx_base_len(const char *s, size_t n);
+
 #endif

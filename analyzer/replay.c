@@ -137,6 +137,7 @@ void gma_range_display(const gma_replay *r, uint32_t name, int full, gma_buf *ou
         gma_buf_printf(out, "(string %u)", name);
         return;
     }
+    len = gma_nvtx_base_len(s, len);
     if (full || len <= 60) {
         gma_buf_putn(out, s, len);
     } else {
@@ -275,13 +276,15 @@ static inline uint64_t live_key(uint64_t dev, uint64_t addr) { return addr ^ (de
 #define KROW(r, i) (&GMA_VEC_AT(&(r)->krows, gma_krow, (i)))
 #define RROW(r, i) (&GMA_VEC_AT(&(r)->rrows, gma_rrow, (i)))
 
-/* Row of a name in a (krows or rrows) table; row 0 is "(unattributed)". */
-static uint32_t row_for(gma_replay *r, gma_vec *rows, uint32_t **of, size_t *cap, uint32_t name)
+/* Row of a name in a (krows or rrows) table, created on first use (the
+ * caller names it then: *created); row 0 is "(unattributed)". Unnamed
+ * kernels (NAME_UNNAMED) use slot 0 of the lookup array, which no string
+ * id can take. */
+static uint32_t row_for(gma_replay *r, gma_vec *rows, uint32_t **of, size_t *cap, uint32_t name, int *created)
 {
+    *created = 0;
     if (name == GMA_NAME_UNATTR)
         return 0;
-    /* unnamed kernels live at the top of the id space: map them to slot 0 of
-     * the lookup array is impossible, so keep them in their own row index */
     size_t key = name == NAME_UNNAMED ? 0 : name;
     if (key >= GMA_MAX_STRING_ID)
         return 0;
@@ -291,28 +294,35 @@ static uint32_t row_for(gma_replay *r, gma_vec *rows, uint32_t **of, size_t *cap
     }
     if ((*of)[key])
         return (*of)[key] - 1;
-    void *row = gma_vec_push(rows);
-    if (!row) {
+    if (!gma_vec_push(rows)) {
         oom(r);
         return 0;
     }
     uint32_t idx = (uint32_t)(rows->len - 1);
-    /* name and order are the first two fields of both row kinds */
-    ((uint32_t *)row)[0] = name;
-    ((uint32_t *)row)[1] = idx;
     (*of)[key] = idx + 1;
+    *created = 1;
     return idx;
 }
 
 static inline uint32_t krow_for(gma_replay *r, uint32_t name)
 {
-    if (name < r->krow_cap && r->krow_of[name]) /* the common case, inline */
+    /* the common case, inline; id 0 is "(unattributed)", row 0, while slot 0
+     * of the lookup array belongs to unnamed kernels */
+    if (name && name < r->krow_cap && r->krow_of[name])
         return r->krow_of[name] - 1;
-    return row_for(r, &r->krows, &r->krow_of, &r->krow_cap, name);
+    int created;
+    uint32_t i = row_for(r, &r->krows, &r->krow_of, &r->krow_cap, name, &created);
+    if (created)
+        KROW(r, i)->name = name;
+    return i;
 }
 static inline uint32_t rrow_for(gma_replay *r, uint32_t name)
 {
-    return row_for(r, &r->rrows, &r->rrow_of, &r->rrow_cap, name);
+    int created;
+    uint32_t i = row_for(r, &r->rrows, &r->rrow_of, &r->rrow_cap, name, &created);
+    if (created)
+        RROW(r, i)->name = name;
+    return i;
 }
 
 /* ---- threads and slots -------------------------------------------------------- */
@@ -549,6 +559,37 @@ static void attr_account(gma_replay *r, const attr *a, uint64_t bytes, int is_al
 
 #define RINST(r, i) (&GMA_VEC_AT(&(r)->rinsts, gma_rinst, (i)))
 
+/* The representative string id of a range name's operation (names.c:
+ * gma_nvtx_base_len), so that "aten::mm, seq = 9, op_id = 55" and
+ * "aten::mm, seq = 12, op_id = 80" share one row, as torch.profiler does. */
+static uint32_t range_canon(gma_replay *r, uint32_t name)
+{
+    if (name == NAME_UNNAMED || name == 0 || name >= GMA_MAX_STRING_ID)
+        return name;
+    if (name < r->rcanon_cap && r->rcanon[name])
+        return r->rcanon[name];
+    size_t len;
+    const char *s = gma_str(r, name, &len);
+    size_t bl = gma_nvtx_base_len(s, len);
+    uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a of the base name */
+    for (size_t i = 0; i < bl; i++)
+        h = (h ^ (unsigned char)s[i]) * 0x100000001b3ull;
+    uint32_t repr;
+    if (!gma_map_get(&r->rcanon_of, h, &repr)) {
+        repr = name;
+        if (gma_map_put(&r->rcanon_of, h, repr) != 0) {
+            oom(r);
+            return name;
+        }
+    }
+    if (name >= r->rcanon_cap && grow_u32(&r->rcanon, NULL, &r->rcanon_cap, (size_t)name + 1) != 0) {
+        oom(r);
+        return repr;
+    }
+    r->rcanon[name] = repr;
+    return repr;
+}
+
 static const gma_rinst *rinst_find(const gma_replay *r, uint64_t id)
 {
     uint32_t i;
@@ -568,7 +609,7 @@ static uint32_t range_chain(gma_replay *r, uint64_t id, int rows)
     const gma_rinst *in = rinst_find(r, id);
     if (!in)
         return GMA_NAME_UNATTR;
-    uint32_t name = in->name ? in->name : NAME_UNNAMED;
+    uint32_t name = in->canon;
     r->chain_id = id;
     r->chain_name = name;
     r->chain_len = 0;
@@ -576,7 +617,7 @@ static uint32_t range_chain(gma_replay *r, uint64_t id, int rows)
     if (!rows)
         return name;
     for (unsigned depth = 0; in && depth < 64 && r->chain_len < GMA_CHAIN_MAX; depth++) {
-        uint32_t row = rrow_for(r, in->name ? in->name : NAME_UNNAMED);
+        uint32_t row = rrow_for(r, in->canon);
         int seen = 0;
         for (uint32_t k = 0; k < r->chain_len; k++)
             seen |= r->chain[k] == row;
@@ -686,7 +727,6 @@ static gma_streamrow *stream_row(gma_replay *r, uint64_t dev, uint64_t stream)
         s->device = dev;
         s->stream = stream;
         i = (uint32_t)(r->streams.len - 1);
-        s->order = i;
         if (gma_map_put(&r->stream_of, key, i) != 0) {
             oom(r);
             return NULL;
@@ -760,12 +800,15 @@ static void window_close(gma_replay *r, uint64_t ts, uint64_t last_step, uint64_
     w->reason = reason;
     w->closed = 1;
     w->no_end = !have_end;
-    /* Leaks: made in this window, accounted, still live at its end. */
-    for (size_t i = 0; i < r->entries.len; i++) {
-        gma_entry *e = ENT(r, i);
+    /* Leaks: made in this window, accounted, still live at its end. The
+     * live map holds exactly the live entries: walk it, not the pool. */
+    for (size_t b = 0; b < r->live.cap; b++) {
+        if (!r->live.b[b].val)
+            continue;
+        gma_entry *e = ENT(r, r->live.b[b].val - 1);
         if ((e->flags & (GMA_E_INUSE | GMA_E_LIVE | GMA_E_ACCOUNTED | GMA_E_BASELINE)) !=
                 (GMA_E_INUSE | GMA_E_LIVE | GMA_E_ACCOUNTED) ||
-            e->window != wi)
+            e->window != wi || e->source == GMT_SRC_STATIC) /* module globals live as long as their module */
             continue;
         e->flags |= GMA_E_LEAKED | (have_end ? 0 : GMA_E_LEAK_AT_END);
         w = WIN(r, wi);
@@ -1029,7 +1072,6 @@ static void on_alloc(gma_replay *r, const gmt_mem *m)
     e->live_after = live_after;
     e->step = m->step;
     e->stream = m->stream;
-    e->tid = m->tid;
     e->kname = a.slot ? GMA_NAME_UNATTR : a.name;
     e->rname = rname;
     e->window = w >= 0 ? (uint32_t)w : NO_WIN;
@@ -1310,6 +1352,7 @@ static void on_range_begin(gma_replay *r, const gmt_range *g)
     in->tid = g->tid;
     in->begin_ts = g->ts;
     in->name = g->name && g->name < GMA_MAX_STRING_ID ? (uint32_t)g->name : NAME_UNNAMED;
+    in->canon = range_canon(r, in->name);
     in->accounted = win_selected(r, win_of(r, g->ts)) && step_selected(r);
     uint32_t old;
     if (gma_map_get(&r->rinst_of, g->id, &old)) { /* a reused id: forget the old one */
@@ -1323,7 +1366,7 @@ static void on_range_begin(gma_replay *r, const gmt_range *g)
     if (r->chain_valid && r->chain_id == g->id)
         r->chain_valid = 0;
     if (in->accounted && r->opt.by == GMA_BY_RANGE) {
-        uint32_t row = rrow_for(r, in->name);
+        uint32_t row = rrow_for(r, in->canon);
         RROW(r, row)->calls++;
     }
 }
@@ -1333,7 +1376,7 @@ static void range_close(gma_replay *r, uint32_t i, uint64_t ts)
     gma_rinst *in = RINST(r, i);
     uint64_t dur = ts > in->begin_ts ? ts - in->begin_ts : 0;
     if (in->accounted && r->opt.by == GMA_BY_RANGE) {
-        uint32_t row = rrow_for(r, in->name);
+        uint32_t row = rrow_for(r, in->canon);
         in = RINST(r, i);
         RROW(r, row)->time_ns += dur;
     }
@@ -1406,6 +1449,11 @@ static void on_tag(gma_replay *r, const gmt_tag *t)
     }
     if (r->opt.step >= 0 && t->step != (uint64_t)r->opt.step)
         return;
+    if (r->chrome)
+        gma_chrome_tag(r, t);
+    /* Tag rows are kept only where they are shown: they grow with the run. */
+    if (r->opt.by != GMA_BY_TAG && !r->timeline)
+        return;
     for (uint64_t i = 0; i < n; i++) {
         const gmt_tag_device *td = &t->dev[i];
         if (td->device >= GMA_MAX_DEVICES || !gma_dev_selected(r, td->device))
@@ -1422,10 +1470,7 @@ static void on_tag(gma_replay *r, const gmt_tag *t)
         row->live = td->live_bytes;
         row->driver_used = td->driver_used;
         row->driver_total = td->driver_total;
-        row->order = (uint32_t)(r->tags.len - 1);
     }
-    if (r->chrome)
-        gma_chrome_tag(r, t);
 }
 
 static void on_sample(gma_replay *r, const gmt_memsample *s)
@@ -1453,11 +1498,9 @@ static void on_window_begin(gma_replay *r, const gmt_window_begin *b)
     if (r->cur_win >= 0)
         window_close(r, b->ts, WIN(r, r->cur_win)->last_step, GMT_WEND_SCHEDULE, 0);
     /* The baseline that follows is the live set: drop what we had. */
-    for (size_t i = 0; i < r->entries.len; i++) {
-        gma_entry *e = ENT(r, i);
-        if ((e->flags & (GMA_E_INUSE | GMA_E_LIVE)) == (GMA_E_INUSE | GMA_E_LIVE))
-            entry_dead(r, (uint32_t)i, b->ts, 1);
-    }
+    for (size_t k = 0; k < r->live.cap; k++)
+        if (r->live.b[k].val)
+            entry_dead(r, (uint32_t)(r->live.b[k].val - 1), b->ts, 1);
     gma_map_clear(&r->live);
     for (unsigned d = 0; d < GMA_MAX_DEVICES; d++) {
         r->dev[d].live = 0;
@@ -1612,6 +1655,8 @@ void gma_replay_free(gma_replay *r)
     free(r->rring);
     gma_vec_free(&r->rrows);
     free(r->rrow_of);
+    free(r->rcanon);
+    gma_map_free(&r->rcanon_of);
     gma_vec_free(&r->steps);
     gma_map_free(&r->step_of);
     gma_vec_free(&r->tags);
@@ -1620,7 +1665,7 @@ void gma_replay_free(gma_replay *r)
     gma_vec_free(&r->windows);
     gma_vec_free(&r->arows);
     r->rring = NULL;
-    r->str_off = r->str_len = r->krow_of = r->rrow_of = NULL;
+    r->str_off = r->str_len = r->krow_of = r->rrow_of = r->rcanon = NULL;
     r->fifo = NULL;
 }
 
@@ -1725,6 +1770,10 @@ gma_mode gma_allocator_mode(const gma_replay *r)
                          s[GMT_SRC_MANAGED].bytes + s[GMT_SRC_PITCHED].bytes + s[GMT_SRC_STATIC].bytes +
                          s[GMT_SRC_UNKNOWN].bytes;
     gma_mode m = { "none", "no device allocations were seen in the selection" };
+    if (!dev_bytes && s[GMT_SRC_PINNED_HOST].count) {
+        m.mode = "pinned host memory";
+        m.meaning = "only cudaMallocHost/cudaHostAlloc buffers: host memory pinned for fast copies, no device memory";
+    }
     if (!dev_bytes)
         return m;
     /* The source holding most of the device bytes names the mode. */

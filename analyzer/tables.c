@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "names.h"
 #include "report.h"
 
 /* ---- generic table ------------------------------------------------------ */
@@ -139,6 +140,99 @@ static int srow_cmp(const void *pa, const void *pb, void *pc)
 
 static int64_t sat(uint64_t v) { return v > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)v; }
 
+/* ---- kernel labels ------------------------------------------------------------ */
+
+static uint64_t label_hash(const char *l)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (; *l; l++)
+        h = (h ^ (unsigned char)*l) * 0x100000001b3ull;
+    return h;
+}
+
+/* first[i] = the first index with the same label as i (i itself when
+ * first); returns how many labels are shared, -1 on OOM. */
+static int label_groups(const gma_strs *strs, const size_t *offs, size_t n, size_t *first, uint32_t *count)
+{
+    gma_map m = { 0 };
+    int shared = 0;
+    for (size_t i = 0; i < n; i++)
+        count[i] = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t h = label_hash(gma_strs_get(strs, offs[i]));
+        uint32_t f;
+        if (gma_map_get(&m, h, &f) && strcmp(gma_strs_get(strs, offs[f]), gma_strs_get(strs, offs[i])) == 0) {
+            first[i] = f;
+        } else {
+            first[i] = i;
+            if (gma_map_put(&m, h, (uint32_t)i) != 0) {
+                gma_map_free(&m);
+                return -1;
+            }
+        }
+        count[first[i]]++;
+    }
+    for (size_t i = 0; i < n; i++)
+        shared += count[first[i]] > 1;
+    gma_map_free(&m);
+    return shared;
+}
+
+/* Display labels of kernel name ids, unique within one list: short forms
+ * that collide (template instances of one kernel) are redone longer, and
+ * what still collides gets " #2", " #3"... in list order. Appends each label
+ * to strs and its offset to offs[i]. */
+static int kernel_labels(const gma_replay *r, const uint32_t *ids, size_t n, gma_strs *strs, size_t *offs)
+{
+    gma_buf b = { 0 };
+    size_t *first = calloc(n ? n : 1, sizeof(*first));
+    uint32_t *count = calloc(n ? n : 1, sizeof(*count));
+    int err = !first || !count;
+    for (size_t i = 0; i < n && !err; i++) {
+        gma_buf_reset(&b);
+        gma_kernel_display(r, ids[i], r->opt.full_names, &b);
+        offs[i] = gma_strs_add(strs, gma_buf_str(&b), b.len);
+        err |= offs[i] == (size_t)-1 || b.oom;
+    }
+    int shared = err ? -1 : label_groups(strs, offs, n, first, count);
+    if (shared > 0 && !r->opt.full_names) {
+        /* longer forms: template arguments kept down to depth 2 */
+        for (size_t i = 0; i < n && !err; i++) {
+            size_t len;
+            const char *raw = gma_str(r, ids[i], &len);
+            if (count[first[i]] < 2 || !len)
+                continue;
+            gma_buf_reset(&b);
+            gma_name_short(raw, len, 110, &b);
+            offs[i] = gma_strs_add(strs, gma_buf_str(&b), b.len);
+            err |= offs[i] == (size_t)-1 || b.oom;
+        }
+        shared = err ? -1 : label_groups(strs, offs, n, first, count);
+    }
+    if (shared > 0) {
+        /* numbered in list order; the first keeps its label */
+        uint32_t *seen = calloc(n, sizeof(*seen));
+        err |= !seen;
+        for (size_t i = 0; i < n && !err; i++) {
+            if (count[first[i]] < 2)
+                continue;
+            uint32_t k = ++seen[first[i]];
+            if (k == 1)
+                continue;
+            gma_buf_reset(&b);
+            gma_buf_printf(&b, "%s #%u", gma_strs_get(strs, offs[i]), k);
+            offs[i] = gma_strs_add(strs, gma_buf_str(&b), b.len);
+            err |= offs[i] == (size_t)-1 || b.oom;
+        }
+        free(seen);
+    }
+    err |= shared < 0;
+    free(first);
+    free(count);
+    gma_buf_free(&b);
+    return err ? -1 : 0;
+}
+
 /* ---- the --by tables --------------------------------------------------------- */
 
 static const gma_col KCOLS[] = {
@@ -149,7 +243,7 @@ static const gma_col KCOLS[] = {
     { "time", "time_ns", GMA_CT_NS, 1, 0 },           { "mean", "mean_ns", GMA_CT_NS, 1, 0 },
     { "min", "min_ns", GMA_CT_NS, 0, 0 },             { "max", "max_ns", GMA_CT_NS, 0, 0 },
     { "regs", "registers", GMA_CT_U64, 1, 0 },        { "smem", "shared_mem_bytes", GMA_CT_BYTES, 1, 0 },
-    { "local", "local_mem_bytes", GMA_CT_BYTES, 0, 0 },
+    { "local", "local_mem_bytes", GMA_CT_BYTES, 1, 0 },
 };
 
 static const gma_col RCOLS[] = {
@@ -164,7 +258,7 @@ static const gma_col RCOLS[] = {
 
 static const gma_col ACOLS[] = {
     { "address", "address", GMA_CT_HEX, 1, 0 },      { "device", "device", GMA_CT_U64, 0, 0 },
-    { "size", "bytes", GMA_CT_BYTES, 1, 0 },          { "kind", "kind", GMA_CT_STR, 0, 0 },
+    { "size", "bytes", GMA_CT_BYTES, 1, 0 },          { "kind", "kind", GMA_CT_STR, 1, 0 },
     { "source", "source", GMA_CT_STR, 1, 0 },         { "step", "step", GMA_CT_U64, 1, 0 },
     { "alloc ms", "alloc_ns", GMA_CT_TS, 1, 0 },      { "free ms", "free_ns", GMA_CT_TS, 1, 0 },
     { "lifetime", "lifetime_ns", GMA_CT_NS, 1, 0 },   { "live after", "live_after_bytes", GMA_CT_BYTES, 0, 0 },
@@ -241,22 +335,24 @@ static int build_kernels(const gma_replay *r, gma_table *t, uint64_t top)
     gma_table_init(t, "Kernels", KCOLS, NCOLS(KCOLS));
     size_t n = r->krows.len, m = 0;
     srow *rows = calloc(n ? n : 1, sizeof(*rows));
+    uint32_t *ids = calloc(n ? n : 1, sizeof(*ids));
+    size_t *offs = calloc(n ? n : 1, sizeof(*offs));
     gma_strs names = { 0 };
-    gma_buf b = { 0 };
-    int err = !rows;
+    int err = !rows || !ids || !offs;
     for (size_t i = 0; i < n && !err; i++) {
         const gma_krow *k = &GMA_VEC_AT(&r->krows, gma_krow, i);
         if (!k->calls && !k->alloc_count && !k->free_count)
             continue;
-        gma_buf_reset(&b);
-        gma_kernel_display(r, i == 0 ? GMA_NAME_UNATTR : k->name, r->opt.full_names, &b);
+        ids[m] = i == 0 ? GMA_NAME_UNATTR : k->name;
         srow *s = &rows[m++];
-        s->name = gma_strs_add(&names, gma_buf_str(&b), b.len);
         s->key = kernel_key(k, r->opt.sort);
         s->order = i;
         s->idx = (uint32_t)i;
-        err |= s->name == (size_t)-1 || b.oom;
     }
+    if (!err)
+        err = kernel_labels(r, ids, m, &names, offs) != 0;
+    for (size_t j = 0; j < m && !err; j++)
+        rows[j].name = offs[j];
     t->total_rows = m;
     size_t keep = err ? 0 : rank(rows, m, &names, r->opt.sort == GMA_SORT_NAME, 0, top, &err);
     for (size_t j = 0; j < keep && !err; j++) {
@@ -288,8 +384,9 @@ static int build_kernels(const gma_replay *r, gma_table *t, uint64_t top)
         c[1].null = !k->calls && rows[j].idx == 0;
     }
     free(rows);
+    free(ids);
+    free(offs);
     gma_strs_free(&names);
-    gma_buf_free(&b);
     return err ? -1 : 0;
 }
 
@@ -757,13 +854,23 @@ static int grp_finish(const gma_replay *r, grpset *g, int kernels, gma_strs *str
 {
     gma_buf b = { 0 };
     int err = 0;
-    for (size_t i = 0; i < g->v.len; i++) {
+    if (kernels) {
+        uint32_t *ids = calloc(g->v.len ? g->v.len : 1, sizeof(*ids));
+        size_t *offs = calloc(g->v.len ? g->v.len : 1, sizeof(*offs));
+        err = !ids || !offs;
+        for (size_t i = 0; i < g->v.len && !err; i++)
+            ids[i] = GMA_VEC_AT(&g->v, grp, i).name;
+        if (!err)
+            err = kernel_labels(r, ids, g->v.len, strs, offs) != 0;
+        for (size_t i = 0; i < g->v.len && !err; i++)
+            GMA_VEC_AT(&g->v, grp, i).label = offs[i];
+        free(ids);
+        free(offs);
+    }
+    for (size_t i = 0; i < g->v.len && !kernels; i++) {
         grp *x = &GMA_VEC_AT(&g->v, grp, i);
         gma_buf_reset(&b);
-        if (kernels)
-            gma_kernel_display(r, x->name, r->opt.full_names, &b);
-        else
-            gma_range_display(r, x->name, r->opt.full_names, &b);
+        gma_range_display(r, x->name, r->opt.full_names, &b);
         x->label = gma_strs_add(strs, gma_buf_str(&b), b.len);
         err |= x->label == (size_t)-1 || b.oom;
     }

@@ -248,26 +248,19 @@ static int light_body(void)
     gmp_diag diag;
     memset(&diag, 0, sizeof diag);
     gmp_config_load(&gmp_g.cfg, NULL, NULL, &diag);
-    /* Misspelled GMEMPROF_* names; GMEMPROF_CUPTI_LIB is read here, not by
-     * config.c, so it is not passed on. */
-    size_t ne = 0;
-    for (char **e = environ; e && *e; e++)
-        ne++;
-    char **env = calloc(ne + 1, sizeof *env);
-    if (env) {
-        size_t k = 0;
-        for (size_t i = 0; i < ne; i++)
-            if (strncmp(environ[i], "GMEMPROF_CUPTI_LIB=", 19) != 0)
-                env[k++] = environ[i];
-        gmp_config_check_names(env, &diag);
-        free(env);
-    }
+    gmp_config_check_names(environ, &diag); /* misspelled GMEMPROF_* names */
     for (int i = 0; i < diag.count; i++)
         gmp_log_error("%s", diag.line[i]);
     if (diag.lost)
         gmp_log_error("(%d more problems with GMEMPROF_* settings not shown)", diag.lost);
-    if (!gmp_g.cfg.enabled)
+    if (!gmp_g.cfg.enabled) {
+        /* Off by request (GMEMPROF_ENABLE=0) or by a bad output pattern (its
+         * line is above): the launcher must say "off", not "no CUDA". */
+        if (diag.count == 0)
+            gmp_log_info("GMEMPROF_ENABLE=0: profiling is off");
+        write_disabled_summary();
         return -1;
+    }
 
     gmp_g.start_unix_ns = gmp_now();
     gmp_g.start_ts = gmp_g.start_unix_ns; /* the trace clock is the same clock */

@@ -351,8 +351,8 @@ static void describe_trace(const gmp_summary *s, char *out, size_t cap)
     grouped(s->records, rec, sizeof rec);
     grouped(s->dropped, drop, sizeof drop);
     if (strcmp(s->status, GMP_SUMMARY_STATUS_INCOMPLETE) == 0)
-        status = "; incomplete: the process ended before the profiler finished, the analyzer "
-                 "reads what was written";
+        status = "; incomplete: part of the trace could not be written (disk full or an I/O "
+                 "error, see the profiler's message above); the analyzer reads what was written";
     else if (strcmp(s->status, GMP_SUMMARY_STATUS_DISABLED) == 0)
         status = "; the profiler turned itself off, see its message above";
     else if (strcmp(s->status, GMP_SUMMARY_STATUS_OK) != 0)
@@ -372,7 +372,7 @@ static void print_summary(int fd, int wstatus, const char *cwd)
     size_t linecap = 0;
     gmp_summary *s = malloc(sizeof *s), *first = malloc(sizeof *first);
     int good = 0, bad = 0;
-    char info[256], word[2 * GMP_SUMMARY_PATH_MAX + 8];
+    char info[512], word[2 * GMP_SUMMARY_PATH_MAX + 8];
 
     if (dupfd >= 0 && lseek(dupfd, 0, SEEK_SET) == 0)
         f = fdopen(dupfd, "r");
@@ -424,7 +424,18 @@ static void print_summary(int fd, int wstatus, const char *cwd)
             fprintf(stderr, "gmemprof:   %s (%s)\n", display_path(s->trace, cwd), info);
         }
     } else if (bad == 0) {
-        if (WIFSIGNALED(wstatus))
+        const char *pat = getenv("GMEMPROF_OUTPUT");
+        struct stat st;
+        if (WIFSIGNALED(wstatus) && pat && !strchr(pat, '%') && stat(pat, &st) == 0 && st.st_size > 0)
+            /* SIGKILL leaves no time to report, but every frame written before
+             * it is readable: say where the cut-short trace is. */
+            fprintf(stderr,
+                    "gmemprof: the command was killed by signal %d (%s) before the profiler could "
+                    "finish; the trace cut short at %s (%lld bytes) holds what was written: "
+                    "gmem-analyze reads it and says what was lost\n",
+                    WTERMSIG(wstatus), strsignal(WTERMSIG(wstatus)), display_path(pat, cwd),
+                    (long long)st.st_size);
+        else if (WIFSIGNALED(wstatus))
             fprintf(stderr,
                     "gmemprof: no trace was recorded: the command was killed by signal %d (%s) "
                     "before the profiler could report, or it created no CUDA context\n",

@@ -12,8 +12,8 @@
  * to its own directory); '\\', TAB, LF and CR in it are written as "\\\\",
  * "\\t", "\\n", "\\r". bytes: compressed size of the trace; windows: windows
  * begun; records: records written; dropped: records lost (CUPTI + writer).
- * status: ok (trailer written), incomplete (cut short, e.g. by a signal:
- * the trailer is missing), disabled (the profiler turned itself off; the
+ * status: ok (trailer written), incomplete (some frames could not be
+ * written: disk full or an I/O error; the trailer says so), disabled (the profiler turned itself off; the
  * reason was printed on stderr). The parser ignores keys it does not know,
  * so fields can be added later.
  */

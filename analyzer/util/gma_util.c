@@ -104,7 +104,6 @@ int gma_map_del(gma_map *m, uint64_t key, uint32_t *val)
     return 1;
 }
 
-size_t gma_map_bytes(const gma_map *m) { return m->cap * sizeof(*m->b); }
 
 /* ---- vectors ----------------------------------------------------------- */
 
@@ -519,12 +518,6 @@ void gma_jw_str(gma_jw *j, const char *s)
 {
     jw_value_prefix(j);
     gma_json_cstr(j->f, s);
-}
-
-void gma_jw_strn(gma_jw *j, const char *s, size_t n)
-{
-    jw_value_prefix(j);
-    gma_json_str(j->f, s, n);
 }
 
 void gma_jw_u64(gma_jw *j, uint64_t v)

@@ -62,7 +62,6 @@ int gma_map_put(gma_map *m, uint64_t key, uint32_t val);
 int gma_map_swap(gma_map *m, uint64_t key, uint32_t val, uint32_t *old);
 /* Removes key; returns 1 and *val (may be NULL) when it was present. */
 int gma_map_del(gma_map *m, uint64_t key, uint32_t *val);
-size_t gma_map_bytes(const gma_map *m);
 
 /* ---- growable array ---------------------------------------------------- */
 
@@ -140,7 +139,6 @@ void gma_jw_begin(gma_jw *j, char open);  /* '{' or '[' */
 void gma_jw_end(gma_jw *j, char close);
 void gma_jw_key(gma_jw *j, const char *key);
 void gma_jw_str(gma_jw *j, const char *s);
-void gma_jw_strn(gma_jw *j, const char *s, size_t n);
 void gma_jw_u64(gma_jw *j, uint64_t v);
 void gma_jw_i64(gma_jw *j, int64_t v);
 void gma_jw_dbl(gma_jw *j, double v);

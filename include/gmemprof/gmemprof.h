@@ -35,6 +35,8 @@ static void (*gmemprof__mark_fn)(const char *);
 static int gmemprof__resolved;
 static void gmemprof__resolve(void)
 {
+    /* Until the library is found, look again at every call: the driver loads
+     * it at CUDA's start, which may come after the first step or mark. */
     if (gmemprof__resolved)
         return;
     /* RTLD_DEFAULT finds the library when the driver loaded it globally or it
@@ -48,7 +50,7 @@ static void gmemprof__resolve(void)
             *(void **)&gmemprof__mark_fn = dlsym(h, "gmemprof_mark_impl");
         }
     }
-    gmemprof__resolved = 1;
+    gmemprof__resolved = gmemprof__step_fn && gmemprof__mark_fn;
 }
 void gmemprof_step(void)
 {

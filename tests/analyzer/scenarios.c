@@ -494,8 +494,9 @@ int sc_twodev(const char *path)
  *  free of 0xdead (never allocated): ignored, counted
  *  E1 1 MiB @0x1000; E2 2 MiB @0x1000 (E1's free was lost: E1 replaced); E3 3 MiB range 99 (unknown)
  *  KERNEL with no name, seq1: E1, E2, E3 all attributed to it (6 MiB allocated)
+ *  E4 4 MiB with no host thread: (unattributed), a row apart from the unnamed kernel
  *  a memcpy of 1 MiB on stream 7
- * live after: 2 + 3 = 5 MiB = the peak; leaks 5 MiB (2); allocated 6 MiB in 3.
+ * live after: 2 + 3 + 4 = 9 MiB = the peak; leaks 9 MiB (3); allocated 10 MiB in 4.
  */
 int sc_edge(const char *path)
 {
@@ -511,6 +512,7 @@ int sc_edge(const char *path)
     ALLOC(&b, .ts = SC_T(3), .addr = 0x1000, .bytes = 2 * MiB, .tid = 100, .seq = 0);
     ALLOC(&b, .ts = SC_T(4), .addr = 0x9000000, .bytes = 3 * MiB, .tid = 100, .seq = 0, .range = 99);
     kernel(&b, SC_T(5), 1000, 0, 7, 0, 100, 1, 0);
+    ALLOC(&b, .ts = SC_T(5) + 500, .addr = 0xa000000, .bytes = 4 * MiB, .flags = GMT_MEMF_NO_THREAD);
     gmt_record r;
     memset(&r, 0, sizeof(r));
     r.type = GMT_REC_MEMCPY;
@@ -523,6 +525,39 @@ int sc_edge(const char *path)
     put(&b, &r);
     wend(&b, SC_T(7), 0, 0);
     stats_trailer(&b, SC_T(8));
+    return tb_close(&b, path);
+}
+
+/* ---- torchnames ----------------------------------------------------------------
+ * PyTorch's emit_nvtx decorates every call ("aten::mm, seq = 1, op_id = 2"): both
+ * calls below are one "aten::mm" row (2 calls, self 1 + 2 = 3 MiB).
+ * Two template instances of one kernel share the short form
+ * "at::native::vectorized_elementwise_kernel<...>": their labels must differ
+ * (FillFunctor<float> gets 1 MiB, FillFunctor<double> 2 MiB).
+ */
+int sc_torchnames(const char *path)
+{
+    tb b;
+    if (tb_open(&b, path) != 0)
+        return -1;
+    header(&b, 4247);
+    device(&b, 0, "Test GPU", 16 * GiB);
+    string(&b, 1, "aten::mm, seq = 1, op_id = 2");
+    string(&b, 2, "aten::mm, seq = 5, op_id = 9, sizes = [[8, 8], [8, 8]]");
+    string(&b, 3, "_ZN2at6native29vectorized_elementwise_kernelILi4ENS0_11FillFunctorIfEESt5arrayIPcLm1EEEEviT0_T1_");
+    string(&b, 4, "_ZN2at6native29vectorized_elementwise_kernelILi4ENS0_11FillFunctorIdEESt5arrayIPcLm1EEEEviT0_T1_");
+    wbegin(&b, SC_T(0), 0, 0, 0, 0);
+    step(&b, SC_T(0), 0);
+    range(&b, 1, SC_T(1), 100, 1, 0, 1);
+    ALLOC(&b, .ts = SC_T(2), .addr = 0x1000000, .bytes = 1 * MiB, .tid = 100, .seq = 0, .range = 1);
+    kernel(&b, SC_T(3), 1000, 0, 7, 3, 100, 1, 0);
+    range(&b, 0, SC_T(4), 100, 1, 0, 0);
+    range(&b, 1, SC_T(5), 100, 2, 0, 2);
+    ALLOC(&b, .ts = SC_T(6), .addr = 0x2000000, .bytes = 2 * MiB, .tid = 100, .seq = 1, .range = 2);
+    kernel(&b, SC_T(7), 1000, 0, 7, 4, 100, 2, 0);
+    range(&b, 0, SC_T(8), 100, 2, 0, 0);
+    wend(&b, SC_T(9), 0, 0);
+    stats_trailer(&b, SC_T(10));
     return tb_close(&b, path);
 }
 
@@ -679,7 +714,8 @@ int sc_write_all(const char *dir)
     } all[] = {
         { "basic", sc_basic },     { "multiwin", sc_multiwin },     { "threads", sc_threads },
         { "nowindow", sc_nowindow }, { "twodev", sc_twodev },       { "edge", sc_edge },
-        { "attn_naive", sc_attn_naive }, { "attn_flash", sc_attn_flash }, { "truncated", sc_truncated },
+        { "torchnames", sc_torchnames }, { "attn_naive", sc_attn_naive }, { "attn_flash", sc_attn_flash },
+        { "truncated", sc_truncated },
         { "newer", sc_newer },     { "garbage", sc_garbage },       { "empty", sc_empty },
     };
     char path[4096];

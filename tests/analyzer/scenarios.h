@@ -21,6 +21,7 @@ int sc_threads(const char *path);        /* two host threads, recursion in range
 int sc_nowindow(const char *path);       /* no window records: the whole trace */
 int sc_twodev(const char *path);         /* two devices, streams, pinned host memory */
 int sc_edge(const char *path);           /* lost free, reused address, unknown range, unnamed kernel */
+int sc_torchnames(const char *path);     /* emit_nvtx range names, colliding template instances */
 int sc_attn_naive(const char *path);     /* attention with a materialized score matrix */
 int sc_attn_flash(const char *path);     /* the same layer with a fused kernel */
 int sc_truncated(const char *path);      /* basic, cut inside its last frame */

@@ -106,6 +106,15 @@ int main(void)
                  "Li8EEEEEEEEEvNT_6ParamsE",
                  60, "cutlass::Kernel<cutlass::gemm::kernel::Gemm<...> >");
     expect_short("kernel_b", 60, "kernel_b");
+    /* names that arrive demangled already */
+    expect_short("void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>, std::array<char*, "
+                 "1ul> >(int, at::native::FillFunctor<float>, std::array<char*, 1ul>)",
+                 60, "at::native::vectorized_elementwise_kernel<...>");
+    expect_short("void (anonymous namespace)::softmax_warp_fwd<float, 10>(float*, float const*, int)", 0,
+                 "(anonymous namespace)::softmax_warp_fwd<float, 10>");
+    expect_short("Foo::bar() const", 0, "Foo::bar");
+    expect_short("bool Foo::operator<(Foo const&) const", 0, "Foo::operator<");
+    expect_norm("void attn::softmax<128>(float*)", 1, "attn::softmax");
     expect_short("sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_warpgroupsize1x1x1_execute", 40,
                  "sm90_xmma_ge...arpgroupsize1x1x1_execute");
     expect_short("_ZN2at6native12_GLOBAL__N_125multi_tensor_apply_kernelINS1_18TensorListMetadataILi4EEENS1_"
@@ -120,6 +129,13 @@ int main(void)
     expect_norm("alloc at 0x7f3a2b001000 done", 0, "alloc at  done");
     expect_norm("graph_1b9a1d8e42_run", 0, "graph__run");
     expect_norm("operator<<", 0, "operator<<");
+    expect_norm("aten::mm, seq = 12, op_id = 345", 0, "aten::mm");
+    expect_norm("aten::addmm, op_id = 7, sizes = [[8], [8, 8]]", 0, "aten::addmm");
+    expect_norm("layer.3", 0, "layer.3");
+    if (gma_nvtx_base_len("aten::mm, seq = 1", 17) != 8 || gma_nvtx_base_len("step 4", 6) != 6) {
+        fprintf(stderr, "gma_nvtx_base_len\n");
+        failures++;
+    }
     expect_norm("_ZN3FoolsERKS_", 1, "Foo::operator<<");
     expect_short("_ZN3FoolsIiEERS_RKT_", 0, "Foo::operator<< <int>");
 

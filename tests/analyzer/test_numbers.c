@@ -165,10 +165,8 @@ static void test_basic(void)
     EQ(steprow(1)->peak, 127 * MiB);
     EQ(steprow(1)->live_end, 111 * MiB);
     EQ(steprow(0)->end_ts - steprow(0)->start_ts, 15000000);
-    /* tags */
-    EQ(R.tags.len, 2);
-    EQ(GMA_VEC_AT(&R.tags, gma_tagrow, 1).live - GMA_VEC_AT(&R.tags, gma_tagrow, 0).live, 15 * MiB);
-    EQ(GMA_VEC_AT(&R.tags, gma_tagrow, 1).driver_used - GMA_VEC_AT(&R.tags, gma_tagrow, 0).driver_used, 30 * MiB);
+    /* tag rows are kept for --by tag (and the timeline) only */
+    EQ(R.tags.len, 0);
     /* windows */
     EQ(R.windows.len, 1);
     EQ(GMA_VEC_AT(&R.windows, gma_window, 0).baseline_seen_bytes, 96 * MiB);
@@ -236,6 +234,22 @@ static void test_basic(void)
         EQ(in->time_ns, 4000000);
         EQ(u->self_alloc, 27 * MiB);
         EQ(u->self_free, 18 * MiB);
+        gma_replay_free(&R);
+    } else {
+        failures++;
+    }
+
+    /* tags: the MemoryMonitor table */
+    opts(&o);
+    o.by = GMA_BY_TAG;
+    if (load("basic", &o) == 0) {
+        EQ(R.tags.len, 2);
+        if (R.tags.len == 2) {
+            EQ(GMA_VEC_AT(&R.tags, gma_tagrow, 0).live, 96 * MiB);
+            EQ(GMA_VEC_AT(&R.tags, gma_tagrow, 1).live - GMA_VEC_AT(&R.tags, gma_tagrow, 0).live, 15 * MiB);
+            EQ(GMA_VEC_AT(&R.tags, gma_tagrow, 1).driver_used - GMA_VEC_AT(&R.tags, gma_tagrow, 0).driver_used,
+               30 * MiB);
+        }
         gma_replay_free(&R);
     } else {
         failures++;
@@ -372,6 +386,45 @@ static void test_threads(void)
     gma_replay_free(&R);
 }
 
+static void test_torchnames(void)
+{
+    gma_opts o;
+    opts(&o);
+    o.by = GMA_BY_RANGE;
+    if (load("torchnames", &o) != 0) {
+        failures++;
+        return;
+    }
+    gma_report rep;
+    CHECK(gma_report_build(&rep, &R) == 0);
+    const gma_table *t = &rep.table;
+    EQ(t->nrows, 1); /* both calls of aten::mm in one row */
+    STREQ(gma_cell_text(t, gma_table_cell(t, 0, 0)), "aten::mm");
+    EQ(gma_table_cell(t, 0, 1)->v.u, 2);
+    EQ(gma_table_cell(t, 0, 2)->v.i, 3 * MiB);
+    gma_report_free(&rep);
+    gma_replay_free(&R);
+
+    opts(&o);
+    if (load("torchnames", &o) != 0) {
+        failures++;
+        return;
+    }
+    CHECK(gma_report_build(&rep, &R) == 0);
+    t = &rep.table;
+    EQ(t->nrows, 2);
+    STREQ(gma_cell_text(t, gma_table_cell(t, 0, 0)),
+          "at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<double>, std::array<char*, 1ul> >");
+    STREQ(gma_cell_text(t, gma_table_cell(t, 1, 0)),
+          "at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>, std::array<char*, 1ul> >");
+    /* live at the peak, grouped by kernel: the same unique labels */
+    STREQ(GNAME(&rep, &rep.peaks[0].by_kernel, 0),
+          "at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<double>, std::array<char*, 1ul> >");
+    STREQ(GNAME(&rep, &rep.peaks[0].by_range, 0), "aten::mm");
+    gma_report_free(&rep);
+    gma_replay_free(&R);
+}
+
 static void test_small(void)
 {
     gma_opts o;
@@ -434,14 +487,15 @@ static void test_small(void)
         EQ(R.unmatched_frees, 1);
         EQ(R.replaced_allocs, 1);
         EQ(R.unknown_ranges, 1);
-        EQ(R.dev[0].alloc_bytes, 6 * MiB);
-        EQ(R.dev[0].peak, 5 * MiB);
-        EQ(R.dev[0].leaked_bytes, 5 * MiB);
-        EQ(R.dev[0].leaked_count, 2);
+        EQ(R.dev[0].alloc_bytes, 10 * MiB);
+        EQ(R.dev[0].peak, 9 * MiB);
+        EQ(R.dev[0].leaked_bytes, 9 * MiB);
+        EQ(R.dev[0].leaked_count, 3);
         EQ(R.dev[0].copies, 1);
+        EQ(krow(0)->alloc_bytes, 4 * MiB); /* not mixed with the unnamed kernel */
         gma_report rep;
         CHECK(gma_report_build(&rep, &R) == 0);
-        EQ(rep.peaks[0].bytes, 5 * MiB);
+        EQ(rep.peaks[0].bytes, 9 * MiB);
         STREQ(gma_cell_text(&rep.table, gma_table_cell(&rep.table, 0, 0)), "(unnamed kernel)");
         EQ(gma_table_cell(&rep.table, 0, 3)->v.u, 6 * MiB);
         CHECK(rep.nnotes >= 3);
@@ -534,6 +588,7 @@ int main(int argc, char **argv)
     test_basic();
     test_multiwin();
     test_threads();
+    test_torchnames();
     test_small();
     test_attention();
     test_damaged();
