@@ -104,7 +104,7 @@ uint64_t gmt_strtab_intern(gmt_strtab *t, const char *s, size_t len, int *is_new
     while (t->slots[i].id) {
         if (t->slots[i].hash == h) {
             const entry *e = &t->entries[t->slots[i].id - 1];
-            if (e->len == len && memcmp(t->arena + e->off, s, len) == 0)
+            if (e->len == len && (len == 0 || memcmp(t->arena + e->off, s, len) == 0))
                 return t->slots[i].id;
         }
         i = (i + 1) & t->mask;
@@ -139,7 +139,7 @@ uint64_t gmt_strtab_intern(gmt_strtab *t, const char *s, size_t len, int *is_new
         while (t->slots[i].id)
             i = (i + 1) & t->mask;
     }
-    if (len)
+    if (len) /* arena is NULL until the first non-empty string */
         memcpy(t->arena + t->arena_len, s, len);
     t->entries[t->count].off = t->arena_len;
     t->entries[t->count].len = len;
