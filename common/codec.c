@@ -130,6 +130,27 @@ size_t gmt_varint_put(uint8_t *out, size_t cap, uint64_t v)
     return n;
 }
 
+/* The decoder's hot path: most fields are one or two bytes, so those are
+ * decoded inline; longer ones take the loop. Same contract as gmt_varint_get. */
+static inline __attribute__((always_inline)) int varint_get_fast(const uint8_t *in, size_t len,
+                                                                 uint64_t *v)
+{
+    if (len < 10) /* near the end of the buffer: the bounds-checked loop */
+        return gmt_varint_get(in, len, v);
+    uint64_t x = 0;
+    for (int i = 0; i < 10; i++) {
+        uint8_t b = in[i];
+        if (i == 9 && b > 1)
+            return -1;
+        x |= (uint64_t)(b & 0x7f) << (7 * i);
+        if (!(b & 0x80)) {
+            *v = x;
+            return i + 1;
+        }
+    }
+    return -1;
+}
+
 int gmt_varint_get(const uint8_t *in, size_t len, uint64_t *v)
 {
     uint64_t x = 0;
@@ -496,12 +517,12 @@ typedef struct icur {
     int bad;
 } icur;
 
-static inline uint64_t get_v(icur *c)
+static inline __attribute__((always_inline)) uint64_t get_v(icur *c)
 {
     if (c->p < c->end && *c->p < 0x80)
         return *c->p++;
     uint64_t v = 0;
-    int n = gmt_varint_get(c->p, (size_t)(c->end - c->p), &v);
+    int n = varint_get_fast(c->p, (size_t)(c->end - c->p), &v);
     if (n <= 0) {
         /* Inside a complete payload a cut varint is as bad as a malformed one. */
         c->bad = 1;
@@ -751,7 +772,7 @@ gmt_status gmt_decode(gmt_codec *c, const uint8_t *in, size_t len, gmt_record *r
     if (type == 0)
         return GMT_E_CORRUPT;
     uint64_t plen = 0;
-    int lb = gmt_varint_get(in + 1, len - 1, &plen);
+    int lb = varint_get_fast(in + 1, len - 1, &plen);
     if (lb < 0)
         return GMT_E_CORRUPT;
     if (lb == 0)
