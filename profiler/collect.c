@@ -750,7 +750,8 @@ int gmp_collect_subscribe(char *err, size_t cap)
         return -1;
     }
     if (r != CUPTI_SUCCESS) {
-        snprintf(err, cap, "cuptiSubscribe failed: %s", gmp_cuapi_strerror(&gmp_g.api, r, buf, sizeof buf));
+        snprintf(err, cap, "cuptiSubscribe failed: %s; profiling is off (the program runs on)",
+                 gmp_cuapi_strerror(&gmp_g.api, r, buf, sizeof buf));
         return -1;
     }
     return 0;
