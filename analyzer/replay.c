@@ -1737,6 +1737,9 @@ int gma_replay_read(gma_replay *r, char *msg, size_t msgcap)
                      end.major, end.minor, GMT_VERSION_MAJOR);
         else if (end.file_size == 0)
             snprintf(msg, msgcap, "%s: empty file, not a gmemprof trace", path);
+        else if ((end.status == GMT_E_MAGIC || end.status == GMT_E_ZSTD) &&
+                 strncmp(end.message, "not a gmemprof trace", 20) == 0)
+            snprintf(msg, msgcap, "%s: %s", path, end.message); /* the reader said it already */
         else if (end.status == GMT_E_MAGIC || end.status == GMT_E_ZSTD)
             snprintf(msg, msgcap, "%s: not a gmemprof trace (%s)", path, end.message);
         else if (end.status != GMT_OK)
