@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -595,6 +596,142 @@ static int sc_attrs(void)
     return 0;
 }
 
+/* _exit() mid-run: no atexit handler, no destructor, no trailer; the trace
+ * ends at the last frame the writer finished (GMEMPROF_FLUSH_MS=50 here). */
+static int sc_exit(void)
+{
+    fact("A.corr", cuda_malloc(0x10000, MIB));
+    for (int i = 0; i < 10; i++) {
+        launch("k");
+        sleep_ms(20);
+    }
+    sleep_ms(300); /* several frame ends */
+    if (g_facts)
+        fclose(g_facts);
+    g_facts = NULL;
+    _exit(5);
+}
+
+/* abort(): SIGABRT is not caught by the profiler; the program dies by it. */
+static int sc_abort(void)
+{
+    struct rlimit no_core = {0, 0};
+    setrlimit(RLIMIT_CORE, &no_core); /* no core file left in the work dir */
+    fact("A.corr", cuda_malloc(0x10000, MIB));
+    for (int i = 0; i < 10; i++) {
+        launch("k");
+        sleep_ms(20);
+    }
+    sleep_ms(300); /* several frame ends (GMEMPROF_FLUSH_MS=50) */
+    if (g_facts)
+        fclose(g_facts);
+    g_facts = NULL;
+    abort();
+}
+
+/* fork + exec of this program (scenario "plain") with the environment kept:
+ * the exec'd child loads the profiler afresh, as the driver would with
+ * CUDA_INJECTION64_PATH set, and writes its own trace-%p file. Its facts go
+ * to E2E_FACTS.child; the environment is built before the fork (setenv in a
+ * child of a multi-threaded process is not async-signal-safe). */
+static int sc_forkexec(const char *self)
+{
+    fact("A.corr", cuda_malloc(0x20000, MIB));
+    launch("k_parent");
+    extern char **environ;
+    size_t n = 0;
+    while (environ[n])
+        n++;
+    char **envp = calloc(n + 1, sizeof *envp);
+    char childfacts[1200];
+    const char *fp = getenv("E2E_FACTS");
+    snprintf(childfacts, sizeof childfacts, "E2E_FACTS=%s.child", fp ? fp : "/dev/null");
+    for (size_t i = 0; i < n; i++)
+        envp[i] = strncmp(environ[i], "E2E_FACTS=", 10) == 0 ? childfacts : environ[i];
+    char *argv[] = {(char *)self, "plain", NULL};
+    pid_t pid = fork();
+    if (pid == 0) {
+        execve(self, argv, envp);
+        _exit(127);
+    }
+    free(envp);
+    fact("child", (uint64_t)pid);
+    int st = 0;
+    for (int i = 0; i < 3000; i++) {
+        if (waitpid(pid, &st, WNOHANG) == pid) {
+            fact("child_exit", WIFEXITED(st) ? (uint64_t)WEXITSTATUS(st) : 100);
+            fact("B.corr", cuda_malloc(0x30000, 2 * MIB));
+            return 0;
+        }
+        sleep_ms(10);
+    }
+    kill(pid, SIGKILL);
+    waitpid(pid, &st, 0);
+    fact("child_exit", 99);
+    return 0;
+}
+
+/* Two devices, each with its own context: allocations, a free and kernels
+ * on both; device 1 reuses device 0's addresses (the live table keys on
+ * (device, address)). Ends with a tag: per-device live bytes. */
+static int sc_devices(void)
+{
+    fake_cuda_set_meminfo(0, 70 * 1024 * MIB, 80 * 1024 * MIB);
+    fake_cuda_set_meminfo(1, 30 * 1024 * MIB, 40 * 1024 * MIB);
+    fake_cupti_context_created(1);
+    static const struct {
+        uint32_t dev;
+        uint64_t addr, bytes;
+    } a[5] = {{0, 0x10000, 3 * MIB}, {1, 0x10000, 5 * MIB}, {0, 0x20000, 1 * MIB},
+              {1, 0x20000, 2 * MIB}, {1, 0x30000, 4 * MIB}};
+    for (int i = 0; i < 5; i++) {
+        call c = api_begin(RT(cudaMalloc_v3020), DRV(cuMemAlloc_v2), NULL);
+        fake_cupti_emit_memory2(ALLOC, CUPTI_ACTIVITY_MEMORY_KIND_DEVICE, c.drv, a[i].addr, a[i].bytes, a[i].dev,
+                                NOSTREAM, 0, 0, 0);
+        api_end(c, NULL);
+        factf(c.drv, "a%d.corr", i);
+    }
+    /* free 0x20000 on device 1 (2 MiB); device 0's 0x20000 stays live */
+    call c = api_begin(RT(cudaFree_v3020), DRV(cuMemFree_v2), NULL);
+    fake_cupti_emit_memory2(RELEASE, CUPTI_ACTIVITY_MEMORY_KIND_DEVICE, c.rt, 0x20000, 2 * MIB, 1, NOSTREAM, 0, 0,
+                            0);
+    api_end(c, NULL);
+    fact("free1.corr", c.rt);
+    for (uint32_t d = 0; d < 2; d++) {
+        char kn[16];
+        snprintf(kn, sizeof kn, "k_dev%u", d);
+        c = api_begin(RT(cudaLaunchKernel_v7000), DRV(cuLaunchKernel), NULL);
+        uint64_t t = fake_cupti_now();
+        fake_cupti_emit_kernel(c.rt, d, KSTREAM, kn, t + 1000, t + 5000);
+        api_end(c, NULL);
+        factf(c.rt, "k%u.corr", d);
+    }
+    gmemprof_mark("end");
+    return 0;
+}
+
+/* A long run: E2E_LONG_N rounds of allocation + free + kernel activity
+ * records (3 records each) straight through the fake CUPTI, no stall; the
+ * peak RSS of the process is reported for the checker. */
+static int sc_long(void)
+{
+    const char *ns = getenv("E2E_LONG_N");
+    uint64_t n = ns ? strtoull(ns, NULL, 10) : 10000;
+    uint64_t t = fake_cupti_now();
+    for (uint64_t i = 0; i < n; i++) {
+        uint64_t a = 0x40000000ull + (i % 1024) * 4096;
+        fake_cupti_emit_memory2(ALLOC, CUPTI_ACTIVITY_MEMORY_KIND_DEVICE, 0, a, 4096, 0, NOSTREAM, 0, 0, 0);
+        fake_cupti_emit_memory2(RELEASE, CUPTI_ACTIVITY_MEMORY_KIND_DEVICE, 0, a, 4096, 0, NOSTREAM, 0, 0, 0);
+        fake_cupti_emit_kernel(0, 0, KSTREAM, "long_k", t + i * 10, t + i * 10 + 5);
+    }
+    fact("produced", 3 * n);
+    fact("emitted", fake_cupti_records_emitted());
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    fact("maxrss_kb", (uint64_t)ru.ru_maxrss);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -657,6 +794,16 @@ int main(int argc, char **argv)
         rc = sc_sources();
     else if (strcmp(sc, "attrs") == 0)
         rc = sc_attrs();
+    else if (strcmp(sc, "exit") == 0)
+        rc = sc_exit();
+    else if (strcmp(sc, "abort") == 0)
+        rc = sc_abort();
+    else if (strcmp(sc, "forkexec") == 0)
+        rc = sc_forkexec(argv[0]);
+    else if (strcmp(sc, "devices") == 0)
+        rc = sc_devices();
+    else if (strcmp(sc, "long") == 0)
+        rc = sc_long();
     else {
         fprintf(stderr, "e2e_app: unknown scenario %s\n", sc);
         rc = 2;

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -1197,6 +1198,238 @@ static void t_launcher(void)
     trace_free(&t);
 }
 
+/* _exit() and abort(): like SIGKILL, the trace ends at the last frame the
+ * writer finished, without a trailer; the exit status is the program's. */
+static void check_cut_trace(const run *r, const char *scenario)
+{
+    trace t = load_trace_of(r);
+    CHECK(!t.end.has_trailer);
+    CHECK(t.n > 3);
+    CHECK(t.n > 0 && t.r[0].type == GMT_REC_HEADER);
+    CHECK_EQ_U64(count(&t, GMT_REC_TRAILER), 0);
+    CHECK(mem_by_corr(&t, GMT_REC_ALLOC, F("A.corr")) != NULL);
+    /* 10 launches 20 ms apart, then 300 ms of frame ends at 50 ms: normally
+     * all 10 are in; a heavily loaded machine may delay the writer, so the
+     * test asks only for a prefix (at least one, never more than launched). */
+    CHECK(count(&t, GMT_REC_KERNEL) >= 1 && count(&t, GMT_REC_KERNEL) <= 10);
+    fprintf(stderr, "%s: %zu records readable, %" PRIu64 " frames, truncated=%d: %s\n", scenario, t.n,
+            t.end.frames, t.end.truncated, t.end.message);
+    trace_free(&t);
+}
+
+static void t_exit(void)
+{
+    const char *env[] = {"GMEMPROF_FLUSH_MS=50", NULL};
+    run r;
+    run_app("exit", env, &r);
+    CHECK(exited(&r, 5)); /* _exit(5), unchanged */
+    CHECK_STR(r.out, "");
+    CHECK_EQ_U64(count_lines(r.err, "gmemprof: "), 0); /* no exit handler ran */
+    check_cut_trace(&r, "exit");
+}
+
+static void t_abort(void)
+{
+    const char *env[] = {"GMEMPROF_FLUSH_MS=50", NULL};
+    run r;
+    run_app("abort", env, &r);
+    CHECK(signaled(&r, SIGABRT)); /* dies by SIGABRT, as it would have */
+    CHECK_STR(r.out, "");
+    check_cut_trace(&r, "abort");
+}
+
+static void t_forkexec(void)
+{
+    run r;
+    run_app("forkexec", NULL, &r);
+    CHECK(exited(&r, 0));
+    CHECK_STR(r.out, "");
+    CHECK_EQ_U64(F("child_exit"), 0); /* the exec'd program ran to its end */
+    pid_t child = (pid_t)F("child");
+    /* the parent: complete, its own events, none of the child's */
+    trace t = load_trace_of(&r);
+    check_complete(&t);
+    CHECK(mem_by_corr(&t, GMT_REC_ALLOC, F("A.corr")) != NULL);
+    CHECK(mem_by_corr(&t, GMT_REC_ALLOC, F("B.corr")) != NULL); /* the parent goes on */
+    CHECK(kernel_by_name(&t, "k_parent") != NULL);
+    CHECK(mem_by_addr(&t, GMT_REC_ALLOC, 0x10000, 0) == NULL);
+    CHECK(kernel_by_name(&t, "k") == NULL);
+    CHECK(nth(&t, GMT_REC_HEADER, 0) && nth(&t, GMT_REC_HEADER, 0)->u.hdr.pid == (uint64_t)r.pid);
+    trace_free(&t);
+    /* the exec'd child: profiled afresh into its own %p file */
+    char p[1300], fp[1300];
+    trace_path(&r, child, p, sizeof p);
+    CHECK(file_exists(p));
+    trace c;
+    CHECK(trace_load(p, &c) == 0);
+    check_complete(&c);
+    snprintf(fp, sizeof fp, "%s/facts.child", r.dir);
+    facts_load(fp);
+    CHECK_EQ_U64(F("pid"), (uint64_t)child);
+    CHECK(mem_by_corr(&c, GMT_REC_ALLOC, F("A.corr")) != NULL);
+    CHECK(mem_by_addr(&c, GMT_REC_ALLOC, 0x10000, 0) != NULL);
+    CHECK(kernel_by_name(&c, "k") != NULL);
+    CHECK(kernel_by_name(&c, "k_parent") == NULL);
+    CHECK(mem_by_addr(&c, GMT_REC_ALLOC, 0x20000, 0) == NULL);
+    CHECK(nth(&c, GMT_REC_HEADER, 0) && nth(&c, GMT_REC_HEADER, 0)->u.hdr.pid == (uint64_t)child &&
+          nth(&c, GMT_REC_HEADER, 0)->u.hdr.ppid == (uint64_t)r.pid);
+    trace_free(&c);
+    /* one "wrote" line each */
+    CHECK_EQ_U64(count_lines(r.err, "gmemprof: "), 2);
+}
+
+static void t_devices(void)
+{
+    run r;
+    run_app("devices", NULL, &r);
+    CHECK(exited(&r, 0));
+    trace t = load_trace_of(&r);
+    check_complete(&t);
+    /* one DEVICE record per device, in context order */
+    CHECK_EQ_U64(count(&t, GMT_REC_DEVICE), 2);
+    for (uint64_t d = 0; d < 2; d++) {
+        const rec *dv = nth(&t, GMT_REC_DEVICE, d);
+        char nm[32];
+        snprintf(nm, sizeof nm, "Fake GPU %d", (int)d);
+        CHECK(dv && dv->u.dev.device == d && dv->u.dev.total_mem == 80 * GIB);
+        CHECK(dv && strcmp(dv->u.dev.name, nm) == 0);
+    }
+    /* every allocation on its own device; bytes per device from the scenario:
+     * device 0: 3 + 1 MiB; device 1: 5 + 2 + 4 MiB, then 2 MiB freed */
+    static const uint64_t dev[5] = {0, 1, 0, 1, 1};
+    static const uint64_t bytes[5] = {3 * MIB, 5 * MIB, 1 * MIB, 2 * MIB, 4 * MIB};
+    uint64_t alloc_bytes[2] = {0, 0};
+    for (int i = 0; i < 5; i++) {
+        const rec *a = mem_by_corr(&t, GMT_REC_ALLOC, F("a%d.corr", i));
+        CHECK(a && a->u.mem.device == dev[i] && a->u.mem.bytes == bytes[i]);
+    }
+    for (size_t i = 0; i < t.n; i++)
+        if (t.r[i].type == GMT_REC_ALLOC && t.r[i].u.mem.device < 2)
+            alloc_bytes[t.r[i].u.mem.device] += t.r[i].u.mem.bytes;
+    CHECK_EQ_U64(alloc_bytes[0], 4 * MIB);
+    CHECK_EQ_U64(alloc_bytes[1], 11 * MIB);
+    CHECK_EQ_U64(count(&t, GMT_REC_ALLOC), 5);
+    CHECK_EQ_U64(count(&t, GMT_REC_FREE), 1);
+    const rec *f = mem_by_corr(&t, GMT_REC_FREE, F("free1.corr"));
+    CHECK(f && f->u.mem.device == 1 && f->u.mem.address == 0x20000 && f->u.mem.bytes == 2 * MIB);
+    const rec *k0 = kernel_by_name(&t, "k_dev0"), *k1 = kernel_by_name(&t, "k_dev1");
+    CHECK(k0 && k0->u.kernel.device == 0 && k0->u.kernel.corr == F("k0.corr"));
+    CHECK(k1 && k1->u.kernel.device == 1 && k1->u.kernel.corr == F("k1.corr"));
+    /* the tag: each device its own live bytes and driver figures */
+    const rec *g = nth(&t, GMT_REC_TAG, 0);
+    CHECK(g && g->u.tag.ndev == 2);
+    if (g && g->u.tag.ndev == 2) {
+        CHECK_EQ_U64(g->u.tag.dev[0].device, 0);
+        CHECK_EQ_U64(g->u.tag.dev[0].live_bytes, 4 * MIB);
+        CHECK_EQ_U64(g->u.tag.dev[0].driver_used, 10 * GIB);
+        CHECK_EQ_U64(g->u.tag.dev[0].driver_total, 80 * GIB);
+        CHECK_EQ_U64(g->u.tag.dev[1].device, 1);
+        CHECK_EQ_U64(g->u.tag.dev[1].live_bytes, 9 * MIB);
+        CHECK_EQ_U64(g->u.tag.dev[1].driver_used, 10 * GIB);
+        CHECK_EQ_U64(g->u.tag.dev[1].driver_total, 40 * GIB);
+    }
+    trace_free(&t);
+}
+
+/* Counts a long trace's records by type while reading (a trace of 10^7
+ * records does not fit in a rec array). */
+typedef struct counts {
+    uint64_t alloc, free_, kernel, total;
+    gmt_stats stats;
+    int has_stats, ok;
+    gmt_reader_end end;
+} counts;
+
+static int count_trace(const char *path, counts *c)
+{
+    memset(c, 0, sizeof *c);
+    gmt_reader *rd = gmt_reader_open(path);
+    if (!rd)
+        return -1;
+    static gmt_record g;
+    int rc;
+    while ((rc = gmt_reader_next(rd, &g)) == 1) {
+        c->total++;
+        c->alloc += g.type == GMT_REC_ALLOC;
+        c->free_ += g.type == GMT_REC_FREE;
+        c->kernel += g.type == GMT_REC_KERNEL;
+        if (g.type == GMT_REC_STATS) {
+            c->stats = g.u.stats;
+            c->has_stats = 1;
+        }
+    }
+    c->end = *gmt_reader_end_info(rd);
+    c->ok = rc == 0;
+    gmt_reader_close(rd);
+    return 0;
+}
+
+static void run_long(uint64_t n, counts *c, uint64_t *maxrss_kb, double *secs)
+{
+    char env0[64];
+    snprintf(env0, sizeof env0, "E2E_LONG_N=%" PRIu64, n);
+    const char *env[] = {env0, NULL};
+    run r;
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    run_app_in("long", "long", env, &r);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    *secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+    CHECK(exited(&r, 0));
+    CHECK_STR(r.out, "");
+    char p[1300];
+    trace_path(&r, r.pid, p, sizeof p);
+    CHECK(count_trace(p, c) == 0);
+    CHECK(c->ok && c->end.has_trailer && !c->end.truncated);
+    CHECK(c->has_stats);
+    CHECK_EQ_U64(c->stats.dropped_cupti, 0);
+    /* exact drop count: written + dropped == produced */
+    CHECK_EQ_U64(F("produced"), 3 * n);
+    CHECK_EQ_U64(F("emitted"), 3 * n);
+    CHECK_EQ_U64(c->alloc + c->free_ + c->kernel + c->stats.dropped_writer, 3 * n);
+    *maxrss_kb = F("maxrss_kb");
+    fprintf(stderr,
+            "long: n=%" PRIu64 " rounds in %.1f s: %" PRIu64 " alloc, %" PRIu64 " free, %" PRIu64
+            " kernel written, %" PRIu64 " dropped, peak RSS %" PRIu64 " KiB, host bytes %" PRIu64 "\n",
+            n, *secs, c->alloc, c->free_, c->kernel, c->stats.dropped_writer, *maxrss_kb, c->stats.own_host_bytes);
+}
+
+/* Peak RSS (KiB) of the children waited for so far: after run_long(small)
+ * that run's own peak, exit-time flush included; after run_long(big) the
+ * larger of the two. */
+static uint64_t children_maxrss_kb(void)
+{
+    struct rusage ru;
+    if (getrusage(RUSAGE_CHILDREN, &ru) != 0)
+        return UINT64_MAX;
+    return (uint64_t)ru.ru_maxrss;
+}
+
+/* A long run with the default budget: host memory stays bounded. The peak
+ * RSS of 10^4 rounds is the baseline; E2E_LONG_ROUNDS rounds (default
+ * 3333334: 10^7 activity records, a third each allocation, free, kernel)
+ * may add at most 64 MiB to it, both as the app measured it at its end and
+ * as the kernel reports it for the whole process life. */
+static void t_long(void)
+{
+    counts small, big;
+    uint64_t app_small = 0, app_big = 0;
+    double s_small = 0, s_big = 0;
+    const char *nr = getenv("E2E_LONG_ROUNDS");
+    uint64_t n = nr ? strtoull(nr, NULL, 10) : 3333334;
+    run_long(10000, &small, &app_small, &s_small);
+    uint64_t rss_small = children_maxrss_kb();
+    CHECK_EQ_U64(small.stats.dropped_writer, 0);
+    run_long(n, &big, &app_big, &s_big);
+    uint64_t rss_big = children_maxrss_kb();
+    CHECK(app_big <= app_small + 64 * 1024);
+    CHECK(rss_big <= rss_small + 64 * 1024);
+    fprintf(stderr,
+            "long: peak RSS %" PRIu64 " KiB (app %" PRIu64 ") at 10^4 rounds, %" PRIu64 " KiB (app %" PRIu64
+            ") at %" PRIu64 " rounds (%.1f s)\n",
+            rss_small, app_small, rss_big, app_big, n, s_big);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 7) {
@@ -1221,6 +1454,8 @@ int main(int argc, char **argv)
         {"sigign", t_sigign},     {"time", t_time},           {"budget", t_budget},
         {"vmm", t_vmm},           {"sources", t_sources},     {"attrs", t_attrs},
         {"search", t_search},     {"nocupti", t_nocupti},     {"launcher", t_launcher},
+        {"exit", t_exit},         {"abort", t_abort},         {"forkexec", t_forkexec},
+        {"devices", t_devices},   {"long", t_long},
     };
     if (strcmp(sc, "sigterm") == 0)
         t_signal("sigterm", SIGTERM);
