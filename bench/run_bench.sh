@@ -2,7 +2,7 @@
 # The benchmark in one command, for the device machine:
 #
 #     bash bench/run_bench.sh [--quick] [--rounds N] [--workloads small,medium]
-#                             [--budget SECONDS] [--configs a,b,...] [--fake]
+#                             [--budget SECONDS] [--configs a,b,...] [--steps N] [--fake]
 #
 # Configurations, each run in its own process, interleaved A B C ... per
 # workload in every round (bench/workload.py says what each mode does):
@@ -48,6 +48,7 @@ while [ $# -gt 0 ]; do
     --rounds) ROUNDS=$2; shift ;;
     --workloads) WORKLOADS=${2//,/ }; shift ;;
     --budget) BUDGET=$2; shift ;;
+    --steps) STEPS=$2; shift ;;
     --configs) IFS=, read -r -a CONFIGS <<<"$2"; shift ;;
     --fake) FAKE=1 ;;
     -h | --help) sed -n '2,30p' "$0"; exit 0 ;;

@@ -433,6 +433,7 @@ static void sampling_resume(void) { atomic_fetch_sub(&g_sample_pause, 1); }
 static void device_add(CUcontext ctx)
 {
     uint32_t id = 0;
+    atomic_store(&gmp_g.ctx_seen, 1);
     if (!gmp_g.api.GetDeviceId || gmp_g.api.GetDeviceId(ctx, &id) != CUPTI_SUCCESS)
         return;
     atomic_fetch_add(&gmp_g.own_device_bytes, (uint64_t)(gmp_g.devbuf_bytes * gmp_g.devbuf_prealloc));
@@ -777,14 +778,44 @@ static void set_attr(CUpti_ActivityAttribute a, size_t v, const char *what)
                       gmp_cuapi_strerror(&gmp_g.api, r, buf, sizeof buf));
 }
 
+/* GMEMPROF_TEST_COLLECT (benchmark diagnosis only, not a user setting):
+ * which parts of the window's collection run, as a comma list of kernel,
+ * memcpy, memset, rtcb (runtime-API callbacks of the collect families),
+ * drvcb (driver-API ones). bench/ab_bench.sh uses it to price each part;
+ * a trace made with a part missing is incomplete by construction. */
+enum { TC_KERNEL = 1, TC_MEMCPY = 2, TC_MEMSET = 4, TC_RTCB = 8, TC_DRVCB = 16, TC_ALL = 31 };
+static unsigned g_test_collect = TC_ALL;
+
+static unsigned test_collect_mask(void)
+{
+    const char *v = getenv("GMEMPROF_TEST_COLLECT");
+    if (!v)
+        return TC_ALL;
+    unsigned m = 0;
+    static const struct { const char *name; unsigned bit; } parts[] = {
+        {"kernel", TC_KERNEL}, {"memcpy", TC_MEMCPY}, {"memset", TC_MEMSET},
+        {"rtcb", TC_RTCB},     {"drvcb", TC_DRVCB},
+    };
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
+        size_t n = strlen(parts[i].name);
+        for (const char *p = v; (p = strstr(p, parts[i].name)) != NULL; p += n)
+            if ((p == v || p[-1] == ',') && (p[n] == ',' || p[n] == '\0'))
+                m |= parts[i].bit;
+    }
+    gmp_log_info("GMEMPROF_TEST_COLLECT=%s: a diagnosis setting, the trace is incomplete", v);
+    return m;
+}
+
 static void enable_cbids(uint32_t on, int collect_only)
 {
-    for (uint32_t i = 1; i < CUPTI_RUNTIME_TRACE_CBID_SIZE; i++)
-        if (fam_rt[i] && gmp_fam_is_collect(fam_rt[i]) == collect_only)
-            gmp_g.api.EnableCallback(on, gmp_g.sub, CUPTI_CB_DOMAIN_RUNTIME_API, i);
-    for (uint32_t i = 1; i < CUPTI_DRIVER_TRACE_CBID_SIZE; i++)
-        if (fam_drv[i] && gmp_fam_is_collect(fam_drv[i]) == collect_only)
-            gmp_g.api.EnableCallback(on, gmp_g.sub, CUPTI_CB_DOMAIN_DRIVER_API, i);
+    if (!collect_only || (g_test_collect & TC_RTCB))
+        for (uint32_t i = 1; i < CUPTI_RUNTIME_TRACE_CBID_SIZE; i++)
+            if (fam_rt[i] && gmp_fam_is_collect(fam_rt[i]) == collect_only)
+                gmp_g.api.EnableCallback(on, gmp_g.sub, CUPTI_CB_DOMAIN_RUNTIME_API, i);
+    if (!collect_only || (g_test_collect & TC_DRVCB))
+        for (uint32_t i = 1; i < CUPTI_DRIVER_TRACE_CBID_SIZE; i++)
+            if (fam_drv[i] && gmp_fam_is_collect(fam_drv[i]) == collect_only)
+                gmp_g.api.EnableCallback(on, gmp_g.sub, CUPTI_CB_DOMAIN_DRIVER_API, i);
 }
 
 /* Before any context exists (InitializeInjection runs inside cuInit): the
@@ -805,6 +836,7 @@ int gmp_collect_enable(char *err, size_t cap)
     set_attr(CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_POOL_LIMIT, limit, "device buffer pool limit");
     set_attr(CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_PRE_ALLOCATE_VALUE, gmp_g.devbuf_prealloc,
              "device buffer pre-allocation");
+    g_test_collect = test_collect_mask();
     if (gmp_g.api.ActivityRegisterTimestampCallback)
         gmp_g.api.ActivityRegisterTimestampCallback(gmp_cupti_timestamp);
     r = gmp_g.api.ActivityRegisterCallbacks(buf_requested, buf_completed);
@@ -843,6 +875,8 @@ void gmp_collect_kernels(int on)
     if (atomic_load(&gmp_g.collecting) == on)
         return;
     for (size_t i = 0; i < sizeof collect_kinds / sizeof collect_kinds[0]; i++) {
+        if (!(g_test_collect & (1u << i)))
+            continue;
         CUptiResult r = on ? gmp_g.api.ActivityEnable(collect_kinds[i])
                            : gmp_g.api.ActivityDisable(collect_kinds[i]);
         if (r != CUPTI_SUCCESS) {

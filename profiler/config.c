@@ -538,7 +538,13 @@ int gmp_config_expand_output(const char *pattern, char *out, size_t cap, long pi
                 add = host;
                 break;
             case 'r':
-                snprintf(piece, sizeof piece, "%ld", rank);
+                /* No rank (a plain run, or a launcher's own process such
+                 * as torchrun's agent, which may start CUDA too): the pid,
+                 * marked, so it can never take a rank's file name. */
+                if (rank >= 0)
+                    snprintf(piece, sizeof piece, "%ld", rank);
+                else
+                    snprintf(piece, sizeof piece, "p%ld", pid);
                 break;
             case 't': {
                 time_t t = (time_t)(start_unix_ns / 1000000000ull);
@@ -585,7 +591,7 @@ long gmp_config_rank(gmp_getenv_fn get, void *ctx)
     long r = gmp_config_env_int(get, ctx, "RANK");
     if (r < 0)
         r = gmp_config_env_int(get, ctx, "LOCAL_RANK");
-    return r < 0 ? 0 : r;
+    return r;
 }
 
 /* ---- describe --------------------------------------------------------------- */

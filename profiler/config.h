@@ -87,7 +87,7 @@ int gmp_config_check_names(char *const *envp, gmp_diag *diag);
  * unset or not a number in 0..2^31-1. get NULL: getenv. */
 long gmp_config_env_int(gmp_getenv_fn get, void *ctx, const char *name);
 /* The rank for %r: RANK, else LOCAL_RANK, else 0. */
-long gmp_config_rank(gmp_getenv_fn get, void *ctx);
+long gmp_config_rank(gmp_getenv_fn get, void *ctx); /* RANK, else LOCAL_RANK, else -1 */
 
 /* 1 when an NVTX mark/range name is a step boundary: it equals the step
  * marker, or starts with it followed by ' ', ':', '#', '_', '-' or a digit

@@ -134,6 +134,7 @@ typedef struct gmp_rt {
     _Atomic int state;
     _Atomic int forked;        /* this process is a fork child of a profiled one */
     _Atomic int stopping;      /* exit or signal flush started */
+    _Atomic int ctx_seen;      /* a CUDA context was created: the trace is worth keeping */
     gmp_config cfg;
     gmp_cuapi api;
     CUpti_SubscriberHandle sub;

@@ -371,7 +371,7 @@ static void print_summary(int fd, int wstatus, const char *cwd)
     char *line = NULL;
     size_t linecap = 0;
     gmp_summary *s = malloc(sizeof *s), *first = malloc(sizeof *first);
-    int good = 0, bad = 0;
+    int good = 0, bad = 0, noctx = 0;
     char info[512], word[2 * GMP_SUMMARY_PATH_MAX + 8];
 
     if (dupfd >= 0 && lseek(dupfd, 0, SEEK_SET) == 0)
@@ -399,6 +399,10 @@ static void print_summary(int fd, int wstatus, const char *cwd)
             bad++;
             continue;
         }
+        if (strcmp(s->status, GMP_SUMMARY_STATUS_NOCTX) == 0) {
+            noctx++;
+            continue;
+        }
         if (good++ == 0)
             *first = *s;
     }
@@ -418,7 +422,7 @@ static void print_summary(int fd, int wstatus, const char *cwd)
                 good, word);
         rewind(f);
         while (getline(&line, &linecap, f) > 0) {
-            if (gmp_summary_parse_line(line, s) != 0)
+            if (gmp_summary_parse_line(line, s) != 0 || strcmp(s->status, GMP_SUMMARY_STATUS_NOCTX) == 0)
                 continue;
             describe_trace(s, info, sizeof info);
             fprintf(stderr, "gmemprof:   %s (%s)\n", display_path(s->trace, cwd), info);
@@ -445,6 +449,11 @@ static void print_summary(int fd, int wstatus, const char *cwd)
                     "gmemprof: no trace was recorded: no CUDA context was created (the command did "
                     "not use the GPU through CUDA)\n");
     }
+    if (noctx > 0 && good > 0)
+        fprintf(stderr,
+                "gmemprof: %d more process%s started CUDA but created no context (a launcher's own "
+                "process, e.g. torchrun's agent): nothing to record, no trace\n",
+                noctx, noctx == 1 ? "" : "es");
     if (bad > 0)
         fprintf(stderr, "gmemprof: %d summary line%s could not be read (a library of another "
                         "version?)\n",

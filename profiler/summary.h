@@ -35,6 +35,10 @@
 #define GMP_SUMMARY_STATUS_OK "ok"
 #define GMP_SUMMARY_STATUS_INCOMPLETE "incomplete"
 #define GMP_SUMMARY_STATUS_DISABLED "disabled"
+/* The process started CUDA (cuInit loaded the library) but never created a
+ * context, so it had nothing to record: its trace file was removed. A
+ * launcher's own process does this (torchrun's agent queries the devices). */
+#define GMP_SUMMARY_STATUS_NOCTX "no-context"
 
 #define GMP_SUMMARY_PATH_MAX 4096
 /* Enough for any line the formatter writes for a path < GMP_SUMMARY_PATH_MAX

@@ -1202,23 +1202,31 @@ static void human_bytes(uint64_t b, char *out, size_t cap)
         snprintf(out, cap, "%.2f GiB", (double)b / 1073741824.0);
 }
 
+/* One line for the launcher (GMEMPROF_SUMMARY_FILE, O_APPEND: every
+ * profiled process of the run appends its own). */
+static void append_summary(uint64_t size, uint64_t windows, uint64_t records, uint64_t dropped,
+                           const char *status)
+{
+    char line[GMP_SUMMARY_LINE_MAX];
+    size_t n = gmp_summary_format_line(line, sizeof line, gmp_g.path, size, windows, records, dropped,
+                                       status);
+    int fd = open(gmp_g.cfg.summary_file, O_WRONLY | O_APPEND | O_CLOEXEC);
+    if (n < sizeof line && fd >= 0) {
+        ssize_t w = write(fd, line, n);
+        (void)w;
+    }
+    if (fd >= 0)
+        close(fd);
+}
+
 static void write_summary(int ok)
 {
     uint64_t dropped = atomic_load(&gmp_g.dropped_cupti) + W.summary_dropped;
     struct stat sb;
     uint64_t size = stat(gmp_g.path, &sb) == 0 ? (uint64_t)sb.st_size : W.summary_bytes;
     if (gmp_g.cfg.summary_file[0]) {
-        char line[GMP_SUMMARY_LINE_MAX];
-        size_t n = gmp_summary_format_line(line, sizeof line, gmp_g.path, size, W.windows,
-                                           W.summary_records, dropped,
-                                           ok ? GMP_SUMMARY_STATUS_OK : GMP_SUMMARY_STATUS_INCOMPLETE);
-        int fd = open(gmp_g.cfg.summary_file, O_WRONLY | O_APPEND | O_CLOEXEC);
-        if (n < sizeof line && fd >= 0) {
-            ssize_t w = write(fd, line, n);
-            (void)w;
-        }
-        if (fd >= 0)
-            close(fd);
+        append_summary(size, W.windows, W.summary_records, dropped,
+                       ok ? GMP_SUMMARY_STATUS_OK : GMP_SUMMARY_STATUS_INCOMPLETE);
         return;
     }
     if (!ok)
@@ -1227,6 +1235,16 @@ static void write_summary(int ok)
     human_bytes(size, hb, sizeof hb);
     gmp_log_info("wrote %s (%s, %" PRIu64 " window%s, %" PRIu64 " records, %" PRIu64 " dropped)",
                  gmp_g.path, hb, W.windows, W.windows == 1 ? "" : "s", W.summary_records, dropped);
+}
+
+static void write_summary_noctx(void)
+{
+    if (!gmp_g.cfg.summary_file[0]) {
+        gmp_log_debug("no CUDA context was created: nothing recorded, no trace written (%s removed)",
+                      gmp_g.path);
+        return;
+    }
+    append_summary(0, 0, 0, 0, GMP_SUMMARY_STATUS_NOCTX);
 }
 
 static void finalize(int reason)
@@ -1261,6 +1279,15 @@ static void finalize(int reason)
                       W.unmatched, W.bad_records, W.late_mem, W.lost_epochs);
     int ok = gmt_writer_close(W.w) == GMT_OK && !W.io_error;
     W.w = NULL;
+    if (!atomic_load(&gmp_g.ctx_seen) && !atomic_load(&gmp_g.forked)) {
+        /* cuInit without a context (a launcher's agent, a device query):
+         * nothing was recorded, and a file here would only be clutter, or
+         * worse, take a name another process means to use. */
+        if (unlink(gmp_g.path) == 0) {
+            write_summary_noctx();
+            return;
+        }
+    }
     write_summary(ok);
 }
 

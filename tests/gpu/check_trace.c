@@ -1457,6 +1457,10 @@ static int check_kv(trace *t, const char *kv, report *rep)
     } else if (!strcmp(key, "pid")) {
         outcome(rep, t->has_header && t->hdr.pid == v, 0, "header pid %" PRIu64 ": %" PRIu64, v,
                 t->has_header ? t->hdr.pid : 0);
+    } else if (!strcmp(key, "rank") || !strcmp(key, "world_size")) {
+        int64_t h = !t->has_header ? -2 : !strcmp(key, "rank") ? t->hdr.rank : t->hdr.world_size;
+        outcome(rep, h >= 0 && (uint64_t)h == v, 0, "header %s %" PRIu64 ": %" PRId64 "%s", key, v, h,
+                h == -1 ? " (unset)" : h == -2 ? " (no header)" : "");
     } else if (!strcmp(key, "ranges_min")) {
         outcome(rep, t->ranges.n >= v, 0, "RANGE_BEGIN records >= %" PRIu64 ": %zu", v, t->ranges.n);
     } else if (!strcmp(key, "distinct_alloc_tids_min")) {

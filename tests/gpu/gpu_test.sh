@@ -120,6 +120,31 @@ check() {
     if [ "$rc" -ne 0 ]; then fail "${last:-check_trace exit $rc}"; else pass "$last"; fi
     "$CT" "$trace" --summary >"$W/summary.json" 2>/dev/null || true
 }
+# ranks_csv TRACE0 TRACE1 PEAK0 PEAK1: gmem-analyze --by rank on both
+# traces must list ranks 0 and 1 with the peaks check_trace computed.
+ranks_csv() {
+    local out=$W/by_rank.csv
+    if ! timeout -k 5 60 "$BIN/gmem-analyze" "$1" "$2" --by rank --format csv >"$out" 2>"$W/by_rank.err"; then
+        fail "gmem-analyze --by rank failed: $(head -c 300 "$W/by_rank.err")"
+        return
+    fi
+    if "$PY" - "$out" "$3" "$4" <<'PY'
+import csv, sys
+rows = {}
+with open(sys.argv[1]) as f:
+    lines = [ln for ln in f if ln.strip() and not ln.startswith("#")]
+for row in csv.DictReader(lines):
+    if (row.get("rank") or "").isdigit():
+        rows[int(row["rank"])] = row
+peak = lambda r: int(rows[r].get("peak_bytes") or rows[r].get("peak") or -1)
+ok = sorted(rows) == [0, 1] and peak(0) == int(sys.argv[2]) and peak(1) == int(sys.argv[3])
+print("ranks %s, peaks %s" % (sorted(rows), [peak(r) for r in sorted(rows)]))
+sys.exit(0 if ok else 1)
+PY
+    then pass "gmem-analyze --by rank: ranks 0 and 1 with the expected peaks"
+    else fail "gmem-analyze --by rank: $(head -c 400 "$out")"
+    fi
+}
 finish() {
     if [ "$failures" -gt 0 ]; then
         echo "---- profiler stderr (tail) ----"
@@ -225,6 +250,30 @@ torch_injection_only)
     expect_rc 0; expect_same_stdout "$W/plain.out"
     check "$W/trace.zst" --expect windows=1 --expect active_steps=3 --expect first_active_step=3 \
         --expect baseline_count_min=1 --expect kernels_in_window=1 --expect step_source=nvtx --expect trailer=1
+    ;;
+torch_ranks)
+    # Two ranks of torch.distributed (Gloo) sharing one GPU under torchrun;
+    # one trace per rank through %r. Rank r holds an extra (r+1) * 8 MiB
+    # tensor (tests/gpu/torch_ranks.py), so the peaks differ by exactly 8 MiB.
+    need_gpu; need_torch; need_built "$BIN/gmem-analyze"
+    TR="$GM_SRC/tests/gpu/torch_ranks.py"
+    run=("$PY" -m torch.distributed.run --standalone --nproc_per_node=2 "$TR" --steps 6)
+    plain "$W/plain.out" -- "${run[@]}"
+    [ "$PLAIN_RC" -eq 0 ] || fail "unprofiled run exited $PLAIN_RC"
+    prof "$W/trace-%r.zst" "wait=1,warmup=1,active=3" -- "${run[@]}"
+    expect_rc 0; expect_same_stdout "$W/plain.out"
+    for r in 0 1; do
+        check "$W/trace-$r.zst" --expect rank=$r --expect world_size=2 --expect windows=1 \
+            --expect active_steps=3 --expect kernels_in_window=1 --expect trailer=1 --expect dropped=0
+    done
+    p0=$("$CT" "$W/trace-0.zst" --print-peak 2>/dev/null)
+    p1=$("$CT" "$W/trace-1.zst" --print-peak 2>/dev/null)
+    if [ -n "$p0" ] && [ -n "$p1" ] && [ $((p1 - p0)) -eq $((8 * 1024 * 1024)) ]; then
+        pass "rank 1 peak - rank 0 peak = 8 MiB exactly ($p1 - $p0)"
+    else
+        fail "rank 1 peak - rank 0 peak: expected 8388608, got ${p1:-?} - ${p0:-?}"
+    fi
+    ranks_csv "$W/trace-0.zst" "$W/trace-1.zst" "$p0" "$p1"
     ;;
 *)
     echo "gpu_test.sh: unknown test $name" >&2

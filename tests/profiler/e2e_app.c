@@ -633,11 +633,15 @@ static int sc_abort(void)
  * the exec'd child loads the profiler afresh, as the driver would with
  * CUDA_INJECTION64_PATH set, and writes its own trace-%p file. Its facts go
  * to E2E_FACTS.child; the environment is built before the fork (setenv in a
- * child of a multi-threaded process is not async-signal-safe). */
-static int sc_forkexec(const char *self)
+ * child of a multi-threaded process is not async-signal-safe).
+ * agent = 1: the parent creates no context and allocates nothing, as
+ * torchrun's agent process (CUDA initialised, no context) does. */
+static int sc_forkexec(const char *self, int agent)
 {
-    fact("A.corr", cuda_malloc(0x20000, MIB));
-    launch("k_parent");
+    if (!agent) {
+        fact("A.corr", cuda_malloc(0x20000, MIB));
+        launch("k_parent");
+    }
     extern char **environ;
     size_t n = 0;
     while (environ[n])
@@ -660,7 +664,8 @@ static int sc_forkexec(const char *self)
     for (int i = 0; i < 3000; i++) {
         if (waitpid(pid, &st, WNOHANG) == pid) {
             fact("child_exit", WIFEXITED(st) ? (uint64_t)WEXITSTATUS(st) : 100);
-            fact("B.corr", cuda_malloc(0x30000, 2 * MIB));
+            if (!agent)
+                fact("B.corr", cuda_malloc(0x30000, 2 * MIB));
             return 0;
         }
         sleep_ms(10);
@@ -750,7 +755,8 @@ int main(int argc, char **argv)
     if (getenv("E2E_CONFLICT"))
         fake_cupti_set_conflict(getenv("E2E_CONFLICT")); /* another tool came first */
     load_profiler();
-    fake_cupti_context_created(0);
+    if (strcmp(sc, "agent") != 0)
+        fake_cupti_context_created(0);
     int rc;
     if (strcmp(sc, "whole") == 0)
         rc = sc_whole();
@@ -799,7 +805,9 @@ int main(int argc, char **argv)
     else if (strcmp(sc, "abort") == 0)
         rc = sc_abort();
     else if (strcmp(sc, "forkexec") == 0)
-        rc = sc_forkexec(argv[0]);
+        rc = sc_forkexec(argv[0], 0);
+    else if (strcmp(sc, "agent") == 0)
+        rc = sc_forkexec(argv[0], 1);
     else if (strcmp(sc, "devices") == 0)
         rc = sc_devices();
     else if (strcmp(sc, "long") == 0)

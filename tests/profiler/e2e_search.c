@@ -20,5 +20,11 @@ int main(void)
     int (*init)(void) = (int (*)(void))dlsym(h, "InitializeInjection");
     if (!init || init() != 1)
         return 91;
+    /* A context, through the copy of the fake CUPTI the profiler found (a
+     * process that never creates one leaves no trace). */
+    void *c = dlopen("libcupti.so.13", RTLD_NOW | RTLD_NOLOAD);
+    void *(*ctx)(int) = c ? (void *(*)(int))dlsym(c, "fake_cupti_context_created") : NULL;
+    if (ctx)
+        ctx(0);
     return 5;
 }

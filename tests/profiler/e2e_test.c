@@ -1238,6 +1238,36 @@ static void t_abort(void)
     check_cut_trace(&r, "abort");
 }
 
+/* A launcher's own process that starts CUDA but creates no context
+ * (torchrun's agent) and execs a worker: the agent leaves no file; the
+ * worker's trace is the only one; %r without RANK/LOCAL_RANK is p<pid>, so
+ * the agent could never have taken a rank's name (it did, when %r was 0:
+ * rank 0's trace was truncated and then cut off by the agent's). */
+static void t_agent(void)
+{
+    char pat[1300], p[1400];
+    snprintf(pat, sizeof pat, "%s/agent/t-%%r.zst", g_work);
+    char *argv[] = {(char *)g_launcher, "-o", pat, "--", (char *)g_app, "agent", NULL};
+    const char *env[] = {"RANK=", "LOCAL_RANK=", NULL};
+    run r;
+    run_prog("agent", argv, env, &r);
+    CHECK(exited(&r, 0));
+    CHECK_STR(r.out, "");
+    CHECK_EQ_U64(F("child_exit"), 0);
+    snprintf(p, sizeof p, "%s/agent/t-p%llu.zst", g_work, (unsigned long long)F("pid"));
+    CHECK(!file_exists(p)); /* the agent: nothing recorded, no file */
+    snprintf(p, sizeof p, "%s/agent/t-p%llu.zst", g_work, (unsigned long long)F("child"));
+    CHECK(file_exists(p));
+    trace c;
+    CHECK(trace_load(p, &c) == 0);
+    check_complete(&c);
+    CHECK(nth(&c, GMT_REC_HEADER, 0) && nth(&c, GMT_REC_HEADER, 0)->u.hdr.rank == -1);
+    trace_free(&c);
+    CHECK_HAS(r.err, "gmemprof: trace ");
+    CHECK_HAS(r.err, "1 more process started CUDA but created no context");
+    CHECK_EQ_U64(count_lines(r.err, "gmemprof:   "), 0); /* one trace, not a list of two */
+}
+
 static void t_forkexec(void)
 {
     run r;
@@ -1455,7 +1485,7 @@ int main(int argc, char **argv)
         {"vmm", t_vmm},           {"sources", t_sources},     {"attrs", t_attrs},
         {"search", t_search},     {"nocupti", t_nocupti},     {"launcher", t_launcher},
         {"exit", t_exit},         {"abort", t_abort},         {"forkexec", t_forkexec},
-        {"devices", t_devices},   {"long", t_long},
+        {"devices", t_devices},   {"long", t_long},           {"agent", t_agent},
     };
     if (strcmp(sc, "sigterm") == 0)
         t_signal("sigterm", SIGTERM);

@@ -355,6 +355,11 @@ static void test_expand(void)
     CHECK_EQ_U64(gmp_config_expand_output("run-%p-%h-%r-%t-%%.zst", out, sizeof out, 1234, "node1", 3, t, &d), 0);
     CHECK_STR(out, "run-1234-node1-3-20240102-030405-%.zst");
     CHECK_EQ_U64(d.count, 0);
+    /* No rank: p<pid>, never a rank's name (torchrun's agent vs rank 0). */
+    CHECK_EQ_U64(gmp_config_expand_output("trace-%r.zst", out, sizeof out, 4321, "h", -1, 0, &d), 0);
+    CHECK_STR(out, "trace-p4321.zst");
+    CHECK_EQ_U64(gmp_config_expand_output("trace-%r.zst", out, sizeof out, 4321, "h", 0, 0, &d), 0);
+    CHECK_STR(out, "trace-0.zst");
     CHECK_EQ_U64(gmp_config_expand_output("gmemprof-%h-%p.zst", out, sizeof out, 77, "h", 0, 0, &d), 0);
     CHECK_STR(out, "gmemprof-h-77.zst");
     CHECK_EQ_U64(gmp_config_expand_output(NULL, out, sizeof out, 5, "box", 0, 0, &d), 0);
@@ -401,9 +406,9 @@ static void test_rank(void)
     fenv ws = {{"WORLD_SIZE"}, {" 8 "}, 1};
     CHECK_EQ_U64(gmp_config_rank(fenv_get, &r), 5);
     CHECK_EQ_U64(gmp_config_rank(fenv_get, &lr), 2);
-    CHECK_EQ_U64(gmp_config_rank(fenv_get, &none), 0);
+    CHECK_EQ_U64(gmp_config_rank(fenv_get, &none), (uint64_t)-1);
     CHECK_EQ_U64(gmp_config_rank(fenv_get, &badr), 1);
-    CHECK_EQ_U64(gmp_config_rank(fenv_get, &neg), 0);
+    CHECK_EQ_U64(gmp_config_rank(fenv_get, &neg), (uint64_t)-1);
     CHECK_EQ_U64(gmp_config_env_int(fenv_get, &none, "WORLD_SIZE"), (uint64_t)-1);
     CHECK_EQ_U64(gmp_config_env_int(fenv_get, &ws, "WORLD_SIZE"), 8);
     CHECK_EQ_U64(gmp_config_env_int(fenv_get, &neg, "RANK"), (uint64_t)-1);
