@@ -834,7 +834,7 @@ static const char *mode_name(const gma_ranks *s)
 static void print_table_format(FILE *f, const gma_ranks *s, const totals *t)
 {
     char b1[GMA_FMT_CAP], b2[GMA_FMT_CAP], b3[GMA_FMT_CAP], b4[GMA_FMT_CAP], b5[GMA_FMT_CAP], b6[GMA_FMT_CAP];
-    fprintf(f, "gmem-analyze %s: %zu traces\n", GMEMPROF_VERSION, s->n);
+    fprintf(f, "gmem-analyze %s: %zu trace%s\n", GMEMPROF_VERSION, s->n, s->n == 1 ? "" : "s");
     for (size_t i = 0; i < s->nwarn; i++)
         fprintf(f, "WARNING: %s\n", s->warn[i]);
     for (size_t i = 0; i < s->n; i++)
