@@ -24,6 +24,17 @@ void gma_chrome_driver(gma_replay *r, uint64_t dev, uint64_t ts, uint64_t used);
 int gma_chrome_close(gma_replay *r);
 void gma_chrome_free(gma_replay *r);
 
+/* Several traces in one file, one process per rank: open once, attach to
+ * each replay in turn (pid: the rank's process), detach after its pass
+ * (names the process; the replay may then be freed), close at the end.
+ * origin: the time origin shared by all traces (has_origin 0: each trace's own). */
+struct gma_chrome *gma_chrome_multi_open(const char *path, uint64_t origin, int has_origin);
+void gma_chrome_attach(gma_replay *r, struct gma_chrome *c, uint64_t pid, int64_t rank);
+void gma_chrome_detach(gma_replay *r);
+int gma_chrome_multi_close(struct gma_chrome *c, const char *const *paths, size_t n);
+/* Frees without finishing the file (an error stopped the analysis). */
+void gma_chrome_multi_abort(struct gma_chrome *c);
+
 /* The timeline collects during the pass and is written at the end. */
 int gma_timeline_open(gma_replay *r, const char *path);
 void gma_timeline_live(gma_replay *r, uint64_t dev, uint64_t ts, uint64_t live);
@@ -32,5 +43,16 @@ void gma_timeline_step(gma_replay *r, uint64_t ts, uint64_t step);
 /* Writes SVG or HTML (by the file name) once the replay has finished. */
 int gma_timeline_write(gma_replay *r);
 void gma_timeline_free(gma_replay *r);
+
+/* Several traces: one live-memory curve per rank (and device) on a common
+ * time axis. Each replay collects as usual (gma_timeline_collect: no file);
+ * gma_timeline_multi_take copies its curves once it has finished. */
+struct gma_tlmulti;
+/* Checks that path can be written; NULL with errno otherwise. */
+struct gma_tlmulti *gma_timeline_multi_new(const char *path);
+int gma_timeline_collect(gma_replay *r);
+int gma_timeline_multi_take(struct gma_tlmulti *m, gma_replay *r, int64_t rank);
+int gma_timeline_multi_write(struct gma_tlmulti *m);
+void gma_timeline_multi_free(struct gma_tlmulti *m);
 
 #endif

@@ -10,6 +10,12 @@
  * Timestamps are microseconds (numbers, 3 decimals) from the trace start.
  * Events are written as they are replayed: memory stays bounded by the
  * distinct names, streams and threads.
+ *
+ * Several traces (one per rank) go into one file: one process per rank,
+ * "rank N (host, GPU d)", holding that rank's stream threads ("GPU d stream
+ * s"), host threads, and counter tracks "live bytes GPU d"; steps, tags and
+ * windows become instants of the rank's process rather than global ones;
+ * time is counted from the earliest trace start, so the ranks line up.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -29,9 +35,32 @@ typedef struct gma_chrome {
     uint64_t host_pid;
     int host_named;
     uint64_t events;
+    /* several traces: the rank being replayed */
+    int multi;
+    uint64_t rank_pid;
+    int64_t rank;
+    uint64_t origin;       /* common time origin */
+    int has_origin;
 } gma_chrome;
 
-static double us(const gma_replay *r, uint64_t ts) { return (double)gma_rel(r, ts) / 1000.0; }
+static double us(const gma_replay *r, uint64_t ts)
+{
+    const gma_chrome *c = r->chrome;
+    if (c && c->multi && c->has_origin)
+        return (double)(int64_t)(ts - c->origin) / 1000.0;
+    return (double)gma_rel(r, ts) / 1000.0;
+}
+
+/* The process of a device's tracks, and a stream's thread in it. */
+static uint64_t dev_pid(const gma_chrome *c, uint64_t dev) { return c->multi ? c->rank_pid : dev + 1; }
+/* Host thread ids are Linux tids (< 2^22): stream threads of a rank's
+ * process are numbered from 10^9 per device, clear of them. */
+static uint64_t stream_tid(const gma_chrome *c, uint64_t dev, uint64_t stream)
+{
+    return c->multi ? (dev + 1) * 1000000000ull + stream : stream;
+}
+/* Instants: global for one trace, the rank's own with several. */
+static const char *scope(const gma_chrome *c) { return c->multi ? "p" : "g"; }
 
 static void ev(gma_chrome *c)
 {
@@ -40,20 +69,28 @@ static void ev(gma_chrome *c)
     c->events++;
 }
 
-int gma_chrome_open(gma_replay *r, const char *path)
+static gma_chrome *chrome_new(const char *path)
 {
     gma_chrome *c = calloc(1, sizeof(*c));
     if (!c)
-        return -1;
+        return NULL;
     c->f = fopen(path, "w");
     if (!c->f) {
         int e = errno;
         free(c);
         errno = e;
-        return -1;
+        return NULL;
     }
     c->first = 1;
     fputs("{\"traceEvents\":[", c->f);
+    return c;
+}
+
+int gma_chrome_open(gma_replay *r, const char *path)
+{
+    gma_chrome *c = chrome_new(path);
+    if (!c)
+        return -1;
     r->chrome = c;
     return 0;
 }
@@ -97,6 +134,8 @@ static const char *name_of(gma_replay *r, uint32_t id, int kernel)
 static uint64_t host_pid(gma_replay *r)
 {
     gma_chrome *c = r->chrome;
+    if (c->multi)
+        return c->rank_pid;
     if (!c->host_named) {
         uint64_t pid = r->has_header ? r->hdr.pid : 0;
         /* keep clear of the device pids 1..64 */
@@ -128,7 +167,7 @@ static void host_thread(gma_replay *r, uint64_t tid)
 void gma_chrome_device(gma_replay *r, uint64_t dev)
 {
     gma_chrome *c = r->chrome;
-    if (!c || dev >= GMA_MAX_DEVICES)
+    if (!c || dev >= GMA_MAX_DEVICES || c->multi) /* a rank's process is named when it ends */
         return;
     const gma_dev *D = &r->dev[dev];
     const char *dn = D->name_off ? gma_strs_get(&r->strs, D->name_off) : "";
@@ -156,8 +195,14 @@ static void stream_thread(gma_replay *r, uint64_t dev, uint64_t stream)
     if (gma_map_get(&c->seen, key, &v) || gma_map_put(&c->seen, key, 1) != 0)
         return;
     ev(c);
-    fprintf(c->f, "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%llu,\"tid\":%llu,\"args\":{\"name\":\"stream %llu\"}}",
-            (unsigned long long)dev + 1, (unsigned long long)stream, (unsigned long long)stream);
+    if (c->multi)
+        fprintf(c->f,
+                "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%llu,\"tid\":%llu,\"args\":{\"name\":\"GPU %llu stream %llu\"}}",
+                (unsigned long long)c->rank_pid, (unsigned long long)stream_tid(c, dev, stream),
+                (unsigned long long)dev, (unsigned long long)stream);
+    else
+        fprintf(c->f, "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%llu,\"tid\":%llu,\"args\":{\"name\":\"stream %llu\"}}",
+                (unsigned long long)dev + 1, (unsigned long long)stream, (unsigned long long)stream);
 }
 
 void gma_chrome_kernel(gma_replay *r, const gmt_kernel *k)
@@ -172,7 +217,8 @@ void gma_chrome_kernel(gma_replay *r, const gmt_kernel *k)
             ",\"cat\":\"kernel\",\"ph\":\"X\",\"pid\":%llu,\"tid\":%llu,\"ts\":%.3f,\"dur\":%.3f,\"args\":{"
             "\"grid\":\"[%llu,%llu,%llu]\",\"block\":\"[%llu,%llu,%llu]\",\"registers\":%llu,\"static_smem\":%llu,"
             "\"dynamic_smem\":%llu,\"local_mem\":%llu,\"correlation\":%llu,\"step\":%llu}}",
-            (unsigned long long)k->device + 1, (unsigned long long)k->stream, us(r, k->start), (double)dur / 1000.0,
+            (unsigned long long)dev_pid(c, k->device), (unsigned long long)stream_tid(c, k->device, k->stream),
+            us(r, k->start), (double)dur / 1000.0,
             (unsigned long long)k->grid[0], (unsigned long long)k->grid[1], (unsigned long long)k->grid[2],
             (unsigned long long)k->block[0], (unsigned long long)k->block[1], (unsigned long long)k->block[2],
             (unsigned long long)k->registers, (unsigned long long)k->static_smem,
@@ -191,7 +237,8 @@ void gma_chrome_copy(gma_replay *r, const gmt_copy *cp, int is_memset)
     else
         fprintf(c->f, "{\"name\":\"memcpy %s\",\"cat\":\"memcpy\"", gmt_copy_kind_name(cp->copy_kind));
     fprintf(c->f, ",\"ph\":\"X\",\"pid\":%llu,\"tid\":%llu,\"ts\":%.3f,\"dur\":%.3f,\"args\":{\"bytes\":%llu}}",
-            (unsigned long long)cp->device + 1, (unsigned long long)cp->stream, us(r, cp->start),
+            (unsigned long long)dev_pid(c, cp->device), (unsigned long long)stream_tid(c, cp->device, cp->stream),
+            us(r, cp->start),
             (double)dur / 1000.0, (unsigned long long)cp->bytes);
 }
 
@@ -224,9 +271,9 @@ void gma_chrome_step(gma_replay *r, const gmt_step *s)
     uint64_t pid = host_pid(r);
     ev(c);
     fprintf(c->f,
-            "{\"name\":\"step %llu (%s)\",\"cat\":\"step\",\"ph\":\"i\",\"s\":\"g\",\"pid\":%llu,\"tid\":0,\"ts\":%.3f,"
+            "{\"name\":\"step %llu (%s)\",\"cat\":\"step\",\"ph\":\"i\",\"s\":\"%s\",\"pid\":%llu,\"tid\":0,\"ts\":%.3f,"
             "\"args\":{\"step\":%llu,\"phase\":\"%s\",\"source\":\"%s\"}}",
-            (unsigned long long)s->step, gmt_phase_name(s->phase), (unsigned long long)pid, us(r, s->ts),
+            (unsigned long long)s->step, gmt_phase_name(s->phase), scope(c), (unsigned long long)pid, us(r, s->ts),
             (unsigned long long)s->step, gmt_phase_name(s->phase), gmt_step_source_name(s->source));
 }
 
@@ -243,8 +290,8 @@ void gma_chrome_tag(gma_replay *r, const gmt_tag *t)
     gma_buf_putn(&b, nm, len);
     gma_json_str(c->f, gma_buf_str(&b), b.len);
     gma_buf_free(&b);
-    fprintf(c->f, ",\"cat\":\"tag\",\"ph\":\"i\",\"s\":\"g\",\"pid\":%llu,\"tid\":0,\"ts\":%.3f,\"args\":{\"step\":%llu",
-            (unsigned long long)pid, us(r, t->ts), (unsigned long long)t->step);
+    fprintf(c->f, ",\"cat\":\"tag\",\"ph\":\"i\",\"s\":\"%s\",\"pid\":%llu,\"tid\":0,\"ts\":%.3f,\"args\":{\"step\":%llu",
+            scope(c), (unsigned long long)pid, us(r, t->ts), (unsigned long long)t->step);
     uint64_t n = t->ndev < GMT_MAX_TAG_DEVICES ? t->ndev : GMT_MAX_TAG_DEVICES;
     for (uint64_t i = 0; i < n; i++)
         fprintf(c->f, ",\"dev%llu_live_bytes\":%llu,\"dev%llu_driver_used_bytes\":%llu",
@@ -258,25 +305,34 @@ void gma_chrome_window(gma_replay *r, uint64_t id, uint64_t ts, int begin)
     gma_chrome *c = r->chrome;
     uint64_t pid = host_pid(r);
     ev(c);
-    fprintf(c->f, "{\"name\":\"window %llu %s\",\"cat\":\"window\",\"ph\":\"i\",\"s\":\"g\",\"pid\":%llu,\"tid\":0,\"ts\":%.3f}",
-            (unsigned long long)id, begin ? "begin" : "end", (unsigned long long)pid, us(r, ts));
+    fprintf(c->f, "{\"name\":\"window %llu %s\",\"cat\":\"window\",\"ph\":\"i\",\"s\":\"%s\",\"pid\":%llu,\"tid\":0,\"ts\":%.3f}",
+            (unsigned long long)id, begin ? "begin" : "end", scope(c), (unsigned long long)pid, us(r, ts));
 }
 
 void gma_chrome_live(gma_replay *r, uint64_t dev, uint64_t ts, uint64_t live)
 {
     gma_chrome *c = r->chrome;
     ev(c);
-    fprintf(c->f, "{\"name\":\"live bytes\",\"ph\":\"C\",\"pid\":%llu,\"ts\":%.3f,\"args\":{\"live_bytes\":%llu}}",
-            (unsigned long long)dev + 1, us(r, ts), (unsigned long long)live);
+    if (c->multi) /* counters are per (process, name): one per device of the rank */
+        fprintf(c->f, "{\"name\":\"live bytes GPU %llu\",\"ph\":\"C\",\"pid\":%llu,\"ts\":%.3f,\"args\":{\"live_bytes\":%llu}}",
+                (unsigned long long)dev, (unsigned long long)c->rank_pid, us(r, ts), (unsigned long long)live);
+    else
+        fprintf(c->f, "{\"name\":\"live bytes\",\"ph\":\"C\",\"pid\":%llu,\"ts\":%.3f,\"args\":{\"live_bytes\":%llu}}",
+                (unsigned long long)dev + 1, us(r, ts), (unsigned long long)live);
 }
 
 void gma_chrome_driver(gma_replay *r, uint64_t dev, uint64_t ts, uint64_t used)
 {
     gma_chrome *c = r->chrome;
     ev(c);
-    fprintf(c->f,
-            "{\"name\":\"driver used\",\"ph\":\"C\",\"pid\":%llu,\"ts\":%.3f,\"args\":{\"driver_used_bytes\":%llu}}",
-            (unsigned long long)dev + 1, us(r, ts), (unsigned long long)used);
+    if (c->multi)
+        fprintf(c->f,
+                "{\"name\":\"driver used GPU %llu\",\"ph\":\"C\",\"pid\":%llu,\"ts\":%.3f,\"args\":{\"driver_used_bytes\":%llu}}",
+                (unsigned long long)dev, (unsigned long long)c->rank_pid, us(r, ts), (unsigned long long)used);
+    else
+        fprintf(c->f,
+                "{\"name\":\"driver used\",\"ph\":\"C\",\"pid\":%llu,\"ts\":%.3f,\"args\":{\"driver_used_bytes\":%llu}}",
+                (unsigned long long)dev + 1, us(r, ts), (unsigned long long)used);
 }
 
 int gma_chrome_close(gma_replay *r)
@@ -310,16 +366,106 @@ int gma_chrome_close(gma_replay *r)
     return err ? -1 : 0;
 }
 
-void gma_chrome_free(gma_replay *r)
+static void chrome_release(gma_chrome *c)
 {
-    gma_chrome *c = r->chrome;
-    if (!c)
-        return;
     if (c->f)
         fclose(c->f);
     gma_map_free(&c->seen);
     gma_strs_free(&c->names);
     free(c->name_off);
     free(c);
+}
+
+void gma_chrome_free(gma_replay *r)
+{
+    gma_chrome *c = r->chrome;
+    if (!c)
+        return;
+    chrome_release(c);
     r->chrome = NULL;
+}
+
+/* ---- several traces ------------------------------------------------------------ */
+
+struct gma_chrome *gma_chrome_multi_open(const char *path, uint64_t origin, int has_origin)
+{
+    gma_chrome *c = chrome_new(path);
+    if (!c)
+        return NULL;
+    c->multi = 1;
+    c->origin = origin;
+    c->has_origin = has_origin;
+    return c;
+}
+
+void gma_chrome_attach(gma_replay *r, struct gma_chrome *c, uint64_t pid, int64_t rank)
+{
+    /* string ids, streams and threads are the trace's own: start afresh */
+    gma_map_free(&c->seen);
+    memset(&c->seen, 0, sizeof(c->seen));
+    gma_strs_free(&c->names);
+    free(c->name_off);
+    c->name_off = NULL;
+    c->name_cap = 0;
+    c->rank_pid = pid;
+    c->rank = rank;
+    r->chrome = c;
+}
+
+void gma_chrome_detach(gma_replay *r)
+{
+    gma_chrome *c = r->chrome;
+    if (!c)
+        return;
+    /* the process is named now that the header and devices are known */
+    gma_buf b = { 0 };
+    gma_buf_printf(&b, "rank %lld (%s", (long long)c->rank, r->has_header ? gma_strs_get(&r->strs, r->hdr_host) : "?");
+    int n = 0;
+    for (unsigned d = 0; d < GMA_MAX_DEVICES; d++)
+        if (r->dev[d].present && gma_dev_selected(r, d))
+            gma_buf_printf(&b, "%s%u", n++ ? "," : ", GPU ", d);
+    gma_buf_putc(&b, ')');
+    ev(c);
+    fprintf(c->f, "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%llu,\"args\":{\"name\":", (unsigned long long)c->rank_pid);
+    gma_json_str(c->f, gma_buf_str(&b), b.len);
+    fputs("}}", c->f);
+    gma_buf_free(&b);
+    ev(c);
+    fprintf(c->f, "{\"name\":\"process_sort_index\",\"ph\":\"M\",\"pid\":%llu,\"args\":{\"sort_index\":%lld}}",
+            (unsigned long long)c->rank_pid, (long long)c->rank);
+    char w[400];
+    if (gma_trace_warning(r, w, sizeof(w))) {
+        ev(c);
+        char t[440];
+        snprintf(t, sizeof(t), "WARNING: %s", w);
+        fputs("{\"name\":", c->f);
+        gma_json_cstr(c->f, t);
+        fprintf(c->f, ",\"cat\":\"warning\",\"ph\":\"i\",\"s\":\"p\",\"pid\":%llu,\"tid\":0,\"ts\":%.3f}",
+                (unsigned long long)c->rank_pid, us(r, r->last_ts));
+    }
+    r->chrome = NULL;
+}
+
+void gma_chrome_multi_abort(struct gma_chrome *c)
+{
+    if (c)
+        chrome_release(c);
+}
+
+int gma_chrome_multi_close(struct gma_chrome *c, const char *const *paths, size_t n)
+{
+    if (!c)
+        return 0;
+    fputs("\n],\n\"displayTimeUnit\":\"ms\",\n\"otherData\":{\"producer\":\"gmem-analyze " GMEMPROF_VERSION "\",\"traces\":[", c->f);
+    for (size_t i = 0; i < n; i++) {
+        if (i)
+            fputc(',', c->f);
+        gma_json_cstr(c->f, paths[i]);
+    }
+    fprintf(c->f, "],\"events\":%llu}}\n", (unsigned long long)c->events);
+    int err = ferror(c->f) != 0;
+    err |= fclose(c->f) != 0;
+    c->f = NULL;
+    chrome_release(c);
+    return err ? -1 : 0;
 }

@@ -483,3 +483,237 @@ void gma_timeline_free(gma_replay *r)
     free(t);
     r->timeline = NULL;
 }
+
+/* ---- several traces: a curve per rank ------------------------------------------ */
+
+#define TLM_SERIES 16  /* curves drawn; more are listed as left out */
+
+static const char *const MCOLORS[TLM_SERIES] = { "#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b",
+                                                 "#e377c2", "#17becf", "#393b79", "#ad494a", "#637939", "#7b4173",
+                                                 "#bcbd22", "#843c39", "#3182bd", "#636363" };
+
+typedef struct tlseries {
+    int64_t rank;
+    unsigned dev;
+    uint64_t t0, width;  /* absolute trace-clock ns of bucket 0, ns per bucket */
+    size_t nb;
+    tlb b[TL_B];
+    int has_peak;
+    uint64_t peak, peak_ts;
+} tlseries;
+
+struct gma_tlmulti {
+    char *path;
+    int html;
+    tlseries *s;
+    size_t n, left_out;
+    uint64_t origin;     /* the earliest trace start: time 0 of the axis */
+    int has_origin;
+};
+
+struct gma_tlmulti *gma_timeline_multi_new(const char *path)
+{
+    struct gma_tlmulti *m = calloc(1, sizeof(*m));
+    if (!m)
+        return NULL;
+    m->s = calloc(TLM_SERIES, sizeof(*m->s));
+    m->path = strdup(path);
+    if (!m->s || !m->path) {
+        gma_timeline_multi_free(m);
+        errno = ENOMEM;
+        return NULL;
+    }
+    size_t n = strlen(path);
+    m->html = n >= 5 && strcasecmp(path + n - 5, ".html") == 0;
+    FILE *f = fopen(path, "w"); /* fail now rather than after every trace */
+    if (!f) {
+        int e = errno;
+        gma_timeline_multi_free(m);
+        errno = e;
+        return NULL;
+    }
+    fclose(f);
+    return m;
+}
+
+int gma_timeline_collect(gma_replay *r)
+{
+    gma_timeline *t = calloc(1, sizeof(*t));
+    if (!t)
+        return -1;
+    t->width = 1000;
+    r->timeline = t;
+    return 0;
+}
+
+int gma_timeline_multi_take(struct gma_tlmulti *m, gma_replay *r, int64_t rank)
+{
+    const gma_timeline *t = r->timeline;
+    if (!t)
+        return 0;
+    if (r->has_origin && (!m->has_origin || r->origin < m->origin)) {
+        m->origin = r->origin;
+        m->has_origin = 1;
+    }
+    for (unsigned d = 0; d < TL_DEV; d++) {
+        if (!t->used[d])
+            continue;
+        if (m->n >= TLM_SERIES) {
+            m->left_out++;
+            continue;
+        }
+        tlseries *x = &m->s[m->n++];
+        x->rank = rank;
+        x->dev = d;
+        x->t0 = t->t0;
+        x->width = t->width;
+        x->nb = t->nb;
+        memcpy(x->b, t->live[d], sizeof(x->b));
+        x->has_peak = r->dev[d].has_peak;
+        x->peak = r->dev[d].peak;
+        x->peak_ts = r->dev[d].peak_ts;
+    }
+    return 0;
+}
+
+static double mms(const struct gma_tlmulti *m, uint64_t ts) { return (double)(int64_t)(ts - m->origin) / 1e6; }
+
+static void write_multi_svg(FILE *f, const struct gma_tlmulti *m, const axes *a)
+{
+    char b1[GMA_FMT_CAP], b2[GMA_FMT_CAP];
+    fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" id=\"tl\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
+               "font-family=\"sans-serif\" font-size=\"11\">\n", W, H, W, H);
+    fprintf(f, "<rect x=\"0\" y=\"0\" width=\"%.0f\" height=\"%.0f\" fill=\"white\"/>\n", W, H);
+    fprintf(f, "<text x=\"80\" y=\"18\" font-size=\"14\" font-weight=\"bold\">Live device memory per rank (%zu curve%s)</text>\n",
+            m->n, m->n == 1 ? "" : "s");
+    if (m->left_out)
+        fprintf(f, "<text x=\"80\" y=\"34\" fill=\"#b00000\">%zu more curves not drawn (at most %d)</text>\n", m->left_out,
+                TLM_SERIES);
+    double step = gma_nice_step(a->ymax / a->unit, 6) * a->unit;
+    for (double v = 0; v <= a->ymax * 1.0001; v += step) {
+        double y = ypx(a, v);
+        fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#e0e0e0\"/>\n", ML, y, W - MR, y);
+        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%g %s</text>\n", ML - 6, y + 4, v / a->unit, a->uname);
+    }
+    double span = a->t1ms - a->t0ms;
+    int secs = span > 10000.0;
+    double xs = gma_nice_step(secs ? span / 1000.0 : span, 8) * (secs ? 1000.0 : 1.0);
+    double first = xs * (double)(long long)(a->t0ms / xs);
+    if (first < a->t0ms)
+        first += xs;
+    for (double ms = first; ms <= a->t1ms + 1e-9; ms += xs) {
+        double x = xpx(a, ms);
+        fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#888\"/>\n", x, H - MB, x, H - MB + 5);
+        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%g</text>\n", x, H - MB + 17, secs ? ms / 1000.0 : ms);
+    }
+    fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">time since the earliest trace start (%s)</text>\n",
+            (ML + W - MR) / 2, H - MB + 34, secs ? "s" : "ms");
+    fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"black\"/>\n", ML, H - MB, W - MR, H - MB);
+    fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"black\"/>\n", ML, MT, ML, H - MB);
+    for (size_t k = 0; k < m->n; k++) {
+        const tlseries *x = &m->s[k];
+        fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" points=\"", MCOLORS[k]);
+        int have = 0;
+        uint64_t last = 0;
+        for (size_t i = 0; i < x->nb; i++) {
+            const tlb *b = &x->b[i];
+            double x0 = xpx(a, mms(m, x->t0 + (uint64_t)i * x->width)), x1 = xpx(a, mms(m, x->t0 + (uint64_t)(i + 1) * x->width));
+            if (!b->has) {
+                if (have)
+                    fprintf(f, " %.1f,%.1f", x1, ypx(a, (double)last));
+                continue;
+            }
+            fprintf(f, "%s%.1f,%.1f %.1f,%.1f %.1f,%.1f %.1f,%.1f", have ? " " : "", x0,
+                    ypx(a, (double)(have ? last : b->max)), x0, ypx(a, (double)b->max), x1, ypx(a, (double)b->max), x1,
+                    ypx(a, (double)b->last));
+            last = b->last;
+            have = 1;
+        }
+        fputs("\"/>\n", f);
+    }
+    /* each rank's peak, circled; labels only for the highest, to stay readable */
+    size_t hi = 0;
+    for (size_t k = 0; k < m->n; k++)
+        if (m->s[k].has_peak && (!m->s[hi].has_peak || m->s[k].peak > m->s[hi].peak))
+            hi = k;
+    for (size_t k = 0; k < m->n; k++) {
+        const tlseries *x = &m->s[k];
+        if (!x->has_peak)
+            continue;
+        double px = xpx(a, mms(m, x->peak_ts)), py = ypx(a, (double)x->peak);
+        fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\"/>\n", px, py,
+                MCOLORS[k]);
+        if (k != hi)
+            continue;
+        int right = px > W * 0.7;
+        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\" font-weight=\"bold\" fill=\"%s\">highest: rank %lld dev%u %s at %s ms</text>\n",
+                right ? px - 8 : px + 8, py - 6 < MT + 12 ? MT + 12 : py - 6, right ? "end" : "start", MCOLORS[k],
+                (long long)x->rank, x->dev, gma_fmt_bytes(b1, x->peak), gma_fmt_ms(b2, (int64_t)(x->peak_ts - m->origin)));
+    }
+    double lx = W - MR - 230, ly = MT + 4;
+    for (size_t k = 0; k < m->n; k++) {
+        const tlseries *x = &m->s[k];
+        fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"2\"/>", lx, ly + 12,
+                lx + 18, ly + 12, MCOLORS[k]);
+        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\">rank %lld dev%u live, peak %s</text>\n", lx + 22, ly + 16,
+                (long long)x->rank, x->dev, x->has_peak ? gma_fmt_bytes(b1, x->peak) : "-");
+        ly += 14;
+    }
+    fputs("</svg>\n", f);
+}
+
+int gma_timeline_multi_write(struct gma_tlmulti *m)
+{
+    if (!m)
+        return 0;
+    axes a;
+    memset(&a, 0, sizeof(a));
+    uint64_t ymax = 1;
+    int have = 0;
+    for (size_t k = 0; k < m->n; k++) {
+        const tlseries *x = &m->s[k];
+        for (size_t i = 0; i < x->nb; i++)
+            if (x->b[i].has && x->b[i].max > ymax)
+                ymax = x->b[i].max;
+        double t0 = mms(m, x->t0), t1 = mms(m, x->t0 + (uint64_t)(x->nb ? x->nb : 1) * x->width);
+        if (!have || t0 < a.t0ms)
+            a.t0ms = t0;
+        if (!have || t1 > a.t1ms)
+            a.t1ms = t1;
+        have = 1;
+    }
+    if (a.t1ms <= a.t0ms)
+        a.t1ms = a.t0ms + 1.0;
+    a.unit = ymax >= (1ull << 30) ? 1073741824.0 : ymax >= (1ull << 20) ? 1048576.0 : ymax >= 1024 ? 1024.0 : 1.0;
+    a.uname = ymax >= (1ull << 30) ? "GiB" : ymax >= (1ull << 20) ? "MiB" : ymax >= 1024 ? "KiB" : "B";
+    double step = gma_nice_step((double)ymax / a.unit, 6) * a.unit;
+    a.ymax = step * (double)(long long)((double)ymax * 1.08 / step + 0.999);
+    if (a.ymax <= 0)
+        a.ymax = 1;
+    FILE *f = fopen(m->path, "w");
+    if (!f)
+        return -1;
+    if (m->html) {
+        fputs("<!DOCTYPE html>\n<html xmlns=\"http://www.w3.org/1999/xhtml\" lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n"
+              "<title>gmemprof timeline: several ranks</title>\n<style>\nbody { font-family: sans-serif; margin: 16px; }\n"
+              "</style>\n</head>\n<body>\n<h2>Live device memory per rank</h2>\n",
+              f);
+        write_multi_svg(f, m, &a);
+        fputs("</body>\n</html>\n", f);
+    } else {
+        fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", f);
+        write_multi_svg(f, m, &a);
+    }
+    int err = ferror(f) != 0;
+    err |= fclose(f) != 0;
+    return err ? -1 : 0;
+}
+
+void gma_timeline_multi_free(struct gma_tlmulti *m)
+{
+    if (!m)
+        return;
+    free(m->s);
+    free(m->path);
+    free(m);
+}

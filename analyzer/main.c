@@ -9,6 +9,7 @@
 #include <strings.h>
 
 #include "export.h"
+#include "ranks.h"
 #include "report.h"
 
 #define EXIT_BAD_INPUT 1
@@ -16,10 +17,12 @@
 
 static const char USAGE[] =
     "Usage: gmem-analyze TRACE [options]\n"
+    "       gmem-analyze TRACE TRACE... [options]     (one trace per rank, e.g. trace-*.zst)\n"
     "Ranks what used GPU memory in a gmemprof trace: a summary (peak, when, which kernel), a ranked table,\n"
     "the allocations live at the peak and the leaks.\n"
     "\n"
-    "  -b, --by WHAT        rows: kernel (default), range, alloc, step, tag, stream, device\n"
+    "  -b, --by WHAT        rows: kernel (default), range, alloc, step, tag, stream, device;\n"
+    "                       rank: one row per trace (peak, imbalance against the mean peak, totals)\n"
     "  -s, --sort KEY       mem (default; self = allocated - freed), peak, alloc, count, time, name\n"
     "                       (--by step and --by tag default to time: chronological)\n"
     "  -n, --top N          show the first N rows (default 10; 0 = all)\n"
@@ -32,9 +35,14 @@ static const char USAGE[] =
     "      --chrome OUT     write a Chrome/Perfetto trace-event JSON (chrome://tracing, ui.perfetto.dev)\n"
     "      --timeline OUT   write the live-memory timeline: OUT.svg, or OUT.html (self-contained, hover values)\n"
     "      --full-names     demangled names in full (default: shortened)\n"
+    "      --per-rank       several traces: the rows of every rank with a rank column\n"
+    "                       (default: rows merged across ranks, with a 'ranks' column)\n"
+    "      --rank N         several traces: the full report of rank N alone\n"
     "  -h, --help           this text\n"
     "  -V, --version        version\n"
     "\n"
+    "Several traces are identified by the rank in their header (by position when ranks are missing or\n"
+    "repeated); --chrome then holds one process per rank, --timeline one curve per rank.\n"
     "TRACE may be '-' for standard input. Exit status: 0 ok, 1 unreadable or invalid trace, 2 bad usage.\n"
     "Attribution rules: docs/attribution.md. Reading the tables: docs/analyzer.md.\n";
 
@@ -71,7 +79,84 @@ static int parse_u64(const char *s, uint64_t *out)
     return 0;
 }
 
-enum { OPT_CHROME = 256, OPT_TIMELINE, OPT_FULL };
+enum { OPT_CHROME = 256, OPT_TIMELINE, OPT_FULL, OPT_PER_RANK, OPT_RANK };
+
+/* Several traces (or --by rank / --per-rank): each replayed on its own, one
+ * after the other, keeping only its summary and table (ranks.c). */
+static int run_ranks(const gma_opts *opt, int by_rank, int per_rank, char *const *paths, size_t n, gma_ranks *set)
+{
+    static gma_replay r; /* large: kept off the stack */
+    char msg[600];
+    uint64_t origin = 0;
+    int has_origin = gma_ranks_origin(set, &origin);
+    (void)by_rank;
+    (void)per_rank;
+    struct gma_chrome *ch = NULL;
+    struct gma_tlmulti *tl = NULL;
+    if (opt->chrome_path && !(ch = gma_chrome_multi_open(opt->chrome_path, origin, has_origin))) {
+        fprintf(stderr, "gmem-analyze: cannot write %s: %s\n", opt->chrome_path, strerror(errno));
+        return EXIT_BAD_INPUT;
+    }
+    if (opt->timeline_path && !(tl = gma_timeline_multi_new(opt->timeline_path))) {
+        fprintf(stderr, "gmem-analyze: cannot write %s: %s\n", opt->timeline_path, strerror(errno));
+        gma_chrome_multi_abort(ch);
+        return EXIT_BAD_INPUT;
+    }
+    int rc = 0;
+    for (size_t i = 0; i < n && !rc; i++) {
+        if (gma_replay_init(&r, opt, paths[i]) != 0) {
+            fprintf(stderr, "gmem-analyze: out of memory\n");
+            rc = EXIT_BAD_INPUT;
+            break;
+        }
+        if (ch)
+            gma_chrome_attach(&r, ch, (uint64_t)i + 1, set->runs[i].id);
+        if (tl && gma_timeline_collect(&r) != 0) {
+            fprintf(stderr, "gmem-analyze: out of memory\n");
+            rc = EXIT_BAD_INPUT;
+        }
+        if (!rc && gma_replay_read(&r, msg, sizeof(msg)) != 0) {
+            fprintf(stderr, "gmem-analyze: %s\n", msg);
+            rc = EXIT_BAD_INPUT;
+        }
+        if (!rc) {
+            char w[400];
+            if (gma_trace_warning(&r, w, sizeof(w)))
+                fprintf(stderr, "gmem-analyze: warning: %s: %s\n", paths[i], w);
+            if (tl)
+                gma_timeline_multi_take(tl, &r, set->runs[i].id);
+            if (ch)
+                gma_chrome_detach(&r);
+            if (gma_ranks_take(set, i, &r) != 0) {
+                fprintf(stderr, "gmem-analyze: out of memory while reading %s\n", paths[i]);
+                rc = EXIT_BAD_INPUT;
+            }
+        }
+        if (ch)
+            r.chrome = NULL; /* the shared file outlives this replay */
+        gma_replay_free(&r);
+    }
+    if (!rc && (gma_ranks_print(stdout, set) != 0 || fflush(stdout) != 0)) {
+        fprintf(stderr, "gmem-analyze: writing the report failed: %s\n", errno ? strerror(errno) : "out of memory");
+        rc = EXIT_BAD_INPUT;
+    }
+    if (ch) {
+        if (rc)
+            gma_chrome_multi_abort(ch);
+        else if (gma_chrome_multi_close(ch, (const char *const *)paths, n) != 0) {
+            fprintf(stderr, "gmem-analyze: writing %s failed: %s\n", opt->chrome_path, strerror(errno));
+            rc = EXIT_BAD_INPUT;
+        }
+    }
+    if (tl) {
+        if (!rc && gma_timeline_multi_write(tl) != 0) {
+            fprintf(stderr, "gmem-analyze: writing %s failed: %s\n", opt->timeline_path, strerror(errno));
+            rc = EXIT_BAD_INPUT;
+        }
+        gma_timeline_multi_free(tl);
+    }
+    return rc;
+}
 
 int main(int argc, char **argv)
 {
@@ -82,6 +167,7 @@ int main(int argc, char **argv)
         { "device", required_argument, NULL, 'd' },    { "diff", required_argument, NULL, 'D' },
         { "chrome", required_argument, NULL, OPT_CHROME }, { "timeline", required_argument, NULL, OPT_TIMELINE },
         { "full-names", no_argument, NULL, OPT_FULL }, { "help", no_argument, NULL, 'h' },
+        { "per-rank", no_argument, NULL, OPT_PER_RANK }, { "rank", required_argument, NULL, OPT_RANK },
         { "version", no_argument, NULL, 'V' },         { NULL, 0, NULL, 0 },
     };
     static const char *const formats[] = { "table", "csv", "json" };
@@ -93,14 +179,20 @@ int main(int argc, char **argv)
     opt.format = GMA_FMT_TABLE;
     opt.window = opt.step = opt.device = -1;
     uint64_t v;
-    int c;
+    int c, by_rank = 0, per_rank = 0;
+    int64_t want_rank = -1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":b:s:n:f:w:S:d:D:hV", longopts, NULL)) != -1) {
         int i;
         switch (c) {
         case 'b':
+            by_rank = strcmp(optarg, "rank") == 0;
+            if (by_rank) { /* a table of the set, not of a trace: the replay keeps its default */
+                opt.by = GMA_BY_KERNEL;
+                break;
+            }
             if ((i = pick(optarg, gma_by_names, GMA_BY_COUNT_)) < 0)
-                return usage_error("--by: '%s' is not one of kernel, range, alloc, step, tag, stream, device", optarg);
+                return usage_error("--by: '%s' is not one of kernel, range, alloc, step, tag, stream, device, rank", optarg);
             opt.by = (gma_by)i;
             break;
         case 's':
@@ -144,6 +236,12 @@ int main(int argc, char **argv)
             break;
         }
         case OPT_FULL: opt.full_names = 1; break;
+        case OPT_PER_RANK: per_rank = 1; break;
+        case OPT_RANK:
+            if (parse_u64(optarg, &v) != 0 || v > INT64_MAX)
+                return usage_error("--rank: '%s' is not a rank number", optarg);
+            want_rank = (int64_t)v;
+            break;
         case 'h': fputs(USAGE, stdout); return 0;
         case 'V':
             printf("gmem-analyze %s (trace format %d.%d)\n", GMEMPROF_VERSION, GMT_VERSION_MAJOR, GMT_VERSION_MINOR);
@@ -154,11 +252,72 @@ int main(int argc, char **argv)
     }
     if (optind >= argc)
         return usage_error("%s", "no TRACE given");
-    if (optind + 1 < argc)
-        return usage_error("one TRACE only (extra argument '%s'); use --diff OTHER to compare", argv[optind + 1]);
-    const char *path = argv[optind];
-    if (!opt.sort_given && (opt.by == GMA_BY_STEP || opt.by == GMA_BY_TAG))
+    size_t ntraces = (size_t)(argc - optind);
+    char **paths = argv + optind;
+    if (ntraces > 1 && opt.diff_path)
+        return usage_error("%s", "--diff compares one TRACE with OTHER; with several traces, choose one with --rank N "
+                                 "or compare the ranks with --by rank");
+    if (by_rank && opt.diff_path)
+        return usage_error("%s", "--by rank has no --diff: compare the ranks of one run with --by rank alone");
+    for (size_t i = 0; ntraces > 1 && i < ntraces; i++)
+        if (strcmp(paths[i], "-") == 0)
+            return usage_error("%s", "standard input is one trace: with several traces, give files");
+    if (!opt.sort_given && !by_rank && (opt.by == GMA_BY_STEP || opt.by == GMA_BY_TAG))
         opt.sort = GMA_SORT_TIME;
+    if (ntraces > 1 || by_rank || per_rank || want_rank >= 0) {
+        /* the headers first: which trace is which rank, and a missing
+         * file named before any long replay */
+        gma_ranks set;
+        if (gma_ranks_init(&set, &opt, by_rank, per_rank, paths, ntraces) != 0) {
+            fprintf(stderr, "gmem-analyze: out of memory\n");
+            return EXIT_BAD_INPUT;
+        }
+        char pmsg[600];
+        for (size_t i = 0; i < ntraces; i++)
+            if (strcmp(paths[i], "-") != 0 && gma_ranks_peek(&set, i, pmsg, sizeof(pmsg)) != 0) {
+                fprintf(stderr, "gmem-analyze: %s\n", pmsg);
+                gma_ranks_free(&set);
+                return EXIT_BAD_INPUT;
+            }
+        gma_ranks_identify(&set);
+        for (size_t i = 0; i < set.nwarn; i++)
+            fprintf(stderr, "gmem-analyze: warning: %s\n", set.warn[i]);
+        long sel = -1;
+        if (want_rank >= 0 && (sel = gma_ranks_find(&set, want_rank)) < 0) {
+            char have[200];
+            size_t len = 0;
+            for (size_t i = 0; i < ntraces && len + 24 < sizeof(have); i++)
+                len += (size_t)snprintf(have + len, sizeof(have) - len, "%s%lld", i ? ", " : "", (long long)set.runs[i].id);
+            fprintf(stderr, "gmem-analyze: --rank %lld: no trace is rank %lld (the traces are ranks %s)\n"
+                            "Try 'gmem-analyze --help'.\n", (long long)want_rank, (long long)want_rank, have);
+            gma_ranks_free(&set);
+            return EXIT_USAGE;
+        }
+        if (sel < 0 || by_rank || per_rank) {
+            if (sel >= 0) { /* --rank with --by rank / --per-rank: that trace alone */
+                char **one = paths + sel;
+                gma_ranks sub;
+                int64_t id = set.runs[sel].id;
+                gma_ranks_free(&set);
+                if (gma_ranks_init(&sub, &opt, by_rank, per_rank, one, 1) != 0) {
+                    fprintf(stderr, "gmem-analyze: out of memory\n");
+                    return EXIT_BAD_INPUT;
+                }
+                (void)gma_ranks_peek(&sub, 0, pmsg, sizeof(pmsg));
+                sub.runs[0].id = id;
+                int rc = run_ranks(&opt, by_rank, per_rank, one, 1, &sub);
+                gma_ranks_free(&sub);
+                return rc;
+            }
+            int rc = run_ranks(&opt, by_rank, per_rank, paths, ntraces, &set);
+            gma_ranks_free(&set);
+            return rc;
+        }
+        /* --rank N alone: the single-trace report of that trace */
+        paths += sel;
+        gma_ranks_free(&set);
+    }
+    const char *path = paths[0];
     if (opt.diff_path && opt.by == GMA_BY_ALLOC)
         return usage_error("%s", "--diff compares rows matched by name: use --by kernel, range, step, tag, stream or device");
     if (opt.diff_path && strcmp(opt.diff_path, "-") == 0 && strcmp(path, "-") == 0)

@@ -103,6 +103,12 @@ void gma_cell_format(const gma_table *t, size_t col, const gma_cell *c, int huma
         else
             snprintf(out, cap, "%.4f", c->v.d);
         break;
+    case GMA_CT_PCT:
+        if (human)
+            snprintf(out, cap, "%+.1f%%", c->v.d * 100.0);
+        else
+            snprintf(out, cap, "%.17g", c->v.d);
+        break;
     }
 }
 

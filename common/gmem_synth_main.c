@@ -26,6 +26,9 @@ static void usage(FILE *f)
             "  -f, --frame-bytes B  end a zstd frame after B bytes of input (default 1M)\n"
             "  -L, --layers N       transformer layers, 1..256 (default 12)\n"
             "  -c, --schedule W,U,A wait, warmup and active steps per cycle (default 1,1,3)\n"
+            "  -r, --rank R         the trace of rank R (header rank; device R %% 8; a per-rank\n"
+            "                       cudaMalloc buffer of (R %% 8 + 1) x 8 MiB before the first window)\n"
+            "  -w, --world-size W   the header's world size (ranks 0..W-1)\n"
             "  -o, --output FILE    the trace to write (\"-\": standard output)\n"
             "      --no-write       generate only, to measure the generator's speed\n"
             "  -q, --quiet          no summary\n"
@@ -80,6 +83,8 @@ int main(int argc, char **argv)
         { "frame-bytes", required_argument, NULL, 'f' },
         { "layers", required_argument, NULL, 'L' },
         { "schedule", required_argument, NULL, 'c' },
+        { "rank", required_argument, NULL, 'r' },
+        { "world-size", required_argument, NULL, 'w' },
         { "output", required_argument, NULL, 'o' },
         { "no-write", no_argument, NULL, OPT_NO_WRITE },
         { "quiet", no_argument, NULL, 'q' },
@@ -88,7 +93,7 @@ int main(int argc, char **argv)
     };
     opterr = 0;
     int c;
-    while ((c = getopt_long(argc, argv, ":n:s:S:l:f:L:c:o:qh", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":n:s:S:l:f:L:c:r:w:o:qh", longopts, NULL)) != -1) {
         uint64_t v = 0;
         switch (c) {
         case 'n':
@@ -132,6 +137,17 @@ int main(int argc, char **argv)
             o.active = a;
             break;
         }
+        case 'r':
+            if (parse_u64(optarg, &v) || v > 1000000)
+                return bad("--rank (0..1000000)", optarg);
+            o.has_rank = 1;
+            o.rank = v;
+            break;
+        case 'w':
+            if (parse_u64(optarg, &v) || v == 0 || v > 1000000)
+                return bad("--world-size (1..1000000)", optarg);
+            o.world_size = v;
+            break;
         case 'o':
             out = optarg;
             break;
@@ -158,6 +174,11 @@ int main(int argc, char **argv)
     }
     if (!o.events && !o.steps) {
         fprintf(stderr, "gmem-synth: say how long the trace is: --events N or --steps N (try --help)\n");
+        return 2;
+    }
+    if (o.has_rank && o.world_size && o.rank >= o.world_size) {
+        fprintf(stderr, "gmem-synth: --rank %llu is not below --world-size %llu: ranks are 0..%llu (try --help)\n",
+                (unsigned long long)o.rank, (unsigned long long)o.world_size, (unsigned long long)(o.world_size - 1));
         return 2;
     }
     if (!out && !no_write) {

@@ -32,7 +32,6 @@
 
 #define TID_MAIN 48213u
 #define STREAM_MAIN 7u
-#define DEVICE 0u
 #define DEVICE_TOTAL (141ull * 1000 * 1000 * 1000) /* an H200 */
 #define POOL_BASE 0x7f3a00000000ull
 #define POOL_ALIGN 512u
@@ -468,6 +467,9 @@ static void pool_release(pool *pl)
 
 typedef struct gen {
     const gmt_synth_opts *o;
+    uint64_t dev;        /* the device: the rank's (rank % 8), else 0 */
+    uint64_t extra_addr, extra_bytes, extra_ts, extra_corr; /* the rank's own buffer, 0 bytes: none */
+    uint8_t next_src;    /* source of the next memory record, 0: the pool */
     gmt_synth_sink sink;
     void *ctx;
     gmt_synth_summary *sum;
@@ -593,11 +595,12 @@ static void mem_record(gen *g, gmt_type type, uint64_t ts, uint64_t addr, uint64
     r->type = type;
     gmt_mem *m = &r->u.mem;
     m->ts = ts;
-    m->device = DEVICE;
+    m->device = g->dev;
     m->address = addr;
     m->bytes = bytes;
     m->kind = GMT_MEMKIND_DEVICE;
-    m->source = GMT_SRC_ASYNC_POOL;
+    m->source = g->next_src ? g->next_src : GMT_SRC_ASYNC_POOL;
+    g->next_src = 0;
     m->flags = flags;
     m->corr = corr;
     m->stream = STREAM_MAIN;
@@ -622,7 +625,7 @@ static void memsample(gen *g, uint64_t ts)
     r->type = GMT_REC_MEMSAMPLE;
     uint64_t used = g->live + CONTEXT_BYTES + (g->pool.bump - POOL_BASE - g->live) / 4;
     r->u.sample.ts = ts;
-    r->u.sample.device = DEVICE;
+    r->u.sample.device = g->dev;
     r->u.sample.used = used;
     r->u.sample.free_ = DEVICE_TOTAL - used;
     r->u.sample.total = DEVICE_TOTAL;
@@ -641,7 +644,7 @@ static void tag(gen *g, int n)
     t->name = id;
     t->step = g->step;
     t->ndev = 1;
-    t->dev[0].device = DEVICE;
+    t->dev[0].device = g->dev;
     t->dev[0].live_bytes = g->live;
     t->dev[0].driver_used = used;
     t->dev[0].driver_free = DEVICE_TOTAL - used;
@@ -686,7 +689,7 @@ static void window_begin(gen *g)
     r->u.wbegin.ts = g->host_t;
     r->u.wbegin.window = g->window;
     r->u.wbegin.step = g->step;
-    r->u.wbegin.baseline_count = 3u * g->pp.n;
+    r->u.wbegin.baseline_count = 3u * g->pp.n + (g->extra_bytes ? 1u : 0u);
     r->u.wbegin.baseline_bytes = g->baseline_bytes;
     g->sum->windows++;
     if (g->sum->windows == 1)
@@ -698,6 +701,10 @@ static void window_begin(gen *g)
     for (uint32_t i = 0; i < 3u * g->pp.n && g->st == GMT_OK; i++)
         mem_record(g, GMT_REC_ALLOC, g->param_ts[i], g->param_addr[i], g->pp.bytes[i % g->pp.n],
                    GMT_MEMF_BASELINE, g->param_corr[i], g->param_seq[i], 0);
+    if (g->extra_bytes && g->st == GMT_OK) {
+        g->next_src = GMT_SRC_MALLOC;
+        mem_record(g, GMT_REC_ALLOC, g->extra_ts, g->extra_addr, g->extra_bytes, GMT_MEMF_BASELINE, g->extra_corr, 0, 0);
+    }
     g->step = step;
     g->in_window = 1;
     g->next_sample_t = g->gpu_t > g->host_t ? g->gpu_t : g->host_t;
@@ -764,7 +771,7 @@ static void run_step(gen *g)
             gmt_kernel *kr = &r->u.kernel;
             kr->start = start;
             kr->end = start + dur;
-            kr->device = DEVICE;
+            kr->device = g->dev;
             kr->stream = STREAM_MAIN;
             kr->corr = ++g->corr;
             kr->name = name;
@@ -833,7 +840,7 @@ static void run_step(gen *g)
             gmt_copy *c = &r->u.copy;
             c->start = start;
             c->end = start + dur;
-            c->device = DEVICE;
+            c->device = g->dev;
             c->stream = STREAM_MAIN;
             c->corr = ++g->corr;
             c->bytes = o->bytes;
@@ -885,6 +892,18 @@ static void setup_params(gen *g)
             g->corr++;
         }
     }
+    if (g->o->has_rank) {
+        /* What NCCL allocates for itself, with cudaMalloc outside PyTorch's
+         * pool: a size that differs per rank, so that the ranks' peaks and
+         * a merge across ranks are not all the same. */
+        g->host_t += jitter(g, 9000, 20);
+        g->extra_bytes = (g->o->rank % 8 + 1) * (8ull << 20);
+        g->extra_addr = g->pool.bump;
+        g->pool.bump += round_up(g->extra_bytes, 2u << 20);
+        g->extra_ts = g->host_t;
+        g->extra_corr = ++g->corr;
+        g->baseline_bytes += g->extra_bytes;
+    }
     g->live = g->baseline_bytes;
     note_live(g);
 }
@@ -915,6 +934,8 @@ gmt_status gmt_synth_run(const gmt_synth_opts *in, gmt_synth_sink sink, void *ct
     double t0 = now_s();
     if (!in || (!in->events && !in->steps) || in->layers > 256)
         return GMT_E_ARG;
+    if (in->has_rank && in->world_size && in->rank >= in->world_size)
+        return GMT_E_ARG;
     gmt_synth_opts o = *in;
     if (!o.wait && !o.warmup && !o.active) {
         o.wait = 1;
@@ -930,6 +951,7 @@ gmt_status gmt_synth_run(const gmt_synth_opts *in, gmt_synth_sink sink, void *ct
     if (!g)
         return GMT_E_NOMEM;
     g->o = &o;
+    g->dev = o.has_rank ? o.rank % 8 : 0;
     g->sink = sink;
     g->ctx = ctx;
     g->sum = sum;
@@ -967,13 +989,13 @@ gmt_status gmt_synth_run(const gmt_synth_opts *in, gmt_synth_sink sink, void *ct
     char cfg[160];
     snprintf(cfg, sizeof(cfg), "schedule=wait=%u,warmup=%u,active=%u;kernels=1;zstd_level=3;synthetic=1;seed=%llu",
              o.wait, o.warmup, o.active, (unsigned long long)o.seed);
-    h->pid = 31337;
     h->ppid = 31300;
     h->start_unix_ns = 1718000000000000000ull;
     h->start_ts = g->host_t;
-    h->rank = -1;
-    h->local_rank = -1;
-    h->world_size = -1;
+    h->rank = o.has_rank ? (int64_t)o.rank : -1;
+    h->local_rank = o.has_rank ? (int64_t)(o.rank % 8) : -1; /* 8 GPUs a node */
+    h->world_size = o.world_size ? (int64_t)o.world_size : -1;
+    h->pid = 31337 + (o.has_rank ? o.rank : 0);
     h->cupti_version = 26;
     h->driver_version = 13000;
     h->flags = 0;
@@ -986,7 +1008,7 @@ gmt_status gmt_synth_run(const gmt_synth_opts *in, gmt_synth_sink sink, void *ct
     static const char devname[] = "NVIDIA H200";
     r->type = GMT_REC_DEVICE;
     gmt_device *d = &r->u.device;
-    d->device = DEVICE;
+    d->device = g->dev;
     d->total_mem = DEVICE_TOTAL;
     d->sm_count = 132;
     d->cc_major = 9;

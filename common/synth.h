@@ -40,6 +40,13 @@ typedef struct gmt_synth_opts {
     unsigned warmup;
     unsigned active;
     unsigned layers;   /* transformer layers, 1..256; 0 means 12 */
+    /* one rank of a data-parallel run: the header's rank and world size;
+     * the rank drives device rank % 8 and allocates (rank % 8 + 1) x 8 MiB
+     * of its own with cudaMalloc before the first window (part of the
+     * baseline), as NCCL does. has_rank 0: no rank, as before. */
+    int has_rank;
+    uint64_t rank;
+    uint64_t world_size; /* 0: unset */
 } gmt_synth_opts;
 
 typedef struct gmt_synth_summary {

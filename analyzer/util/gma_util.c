@@ -541,6 +541,15 @@ void gma_jw_dbl(gma_jw *j, double v)
         fprintf(j->f, "%.6g", v);
 }
 
+void gma_jw_dbl_exact(gma_jw *j, double v)
+{
+    jw_value_prefix(j);
+    if (v != v || v > 1e300 || v < -1e300)
+        fputs("null", j->f);
+    else
+        fprintf(j->f, "%.17g", v);
+}
+
 void gma_jw_bool(gma_jw *j, int v)
 {
     jw_value_prefix(j);

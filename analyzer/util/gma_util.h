@@ -142,6 +142,8 @@ void gma_jw_str(gma_jw *j, const char *s);
 void gma_jw_u64(gma_jw *j, uint64_t v);
 void gma_jw_i64(gma_jw *j, int64_t v);
 void gma_jw_dbl(gma_jw *j, double v);
+/* A double that reads back to the same value (17 significant digits). */
+void gma_jw_dbl_exact(gma_jw *j, double v);
 void gma_jw_bool(gma_jw *j, int v);
 void gma_jw_null(gma_jw *j);
 /* key + value shorthands */

@@ -36,4 +36,28 @@ done
 "$checkfmt" xml "$work/trunc.svg" 'WARNING: trace truncated=1' || fail "timeline truncated warning"
 "$analyze" twodev.gmt --timeline "$work/twodev.html" >/dev/null || fail "--timeline twodev"
 "$checkfmt" xml "$work/twodev.html" 'dev1 live=+1' '<script>=1' || fail "timeline twodev"
+# several traces: one process per rank, named after its rank, host and GPU
+"$analyze" rank0.gmt rank1.gmt rank2.gmt --chrome "$work/ranks.json" >/dev/null || fail "--chrome ranks"
+"$checkfmt" json "$work/ranks.json" \
+    '"name":"rank 0 (node-a, GPU 0)"=1' '"name":"rank 1 (node-a, GPU 1)"=1' '"name":"rank 2 (node-b, GPU 2)"=1' \
+    '"name":"process_name"=3' '"cat":"kernel"=9' '"name":"live bytes GPU 2"=+1' '"name":"GPU 1 stream 7"=1' \
+    '"s":"g"=0' '"traces":["rank0.gmt","rank1.gmt","rank2.gmt"]=1' || fail "chrome ranks content"
+if command -v python3 >/dev/null 2>&1; then
+    python3 - "$work/ranks.json" <<'PY' || fail "chrome ranks: pids"
+import json, sys
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+names = {e["pid"]: e["args"]["name"] for e in ev if e.get("name") == "process_name"}
+assert sorted(names.values()) == ["rank 0 (node-a, GPU 0)", "rank 1 (node-a, GPU 1)", "rank 2 (node-b, GPU 2)"], names
+kernels = {}
+for e in ev:
+    if e.get("cat") == "kernel":
+        kernels[e["pid"]] = kernels.get(e["pid"], 0) + 1
+assert sorted(kernels) == sorted(names) and set(kernels.values()) == {3}, kernels
+PY
+fi
+for ext in svg html; do
+    "$analyze" rank0.gmt rank1.gmt rank2.gmt rank3.gmt --timeline "$work/ranks.$ext" >/dev/null || fail "--timeline ranks.$ext"
+    "$checkfmt" xml "$work/ranks.$ext" 'rank 0 dev0 live, peak 104.00 MiB=1' 'rank 3 dev3 live, peak 128.00 MiB=1' \
+        'highest: rank 3 dev3 128.00 MiB at 14.000 ms=1' '<polyline=4' || fail "timeline ranks.$ext"
+done
 echo "exports ok"

@@ -48,7 +48,10 @@ static int tb_close(tb *b, const char *path)
     return 0;
 }
 
-static void header(tb *b, uint64_t pid)
+static void header_ranked(tb *b, uint64_t pid, int64_t rank, int64_t world, const char *host);
+static void header(tb *b, uint64_t pid) { header_ranked(b, pid, -1, -1, "testhost"); }
+
+static void header_ranked(tb *b, uint64_t pid, int64_t rank, int64_t world, const char *host)
 {
     gmt_record r;
     memset(&r, 0, sizeof(r));
@@ -57,10 +60,10 @@ static void header(tb *b, uint64_t pid)
     r.u.header.ppid = 1;
     r.u.header.start_unix_ns = 1700000000000000000ull;
     r.u.header.start_ts = SC_START;
-    r.u.header.rank = -1;
-    r.u.header.local_rank = -1;
-    r.u.header.world_size = -1;
-    r.u.header.host = (gmt_bytes){ "testhost", 8 };
+    r.u.header.rank = rank;
+    r.u.header.local_rank = rank;
+    r.u.header.world_size = world;
+    r.u.header.host = (gmt_bytes){ host, (uint32_t)strlen(host) };
     r.u.header.cmdline = (gmt_bytes){ "python train.py", 15 };
     r.u.header.config = (gmt_bytes){ "schedule=whole", 14 };
     r.u.header.profiler_version = (gmt_bytes){ "test", 4 };
@@ -706,6 +709,66 @@ int sc_garbage(const char *path)
 
 int sc_empty(const char *path) { return spit(path, "", 0); }
 
+/* ---- rank: one rank of a data-parallel run -------------------------------------
+ * Rank r (RANK=r, world size w) on device r, pid 5000 + r, host node-a
+ * (ranks 0-1) or node-b (2-); host thread 100, stream 7. Baseline 64 MiB.
+ *
+ *  i  record                                   live after
+ *  2  ALLOC A 32 MiB seq0 -> gemm (seq1)        96
+ *  3  KERNEL gemm 100 us
+ *  4  ALLOC N (8 + 8r) MiB seq1 -> nccl (seq2)  104 + 8r   PEAK (14 ms, step 0)
+ *  5  KERNEL nccl (100 + 50r) us
+ *  6  FREE A seq2 -> gemm (seq3)                72 + 8r
+ *     --- step 1 ---
+ *  8  ALLOC B 16 MiB seq2 -> gemm (seq3)        88 + 8r
+ *  9  KERNEL gemm 100 us
+ * 10  FREE B seq3 -> (unattributed)             72 + 8r
+ *     window ends at 22 ms: N leaks, 8 + 8r MiB.
+ * per rank: peak 104 + 8r MiB, allocated 56 + 8r, freed 48, leaked 8 + 8r,
+ *   3 kernels, 300 + 50r us; kernel rows: gemm calls 2 alloc 48 freed 32
+ *   peak max(96, 88 + 8r) time 200 us; nccl calls 1 alloc 8 + 8r peak 104 + 8r
+ *   time 100 + 50r us; (unattributed) freed 16.
+ * ranks 0-3: peaks 104, 112, 120, 128 MiB, mean 116, imbalance -8/116 ...
+ *   +12/116 = -10.3 %, -3.4 %, +3.4 %, +10.3 %.
+ */
+#define R_GEMM 1
+#define R_NCCL 2
+
+int sc_rank(const char *path, int64_t rank, int64_t world)
+{
+    tb b;
+    if (tb_open(&b, path) != 0)
+        return -1;
+    uint64_t r = rank < 0 ? 0 : (uint64_t)rank, dev = r;
+    header_ranked(&b, 5000 + r, rank, world, r < 2 ? "node-a" : "node-b");
+    device(&b, dev, "Test GPU", 16 * GiB);
+    string(&b, R_GEMM, "gemm_kernel");
+    string(&b, R_NCCL, "ncclDevKernel_AllReduce_Sum_bf16_RING_LL");
+    wbegin(&b, SC_T(0), 0, 0, 1, 64 * MiB);
+    ALLOC(&b, .ts = SC_START + 1000000, .dev = dev, .addr = 0x10000000, .bytes = 64 * MiB, .flags = GMT_MEMF_BASELINE,
+          .tid = 100);
+    step(&b, SC_T(1), 0);
+    ALLOC(&b, .ts = SC_T(2), .dev = dev, .addr = 0x20000000, .bytes = 32 * MiB, .tid = 100, .seq = 0, .step = 0);
+    kernel(&b, SC_T(3), 100000, dev, 7, R_GEMM, 100, 1, 0);
+    ALLOC(&b, .ts = SC_T(4), .dev = dev, .addr = 0x30000000, .bytes = (8 + 8 * r) * MiB, .tid = 100, .seq = 1, .step = 0);
+    kernel(&b, SC_T(5), 100000 + 50000 * r, dev, 7, R_NCCL, 100, 2, 0);
+    FREE(&b, .ts = SC_T(6), .dev = dev, .addr = 0x20000000, .bytes = 32 * MiB, .tid = 100, .seq = 2, .step = 0);
+    step(&b, SC_T(7), 1);
+    ALLOC(&b, .ts = SC_T(8), .dev = dev, .addr = 0x40000000, .bytes = 16 * MiB, .tid = 100, .seq = 2, .step = 1);
+    kernel(&b, SC_T(9), 100000, dev, 7, R_GEMM, 100, 3, 1);
+    FREE(&b, .ts = SC_T(10), .dev = dev, .addr = 0x40000000, .bytes = 16 * MiB, .tid = 100, .seq = 3, .step = 1);
+    wend(&b, SC_T(12), 0, 1);
+    stats_trailer(&b, SC_T(13));
+    return tb_close(&b, path);
+}
+
+static int sc_rank0(const char *p) { return sc_rank(p, 0, 4); }
+static int sc_rank1(const char *p) { return sc_rank(p, 1, 4); }
+static int sc_rank2(const char *p) { return sc_rank(p, 2, 4); }
+static int sc_rank3(const char *p) { return sc_rank(p, 3, 4); }
+static int sc_rank_norank(const char *p) { return sc_rank(p, -1, -1); }
+static int sc_rank_world8(const char *p) { return sc_rank(p, 1, 8); }
+
 int sc_write_all(const char *dir)
 {
     static const struct {
@@ -717,6 +780,8 @@ int sc_write_all(const char *dir)
         { "torchnames", sc_torchnames }, { "attn_naive", sc_attn_naive }, { "attn_flash", sc_attn_flash },
         { "truncated", sc_truncated },
         { "newer", sc_newer },     { "garbage", sc_garbage },       { "empty", sc_empty },
+        { "rank0", sc_rank0 },     { "rank1", sc_rank1 },           { "rank2", sc_rank2 },
+        { "rank3", sc_rank3 },     { "norank", sc_rank_norank },    { "world8", sc_rank_world8 },
     };
     char path[4096];
     for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) {

@@ -28,6 +28,8 @@ int sc_truncated(const char *path);      /* basic, cut inside its last frame */
 int sc_newer(const char *path);          /* a valid zstd file with format major 2 */
 int sc_garbage(const char *path);        /* bytes that are not a trace */
 int sc_empty(const char *path);          /* zero bytes */
+/* one rank of a data-parallel run: rank (-1: none) of world (-1: none), on device rank */
+int sc_rank(const char *path, int64_t rank, int64_t world);
 
 /* Writes every scenario into dir as NAME.gmt. */
 int sc_write_all(const char *dir);

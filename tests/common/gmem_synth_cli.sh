@@ -43,6 +43,12 @@ expect 0 "stdout" -- sh -c "\"$synth\" --events 1000 -q -o - > \"$dir/p.zst\""
 expect 0 "stdout trace reads back" -- "$dump" "$dir/p.zst" --count
 expect 0 "no-write" -- "$synth" --events 1M --no-write
 grep -q "M events/s" "$dir/err" || { echo "FAIL: --no-write summary"; fail=1; }
+expect 0 "rank" -- "$synth" --steps 4 --layers 1 --rank 5 --world-size 8 -q -o "$dir/r.zst"
+"$dump" "$dir/r.zst" 2>/dev/null | grep -q "^header .* rank=5 local_rank=5 world_size=8" || { echo "FAIL: --rank header"; fail=1; }
+"$dump" "$dir/r.zst" 2>/dev/null | grep -q "^device .*device=5 " || { echo "FAIL: --rank device"; fail=1; }
+expect 2 "rank outside the world" -- "$synth" --steps 4 --rank 8 --world-size 8 -o "$dir/r.zst"
+grep -q "not below --world-size 8" "$dir/err" || { echo "FAIL: rank/world message"; cat "$dir/err"; fail=1; }
+expect 2 "bad world size" -- "$synth" --steps 4 --world-size 0 -o "$dir/r.zst"
 rm -rf "$dir"
 [ "$fail" -eq 0 ] && echo "gmem_synth_cli: ok"
 exit $fail
