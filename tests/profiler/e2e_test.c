@@ -1100,7 +1100,7 @@ static void t_noperm(void)
     free(control_out);
 
     /* Clean up (the directories were made here). */
-    const char *files[] = {app, lib, cupti, cuda, okfile, NULL};
+    const char *files[] = {app, lib, cupti, cuda, okfile, rofile, NULL};
     for (int i = 0; files[i]; i++)
         unlink(files[i]);
     unlink(e_facts + strlen("E2E_FACTS="));
