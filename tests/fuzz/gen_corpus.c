@@ -11,7 +11,11 @@
  *   OUTDIR/config/   NUL-separated KEY=VALUE environments: every setting
  *                    valid, every setting bad, schedules, output patterns.
  *   OUTDIR/analyze/  the traces of reader/ that make sense to an analyzer, and
- *                    raw streams (fuzz_analyze compresses a non-zstd input).
+ *                    raw streams (fuzz_analyze compresses a non-zstd input),
+ *                    each after fuzz_analyze's 4 option bytes (a table by
+ *                    kernel, no filter); then full.zst with other options:
+ *                    every format, every extra (Chrome, SVG, HTML, diff),
+ *                    every --by, filters (fuzz_analyze.c, opts_from).
  *
  * The committed corpus under tests/fuzz/corpus/ came from this program
  * (docs/reliability.md says how to regenerate it); a test runs it and replays
@@ -613,13 +617,54 @@ int main(int argc, char **argv)
                                               "newer-minor.zst", "newer-major.zst", "full-cut3.zst", "empty",
                                               "text.txt", "full-flip.zst", "raw-stream.bin",
                                               "raw-newer-minor.bin", "raw-cut.bin", NULL};
+    /* fuzz_analyze's option bytes (fuzz_analyze.c, opts_from): b0 --by and
+     * --format, b1 the extra and --sort, b2 --top and --window, b3 --step and
+     * --device. The default: a table by kernel, no extra, no filter. */
+    static const unsigned char plain_opts[4] = {0x00, 0x04, 0x30, 0x1f};
     for (size_t i = 0; for_analyze[i]; i++) {
         char path[4096];
         size_t k;
         snprintf(path, sizeof path, "%s/reader/%s", outdir, for_analyze[i]);
         unsigned char *b = slurp(path, &k);
-        put_file("analyze", for_analyze[i], b, k);
+        unsigned char *o = malloc(k + 4);
+        if (!o)
+            die("out of memory");
+        memcpy(o, plain_opts, 4);
+        memcpy(o + 4, b, k);
+        put_file("analyze", for_analyze[i], o, k + 4);
+        free(o);
         free(b);
     }
+    static const struct {
+        const char *name;
+        unsigned char opts[4];
+    } views[] = {
+        {"full@csv-by-range", {0x11, 0x04, 0x30, 0x1f}},
+        {"full@json-by-alloc-time", {0x22, 0x64, 0x30, 0x1f}}, /* --sort time given */
+        {"full@json-by-step", {0x23, 0x04, 0x30, 0x1f}},
+        {"full@table-by-tag-full-names", {0x04, 0x84, 0x30, 0x1f}},
+        {"full@csv-by-stream-top2", {0x15, 0x04, 0x32, 0x1f}},
+        {"full@json-by-device", {0x26, 0x04, 0x30, 0x1f}},
+        {"full@chrome", {0x00, 0x00, 0x30, 0x1f}},
+        {"full@svg", {0x01, 0x01, 0x30, 0x1f}},
+        {"full@html", {0x03, 0x02, 0x30, 0x1f}},
+        {"full@diff-by-kernel", {0x00, 0x03, 0x30, 0x1f}},
+        {"full@diff-json-by-range", {0x21, 0x03, 0x30, 0x1f}},
+        {"full@window0-step1-device0", {0x20, 0x04, 0x00, 0x01}},
+    };
+    char fpath[4096];
+    size_t fk;
+    snprintf(fpath, sizeof fpath, "%s/reader/full.zst", outdir);
+    unsigned char *full = slurp(fpath, &fk);
+    unsigned char *fo = malloc(fk + 4);
+    if (!fo)
+        die("out of memory");
+    memcpy(fo + 4, full, fk);
+    for (size_t i = 0; i < sizeof views / sizeof views[0]; i++) {
+        memcpy(fo, views[i].opts, 4);
+        put_file("analyze", views[i].name, fo, fk + 4);
+    }
+    free(fo);
+    free(full);
     return 0;
 }

@@ -275,6 +275,67 @@ torch_ranks)
     fi
     ranks_csv "$W/trace-0.zst" "$W/trace-1.zst" "$p0" "$p1"
     ;;
+torch_profiler_inside)
+    # docs/reliability.md row 17: torch.profiler(activities=[CPU, CUDA]) started
+    # after CUDA, inside a launcher run. One CUPTI subscriber per process: either
+    # gmemprof came first (it subscribes in cuInit) and Kineto is refused --
+    # then gmemprof's trace must be complete, with kernels in the steps after
+    # the profiler too -- or gmemprof was the one refused and says so in one
+    # `gmemprof:` line. Either way: exit status and stdout unchanged.
+    need_gpu; need_torch; need_built "$BIN/gmem-analyze"
+    TPI="$GM_SRC/tests/gpu/torch_profiler_inside.py"
+    WARM=3 PROF=3 AFTER=3
+    TARGS=(--warm-steps $WARM --prof-steps $PROF --after-steps $AFTER)
+    plain "$W/plain.out" -- "$PY" "$TPI" "${TARGS[@]}" --report "$W/plain.report.json"
+    [ "$PLAIN_RC" -eq 0 ] || fail "unprofiled run exited $PLAIN_RC"
+    echo "torch.profiler without gmemprof: $(tr -d '\n' <"$W/plain.report.json" 2>/dev/null)"
+    prof "$W/trace.zst" "" -- "$PY" "$TPI" "${TARGS[@]}" --report "$W/report.json"
+    expect_rc 0; expect_same_stdout "$W/plain.out"
+    echo "torch.profiler under gmemprof: $(tr -d '\n' <"$W/report.json" 2>/dev/null)"
+    if grep -q 'MULTIPLE_SUBSCRIBERS\|CUPTI initialization failed' "$W/stderr"; then
+        kineto="Kineto's CUPTI subscription was refused ($(grep -m1 -o 'CUPTI_ERROR_[A-Z_]*' "$W/stderr" || echo 'CUPTI initialization failed'))"
+    else
+        kineto="no CUPTI refusal from Kineto on stderr"
+    fi
+    nconf=$(grep -c '^gmemprof: another CUPTI client' "$W/stderr")
+    # One line for tests/gpu/run_all.sh's summary: who won the subscription.
+    echo "torch_profiler_inside: $kineto; gmemprof conflict lines: $nconf; torch.profiler got: $(tr -d '\n ' <"$W/report.json" 2>/dev/null || echo '(no report)')" |
+        tee "$W/outcome.txt"
+    if [ "$nconf" -gt 0 ]; then
+        # gmemprof was refused: the documented outcome of row 16
+        if [ "$nconf" -eq 1 ]; then pass "gmemprof named the conflict in one line: $(grep -m1 '^gmemprof: another' "$W/stderr" | head -c 200)"
+        else fail "$nconf 'another CUPTI client' lines, expected one"; fi
+        [ -s "$W/trace.zst" ] && fail "gmemprof says it is off but a trace was written"
+    else
+        # gmemprof subscribed: its trace must be complete and read back cleanly
+        check "$W/trace.zst" --expect windows=1 --expect trailer=1 --expect dropped=0 --expect step_source=nvtx \
+            --expect kernels_min=$((3 * (WARM + PROF + AFTER)))
+        timeout -k 5 60 "$BIN/gmem-analyze" "$W/trace.zst" --by step --format csv --top 0 \
+            >"$W/by_step.csv" 2>"$W/analyze.stderr"
+        arc=$?
+        if [ "$arc" -ne 0 ]; then fail "gmem-analyze exit $arc: $(head -c 300 "$W/analyze.stderr")"
+        elif grep -qi 'truncated\|no trailer\|warning' "$W/analyze.stderr"; then fail "gmem-analyze warns: $(head -c 300 "$W/analyze.stderr")"
+        else pass "gmem-analyze reads the trace back: exit 0, no warning"; fi
+        # Every step of every phase has kernels: steps 0..WARM+PROF+AFTER-1
+        # (step k ends at the k+1-th mark("step")); the last AFTER of them run
+        # after torch.profiler stopped.
+        missing=$("$PY" - "$W/by_step.csv" $((WARM + PROF + AFTER)) <<'PYEOF'
+import csv, sys
+rows = [l for l in open(sys.argv[1]) if not l.startswith("#")]
+need = int(sys.argv[2])
+k = {}
+for r in csv.DictReader(rows):
+    try:
+        k[int(r["step"])] = int(r["kernels"] or 0)
+    except (KeyError, ValueError):
+        pass
+print(" ".join(str(s) for s in range(need) if k.get(s, 0) <= 0) or "none")
+PYEOF
+)
+        if [ "$missing" = none ]; then pass "kernels recorded in every step, the $AFTER after torch.profiler included"
+        else fail "steps without kernels (of 0..$((WARM + PROF + AFTER - 1))): ${missing:-could not read $W/by_step.csv}"; fi
+    fi
+    ;;
 *)
     echo "gpu_test.sh: unknown test $name" >&2
     exit 2

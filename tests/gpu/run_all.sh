@@ -5,7 +5,9 @@
 #
 # 1. builds Release with ninja (build-gpu/, incremental when it exists);
 # 2. runs the check_trace self-test and `ctest -L gpu` (C samples with exact
-#    bytes and counts, schedules, NVTX, the PyTorch step/stdout/exit tests);
+#    bytes and counts, schedules, NVTX, the PyTorch step/stdout/exit tests,
+#    torch.profiler started inside a gmemprof run); each test's own files
+#    (not its trace) go into logs.tar.gz under gpu_tests/;
 # 3. runs samples/train_gpt.py under gmemprof in each PyTorch allocator mode
 #    (default caching, backend:cudaMallocAsync, expandable_segments:True,
 #    PYTORCH_NO_CUDA_MEMORY_CACHING=1) and compares the trace's peak with
@@ -134,6 +136,12 @@ if [ "$BUILD_RC" -eq 0 ]; then
     run_step ctest 420 ctest --test-dir "$BUILD" -L gpu --output-on-failure -j 4 --timeout 300
     cp "$WORK/logs/ctest.log" "$WORK/ctest.log" 2>/dev/null
     grep -E 'tests passed|tests failed|Test +#' "$WORK/ctest.log" 2>/dev/null | tail -20
+    if [ "$DRY" = 0 ] && [ -d "$BUILD/tests/gpu/out" ]; then
+        mkdir -p "$WORK/logs/gpu_tests"
+        (cd "$BUILD/tests/gpu/out" && find . -type f ! -name '*.zst' -size -4M -exec cp --parents {} "$WORK/logs/gpu_tests/" \;)
+        # who got CUPTI when torch.profiler started inside the run (docs/reliability.md row 17)
+        cat "$BUILD/tests/gpu/out/torch_profiler_inside/outcome.txt" 2>/dev/null
+    fi
 
     # 3. allocator modes (and the unprofiled reference), 5 processes at once
     say "PyTorch allocator modes"

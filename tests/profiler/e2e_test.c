@@ -11,6 +11,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pwd.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -909,6 +910,208 @@ static void t_badoutput(void)
     CHECK(has_fact("A.corr")); /* the program ran on */
 }
 
+/* ---- output directory without write permission ------------------------------- */
+
+#define NOPERM_ID 65534 /* nobody / nogroup on Debian and Ubuntu */
+
+/* A program found on PATH or in the sbin directories (runuser lives there). */
+static int find_tool(const char *name, char *out, size_t cap)
+{
+    const char *path = getenv("PATH");
+    char dirs[4096];
+    snprintf(dirs, sizeof dirs, "%s:/usr/sbin:/sbin:/usr/bin:/bin", path ? path : "");
+    for (char *save = NULL, *d = strtok_r(dirs, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
+        snprintf(out, cap, "%s/%s", *d ? d : ".", name);
+        if (access(out, X_OK) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+static int copy_file(const char *from, const char *to, mode_t mode)
+{
+    int in = open(from, O_RDONLY), o = open(to, O_WRONLY | O_CREAT | O_TRUNC, mode);
+    char buf[65536];
+    ssize_t n = 0;
+    int ok = in >= 0 && o >= 0;
+    while (ok && (n = read(in, buf, sizeof buf)) > 0)
+        ok = write(o, buf, (size_t)n) == n;
+    ok = ok && n == 0;
+    if (in >= 0)
+        close(in);
+    if (o >= 0 && close(o) != 0)
+        ok = 0;
+    if (!ok)
+        fprintf(stderr, "noperm: cannot copy %s to %s: %s\n", from, to, strerror(errno));
+    return ok ? 0 : -1;
+}
+
+static void noperm_skip(const char *why)
+{
+    printf("SKIP noperm: %s\n", why);
+    fprintf(stderr, "SKIP noperm: %s\n", why);
+    exit(77);
+}
+
+/* Row 8 of docs/reliability.md: GMEMPROF_OUTPUT in a directory the program's
+ * user may not write to. Permission bits take nothing away from root (the
+ * tests run as root in CI), so as root the app runs as uid/gid 65534 through
+ * setpriv (util-linux) or, failing that, runuser; as another user it runs as
+ * that user against a directory of mode 0555. Skips (77) only as root with
+ * neither tool. The app, the library and the fake CUPTI and driver are copied
+ * to a fresh directory under /tmp that the unprivileged user can read (the
+ * build tree may not be). A control run into a directory the user owns must
+ * leave a complete trace owned by that user (so the privilege drop did
+ * happen and nothing else stops the profiler); the run into the read-only
+ * directory must then print exactly one `gmemprof:` line naming the path and
+ * `Permission denied`, create no file, and leave the program's exit status,
+ * stdout and work unchanged. */
+static void t_noperm(void)
+{
+    int root = geteuid() == 0;
+    char tool[1024] = "";
+    const char *kind = "";
+    if (root) {
+        if (find_tool("setpriv", tool, sizeof tool))
+            kind = "setpriv";
+        else if (find_tool("runuser", tool, sizeof tool))
+            kind = "runuser";
+        else
+            noperm_skip("running as root and neither setpriv nor runuser is installed (util-linux)");
+        if (strcmp(kind, "runuser") == 0) {
+            struct passwd *pw = getpwnam("nobody");
+            if (!pw || pw->pw_uid != NOPERM_ID)
+                noperm_skip("runuser needs a user 'nobody' with uid 65534");
+        }
+    }
+    uid_t uid = root ? NOPERM_ID : geteuid();
+
+    /* What the app needs, where the unprivileged user can read it. */
+    char tmp[] = "/tmp/gmemprof-noperm-XXXXXX";
+    CHECK(mkdtemp(tmp) != NULL);
+    if (tcheck_failures)
+        return;
+    chmod(tmp, 0755);
+    char app[256], lib[256], libdir[256], cupti[300], cuda[300], ro[256], ok[256], factsdir[256];
+    snprintf(app, sizeof app, "%s/e2e_app", tmp);
+    snprintf(lib, sizeof lib, "%s/libgmemprof.so", tmp);
+    snprintf(libdir, sizeof libdir, "%s/lib", tmp);
+    snprintf(cupti, sizeof cupti, "%s/libcupti.so.13", libdir);
+    snprintf(cuda, sizeof cuda, "%s/libcuda.so.1", libdir);
+    snprintf(ro, sizeof ro, "%s/readonly", tmp);
+    snprintf(ok, sizeof ok, "%s/writable", tmp);
+    snprintf(factsdir, sizeof factsdir, "%s/facts", tmp);
+    mkdir(libdir, 0755);
+    mkdir(ro, root ? 0755 : 0555); /* root-owned 0755: not writable by uid 65534 */
+    mkdir(ok, 0755);
+    mkdir(factsdir, 0777);
+    chmod(factsdir, 0777);
+    if (root)
+        CHECK(chown(ok, NOPERM_ID, NOPERM_ID) == 0 && chown(factsdir, NOPERM_ID, NOPERM_ID) == 0);
+    /* The fakes come from LD_LIBRARY_PATH (e2e.cmake sets it to their directory). */
+    const char *ldp = getenv("LD_LIBRARY_PATH");
+    char fdir[1024], src[1200];
+    snprintf(fdir, sizeof fdir, "%s", ldp ? ldp : "");
+    char *colon = strchr(fdir, ':');
+    if (colon)
+        *colon = '\0';
+    CHECK(copy_file(g_app, app, 0755) == 0);
+    CHECK(copy_file(g_lib, lib, 0755) == 0);
+    snprintf(src, sizeof src, "%s/libcupti.so.13", fdir);
+    CHECK(copy_file(src, cupti, 0755) == 0);
+    snprintf(src, sizeof src, "%s/libcuda.so.1", fdir);
+    CHECK(copy_file(src, cuda, 0755) == 0);
+    if (tcheck_failures)
+        return;
+
+    char e_lib[400], e_ldp[400], e_facts[400], e_out[600];
+    snprintf(e_lib, sizeof e_lib, "E2E_LIB=%s", lib);
+    snprintf(e_ldp, sizeof e_ldp, "LD_LIBRARY_PATH=%s", libdir);
+    snprintf(e_facts, sizeof e_facts, "E2E_FACTS=%s/facts", factsdir);
+    char *argv[12];
+    int a = 0;
+    char reuid[32], regid[32];
+    snprintf(reuid, sizeof reuid, "--reuid=%d", NOPERM_ID);
+    snprintf(regid, sizeof regid, "--regid=%d", NOPERM_ID);
+    if (root && strcmp(kind, "setpriv") == 0) {
+        argv[a++] = tool;
+        argv[a++] = reuid;
+        argv[a++] = regid;
+        argv[a++] = "--clear-groups";
+        argv[a++] = "--";
+    } else if (root) {
+        argv[a++] = tool;
+        argv[a++] = "-u";
+        argv[a++] = "nobody";
+        argv[a++] = "--";
+    }
+    argv[a++] = app;
+    argv[a++] = "plain";
+    argv[a] = NULL;
+    fprintf(stderr, "noperm: running as uid %d%s%s\n", (int)uid, root ? " through " : "", kind);
+
+    /* Control: a directory the user owns. */
+    char okfile[400];
+    snprintf(okfile, sizeof okfile, "%s/t.zst", ok);
+    snprintf(e_out, sizeof e_out, "GMEMPROF_OUTPUT=%s", okfile);
+    const char *env_ok[] = {e_lib, e_ldp, e_facts, e_out, NULL};
+    run c;
+    run_prog("noperm", argv, env_ok, &c);
+    facts_load(e_facts + strlen("E2E_FACTS="));
+    CHECK(exited(&c, 0));
+    CHECK(has_fact("A.corr"));
+    struct stat sb;
+    CHECK(stat(okfile, &sb) == 0);
+    if (stat(okfile, &sb) == 0)
+        CHECK_EQ_U64(sb.st_uid, uid); /* written by the unprivileged user */
+    trace t;
+    if (trace_load(okfile, &t) == 0) {
+        check_complete(&t);
+        trace_free(&t);
+    } else {
+        CHECK(!"the control run's trace reads back");
+    }
+    char *control_out = strdup(c.out);
+    int control_status = c.status;
+    CHECK_EQ_U64(count_lines(c.err, "gmemprof: "), 1); /* "wrote PATH (...)" */
+    CHECK_EQ_U64(count_lines(c.err, "gmemprof: wrote "), 1);
+
+    /* The directory it may not write to. */
+    char rofile[400];
+    snprintf(rofile, sizeof rofile, "%s/t.zst", ro);
+    snprintf(e_out, sizeof e_out, "GMEMPROF_OUTPUT=%s", rofile);
+    unlink(e_facts + strlen("E2E_FACTS="));
+    const char *env_ro[] = {e_lib, e_ldp, e_facts, e_out, NULL};
+    run r;
+    run_prog("noperm", argv, env_ro, &r);
+    facts_load(e_facts + strlen("E2E_FACTS="));
+    CHECK(exited(&r, 0));
+    CHECK(r.status == control_status);
+    CHECK_STR(r.out, control_out);
+    CHECK_EQ_U64(count_lines(r.err, "gmemprof: "), 1);
+    CHECK_HAS(r.err, rofile);
+    CHECK_HAS(r.err, "Permission denied");
+    CHECK(!file_exists(rofile));
+    CHECK(has_fact("A.corr")); /* the program ran on */
+    if (stat(e_facts + strlen("E2E_FACTS="), &sb) == 0)
+        CHECK_EQ_U64(sb.st_uid, uid);
+    else
+        CHECK(!"the app wrote its facts");
+    free(control_out);
+
+    /* Clean up (the directories were made here). */
+    const char *files[] = {app, lib, cupti, cuda, okfile, rofile, NULL};
+    for (int i = 0; files[i]; i++)
+        unlink(files[i]);
+    unlink(e_facts + strlen("E2E_FACTS="));
+    chmod(ro, 0755);
+    rmdir(ro);
+    rmdir(ok);
+    rmdir(factsdir);
+    rmdir(libdir);
+    rmdir(tmp);
+}
+
 static void t_diskfull(void)
 {
     const char *env[] = {"GMEMPROF_OUTPUT=/dev/full", NULL};
@@ -1486,6 +1689,7 @@ int main(int argc, char **argv)
         {"search", t_search},     {"nocupti", t_nocupti},     {"launcher", t_launcher},
         {"exit", t_exit},         {"abort", t_abort},         {"forkexec", t_forkexec},
         {"devices", t_devices},   {"long", t_long},           {"agent", t_agent},
+        {"noperm", t_noperm},
     };
     if (strcmp(sc, "sigterm") == 0)
         t_signal("sigterm", SIGTERM);
