@@ -201,6 +201,18 @@ static double bucket_ms(const gma_replay *r, const gma_timeline *t, size_t i)
     return (double)gma_rel(r, t->t0 + (uint64_t)i * t->width) / 1e6;
 }
 
+/* The y axis for values up to ymax bytes: a 1024-based unit, and a top a
+ * little above ymax on a round tick. */
+static void axes_scale_y(axes *a, uint64_t ymax)
+{
+    a->unit = ymax >= (1ull << 30) ? 1073741824.0 : ymax >= (1ull << 20) ? 1048576.0 : ymax >= 1024 ? 1024.0 : 1.0;
+    a->uname = ymax >= (1ull << 30) ? "GiB" : ymax >= (1ull << 20) ? "MiB" : ymax >= 1024 ? "KiB" : "B";
+    double step = gma_nice_step((double)ymax / a->unit, 6) * a->unit;
+    a->ymax = step * (double)(long long)((double)ymax * 1.08 / step + 0.999);
+    if (a->ymax <= 0)
+        a->ymax = 1;
+}
+
 static void write_svg(FILE *f, gma_replay *r, const gma_timeline *t, const axes *a)
 {
     char b1[GMA_FMT_CAP], b2[GMA_FMT_CAP];
@@ -454,12 +466,7 @@ int gma_timeline_write(gma_replay *r)
     a.t1ms = t->started ? bucket_ms(r, t, t->nb ? t->nb : 1) : 1.0;
     if (a.t1ms <= a.t0ms)
         a.t1ms = a.t0ms + 1.0;
-    a.unit = ymax >= (1ull << 30) ? 1073741824.0 : ymax >= (1ull << 20) ? 1048576.0 : ymax >= 1024 ? 1024.0 : 1.0;
-    a.uname = ymax >= (1ull << 30) ? "GiB" : ymax >= (1ull << 20) ? "MiB" : ymax >= 1024 ? "KiB" : "B";
-    double step = gma_nice_step((double)ymax / a.unit, 6) * a.unit;
-    a.ymax = step * (double)(long long)((double)ymax * 1.08 / step + 0.999);
-    if (a.ymax <= 0)
-        a.ymax = 1;
+    axes_scale_y(&a, ymax);
     FILE *f = fopen(t->path, "w");
     if (!f)
         return -1;
@@ -684,12 +691,7 @@ int gma_timeline_multi_write(struct gma_tlmulti *m)
     }
     if (a.t1ms <= a.t0ms)
         a.t1ms = a.t0ms + 1.0;
-    a.unit = ymax >= (1ull << 30) ? 1073741824.0 : ymax >= (1ull << 20) ? 1048576.0 : ymax >= 1024 ? 1024.0 : 1.0;
-    a.uname = ymax >= (1ull << 30) ? "GiB" : ymax >= (1ull << 20) ? "MiB" : ymax >= 1024 ? "KiB" : "B";
-    double step = gma_nice_step((double)ymax / a.unit, 6) * a.unit;
-    a.ymax = step * (double)(long long)((double)ymax * 1.08 / step + 0.999);
-    if (a.ymax <= 0)
-        a.ymax = 1;
+    axes_scale_y(&a, ymax);
     FILE *f = fopen(m->path, "w");
     if (!f)
         return -1;

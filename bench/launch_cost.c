@@ -44,33 +44,6 @@ static uint64_t now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-static const char k_ptx[] =
-    ".version 7.0\n.target sm_75\n.address_size 64\n\n"
-    ".visible .entry gm_k_tiny(.param .u64 p, .param .u32 v, .param .u64 n)\n"
-    "{\n"
-    "    .reg .pred %p<2>;\n"
-    "    .reg .b32 %r<6>;\n"
-    "    .reg .b64 %rd<8>;\n"
-    "    ld.param.u64 %rd1, [p];\n"
-    "    ld.param.u32 %r1, [v];\n"
-    "    ld.param.u64 %rd2, [n];\n"
-    "    mov.u32 %r2, %ctaid.x;\n"
-    "    mov.u32 %r3, %ntid.x;\n"
-    "    mov.u32 %r4, %tid.x;\n"
-    "    mul.wide.u32 %rd3, %r2, %r3;\n"
-    "    cvt.u64.u32 %rd4, %r4;\n"
-    "    add.u64 %rd3, %rd3, %rd4;\n"
-    "    setp.ge.u64 %p1, %rd3, %rd2;\n"
-    "    @%p1 bra $L_done;\n"
-    "    cvta.to.global.u64 %rd5, %rd1;\n"
-    "    shl.b64 %rd6, %rd3, 2;\n"
-    "    add.u64 %rd7, %rd5, %rd6;\n"
-    "    add.u32 %r5, %r4, %r1;\n"
-    "    st.global.u32 [%rd7], %r5;\n"
-    "$L_done:\n"
-    "    ret;\n"
-    "}\n";
-
 static int parse_int(const char *opt, const char *v, int lo, int hi)
 {
     char *end;
@@ -106,7 +79,10 @@ int main(int argc, char **argv)
     CUlibrary lib;
     CUkernel kern;
     CUfunction fn;
-    GMS_CU(cuLibraryLoadData(&lib, k_ptx, NULL, NULL, 0, NULL, NULL, 0));
+    const char *names[1] = {"gm_k_tiny"};
+    char *ptx = gms_kernel_ptx(names, 1);
+    GMS_CU(cuLibraryLoadData(&lib, ptx, NULL, NULL, 0, NULL, NULL, 0));
+    free(ptx);
     GMS_CU(cuLibraryGetKernel(&kern, lib, "gm_k_tiny"));
     GMS_CU(cuKernelGetFunction(&fn, kern));
     void *buf = NULL;

@@ -228,7 +228,7 @@ static const char k_entry_tmpl[] =
 
 static const char k_ptx_head[] = ".version 7.0\n.target sm_75\n.address_size 64\n\n";
 
-void gms_load_kernels(gms_kernel *ks, int n)
+char *gms_kernel_ptx(const char *const *names, int n)
 {
     size_t cap = sizeof k_ptx_head + (size_t)n * (sizeof k_entry_tmpl + 16 * 64);
     char *ptx = malloc(cap);
@@ -237,7 +237,7 @@ void gms_load_kernels(gms_kernel *ks, int n)
     size_t len = strlen(k_ptx_head);
     memcpy(ptx, k_ptx_head, len + 1);
     for (int i = 0; i < n; i++) {
-        const char *name = ks[i].name;
+        const char *name = names[i];
         size_t nl = strlen(name);
         for (const char *t = k_entry_tmpl; *t; t++) {
             if (*t == '@' && t[1] != '%') {
@@ -253,6 +253,17 @@ void gms_load_kernels(gms_kernel *ks, int n)
         }
         ptx[len] = '\0';
     }
+    return ptx;
+}
+
+void gms_load_kernels(gms_kernel *ks, int n)
+{
+    const char *names[16] = {0};
+    if (n > 16)
+        die("%s", "too many kernel kinds");
+    for (int i = 0; i < n; i++)
+        names[i] = ks[i].name;
+    char *ptx = gms_kernel_ptx(names, n);
     CUmodule mod;
     char log[4096] = "";
     CUjit_option opts[2] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};

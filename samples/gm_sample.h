@@ -78,6 +78,10 @@ typedef struct gms_kernel {
 /* Builds one PTX module holding an entry per name (each writes
  * p[i] = v + i for i < n, 32-bit words) and loads it. */
 void gms_load_kernels(gms_kernel *ks, int n);
+/* The PTX of n kernels with the given names, each
+ * `(u64 p, u32 v, u64 n)`: writes p[i] = i + v for i < n, one thread per
+ * word. malloc'd; the caller frees it. */
+char *gms_kernel_ptx(const char *const *names, int n);
 
 /* Allocation source names, as check_trace and trace_format.h spell them. */
 typedef enum gms_source {
