@@ -205,9 +205,34 @@ static void stream_thread(gma_replay *r, uint64_t dev, uint64_t stream)
                 (unsigned long long)dev + 1, (unsigned long long)stream, (unsigned long long)stream);
 }
 
+/* A kernel known from its launch (GMEMPROF_KERNELS=launch): an instant
+ * event on the launching host thread, not a slice on a GPU stream: its
+ * time is the launch call's, and it has no duration. */
+static void chrome_launch(gma_replay *r, const gmt_kernel *k)
+{
+    gma_chrome *c = r->chrome;
+    host_thread(r, k->tid);
+    ev(c);
+    fputs("{\"name\":", c->f);
+    gma_json_cstr(c->f, name_of(r, (uint32_t)(k->name < GMA_MAX_STRING_ID ? k->name : 0), 1));
+    fprintf(c->f,
+            ",\"cat\":\"kernel launch\",\"ph\":\"i\",\"s\":\"t\",\"pid\":%llu,\"tid\":%llu,\"ts\":%.3f,\"args\":{"
+            "\"device\":%llu,\"stream\":%llu,\"grid\":\"[%llu,%llu,%llu]\",\"block\":\"[%llu,%llu,%llu]\","
+            "\"correlation\":%llu,\"step\":%llu,\"time\":\"launch (GMEMPROF_KERNELS=launch)\"}}",
+            (unsigned long long)host_pid(r), (unsigned long long)k->tid, us(r, k->start),
+            (unsigned long long)k->device, (unsigned long long)k->stream,
+            (unsigned long long)k->grid[0], (unsigned long long)k->grid[1], (unsigned long long)k->grid[2],
+            (unsigned long long)k->block[0], (unsigned long long)k->block[1], (unsigned long long)k->block[2],
+            (unsigned long long)k->corr, (unsigned long long)k->step);
+}
+
 void gma_chrome_kernel(gma_replay *r, const gmt_kernel *k)
 {
     gma_chrome *c = r->chrome;
+    if (k->flags & GMT_KERNF_LAUNCH) {
+        chrome_launch(r, k);
+        return;
+    }
     stream_thread(r, k->device, k->stream);
     uint64_t dur = k->end > k->start ? k->end - k->start : 0;
     ev(c);

@@ -77,6 +77,7 @@ typedef struct gma_krow {  /* per kernel name; row 0 is "(unattributed)" */
     uint64_t alloc_bytes, free_bytes, alloc_count, free_count;
     uint64_t peak;         /* device live bytes right after an attributed alloc, max */
     uint64_t regs, smem, local_mem; /* max over launches; smem = static + dynamic */
+    uint64_t launch_calls; /* of calls, those known from their launch only (GMT_KERNF_LAUNCH): no GPU time */
 } gma_krow;
 
 typedef struct gma_rrow {  /* per NVTX range name; row 0 is "(unattributed)" */
@@ -238,6 +239,9 @@ typedef struct gma_replay {
     gmt_trailer trailer;
     gmt_reader_end rend;
     uint64_t records, by_type[GMT_REC_TYPE_MAX_];
+    /* KERNEL records known from their launch (GMEMPROF_KERNELS=launch):
+     * their time is the host's launch time, not a GPU duration */
+    uint64_t launch_kernels, gpu_kernels;
     uint64_t origin;       /* trace start on the trace clock */
     int has_origin;
     uint64_t first_ts, last_ts;
@@ -331,6 +335,14 @@ typedef struct gma_replay {
 
     int finished;
 } gma_replay;
+
+/* 1 when the trace's kernels are all known from their launches
+ * (GMEMPROF_KERNELS=launch): kernel time columns then say "not collected"
+ * (null) instead of a misleading 0. */
+static inline int gma_launch_times_only(const gma_replay *r)
+{
+    return r->launch_kernels > 0 && r->gpu_kernels == 0;
+}
 
 /* ---- replay.c ----------------------------------------------------------- */
 

@@ -1272,6 +1272,14 @@ static void on_kernel(gma_replay *r, const gmt_kernel *k)
     uint64_t dur = k->end > k->start ? k->end - k->start : 0;
     uint32_t kri = krow_for(r, name); /* may grow the rows: index first */
     gma_krow *kr = KROW(r, kri);
+    if (k->flags & GMT_KERNF_LAUNCH) {
+        /* a launch time (start = end): counted, but no GPU time to add */
+        kr->launch_calls++;
+        r->launch_kernels++;
+        dur = 0;
+    } else {
+        r->gpu_kernels++;
+    }
     if (!kr->calls || dur < kr->min_ns)
         kr->min_ns = dur;
     if (dur > kr->max_ns)

@@ -75,14 +75,20 @@ int gma_print_csv(FILE *f, const gma_report *rep)
         fprintf(f, " total_bytes=%llu baseline_bytes=%llu\n", (unsigned long long)D->total_mem,
                 (unsigned long long)D->baseline_bytes);
     }
+    /* empty when the kernels have launch times only (as in the rows) */
+    char kns[24] = "";
+    if (!gma_launch_times_only(r))
+        snprintf(kns, sizeof kns, "%llu", (unsigned long long)rep->kernel_ns);
     fprintf(f,
             "# totals: baseline_bytes=%llu baseline_count=%llu alloc_bytes=%llu alloc_count=%llu freed_bytes=%llu "
-            "free_count=%llu leaked_bytes=%llu leaked_count=%llu kernels=%llu kernel_ns=%llu pinned_host_peak_bytes=%llu\n",
+            "free_count=%llu leaked_bytes=%llu leaked_count=%llu kernels=%llu kernel_ns=%s pinned_host_peak_bytes=%llu\n",
             (unsigned long long)rep->baseline_bytes, (unsigned long long)rep->baseline_count,
             (unsigned long long)rep->alloc_bytes, (unsigned long long)rep->alloc_count,
             (unsigned long long)rep->free_bytes, (unsigned long long)rep->free_count,
             (unsigned long long)rep->leaked_bytes, (unsigned long long)rep->leaked_count,
-            (unsigned long long)rep->kernels, (unsigned long long)rep->kernel_ns, (unsigned long long)rep->host_peak);
+            (unsigned long long)rep->kernels, kns, (unsigned long long)rep->host_peak);
+    if (gma_launch_times_only(r))
+        fprintf(f, "# kernel_times: not collected (GMEMPROF_KERNELS=launch): kernels are known from their launches\n");
     fprintf(f, "# allocator:");
     kv_str(f, "mode", rep->mode.mode);
     kv_str(f, "meaning", rep->mode.meaning);

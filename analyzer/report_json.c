@@ -173,7 +173,12 @@ int gma_print_json(FILE *f, const gma_report *rep)
         gma_jw_ku64(j, "leaked_bytes", D->leaked_bytes);
         gma_jw_ku64(j, "leaked_count", D->leaked_count);
         gma_jw_ku64(j, "kernels", D->kernels);
-        gma_jw_ku64(j, "kernel_ns", D->kernel_ns);
+        if (gma_launch_times_only(r)) { /* launch mode: not collected */
+            gma_jw_key(j, "kernel_ns");
+            gma_jw_null(j);
+        } else {
+            gma_jw_ku64(j, "kernel_ns", D->kernel_ns);
+        }
         gma_jw_key(j, "driver_used_max_bytes");
         if (D->has_sample)
             gma_jw_u64(j, D->max_used);
@@ -193,7 +198,12 @@ int gma_print_json(FILE *f, const gma_report *rep)
     gma_jw_ku64(j, "leaked_bytes", rep->leaked_bytes);
     gma_jw_ku64(j, "leaked_count", rep->leaked_count);
     gma_jw_ku64(j, "kernels", rep->kernels);
-    gma_jw_ku64(j, "kernel_ns", rep->kernel_ns);
+    if (gma_launch_times_only(r)) { /* launch mode: no GPU time was collected */
+        gma_jw_key(j, "kernel_ns");
+        gma_jw_null(j);
+    } else {
+        gma_jw_ku64(j, "kernel_ns", rep->kernel_ns);
+    }
 
     gma_jw_key(j, "allocator");
     gma_jw_begin(j, '{');

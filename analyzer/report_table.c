@@ -142,8 +142,13 @@ static void print_summary(FILE *f, const gma_report *rep)
     fprintf(f, "Leaked     %s in %s allocation%s still live at window end%s\n", gma_fmt_bytes(b1, rep->leaked_bytes),
             gma_fmt_count(b2, rep->leaked_count), pl(rep->leaked_count),
             rep->leaks.at_trace_end ? " (a window had no end: measured at the trace end)" : "");
-    fprintf(f, "Kernels    %s launch%s, %s of GPU time\n", gma_fmt_count(b1, rep->kernels), rep->kernels == 1 ? "" : "es",
-            gma_fmt_dur(b2, rep->kernel_ns));
+    if (gma_launch_times_only(r))
+        fprintf(f, "Kernels    %s launch%s; kernel times: not collected (GMEMPROF_KERNELS=launch): kernels are "
+                   "known from their launches\n",
+                gma_fmt_count(b1, rep->kernels), rep->kernels == 1 ? "" : "es");
+    else
+        fprintf(f, "Kernels    %s launch%s, %s of GPU time\n", gma_fmt_count(b1, rep->kernels),
+                rep->kernels == 1 ? "" : "es", gma_fmt_dur(b2, rep->kernel_ns));
     fprintf(f, "Allocator  %s: %s\n", rep->mode.mode, rep->mode.meaning);
     int any = 0;
     for (int s = 0; s < GMT_SRC_COUNT_; s++) {

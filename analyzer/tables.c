@@ -384,7 +384,10 @@ static int build_kernels(const gma_replay *r, gma_table *t, uint64_t top)
         set_u(&c[12], k->regs);
         set_u(&c[13], k->smem);
         set_u(&c[14], k->local_mem);
-        if (!k->calls) /* the unattributed row has no launches */
+        /* the unattributed row has no launches; a kernel known only from its
+         * launches (GMEMPROF_KERNELS=launch) has no GPU time, registers or
+         * shared memory: "-" (table), empty (csv), null (json), never 0 */
+        if (!k->calls || k->launch_calls == k->calls)
             for (int x = 8; x <= 14; x++)
                 c[x].null = 1;
         c[1].null = !k->calls && rows[j].idx == 0;
@@ -603,6 +606,7 @@ static int build_steps(const gma_replay *r, gma_table *t, uint64_t top)
         c[11].null = growth[rows[j].order] == INT64_MIN;
         set_u(&c[12], s->kernels);
         set_u(&c[13], s->kernel_ns);
+        c[13].null = gma_launch_times_only(r);
     }
     free(growth);
     free(rows);
@@ -722,6 +726,7 @@ static int build_streams(const gma_replay *r, gma_table *t, uint64_t top)
         gma_cell_str(t, &c[1], nm);
         set_u(&c[2], s->kernels);
         set_u(&c[3], s->kernel_ns);
+        c[3].null = gma_launch_times_only(r);
         set_u(&c[4], s->alloc_count);
         set_u(&c[5], s->alloc_bytes);
         set_u(&c[6], s->free_bytes);

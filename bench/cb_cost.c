@@ -57,8 +57,17 @@ typedef struct job {
     uint64_t ns;
 } job;
 
+/* What a real launch hands the callbacks: the kernel's name and the
+ * parameter blocks (launch mode reads grid, block and stream from them;
+ * GPU mode ignores them), so both modes are priced on the same input. */
+static const char k_name[] = "_ZN2at6native29vectorized_elementwise_kernelILi4ENS0_11FillFunctorIfEEEEviT0_T1_";
+typedef struct { const void *func; unsigned grid[3], block[3]; void **args; size_t smem; void *stream; } rt_params;
+typedef struct { void *f; unsigned grid[3], block[3], smem; void *stream; void **params, **extra; } drv_params;
+
 static void *launches(void *arg)
 {
+    rt_params rp = {NULL, {1024, 1, 1}, {256, 1, 1}, NULL, 0, NULL};
+    drv_params dp = {NULL, {1024, 1, 1}, {256, 1, 1}, 0, NULL, NULL, NULL};
     job *j = arg;
     /* Ids as CUPTI hands them out with several threads launching: unique
      * and interleaved (thread k gets every T-th pair); computed, so the
@@ -67,10 +76,10 @@ static void *launches(void *arg)
     uint64_t t0 = now_ns();
     for (long i = 0; i < g_launches; i++, corr += stride) {
         uint32_t rt = corr, drv = corr + 1;
-        fake_cupti_api_enter(RTD, RT_LAUNCH, rt, NULL, NULL);
-        fake_cupti_api_enter(DRD, DRV_LAUNCH, drv, NULL, NULL);
-        fake_cupti_api_exit(DRD, DRV_LAUNCH, drv, NULL, NULL, 0);
-        fake_cupti_api_exit(RTD, RT_LAUNCH, rt, NULL, NULL, 0);
+        fake_cupti_api_enter(RTD, RT_LAUNCH, rt, k_name, &rp);
+        fake_cupti_api_enter(DRD, DRV_LAUNCH, drv, k_name, &dp);
+        fake_cupti_api_exit(DRD, DRV_LAUNCH, drv, k_name, &dp, 0);
+        fake_cupti_api_exit(RTD, RT_LAUNCH, rt, k_name, &rp, 0);
     }
     j->ns = now_ns() - t0;
     return NULL;
@@ -121,8 +130,9 @@ int main(int argc, char **argv)
         fprintf(stderr, "gmp_cb_cost: the profiler did not enable the launch callbacks\n");
         return 1;
     }
-    printf("launch = cudaLaunchKernel ENTER/EXIT + nested cuLaunchKernel ENTER/EXIT, %ld launches per thread\n",
-           g_launches);
+    const char *mode = getenv("GMEMPROF_KERNELS");
+    printf("GMEMPROF_KERNELS=%s; launch = cudaLaunchKernel ENTER/EXIT + nested cuLaunchKernel ENTER/EXIT, "
+           "%ld launches per thread\n", mode ? mode : "gpu (default)", g_launches);
     for (int threads = 1; threads <= maxthreads; threads *= 2) {
         measure(threads); /* warm up: TLS, table pages */
         double on = measure(threads);

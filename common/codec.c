@@ -314,6 +314,10 @@ static void put_kernel(ocur *c, gmt_codec *s, const gmt_kernel *k)
     put_delta(c, &s->last_rid, k->range);
     put_delta(c, &s->last_step, k->step);
     put_gpu_time(c, s, k->start, k->end);
+    /* 1.1: flags after the times, only when set, so a GPU-timed kernel
+     * keeps its 1.0 bytes (and its size) */
+    if (k->flags)
+        put_v(c, k->flags);
 }
 
 static void put_copy(ocur *c, gmt_codec *s, const gmt_copy *k)
@@ -600,6 +604,9 @@ static void get_kernel(icur *c, gmt_codec *s, gmt_kernel *k)
     k->range = get_delta(c, &s->last_rid);
     k->step = get_delta(c, &s->last_step);
     get_gpu_time(c, s, &k->start, &k->end);
+    /* 1.1: optional trailing flags (absent: 0). Unknown bits are kept;
+     * bytes after it belong to a newer minor version and are ignored. */
+    k->flags = c->p < c->end ? get_v(c) : 0;
 }
 
 static void get_copy(icur *c, gmt_codec *s, gmt_copy *k)

@@ -70,7 +70,7 @@ static const char *quote(const char *v, char *buf, size_t cap)
 
 /* ---- the settings --------------------------------------------------------- */
 
-typedef enum setting_type { T_BOOL, T_U64, T_INT, T_LOG, T_SCHED, T_OUTPUT, T_NAME, T_PATH } setting_type;
+typedef enum setting_type { T_BOOL, T_KMODE, T_U64, T_INT, T_LOG, T_SCHED, T_OUTPUT, T_NAME, T_PATH } setting_type;
 
 typedef struct setting {
     const char *name;
@@ -95,7 +95,7 @@ static const setting settings[] = {
     {"GMEMPROF_HOST_BUFFER_MB", T_U64, OFF(host_buffer_mb), 4, 4096, "a number of MiB", NULL},
     {"GMEMPROF_CUPTI_BUFFER_KB", T_U64, OFF(cupti_buffer_kb), 32, 65536, "a number of KiB", NULL},
     {"GMEMPROF_DEVICE_BUFFER_KB", T_U64, OFF(device_buffer_kb), 64, 65536, "a number of KiB", NULL},
-    {"GMEMPROF_KERNELS", T_BOOL, OFF(kernels), 0, 0, NULL, NULL},
+    {"GMEMPROF_KERNELS", T_KMODE, OFF(kernels), 0, 0, NULL, NULL},
     {"GMEMPROF_ZSTD_LEVEL", T_INT, OFF(zstd_level), 1, 19, "a zstd compression level", NULL},
     {"GMEMPROF_LOG", T_LOG, OFF(log), 0, 0, NULL, NULL},
     {"GMEMPROF_SUMMARY_FILE", T_PATH, OFF(summary_file), 0, 0, NULL, NULL},
@@ -118,7 +118,7 @@ void gmp_config_defaults(gmp_config *cfg)
     cfg->host_buffer_mb = 64;
     cfg->cupti_buffer_kb = 1024;
     cfg->device_buffer_kb = 1024;
-    cfg->kernels = 1;
+    cfg->kernels = GMP_KERNELS_GPU;
     cfg->zstd_level = 3;
     cfg->log = GMP_LOG_INFO;
     cfg->summary_file[0] = '\0';
@@ -197,6 +197,34 @@ static int parse_bool(const char *v, int *out)
     return -1;
 }
 
+/* GMEMPROF_KERNELS: a yes/no value (yes keeps its old meaning, GPU
+ * activity), or the mode by name. */
+static int parse_kmode(const char *v, int *out)
+{
+    char t[16];
+    int b = 0;
+    if (parse_bool(v, &b) == 0) {
+        *out = b ? GMP_KERNELS_GPU : GMP_KERNELS_NONE;
+        return 0;
+    }
+    if (trimmed(v, t, sizeof t) != 0)
+        return -1;
+    if (strcasecmp(t, "gpu") == 0)
+        *out = GMP_KERNELS_GPU;
+    else if (strcasecmp(t, "launch") == 0)
+        *out = GMP_KERNELS_LAUNCH;
+    else if (strcasecmp(t, "none") == 0)
+        *out = GMP_KERNELS_NONE;
+    else
+        return -1;
+    return 0;
+}
+
+static const char *kmode_name(int m)
+{
+    return m == GMP_KERNELS_LAUNCH ? "launch" : m == GMP_KERNELS_NONE ? "none" : "gpu";
+}
+
 static int parse_log(const char *v, gmp_log_level *out)
 {
     char t[16];
@@ -247,6 +275,14 @@ static int parse_setting(const setting *s, const char *value, gmp_config *cfg, c
         if (parse_bool(value, (int *)(void *)base) == 0)
             return 0;
         snprintf(err, cap, "%s='%s' is not a yes/no value (accepted: 1, 0, true, false, on, off, yes, no)",
+                 s->name, quote(value, q, sizeof q));
+        return -1;
+    case T_KMODE:
+        if (parse_kmode(value, (int *)(void *)base) == 0)
+            return 0;
+        snprintf(err, cap,
+                 "%s='%s' is not a kernel mode (accepted: gpu, launch, none, or a yes/no value: "
+                 "1/yes = gpu, 0/no = none)",
                  s->name, quote(value, q, sizeof q));
         return -1;
     case T_U64:
@@ -328,6 +364,9 @@ static void fallback_text(const setting *s, const gmp_config *def, char *out, si
     switch (s->type) {
     case T_BOOL:
         snprintf(out, cap, "using the default %d", *(const int *)(const void *)base);
+        break;
+    case T_KMODE:
+        snprintf(out, cap, "using the default %s", kmode_name(*(const int *)(const void *)base));
         break;
     case T_U64:
         snprintf(out, cap, "using the default %llu",
@@ -650,7 +689,12 @@ size_t gmp_config_describe(const gmp_config *cfg, char *out, size_t cap)
     sb_kvu(&b, "host_buffer_mb", (unsigned long long)cfg->host_buffer_mb);
     sb_kvu(&b, "cupti_buffer_kb", (unsigned long long)cfg->cupti_buffer_kb);
     sb_kvu(&b, "device_buffer_kb", (unsigned long long)cfg->device_buffer_kb);
-    sb_kvu(&b, "kernels", (unsigned long long)cfg->kernels);
+    /* 0 and 1 as before (traces of the two old modes keep their header);
+     * the new mode by name: the analyzer reads "kernels=launch". */
+    if (cfg->kernels == GMP_KERNELS_LAUNCH)
+        sb_kv(&b, "kernels", "launch");
+    else
+        sb_kvu(&b, "kernels", (unsigned long long)(cfg->kernels != GMP_KERNELS_NONE));
     sb_kvu(&b, "zstd_level", (unsigned long long)cfg->zstd_level);
     sb_kv(&b, "log", log_name(cfg->log));
     if (out && cap > 0)

@@ -28,6 +28,13 @@ typedef struct gmp_diag {
 
 typedef enum gmp_log_level { GMP_LOG_QUIET = 0, GMP_LOG_INFO = 1, GMP_LOG_DEBUG = 2 } gmp_log_level;
 
+/* GMEMPROF_KERNELS: what is recorded about kernels in warmup/active steps. */
+enum gmp_kernels_mode {
+    GMP_KERNELS_NONE = 0,   /* 0/no: allocations only (no kernel, memcpy, memset) */
+    GMP_KERNELS_GPU = 1,    /* 1/yes/gpu: CUPTI kernel activity: GPU start/end, registers... */
+    GMP_KERNELS_LAUNCH = 2  /* launch: from the launch callbacks; no CUPTI kernel activity */
+};
+
 typedef struct gmp_config {
     int enabled;                      /* GMEMPROF_ENABLE=0 turns everything off */
     char output[GMP_PATH_MAX];        /* GMEMPROF_OUTPUT pattern: %p %h %r %t %% */
@@ -39,7 +46,7 @@ typedef struct gmp_config {
     uint64_t host_buffer_mb;          /* GMEMPROF_HOST_BUFFER_MB: all host buffers together, default 64 */
     uint64_t cupti_buffer_kb;         /* GMEMPROF_CUPTI_BUFFER_KB: one activity buffer, default 1024 */
     uint64_t device_buffer_kb;        /* GMEMPROF_DEVICE_BUFFER_KB: CUPTI device buffer size, default 1024 */
-    int kernels;                      /* GMEMPROF_KERNELS=0: allocations only */
+    int kernels;                      /* GMEMPROF_KERNELS: GMP_KERNELS_* (default GPU) */
     int zstd_level;                   /* GMEMPROF_ZSTD_LEVEL, 1..19, default 3 */
     gmp_log_level log;                /* GMEMPROF_LOG=quiet|info|debug, default info */
     /* Added (additive): GMEMPROF_SUMMARY_FILE, set by the launcher; "" = none.

@@ -91,6 +91,7 @@ int gmp_cuapi_load(gmp_cuapi *api, const char *cupti_override, char *err, size_t
     GMP_SYM(c, api->GetVersion, "cuptiGetVersion");
     GMP_SYM(c, api->GetResultString, "cuptiGetResultString");
     GMP_SYM(c, api->GetDeviceId, "cuptiGetDeviceId");
+    GMP_SYM(c, api->GetStreamIdEx, "cuptiGetStreamIdEx");
     const char *missing = !api->Subscribe                   ? "cuptiSubscribe"
                           : !api->Unsubscribe               ? "cuptiUnsubscribe"
                           : !api->EnableCallback            ? "cuptiEnableCallback"

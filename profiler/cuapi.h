@@ -54,6 +54,7 @@ typedef struct gmp_cuapi {
     CUptiResult (*GetVersion)(uint32_t *);
     CUptiResult (*GetResultString)(CUptiResult, const char **);
     CUptiResult (*GetDeviceId)(CUcontext, uint32_t *);
+    CUptiResult (*GetStreamIdEx)(CUcontext, CUstream, uint8_t, uint32_t *); /* launch mode */
 
     /* Driver: required */
     CUresult (*MemGetInfo)(size_t *, size_t *);

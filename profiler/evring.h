@@ -27,10 +27,27 @@ typedef enum gmp_ev_type {
     GMP_EV_VMM_UNMAP = 9,   /* a=ptr b=size */
     GMP_EV_SYNC = 10,       /* a=ticket: end the frame, then acknowledge */
     GMP_EV_RESET = 11,      /* a=device: cudaDeviceReset finished */
+    GMP_EV_LAUNCH = 12,     /* GMEMPROF_KERNELS=launch: one kernel launch; a=seq b=range
+                             * c=stream d=device, corr, ts = launch time; `launch` */
 } gmp_ev_type;
 
 /* One cell is 256 bytes: 8 for the sequence, 248 for the event. */
 #define GMP_EV_NAME_MAX 192
+
+/* What a launch event carries besides the common fields. The kernel name
+ * travels once per (thread, symbolName pointer, module generation): the
+ * first launch copies it (inline when it fits, else in a malloc'd copy that
+ * the writer frees); later ones carry only the pointer, as a key, which the
+ * writer never dereferences (docs/profiler-internals.md, "launch mode"). */
+#define GMP_LAUNCH_NAME_MAX 136
+typedef struct gmp_ev_launch {
+    uint32_t grid[3], block[3]; /* 0: the launch API does not say */
+    uint32_t gen;               /* module generation of the key */
+    uint32_t nlen;              /* bytes in name (inline copy), 0 none */
+    uint64_t key;               /* symbolName pointer value, 0: no name */
+    char *heap;                 /* a name too long for `name`: the writer frees it */
+    char name[GMP_LAUNCH_NAME_MAX];
+} gmp_ev_launch;
 
 typedef struct gmp_ev {
     uint16_t type;
@@ -40,7 +57,10 @@ typedef struct gmp_ev {
     uint32_t corr;
     uint64_t ts;
     uint64_t a, b, c, d;
-    char name[GMP_EV_NAME_MAX];
+    union {
+        char name[GMP_EV_NAME_MAX];
+        gmp_ev_launch launch; /* GMP_EV_LAUNCH: `len` covers the bytes of it in use */
+    };
 } gmp_ev;
 
 typedef struct gmp_ring_cell {

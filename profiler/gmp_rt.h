@@ -115,6 +115,7 @@ typedef struct gmp_snap {
 
 /* Per application thread. Only the owning thread touches it. */
 #define GMP_RANGE_STACK 64
+#define GMP_LNAMES 256 /* per-thread kernel-name cache (launch mode), a power of two */
 typedef struct gmp_tls {
     uint32_t tid;        /* cached Linux tid (0: not yet) */
     uint32_t rt_depth;   /* runtime API calls in progress on this thread */
@@ -128,6 +129,26 @@ typedef struct gmp_tls {
     int internal;        /* a profiler thread: its CUDA calls are not the program's */
     uint32_t pause_corr; /* the context-teardown call that paused sampling (0 none) */
     uint64_t ranges[GMP_RANGE_STACK];
+
+    /* GMEMPROF_KERNELS=launch (collect.c, launch_*): the launch being made
+     * (its KERNEL event goes out at the outermost EXIT) and small caches
+     * that keep the per-launch work free of CUPTI calls and string copies.
+     * The caches belong to module generation lgen (gmp_g.mod_gen). */
+    uint8_t lpend;       /* lev holds a launch whose outermost EXIT is due */
+    uint8_t ldims;       /* lev has grid/block/stream from a parameter block */
+    uint8_t lctx_ok;     /* lctx/ldev valid */
+    uint32_t lgen;
+    uint32_t lname_slot; /* lnames slot to fill when lev (carrying a name) is queued; 0 none */
+    uint32_t ldev;
+    CUcontext lctx;
+    struct {
+        CUcontext ctx;
+        CUstream h;
+        uint32_t ptsz, id;
+    } lstream[4];        /* CUstream -> CUPTI stream id, round robin */
+    uint32_t lsnext;
+    uint64_t lnames[GMP_LNAMES]; /* symbolName pointers whose name this thread has sent */
+    gmp_ev lev;
 } gmp_tls;
 
 typedef struct gmp_rt {
@@ -151,6 +172,10 @@ typedef struct gmp_rt {
     _Atomic uint32_t cb_gen;   /* bumped when launch callbacks are switched */
     _Atomic int api_steps;     /* gmemprof_step() was called: NVTX step markers are ignored */
     _Atomic uint64_t range_ids;
+    /* Launch mode: bumped when a module is unloaded or a stream or context
+     * destroyed, so no thread keeps using a cached name pointer, stream or
+     * context that may now denote something else. */
+    _Atomic uint32_t mod_gen;
 
     gmp_ring ring;
     gmp_corrtab corr;
@@ -264,6 +289,7 @@ GMP_HIDDEN int gmp_nvtx_attach(const void *(*get_export_table)(uint32_t));
 GMP_HIDDEN void gmp_on_step(int source);
 GMP_HIDDEN void gmp_on_tag(const char *name, size_t len);
 GMP_HIDDEN void gmp_post(gmp_ev *ev); /* fills tid/epoch/ts if 0, pushes, counts drops */
+GMP_HIDDEN int gmp_post_ready(const gmp_ev *ev); /* pushes as is: 0, or -1 dropped (counted) */
 
 #include <sys/syscall.h>
 #include <unistd.h>

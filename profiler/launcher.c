@@ -2,7 +2,8 @@
  * gmemprof — the launcher: profile a command with libgmemprof.so.
  *
  *   gmemprof [-o FILE] [--schedule SPEC] [--step-marker NAME] [--tag-prefix P]
- *            [--sample-ms N] [--no-kernels] [--lib PATH] [-q|--quiet] [-v]
+ *            [--sample-ms N] [--kernels gpu|launch|none] [--no-kernels] [--lib PATH]
+ *            [-q|--quiet] [-v]
  *            [--help] [--version] -- CMD ARGS...
  *
  * BUILD: needs only libc and these sources (no gmt, no zstd, no CUDA):
@@ -58,7 +59,7 @@
 
 typedef struct options {
     const char *output, *schedule, *step_marker, *tag_prefix, *sample_ms, *lib;
-    int no_kernels;
+    const char *kernels; /* --kernels MODE; --no-kernels is --kernels none */
     int verbosity; /* -1 quiet, 0 normal, 1 verbose */
     char **cmd;    /* NULL-terminated */
 } options;
@@ -75,7 +76,11 @@ static const char usage_text[] =
     "      --step-marker NAME NVTX mark/range name that ends a step (default 'step')\n"
     "      --tag-prefix P     NVTX marks starting with P take a tagged snapshot (default 'tag:')\n"
     "      --sample-ms N      driver memory sample period in active windows, 0 = off (default 100)\n"
-    "      --no-kernels       record allocations only, no kernel launches\n"
+    "      --kernels MODE     what is recorded of kernels in recorded steps: 'gpu' (default:\n"
+    "                         CUPTI kernel records with GPU start/end, registers, shared memory),\n"
+    "                         'launch' (from the launch calls only: name, thread, stream, grid;\n"
+    "                         no GPU time; the lowest overhead) or 'none' (allocations only)\n"
+    "      --no-kernels       the same as --kernels none\n"
     "      --lib PATH         libgmemprof.so to use (default: ../lib next to gmemprof, or\n"
     "                         $GMEMPROF_LIB)\n"
     "  -q, --quiet            no summary, and the profiler prints only errors\n"
@@ -158,10 +163,11 @@ static void parse_args(int argc, char **argv, options *o)
             opt_value(argv, argc, &i, "--step-marker", NULL, &o->step_marker) ||
             opt_value(argv, argc, &i, "--tag-prefix", NULL, &o->tag_prefix) ||
             opt_value(argv, argc, &i, "--sample-ms", NULL, &o->sample_ms) ||
+            opt_value(argv, argc, &i, "--kernels", NULL, &o->kernels) ||
             opt_value(argv, argc, &i, "--lib", NULL, &o->lib))
             continue;
         if (strcmp(a, "--no-kernels") == 0)
-            o->no_kernels = 1;
+            o->kernels = "0";
         else if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0)
             o->verbosity = -1;
         else if (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0)
@@ -185,6 +191,7 @@ static void parse_args(int argc, char **argv, options *o)
     check_option("--step-marker", "GMEMPROF_STEP_MARKER", o->step_marker);
     check_option("--tag-prefix", "GMEMPROF_TAG_PREFIX", o->tag_prefix);
     check_option("--sample-ms", "GMEMPROF_SAMPLE_MS", o->sample_ms);
+    check_option("--kernels", "GMEMPROF_KERNELS", o->kernels);
 }
 
 /* ---- the library ----------------------------------------------------------- */
@@ -534,8 +541,8 @@ int main(int argc, char **argv)
         set_var(&o, "GMEMPROF_TAG_PREFIX", o.tag_prefix);
     if (o.sample_ms)
         set_var(&o, "GMEMPROF_SAMPLE_MS", o.sample_ms);
-    if (o.no_kernels)
-        set_var(&o, "GMEMPROF_KERNELS", "0");
+    if (o.kernels)
+        set_var(&o, "GMEMPROF_KERNELS", o.kernels);
     if (o.verbosity < 0)
         set_var(&o, "GMEMPROF_LOG", "quiet");
     else if (o.verbosity > 0)

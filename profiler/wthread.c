@@ -136,6 +136,16 @@ static struct {
     } kcache[KCACHE];
     uint8_t dev_written[GMP_MAX_DEVICES];
 
+    /* Launch mode: (symbolName pointer, module generation) -> string id.
+     * Open addressing; never shrinks (a thread sends a name only once). */
+    struct lname {
+        uint64_t key; /* 0: empty */
+        uint32_t gen;
+        uint64_t id;
+    } *lmap;
+    size_t lmap_cap, lmap_n;
+    uint64_t launch_noname; /* launch events whose name was not known (should stay 0) */
+
     /* Finishing for a signal: the interrupted thread may hold step_lock or
      * dev_lock (it can be inside a step call or a context callback), so the
      * writer takes them only with trylock and skips what it cannot get. */
@@ -206,6 +216,63 @@ static uint64_t kernel_name_id(const char *p)
     W.kcache[h].p = p;
     W.kcache[h].id = id;
     return id;
+}
+
+static size_t lmap_slot(const struct lname *m, size_t cap, uint64_t key, uint32_t gen)
+{
+    uint64_t h = (key ^ ((uint64_t)gen << 32)) * 0x9e3779b97f4a7c15ull;
+    size_t i = (size_t)(h >> 32) & (cap - 1);
+    while (m[i].key && !(m[i].key == key && m[i].gen == gen))
+        i = (i + 1) & (cap - 1);
+    return i;
+}
+
+static void lmap_put(uint64_t key, uint32_t gen, uint64_t id)
+{
+    if ((W.lmap_n + 1) * 2 > W.lmap_cap) {
+        size_t cap = W.lmap_cap ? W.lmap_cap * 2 : 1024;
+        struct lname *m = calloc(cap, sizeof *m);
+        if (!m)
+            return; /* the name of this kernel is then unknown: counted at use */
+        for (size_t i = 0; i < W.lmap_cap; i++)
+            if (W.lmap[i].key)
+                m[lmap_slot(m, cap, W.lmap[i].key, W.lmap[i].gen)] = W.lmap[i];
+        free(W.lmap);
+        W.lmap = m;
+        W.lmap_cap = cap;
+    }
+    size_t i = lmap_slot(W.lmap, W.lmap_cap, key, gen);
+    if (!W.lmap[i].key)
+        W.lmap_n++;
+    W.lmap[i] = (struct lname){key, gen, id};
+}
+
+/* The string id of a launch event's kernel: the name it carries (interned
+ * and remembered under its key), else the one remembered. The key is a
+ * pointer value in the application: never dereferenced here. Frees the
+ * event's heap copy. */
+static uint64_t launch_name_id(gmp_ev *ev)
+{
+    gmp_ev_launch *l = &ev->launch;
+    uint64_t id = 0;
+    if (!l->key)
+        return 0;
+    if (l->heap || l->nlen) {
+        const char *p = l->heap ? l->heap : l->name;
+        id = intern(p, l->heap ? strlen(l->heap) : l->nlen);
+        free(l->heap);
+        l->heap = NULL;
+        l->nlen = 0;
+        lmap_put(l->key, l->gen, id);
+        return id;
+    }
+    if (W.lmap_cap) {
+        size_t i = lmap_slot(W.lmap, W.lmap_cap, l->key, l->gen);
+        if (W.lmap[i].key)
+            return W.lmap[i].id;
+    }
+    W.launch_noname++;
+    return 0;
 }
 
 static void end_frame(void)
@@ -793,7 +860,35 @@ static void put_tag(const gmp_ev *ev)
     sample_devices_at(ev->c);
 }
 
-static void emit_event(const gmp_ev *ev)
+/* A kernel launch (launch mode): its KERNEL record, written like a GPU one
+ * (active steps only) but flagged: start = end = the launch time. */
+static void emit_launch(gmp_ev *ev, const gmp_epoch_info *ep)
+{
+    uint64_t name = launch_name_id(ev); /* also in warmup: later launches refer to it */
+    if (!in_window(ep))
+        return;
+    gmt_record r;
+    memset(&r, 0, sizeof r.type + sizeof r.u.kernel + 16);
+    r.type = GMT_REC_KERNEL;
+    gmt_kernel *k = &r.u.kernel;
+    k->start = k->end = ev->ts;
+    k->device = ev->d;
+    k->stream = ev->c;
+    k->corr = ev->corr;
+    k->name = name;
+    for (int i = 0; i < 3; i++) {
+        k->grid[i] = ev->launch.grid[i];
+        k->block[i] = ev->launch.block[i];
+    }
+    k->tid = ev->tid;
+    k->seq = ev->a;
+    k->range = ev->b;
+    k->step = ep->step;
+    k->flags = GMT_KERNF_LAUNCH;
+    put(&r);
+}
+
+static void emit_event(gmp_ev *ev)
 {
     gmt_record r;
     const gmp_epoch_info *ep = epinfo(ev->epoch);
@@ -843,6 +938,9 @@ static void emit_event(const gmp_ev *ev)
         vr_remove(W.maps, &W.nmaps, ev->a);
         break;
     }
+    case GMP_EV_LAUNCH:
+        emit_launch(ev, ep);
+        break;
     case GMP_EV_SYNC:
         end_frame();
         atomic_store_explicit(&W.sync_done, ev->a, memory_order_release);

@@ -32,8 +32,9 @@
  *   "bytes": varint length, then that many raw bytes (not NUL terminated)
  * A reader of the same major version ignores payload bytes after the fields
  * it knows (a newer minor version may append fields) and skips record types
- * it does not know; a record whose payload is shorter than its known fields
- * is an error.  Type 0 is reserved (never written; zeroed bytes look so).
+ * it does not know; a record whose payload is shorter than its 1.0 fields
+ * is an error. A field appended in a later minor version (KERNEL flags, 1.1)
+ * reads as 0 when the payload ends before it, and a writer omits it when 0.  Type 0 is reserved (never written; zeroed bytes look so).
  */
 #ifndef GMEMPROF_TRACE_FORMAT_H
 #define GMEMPROF_TRACE_FORMAT_H
@@ -49,7 +50,7 @@ extern "C" {
 #define GMT_MAGIC_LEN 8
 #define GMT_PREAMBLE_LEN 12
 #define GMT_VERSION_MAJOR 1
-#define GMT_VERSION_MINOR 0
+#define GMT_VERSION_MINOR 1
 
 /* Largest payload a record may have; a larger length is corruption. */
 #define GMT_MAX_PAYLOAD (1u << 20)
@@ -232,7 +233,15 @@ typedef struct gmt_kernel {
     uint64_t seq;        /* "seq": launch number on that thread (first launch is 1) */
     uint64_t range;      /* "rid": innermost open NVTX range instance at launch */
     uint64_t step;       /* "step" */
+    uint64_t flags;      /* GMT_KERNF_* (since 1.1; after "dur"; absent = 0) */
 } gmt_kernel;
+
+/* KERNEL flags (format 1.1). A writer omits the field when it is 0, so a
+ * GPU-timed KERNEL is byte for byte what format 1.0 wrote. */
+#define GMT_KERNF_LAUNCH 0x1u /* from the launch callback (GMEMPROF_KERNELS=launch):
+                               * start = end = the host time of the launch call,
+                               * not a GPU execution; registers, shared and local
+                               * memory are 0 (unknown) */
 
 /* MEMCPY and MEMSET share one body. */
 typedef struct gmt_copy {

@@ -48,6 +48,11 @@ static int tb_close(tb *b, const char *path)
     return 0;
 }
 
+/* 1 while writing a GMEMPROF_KERNELS=launch trace: kernels carry their
+ * launch time only (start = end), flagged, with no registers or shared
+ * memory, as the profiler writes them in that mode. */
+static int g_launch_mode;
+
 static void header_ranked(tb *b, uint64_t pid, int64_t rank, int64_t world, const char *host);
 static void header(tb *b, uint64_t pid) { header_ranked(b, pid, -1, -1, "testhost"); }
 
@@ -65,7 +70,10 @@ static void header_ranked(tb *b, uint64_t pid, int64_t rank, int64_t world, cons
     r.u.header.world_size = world;
     r.u.header.host = (gmt_bytes){ host, (uint32_t)strlen(host) };
     r.u.header.cmdline = (gmt_bytes){ "python train.py", 15 };
-    r.u.header.config = (gmt_bytes){ "schedule=whole", 14 };
+    if (g_launch_mode)
+        r.u.header.config = (gmt_bytes){ "schedule=whole;kernels=launch", 29 };
+    else
+        r.u.header.config = (gmt_bytes){ "schedule=whole", 14 };
     r.u.header.profiler_version = (gmt_bytes){ "test", 4 };
     put(b, &r);
 }
@@ -142,6 +150,11 @@ static void kernel(tb *b, uint64_t ts, uint64_t dur, uint64_t dev, uint64_t stre
     r.u.kernel.tid = tid;
     r.u.kernel.seq = seq;
     r.u.kernel.step = step;
+    if (g_launch_mode) {
+        r.u.kernel.end = ts;
+        r.u.kernel.registers = r.u.kernel.static_smem = r.u.kernel.dynamic_smem = 0;
+        r.u.kernel.flags = GMT_KERNF_LAUNCH;
+    }
     put(b, &r);
 }
 
@@ -354,6 +367,17 @@ int sc_basic(const char *path)
     basic_body(&b);
     stats_trailer(&b, SC_T(26));
     return tb_close(&b, path);
+}
+
+/* ---- launch: basic as GMEMPROF_KERNELS=launch writes it ----------------------
+ * The same allocations, ranges and launches; the kernels have no GPU time.
+ * Peak, attribution and the peak's kernel are exactly basic's. */
+int sc_launch(const char *path)
+{
+    g_launch_mode = 1;
+    int rc = sc_basic(path);
+    g_launch_mode = 0;
+    return rc;
 }
 
 /* ---- multiwin: basic, then window 1 ------------------------------------------
@@ -775,7 +799,7 @@ int sc_write_all(const char *dir)
         const char *name;
         int (*fn)(const char *);
     } all[] = {
-        { "basic", sc_basic },     { "multiwin", sc_multiwin },     { "threads", sc_threads },
+        { "basic", sc_basic },     { "launch", sc_launch },         { "multiwin", sc_multiwin },     { "threads", sc_threads },
         { "nowindow", sc_nowindow }, { "twodev", sc_twodev },       { "edge", sc_edge },
         { "torchnames", sc_torchnames }, { "attn_naive", sc_attn_naive }, { "attn_flash", sc_attn_flash },
         { "truncated", sc_truncated },

@@ -15,6 +15,7 @@
 #define SC_T(i) (SC_START + 10000000ull + (uint64_t)(i) * 1000000ull) /* event i: 10 ms + i ms */
 
 /* Each returns 0, or -1 with a message on stderr. */
+int sc_launch(const char *path);         /* basic, as GMEMPROF_KERNELS=launch writes it */
 int sc_basic(const char *path);          /* one window, two steps, nesting, out-of-order kernels */
 int sc_multiwin(const char *path);       /* basic + a second window with a higher peak */
 int sc_threads(const char *path);        /* two host threads, recursion in ranges */

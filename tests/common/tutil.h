@@ -189,6 +189,9 @@ static inline void tu_random_record(tu_rng *r, tu_strpool *p, gmt_type type, gmt
                           &k->step };
         for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
             *f[i] = tu_u64(r);
+        /* the 1.1 flags, set on about half of them (derived, so the random
+         * streams of the other fields are what they were before 1.1) */
+        k->flags = (k->seq >> 7) & 3;
         break;
     }
     case GMT_REC_MEMCPY:
@@ -336,7 +339,7 @@ static inline int tu_record_eq(const gmt_record *a, const gmt_record *b, char *w
         TU_F(u.kernel.grid[2]); TU_F(u.kernel.block[0]); TU_F(u.kernel.block[1]); TU_F(u.kernel.block[2]);
         TU_F(u.kernel.registers); TU_F(u.kernel.static_smem); TU_F(u.kernel.dynamic_smem);
         TU_F(u.kernel.local_mem); TU_F(u.kernel.tid); TU_F(u.kernel.seq); TU_F(u.kernel.range);
-        TU_F(u.kernel.step);
+        TU_F(u.kernel.step); TU_F(u.kernel.flags);
         break;
     case GMT_REC_MEMCPY:
     case GMT_REC_MEMSET:

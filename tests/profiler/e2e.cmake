@@ -43,7 +43,7 @@ add_dependencies(gmp_e2e_test gmp_e2e_app gmp_e2e_search gmemprof gmemprof_launc
 set(GMP_E2E_SCENARIOS
   whole schedule nvtx_steps api_precedence capture tags threads overflow settings
   badoutput diskfull conflict sigterm sigint sigchain sigign sigkill fork vmm sources attrs
-  time budget search nocupti launcher exit abort forkexec devices long agent noperm)
+  time budget search nocupti launcher exit abort forkexec devices long agent noperm launch)
 foreach(sc ${GMP_E2E_SCENARIOS})
   add_test(NAME profiler.e2e.${sc}
     COMMAND gmp_e2e_test ${sc} $<TARGET_FILE:gmp_e2e_app> $<TARGET_FILE:gmp_e2e_search>
@@ -82,4 +82,8 @@ if(EXISTS ${CMAKE_SOURCE_DIR}/bench/cb_cost.c)
   add_test(NAME profiler.bench.cb_cost COMMAND gmp_cb_cost $<TARGET_FILE:gmemprof> 200000)
   set_tests_properties(profiler.bench.cb_cost PROPERTIES
     LABELS "bench" TIMEOUT 300 ENVIRONMENT "LD_LIBRARY_PATH=${GMP_FAKE_DIR}")
+  # the same in launch mode (the KERNEL event is made on the launching thread)
+  add_test(NAME profiler.bench.cb_cost_launch COMMAND gmp_cb_cost $<TARGET_FILE:gmemprof> 200000)
+  set_tests_properties(profiler.bench.cb_cost_launch PROPERTIES
+    LABELS "bench" TIMEOUT 300 ENVIRONMENT "LD_LIBRARY_PATH=${GMP_FAKE_DIR};GMEMPROF_KERNELS=launch")
 endif()

@@ -186,6 +186,81 @@ static void profiler_api(uint32_t cbid)
     api_end(c, NULL);
 }
 
+/* ---- launch mode (GMEMPROF_KERNELS=launch) ------------------------------------ */
+
+/* The launch parameter blocks as the runtime and the driver pass them. */
+typedef struct { const void *func; unsigned grid[3], block[3]; void **args; size_t smem; void *stream; } rt_launch_params;
+typedef struct { void *f; unsigned grid[3], block[3], smem; void *stream; void **params, **extra; } drv_launch_params;
+
+/* cudaLaunchKernel -> cuLaunchKernel with the name and the parameter blocks
+ * (as the real ones come); ret != 0: the launch fails. The kernel record
+ * (dropped by the fake when kernel activity is off, as CUPTI would) is
+ * still offered. */
+static uint32_t launch_full(const char *name, unsigned gx, unsigned bx, void *stream, int ret)
+{
+    rt_launch_params rp = {NULL, {gx, 2, 1}, {bx, 1, 1}, NULL, 0, stream};
+    drv_launch_params dp = {NULL, {gx, 2, 1}, {bx, 1, 1}, 0, stream, NULL, NULL};
+    uint32_t rt = fake_cupti_corr();
+    fake_cupti_api_enter(RTD, RT(cudaLaunchKernel_v7000), rt, name, &rp);
+    uint32_t drv = fake_cupti_corr();
+    fake_cupti_api_enter(DRD, DRV(cuLaunchKernel), drv, name, &dp);
+    uint64_t t = fake_cupti_now();
+    if (!ret)
+        fake_cupti_emit_kernel(rt, 0, KSTREAM, name, t + 1000, t + 5000);
+    fake_cupti_api_exit(DRD, DRV(cuLaunchKernel), drv, name, &dp, ret);
+    fake_cupti_api_exit(RTD, RT(cudaLaunchKernel_v7000), rt, name, &rp, ret);
+    return rt;
+}
+
+/* A direct driver launch (Triton): cuLaunchKernel alone. */
+static uint32_t launch_drv_full(const char *name, unsigned gx, unsigned gy, unsigned gz, void *stream)
+{
+    drv_launch_params dp = {NULL, {gx, gy, gz}, {32, 4, 1}, 0, stream, NULL, NULL};
+    uint32_t drv = fake_cupti_corr();
+    fake_cupti_api_enter(DRD, DRV(cuLaunchKernel), drv, name, &dp);
+    fake_cupti_api_exit(DRD, DRV(cuLaunchKernel), drv, name, &dp, 0);
+    return drv;
+}
+
+/* A name longer than a ring cell holds (it travels in a heap copy). */
+static char g_long_name[400];
+
+static void *launch_thread(void *p)
+{
+    (void)p;
+    fact("T.tid", gettid_());
+    fact("T.alloc", cuda_malloc(0x7000000, 5 * MIB));
+    fact("T.k1", launch_full("k_shared", 10, 64, NULL, 0)); /* same pointer as the main thread's */
+    fact("T.k2", launch_full(g_long_name, 11, 64, NULL, 0));
+    return NULL;
+}
+
+static int sc_launch(void)
+{
+    fact("tid", gettid_());
+    fact("kernels_on", (uint64_t)fake_cupti_activity_enabled(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL));
+    fact("memcpy_on", (uint64_t)fake_cupti_activity_enabled(CUPTI_ACTIVITY_KIND_MEMCPY));
+    memset(g_long_name, 'L', sizeof g_long_name - 1);
+    memcpy(g_long_name, "_Z9long_name", 12);
+    nvtxRangePushA("fwd");
+    fact("A.corr", cuda_malloc(0x10000, 1 * MIB));
+    fact("k1.corr", launch_full("k_shared", 4, 128, (void *)0x55, 0));
+    fact("B.corr", cuda_malloc(0x20000, 2 * MIB));
+    fact("kd.corr", launch_drv_full("k_triton", 7, 8, 9, NULL));
+    fact("kf.corr", launch_full("k_fails", 1, 1, NULL, 1)); /* fails: no kernel, but a launch */
+    fact("C.corr", cuda_malloc(0x30000, 3 * MIB));
+    fact("k2.corr", launch_full("k_shared", 5, 128, (void *)0x55, 0)); /* cached name */
+    nvtxRangePop();
+    fact("kl.corr", launch_full(g_long_name, 6, 32, NULL, 0));
+    fact("kl2.corr", launch_full(g_long_name, 6, 32, NULL, 0)); /* cached long name */
+    fact("cpy.corr", memcpy_htod(4096));
+    fact("set.corr", memset_dev(8192, 0xab));
+    pthread_t th;
+    pthread_create(&th, NULL, launch_thread, NULL);
+    pthread_join(th, NULL);
+    return 0;
+}
+
 /* ---- scenarios --------------------------------------------------------------- */
 
 static int sc_whole(void)
@@ -772,6 +847,8 @@ int main(int argc, char **argv)
         rc = sc_tags();
     else if (strcmp(sc, "threads") == 0)
         rc = sc_threads();
+    else if (strcmp(sc, "launch") == 0)
+        rc = sc_launch();
     else if (strcmp(sc, "overflow") == 0)
         rc = sc_overflow();
     else if (strcmp(sc, "settings") == 0)

@@ -855,6 +855,106 @@ static void t_threads(void)
     trace_free(&t);
 }
 
+/* GMEMPROF_KERNELS=launch: KERNEL records from the launch callbacks. */
+static const rec *kernel_by_corr(const trace *t, uint64_t corr)
+{
+    for (size_t i = 0; i < t->n; i++)
+        if (t->r[i].type == GMT_REC_KERNEL && t->r[i].u.kernel.corr == corr)
+            return &t->r[i];
+    return NULL;
+}
+
+static void t_launch(void)
+{
+    const char *env[] = {"GMEMPROF_KERNELS=launch", NULL};
+    run r;
+    run_app("launch", env, &r);
+    CHECK(exited(&r, 0));
+    CHECK_STR(r.out, "");
+    CHECK_EQ_U64(count_lines(r.err, "gmemprof: "), 1);
+    trace t = load_trace_of(&r);
+    check_complete(&t);
+    CHECK_EQ_U64(F("kernels_on"), 0); /* no CUPTI kernel activity */
+    CHECK_EQ_U64(F("memcpy_on"), 1);
+    uint64_t tid = F("tid"), ttid = F("T.tid");
+    CHECK(tid != ttid);
+    /* one KERNEL per successful launch: 5 on the main thread, 2 on T */
+    CHECK_EQ_U64(count(&t, GMT_REC_KERNEL), 7);
+    CHECK(kernel_by_name(&t, "k_fails") == NULL);
+    for (size_t i = 0; i < t.n; i++) {
+        if (t.r[i].type != GMT_REC_KERNEL)
+            continue;
+        const gmt_kernel *k = &t.r[i].u.kernel;
+        CHECK_EQ_U64(k->flags, GMT_KERNF_LAUNCH);
+        CHECK_EQ_U64(k->end, k->start);
+        CHECK_EQ_U64(k->registers + k->static_smem + k->dynamic_smem + k->local_mem, 0);
+        CHECK(k->name != 0);
+    }
+    const rec *fwd = range_by_name(&t, "fwd");
+    uint64_t rid = fwd ? fwd->u.range.id : 0;
+    CHECK(rid != 0);
+    /* runtime launch (nested driver launch): the runtime's id, once */
+    const rec *k1 = kernel_by_corr(&t, F("k1.corr"));
+    CHECK(k1 != NULL);
+    if (k1) {
+        const gmt_kernel *k = &k1->u.kernel;
+        CHECK_STR(S(&t, k->name), "k_shared");
+        CHECK_EQ_U64(k->tid, tid);
+        CHECK_EQ_U64(k->seq, 1);
+        CHECK_EQ_U64(k->range, rid);
+        CHECK_EQ_U64(k->stream, 0x55 + 100); /* the fake's CUPTI id of handle 0x55 */
+        CHECK_EQ_U64(k->grid[0], 4);
+        CHECK_EQ_U64(k->grid[1], 2);
+        CHECK_EQ_U64(k->grid[2], 1);
+        CHECK_EQ_U64(k->block[0], 128);
+        CHECK_EQ_U64(k->device, 0);
+    }
+    CHECK(kernel_by_corr(&t, F("k1.corr") + 1) == NULL); /* no second record for the driver id */
+    /* the direct driver launch */
+    const rec *kd = kernel_by_corr(&t, F("kd.corr"));
+    CHECK(kd && kd->u.kernel.seq == 2 && kd->u.kernel.tid == tid);
+    CHECK(kd && !strcmp(S(&t, kd->u.kernel.name), "k_triton"));
+    CHECK(kd && kd->u.kernel.grid[0] == 7 && kd->u.kernel.grid[1] == 8 && kd->u.kernel.grid[2] == 9 &&
+          kd->u.kernel.block[0] == 32 && kd->u.kernel.block[1] == 4 && kd->u.kernel.stream == 7);
+    /* the cached name (no bytes the second time) still resolves */
+    const rec *k2 = kernel_by_corr(&t, F("k2.corr"));
+    CHECK(k2 && k2->u.kernel.seq == 4 && k1 && k2->u.kernel.name == k1->u.kernel.name);
+    CHECK(k2 && k2->u.kernel.start > (kd ? kd->u.kernel.start : 0));
+    /* a long name (heap copy) and its cached repeat */
+    const rec *kl = kernel_by_corr(&t, F("kl.corr")), *kl2 = kernel_by_corr(&t, F("kl2.corr"));
+    CHECK(kl && strlen(S(&t, kl->u.kernel.name)) == 399 && !strncmp(S(&t, kl->u.kernel.name), "_Z9long_name", 12));
+    CHECK(kl && kl2 && kl->u.kernel.name == kl2->u.kernel.name && kl2->u.kernel.range == 0);
+    /* attribution: an allocation's consumer is the thread's next launch */
+    const rec *a = mem_by_corr(&t, GMT_REC_ALLOC, F("A.corr"));
+    const rec *b = mem_by_corr(&t, GMT_REC_ALLOC, F("B.corr"));
+    const rec *c = mem_by_corr(&t, GMT_REC_ALLOC, F("C.corr"));
+    CHECK(a && k1 && a->u.mem.seq + 1 == k1->u.kernel.seq && a->u.mem.tid == tid);
+    CHECK(b && kd && b->u.mem.seq + 1 == kd->u.kernel.seq);
+    CHECK(c && k2 && c->u.mem.seq + 1 == k2->u.kernel.seq); /* the failed launch counted, as in GPU mode */
+    /* the second thread: its own seq, the same kernel name */
+    const rec *ta = mem_by_corr(&t, GMT_REC_ALLOC, F("T.alloc"));
+    const rec *tk1 = kernel_by_corr(&t, F("T.k1")), *tk2 = kernel_by_corr(&t, F("T.k2"));
+    CHECK(ta && tk1 && ta->u.mem.tid == ttid && tk1->u.kernel.tid == ttid && ta->u.mem.seq + 1 == tk1->u.kernel.seq);
+    CHECK(tk1 && tk1->u.kernel.seq == 1 && k1 && tk1->u.kernel.name == k1->u.kernel.name);
+    CHECK(tk2 && kl && tk2->u.kernel.seq == 2 && tk2->u.kernel.name == kl->u.kernel.name);
+    /* copies and sets still come from CUPTI activity */
+    CHECK_EQ_U64(count(&t, GMT_REC_MEMCPY), 1);
+    CHECK_EQ_U64(count(&t, GMT_REC_MEMSET), 1);
+    trace_free(&t);
+
+    /* the same program in GPU mode: kernel activity on, no flag */
+    const char *genv[] = {"GMEMPROF_KERNELS=gpu", NULL};
+    run_app_in("launch-gpu", "launch", genv, &r);
+    CHECK(exited(&r, 0));
+    t = load_trace_of(&r);
+    CHECK_EQ_U64(F("kernels_on"), 1);
+    CHECK_EQ_U64(count(&t, GMT_REC_KERNEL), 6); /* the fake emits activity for runtime launches only */
+    for (size_t i = 0; i < t.n; i++)
+        if (t.r[i].type == GMT_REC_KERNEL)
+            CHECK(t.r[i].u.kernel.flags == 0 && t.r[i].u.kernel.end > t.r[i].u.kernel.start);
+    trace_free(&t);
+}
+
 static void t_overflow(void)
 {
     run r;
@@ -1689,7 +1789,7 @@ int main(int argc, char **argv)
         {"search", t_search},     {"nocupti", t_nocupti},     {"launcher", t_launcher},
         {"exit", t_exit},         {"abort", t_abort},         {"forkexec", t_forkexec},
         {"devices", t_devices},   {"long", t_long},           {"agent", t_agent},
-        {"noperm", t_noperm},
+        {"noperm", t_noperm},     {"launch", t_launch},
     };
     if (strcmp(sc, "sigterm") == 0)
         t_signal("sigterm", SIGTERM);

@@ -547,6 +547,17 @@ EXPORT CUptiResult cuptiGetResultString(CUptiResult r, const char **s)
     return CUPTI_SUCCESS;
 }
 
+/* Stream ids as the fake numbers them: the legacy default stream is 7, the
+ * per-thread one 8, any other handle its low 16 bits + 100. */
+EXPORT CUptiResult cuptiGetStreamIdEx(CUcontext ctx, CUstream stream, uint8_t per_thread, uint32_t *id)
+{
+    (void)ctx;
+    if (!id)
+        return CUPTI_ERROR_INVALID_PARAMETER;
+    *id = stream ? (uint32_t)((uintptr_t)stream & 0xffff) + 100 : per_thread ? 8 : 7;
+    return CUPTI_SUCCESS;
+}
+
 EXPORT CUptiResult cuptiGetDeviceId(CUcontext ctx, uint32_t *id)
 {
     uintptr_t c = (uintptr_t)ctx;

@@ -132,6 +132,12 @@ static void test_good_values(void)
         CHECK_EQ_U64(load_one_ok("GMEMPROF_KERNELS", off[i]).kernels, 0);
         CHECK_EQ_U64(load_one_ok("GMEMPROF_KERNELS", on[i]).kernels, 1);
     }
+    /* the kernel modes by name (yes/no keep their meaning: gpu/none) */
+    CHECK_EQ_U64(load_one_ok("GMEMPROF_KERNELS", "gpu").kernels, GMP_KERNELS_GPU);
+    CHECK_EQ_U64(load_one_ok("GMEMPROF_KERNELS", " GPU ").kernels, GMP_KERNELS_GPU);
+    CHECK_EQ_U64(load_one_ok("GMEMPROF_KERNELS", "launch").kernels, GMP_KERNELS_LAUNCH);
+    CHECK_EQ_U64(load_one_ok("GMEMPROF_KERNELS", "Launch").kernels, GMP_KERNELS_LAUNCH);
+    CHECK_EQ_U64(load_one_ok("GMEMPROF_KERNELS", "none").kernels, GMP_KERNELS_NONE);
     CHECK_STR(load_one_ok("GMEMPROF_OUTPUT", "/tmp/run %r-%t-%p-%%.zst").output, "/tmp/run %r-%t-%p-%%.zst");
     CHECK_STR(load_one_ok("GMEMPROF_OUTPUT", "traces/").output, "traces/gmemprof-%h-%p.zst");
     CHECK_STR(load_one_ok("GMEMPROF_OUTPUT", "/").output, "/gmemprof-%h-%p.zst");
@@ -195,7 +201,8 @@ static void test_bad_values(void)
     static const bad_case cases[] = {
         {"GMEMPROF_ENABLE", "maybe", {"GMEMPROF_ENABLE='maybe' is not a yes/no value", "true, false", "using the default 1"}},
         {"GMEMPROF_ENABLE", "2", {"GMEMPROF_ENABLE='2'", "accepted: 1, 0", "using the default 1"}},
-        {"GMEMPROF_KERNELS", "nope", {"GMEMPROF_KERNELS='nope'", "on, off, yes, no", "using the default 1"}},
+        {"GMEMPROF_KERNELS", "nope", {"GMEMPROF_KERNELS='nope' is not a kernel mode", "gpu, launch, none", "using the default gpu"}},
+        {"GMEMPROF_KERNELS", "launches", {"GMEMPROF_KERNELS='launches'", "1/yes = gpu, 0/no = none", "using the default gpu"}},
         {"GMEMPROF_SAMPLE_MS", "abc", {"GMEMPROF_SAMPLE_MS='abc' is not a number of milliseconds (0..3600000", "0 turns sampling off", "; using the default 100"}},
         {"GMEMPROF_SAMPLE_MS", "-5", {"GMEMPROF_SAMPLE_MS='-5' is not a number", "0..3600000", "using the default 100"}},
         {"GMEMPROF_SAMPLE_MS", "+5", {"'+5' is not a number", "using the default 100", NULL}},
@@ -437,6 +444,10 @@ static void test_describe(void)
     CHECK_HAS(out, ";schedule=skip_first=0,wait=1,warmup=0,active=2,repeat=1;");
     CHECK_HAS(out, ";kernels=0;");
     CHECK_HAS(out, ";log=debug");
+    fenv l = {{"GMEMPROF_KERNELS"}, {"launch"}, 1};
+    CHECK_EQ_U64(gmp_config_load(&c, fenv_get, &l, NULL), 0);
+    gmp_config_describe(&c, out, sizeof out);
+    CHECK_HAS(out, ";kernels=launch;");
 
     char small[10];
     memset(small, 'Q', sizeof small);

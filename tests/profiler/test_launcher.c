@@ -228,6 +228,9 @@ static void test_bad_options(void)
         {ARGS("--sample-ms", "abc", "--", CHILD, "env", envfile),
          "gmemprof: --sample-ms 'abc' is not a number of milliseconds (0..3600000"},
         {ARGS("--sample-ms=99999999", "--", CHILD, "env", envfile), "--sample-ms '99999999' is out of range"},
+        {ARGS("--kernels", "fast", "--", CHILD, "env", envfile),
+         "gmemprof: --kernels 'fast' is not a kernel mode (accepted: gpu, launch, none"},
+        {ARGS("--kernels"), "option --kernels needs a value"},
         {ARGS("--schedule", "wait=1", "--", CHILD, "env", envfile), "gmemprof: --schedule: 'wait=1' has no active=N"},
         {ARGS("-o", "x%q", "--", CHILD, "env", envfile), "-o 'x%q' has an unknown escape '%q'"},
         {ARGS("--step-marker", "sssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssss"
@@ -293,6 +296,12 @@ static void test_environment(void)
     snprintf(prefix, sizeof prefix, "GMEMPROF_SUMMARY_FILE=%s/gmemprof-summary-", tmpdir);
     CHECK_HAS(text, prefix);
     CHECK(tmp_is_empty()); /* removed after the run */
+
+    /* --kernels MODE goes through as GMEMPROF_KERNELS */
+    run(&r, env_plus(NULL), ARGS("--kernels", "launch", "-q", "--", CHILD, "env", envfile));
+    CHECK(exited_with(&r, 0));
+    slurp(envfile, text, sizeof text);
+    expect_var(text, "GMEMPROF_KERNELS", "launch");
 
     /* A working directory with '%' in its name stays literal in the pattern. */
     char pctdir[PATH_MAX + 16];
