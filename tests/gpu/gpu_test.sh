@@ -253,8 +253,8 @@ torch_injection_only)
     ;;
 torch_ranks)
     # Two ranks of torch.distributed (Gloo) sharing one GPU under torchrun;
-    # one trace per rank through %r. Rank r holds an extra (r+1) * 8 MiB
-    # tensor (tests/gpu/torch_ranks.py), so the peaks differ by exactly 8 MiB.
+    # one trace per rank through %r. Rank r holds an extra (r+1) * 32 MiB
+    # tensor (tests/gpu/torch_ranks.py), so the peaks differ by exactly 32 MiB.
     need_gpu; need_torch; need_built "$BIN/gmem-analyze"
     TR="$GM_SRC/tests/gpu/torch_ranks.py"
     run=("$PY" -m torch.distributed.run --standalone --nproc_per_node=2 "$TR" --steps 6)
@@ -268,10 +268,10 @@ torch_ranks)
     done
     p0=$("$CT" "$W/trace-0.zst" --print-peak 2>/dev/null)
     p1=$("$CT" "$W/trace-1.zst" --print-peak 2>/dev/null)
-    if [ -n "$p0" ] && [ -n "$p1" ] && [ $((p1 - p0)) -eq $((8 * 1024 * 1024)) ]; then
-        pass "rank 1 peak - rank 0 peak = 8 MiB exactly ($p1 - $p0)"
+    if [ -n "$p0" ] && [ -n "$p1" ] && [ $((p1 - p0)) -eq $((32 * 1024 * 1024)) ]; then
+        pass "rank 1 peak - rank 0 peak = 32 MiB exactly ($p1 - $p0)"
     else
-        fail "rank 1 peak - rank 0 peak: expected 8388608, got ${p1:-?} - ${p0:-?}"
+        fail "rank 1 peak - rank 0 peak: expected 33554432, got ${p1:-?} - ${p0:-?}"
     fi
     ranks_csv "$W/trace-0.zst" "$W/trace-1.zst" "$p0" "$p1"
     ;;

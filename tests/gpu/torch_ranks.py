@@ -6,10 +6,13 @@ the ranks share it. Backend: Gloo by default (works with ranks sharing a
 GPU), --backend nccl on a machine with one GPU per rank.
 
 Known by construction, per rank r:
-  - one tensor of (r+1) * 8 MiB ("rank_extra"), allocated before the first
-    step and never freed: it is a segment of exactly that size in the
-    caching allocator, so rank r's trace peak exceeds rank 0's by exactly
-    r * 8 MiB (everything else the ranks do is identical);
+  - one tensor of (r+1) * 32 MiB, allocated before the first step and never
+    freed: the caching allocator gives a request of 10 MiB or more a segment
+    of its size rounded up to 2 MiB, so this is a cudaMalloc of exactly that
+    size and rank r's trace peak exceeds rank 0's by exactly r * 32 MiB
+    (everything else the ranks do is identical). Smaller requests share
+    20 MiB segments: with 8 and 16 MiB tensors, measured on an H200, rank 0
+    (8 MiB in a 20 MiB segment) peaked 4 MiB ABOVE rank 1 (16 MiB segment);
   - each step: a matmul on small integers, all_reduce(SUM) of the result,
     torch.cuda.nvtx.mark("step").
 Rank 0 prints checksums (exact: small integers in float32); the other ranks
@@ -41,7 +44,7 @@ def main():
     dist.init_process_group(args.backend, rank=rank, world_size=world,
                             device_id=dev if args.backend == "nccl" else None)
 
-    extra = torch.empty((rank + 1) * 8 * 2**20, dtype=torch.uint8, device=dev)
+    extra = torch.empty((rank + 1) * 32 * 2**20, dtype=torch.uint8, device=dev)
     extra.fill_(1)
     gen = torch.Generator(device=dev)
     gen.manual_seed(1234)
