@@ -511,26 +511,65 @@ size_t gmt_encode(gmt_codec *c, const gmt_record *r, uint8_t *out, size_t cap)
 
 /* ---- decoder ------------------------------------------------------------ */
 
+/* Input cursor over one payload.  `end` is the payload's end; `lim` is the
+ * end of the caller's whole input (>= end).  A multi-byte varint is decoded
+ * with the unchecked loop whenever 10 bytes remain before `lim`, even when
+ * fewer remain in the payload: the bytes read are the caller's, and a varint
+ * that runs past `end` is then refused all the same (p > end below).  Without
+ * this, every field in the last 10 bytes of a payload -- the timestamps, which
+ * are the multi-byte ones -- took the bounds-checked loop. */
 typedef struct icur {
     const uint8_t *p;
     const uint8_t *end;
+    const uint8_t *lim;
     int bad;
 } icur;
 
-static inline __attribute__((always_inline)) uint64_t get_v(icur *c)
+static inline __attribute__((always_inline)) void cur_bad(icur *c)
 {
-    if (c->p < c->end && *c->p < 0x80)
-        return *c->p++;
+    /* Inside a complete payload a cut varint is as bad as a malformed one. */
+    c->bad = 1;
+    c->p = c->end;
+}
+
+static uint64_t get_v_slow(icur *c)
+{
     uint64_t v = 0;
-    int n = varint_get_fast(c->p, (size_t)(c->end - c->p), &v);
+    int n = gmt_varint_get(c->p, (size_t)(c->end - c->p), &v);
     if (n <= 0) {
-        /* Inside a complete payload a cut varint is as bad as a malformed one. */
-        c->bad = 1;
-        c->p = c->end;
+        cur_bad(c);
         return 0;
     }
     c->p += n;
     return v;
+}
+
+static inline __attribute__((always_inline)) uint64_t get_v(icur *c)
+{
+    const uint8_t *p = c->p;
+    if (__builtin_expect(p < c->end && *p < 0x80, 1)) {
+        c->p = p + 1;
+        return *p;
+    }
+    if (c->lim - p < 10 || p >= c->end)
+        return get_v_slow(c);
+    /* At least 10 readable bytes, the first with its high bit set. */
+    uint64_t x = *p & 0x7f;
+    for (int i = 1; i < 10; i++) {
+        uint8_t b = p[i];
+        if (i == 9 && b > 1)
+            break;
+        x |= (uint64_t)(b & 0x7f) << (7 * i);
+        if (!(b & 0x80)) {
+            p += i + 1;
+            if (__builtin_expect(p > c->end, 0))
+                break;
+            c->p = p;
+            return x;
+        }
+    }
+    cur_bad(c);
+    return 0;
 }
 
 static inline int64_t get_sv(icur *c) { return gmt_unzigzag(get_v(c)); }
@@ -761,6 +800,178 @@ static void get_payload(icur *c, gmt_codec *s, gmt_record *r)
     }
 }
 
+/* ---- the hot record types, one bounds check per record ------------------ */
+
+/*
+ * ALLOC, FREE, KERNEL, MEMCPY and MEMSET are nearly every record of a trace,
+ * and the checked decoder above spends most of its time on a bounds check
+ * and a cursor store per field.  When the input holds at least FAST_MARGIN
+ * bytes from the record's start, no field of these types can read past the
+ * input: the header takes at most 4 bytes, a field at most 10 (a longer one
+ * stops the decoding), and these records have at most FAST_FIELDS fields.
+ * Their fields are then read without a check each; one check at the end
+ * refuses a payload whose fields ran past its length, which is exactly what
+ * the checked decoder refuses field by field.  Deltas go into locals and the
+ * delta state is committed only for a good record.
+ */
+#define FAST_FIELDS 20u
+#define FAST_MARGIN 256u
+_Static_assert(4u + 10u * (FAST_FIELDS + 1u) <= FAST_MARGIN, "FAST_MARGIN too small");
+
+typedef struct fres {
+    uint64_t v;
+    const uint8_t *p; /* after the varint; NULL when malformed */
+} fres;
+
+/* Three bytes or more (addresses, sizes, times): kept out of line so that
+ * the one- and two-byte paths stay small. */
+static __attribute__((noinline)) fres fget_long(const uint8_t *p)
+{
+    fres r = { 0, NULL };
+    uint64_t x = 0;
+    for (int i = 0; i < 10; i++) {
+        uint8_t b = p[i];
+        /* The 10th byte holds bit 63 only, as in gmt_varint_get. */
+        if (i == 9 && b > 1)
+            return r;
+        x |= (uint64_t)(b & 0x7f) << (7 * i);
+        if (!(b & 0x80)) {
+            r.v = x;
+            r.p = p + i + 1;
+            return r;
+        }
+    }
+    return r;
+}
+
+/* One varint at *pp, at least 10 readable bytes there (FAST_MARGIN). On a
+ * malformed varint *bad is set and the cursor moves one byte, so it stays
+ * within the margin. */
+static inline __attribute__((always_inline)) uint64_t fget(const uint8_t **pp, int *bad)
+{
+    const uint8_t *p = *pp;
+    if (p[0] < 0x80) {
+        *pp = p + 1;
+        return p[0];
+    }
+    if (p[1] < 0x80) {
+        *pp = p + 2;
+        return (uint64_t)(p[0] & 0x7f) | (uint64_t)p[1] << 7;
+    }
+    fres r = fget_long(p);
+    if (!r.p) {
+        *bad = 1;
+        *pp = p + 1;
+        return 0;
+    }
+    *pp = r.p;
+    return r.v;
+}
+
+static inline __attribute__((always_inline)) uint64_t fdelta(const uint8_t **pp, int *bad, uint64_t last)
+{
+    return last + (uint64_t)gmt_unzigzag(fget(pp, bad));
+}
+
+static inline __attribute__((always_inline)) int fast_mem(const uint8_t *p, const uint8_t *end, gmt_codec *c,
+                                                          gmt_mem *m)
+{
+    int bad = 0;
+    m->device = fget(&p, &bad);
+    uint64_t addr = fdelta(&p, &bad, c->last_addr);
+    m->address = addr;
+    m->bytes = fget(&p, &bad);
+    m->kind = fget(&p, &bad);
+    m->source = fget(&p, &bad);
+    m->flags = fget(&p, &bad);
+    uint64_t corr = fdelta(&p, &bad, c->last_corr);
+    m->corr = corr;
+    m->stream = fget(&p, &bad);
+    m->tid = fget(&p, &bad);
+    uint64_t rid = fdelta(&p, &bad, c->last_rid);
+    m->range = rid;
+    uint64_t seq = fdelta(&p, &bad, c->last_seq);
+    m->seq = seq;
+    uint64_t step = fdelta(&p, &bad, c->last_step);
+    m->step = step;
+    uint64_t ts = fdelta(&p, &bad, c->last_ts);
+    m->ts = ts;
+    if (bad || p > end)
+        return 0;
+    c->last_addr = addr;
+    c->last_corr = corr;
+    c->last_rid = rid;
+    c->last_seq = seq;
+    c->last_step = step;
+    c->last_ts = ts;
+    return 1;
+}
+
+static inline __attribute__((always_inline)) int fast_kernel(const uint8_t *p, const uint8_t *end, gmt_codec *c,
+                                                             gmt_kernel *k)
+{
+    int bad = 0;
+    k->device = fget(&p, &bad);
+    k->stream = fget(&p, &bad);
+    uint64_t corr = fdelta(&p, &bad, c->last_corr);
+    k->corr = corr;
+    k->name = fget(&p, &bad);
+    for (int i = 0; i < 3; i++)
+        k->grid[i] = fget(&p, &bad);
+    for (int i = 0; i < 3; i++)
+        k->block[i] = fget(&p, &bad);
+    k->registers = fget(&p, &bad);
+    k->static_smem = fget(&p, &bad);
+    k->dynamic_smem = fget(&p, &bad);
+    k->local_mem = fget(&p, &bad);
+    k->tid = fget(&p, &bad);
+    uint64_t seq = fdelta(&p, &bad, c->last_seq);
+    k->seq = seq;
+    uint64_t rid = fdelta(&p, &bad, c->last_rid);
+    k->range = rid;
+    uint64_t step = fdelta(&p, &bad, c->last_step);
+    k->step = step;
+    uint64_t start = fdelta(&p, &bad, c->last_gpu);
+    uint64_t end_ts = start + fget(&p, &bad);
+    k->start = start;
+    k->end = end_ts;
+    if (bad || p > end)
+        return 0;
+    c->last_corr = corr;
+    c->last_seq = seq;
+    c->last_rid = rid;
+    c->last_step = step;
+    c->last_gpu = end_ts;
+    return 1;
+}
+
+static inline __attribute__((always_inline)) int fast_copy(const uint8_t *p, const uint8_t *end, gmt_codec *c,
+                                                           gmt_copy *k)
+{
+    int bad = 0;
+    k->device = fget(&p, &bad);
+    k->stream = fget(&p, &bad);
+    uint64_t corr = fdelta(&p, &bad, c->last_corr);
+    k->corr = corr;
+    k->bytes = fget(&p, &bad);
+    k->copy_kind = fget(&p, &bad);
+    k->src_kind = fget(&p, &bad);
+    k->dst_kind = fget(&p, &bad);
+    k->tid = fget(&p, &bad);
+    uint64_t step = fdelta(&p, &bad, c->last_step);
+    k->step = step;
+    uint64_t start = fdelta(&p, &bad, c->last_gpu);
+    uint64_t end_ts = start + fget(&p, &bad);
+    k->start = start;
+    k->end = end_ts;
+    if (bad || p > end)
+        return 0;
+    c->last_corr = corr;
+    c->last_step = step;
+    c->last_gpu = end_ts;
+    return 1;
+}
+
 gmt_status gmt_decode(gmt_codec *c, const uint8_t *in, size_t len, gmt_record *r, size_t *used)
 {
     if (!c || !r || !used || (!in && len))
@@ -772,7 +983,13 @@ gmt_status gmt_decode(gmt_codec *c, const uint8_t *in, size_t len, gmt_record *r
     if (type == 0)
         return GMT_E_CORRUPT;
     uint64_t plen = 0;
-    int lb = varint_get_fast(in + 1, len - 1, &plen);
+    int lb;
+    if (len >= 2 && in[1] < 0x80) { /* payloads below 128 bytes: nearly all */
+        plen = in[1];
+        lb = 1;
+    } else {
+        lb = varint_get_fast(in + 1, len - 1, &plen);
+    }
     if (lb < 0)
         return GMT_E_CORRUPT;
     if (lb == 0)
@@ -786,14 +1003,38 @@ gmt_status gmt_decode(gmt_codec *c, const uint8_t *in, size_t len, gmt_record *r
         *used = total;
         return GMT_E_TYPE;
     }
-    gmt_codec s = *c;
-    icur cur = { in + 1 + lb, in + total, 0 };
+    if (len >= FAST_MARGIN) {
+        const uint8_t *pay = in + 1 + lb, *pend = in + total;
+        int ok = -1;
+        switch (type) {
+        case GMT_REC_ALLOC:
+        case GMT_REC_FREE: ok = fast_mem(pay, pend, c, &r->u.mem); break;
+        case GMT_REC_KERNEL: ok = fast_kernel(pay, pend, c, &r->u.kernel); break;
+        case GMT_REC_MEMCPY:
+        case GMT_REC_MEMSET: ok = fast_copy(pay, pend, c, &r->u.copy); break;
+        default: break;
+        }
+        if (ok >= 0) {
+            r->type = (gmt_type)type;
+            if (!ok)
+                return GMT_E_CORRUPT;
+            *used = total;
+            return GMT_OK;
+        }
+    }
+    /* The fields update *c in place; a copy undoes them if the record turns
+     * out malformed.  (Decoding into a local copy and storing it back made
+     * the compiler reload the copy with 16-byte loads right after its
+     * 8-byte stores: a store-forwarding stall on every record.) */
+    gmt_codec saved = *c;
+    icur cur = { in + 1 + lb, in + total, in + len, 0 };
     r->type = (gmt_type)type;
-    get_payload(&cur, &s, r);
-    if (cur.bad)
+    get_payload(&cur, c, r);
+    if (cur.bad) {
+        *c = saved;
         return GMT_E_CORRUPT;
+    }
     /* Bytes after the known fields belong to a newer minor version. */
-    *c = s;
     *used = total;
     return GMT_OK;
 }

@@ -289,7 +289,29 @@ static int take_preamble(gmt_reader *r)
     return 1;
 }
 
+static __attribute__((noinline)) int reader_next_slow(gmt_reader *r, gmt_record *rec);
+
+/* The common case, kept small so that it costs little per record: a whole
+ * record waits in the window.  Anything else (no record there yet, the
+ * preamble, a frame end, an error, the end) takes the full loop, which
+ * decodes the same bytes again: a failed gmt_decode leaves the codec state
+ * as it was. */
 int gmt_reader_next(gmt_reader *r, gmt_record *rec)
+{
+    if (r && rec && r->have_preamble && !r->finished && r->ob_pos < r->ob_len) {
+        size_t used = 0;
+        if (gmt_decode(&r->codec, r->ob + r->ob_pos, r->ob_len - r->ob_pos, rec, &used) == GMT_OK) {
+            r->ob_pos += used;
+            r->end.records++;
+            if (rec->type == GMT_REC_TRAILER)
+                r->end.has_trailer = 1;
+            return 1;
+        }
+    }
+    return reader_next_slow(r, rec);
+}
+
+static __attribute__((noinline)) int reader_next_slow(gmt_reader *r, gmt_record *rec)
 {
     if (!r || !rec)
         return GMT_E_ARG;
