@@ -824,10 +824,29 @@ typedef struct fres {
 } fres;
 
 /* Three bytes or more (addresses, sizes, times): kept out of line so that
- * the one- and two-byte paths stay small. */
+ * the one- and two-byte paths stay small.  Up to 8 bytes, the length and the
+ * value come from one 8-byte load without a loop: the varint ends at the
+ * first byte whose high bit is clear, and its 7-bit groups are packed
+ * together in three shift-and-mask steps.  A byte loop would mispredict its
+ * exit on every field whose length varies (most of the long ones). */
 static __attribute__((noinline)) fres fget_long(const uint8_t *p)
 {
     fres r = { 0, NULL };
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    uint64_t w;
+    memcpy(&w, p, 8); /* FAST_MARGIN: 10 bytes are readable */
+    uint64_t stop = ~w & 0x8080808080808080ull;
+    if (stop) {
+        /* Bytes up to and including the first clear high bit, payload bits only. */
+        uint64_t x = w & (stop ^ (stop - 1)) & 0x7f7f7f7f7f7f7f7full;
+        x = (x & 0x007f007f007f007full) | ((x & 0x7f007f007f007f00ull) >> 1);
+        x = (x & 0x00003fff00003fffull) | ((x & 0x3fff00003fff0000ull) >> 2);
+        x = (x & 0x000000000fffffffull) | ((x & 0x0fffffff00000000ull) >> 4);
+        r.v = x;
+        r.p = p + (__builtin_ctzll(stop) >> 3) + 1;
+        return r;
+    }
+#endif
     uint64_t x = 0;
     for (int i = 0; i < 10; i++) {
         uint8_t b = p[i];
