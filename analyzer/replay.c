@@ -1095,8 +1095,8 @@ static void on_alloc(gma_replay *r, const gmt_mem *m)
     if (baseline ? (w >= 0 && w == r->baseline_win && dsel) : acc) {
         ss->count++;
         ss->bytes += m->bytes;
-        if (m->bytes && m->bytes % (2u << 20) == 0)
-            ss->seg_like++;
+        /* Added, not branched on: sizes alternate unpredictably. */
+        ss->seg_like += m->bytes && m->bytes % (2u << 20) == 0;
     }
     if (baseline && w >= 0) {
         gma_window *W = WIN(r, w);

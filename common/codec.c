@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "gmemprof/trace_format.h"
+#include "codec_fast.h"
 
 /* ---- names -------------------------------------------------------------- */
 
@@ -800,197 +801,6 @@ static void get_payload(icur *c, gmt_codec *s, gmt_record *r)
     }
 }
 
-/* ---- the hot record types, one bounds check per record ------------------ */
-
-/*
- * ALLOC, FREE, KERNEL, MEMCPY and MEMSET are nearly every record of a trace,
- * and the checked decoder above spends most of its time on a bounds check
- * and a cursor store per field.  When the input holds at least FAST_MARGIN
- * bytes from the record's start, no field of these types can read past the
- * input: the header takes at most 4 bytes, a field at most 10 (a longer one
- * stops the decoding), and these records have at most FAST_FIELDS fields.
- * Their fields are then read without a check each; one check at the end
- * refuses a payload whose fields ran past its length, which is exactly what
- * the checked decoder refuses field by field.  Deltas go into locals and the
- * delta state is committed only for a good record.
- */
-#define FAST_FIELDS 20u
-#define FAST_MARGIN 256u
-_Static_assert(4u + 10u * (FAST_FIELDS + 1u) <= FAST_MARGIN, "FAST_MARGIN too small");
-
-typedef struct fres {
-    uint64_t v;
-    const uint8_t *p; /* after the varint; NULL when malformed */
-} fres;
-
-/* Three bytes or more (addresses, sizes, times): kept out of line so that
- * the one- and two-byte paths stay small.  Up to 8 bytes, the length and the
- * value come from one 8-byte load without a loop: the varint ends at the
- * first byte whose high bit is clear, and its 7-bit groups are packed
- * together in three shift-and-mask steps.  A byte loop would mispredict its
- * exit on every field whose length varies (most of the long ones). */
-static __attribute__((noinline)) fres fget_long(const uint8_t *p)
-{
-    fres r = { 0, NULL };
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    uint64_t w;
-    memcpy(&w, p, 8); /* FAST_MARGIN: 10 bytes are readable */
-    uint64_t stop = ~w & 0x8080808080808080ull;
-    if (stop) {
-        /* Bytes up to and including the first clear high bit, payload bits only. */
-        uint64_t x = w & (stop ^ (stop - 1)) & 0x7f7f7f7f7f7f7f7full;
-        x = (x & 0x007f007f007f007full) | ((x & 0x7f007f007f007f00ull) >> 1);
-        x = (x & 0x00003fff00003fffull) | ((x & 0x3fff00003fff0000ull) >> 2);
-        x = (x & 0x000000000fffffffull) | ((x & 0x0fffffff00000000ull) >> 4);
-        r.v = x;
-        r.p = p + (__builtin_ctzll(stop) >> 3) + 1;
-        return r;
-    }
-#endif
-    uint64_t x = 0;
-    for (int i = 0; i < 10; i++) {
-        uint8_t b = p[i];
-        /* The 10th byte holds bit 63 only, as in gmt_varint_get. */
-        if (i == 9 && b > 1)
-            return r;
-        x |= (uint64_t)(b & 0x7f) << (7 * i);
-        if (!(b & 0x80)) {
-            r.v = x;
-            r.p = p + i + 1;
-            return r;
-        }
-    }
-    return r;
-}
-
-/* One varint at *pp, at least 10 readable bytes there (FAST_MARGIN). On a
- * malformed varint *bad is set and the cursor moves one byte, so it stays
- * within the margin. */
-static inline __attribute__((always_inline)) uint64_t fget(const uint8_t **pp, int *bad)
-{
-    const uint8_t *p = *pp;
-    if (p[0] < 0x80) {
-        *pp = p + 1;
-        return p[0];
-    }
-    if (p[1] < 0x80) {
-        *pp = p + 2;
-        return (uint64_t)(p[0] & 0x7f) | (uint64_t)p[1] << 7;
-    }
-    fres r = fget_long(p);
-    if (!r.p) {
-        *bad = 1;
-        *pp = p + 1;
-        return 0;
-    }
-    *pp = r.p;
-    return r.v;
-}
-
-static inline __attribute__((always_inline)) uint64_t fdelta(const uint8_t **pp, int *bad, uint64_t last)
-{
-    return last + (uint64_t)gmt_unzigzag(fget(pp, bad));
-}
-
-static inline __attribute__((always_inline)) int fast_mem(const uint8_t *p, const uint8_t *end, gmt_codec *c,
-                                                          gmt_mem *m)
-{
-    int bad = 0;
-    m->device = fget(&p, &bad);
-    uint64_t addr = fdelta(&p, &bad, c->last_addr);
-    m->address = addr;
-    m->bytes = fget(&p, &bad);
-    m->kind = fget(&p, &bad);
-    m->source = fget(&p, &bad);
-    m->flags = fget(&p, &bad);
-    uint64_t corr = fdelta(&p, &bad, c->last_corr);
-    m->corr = corr;
-    m->stream = fget(&p, &bad);
-    m->tid = fget(&p, &bad);
-    uint64_t rid = fdelta(&p, &bad, c->last_rid);
-    m->range = rid;
-    uint64_t seq = fdelta(&p, &bad, c->last_seq);
-    m->seq = seq;
-    uint64_t step = fdelta(&p, &bad, c->last_step);
-    m->step = step;
-    uint64_t ts = fdelta(&p, &bad, c->last_ts);
-    m->ts = ts;
-    if (bad || p > end)
-        return 0;
-    c->last_addr = addr;
-    c->last_corr = corr;
-    c->last_rid = rid;
-    c->last_seq = seq;
-    c->last_step = step;
-    c->last_ts = ts;
-    return 1;
-}
-
-static inline __attribute__((always_inline)) int fast_kernel(const uint8_t *p, const uint8_t *end, gmt_codec *c,
-                                                             gmt_kernel *k)
-{
-    int bad = 0;
-    k->device = fget(&p, &bad);
-    k->stream = fget(&p, &bad);
-    uint64_t corr = fdelta(&p, &bad, c->last_corr);
-    k->corr = corr;
-    k->name = fget(&p, &bad);
-    for (int i = 0; i < 3; i++)
-        k->grid[i] = fget(&p, &bad);
-    for (int i = 0; i < 3; i++)
-        k->block[i] = fget(&p, &bad);
-    k->registers = fget(&p, &bad);
-    k->static_smem = fget(&p, &bad);
-    k->dynamic_smem = fget(&p, &bad);
-    k->local_mem = fget(&p, &bad);
-    k->tid = fget(&p, &bad);
-    uint64_t seq = fdelta(&p, &bad, c->last_seq);
-    k->seq = seq;
-    uint64_t rid = fdelta(&p, &bad, c->last_rid);
-    k->range = rid;
-    uint64_t step = fdelta(&p, &bad, c->last_step);
-    k->step = step;
-    uint64_t start = fdelta(&p, &bad, c->last_gpu);
-    uint64_t end_ts = start + fget(&p, &bad);
-    k->start = start;
-    k->end = end_ts;
-    if (bad || p > end)
-        return 0;
-    c->last_corr = corr;
-    c->last_seq = seq;
-    c->last_rid = rid;
-    c->last_step = step;
-    c->last_gpu = end_ts;
-    return 1;
-}
-
-static inline __attribute__((always_inline)) int fast_copy(const uint8_t *p, const uint8_t *end, gmt_codec *c,
-                                                           gmt_copy *k)
-{
-    int bad = 0;
-    k->device = fget(&p, &bad);
-    k->stream = fget(&p, &bad);
-    uint64_t corr = fdelta(&p, &bad, c->last_corr);
-    k->corr = corr;
-    k->bytes = fget(&p, &bad);
-    k->copy_kind = fget(&p, &bad);
-    k->src_kind = fget(&p, &bad);
-    k->dst_kind = fget(&p, &bad);
-    k->tid = fget(&p, &bad);
-    uint64_t step = fdelta(&p, &bad, c->last_step);
-    k->step = step;
-    uint64_t start = fdelta(&p, &bad, c->last_gpu);
-    uint64_t end_ts = start + fget(&p, &bad);
-    k->start = start;
-    k->end = end_ts;
-    if (bad || p > end)
-        return 0;
-    c->last_corr = corr;
-    c->last_step = step;
-    c->last_gpu = end_ts;
-    return 1;
-}
-
 gmt_status gmt_decode(gmt_codec *c, const uint8_t *in, size_t len, gmt_record *r, size_t *used)
 {
     if (!c || !r || !used || (!in && len))
@@ -1022,24 +832,12 @@ gmt_status gmt_decode(gmt_codec *c, const uint8_t *in, size_t len, gmt_record *r
         *used = total;
         return GMT_E_TYPE;
     }
-    if (len >= FAST_MARGIN) {
-        const uint8_t *pay = in + 1 + lb, *pend = in + total;
-        int ok = -1;
-        switch (type) {
-        case GMT_REC_ALLOC:
-        case GMT_REC_FREE: ok = fast_mem(pay, pend, c, &r->u.mem); break;
-        case GMT_REC_KERNEL: ok = fast_kernel(pay, pend, c, &r->u.kernel); break;
-        case GMT_REC_MEMCPY:
-        case GMT_REC_MEMSET: ok = fast_copy(pay, pend, c, &r->u.copy); break;
-        default: break;
-        }
-        if (ok >= 0) {
-            r->type = (gmt_type)type;
-            if (!ok)
-                return GMT_E_CORRUPT;
-            *used = total;
-            return GMT_OK;
-        }
+    if (len >= GMT_FAST_MARGIN && lb == 1) {
+        size_t n = gmt_decode_hot(c, in, r);
+        if (n == total)
+            return *used = total, GMT_OK;
+        if (n == GMT_FAST_BAD)
+            return GMT_E_CORRUPT;
     }
     /* The fields update *c in place; a copy undoes them if the record turns
      * out malformed.  (Decoding into a local copy and storing it back made
