@@ -421,7 +421,9 @@ static void fifo_push(gma_replay *r, uint64_t item)
         r->fifo_cap = nc;
         r->fifo_head = 0;
     }
-    r->fifo[(r->fifo_head + r->fifo_len) % r->fifo_cap] = item;
+    /* fifo_cap is a power of two (1024, doubled): a mask, not a division,
+     * on the path of every new wait. */
+    r->fifo[(r->fifo_head + r->fifo_len) & (r->fifo_cap - 1)] = item;
     r->fifo_len++;
 }
 
@@ -442,7 +444,7 @@ static void fifo_trim(gma_replay *r)
             r->pending_evicted++;
             slot_settle(r, si, GMA_NAME_UNATTR);
         }
-        r->fifo_head = (r->fifo_head + 1) % r->fifo_cap;
+        r->fifo_head = (r->fifo_head + 1) & (r->fifo_cap - 1);
         r->fifo_len--;
     }
 }
