@@ -36,30 +36,11 @@ typedef struct gmt_fres {
     const uint8_t *p; /* after the varint; NULL when malformed */
 } gmt_fres;
 
-/* Three bytes or more (addresses, sizes, times): kept out of line so that
- * the one- and two-byte paths stay small.  Up to 8 bytes, the length and the
- * value come from one 8-byte load without a loop: the varint ends at the
- * first byte whose high bit is clear, and its 7-bit groups are packed
- * together in three shift-and-mask steps.  A byte loop would mispredict its
- * exit on every field whose length varies (most of the long ones). */
+/* Nine or ten bytes (or any length on a big-endian host): the byte loop,
+ * out of line since it is rare. */
 static __attribute__((noinline, unused)) gmt_fres fget_long(const uint8_t *p)
 {
     gmt_fres r = { 0, NULL };
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    uint64_t w;
-    memcpy(&w, p, 8); /* GMT_FAST_MARGIN: 10 bytes are readable */
-    uint64_t stop = ~w & 0x8080808080808080ull;
-    if (stop) {
-        /* Bytes up to and including the first clear high bit, payload bits only. */
-        uint64_t x = w & (stop ^ (stop - 1)) & 0x7f7f7f7f7f7f7f7full;
-        x = (x & 0x007f007f007f007full) | ((x & 0x7f007f007f007f00ull) >> 1);
-        x = (x & 0x00003fff00003fffull) | ((x & 0x3fff00003fff0000ull) >> 2);
-        x = (x & 0x000000000fffffffull) | ((x & 0x0fffffff00000000ull) >> 4);
-        r.v = x;
-        r.p = p + (__builtin_ctzll(stop) >> 3) + 1;
-        return r;
-    }
-#endif
     uint64_t x = 0;
     for (int i = 0; i < 10; i++) {
         uint8_t b = p[i];
@@ -90,6 +71,24 @@ static inline __attribute__((always_inline)) uint64_t fget(const uint8_t **pp, i
         *pp = p + 2;
         return (uint64_t)(p[0] & 0x7f) | (uint64_t)p[1] << 7;
     }
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    /* Three to eight bytes (addresses, sizes, times): the length and the
+     * value come from one 8-byte load without a loop.  The varint ends at the
+     * first byte whose high bit is clear; its 7-bit groups are packed
+     * together in three shift-and-mask steps.  A byte loop mispredicts its
+     * exit on every field whose length varies, which most long ones do. */
+    uint64_t w;
+    memcpy(&w, p, 8);
+    uint64_t stop = ~w & 0x8080808080808080ull;
+    if (stop) {
+        uint64_t x = w & (stop ^ (stop - 1)) & 0x7f7f7f7f7f7f7f7full;
+        x = (x & 0x007f007f007f007full) | ((x & 0x7f007f007f007f00ull) >> 1);
+        x = (x & 0x00003fff00003fffull) | ((x & 0x3fff00003fff0000ull) >> 2);
+        x = (x & 0x000000000fffffffull) | ((x & 0x0fffffff00000000ull) >> 4);
+        *pp = p + (__builtin_ctzll(stop) >> 3) + 1;
+        return x;
+    }
+#endif
     gmt_fres r = fget_long(p);
     if (!r.p) {
         *bad = 1;
