@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "gmemprof/trace_format.h"
+#include "codec_fast.h"
 
 /* ---- names -------------------------------------------------------------- */
 
@@ -515,26 +516,65 @@ size_t gmt_encode(gmt_codec *c, const gmt_record *r, uint8_t *out, size_t cap)
 
 /* ---- decoder ------------------------------------------------------------ */
 
+/* Input cursor over one payload.  `end` is the payload's end; `lim` is the
+ * end of the caller's whole input (>= end).  A multi-byte varint is decoded
+ * with the unchecked loop whenever 10 bytes remain before `lim`, even when
+ * fewer remain in the payload: the bytes read are the caller's, and a varint
+ * that runs past `end` is then refused all the same (p > end below).  Without
+ * this, every field in the last 10 bytes of a payload -- the timestamps, which
+ * are the multi-byte ones -- took the bounds-checked loop. */
 typedef struct icur {
     const uint8_t *p;
     const uint8_t *end;
+    const uint8_t *lim;
     int bad;
 } icur;
 
-static inline __attribute__((always_inline)) uint64_t get_v(icur *c)
+static inline __attribute__((always_inline)) void cur_bad(icur *c)
 {
-    if (c->p < c->end && *c->p < 0x80)
-        return *c->p++;
+    /* Inside a complete payload a cut varint is as bad as a malformed one. */
+    c->bad = 1;
+    c->p = c->end;
+}
+
+static uint64_t get_v_slow(icur *c)
+{
     uint64_t v = 0;
-    int n = varint_get_fast(c->p, (size_t)(c->end - c->p), &v);
+    int n = gmt_varint_get(c->p, (size_t)(c->end - c->p), &v);
     if (n <= 0) {
-        /* Inside a complete payload a cut varint is as bad as a malformed one. */
-        c->bad = 1;
-        c->p = c->end;
+        cur_bad(c);
         return 0;
     }
     c->p += n;
     return v;
+}
+
+static inline __attribute__((always_inline)) uint64_t get_v(icur *c)
+{
+    const uint8_t *p = c->p;
+    if (__builtin_expect(p < c->end && *p < 0x80, 1)) {
+        c->p = p + 1;
+        return *p;
+    }
+    if (c->lim - p < 10 || p >= c->end)
+        return get_v_slow(c);
+    /* At least 10 readable bytes, the first with its high bit set. */
+    uint64_t x = *p & 0x7f;
+    for (int i = 1; i < 10; i++) {
+        uint8_t b = p[i];
+        if (i == 9 && b > 1)
+            break;
+        x |= (uint64_t)(b & 0x7f) << (7 * i);
+        if (!(b & 0x80)) {
+            p += i + 1;
+            if (__builtin_expect(p > c->end, 0))
+                break;
+            c->p = p;
+            return x;
+        }
+    }
+    cur_bad(c);
+    return 0;
 }
 
 static inline int64_t get_sv(icur *c) { return gmt_unzigzag(get_v(c)); }
@@ -779,7 +819,13 @@ gmt_status gmt_decode(gmt_codec *c, const uint8_t *in, size_t len, gmt_record *r
     if (type == 0)
         return GMT_E_CORRUPT;
     uint64_t plen = 0;
-    int lb = varint_get_fast(in + 1, len - 1, &plen);
+    int lb;
+    if (len >= 2 && in[1] < 0x80) { /* payloads below 128 bytes: nearly all */
+        plen = in[1];
+        lb = 1;
+    } else {
+        lb = varint_get_fast(in + 1, len - 1, &plen);
+    }
     if (lb < 0)
         return GMT_E_CORRUPT;
     if (lb == 0)
@@ -793,14 +839,26 @@ gmt_status gmt_decode(gmt_codec *c, const uint8_t *in, size_t len, gmt_record *r
         *used = total;
         return GMT_E_TYPE;
     }
-    gmt_codec s = *c;
-    icur cur = { in + 1 + lb, in + total, 0 };
+    if (len >= GMT_FAST_MARGIN && lb == 1) {
+        size_t n = gmt_decode_hot(c, in, r);
+        if (n == total)
+            return *used = total, GMT_OK;
+        if (n == GMT_FAST_BAD)
+            return GMT_E_CORRUPT;
+    }
+    /* The fields update *c in place; a copy undoes them if the record turns
+     * out malformed.  (Decoding into a local copy and storing it back made
+     * the compiler reload the copy with 16-byte loads right after its
+     * 8-byte stores: a store-forwarding stall on every record.) */
+    gmt_codec saved = *c;
+    icur cur = { in + 1 + lb, in + total, in + len, 0 };
     r->type = (gmt_type)type;
-    get_payload(&cur, &s, r);
-    if (cur.bad)
+    get_payload(&cur, c, r);
+    if (cur.bad) {
+        *c = saved;
         return GMT_E_CORRUPT;
+    }
     /* Bytes after the known fields belong to a newer minor version. */
-    *c = s;
     *used = total;
     return GMT_OK;
 }

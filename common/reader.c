@@ -23,6 +23,7 @@
 #include <string.h>
 #include <zstd.h>
 
+#include "codec_fast.h"
 #include "gmt_io.h"
 
 #define OB_INITIAL (64u << 10)
@@ -289,7 +290,40 @@ static int take_preamble(gmt_reader *r)
     return 1;
 }
 
+static __attribute__((noinline)) int reader_next_slow(gmt_reader *r, gmt_record *rec);
+
+/* The common case, kept small so that it costs little per record: a whole
+ * record waits in the window.  The hot record types are decoded inline when
+ * GMT_FAST_MARGIN bytes are there (nearly always: the window is refilled in
+ * chunks of tens of KiB); anything else (another type, fewer bytes, the
+ * preamble, a frame end, an error, the end) takes the full loop, which
+ * decodes the same bytes again: a failed decode leaves the codec state as it
+ * was. */
 int gmt_reader_next(gmt_reader *r, gmt_record *rec)
+{
+    if (r && rec && r->have_preamble && !r->finished && r->ob_pos < r->ob_len) {
+        const uint8_t *in = r->ob + r->ob_pos;
+        size_t avail = r->ob_len - r->ob_pos, used = 0;
+        if (avail >= GMT_FAST_MARGIN) {
+            used = gmt_decode_hot(&r->codec, in, rec);
+            if (used && used != GMT_FAST_BAD) {
+                r->ob_pos += used;
+                r->end.records++;
+                return 1;
+            }
+        }
+        if (!used && gmt_decode(&r->codec, in, avail, rec, &used) == GMT_OK) {
+            r->ob_pos += used;
+            r->end.records++;
+            if (rec->type == GMT_REC_TRAILER)
+                r->end.has_trailer = 1;
+            return 1;
+        }
+    }
+    return reader_next_slow(r, rec);
+}
+
+static __attribute__((noinline)) int reader_next_slow(gmt_reader *r, gmt_record *rec)
 {
     if (!r || !rec)
         return GMT_E_ARG;
