@@ -27,7 +27,7 @@
  * the checked decoder refuses field by field.  Deltas go into locals and the
  * delta state is committed only for a good record.
  */
-#define GMT_FAST_FIELDS 20u
+#define GMT_FAST_FIELDS 21u /* KERNEL: 20 fields and the 1.1 flags */
 #define GMT_FAST_MARGIN 256u
 _Static_assert(4u + 10u * (GMT_FAST_FIELDS + 1u) <= GMT_FAST_MARGIN, "GMT_FAST_MARGIN too small");
 
@@ -166,6 +166,9 @@ static inline __attribute__((always_inline)) int fast_kernel(const uint8_t *p, c
     uint64_t end_ts = start + fget(&p, &bad);
     k->start = start;
     k->end = end_ts;
+    /* 1.1: optional trailing flags, as in codec.c's get_kernel (absent: 0;
+     * a payload that ends early is caught by the check below). */
+    k->flags = p < end ? fget(&p, &bad) : 0;
     if (bad || p > end)
         return 0;
     c->last_corr = corr;
