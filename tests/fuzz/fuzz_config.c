@@ -436,7 +436,10 @@ static int ref_expand(const char *pat, char *out, size_t cap, long pid, const ch
             } else if (*p == 'h') {
                 add = host;
             } else if (*p == 'r') {
-                snprintf(piece, sizeof piece, "%ld", rank);
+                if (rank >= 0) /* no rank: "p" and the pid (profiler/config.c) */
+                    snprintf(piece, sizeof piece, "%ld", rank);
+                else
+                    snprintf(piece, sizeof piece, "p%ld", pid);
             } else if (*p == 't') {
                 time_t t = (time_t)(t_ns / 1000000000ull);
                 struct tm tm;
