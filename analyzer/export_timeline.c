@@ -213,6 +213,33 @@ static void axes_scale_y(axes *a, uint64_t ymax)
         a->ymax = 1;
 }
 
+/* The y grid with its labels and the x ticks (ms, or s for a span over
+ * 10 s). Returns 1 when the x labels are seconds. */
+static int svg_grid(FILE *f, const axes *a)
+{
+    double step = gma_nice_step(a->ymax / a->unit, 6) * a->unit;
+    for (double v = 0; v <= a->ymax * 1.0001; v += step) {
+        double y = ypx(a, v);
+        fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#e0e0e0\"/>\n", ML, y, W - MR, y);
+        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%g %s</text>\n", ML - 6, y + 4,
+                v / a->unit, a->uname);
+    }
+    double span = a->t1ms - a->t0ms;
+    int secs = span > 10000.0;
+    double xs = gma_nice_step(secs ? span / 1000.0 : span, 8) * (secs ? 1000.0 : 1.0);
+    double first = xs * (double)(long long)(a->t0ms / xs);
+    if (first < a->t0ms)
+        first += xs;
+    for (double ms = first; ms <= a->t1ms + 1e-9; ms += xs) {
+        double x = xpx(a, ms);
+        fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#888\"/>\n", x, H - MB, x,
+                H - MB + 5);
+        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%g</text>\n", x, H - MB + 17,
+                secs ? ms / 1000.0 : ms);
+    }
+    return secs;
+}
+
 static void write_svg(FILE *f, gma_replay *r, const gma_timeline *t, const axes *a)
 {
     char b1[GMA_FMT_CAP], b2[GMA_FMT_CAP];
@@ -243,27 +270,7 @@ static void write_svg(FILE *f, gma_replay *r, const gma_timeline *t, const axes 
             fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#eef4fa\"/>\n", x0, MT,
                     x1 - x0, H - MT - MB);
     }
-    /* y grid and labels */
-    double step = gma_nice_step(a->ymax / a->unit, 6) * a->unit;
-    for (double v = 0; v <= a->ymax * 1.0001; v += step) {
-        double y = ypx(a, v);
-        fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#e0e0e0\"/>\n", ML, y, W - MR, y);
-        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%g %s</text>\n", ML - 6, y + 4,
-                v / a->unit, a->uname);
-    }
-    /* x ticks */
-    double span = a->t1ms - a->t0ms;
-    int secs = span > 10000.0;
-    double xs = gma_nice_step(secs ? span / 1000.0 : span, 8) * (secs ? 1000.0 : 1.0);
-    double first = xs * (double)(long long)(a->t0ms / xs);
-    if (first < a->t0ms)
-        first += xs;
-    for (double ms = first; ms <= a->t1ms + 1e-9; ms += xs) {
-        double x = xpx(a, ms);
-        fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#888\"/>\n", x, H - MB, x, H - MB + 5);
-        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%g</text>\n", x, H - MB + 17,
-                secs ? ms / 1000.0 : ms);
-    }
+    int secs = svg_grid(f, a);
     fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">time since trace start (%s)</text>\n",
             (ML + W - MR) / 2, H - MB + 34, secs ? "s" : "ms");
     fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"black\"/>\n", ML, H - MB, W - MR, H - MB);
@@ -596,23 +603,7 @@ static void write_multi_svg(FILE *f, const struct gma_tlmulti *m, const axes *a)
     if (m->left_out)
         fprintf(f, "<text x=\"80\" y=\"34\" fill=\"#b00000\">%zu more curves not drawn (at most %d)</text>\n", m->left_out,
                 TLM_SERIES);
-    double step = gma_nice_step(a->ymax / a->unit, 6) * a->unit;
-    for (double v = 0; v <= a->ymax * 1.0001; v += step) {
-        double y = ypx(a, v);
-        fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#e0e0e0\"/>\n", ML, y, W - MR, y);
-        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%g %s</text>\n", ML - 6, y + 4, v / a->unit, a->uname);
-    }
-    double span = a->t1ms - a->t0ms;
-    int secs = span > 10000.0;
-    double xs = gma_nice_step(secs ? span / 1000.0 : span, 8) * (secs ? 1000.0 : 1.0);
-    double first = xs * (double)(long long)(a->t0ms / xs);
-    if (first < a->t0ms)
-        first += xs;
-    for (double ms = first; ms <= a->t1ms + 1e-9; ms += xs) {
-        double x = xpx(a, ms);
-        fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#888\"/>\n", x, H - MB, x, H - MB + 5);
-        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%g</text>\n", x, H - MB + 17, secs ? ms / 1000.0 : ms);
-    }
+    int secs = svg_grid(f, a);
     fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">time since the earliest trace start (%s)</text>\n",
             (ML + W - MR) / 2, H - MB + 34, secs ? "s" : "ms");
     fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"black\"/>\n", ML, H - MB, W - MR, H - MB);
