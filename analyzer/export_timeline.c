@@ -10,6 +10,7 @@
  * buckets merge and the bucket width doubles.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -213,12 +214,21 @@ static void axes_scale_y(axes *a, uint64_t ymax)
         a->ymax = 1;
 }
 
+/* At most this many ticks per axis; gma_nice_step asks for 6 or 8. */
+#define TICKS_MAX 64
+
 /* The y grid with its labels and the x ticks (ms, or s for a span over
  * 10 s). Returns 1 when the x labels are seconds. */
 static int svg_grid(FILE *f, const axes *a)
 {
     double step = gma_nice_step(a->ymax / a->unit, 6) * a->unit;
-    for (double v = 0; v <= a->ymax * 1.0001; v += step) {
+    /* Ticks are counted, not accumulated: at a large offset (a trace whose
+     * clock starts near 2^63 ns) "v += step" can stop changing v, and a
+     * loop on it never ends (fuzz finding analyze-slow-input). */
+    for (int i = 0; i <= TICKS_MAX; i++) {
+        double v = step * i;
+        if (!(v <= a->ymax * 1.0001))
+            break;
         double y = ypx(a, v);
         fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#e0e0e0\"/>\n", ML, y, W - MR, y);
         fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%g %s</text>\n", ML - 6, y + 4,
@@ -227,10 +237,13 @@ static int svg_grid(FILE *f, const axes *a)
     double span = a->t1ms - a->t0ms;
     int secs = span > 10000.0;
     double xs = gma_nice_step(secs ? span / 1000.0 : span, 8) * (secs ? 1000.0 : 1.0);
-    double first = xs * (double)(long long)(a->t0ms / xs);
+    double first = xs * floor(a->t0ms / xs);
     if (first < a->t0ms)
         first += xs;
-    for (double ms = first; ms <= a->t1ms + 1e-9; ms += xs) {
+    for (int i = 0; i <= TICKS_MAX; i++) {
+        double ms = first + xs * i;
+        if (!(ms <= a->t1ms + 1e-9))
+            break;
         double x = xpx(a, ms);
         fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#888\"/>\n", x, H - MB, x,
                 H - MB + 5);
