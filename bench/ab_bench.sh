@@ -14,7 +14,8 @@
 # steps. Two programs:
 #   - bench/launch_cost.c (gm_launch_cost): 2000 tiny kernels per step
 #     through cudaLaunchKernel; per-launch host time (enqueue) and
-#     launch+sync time, unprofiled and profiled, interleaved N times: the
+#     launch+sync time, unprofiled and profiled (the default and each
+#     --variant), interleaved N times: the
 #     per-launch price of the wait phase and of the window in nanoseconds.
 #   - bench/workload.py (small and medium GPT loops): step-time ratio active /
 #     wait over STEPS timed steps (default 150 = 15 cycles), N processes each.
@@ -85,31 +86,43 @@ prof() {
 } >"$OUT/ab.txt"
 
 if [ "$LAUNCH_COST" = 1 ]; then
-    say "launch cost: $REPS x (unprofiled, profiled) interleaved"
+    lc_labels=(default)
+    for v in "${VARIANTS[@]}"; do lc_labels+=("${v%%:*}"); done
+    say "launch cost: $REPS x (unprofiled, ${lc_labels[*]}) interleaved"
     for ((r = 1; r <= REPS; r++)); do
         "${clean_env[@]}" "$LC" --steps 60 >"$OUT/raw/lc-none-$r.json" 2>"$OUT/raw/lc-none-$r.err"
-        mapfile -t pre < <(prof "lc-prof-$r" "")
-        "${clean_env[@]}" "${pre[@]}" "$LC" --steps 60 >"$OUT/raw/lc-prof-$r.json" 2>"$OUT/raw/lc-prof-$r.err"
+        mapfile -t pre < <(prof "lc-default-$r" "")
+        "${clean_env[@]}" "${pre[@]}" "$LC" --steps 60 >"$OUT/raw/lc-default-$r.json" 2>"$OUT/raw/lc-default-$r.err"
+        for v in "${VARIANTS[@]}"; do
+            mapfile -t pre < <(prof "lc-${v%%:*}-$r" "${v#*:}")
+            "${clean_env[@]}" "${pre[@]}" "$LC" --steps 60 >"$OUT/raw/lc-${v%%:*}-$r.json" 2>"$OUT/raw/lc-${v%%:*}-$r.err"
+        done
     done
-    "$PY" - "$OUT/raw" "$REPS" >>"$OUT/ab.txt" <<'PY'
+    "$PY" - "$OUT/raw" "$REPS" "${lc_labels[@]}" >>"$OUT/ab.txt" <<'PY'
 import json, sys, os
 sys.path.insert(0, os.path.join(os.getcwd(), "bench"))
 from phase_ab import reduce, median
-raw, reps = sys.argv[1], int(sys.argv[2])
+raw, reps, labels = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
 print("\n## per launch, ns (gm_launch_cost: 2000 cudaLaunchKernel per step, 60 steps; median over steps)")
-print("%-5s %-14s %10s %10s %10s  %s" % ("rep", "figure", "unprofiled", "wait", "active", "active-wait, wait-unprof"))
+print("%-5s %-10s %-14s %10s %10s %10s  %s" % ("rep", "label", "figure", "unprofiled", "wait", "active",
+                                             "active-wait, wait-unprof"))
 for r in range(1, reps + 1):
     try:
         none = json.loads(open("%s/lc-none-%d.json" % (raw, r)).read())
-        prof = json.loads(open("%s/lc-prof-%d.json" % (raw, r)).read())
     except (OSError, ValueError) as e:
-        print("%-5d failed: %s" % (r, e))
+        print("%-5d unprofiled run failed: %s" % (r, e))
         continue
-    for k in ("enqueue_ns", "total_ns"):
-        n = median(none[k][5:])
-        ab = reduce(prof[k], 0, 4, 1, 5)
-        print("%-5d %-14s %10.0f %10.0f %10.0f  %+.0f, %+.0f" % (r, k, n, ab["wait_median"], ab["active_median"],
-              ab["active_median"] - ab["wait_median"], ab["wait_median"] - n))
+    for label in labels:
+        try:
+            prof = json.loads(open("%s/lc-%s-%d.json" % (raw, label, r)).read())
+        except (OSError, ValueError) as e:
+            print("%-5d %-10s failed: %s" % (r, label, e))
+            continue
+        for k in ("enqueue_ns", "total_ns"):
+            n = median(none[k][5:])
+            ab = reduce(prof[k], 0, 4, 1, 5)
+            print("%-5d %-10s %-14s %10.0f %10.0f %10.0f  %+.0f, %+.0f" % (r, label, k, n, ab["wait_median"],
+                  ab["active_median"], ab["active_median"] - ab["wait_median"], ab["wait_median"] - n))
 PY
 fi
 

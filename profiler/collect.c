@@ -1045,9 +1045,10 @@ static void set_attr(CUpti_ActivityAttribute a, size_t v, const char *what)
 }
 
 /* GMEMPROF_TEST_COLLECT (benchmark diagnosis only, not a user setting):
- * which parts of the window's collection run, as a comma list of kernel,
+ * which parts of the window's collection run, as a list of kernel,
  * memcpy, memset, rtcb (runtime-API callbacks of the collect families),
- * drvcb (driver-API ones). bench/ab_bench.sh uses it to price each part;
+ * drvcb (driver-API ones), separated by ',' or '+' ('+' fits inside the
+ * comma-separated --variant of bench/ab_bench.sh, which uses it to price each part);
  * a trace made with a part missing is incomplete by construction. */
 enum { TC_KERNEL = 1, TC_MEMCPY = 2, TC_MEMSET = 4, TC_RTCB = 8, TC_DRVCB = 16, TC_ALL = 31 };
 static unsigned g_test_collect = TC_ALL;
@@ -1065,7 +1066,7 @@ static unsigned test_collect_mask(void)
     for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
         size_t n = strlen(parts[i].name);
         for (const char *p = v; (p = strstr(p, parts[i].name)) != NULL; p += n)
-            if ((p == v || p[-1] == ',') && (p[n] == ',' || p[n] == '\0'))
+            if ((p == v || p[-1] == ',' || p[-1] == '+') && (p[n] == ',' || p[n] == '+' || p[n] == '\0'))
                 m |= parts[i].bit;
     }
     gmp_log_info("GMEMPROF_TEST_COLLECT=%s: a diagnosis setting, the trace is incomplete", v);
