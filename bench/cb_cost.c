@@ -126,20 +126,24 @@ int main(int argc, char **argv)
     }
     init();
     fake_cupti_context_created(0);
-    if (!fake_cupti_callback_enabled(RTD, RT_LAUNCH) || !fake_cupti_callback_enabled(DRD, DRV_LAUNCH)) {
+    /* launch mode subscribes the driver's launch alone (profiler/collect.c,
+     * rt_cbid_wanted): the runtime pair is then delivered to no one */
+    int rt_on = fake_cupti_callback_enabled(RTD, RT_LAUNCH);
+    if (!fake_cupti_callback_enabled(DRD, DRV_LAUNCH)) {
         fprintf(stderr, "gmp_cb_cost: the profiler did not enable the launch callbacks\n");
         return 1;
     }
     const char *mode = getenv("GMEMPROF_KERNELS");
-    printf("GMEMPROF_KERNELS=%s; launch = cudaLaunchKernel ENTER/EXIT + nested cuLaunchKernel ENTER/EXIT, "
-           "%ld launches per thread\n", mode ? mode : "gpu (default)", g_launches);
+    printf("GMEMPROF_KERNELS=%s; launch = cudaLaunchKernel ENTER/EXIT (%s) + nested cuLaunchKernel ENTER/EXIT, "
+           "%ld launches per thread\n", mode ? mode : "gpu (default)", rt_on ? "subscribed" : "not subscribed",
+           g_launches);
     for (int threads = 1; threads <= maxthreads; threads *= 2) {
         measure(threads); /* warm up: TLS, table pages */
         double on = measure(threads);
         cuptiEnableCallback(0, NULL, RTD, RT_LAUNCH);
         cuptiEnableCallback(0, NULL, DRD, DRV_LAUNCH);
         double off = measure(threads);
-        cuptiEnableCallback(1, NULL, RTD, RT_LAUNCH);
+        cuptiEnableCallback((uint32_t)rt_on, NULL, RTD, RT_LAUNCH);
         cuptiEnableCallback(1, NULL, DRD, DRV_LAUNCH);
         printf("threads=%d  with profiler %.1f ns/launch  without %.1f ns/launch  profiler adds %.1f ns/launch\n",
                threads, on, off, on - off);

@@ -9,6 +9,8 @@
 #   none                 unprofiled
 #   gmemprof-wait        gmemprof loaded, every step in its wait phase (no window)
 #   gmemprof-active      gmemprof with its window over exactly the timed steps
+#   gmemprof-launch      the same window with --kernels launch (kernels from
+#                        their launches, no CUPTI kernel activity)
 #   torch-profiler-full  torch.profiler CPU+CUDA, profile_memory, record_shapes
 #   torch-profiler-cuda  torch.profiler CUDA only, profile_memory
 #   memory-history       torch.cuda.memory._record_memory_history()
@@ -39,7 +41,7 @@ BUDGET=470
 FAKE=0
 WARMUP=10
 STEPS=30
-CONFIGS=(none gmemprof-wait gmemprof-active torch-profiler-full torch-profiler-cuda memory-history)
+CONFIGS=(none gmemprof-wait gmemprof-active gmemprof-launch torch-profiler-full torch-profiler-cuda memory-history)
 CMDLINE="bash bench/run_bench.sh $*"
 
 while [ $# -gt 0 ]; do
@@ -92,12 +94,14 @@ run_one() {
     local pre=()
     case $c in
     none) ;;
-    gmemprof-wait | gmemprof-active)
+    gmemprof-wait | gmemprof-active | gmemprof-launch)
         if [ "$FAKE" = 0 ]; then
             trace=$WORK/$c-$w-$r.zst
             local sched="wait=100000,warmup=1,active=1,repeat=1" # never leaves the wait phase
-            [ "$c" = gmemprof-active ] && sched="wait=$((WARMUP - 1)),warmup=1,active=$STEPS,repeat=1"
-            pre=("$LAUNCH" -q -o "$trace" --schedule "$sched" --)
+            local kmode=gpu
+            [ "$c" != gmemprof-wait ] && sched="wait=$((WARMUP - 1)),warmup=1,active=$STEPS,repeat=1"
+            [ "$c" = gmemprof-launch ] && kmode=launch
+            pre=("$LAUNCH" -q -o "$trace" --schedule "$sched" --kernels "$kmode" --)
         fi
         ;;
     torch-profiler-full | torch-profiler-cuda | memory-history) mode=$c ;;

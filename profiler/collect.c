@@ -1073,11 +1073,28 @@ static unsigned test_collect_mask(void)
     return m;
 }
 
+/* Launch mode takes its launches from the driver API alone: every runtime
+ * launch (cudaLaunchKernel, cudaGraphLaunch, CUDA 13's __cudaLaunchKernel)
+ * reaches the driver's cuLaunchKernel* / cuGraphLaunch, which CUPTI reports
+ * on the same thread with the symbol name, the grid and the stream, so the
+ * driver callback is then the outermost launch (rt_depth 0). Measured on the
+ * H200 (bench/ab_bench.sh, gm_launch_cost): +122-142 ns per launch, against
+ * +634-724 ns with the runtime pair enabled too: CUPTI's runtime-API
+ * callbacks cost several times its driver ones. GPU mode keeps both: a
+ * kernel record may carry the runtime call's correlation id (the nesting
+ * note at the top), and the join of the record with its thread needs it. */
+static int rt_cbid_wanted(unsigned fam)
+{
+    if (gmp_g.cfg.kernels == GMP_KERNELS_LAUNCH && (fam == GMP_FAM_LAUNCH || fam == GMP_FAM_GRAPH))
+        return 0;
+    return 1;
+}
+
 static void enable_cbids(uint32_t on, int collect_only)
 {
     if (!collect_only || (g_test_collect & TC_RTCB))
         for (uint32_t i = 1; i < CUPTI_RUNTIME_TRACE_CBID_SIZE; i++)
-            if (fam_rt[i] && gmp_fam_is_collect(fam_rt[i]) == collect_only)
+            if (fam_rt[i] && gmp_fam_is_collect(fam_rt[i]) == collect_only && rt_cbid_wanted(fam_rt[i]))
                 gmp_g.api.EnableCallback(on, gmp_g.sub, CUPTI_CB_DOMAIN_RUNTIME_API, i);
     if (!collect_only || (g_test_collect & TC_DRVCB))
         for (uint32_t i = 1; i < CUPTI_DRIVER_TRACE_CBID_SIZE; i++)

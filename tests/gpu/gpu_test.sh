@@ -235,6 +235,42 @@ torch_sched)
         --expect kernels_in_window=1 --expect step_source=nvtx --expect tags_min=3 \
         --expect trailer=1 --expect dropped=0
     ;;
+torch_launch)
+    # Launch mode against GPU mode on the same deterministic loop: the same
+    # kernels, launch for launch, and the same memory attributed to each
+    # (launch mode hears PyTorch's runtime launches through the driver's
+    # cuLaunchKernel alone: a runtime path without a nested driver launch
+    # would show here as missing calls).
+    need_gpu; need_torch; need_built
+    GMEMPROF_KERNELS=gpu prof "$W/gpu.zst" "wait=2,warmup=1,active=3" -- "$PY" "$TS" --steps 8
+    expect_rc 0; cp "$W/stdout" "$W/gpu.stdout"
+    GMEMPROF_KERNELS=launch prof "$W/launch.zst" "wait=2,warmup=1,active=3" -- "$PY" "$TS" --steps 8
+    expect_rc 0; expect_same_stdout "$W/gpu.stdout"
+    check "$W/launch.zst" --expect windows=1 --expect active_steps=3 --expect kernels_min=3 \
+        --expect kernels_in_window=1 --expect trailer=1 --expect dropped=0
+    for m in gpu launch; do
+        timeout -k 5 60 "$BIN/gmem-analyze" "$W/$m.zst" --by kernel --sort name --top 0 --format csv \
+            >"$W/$m.kernels.csv" 2>"$W/$m.analyze.err" || fail "gmem-analyze $m.zst: $(head -c 300 "$W/$m.analyze.err")"
+    done
+    if "$PY" - "$W/gpu.kernels.csv" "$W/launch.kernels.csv" <<'PY'
+import csv, sys
+def rows(path):
+    with open(path) as f:
+        lines = [ln for ln in f if ln.strip() and not ln.startswith("#")]
+    keys = ("calls", "alloc_bytes", "freed_bytes", "alloc_count", "free_count")
+    return {r["name"]: tuple(r[k] for k in keys) for r in csv.DictReader(lines)}
+g, l = rows(sys.argv[1]), rows(sys.argv[2])
+calls = lambda d: sum(int(v[0] or 0) for v in d.values())
+print("gpu mode: %d kernels, %d calls; launch mode: %d kernels, %d calls" % (len(g), calls(g), len(l), calls(l)))
+for name in sorted(set(g) | set(l)):
+    if g.get(name) != l.get(name):
+        print("differs: %s gpu=%s launch=%s" % (name, g.get(name), l.get(name)))
+sys.exit(0 if g == l and calls(g) >= 3 else 1)
+PY
+    then pass "launch mode: the same kernels, calls and attributed bytes as GPU mode"
+    else fail "launch mode and GPU mode disagree on the kernel table"
+    fi
+    ;;
 torch_exit)
     need_gpu; need_torch; need_built
     plain "$W/plain.out" -- "$PY" "$TS" --steps 4 --exit-code 3

@@ -240,6 +240,8 @@ static int sc_launch(void)
     fact("tid", gettid_());
     fact("kernels_on", (uint64_t)fake_cupti_activity_enabled(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL));
     fact("memcpy_on", (uint64_t)fake_cupti_activity_enabled(CUPTI_ACTIVITY_KIND_MEMCPY));
+    fact("rt_launch_cb", (uint64_t)fake_cupti_callback_enabled(RTD, RT(cudaLaunchKernel_v7000)));
+    fact("drv_launch_cb", (uint64_t)fake_cupti_callback_enabled(DRD, DRV(cuLaunchKernel)));
     memset(g_long_name, 'L', sizeof g_long_name - 1);
     memcpy(g_long_name, "_Z9long_name", 12);
     nvtxRangePushA("fwd");

@@ -897,8 +897,14 @@ static void t_launch(void)
     const rec *fwd = range_by_name(&t, "fwd");
     uint64_t rid = fwd ? fwd->u.range.id : 0;
     CHECK(rid != 0);
-    /* runtime launch (nested driver launch): the runtime's id, once */
-    const rec *k1 = kernel_by_corr(&t, F("k1.corr"));
+    /* Launch mode subscribes the driver's launch callbacks alone (the
+     * runtime's cost several times more on a GPU): a runtime launch is heard
+     * as its nested cuLaunchKernel and its KERNEL carries that call's id,
+     * which the fake allocates right after the runtime's (launch_full). */
+    CHECK_EQ_U64(F("rt_launch_cb"), 0);
+    CHECK_EQ_U64(F("drv_launch_cb"), 1);
+#define DRV_ID(fact_name) (F(fact_name) + 1)
+    const rec *k1 = kernel_by_corr(&t, DRV_ID("k1.corr"));
     CHECK(k1 != NULL);
     if (k1) {
         const gmt_kernel *k = &k1->u.kernel;
@@ -913,7 +919,7 @@ static void t_launch(void)
         CHECK_EQ_U64(k->block[0], 128);
         CHECK_EQ_U64(k->device, 0);
     }
-    CHECK(kernel_by_corr(&t, F("k1.corr") + 1) == NULL); /* no second record for the driver id */
+    CHECK(kernel_by_corr(&t, F("k1.corr")) == NULL); /* one record: none for the runtime id */
     /* the direct driver launch */
     const rec *kd = kernel_by_corr(&t, F("kd.corr"));
     CHECK(kd && kd->u.kernel.seq == 2 && kd->u.kernel.tid == tid);
@@ -921,11 +927,11 @@ static void t_launch(void)
     CHECK(kd && kd->u.kernel.grid[0] == 7 && kd->u.kernel.grid[1] == 8 && kd->u.kernel.grid[2] == 9 &&
           kd->u.kernel.block[0] == 32 && kd->u.kernel.block[1] == 4 && kd->u.kernel.stream == 7);
     /* the cached name (no bytes the second time) still resolves */
-    const rec *k2 = kernel_by_corr(&t, F("k2.corr"));
+    const rec *k2 = kernel_by_corr(&t, DRV_ID("k2.corr"));
     CHECK(k2 && k2->u.kernel.seq == 4 && k1 && k2->u.kernel.name == k1->u.kernel.name);
     CHECK(k2 && k2->u.kernel.start > (kd ? kd->u.kernel.start : 0));
     /* a long name (heap copy) and its cached repeat */
-    const rec *kl = kernel_by_corr(&t, F("kl.corr")), *kl2 = kernel_by_corr(&t, F("kl2.corr"));
+    const rec *kl = kernel_by_corr(&t, DRV_ID("kl.corr")), *kl2 = kernel_by_corr(&t, DRV_ID("kl2.corr"));
     CHECK(kl && strlen(S(&t, kl->u.kernel.name)) == 399 && !strncmp(S(&t, kl->u.kernel.name), "_Z9long_name", 12));
     CHECK(kl && kl2 && kl->u.kernel.name == kl2->u.kernel.name && kl2->u.kernel.range == 0);
     /* attribution: an allocation's consumer is the thread's next launch */
@@ -937,7 +943,7 @@ static void t_launch(void)
     CHECK(c && k2 && c->u.mem.seq + 1 == k2->u.kernel.seq); /* the failed launch counted, as in GPU mode */
     /* the second thread: its own seq, the same kernel name */
     const rec *ta = mem_by_corr(&t, GMT_REC_ALLOC, F("T.alloc"));
-    const rec *tk1 = kernel_by_corr(&t, F("T.k1")), *tk2 = kernel_by_corr(&t, F("T.k2"));
+    const rec *tk1 = kernel_by_corr(&t, DRV_ID("T.k1")), *tk2 = kernel_by_corr(&t, DRV_ID("T.k2"));
     CHECK(ta && tk1 && ta->u.mem.tid == ttid && tk1->u.kernel.tid == ttid && ta->u.mem.seq + 1 == tk1->u.kernel.seq);
     CHECK(tk1 && tk1->u.kernel.seq == 1 && k1 && tk1->u.kernel.name == k1->u.kernel.name);
     CHECK(tk2 && kl && tk2->u.kernel.seq == 2 && tk2->u.kernel.name == kl->u.kernel.name);
@@ -945,6 +951,7 @@ static void t_launch(void)
     CHECK_EQ_U64(count(&t, GMT_REC_MEMCPY), 1);
     CHECK_EQ_U64(count(&t, GMT_REC_MEMSET), 1);
     trace_free(&t);
+#undef DRV_ID
 
     /* the same program in GPU mode: kernel activity on, no flag */
     const char *genv[] = {"GMEMPROF_KERNELS=gpu", NULL};
@@ -952,6 +959,7 @@ static void t_launch(void)
     CHECK(exited(&r, 0));
     t = load_trace_of(&r);
     CHECK_EQ_U64(F("kernels_on"), 1);
+    CHECK_EQ_U64(F("rt_launch_cb"), 1); /* the kernel record's id is the runtime's */
     CHECK_EQ_U64(count(&t, GMT_REC_KERNEL), 6); /* the fake emits activity for runtime launches only */
     for (size_t i = 0; i < t.n; i++)
         if (t.r[i].type == GMT_REC_KERNEL)
