@@ -26,11 +26,9 @@
 # raw JSON lines and stderr logs.
 set -uo pipefail
 
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$ROOT" || exit 1
 OUT=${OUT:-$ROOT/ab-out}
-BUILD=${GM_BUILD_DIR:-$ROOT/build-gpu}
-PY=${GM_PYTHON:-python3}
 REPS=2
 STEPS=150
 WORKLOADS="medium small"
@@ -59,13 +57,7 @@ LAUNCH=$BUILD/bin/gmemprof
 LC=$BUILD/bin/gm_launch_cost
 AB=$ROOT/bench/phase_ab.py
 say "build (incremental)"
-if ! timeout -k 10 300 bash -c "cmake -S '$ROOT' -B '$BUILD' -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null && cmake --build '$BUILD' -j $(nproc)" \
-    >"$OUT/build.log" 2>&1; then
-    tail -30 "$OUT/build.log"
-    echo "ab_bench.sh: build failed" >&2
-    exit 1
-fi
-clean_env=(env -u CUDA_INJECTION64_PATH -u NVTX_INJECTION64_PATH -u PYTORCH_CUDA_ALLOC_CONF)
+bench_build "$OUT/build.log" ab_bench.sh
 
 # prof LABEL ENVSPEC -> the launcher prefix for one profiled run
 prof() {

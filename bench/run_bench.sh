@@ -30,11 +30,9 @@
 # script and bench/summarize.py anywhere.
 set -uo pipefail
 
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$ROOT" || exit 1
 OUT=${OUT:-$ROOT/bench-out}
-BUILD=${GM_BUILD_DIR:-$ROOT/build-gpu}
-PY=${GM_PYTHON:-python3}
 ROUNDS=5
 WORKLOADS="small medium"
 BUDGET=470
@@ -74,12 +72,7 @@ say() { echo "[bench +$(($(date +%s) - T0))s] $*"; }
 
 if [ "$FAKE" = 0 ]; then
     say "build (incremental)"
-    if ! timeout -k 10 300 bash -c "cmake -S '$ROOT' -B '$BUILD' -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null && cmake --build '$BUILD' -j $(nproc)" \
-        >"$WORK/logs/build.log" 2>&1; then
-        tail -30 "$WORK/logs/build.log"
-        echo "run_bench.sh: build failed" >&2
-        exit 1
-    fi
+    bench_build "$WORK/logs/build.log" run_bench.sh
 fi
 
 nw=$(echo "$WORKLOADS" | wc -w)
@@ -108,8 +101,7 @@ run_one() {
     *) echo "unknown configuration $c" >&2; return ;;
     esac
     s=$(date +%s%N)
-    timeout -k 10 150 env -u CUDA_INJECTION64_PATH -u NVTX_INJECTION64_PATH -u PYTORCH_CUDA_ALLOC_CONF \
-        "${pre[@]}" "$PY" "$WL" --mode "$mode" "${wl[@]}" >"$WORK/line.txt" 2>"$WORK/logs/$w-$c-$r.stderr"
+    timeout -k 10 150 "${clean_env[@]}" "${pre[@]}" "$PY" "$WL" --mode "$mode" "${wl[@]}" >"$WORK/line.txt" 2>"$WORK/logs/$w-$c-$r.stderr"
     rc=$?
     e=$(date +%s%N)
     local wall

@@ -485,6 +485,25 @@ static int sc_sigkill(void)
     return 0;
 }
 
+/* Waits up to tries x 10 ms for the child and records its exit status as
+ * the fact child_exit (100: killed by a signal); a child that hangs is
+ * killed and recorded as 99. Returns 1 when the child ended by itself. */
+static int wait_child(pid_t pid, int tries)
+{
+    int st = 0;
+    for (int i = 0; i < tries; i++) {
+        if (waitpid(pid, &st, WNOHANG) == pid) {
+            fact("child_exit", WIFEXITED(st) ? (uint64_t)WEXITSTATUS(st) : 100);
+            return 1;
+        }
+        sleep_ms(10);
+    }
+    kill(pid, SIGKILL);
+    waitpid(pid, &st, 0);
+    fact("child_exit", 99);
+    return 0;
+}
+
 static int sc_fork(void)
 {
     fact("A.corr", cuda_malloc(0x10000, MIB));
@@ -499,18 +518,8 @@ static int sc_fork(void)
         exit(0);
     }
     fact("child", (uint64_t)pid);
-    int st = 0;
-    for (int i = 0; i < 1000; i++) {
-        if (waitpid(pid, &st, WNOHANG) == pid) {
-            fact("child_exit", WIFEXITED(st) ? (uint64_t)WEXITSTATUS(st) : 100);
-            cuda_malloc(0x20000, MIB);
-            return 0;
-        }
-        sleep_ms(10);
-    }
-    kill(pid, SIGKILL);
-    waitpid(pid, &st, 0);
-    fact("child_exit", 99);
+    if (wait_child(pid, 1000))
+        cuda_malloc(0x20000, MIB);
     return 0;
 }
 
@@ -737,19 +746,8 @@ static int sc_forkexec(const char *self, int agent)
     }
     free(envp);
     fact("child", (uint64_t)pid);
-    int st = 0;
-    for (int i = 0; i < 3000; i++) {
-        if (waitpid(pid, &st, WNOHANG) == pid) {
-            fact("child_exit", WIFEXITED(st) ? (uint64_t)WEXITSTATUS(st) : 100);
-            if (!agent)
-                fact("B.corr", cuda_malloc(0x30000, 2 * MIB));
-            return 0;
-        }
-        sleep_ms(10);
-    }
-    kill(pid, SIGKILL);
-    waitpid(pid, &st, 0);
-    fact("child_exit", 99);
+    if (wait_child(pid, 3000) && !agent)
+        fact("B.corr", cuda_malloc(0x30000, 2 * MIB));
     return 0;
 }
 
