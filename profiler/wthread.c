@@ -988,6 +988,27 @@ static void join(staged *s, uint32_t corr, uint32_t alt, uint64_t ts, uint64_t *
 static uint64_t kind_of(uint64_t k) { return k < GMT_MEMKIND_COUNT_ ? k : GMT_MEMKIND_UNKNOWN; }
 static uint64_t stream_of(uint32_t s) { return s == CUPTI_INVALID_STREAM_ID ? 0 : s; }
 
+/* The fields a MEMCPY and a MEMSET record share, staged (NULL: the stage is
+ * full). */
+static gmt_copy *stage_copy(uint8_t type, uint64_t start, uint64_t end, uint32_t device, uint32_t stream,
+                            uint32_t corr, uint64_t bytes, staged **out)
+{
+    staged *s = stage_new();
+    *out = s;
+    if (!s)
+        return NULL;
+    gmt_copy *c = &s->u.c;
+    s->type = type;
+    s->ts = start;
+    c->start = start;
+    c->end = end >= start ? end : start;
+    c->device = device;
+    c->stream = stream_of(stream);
+    c->corr = corr;
+    c->bytes = bytes;
+    return c;
+}
+
 static uint64_t copy_kind_of(uint8_t k)
 {
     switch (k) {
@@ -1066,17 +1087,10 @@ static void stage_record(const CUpti_Activity *a)
     }
     case CUPTI_ACTIVITY_KIND_MEMCPY: {
         const CUpti_ActivityMemcpy6 *r = (const CUpti_ActivityMemcpy6 *)a;
-        if (!(s = stage_new()))
+        gmt_copy *c = stage_copy(GMT_REC_MEMCPY, r->start, r->end, r->deviceId, r->streamId, r->correlationId,
+                                 r->bytes, &s);
+        if (!c)
             return;
-        gmt_copy *c = &s->u.c;
-        s->type = GMT_REC_MEMCPY;
-        s->ts = r->start;
-        c->start = r->start;
-        c->end = r->end >= r->start ? r->end : r->start;
-        c->device = r->deviceId;
-        c->stream = stream_of(r->streamId);
-        c->corr = r->correlationId;
-        c->bytes = r->bytes;
         c->copy_kind = copy_kind_of(r->copyKind);
         c->src_kind = kind_of(r->srcKind);
         c->dst_kind = kind_of(r->dstKind);
@@ -1085,18 +1099,11 @@ static void stage_record(const CUpti_Activity *a)
     }
     case CUPTI_ACTIVITY_KIND_MEMSET: {
         const CUpti_ActivityMemset4 *r = (const CUpti_ActivityMemset4 *)a;
-        if (!(s = stage_new()))
+        gmt_copy *c = stage_copy(GMT_REC_MEMSET, r->start, r->end, r->deviceId, r->streamId, r->correlationId,
+                                 r->bytes, &s);
+        if (!c)
             return;
-        gmt_copy *c = &s->u.c;
-        s->type = GMT_REC_MEMSET;
-        s->ts = r->start;
-        c->start = r->start;
-        c->end = r->end >= r->start ? r->end : r->start;
-        c->device = r->deviceId;
-        c->stream = stream_of(r->streamId);
-        c->corr = r->correlationId;
-        c->bytes = r->bytes;
-        c->copy_kind = r->value;
+        c->copy_kind = r->value; /* a memset's "kind" field holds its byte value */
         c->src_kind = kind_of(r->memoryKind);
         join(s, r->correlationId, 0, r->start, &c->tid, NULL, NULL);
         return;
