@@ -88,7 +88,7 @@ static const model_setting known[] = {
 #define NKNOWN (sizeof known / sizeof known[0])
 /* Other names the one-letter keys reach (read by the rank helpers). */
 static const char *const extra_names[] = {"RANK", "LOCAL_RANK", "WORLD_SIZE", "GMEMPROF_LIB",
-                                          "GMEMPROF_TEST_X", "GMEMPROF_OUTPT"};
+                                          "GMEMPROF_TEST_X", "GMEMPROF_OUTPT", "GMEMPROF_CUPTI_LIB"};
 #define NEXTRA (sizeof extra_names / sizeof extra_names[0])
 
 static const char *env_lookup(const env *e, const char *name)
@@ -711,7 +711,9 @@ static void check_names(const env *e)
         int k = 0;
         for (size_t j = 0; j < NKNOWN && !k; j++)
             k = strlen(known[j].name) == len && strncmp(known[j].name, p, len) == 0;
-        k = k || (len == 12 && strncmp(p, "GMEMPROF_LIB", 12) == 0);
+        /* read elsewhere (the launcher, the CUPTI loader), known all the same */
+        k = k || (len == 12 && strncmp(p, "GMEMPROF_LIB", 12) == 0) ||
+            (len == 18 && strncmp(p, "GMEMPROF_CUPTI_LIB", 18) == 0);
         want += !k;
     }
     envp[n] = NULL;
