@@ -77,20 +77,22 @@ prof() {
     echo "# schedule: $SCHED; reps $REPS; workload steps $STEPS"
 } >"$OUT/ab.txt"
 
+# What every profiled run of a rep is: the default (no extra setting), then
+# each --variant, as LABEL:ENVSPEC.
+PROFILED=("default:" "${VARIANTS[@]}")
+labels=()
+for v in "${PROFILED[@]}"; do labels+=("${v%%:*}"); done
+
 if [ "$LAUNCH_COST" = 1 ]; then
-    lc_labels=(default)
-    for v in "${VARIANTS[@]}"; do lc_labels+=("${v%%:*}"); done
-    say "launch cost: $REPS x (unprofiled, ${lc_labels[*]}) interleaved"
+    say "launch cost: $REPS x (unprofiled, ${labels[*]}) interleaved"
     for ((r = 1; r <= REPS; r++)); do
         "${clean_env[@]}" "$LC" --steps 60 >"$OUT/raw/lc-none-$r.json" 2>"$OUT/raw/lc-none-$r.err"
-        mapfile -t pre < <(prof "lc-default-$r" "")
-        "${clean_env[@]}" "${pre[@]}" "$LC" --steps 60 >"$OUT/raw/lc-default-$r.json" 2>"$OUT/raw/lc-default-$r.err"
-        for v in "${VARIANTS[@]}"; do
+        for v in "${PROFILED[@]}"; do
             mapfile -t pre < <(prof "lc-${v%%:*}-$r" "${v#*:}")
             "${clean_env[@]}" "${pre[@]}" "$LC" --steps 60 >"$OUT/raw/lc-${v%%:*}-$r.json" 2>"$OUT/raw/lc-${v%%:*}-$r.err"
         done
     done
-    "$PY" - "$OUT/raw" "$REPS" "${lc_labels[@]}" >>"$OUT/ab.txt" <<'PY'
+    "$PY" - "$OUT/raw" "$REPS" "${labels[@]}" >>"$OUT/ab.txt" <<'PY'
 import json, sys, os
 sys.path.insert(0, os.path.join(os.getcwd(), "bench"))
 from phase_ab import reduce, median
@@ -128,11 +130,10 @@ run_wl() { # LABEL WORKLOAD ENVSPEC REP
 }
 
 for w in $WORKLOADS; do
-    say "workload $w: $REPS x default${VARIANTS:+ + ${#VARIANTS[@]} variants}"
+    say "workload $w: $REPS x (${labels[*]})"
     files=()
     for ((r = 1; r <= REPS; r++)); do
-        files+=("$(run_wl default "$w" "" "$r")")
-        for v in "${VARIANTS[@]}"; do
+        for v in "${PROFILED[@]}"; do
             files+=("$(run_wl "${v%%:*}" "$w" "${v#*:}" "$r")")
         done
     done
