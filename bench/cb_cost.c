@@ -2,9 +2,10 @@
  * cb_cost: what libgmemprof.so adds to one kernel launch on the application
  * thread, in nanoseconds.
  *
- * A launch through the CUDA runtime produces four CUPTI callbacks in the
- * profiler (cudaLaunchKernel ENTER/EXIT and the nested cuLaunchKernel
- * ENTER/EXIT). This program drives exactly those four through the fake CUPTI
+ * A launch through the CUDA runtime makes four CUPTI callback sites
+ * (cudaLaunchKernel ENTER/EXIT and the nested cuLaunchKernel ENTER/EXIT), of
+ * which the profiler subscribes the driver's two (profiler/collect.c,
+ * rt_cbid_wanted). This program drives all four through the fake CUPTI
  * (tests/profiler/fake_cupti.c), once with the profiler's callback
  * subscribed and once with the callbacks of those ids disabled, and reports
  * the difference per launch: the cost of our callback bodies (TLS, the
@@ -126,8 +127,8 @@ int main(int argc, char **argv)
     }
     init();
     fake_cupti_context_created(0);
-    /* launch mode subscribes the driver's launch alone (profiler/collect.c,
-     * rt_cbid_wanted): the runtime pair is then delivered to no one */
+    /* the profiler subscribes the driver's launch alone (profiler/collect.c,
+     * rt_cbid_wanted): the runtime pair is delivered to no one */
     int rt_on = fake_cupti_callback_enabled(RTD, RT_LAUNCH);
     if (!fake_cupti_callback_enabled(DRD, DRV_LAUNCH)) {
         fprintf(stderr, "gmp_cb_cost: the profiler did not enable the launch callbacks\n");

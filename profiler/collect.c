@@ -10,14 +10,15 @@
  * Everything else (joining activity records, the live table, encoding)
  * happens on the writer thread.
  *
- * Nesting: a runtime call (cudaLaunchKernel, cudaMalloc) makes driver calls
- * (cuLaunchKernel, cuMemAlloc) that CUPTI reports too. The thread keeps a
- * depth of runtime calls in progress; a driver call made inside one reuses
- * the runtime call's seq/range/epoch (a cudaLaunchKernel is one launch, not
- * two) and only adds its own correlation id to the table, because an
- * activity record may carry either id. Launch callbacks are switched off
- * outside warmup/active; a switch bumps cb_gen so a depth left over from an
- * ENTER whose EXIT was never delivered is recognised as stale and reset.
+ * Nesting: a runtime call (cudaMalloc, cudaMemcpy) makes driver calls
+ * (cuMemAlloc, cuMemcpy) that CUPTI reports too. The thread keeps a depth of
+ * runtime calls in progress; a driver call made inside one reuses the
+ * runtime call's seq/range/epoch and only adds its own correlation id to the
+ * table, because an activity record may carry either id. Launches are the
+ * exception: they are heard from the driver alone (rt_cbid_wanted). Launch
+ * callbacks are switched off outside warmup/active; a switch bumps cb_gen so
+ * a depth left over from an ENTER whose EXIT was never delivered is
+ * recognised as stale and reset.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -593,13 +594,11 @@ static void post_vmm(int type, uint64_t a, uint64_t b, const gmp_tls *t, uint32_
 /* ---- launch mode (GMEMPROF_KERNELS=launch) -------------------------------
  *
  * No CUPTI kernel activity: the launch callbacks make the KERNEL records.
- * The outermost launch call of a thread (a runtime launch, or a driver
- * launch made directly: Triton, cuLaunchKernel from C) fills the thread's
- * pending event at ENTER (time, correlation id, seq, range, name, device,
- * and grid/block/stream when its parameter block says), a nested driver
- * launch completes what the runtime's parameters did not say, and the
- * outermost EXIT queues it when the launch succeeded (a failed launch runs
- * nothing; GPU mode has no record of it either). One event per launch.
+ * A driver launch (every runtime launch makes one: rt_cbid_wanted) fills
+ * the thread's pending event at ENTER (time, correlation id, seq, range,
+ * name, device, and grid/block/stream from its parameter block), and its
+ * EXIT queues it when the launch succeeded (a failed launch runs nothing;
+ * GPU mode has no record of it either). One event per launch.
  *
  * Per launch: no lock, no allocation, no string copy. The name is copied
  * once per (thread, symbolName pointer, module generation) and afterwards
@@ -610,19 +609,9 @@ static void post_vmm(int type, uint64_t a, uint64_t b, const gmp_tls *t, uint32_
  * names by (pointer, generation), so a new module whose kernel name lands
  * at a recycled address gets its own name. */
 
-/* Parameter blocks of the launch calls (functionParams), mirrored from
- * generated_cuda_runtime_api_meta.h / generated_cuda_meta.h (the driver's
- * and runtime's ABI; those headers need the whole runtime API to include). */
-typedef struct gmp_dim3 {
-    unsigned x, y, z;
-} gmp_dim3;
-typedef struct gmp_cudaLaunchKernel_params { /* also _ptsz, cudaLaunchCooperativeKernel(_ptsz) */
-    const void *func;
-    gmp_dim3 grid, block;
-    void **args;
-    size_t shared_mem;
-    void *stream;
-} gmp_cudaLaunchKernel_params;
+/* Parameter blocks of the driver's launch calls (functionParams), mirrored
+ * from generated_cuda_meta.h (the driver's ABI; that header needs the whole
+ * driver API to include). */
 typedef struct gmp_cuLaunchKernel_params { /* also _ptsz, cuLaunchCooperativeKernel(_ptsz) */
     CUfunction f;
     unsigned grid[3], block[3];
@@ -728,23 +717,12 @@ static void launch_name(gmp_tls *t, const char *sym)
     t->lname_slot = slot + 1;
 }
 
-static void launch_params(gmp_tls *t, CUpti_CallbackDomain dom, CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
+static void launch_params(gmp_tls *t, CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
 {
     gmp_ev_launch *l = &t->lev.launch;
     const void *p = cb->functionParams;
     if (!p)
         return;
-    if (dom == CUPTI_CB_DOMAIN_RUNTIME_API) {
-        int ptsz = cbid == RT(cudaLaunchKernel_ptsz_v7000) || cbid == RT(cudaLaunchCooperativeKernel_ptsz_v9000);
-        if (!ptsz && cbid != RT(cudaLaunchKernel_v7000) && cbid != RT(cudaLaunchCooperativeKernel_v9000))
-            return; /* the nested driver launch will say */
-        const gmp_cudaLaunchKernel_params *k = p;
-        l->grid[0] = k->grid.x, l->grid[1] = k->grid.y, l->grid[2] = k->grid.z;
-        l->block[0] = k->block.x, l->block[1] = k->block.y, l->block[2] = k->block.z;
-        t->lev.c = launch_stream(t, cb->context, (CUstream)k->stream, ptsz);
-        t->ldims = 1;
-        return;
-    }
     if (cbid == DRV(cuLaunchKernel) || cbid == DRV(cuLaunchKernel_ptsz) || cbid == DRV(cuLaunchCooperativeKernel) ||
         cbid == DRV(cuLaunchCooperativeKernel_ptsz)) {
         const gmp_cuLaunchKernel_params *k = p;
@@ -752,7 +730,6 @@ static void launch_params(gmp_tls *t, CUpti_CallbackDomain dom, CUpti_CallbackId
         memcpy(l->block, k->block, sizeof l->block);
         t->lev.c = launch_stream(t, cb->context, k->stream,
                                  cbid == DRV(cuLaunchKernel_ptsz) || cbid == DRV(cuLaunchCooperativeKernel_ptsz));
-        t->ldims = 1;
     } else if (cbid == DRV(cuLaunchKernelEx) || cbid == DRV(cuLaunchKernelEx_ptsz)) {
         const CUlaunchConfig *c = ((const gmp_cuLaunchKernelEx_params *)p)->config;
         if (!c)
@@ -760,13 +737,11 @@ static void launch_params(gmp_tls *t, CUpti_CallbackDomain dom, CUpti_CallbackId
         l->grid[0] = c->gridDimX, l->grid[1] = c->gridDimY, l->grid[2] = c->gridDimZ;
         l->block[0] = c->blockDimX, l->block[1] = c->blockDimY, l->block[2] = c->blockDimZ;
         t->lev.c = launch_stream(t, cb->context, c->hStream, cbid == DRV(cuLaunchKernelEx_ptsz));
-        t->ldims = 1;
     }
 }
 
 /* Outermost launch ENTER (after api_enter set cur_seq/range/epoch). */
-static void launch_begin(gmp_tls *t, CUpti_CallbackDomain dom, CUpti_CallbackId cbid, unsigned fam,
-                         const CUpti_CallbackData *cb)
+static void launch_begin(gmp_tls *t, CUpti_CallbackId cbid, unsigned fam, const CUpti_CallbackData *cb)
 {
     launch_forget(t); /* a launch whose EXIT never came (callbacks switched off meanwhile) */
     uint32_t gen = atomic_load_explicit(&gmp_g.mod_gen, memory_order_acquire);
@@ -788,23 +763,13 @@ static void launch_begin(gmp_tls *t, CUpti_CallbackDomain dom, CUpti_CallbackId 
     ev->d = launch_device(t, cb->context);
     memset(ev->launch.grid, 0, sizeof ev->launch.grid + sizeof ev->launch.block);
     ev->launch.gen = gen;
-    t->ldims = 0;
     /* a graph launch is one KERNEL too, so that attribution (the next
      * launch of the thread) finds it as in GPU mode, where its kernels
      * carry its seq */
     launch_name(t, fam == GMP_FAM_GRAPH ? graph_launch_name : cb->symbolName);
     if (fam == GMP_FAM_LAUNCH)
-        launch_params(t, dom, cbid, cb);
+        launch_params(t, cbid, cb);
     t->lpend = 1;
-}
-
-/* A launch nested in the pending one (cuLaunchKernel inside cudaLaunchKernel). */
-static void launch_nested(gmp_tls *t, CUpti_CallbackDomain dom, CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
-{
-    if (!t->ldims)
-        launch_params(t, dom, cbid, cb);
-    if (!t->lev.launch.key && cb->symbolName)
-        launch_name(t, cb->symbolName);
 }
 
 /* Outermost launch EXIT: queue the event. */
@@ -845,16 +810,13 @@ static void api_enter(gmp_tls *t, CUpti_CallbackDomain dom, CUpti_CallbackId cbi
         t->rt_gen = gen;
     gmp_corr_put(&gmp_g.corr, cb->correlationId, gmp_tid(t), t->cur_epoch, t->cur_seq, t->cur_range,
                  (uint8_t)fam);
-    if (nested) {
-        if (fam == GMP_FAM_LAUNCH && t->lpend && launch_mode())
-            launch_nested(t, dom, cbid, cb);
+    if (nested)
         return; /* the runtime call around it handles what follows */
-    }
     switch (fam) {
     case GMP_FAM_LAUNCH:
     case GMP_FAM_GRAPH:
         if (launch_mode())
-            launch_begin(t, dom, cbid, fam, cb);
+            launch_begin(t, cbid, fam, cb);
         break;
     case GMP_FAM_PROF_START:
     case GMP_FAM_PROF_STOP:
@@ -1073,21 +1035,23 @@ static unsigned test_collect_mask(void)
     return m;
 }
 
-/* Launch mode takes its launches from the driver API alone: every runtime
- * launch (cudaLaunchKernel, cudaGraphLaunch, CUDA 13's __cudaLaunchKernel)
- * reaches the driver's cuLaunchKernel* / cuGraphLaunch, which CUPTI reports
- * on the same thread with the symbol name, the grid and the stream, so the
- * driver callback is then the outermost launch (rt_depth 0). Measured on the
- * H200 (bench/ab_bench.sh, gm_launch_cost): +122-142 ns per launch, against
- * +634-724 ns with the runtime pair enabled too: CUPTI's runtime-API
- * callbacks cost several times its driver ones. GPU mode keeps both: a
- * kernel record may carry the runtime call's correlation id (the nesting
- * note at the top), and the join of the record with its thread needs it. */
+/* Launches are taken from the driver API alone, in both kernel modes: every
+ * runtime launch (cudaLaunchKernel, cudaGraphLaunch, CUDA 13's
+ * __cudaLaunchKernel) reaches the driver's cuLaunchKernel* / cuGraphLaunch,
+ * which CUPTI reports on the same thread with the symbol name, the grid and
+ * the stream, so the driver callback is the outermost launch (rt_depth 0);
+ * and the KERNEL activity record of a runtime launch carries the nested
+ * driver call's correlation id, so GPU mode's join needs nothing else. Both
+ * were checked on the H200 (driver 580, CUDA 13.0): the GPU suite's exact
+ * consumer checks pass with the runtime launch callbacks off, and a PyTorch
+ * loop gives the same kernel table with and without them. Measured there
+ * (bench/ab_bench.sh, gm_launch_cost), launch mode costs +122-148 ns per
+ * launch with the driver's callbacks alone against +634-724 ns with the
+ * runtime pair too: CUPTI's runtime-API callbacks cost several times its
+ * driver ones. */
 static int rt_cbid_wanted(unsigned fam)
 {
-    if (gmp_g.cfg.kernels == GMP_KERNELS_LAUNCH && (fam == GMP_FAM_LAUNCH || fam == GMP_FAM_GRAPH))
-        return 0;
-    return 1;
+    return fam != GMP_FAM_LAUNCH && fam != GMP_FAM_GRAPH;
 }
 
 static void enable_cbids(uint32_t on, int collect_only)

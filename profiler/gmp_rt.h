@@ -135,7 +135,6 @@ typedef struct gmp_tls {
      * that keep the per-launch work free of CUPTI calls and string copies.
      * The caches belong to module generation lgen (gmp_g.mod_gen). */
     uint8_t lpend;       /* lev holds a launch whose outermost EXIT is due */
-    uint8_t ldims;       /* lev has grid/block/stream from a parameter block */
     uint8_t lctx_ok;     /* lctx/ldev valid */
     uint32_t lgen;
     uint32_t lname_slot; /* lnames slot to fill when lev (carrying a name) is queued; 0 none */

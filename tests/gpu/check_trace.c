@@ -1452,6 +1452,13 @@ static int check_kv(trace *t, const char *kv, report *rep)
         uint64_t d = t->has_stats ? t->stats.dropped_cupti + t->stats.dropped_writer : 0;
         outcome(rep, t->has_stats && d <= v, 0, "dropped records <= %" PRIu64 ": %" PRIu64 " (STATS %s)",
                 v, d, t->has_stats ? "present" : "missing");
+    } else if (!strcmp(key, "unmatched")) {
+        /* activity records the writer could not join with their API
+         * callback (no thread, seq or range): what a missing subscription
+         * would show as (profiler/collect.c, rt_cbid_wanted) */
+        outcome(rep, t->has_stats && t->stats.unmatched_corr <= v, 0,
+                "activity records without their API call <= %" PRIu64 ": %" PRIu64 " (STATS %s)", v,
+                t->has_stats ? t->stats.unmatched_corr : 0, t->has_stats ? "present" : "missing");
     } else if (!strcmp(key, "tags_min")) {
         outcome(rep, t->tags.n >= v, 0, "TAG records >= %" PRIu64 ": %zu", v, t->tags.n);
     } else if (!strcmp(key, "pid")) {

@@ -233,7 +233,7 @@ torch_sched)
     check "$W/trace.zst" --expect windows=1 --expect active_steps=3 --expect first_active_step=3 \
         --expect baseline_count_min=1 --expect baseline_bytes_min=1 --expect kernels_min=3 \
         --expect kernels_in_window=1 --expect step_source=nvtx --expect tags_min=3 \
-        --expect trailer=1 --expect dropped=0
+        --expect trailer=1 --expect dropped=0 --expect unmatched=0
     ;;
 torch_launch)
     # Launch mode against GPU mode on the same deterministic loop: the same
@@ -246,6 +246,8 @@ torch_launch)
     expect_rc 0; cp "$W/stdout" "$W/gpu.stdout"
     GMEMPROF_KERNELS=launch prof "$W/launch.zst" "wait=2,warmup=1,active=3" -- "$PY" "$TS" --steps 8
     expect_rc 0; expect_same_stdout "$W/gpu.stdout"
+    # GPU mode joins every kernel record with its driver launch callback
+    check "$W/gpu.zst" --expect kernels_min=3 --expect kernels_in_window=1 --expect dropped=0 --expect unmatched=0
     check "$W/launch.zst" --expect windows=1 --expect active_steps=3 --expect kernels_min=3 \
         --expect kernels_in_window=1 --expect trailer=1 --expect dropped=0
     for m in gpu launch; do

@@ -12,7 +12,7 @@ if [ "$defect" = good ]; then
     "$fake" "$trace" "$exp" || exit 1
     "$check" "$trace" --expect-json "$exp" --expect windows=1 --expect active_steps=2 \
         --expect first_active_step=2 --expect baseline_count_min=3 --expect kernels_in_window=1 \
-        --expect step_source=api --expect trailer=1 --expect dropped=0 --expect tag=after_alloc || exit 1
+        --expect step_source=api --expect trailer=1 --expect dropped=0 --expect unmatched=0 --expect tag=after_alloc || exit 1
     peak=$("$check" "$trace" --print-peak) || exit 1
     if [ "$peak" != 17825792 ]; then
         echo "peak $peak, expected 17825792 (17 MiB)"

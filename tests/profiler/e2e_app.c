@@ -142,14 +142,16 @@ static uint32_t cuda_free(uint64_t addr, uint64_t bytes)
     return c.rt;
 }
 
-/* cudaLaunchKernel -> cuLaunchKernel; the kernel record carries the runtime id. */
+/* cudaLaunchKernel -> cuLaunchKernel; the kernel record carries the nested
+ * driver call's id, as CUPTI's do on the H200 (profiler/collect.c,
+ * rt_cbid_wanted: the runtime launch callbacks are never enabled). */
 static uint32_t launch(const char *name)
 {
     call c = api_begin(RT(cudaLaunchKernel_v7000), DRV(cuLaunchKernel), NULL);
     uint64_t t = fake_cupti_now();
-    fake_cupti_emit_kernel(c.rt, 0, KSTREAM, name, t + 1000, t + 5000);
+    fake_cupti_emit_kernel(c.drv, 0, KSTREAM, name, t + 1000, t + 5000);
     api_end(c, NULL);
-    return c.rt;
+    return c.drv;
 }
 
 /* A direct driver launch (Triton does this): counts as a launch of its own. */
@@ -206,7 +208,7 @@ static uint32_t launch_full(const char *name, unsigned gx, unsigned bx, void *st
     fake_cupti_api_enter(DRD, DRV(cuLaunchKernel), drv, name, &dp);
     uint64_t t = fake_cupti_now();
     if (!ret)
-        fake_cupti_emit_kernel(rt, 0, KSTREAM, name, t + 1000, t + 5000);
+        fake_cupti_emit_kernel(drv, 0, KSTREAM, name, t + 1000, t + 5000);
     fake_cupti_api_exit(DRD, DRV(cuLaunchKernel), drv, name, &dp, ret);
     fake_cupti_api_exit(RTD, RT(cudaLaunchKernel_v7000), rt, name, &rp, ret);
     return rt;
@@ -668,7 +670,8 @@ static int sc_attrs(void)
     fact("memory2_on", (uint64_t)fake_cupti_activity_enabled(CUPTI_ACTIVITY_KIND_MEMORY2));
     fact("kernel_on", (uint64_t)fake_cupti_activity_enabled(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL));
     fact("malloc_cb", (uint64_t)fake_cupti_callback_enabled(RTD, RT(cudaMalloc_v3020)));
-    fact("launch_cb", (uint64_t)fake_cupti_callback_enabled(RTD, RT(cudaLaunchKernel_v7000)));
+    fact("launch_cb", (uint64_t)fake_cupti_callback_enabled(DRD, DRV(cuLaunchKernel)));
+    fact("rt_launch_cb", (uint64_t)fake_cupti_callback_enabled(RTD, RT(cudaLaunchKernel_v7000)));
     fact("memcpy_cb", (uint64_t)fake_cupti_callback_enabled(RTD, RT(cudaMemcpy_v3020)));
     fact("vmm_cb", (uint64_t)fake_cupti_callback_enabled(DRD, DRV(cuMemMap)));
     fact("ctx_cb", (uint64_t)fake_cupti_callback_enabled(CUPTI_CB_DOMAIN_RESOURCE,
@@ -782,9 +785,9 @@ static int sc_devices(void)
         snprintf(kn, sizeof kn, "k_dev%u", d);
         c = api_begin(RT(cudaLaunchKernel_v7000), DRV(cuLaunchKernel), NULL);
         uint64_t t = fake_cupti_now();
-        fake_cupti_emit_kernel(c.rt, d, KSTREAM, kn, t + 1000, t + 5000);
+        fake_cupti_emit_kernel(c.drv, d, KSTREAM, kn, t + 1000, t + 5000);
         api_end(c, NULL);
-        factf(c.rt, "k%u.corr", d);
+        factf(c.drv, "k%u.corr", d);
     }
     gmemprof_mark("end");
     return 0;

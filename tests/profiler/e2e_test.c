@@ -897,10 +897,10 @@ static void t_launch(void)
     const rec *fwd = range_by_name(&t, "fwd");
     uint64_t rid = fwd ? fwd->u.range.id : 0;
     CHECK(rid != 0);
-    /* Launch mode subscribes the driver's launch callbacks alone (the
-     * runtime's cost several times more on a GPU): a runtime launch is heard
-     * as its nested cuLaunchKernel and its KERNEL carries that call's id,
-     * which the fake allocates right after the runtime's (launch_full). */
+    /* Launches are heard from the driver's callbacks alone, in both modes
+     * (the runtime's cost several times more on a GPU): a runtime launch is
+     * heard as its nested cuLaunchKernel and its KERNEL carries that call's
+     * id, which the fake allocates right after the runtime's (launch_full). */
     CHECK_EQ_U64(F("rt_launch_cb"), 0);
     CHECK_EQ_U64(F("drv_launch_cb"), 1);
 #define DRV_ID(fact_name) (F(fact_name) + 1)
@@ -959,7 +959,8 @@ static void t_launch(void)
     CHECK(exited(&r, 0));
     t = load_trace_of(&r);
     CHECK_EQ_U64(F("kernels_on"), 1);
-    CHECK_EQ_U64(F("rt_launch_cb"), 1); /* the kernel record's id is the runtime's */
+    CHECK_EQ_U64(F("rt_launch_cb"), 0); /* the kernel record carries the driver call's id */
+    CHECK_EQ_U64(F("drv_launch_cb"), 1);
     CHECK_EQ_U64(count(&t, GMT_REC_KERNEL), 6); /* the fake emits activity for runtime launches only */
     for (size_t i = 0; i < t.n; i++)
         if (t.r[i].type == GMT_REC_KERNEL)
@@ -1451,6 +1452,7 @@ static void t_attrs(void)
     CHECK_EQ_U64(F("kernel_on"), 1);
     CHECK_EQ_U64(F("malloc_cb"), 1);
     CHECK_EQ_U64(F("launch_cb"), 1);
+    CHECK_EQ_U64(F("rt_launch_cb"), 0);
     CHECK_EQ_U64(F("memcpy_cb"), 1);
     CHECK_EQ_U64(F("vmm_cb"), 1);
     CHECK_EQ_U64(F("ctx_cb"), 1);
