@@ -9,8 +9,10 @@
 #   none                 unprofiled
 #   gmemprof-wait        gmemprof loaded, every step in its wait phase (no window)
 #   gmemprof-active      gmemprof with its window over exactly the timed steps
-#   gmemprof-launch      the same window with --kernels launch (kernels from
-#                        their launches, no CUPTI kernel activity)
+#                        (the default kernel mode, launch: kernels from their
+#                        launches, no CUPTI kernel activity)
+#   gmemprof-gpu         the same window with --kernels gpu (CUPTI kernel
+#                        activity: GPU times, registers, shared memory)
 #   torch-profiler-full  torch.profiler CPU+CUDA, profile_memory, record_shapes
 #   torch-profiler-cuda  torch.profiler CUDA only, profile_memory
 #   memory-history       torch.cuda.memory._record_memory_history()
@@ -39,7 +41,7 @@ BUDGET=470
 FAKE=0
 WARMUP=10
 STEPS=30
-CONFIGS=(none gmemprof-wait gmemprof-active gmemprof-launch torch-profiler-full torch-profiler-cuda memory-history)
+CONFIGS=(none gmemprof-wait gmemprof-active gmemprof-gpu torch-profiler-full torch-profiler-cuda memory-history)
 CMDLINE="bash bench/run_bench.sh $*"
 
 while [ $# -gt 0 ]; do
@@ -87,13 +89,13 @@ run_one() {
     local pre=()
     case $c in
     none) ;;
-    gmemprof-wait | gmemprof-active | gmemprof-launch)
+    gmemprof-wait | gmemprof-active | gmemprof-gpu)
         if [ "$FAKE" = 0 ]; then
             trace=$WORK/$c-$w-$r.zst
             local sched="wait=100000,warmup=1,active=1,repeat=1" # never leaves the wait phase
-            local kmode=gpu
+            local kmode=launch # the default
             [ "$c" != gmemprof-wait ] && sched="wait=$((WARMUP - 1)),warmup=1,active=$STEPS,repeat=1"
-            [ "$c" = gmemprof-launch ] && kmode=launch
+            [ "$c" = gmemprof-gpu ] && kmode=gpu
             pre=("$LAUNCH" -q -o "$trace" --schedule "$sched" --kernels "$kmode" --)
         fi
         ;;

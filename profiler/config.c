@@ -118,7 +118,10 @@ void gmp_config_defaults(gmp_config *cfg)
     cfg->host_buffer_mb = 64;
     cfg->cupti_buffer_kb = 1024;
     cfg->device_buffer_kb = 1024;
-    cfg->kernels = GMP_KERNELS_GPU;
+    /* launch: kernels from their launch calls, the same memory attribution
+     * as gpu mode at a fifth of its cost per launch (docs/benchmarks.md);
+     * GPU times are one setting away (GMEMPROF_KERNELS=gpu) */
+    cfg->kernels = GMP_KERNELS_LAUNCH;
     cfg->zstd_level = 3;
     cfg->log = GMP_LOG_INFO;
     cfg->summary_file[0] = '\0';

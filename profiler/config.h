@@ -46,7 +46,7 @@ typedef struct gmp_config {
     uint64_t host_buffer_mb;          /* GMEMPROF_HOST_BUFFER_MB: all host buffers together, default 64 */
     uint64_t cupti_buffer_kb;         /* GMEMPROF_CUPTI_BUFFER_KB: one activity buffer, default 1024 */
     uint64_t device_buffer_kb;        /* GMEMPROF_DEVICE_BUFFER_KB: CUPTI device buffer size, default 1024 */
-    int kernels;                      /* GMEMPROF_KERNELS: GMP_KERNELS_* (default GPU) */
+    int kernels;                      /* GMEMPROF_KERNELS: GMP_KERNELS_* (default LAUNCH) */
     int zstd_level;                   /* GMEMPROF_ZSTD_LEVEL, 1..19, default 3 */
     gmp_log_level log;                /* GMEMPROF_LOG=quiet|info|debug, default info */
     /* Added (additive): GMEMPROF_SUMMARY_FILE, set by the launcher; "" = none.

@@ -152,6 +152,10 @@ static void run_prog(const char *scenario, char *const *argv, const char *const 
         setenv("E2E_LIB", g_lib, 1);
         setenv("E2E_FACTS", factp, 1);
         setenv("GMEMPROF_OUTPUT", outpat, 1);
+        /* The scenarios replay CUPTI kernel activity, which GPU mode
+         * collects; a test of the default (launch) mode passes
+         * GMEMPROF_KERNELS= (empty: the default) or its own value. */
+        setenv("GMEMPROF_KERNELS", "gpu", 1);
         for (int i = 0; env && env[i]; i++)
             putenv((char *)env[i]);
         int o = open(outp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -965,6 +969,21 @@ static void t_launch(void)
     for (size_t i = 0; i < t.n; i++)
         if (t.r[i].type == GMT_REC_KERNEL)
             CHECK(t.r[i].u.kernel.flags == 0 && t.r[i].u.kernel.end > t.r[i].u.kernel.start);
+    trace_free(&t);
+
+    /* no setting (empty is unset): launch mode is the default */
+    const char *denv[] = {"GMEMPROF_KERNELS=", NULL};
+    run_app_in("launch-default", "launch", denv, &r);
+    CHECK(exited(&r, 0));
+    CHECK_EQ_U64(count_lines(r.err, "gmemprof: "), 1);
+    t = load_trace_of(&r);
+    CHECK_EQ_U64(F("kernels_on"), 0);
+    CHECK_EQ_U64(F("rt_launch_cb"), 0);
+    CHECK_EQ_U64(F("drv_launch_cb"), 1);
+    CHECK_EQ_U64(count(&t, GMT_REC_KERNEL), 7);
+    for (size_t i = 0; i < t.n; i++)
+        if (t.r[i].type == GMT_REC_KERNEL)
+            CHECK_EQ_U64(t.r[i].u.kernel.flags, GMT_KERNF_LAUNCH);
     trace_free(&t);
 }
 

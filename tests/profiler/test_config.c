@@ -78,7 +78,7 @@ static void test_defaults(void)
     CHECK_EQ_U64(c.host_buffer_mb, 64);
     CHECK_EQ_U64(c.cupti_buffer_kb, 1024);
     CHECK_EQ_U64(c.device_buffer_kb, 1024);
-    CHECK_EQ_U64(c.kernels, 1);
+    CHECK_EQ_U64(c.kernels, GMP_KERNELS_LAUNCH);
     CHECK_EQ_U64(c.zstd_level, 3);
     CHECK(c.log == GMP_LOG_INFO);
     CHECK_STR(c.summary_file, "");
@@ -201,8 +201,8 @@ static void test_bad_values(void)
     static const bad_case cases[] = {
         {"GMEMPROF_ENABLE", "maybe", {"GMEMPROF_ENABLE='maybe' is not a yes/no value", "true, false", "using the default 1"}},
         {"GMEMPROF_ENABLE", "2", {"GMEMPROF_ENABLE='2'", "accepted: 1, 0", "using the default 1"}},
-        {"GMEMPROF_KERNELS", "nope", {"GMEMPROF_KERNELS='nope' is not a kernel mode", "gpu, launch, none", "using the default gpu"}},
-        {"GMEMPROF_KERNELS", "launches", {"GMEMPROF_KERNELS='launches'", "1/yes = gpu, 0/no = none", "using the default gpu"}},
+        {"GMEMPROF_KERNELS", "nope", {"GMEMPROF_KERNELS='nope' is not a kernel mode", "gpu, launch, none", "using the default launch"}},
+        {"GMEMPROF_KERNELS", "launches", {"GMEMPROF_KERNELS='launches'", "1/yes = gpu, 0/no = none", "using the default launch"}},
         {"GMEMPROF_SAMPLE_MS", "abc", {"GMEMPROF_SAMPLE_MS='abc' is not a number of milliseconds (0..3600000", "0 turns sampling off", "; using the default 100"}},
         {"GMEMPROF_SAMPLE_MS", "-5", {"GMEMPROF_SAMPLE_MS='-5' is not a number", "0..3600000", "using the default 100"}},
         {"GMEMPROF_SAMPLE_MS", "+5", {"'+5' is not a number", "using the default 100", NULL}},
@@ -431,7 +431,7 @@ static void test_describe(void)
     const char *expect =
         "enabled=1;output=gmemprof-%h-%p.zst;schedule=whole;step_marker=step;tag_prefix=tag:;"
         "sample_ms=100;flush_ms=1000;host_buffer_mb=64;cupti_buffer_kb=1024;device_buffer_kb=1024;"
-        "kernels=1;zstd_level=3;log=info";
+        "kernels=launch;zstd_level=3;log=info";
     CHECK_EQ_U64(gmp_config_describe(&c, out, sizeof out), strlen(expect));
     CHECK_STR(out, expect);
 
@@ -444,10 +444,10 @@ static void test_describe(void)
     CHECK_HAS(out, ";schedule=skip_first=0,wait=1,warmup=0,active=2,repeat=1;");
     CHECK_HAS(out, ";kernels=0;");
     CHECK_HAS(out, ";log=debug");
-    fenv l = {{"GMEMPROF_KERNELS"}, {"launch"}, 1};
+    fenv l = {{"GMEMPROF_KERNELS"}, {"gpu"}, 1};
     CHECK_EQ_U64(gmp_config_load(&c, fenv_get, &l, NULL), 0);
     gmp_config_describe(&c, out, sizeof out);
-    CHECK_HAS(out, ";kernels=launch;");
+    CHECK_HAS(out, ";kernels=1;");
 
     char small[10];
     memset(small, 'Q', sizeof small);
