@@ -78,6 +78,7 @@ typedef struct gma_krow {  /* per kernel name; row 0 is "(unattributed)" */
     uint64_t peak;         /* device live bytes right after an attributed alloc, max */
     uint64_t regs, smem, local_mem; /* max over launches; smem = static + dynamic */
     uint64_t launch_calls; /* of calls, those known from their launch only (GMT_KERNF_LAUNCH): no GPU time */
+    uint64_t attr_calls;   /* of calls, those with registers/shared/local memory known (GPU or GMT_KERNF_ATTRS) */
 } gma_krow;
 
 typedef struct gma_rrow {  /* per NVTX range name; row 0 is "(unattributed)" */

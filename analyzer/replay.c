@@ -1283,8 +1283,11 @@ static void on_kernel(gma_replay *r, const gmt_kernel *k)
         kr->launch_calls++;
         r->launch_kernels++;
         dur = 0;
+        if (k->flags & GMT_KERNF_ATTRS)
+            kr->attr_calls++;
     } else {
         r->gpu_kernels++;
+        kr->attr_calls++;
     }
     if (!kr->calls || dur < kr->min_ns)
         kr->min_ns = dur;

@@ -385,11 +385,12 @@ static int build_kernels(const gma_replay *r, gma_table *t, uint64_t top)
         set_u(&c[13], k->smem);
         set_u(&c[14], k->local_mem);
         /* the unattributed row has no launches; a kernel known only from its
-         * launches (GMEMPROF_KERNELS=launch) has no GPU time, registers or
-         * shared memory: "-" (table), empty (csv), null (json), never 0 */
-        if (!k->calls || k->launch_calls == k->calls)
-            for (int x = 8; x <= 14; x++)
-                c[x].null = 1;
+         * launches (GMEMPROF_KERNELS=launch) has no GPU time, and no
+         * registers or shared memory unless the profiler could ask the
+         * driver (GMT_KERNF_ATTRS): "-" (table), empty (csv), null (json),
+         * never 0 */
+        for (int x = 8; x <= 14; x++)
+            c[x].null = !k->calls || (x <= 11 ? k->launch_calls == k->calls : !k->attr_calls);
         c[1].null = !k->calls && rows[j].idx == 0;
     }
     free(rows);

@@ -620,6 +620,7 @@ typedef struct gmp_cuLaunchKernel_params { /* also _ptsz, cuLaunchCooperativeKer
 } gmp_cuLaunchKernel_params;
 typedef struct gmp_cuLaunchKernelEx_params { /* also _ptsz */
     const CUlaunchConfig *config;
+    CUfunction f;
 } gmp_cuLaunchKernelEx_params;
 
 static const char graph_launch_name[] = "(graph launch)";
@@ -717,6 +718,41 @@ static void launch_name(gmp_tls *t, const char *sym)
     t->lname_slot = slot + 1;
 }
 
+/* What CUPTI's kernel record would say of the function's resources
+ * (registers per thread, static shared and local memory per thread), from
+ * cuFuncGetAttribute: three driver calls the first time this thread launches
+ * f in this module generation, a cache probe afterwards; and the launch's own
+ * dynamic shared memory. Nothing when the driver does not say. */
+static void launch_attrs(gmp_tls *t, CUfunction f, uint32_t dynamic_smem)
+{
+    if (!f || !gmp_g.api.FuncGetAttribute)
+        return;
+    uintptr_t v = (uintptr_t)f;
+    uint32_t slot = (uint32_t)((v >> 4) ^ (v >> 13)) & (GMP_LFUNCS - 1);
+    if (t->lfuncs[slot].f != f) {
+        int regs = 0, smem = 0, local = 0;
+        t->internal = 1; /* CUPTI may report these calls: not the program's */
+        int ok = gmp_g.api.FuncGetAttribute(&regs, CU_FUNC_ATTRIBUTE_NUM_REGS, f) == CUDA_SUCCESS &&
+                 gmp_g.api.FuncGetAttribute(&smem, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, f) == CUDA_SUCCESS &&
+                 gmp_g.api.FuncGetAttribute(&local, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, f) == CUDA_SUCCESS &&
+                 regs >= 0 && smem >= 0 && local >= 0;
+        t->internal = 0;
+        t->lfuncs[slot].f = f;
+        t->lfuncs[slot].ok = (uint32_t)ok;
+        t->lfuncs[slot].regs = ok ? (uint32_t)regs : 0;
+        t->lfuncs[slot].static_smem = ok ? (uint32_t)smem : 0;
+        t->lfuncs[slot].local_mem = ok ? (uint32_t)local : 0;
+    }
+    if (!t->lfuncs[slot].ok)
+        return;
+    gmp_ev_launch *l = &t->lev.launch;
+    l->regs = t->lfuncs[slot].regs;
+    l->static_smem = t->lfuncs[slot].static_smem;
+    l->local_mem = t->lfuncs[slot].local_mem;
+    l->dynamic_smem = dynamic_smem;
+    l->has_attrs = 1;
+}
+
 static void launch_params(gmp_tls *t, CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
 {
     gmp_ev_launch *l = &t->lev.launch;
@@ -730,13 +766,16 @@ static void launch_params(gmp_tls *t, CUpti_CallbackId cbid, const CUpti_Callbac
         memcpy(l->block, k->block, sizeof l->block);
         t->lev.c = launch_stream(t, cb->context, k->stream,
                                  cbid == DRV(cuLaunchKernel_ptsz) || cbid == DRV(cuLaunchCooperativeKernel_ptsz));
+        launch_attrs(t, k->f, k->shared_mem);
     } else if (cbid == DRV(cuLaunchKernelEx) || cbid == DRV(cuLaunchKernelEx_ptsz)) {
-        const CUlaunchConfig *c = ((const gmp_cuLaunchKernelEx_params *)p)->config;
+        const gmp_cuLaunchKernelEx_params *x = p;
+        const CUlaunchConfig *c = x->config;
         if (!c)
             return;
         l->grid[0] = c->gridDimX, l->grid[1] = c->gridDimY, l->grid[2] = c->gridDimZ;
         l->block[0] = c->blockDimX, l->block[1] = c->blockDimY, l->block[2] = c->blockDimZ;
         t->lev.c = launch_stream(t, cb->context, c->hStream, cbid == DRV(cuLaunchKernelEx_ptsz));
+        launch_attrs(t, x->f, c->sharedMemBytes);
     }
 }
 
@@ -747,6 +786,7 @@ static void launch_begin(gmp_tls *t, CUpti_CallbackId cbid, unsigned fam, const 
     uint32_t gen = atomic_load_explicit(&gmp_g.mod_gen, memory_order_acquire);
     if (t->lgen != gen) {
         memset(t->lnames, 0, sizeof t->lnames);
+        memset(t->lfuncs, 0, sizeof t->lfuncs);
         memset(t->lstream, 0, sizeof t->lstream);
         t->lctx_ok = 0;
         t->lgen = gen;
@@ -761,7 +801,7 @@ static void launch_begin(gmp_tls *t, CUpti_CallbackId cbid, unsigned fam, const 
     ev->b = t->cur_range;
     ev->c = 0;
     ev->d = launch_device(t, cb->context);
-    memset(ev->launch.grid, 0, sizeof ev->launch.grid + sizeof ev->launch.block);
+    memset(&ev->launch, 0, offsetof(gmp_ev_launch, gen)); /* grid, block, resources */
     ev->launch.gen = gen;
     /* a graph launch is one KERNEL too, so that attribution (the next
      * launch of the thread) finds it as in GPU mode, where its kernels

@@ -67,6 +67,7 @@ typedef struct gmp_cuapi {
     CUresult (*DeviceGetUuid)(CUuuid *, CUdevice);
     CUresult (*DeviceTotalMem)(size_t *, CUdevice);
     CUresult (*DeviceGetAttribute)(int *, CUdevice_attribute, CUdevice);
+    CUresult (*FuncGetAttribute)(int *, CUfunction_attribute, CUfunction); /* launch mode */
 } gmp_cuapi;
 
 /* Loads both libraries and resolves the functions. cupti_override is

@@ -39,9 +39,12 @@ typedef enum gmp_ev_type {
  * first launch copies it (inline when it fits, else in a malloc'd copy that
  * the writer frees); later ones carry only the pointer, as a key, which the
  * writer never dereferences (docs/profiler-internals.md, "launch mode"). */
-#define GMP_LAUNCH_NAME_MAX 136
+#define GMP_LAUNCH_NAME_MAX 120
 typedef struct gmp_ev_launch {
     uint32_t grid[3], block[3]; /* 0: the launch API does not say */
+    /* the function's resources (cuFuncGetAttribute, cached per thread) and
+     * the launch's dynamic shared memory; has_attrs 0: not known */
+    uint32_t regs, static_smem, dynamic_smem, local_mem, has_attrs;
     uint32_t gen;               /* module generation of the key */
     uint32_t nlen;              /* bytes in name (inline copy), 0 none */
     uint64_t key;               /* symbolName pointer value, 0: no name */

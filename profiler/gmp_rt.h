@@ -116,6 +116,7 @@ typedef struct gmp_snap {
 /* Per application thread. Only the owning thread touches it. */
 #define GMP_RANGE_STACK 64
 #define GMP_LNAMES 256 /* per-thread kernel-name cache (launch mode), a power of two */
+#define GMP_LFUNCS 128 /* per-thread function-resource cache (launch mode), a power of two */
 typedef struct gmp_tls {
     uint32_t tid;        /* cached Linux tid (0: not yet) */
     uint32_t rt_depth;   /* runtime API calls in progress on this thread */
@@ -147,6 +148,10 @@ typedef struct gmp_tls {
     } lstream[4];        /* CUstream -> CUPTI stream id, round robin */
     uint32_t lsnext;
     uint64_t lnames[GMP_LNAMES]; /* symbolName pointers whose name this thread has sent */
+    struct {
+        CUfunction f;    /* NULL: empty */
+        uint32_t regs, static_smem, local_mem, ok; /* ok 0: the driver would not say */
+    } lfuncs[GMP_LFUNCS]; /* cuFuncGetAttribute results, direct-mapped by CUfunction */
     gmp_ev lev;
 } gmp_tls;
 

@@ -885,6 +885,13 @@ static void emit_launch(gmp_ev *ev, const gmp_epoch_info *ep)
     k->range = ev->b;
     k->step = ep->step;
     k->flags = GMT_KERNF_LAUNCH;
+    if (ev->launch.has_attrs) {
+        k->registers = ev->launch.regs;
+        k->static_smem = ev->launch.static_smem;
+        k->dynamic_smem = ev->launch.dynamic_smem;
+        k->local_mem = ev->launch.local_mem;
+        k->flags |= GMT_KERNF_ATTRS;
+    }
     put(&r);
 }
 

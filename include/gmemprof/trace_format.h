@@ -241,7 +241,10 @@ typedef struct gmt_kernel {
 #define GMT_KERNF_LAUNCH 0x1u /* from the launch callback (GMEMPROF_KERNELS=launch):
                                * start = end = the host time of the launch call,
                                * not a GPU execution; registers, shared and local
-                               * memory are 0 (unknown) */
+                               * memory are 0 (unknown) unless GMT_KERNF_ATTRS */
+#define GMT_KERNF_ATTRS 0x2u  /* with LAUNCH: registers, static/dynamic shared and
+                               * local memory are known (the driver's function
+                               * attributes and the launch's dynamic shared memory) */
 
 /* MEMCPY and MEMSET share one body. */
 typedef struct gmt_copy {

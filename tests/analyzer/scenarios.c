@@ -49,8 +49,9 @@ static int tb_close(tb *b, const char *path)
 }
 
 /* 1 while writing a GMEMPROF_KERNELS=launch trace: kernels carry their
- * launch time only (start = end), flagged, with no registers or shared
- * memory, as the profiler writes them in that mode. */
+ * launch time only (start = end), flagged, with registers and shared memory
+ * where the driver told the profiler (GMT_KERNF_ATTRS), as the profiler
+ * writes them in that mode. */
 static int g_launch_mode;
 
 static void header_ranked(tb *b, uint64_t pid, int64_t rank, int64_t world, const char *host);
@@ -152,8 +153,13 @@ static void kernel(tb *b, uint64_t ts, uint64_t dur, uint64_t dev, uint64_t stre
     r.u.kernel.step = step;
     if (g_launch_mode) {
         r.u.kernel.end = ts;
-        r.u.kernel.registers = r.u.kernel.static_smem = r.u.kernel.dynamic_smem = 0;
         r.u.kernel.flags = GMT_KERNF_LAUNCH;
+        /* even names: the profiler got the function's resources from the
+         * driver (GMT_KERNF_ATTRS); odd ones: unknown, all 0 */
+        if (name % 2 == 0)
+            r.u.kernel.flags |= GMT_KERNF_ATTRS;
+        else
+            r.u.kernel.registers = r.u.kernel.static_smem = r.u.kernel.dynamic_smem = 0;
     }
     put(b, &r);
 }

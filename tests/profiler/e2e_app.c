@@ -200,8 +200,10 @@ typedef struct { void *f; unsigned grid[3], block[3], smem; void *stream; void *
  * still offered. */
 static uint32_t launch_full(const char *name, unsigned gx, unsigned bx, void *stream, int ret)
 {
-    rt_launch_params rp = {NULL, {gx, 2, 1}, {bx, 1, 1}, NULL, 0, stream};
-    drv_launch_params dp = {NULL, {gx, 2, 1}, {bx, 1, 1}, 0, stream, NULL, NULL};
+    /* the name's address stands for the CUfunction (fake_cuda_set_func);
+     * dynamic shared memory gx * 16 bytes */
+    rt_launch_params rp = {NULL, {gx, 2, 1}, {bx, 1, 1}, NULL, gx * 16, stream};
+    drv_launch_params dp = {(void *)name, {gx, 2, 1}, {bx, 1, 1}, gx * 16, stream, NULL, NULL};
     uint32_t rt = fake_cupti_corr();
     fake_cupti_api_enter(RTD, RT(cudaLaunchKernel_v7000), rt, name, &rp);
     uint32_t drv = fake_cupti_corr();
@@ -226,13 +228,15 @@ static uint32_t launch_drv_full(const char *name, unsigned gx, unsigned gy, unsi
 
 /* A name longer than a ring cell holds (it travels in a heap copy). */
 static char g_long_name[400];
+/* One kernel launched from two threads: one symbol (and function) pointer. */
+static const char k_shared[] = "k_shared";
 
 static void *launch_thread(void *p)
 {
     (void)p;
     fact("T.tid", gettid_());
     fact("T.alloc", cuda_malloc(0x7000000, 5 * MIB));
-    fact("T.k1", launch_full("k_shared", 10, 64, NULL, 0)); /* same pointer as the main thread's */
+    fact("T.k1", launch_full(k_shared, 10, 64, NULL, 0)); /* same pointer as the main thread's */
     fact("T.k2", launch_full(g_long_name, 11, 64, NULL, 0));
     return NULL;
 }
@@ -246,14 +250,15 @@ static int sc_launch(void)
     fact("drv_launch_cb", (uint64_t)fake_cupti_callback_enabled(DRD, DRV(cuLaunchKernel)));
     memset(g_long_name, 'L', sizeof g_long_name - 1);
     memcpy(g_long_name, "_Z9long_name", 12);
+    fake_cuda_set_func(k_shared, 40, 2048, 64); /* the others: the driver will not say */
     nvtxRangePushA("fwd");
     fact("A.corr", cuda_malloc(0x10000, 1 * MIB));
-    fact("k1.corr", launch_full("k_shared", 4, 128, (void *)0x55, 0));
+    fact("k1.corr", launch_full(k_shared, 4, 128, (void *)0x55, 0));
     fact("B.corr", cuda_malloc(0x20000, 2 * MIB));
     fact("kd.corr", launch_drv_full("k_triton", 7, 8, 9, NULL));
     fact("kf.corr", launch_full("k_fails", 1, 1, NULL, 1)); /* fails: no kernel, but a launch */
     fact("C.corr", cuda_malloc(0x30000, 3 * MIB));
-    fact("k2.corr", launch_full("k_shared", 5, 128, (void *)0x55, 0)); /* cached name */
+    fact("k2.corr", launch_full(k_shared, 5, 128, (void *)0x55, 0)); /* cached name */
     nvtxRangePop();
     fact("kl.corr", launch_full(g_long_name, 6, 32, NULL, 0));
     fact("kl2.corr", launch_full(g_long_name, 6, 32, NULL, 0)); /* cached long name */
@@ -262,6 +267,7 @@ static int sc_launch(void)
     pthread_t th;
     pthread_create(&th, NULL, launch_thread, NULL);
     pthread_join(th, NULL);
+    fact("attr_calls", fake_cuda_func_attr_calls());
     return 0;
 }
 

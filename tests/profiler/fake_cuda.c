@@ -34,6 +34,42 @@ static int dev_of(CUcontext c)
     return v >= 0x1000 && v < 0x1000 + NDEV ? (int)(v - 0x1000) : -1;
 }
 
+static struct {
+    const void *f;
+    int regs, smem, local;
+} funcs[8];
+static unsigned nfuncs;
+static uint64_t func_calls;
+
+EXPORT void fake_cuda_set_func(const void *f, int regs, int static_smem, int local_mem)
+{
+    if (nfuncs < 8) {
+        funcs[nfuncs].f = f;
+        funcs[nfuncs].regs = regs;
+        funcs[nfuncs].smem = static_smem;
+        funcs[nfuncs].local = local_mem;
+        nfuncs++;
+    }
+}
+
+EXPORT uint64_t fake_cuda_func_attr_calls(void) { return __atomic_load_n(&func_calls, __ATOMIC_RELAXED); }
+
+EXPORT CUresult cuFuncGetAttribute(int *v, CUfunction_attribute a, CUfunction f)
+{
+    __atomic_fetch_add(&func_calls, 1, __ATOMIC_RELAXED);
+    for (unsigned i = 0; v && i < nfuncs; i++) {
+        if (funcs[i].f != (const void *)f)
+            continue;
+        switch (a) {
+        case CU_FUNC_ATTRIBUTE_NUM_REGS: *v = funcs[i].regs; return CUDA_SUCCESS;
+        case CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES: *v = funcs[i].smem; return CUDA_SUCCESS;
+        case CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES: *v = funcs[i].local; return CUDA_SUCCESS;
+        default: return CUDA_ERROR_INVALID_VALUE;
+        }
+    }
+    return CUDA_ERROR_INVALID_HANDLE;
+}
+
 EXPORT CUresult cuDriverGetVersion(int *v)
 {
     if (!v)

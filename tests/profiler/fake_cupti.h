@@ -70,6 +70,10 @@ uint64_t fake_cupti_buffers_completed(void);
 
 /* ---- libcuda.so.1 ---- */
 void fake_cuda_set_meminfo(int device, uint64_t free_bytes, uint64_t total_bytes);
+/* cuFuncGetAttribute: f's registers, static shared and local memory (up to 8
+ * functions; any other f: CUDA_ERROR_INVALID_HANDLE), and the calls made. */
+void fake_cuda_set_func(const void *f, int regs, int static_smem, int local_mem);
+uint64_t fake_cuda_func_attr_calls(void);
 
 #ifdef __cplusplus
 }
