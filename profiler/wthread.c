@@ -106,6 +106,7 @@ static struct {
     gmp_epoch_info hist[GMP_EPOCH_HIST];
     uint32_t next_epoch; /* next transition to apply */
     uint32_t known;      /* newest epoch copied into hist */
+    uint32_t safe;       /* newest epoch whose earlier events have all been popped (round_once) */
     int have_epochs;
 
     int win_open;
@@ -1152,6 +1153,9 @@ static void drain(int force)
         qsort(W.st, W.nst, sizeof *W.st, cmp_staged);
     for (;;) {
         int has_tr = W.have_epochs && (int32_t)(W.known - W.next_epoch) >= 0;
+        /* a known transition holds back what comes after it even while it
+         * waits for the ring (round_once: W.safe) */
+        int may_apply = has_tr && (force || (int32_t)(W.safe - W.next_epoch) >= 0);
         uint32_t lim = W.next_epoch;
         int s_ok = si < W.nst && (!has_tr || (int32_t)(W.st[si].epoch - lim) < 0) &&
                    (force || (int32_t)(W.st[si].epoch - W.known) <= 0);
@@ -1172,7 +1176,7 @@ static void drain(int force)
             emit_staged(&W.st[si++]);
         } else if (e_ok) {
             emit_event(&W.evs[ei++]);
-        } else if (has_tr && !(si < W.nst && (int32_t)(W.st[si].epoch - lim) < 0)) {
+        } else if (may_apply && !(si < W.nst && (int32_t)(W.st[si].epoch - lim) < 0)) {
             const gmp_epoch_info *e = &W.hist[W.next_epoch % GMP_EPOCH_HIST];
             if (e->epoch == W.next_epoch)
                 apply_epoch(e);
@@ -1226,8 +1230,23 @@ static void round_once(int force)
 {
     size_t first = W.nev; /* events kept from the last round come first */
     W.horizon = gmp_now();
-    while (W.nev < EV_BATCH && gmp_ring_pop(&gmp_g.ring, &W.evs[W.nev]))
-        W.nev++;
+    /* A transition may be applied only when every event made before it has
+     * been popped: an event left in the ring would reach a window already
+     * closed. The ring is FIFO and an event's epoch is read before its push,
+     * so once an event of epoch X is popped, so is every event of an earlier
+     * epoch pushed before it; and when a pop empties the ring, every event
+     * made before the epoch published ahead of the pop is out. W.safe is the
+     * newest epoch known that way. A pop that stops at the batch limit (a
+     * burst: a launch-mode step, emit_nvtx ranges) leaves it where the
+     * events say, and a later transition waits for the rounds that empty
+     * the ring. (A thread that read the old epoch and is preempted before
+     * its push can still come late: that race is as old as the epochs.) */
+    uint32_t pub = atomic_load_explicit(&gmp_g.epoch, memory_order_acquire);
+    for (; W.nev < EV_BATCH && gmp_ring_pop(&gmp_g.ring, &W.evs[W.nev]); W.nev++)
+        if ((int32_t)(W.evs[W.nev].epoch - W.safe) > 0)
+            W.safe = W.evs[W.nev].epoch;
+    if (W.nev < EV_BATCH && (int32_t)(pub - W.safe) > 0)
+        W.safe = pub;
     gmp_post_rearm();
     pull_epochs();
     /* VMM reservations and mappings are metadata: apply them before any

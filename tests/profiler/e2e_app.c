@@ -273,6 +273,24 @@ static int sc_launch(void)
 
 /* ---- scenarios --------------------------------------------------------------- */
 
+/* wait=1, active=1: step 1 makes E2E_BURST NVTX ranges (two ring events
+ * each) faster than the writer takes them, then ends the window at once: a
+ * transition must wait for the events made before it (the writer takes the
+ * ring in batches of 4096). */
+static int sc_burst(void)
+{
+    const char *ns = getenv("E2E_BURST");
+    int n = ns ? atoi(ns) : 6000;
+    gmemprof_step(); /* step 1: active */
+    for (int i = 0; i < n; i++) {
+        nvtxRangePushA("burst");
+        nvtxRangePop();
+    }
+    gmemprof_step(); /* step 2: the window is over */
+    fact("n", (uint64_t)n);
+    return 0;
+}
+
 static int sc_whole(void)
 {
     fact("tid", gettid_());
@@ -856,6 +874,8 @@ int main(int argc, char **argv)
         rc = sc_tags();
     else if (strcmp(sc, "threads") == 0)
         rc = sc_threads();
+    else if (strcmp(sc, "burst") == 0)
+        rc = sc_burst();
     else if (strcmp(sc, "launch") == 0)
         rc = sc_launch();
     else if (strcmp(sc, "overflow") == 0)

@@ -872,6 +872,30 @@ static const rec *kernel_by_corr(const trace *t, uint64_t corr)
     return NULL;
 }
 
+/* A window's last step makes far more ring events than one writer batch:
+ * every one made before the window ended is in it (none dropped: the ring
+ * holds 16384 cells). */
+static void t_burst(void)
+{
+    const char *env[] = {"GMEMPROF_SCHEDULE=wait=1,active=1", "E2E_BURST=7000", NULL};
+    run r;
+    run_app("burst", env, &r);
+    CHECK(exited(&r, 0));
+    trace t = load_trace_of(&r);
+    check_complete(&t);
+    uint64_t begins = 0, ends = 0;
+    for (size_t i = 0; i < t.n; i++) {
+        if (t.r[i].type == GMT_REC_RANGE_BEGIN && !strcmp(S(&t, t.r[i].u.range.name), "burst"))
+            begins++;
+        ends += t.r[i].type == GMT_REC_RANGE_END;
+    }
+    const rec *st = last(&t, GMT_REC_STATS);
+    CHECK(st && st->u.stats.dropped_cupti + st->u.stats.dropped_writer == 0);
+    CHECK_EQ_U64(begins, F("n"));
+    CHECK_EQ_U64(ends, F("n"));
+    trace_free(&t);
+}
+
 static void t_launch(void)
 {
     const char *env[] = {"GMEMPROF_KERNELS=launch", NULL};
@@ -1838,7 +1862,7 @@ int main(int argc, char **argv)
         {"search", t_search},     {"nocupti", t_nocupti},     {"launcher", t_launcher},
         {"exit", t_exit},         {"abort", t_abort},         {"forkexec", t_forkexec},
         {"devices", t_devices},   {"long", t_long},           {"agent", t_agent},
-        {"noperm", t_noperm},     {"launch", t_launch},
+        {"noperm", t_noperm},     {"launch", t_launch},     {"burst", t_burst},
     };
     if (strcmp(sc, "sigterm") == 0)
         t_signal("sigterm", SIGTERM);
