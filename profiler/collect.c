@@ -718,25 +718,42 @@ static void launch_name(gmp_tls *t, const char *sym)
     t->lname_slot = slot + 1;
 }
 
+/* One attribute of the launched function. The runtime (CUDA 12 and later)
+ * loads its kernels as library kernels and hands the driver a CUkernel in
+ * the CUfunction slot of cuLaunchKernel*, which cuFuncGetAttribute may
+ * refuse; cuKernelGetAttribute answers for it on the launch's device. */
+static int func_attr(gmp_tls *t, CUfunction f, CUfunction_attribute a, int *v)
+{
+    CUresult r = gmp_g.api.FuncGetAttribute ? gmp_g.api.FuncGetAttribute(v, a, f) : CUDA_ERROR_NOT_FOUND;
+    if (r != CUDA_SUCCESS && gmp_g.api.KernelGetAttribute) {
+        CUdevice dev = (CUdevice)t->ldev;
+        if (!gmp_g.api.DeviceGet || gmp_g.api.DeviceGet(&dev, (int)t->ldev) == CUDA_SUCCESS)
+            r = gmp_g.api.KernelGetAttribute(v, a, (CUkernel)(void *)f, dev);
+    }
+    return r == CUDA_SUCCESS && *v >= 0;
+}
+
 /* What CUPTI's kernel record would say of the function's resources
- * (registers per thread, static shared and local memory per thread), from
- * cuFuncGetAttribute: three driver calls the first time this thread launches
- * f in this module generation, a cache probe afterwards; and the launch's own
- * dynamic shared memory. Nothing when the driver does not say. */
+ * (registers per thread, static shared and local memory per thread): three
+ * attribute queries the first time this thread launches f in this module
+ * generation, a cache probe afterwards; and the launch's own dynamic shared
+ * memory. Nothing when the driver does not say. */
 static void launch_attrs(gmp_tls *t, CUfunction f, uint32_t dynamic_smem)
 {
-    if (!f || !gmp_g.api.FuncGetAttribute)
+    if (!f || (!gmp_g.api.FuncGetAttribute && !gmp_g.api.KernelGetAttribute))
         return;
     uintptr_t v = (uintptr_t)f;
     uint32_t slot = (uint32_t)((v >> 4) ^ (v >> 13)) & (GMP_LFUNCS - 1);
     if (t->lfuncs[slot].f != f) {
         int regs = 0, smem = 0, local = 0;
         t->internal = 1; /* CUPTI may report these calls: not the program's */
-        int ok = gmp_g.api.FuncGetAttribute(&regs, CU_FUNC_ATTRIBUTE_NUM_REGS, f) == CUDA_SUCCESS &&
-                 gmp_g.api.FuncGetAttribute(&smem, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, f) == CUDA_SUCCESS &&
-                 gmp_g.api.FuncGetAttribute(&local, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, f) == CUDA_SUCCESS &&
-                 regs >= 0 && smem >= 0 && local >= 0;
+        int ok = func_attr(t, f, CU_FUNC_ATTRIBUTE_NUM_REGS, &regs) &&
+                 func_attr(t, f, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, &smem) &&
+                 func_attr(t, f, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, &local);
         t->internal = 0;
+        if (!ok)
+            gmp_log_debug("launch mode: no resources of function %p from the driver (registers etc. unknown)",
+                          (void *)f);
         t->lfuncs[slot].f = f;
         t->lfuncs[slot].ok = (uint32_t)ok;
         t->lfuncs[slot].regs = ok ? (uint32_t)regs : 0;

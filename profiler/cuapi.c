@@ -128,6 +128,7 @@ int gmp_cuapi_load(gmp_cuapi *api, const char *cupti_override, char *err, size_t
     GMP_SYM(d, api->DeviceTotalMem, "cuDeviceTotalMem_v2");
     GMP_SYM(d, api->DeviceGetAttribute, "cuDeviceGetAttribute");
     GMP_SYM(d, api->FuncGetAttribute, "cuFuncGetAttribute");
+    GMP_SYM(d, api->KernelGetAttribute, "cuKernelGetAttribute");
     missing = !api->MemGetInfo       ? "cuMemGetInfo_v2"
               : !api->CtxPushCurrent ? "cuCtxPushCurrent_v2"
               : !api->CtxPopCurrent  ? "cuCtxPopCurrent_v2"

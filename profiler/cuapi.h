@@ -68,6 +68,7 @@ typedef struct gmp_cuapi {
     CUresult (*DeviceTotalMem)(size_t *, CUdevice);
     CUresult (*DeviceGetAttribute)(int *, CUdevice_attribute, CUdevice);
     CUresult (*FuncGetAttribute)(int *, CUfunction_attribute, CUfunction); /* launch mode */
+    CUresult (*KernelGetAttribute)(int *, CUfunction_attribute, CUkernel, CUdevice); /* launch mode */
 } gmp_cuapi;
 
 /* Loads both libraries and resolves the functions. cupti_override is
