@@ -466,7 +466,9 @@ static inline uint32_t slot_find(const gma_replay *r, const gma_thread *th, uint
     return UINT32_MAX;
 }
 
-static uint32_t slot_get(gma_replay *r, uint32_t t, uint64_t key)
+/* The slot for `key` when it is not the thread's newest wait: one in the
+ * map, or a new one. Out of line: attribute() keeps the common case short. */
+static __attribute__((noinline)) uint32_t slot_get(gma_replay *r, uint32_t t, uint64_t key)
 {
     uint32_t si = slot_find(r, THR(r, t), key);
     if (si != UINT32_MAX)
@@ -510,7 +512,10 @@ typedef struct attr {
     uint64_t key;
 } attr;
 
-static attr attribute(gma_replay *r, const gmt_mem *m)
+/* Inline in on_alloc and on_free, which both run it per event: out of line,
+ * its call and the attr returned through registers and back cost a fifth of
+ * it. The ring hit and the thread's newest wait are the common cases. */
+static inline __attribute__((always_inline)) attr attribute(gma_replay *r, const gmt_mem *m)
 {
     attr a = { GMA_NAME_UNATTR, 0, 0 };
     if (m->tid == 0 || (m->flags & GMT_MEMF_NO_THREAD))
@@ -526,6 +531,10 @@ static attr attribute(gma_replay *r, const gmt_mem *m)
         return a;
     }
     a.key = ((uint64_t)t << 40) | (target & KEY40);
+    if (th->cslot && th->ckey == a.key) {
+        a.slot = th->cslot;
+        return a;
+    }
     uint32_t si = slot_get(r, t, a.key);
     if (si != UINT32_MAX)
         a.slot = si + 1;
@@ -685,6 +694,17 @@ static uint32_t range_account(gma_replay *r, uint64_t range, uint64_t bytes, int
         }
     }
     return name;
+}
+
+/* range_account's common case inline: no range rows to add to (the default
+ * tables) and the same range instance as the previous event. */
+static inline uint32_t range_of_event(gma_replay *r, uint64_t range, uint64_t bytes, int is_alloc, uint64_t live_after,
+                                      int acc)
+{
+    if (range && r->chain_valid && r->chain_id == range && r->chain_name != GMA_NAME_UNATTR &&
+        !(acc && r->opt.by == GMA_BY_RANGE))
+        return r->chain_name;
+    return range_account(r, range, bytes, is_alloc, live_after, acc);
 }
 
 /* ---- steps and streams ------------------------------------------------------------ */
@@ -1066,7 +1086,7 @@ static void on_alloc(gma_replay *r, const gmt_mem *m)
     if (!baseline)
         a = attribute(r, m);
     uint64_t live_after = host ? D->live_host : D->live;
-    uint32_t rname = baseline ? GMA_NAME_BASELINE : range_account(r, m->range, m->bytes, 1, live_after, acc);
+    uint32_t rname = baseline ? GMA_NAME_BASELINE : range_of_event(r, m->range, m->bytes, 1, live_after, acc);
 
     gma_entry *e = ENT(r, ei);
     e->addr = m->address;
@@ -1575,7 +1595,10 @@ static void on_device(gma_replay *r, const gmt_device *d)
         gma_chrome_device(r, d->device);
 }
 
-int gma_replay_record(gma_replay *r, const gmt_record *rec)
+/* One record. Inline in both callers: the read loop, which runs it once per
+ * event and so saves a call and its register spills per record, and
+ * gma_replay_record (the fuzzer and tests feed records one by one). */
+static inline __attribute__((always_inline)) int replay_record(gma_replay *r, const gmt_record *rec)
 {
     r->records++;
     if ((unsigned)rec->type < GMT_REC_TYPE_MAX_)
@@ -1614,6 +1637,8 @@ int gma_replay_record(gma_replay *r, const gmt_record *rec)
     }
     return r->err ? -1 : 0;
 }
+
+int gma_replay_record(gma_replay *r, const gmt_record *rec) { return replay_record(r, rec); }
 
 /* ---- life cycle ---------------------------------------------------------------------- */
 
@@ -1736,7 +1761,7 @@ int gma_replay_read(gma_replay *r, char *msg, size_t msgcap)
     gmt_record rec;
     int rc;
     while ((rc = gmt_reader_next(rd, &rec)) > 0) {
-        if (gma_replay_record(r, &rec) != 0) {
+        if (replay_record(r, &rec) != 0) {
             gmt_reader_close(rd);
             snprintf(msg, msgcap, "%s: out of memory after %llu records", path, (unsigned long long)r->records);
             return 1;
