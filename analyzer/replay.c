@@ -1014,12 +1014,15 @@ static void entry_dead(gma_replay *r, uint32_t ei, uint64_t ts, int dropped)
     entry_maybe_release(r, ei);
 }
 
-static void on_alloc(gma_replay *r, const gmt_mem *m)
+/* An alloc; baseline is (m->flags & GMT_MEMF_BASELINE) != 0, a constant in
+ * each of the two copies below, so that neither tests it again and again:
+ * a window begin repeats hundreds of live allocations as baseline records,
+ * and the events in between are never baseline. */
+static inline __attribute__((always_inline)) void alloc_record(gma_replay *r, const gmt_mem *m, const int baseline)
 {
     gma_dev *D = dev_get(r, m->device);
     if (!D)
         return;
-    int baseline = (m->flags & GMT_MEMF_BASELINE) != 0;
     int host = is_host_mem(m->kind, m->source);
     uint64_t ord = ++r->mem_ord;
     int64_t w;
@@ -1178,6 +1181,9 @@ static void on_alloc(gma_replay *r, const gmt_mem *m)
     if (r->opt.by == GMA_BY_ALLOC && acc && !r->arow_time_key)
         arow_offer(r, ei);
 }
+
+static void on_alloc(gma_replay *r, const gmt_mem *m) { alloc_record(r, m, 0); }
+static void on_baseline(gma_replay *r, const gmt_mem *m) { alloc_record(r, m, 1); }
 
 static void on_free(gma_replay *r, const gmt_mem *m)
 {
@@ -1531,11 +1537,17 @@ static void on_window_begin(gma_replay *r, const gmt_window_begin *b)
     r->window_records = 1;
     if (r->cur_win >= 0)
         window_close(r, b->ts, WIN(r, r->cur_win)->last_step, GMT_WEND_SCHEDULE, 0);
-    /* The baseline that follows is the live set: drop what we had. */
-    for (size_t k = 0; k < r->live.cap; k++)
-        if (r->live.b[k].val)
+    /* The baseline that follows is the live set: drop what we had. The walk
+     * empties the buckets it visits (val 0 marks an empty one), which
+     * spares a memset of the whole map: it keeps the size of the largest
+     * live set (a MiB), while a window holds a few hundred entries. */
+    for (size_t k = 0; k < r->live.cap; k++) {
+        if (r->live.b[k].val) {
             entry_dead(r, (uint32_t)(r->live.b[k].val - 1), b->ts, 1);
-    gma_map_clear(&r->live);
+            r->live.b[k].val = 0;
+        }
+    }
+    r->live.count = 0;
     for (unsigned d = 0; d < GMA_MAX_DEVICES; d++) {
         r->dev[d].live = 0;
         r->dev[d].live_host = 0;
@@ -1604,7 +1616,12 @@ static inline __attribute__((always_inline)) int replay_record(gma_replay *r, co
     if ((unsigned)rec->type < GMT_REC_TYPE_MAX_)
         r->by_type[rec->type]++;
     switch (rec->type) {
-    case GMT_REC_ALLOC: on_alloc(r, &rec->u.mem); break;
+    case GMT_REC_ALLOC:
+        if (rec->u.mem.flags & GMT_MEMF_BASELINE)
+            on_baseline(r, &rec->u.mem);
+        else
+            on_alloc(r, &rec->u.mem);
+        break;
     case GMT_REC_FREE: on_free(r, &rec->u.mem); break;
     case GMT_REC_KERNEL: on_kernel(r, &rec->u.kernel); break;
     case GMT_REC_RANGE_BEGIN: on_range_begin(r, &rec->u.range); break;
