@@ -375,8 +375,9 @@ static void peaks_settle(gma_replay *r, uint64_t key, uint32_t name)
     }
 }
 
-/* A slot learns its kernel (or that it never comes: name 0). */
-static void slot_settle(gma_replay *r, uint32_t si, uint32_t name)
+/* A slot learns its kernel (or that it never comes: name 0). Inline: on_kernel
+ * settles one slot per kernel that allocations waited for. */
+static inline __attribute__((always_inline)) void slot_settle(gma_replay *r, uint32_t si, uint32_t name)
 {
     gma_slot *s = SLOT(r, si);
     uint32_t kr = krow_for(r, name);
@@ -996,7 +997,9 @@ static void peak_set(gma_replay *r, gma_dev *D, uint64_t value, uint64_t ts, uin
 
 /* ---- memory records ---------------------------------------------------------------- */
 
-static void entry_dead(gma_replay *r, uint32_t ei, uint64_t ts, int dropped)
+/* An entry stops being live (freed, replaced, or dropped by a window begin).
+ * Inline: on_free runs it once per free. */
+static inline __attribute__((always_inline)) void entry_dead(gma_replay *r, uint32_t ei, uint64_t ts, int dropped)
 {
     gma_entry *e = ENT(r, ei);
     gma_dev *D = &r->dev[e->device];
