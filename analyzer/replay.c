@@ -995,11 +995,36 @@ static void peak_set(gma_replay *r, gma_dev *D, uint64_t value, uint64_t ts, uin
     D->best_used = D->sample_used;
 }
 
+/* ---- the plain run ------------------------------------------------------------------ */
+
+/* A run is plain when nothing is selected (--window, --step, --device), no
+ * export is written and no per-stream, per-range or per-allocation rows are
+ * kept: the default run. The read loop then replays with the handlers'
+ * `plain` argument a constant 1, so that the tests below fold away instead
+ * of running per event (a dozen per alloc); with plain 0 they are the
+ * general tests. gma_replay_record always takes the general path. */
+static int replay_plain(const gma_replay *r)
+{
+    return r->opt.window < 0 && r->opt.step < 0 && r->opt.device < 0 && r->opt.by != GMA_BY_STREAM &&
+           r->opt.by != GMA_BY_RANGE && r->opt.by != GMA_BY_ALLOC && !r->chrome && !r->timeline;
+}
+
+static inline int p_dev(const gma_replay *r, int plain, uint64_t d) { return plain || gma_dev_selected(r, d); }
+static inline int p_win(const gma_replay *r, int plain, int64_t w) { return plain ? w >= 0 : win_selected(r, w); }
+static inline int p_step(const gma_replay *r, int plain, uint64_t step)
+{
+    return plain || r->opt.step < 0 || step == (uint64_t)r->opt.step;
+}
+/* only for the tables replay_plain excludes */
+static inline int p_by(const gma_replay *r, int plain, gma_by by) { return !plain && r->opt.by == by; }
+static inline int p_chrome(const gma_replay *r, int plain) { return !plain && r->chrome; }
+static inline int p_timeline(const gma_replay *r, int plain) { return !plain && r->timeline; }
+
 /* ---- memory records ---------------------------------------------------------------- */
 
 /* An entry stops being live (freed, replaced, or dropped by a window begin).
  * Inline: on_free runs it once per free. */
-static inline __attribute__((always_inline)) void entry_dead(gma_replay *r, uint32_t ei, uint64_t ts, int dropped)
+static inline __attribute__((always_inline)) void entry_dead(gma_replay *r, uint32_t ei, uint64_t ts, int dropped, const int plain)
 {
     gma_entry *e = ENT(r, ei);
     gma_dev *D = &r->dev[e->device];
@@ -1012,7 +1037,7 @@ static inline __attribute__((always_inline)) void entry_dead(gma_replay *r, uint
         e->keep_next = D->keep_head;
         D->keep_head = ei + 1;
     }
-    if (r->arow_time_key && (e->flags & GMA_E_ACCOUNTED))
+    if (!plain && r->arow_time_key && (e->flags & GMA_E_ACCOUNTED)) /* plain: no --by alloc */
         arow_offer(r, ei);
     entry_maybe_release(r, ei);
 }
@@ -1021,7 +1046,8 @@ static inline __attribute__((always_inline)) void entry_dead(gma_replay *r, uint
  * each of the two copies below, so that neither tests it again and again:
  * a window begin repeats hundreds of live allocations as baseline records,
  * and the events in between are never baseline. */
-static inline __attribute__((always_inline)) void alloc_record(gma_replay *r, const gmt_mem *m, const int baseline)
+static inline __attribute__((always_inline)) void alloc_record(gma_replay *r, const gmt_mem *m, const int baseline,
+                                                                 const int plain)
 {
     gma_dev *D = dev_get(r, m->device);
     if (!D)
@@ -1039,14 +1065,14 @@ static inline __attribute__((always_inline)) void alloc_record(gma_replay *r, co
             r->last_mem_ts = m->ts;
         w = win_of(r, m->ts);
     }
-    int dsel = gma_dev_selected(r, m->device);
+    int dsel = p_dev(r, plain, m->device);
     int acc, acc_peak;
     if (baseline) {
-        acc = win_selected(r, w) && dsel && (r->opt.step < 0 || m->step == (uint64_t)r->opt.step);
-        acc_peak = win_selected(r, w) && dsel &&
-                   (r->opt.step < 0 || (r->has_cur_step && r->cur_step == (uint64_t)r->opt.step));
+        acc = p_win(r, plain, w) && dsel && p_step(r, plain, m->step);
+        acc_peak = p_win(r, plain, w) && dsel &&
+                   (plain || r->opt.step < 0 || (r->has_cur_step && r->cur_step == (uint64_t)r->opt.step));
     } else {
-        acc = win_selected(r, w) && dsel && (r->opt.step < 0 || m->step == (uint64_t)r->opt.step);
+        acc = p_win(r, plain, w) && dsel && p_step(r, plain, m->step);
         acc_peak = acc;
     }
     if (w < 0)
@@ -1070,10 +1096,10 @@ static inline __attribute__((always_inline)) void alloc_record(gma_replay *r, co
             OD->live_host -= oe->bytes;
         else {
             OD->live -= oe->bytes;
-            if (gma_dev_selected(r, oe->device))
+            if (p_dev(r, plain, oe->device))
                 r->live_total -= oe->bytes;
         }
-        entry_dead(r, old, m->ts, 1);
+        entry_dead(r, old, m->ts, 1, plain);
     }
     if (host) {
         D->live_host += m->bytes;
@@ -1159,7 +1185,7 @@ static inline __attribute__((always_inline)) void alloc_record(gma_replay *r, co
                 st->has_live = 1;
             }
         }
-        if (r->opt.by == GMA_BY_STREAM) {
+        if (p_by(r, plain, GMA_BY_STREAM)) {
             gma_streamrow *sr = stream_row(r, m->device, m->stream);
             if (sr) {
                 sr->alloc_bytes += m->bytes;
@@ -1176,19 +1202,21 @@ static inline __attribute__((always_inline)) void alloc_record(gma_replay *r, co
         gma_window *W = WIN(r, w);
         if (D->live > W->peak)
             W->peak = D->live;
-        if (r->timeline)
+        if (p_timeline(r, plain))
             gma_timeline_live(r, m->device, baseline ? W->begin_ts : m->ts, D->live);
-        if (r->chrome)
+        if (p_chrome(r, plain))
             gma_chrome_live(r, m->device, baseline ? W->begin_ts : m->ts, D->live);
     }
-    if (r->opt.by == GMA_BY_ALLOC && acc && !r->arow_time_key)
+    if (p_by(r, plain, GMA_BY_ALLOC) && acc && !r->arow_time_key)
         arow_offer(r, ei);
 }
 
-static void on_alloc(gma_replay *r, const gmt_mem *m) { alloc_record(r, m, 0); }
-static void on_baseline(gma_replay *r, const gmt_mem *m) { alloc_record(r, m, 1); }
+static void on_alloc(gma_replay *r, const gmt_mem *m) { alloc_record(r, m, 0, 0); }
+static void on_baseline(gma_replay *r, const gmt_mem *m) { alloc_record(r, m, 1, 0); }
+static void on_alloc_plain(gma_replay *r, const gmt_mem *m) { alloc_record(r, m, 0, 1); }
+static void on_baseline_plain(gma_replay *r, const gmt_mem *m) { alloc_record(r, m, 1, 1); }
 
-static void on_free(gma_replay *r, const gmt_mem *m)
+static inline __attribute__((always_inline)) void free_record(gma_replay *r, const gmt_mem *m, const int plain)
 {
     gma_dev *D = dev_get(r, m->device);
     if (!D)
@@ -1202,8 +1230,8 @@ static void on_free(gma_replay *r, const gmt_mem *m)
     int64_t w = win_of(r, m->ts);
     if (w < 0)
         r->outside_mem++;
-    int dsel = gma_dev_selected(r, m->device);
-    int acc = win_selected(r, w) && dsel && (r->opt.step < 0 || m->step == (uint64_t)r->opt.step);
+    int dsel = p_dev(r, plain, m->device);
+    int acc = p_win(r, plain, w) && dsel && p_step(r, plain, m->step);
     uint32_t ei;
     if (!gma_map_del(&r->live, live_key(m->device, m->address), &ei)) {
         r->unmatched_frees++;
@@ -1219,7 +1247,7 @@ static void on_free(gma_replay *r, const gmt_mem *m)
         D->live_host -= bytes;
     } else {
         D->live -= bytes;
-        if (gma_dev_selected(r, e->device))
+        if (p_dev(r, plain, e->device))
             r->live_total -= bytes;
     }
     attr a = attribute(r, m);
@@ -1234,7 +1262,7 @@ static void on_free(gma_replay *r, const gmt_mem *m)
     }
     if (acc) {
         attr_account(r, &a, bytes, 0, 0);
-        if (r->opt.by == GMA_BY_RANGE)
+        if (p_by(r, plain, GMA_BY_RANGE))
             range_account(r, m->range, bytes, 0, 0, 1);
         gma_window *W = WIN(r, w);
         W->free_bytes += bytes;
@@ -1254,7 +1282,7 @@ static void on_free(gma_replay *r, const gmt_mem *m)
                 st->has_live = 1;
             }
         }
-        if (r->opt.by == GMA_BY_STREAM) {
+        if (p_by(r, plain, GMA_BY_STREAM)) {
             gma_streamrow *sr = stream_row(r, m->device, m->stream);
             if (sr) {
                 sr->free_bytes += bytes;
@@ -1265,18 +1293,21 @@ static void on_free(gma_replay *r, const gmt_mem *m)
         ss->frees++;
         ss->free_bytes += bytes;
         if (!host) {
-            if (r->timeline)
+            if (p_timeline(r, plain))
                 gma_timeline_live(r, m->device, m->ts, D->live);
-            if (r->chrome)
+            if (p_chrome(r, plain))
                 gma_chrome_live(r, m->device, m->ts, D->live);
         }
     }
-    entry_dead(r, ei, m->ts, 0);
+    entry_dead(r, ei, m->ts, 0, plain);
 }
+
+static void on_free(gma_replay *r, const gmt_mem *m) { free_record(r, m, 0); }
+static void on_free_plain(gma_replay *r, const gmt_mem *m) { free_record(r, m, 1); }
 
 /* ---- other records ------------------------------------------------------------------ */
 
-static void on_kernel(gma_replay *r, const gmt_kernel *k)
+static inline __attribute__((always_inline)) void kernel_record(gma_replay *r, const gmt_kernel *k, const int plain)
 {
     gma_dev *D = dev_get(r, k->device);
     if (!D)
@@ -1301,8 +1332,7 @@ static void on_kernel(gma_replay *r, const gmt_kernel *k)
         }
     }
     int64_t w = win_of(r, k->start);
-    if (!win_selected(r, w) || !gma_dev_selected(r, k->device) ||
-        (r->opt.step >= 0 && k->step != (uint64_t)r->opt.step))
+    if (!p_win(r, plain, w) || !p_dev(r, plain, k->device) || !p_step(r, plain, k->step))
         return;
     uint64_t dur = k->end > k->start ? k->end - k->start : 0;
     uint32_t kri = krow_for(r, name); /* may grow the rows: index first */
@@ -1335,16 +1365,20 @@ static void on_kernel(gma_replay *r, const gmt_kernel *k)
         st->kernels++;
         st->kernel_ns += dur;
     }
-    if (r->opt.by == GMA_BY_STREAM) {
+    if (p_by(r, plain, GMA_BY_STREAM)) {
         gma_streamrow *sr = stream_row(r, k->device, k->stream);
         if (sr) {
             sr->kernels++;
             sr->kernel_ns += dur;
         }
     }
-    if (r->chrome)
+    if (p_chrome(r, plain))
         gma_chrome_kernel(r, k);
 }
+
+static void on_kernel(gma_replay *r, const gmt_kernel *k) { kernel_record(r, k, 0); }
+static void on_kernel_plain(gma_replay *r, const gmt_kernel *k) { kernel_record(r, k, 1); }
+
 
 static void on_copy(gma_replay *r, const gmt_copy *c, int is_memset)
 {
@@ -1546,7 +1580,7 @@ static void on_window_begin(gma_replay *r, const gmt_window_begin *b)
      * live set (a MiB), while a window holds a few hundred entries. */
     for (size_t k = 0; k < r->live.cap; k++) {
         if (r->live.b[k].val) {
-            entry_dead(r, (uint32_t)(r->live.b[k].val - 1), b->ts, 1);
+            entry_dead(r, (uint32_t)(r->live.b[k].val - 1), b->ts, 1, 0);
             r->live.b[k].val = 0;
         }
     }
@@ -1613,7 +1647,7 @@ static void on_device(gma_replay *r, const gmt_device *d)
 /* One record. Inline in both callers: the read loop, which runs it once per
  * event and so saves a call and its register spills per record, and
  * gma_replay_record (the fuzzer and tests feed records one by one). */
-static inline __attribute__((always_inline)) int replay_record(gma_replay *r, const gmt_record *rec)
+static inline __attribute__((always_inline)) int replay_record(gma_replay *r, const gmt_record *rec, const int plain)
 {
     r->records++;
     if ((unsigned)rec->type < GMT_REC_TYPE_MAX_)
@@ -1621,12 +1655,12 @@ static inline __attribute__((always_inline)) int replay_record(gma_replay *r, co
     switch (rec->type) {
     case GMT_REC_ALLOC:
         if (rec->u.mem.flags & GMT_MEMF_BASELINE)
-            on_baseline(r, &rec->u.mem);
+            (plain ? on_baseline_plain : on_baseline)(r, &rec->u.mem);
         else
-            on_alloc(r, &rec->u.mem);
+            (plain ? on_alloc_plain : on_alloc)(r, &rec->u.mem);
         break;
-    case GMT_REC_FREE: on_free(r, &rec->u.mem); break;
-    case GMT_REC_KERNEL: on_kernel(r, &rec->u.kernel); break;
+    case GMT_REC_FREE: (plain ? on_free_plain : on_free)(r, &rec->u.mem); break;
+    case GMT_REC_KERNEL: (plain ? on_kernel_plain : on_kernel)(r, &rec->u.kernel); break;
     case GMT_REC_RANGE_BEGIN: on_range_begin(r, &rec->u.range); break;
     case GMT_REC_RANGE_END: on_range_end(r, &rec->u.range); break;
     case GMT_REC_STRING: str_set(r, rec->u.string.id, &rec->u.string.str); break;
@@ -1658,7 +1692,7 @@ static inline __attribute__((always_inline)) int replay_record(gma_replay *r, co
     return r->err ? -1 : 0;
 }
 
-int gma_replay_record(gma_replay *r, const gmt_record *rec) { return replay_record(r, rec); }
+int gma_replay_record(gma_replay *r, const gmt_record *rec) { return replay_record(r, rec, 0); }
 
 /* ---- life cycle ---------------------------------------------------------------------- */
 
@@ -1779,13 +1813,19 @@ int gma_replay_read(gma_replay *r, char *msg, size_t msgcap)
         return 1;
     }
     gmt_record rec;
-    int rc;
-    while ((rc = gmt_reader_next(rd, &rec)) > 0) {
-        if (replay_record(r, &rec) != 0) {
-            gmt_reader_close(rd);
-            snprintf(msg, msgcap, "%s: out of memory after %llu records", path, (unsigned long long)r->records);
-            return 1;
-        }
+    int rc, failed = 0;
+    /* Exports are attached before the read and stay for all of it. */
+    if (replay_plain(r)) {
+        while (!failed && (rc = gmt_reader_next(rd, &rec)) > 0)
+            failed = replay_record(r, &rec, 1) != 0;
+    } else {
+        while (!failed && (rc = gmt_reader_next(rd, &rec)) > 0)
+            failed = replay_record(r, &rec, 0) != 0;
+    }
+    if (failed) {
+        gmt_reader_close(rd);
+        snprintf(msg, msgcap, "%s: out of memory after %llu records", path, (unsigned long long)r->records);
+        return 1;
     }
     gmt_reader_end end = *gmt_reader_end_info(rd);
     gmt_reader_close(rd);
