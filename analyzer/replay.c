@@ -261,8 +261,9 @@ static void entry_unlink(gma_replay *r, gma_entry *e)
     e->slot = e->prev = e->next = 0;
 }
 
-/* Returns the entry to the pool once nothing needs it any more. */
-static void entry_maybe_release(gma_replay *r, uint32_t i)
+/* Returns the entry to the pool once nothing needs it any more. Inline: once
+ * per free (entry_dead), mostly a flag test. */
+static inline __attribute__((always_inline)) void entry_maybe_release(gma_replay *r, uint32_t i)
 {
     gma_entry *e = ENT(r, i);
     if (e->flags & (GMA_E_LIVE | GMA_E_KEEP_PEAK | GMA_E_KEEP_ROW | GMA_E_LEAKED))
@@ -542,8 +543,10 @@ static inline __attribute__((always_inline)) attr attribute(gma_replay *r, const
     return a;
 }
 
-/* Adds an accounted alloc (sign > 0) or free to its kernel. */
-static void attr_account(gma_replay *r, const attr *a, uint64_t bytes, int is_alloc, uint64_t live_after)
+/* Adds an accounted alloc (sign > 0) or free to its kernel. Inline: once per
+ * accounted event, and out of line it was a call for two adds and a max. */
+static inline __attribute__((always_inline)) void attr_account(gma_replay *r, const attr *a, uint64_t bytes, int is_alloc,
+                                                                 uint64_t live_after)
 {
     if (a->slot) {
         gma_slot *s = SLOT(r, a->slot - 1);
