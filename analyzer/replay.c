@@ -261,8 +261,9 @@ static void entry_unlink(gma_replay *r, gma_entry *e)
     e->slot = e->prev = e->next = 0;
 }
 
-/* Returns the entry to the pool once nothing needs it any more. */
-static void entry_maybe_release(gma_replay *r, uint32_t i)
+/* Returns the entry to the pool once nothing needs it any more. Inline: once
+ * per free (entry_dead), mostly a flag test. */
+static inline __attribute__((always_inline)) void entry_maybe_release(gma_replay *r, uint32_t i)
 {
     gma_entry *e = ENT(r, i);
     if (e->flags & (GMA_E_LIVE | GMA_E_KEEP_PEAK | GMA_E_KEEP_ROW | GMA_E_LEAKED))
@@ -375,8 +376,9 @@ static void peaks_settle(gma_replay *r, uint64_t key, uint32_t name)
     }
 }
 
-/* A slot learns its kernel (or that it never comes: name 0). */
-static void slot_settle(gma_replay *r, uint32_t si, uint32_t name)
+/* A slot learns its kernel (or that it never comes: name 0). Inline: on_kernel
+ * settles one slot per kernel that allocations waited for. */
+static inline __attribute__((always_inline)) void slot_settle(gma_replay *r, uint32_t si, uint32_t name)
 {
     gma_slot *s = SLOT(r, si);
     uint32_t kr = krow_for(r, name);
@@ -466,7 +468,9 @@ static inline uint32_t slot_find(const gma_replay *r, const gma_thread *th, uint
     return UINT32_MAX;
 }
 
-static uint32_t slot_get(gma_replay *r, uint32_t t, uint64_t key)
+/* The slot for `key` when it is not the thread's newest wait: one in the
+ * map, or a new one. Out of line: attribute() keeps the common case short. */
+static __attribute__((noinline)) uint32_t slot_get(gma_replay *r, uint32_t t, uint64_t key)
 {
     uint32_t si = slot_find(r, THR(r, t), key);
     if (si != UINT32_MAX)
@@ -510,7 +514,10 @@ typedef struct attr {
     uint64_t key;
 } attr;
 
-static attr attribute(gma_replay *r, const gmt_mem *m)
+/* Inline in on_alloc and on_free, which both run it per event: out of line,
+ * its call and the attr returned through registers and back cost a fifth of
+ * it. The ring hit and the thread's newest wait are the common cases. */
+static inline __attribute__((always_inline)) attr attribute(gma_replay *r, const gmt_mem *m)
 {
     attr a = { GMA_NAME_UNATTR, 0, 0 };
     if (m->tid == 0 || (m->flags & GMT_MEMF_NO_THREAD))
@@ -526,14 +533,20 @@ static attr attribute(gma_replay *r, const gmt_mem *m)
         return a;
     }
     a.key = ((uint64_t)t << 40) | (target & KEY40);
+    if (th->cslot && th->ckey == a.key) {
+        a.slot = th->cslot;
+        return a;
+    }
     uint32_t si = slot_get(r, t, a.key);
     if (si != UINT32_MAX)
         a.slot = si + 1;
     return a;
 }
 
-/* Adds an accounted alloc (sign > 0) or free to its kernel. */
-static void attr_account(gma_replay *r, const attr *a, uint64_t bytes, int is_alloc, uint64_t live_after)
+/* Adds an accounted alloc (sign > 0) or free to its kernel. Inline: once per
+ * accounted event, and out of line it was a call for two adds and a max. */
+static inline __attribute__((always_inline)) void attr_account(gma_replay *r, const attr *a, uint64_t bytes, int is_alloc,
+                                                                 uint64_t live_after)
 {
     if (a->slot) {
         gma_slot *s = SLOT(r, a->slot - 1);
@@ -685,6 +698,17 @@ static uint32_t range_account(gma_replay *r, uint64_t range, uint64_t bytes, int
         }
     }
     return name;
+}
+
+/* range_account's common case inline: no range rows to add to (the default
+ * tables) and the same range instance as the previous event. */
+static inline uint32_t range_of_event(gma_replay *r, uint64_t range, uint64_t bytes, int is_alloc, uint64_t live_after,
+                                      int acc)
+{
+    if (range && r->chain_valid && r->chain_id == range && r->chain_name != GMA_NAME_UNATTR &&
+        !(acc && r->opt.by == GMA_BY_RANGE))
+        return r->chain_name;
+    return range_account(r, range, bytes, is_alloc, live_after, acc);
 }
 
 /* ---- steps and streams ------------------------------------------------------------ */
@@ -974,9 +998,36 @@ static void peak_set(gma_replay *r, gma_dev *D, uint64_t value, uint64_t ts, uin
     D->best_used = D->sample_used;
 }
 
+/* ---- the plain run ------------------------------------------------------------------ */
+
+/* A run is plain when nothing is selected (--window, --step, --device), no
+ * export is written and no per-stream, per-range or per-allocation rows are
+ * kept: the default run. The read loop then replays with the handlers'
+ * `plain` argument a constant 1, so that the tests below fold away instead
+ * of running per event (a dozen per alloc); with plain 0 they are the
+ * general tests. gma_replay_record always takes the general path. */
+static int replay_plain(const gma_replay *r)
+{
+    return r->opt.window < 0 && r->opt.step < 0 && r->opt.device < 0 && r->opt.by != GMA_BY_STREAM &&
+           r->opt.by != GMA_BY_RANGE && r->opt.by != GMA_BY_ALLOC && !r->chrome && !r->timeline;
+}
+
+static inline int p_dev(const gma_replay *r, int plain, uint64_t d) { return plain || gma_dev_selected(r, d); }
+static inline int p_win(const gma_replay *r, int plain, int64_t w) { return plain ? w >= 0 : win_selected(r, w); }
+static inline int p_step(const gma_replay *r, int plain, uint64_t step)
+{
+    return plain || r->opt.step < 0 || step == (uint64_t)r->opt.step;
+}
+/* only for the tables replay_plain excludes */
+static inline int p_by(const gma_replay *r, int plain, gma_by by) { return !plain && r->opt.by == by; }
+static inline int p_chrome(const gma_replay *r, int plain) { return !plain && r->chrome; }
+static inline int p_timeline(const gma_replay *r, int plain) { return !plain && r->timeline; }
+
 /* ---- memory records ---------------------------------------------------------------- */
 
-static void entry_dead(gma_replay *r, uint32_t ei, uint64_t ts, int dropped)
+/* An entry stops being live (freed, replaced, or dropped by a window begin).
+ * Inline: on_free runs it once per free. */
+static inline __attribute__((always_inline)) void entry_dead(gma_replay *r, uint32_t ei, uint64_t ts, int dropped, const int plain)
 {
     gma_entry *e = ENT(r, ei);
     gma_dev *D = &r->dev[e->device];
@@ -989,17 +1040,21 @@ static void entry_dead(gma_replay *r, uint32_t ei, uint64_t ts, int dropped)
         e->keep_next = D->keep_head;
         D->keep_head = ei + 1;
     }
-    if (r->arow_time_key && (e->flags & GMA_E_ACCOUNTED))
+    if (!plain && r->arow_time_key && (e->flags & GMA_E_ACCOUNTED)) /* plain: no --by alloc */
         arow_offer(r, ei);
     entry_maybe_release(r, ei);
 }
 
-static void on_alloc(gma_replay *r, const gmt_mem *m)
+/* An alloc; baseline is (m->flags & GMT_MEMF_BASELINE) != 0, a constant in
+ * each of the two copies below, so that neither tests it again and again:
+ * a window begin repeats hundreds of live allocations as baseline records,
+ * and the events in between are never baseline. */
+static inline __attribute__((always_inline)) void alloc_record(gma_replay *r, const gmt_mem *m, const int baseline,
+                                                                 const int plain)
 {
     gma_dev *D = dev_get(r, m->device);
     if (!D)
         return;
-    int baseline = (m->flags & GMT_MEMF_BASELINE) != 0;
     int host = is_host_mem(m->kind, m->source);
     uint64_t ord = ++r->mem_ord;
     int64_t w;
@@ -1013,14 +1068,14 @@ static void on_alloc(gma_replay *r, const gmt_mem *m)
             r->last_mem_ts = m->ts;
         w = win_of(r, m->ts);
     }
-    int dsel = gma_dev_selected(r, m->device);
+    int dsel = p_dev(r, plain, m->device);
     int acc, acc_peak;
     if (baseline) {
-        acc = win_selected(r, w) && dsel && (r->opt.step < 0 || m->step == (uint64_t)r->opt.step);
-        acc_peak = win_selected(r, w) && dsel &&
-                   (r->opt.step < 0 || (r->has_cur_step && r->cur_step == (uint64_t)r->opt.step));
+        acc = p_win(r, plain, w) && dsel && p_step(r, plain, m->step);
+        acc_peak = p_win(r, plain, w) && dsel &&
+                   (plain || r->opt.step < 0 || (r->has_cur_step && r->cur_step == (uint64_t)r->opt.step));
     } else {
-        acc = win_selected(r, w) && dsel && (r->opt.step < 0 || m->step == (uint64_t)r->opt.step);
+        acc = p_win(r, plain, w) && dsel && p_step(r, plain, m->step);
         acc_peak = acc;
     }
     if (w < 0)
@@ -1044,10 +1099,10 @@ static void on_alloc(gma_replay *r, const gmt_mem *m)
             OD->live_host -= oe->bytes;
         else {
             OD->live -= oe->bytes;
-            if (gma_dev_selected(r, oe->device))
+            if (p_dev(r, plain, oe->device))
                 r->live_total -= oe->bytes;
         }
-        entry_dead(r, old, m->ts, 1);
+        entry_dead(r, old, m->ts, 1, plain);
     }
     if (host) {
         D->live_host += m->bytes;
@@ -1066,7 +1121,7 @@ static void on_alloc(gma_replay *r, const gmt_mem *m)
     if (!baseline)
         a = attribute(r, m);
     uint64_t live_after = host ? D->live_host : D->live;
-    uint32_t rname = baseline ? GMA_NAME_BASELINE : range_account(r, m->range, m->bytes, 1, live_after, acc);
+    uint32_t rname = baseline ? GMA_NAME_BASELINE : range_of_event(r, m->range, m->bytes, 1, live_after, acc);
 
     gma_entry *e = ENT(r, ei);
     e->addr = m->address;
@@ -1133,7 +1188,7 @@ static void on_alloc(gma_replay *r, const gmt_mem *m)
                 st->has_live = 1;
             }
         }
-        if (r->opt.by == GMA_BY_STREAM) {
+        if (p_by(r, plain, GMA_BY_STREAM)) {
             gma_streamrow *sr = stream_row(r, m->device, m->stream);
             if (sr) {
                 sr->alloc_bytes += m->bytes;
@@ -1150,16 +1205,21 @@ static void on_alloc(gma_replay *r, const gmt_mem *m)
         gma_window *W = WIN(r, w);
         if (D->live > W->peak)
             W->peak = D->live;
-        if (r->timeline)
+        if (p_timeline(r, plain))
             gma_timeline_live(r, m->device, baseline ? W->begin_ts : m->ts, D->live);
-        if (r->chrome)
+        if (p_chrome(r, plain))
             gma_chrome_live(r, m->device, baseline ? W->begin_ts : m->ts, D->live);
     }
-    if (r->opt.by == GMA_BY_ALLOC && acc && !r->arow_time_key)
+    if (p_by(r, plain, GMA_BY_ALLOC) && acc && !r->arow_time_key)
         arow_offer(r, ei);
 }
 
-static void on_free(gma_replay *r, const gmt_mem *m)
+static void on_alloc(gma_replay *r, const gmt_mem *m) { alloc_record(r, m, 0, 0); }
+static void on_baseline(gma_replay *r, const gmt_mem *m) { alloc_record(r, m, 1, 0); }
+static void on_alloc_plain(gma_replay *r, const gmt_mem *m) { alloc_record(r, m, 0, 1); }
+static void on_baseline_plain(gma_replay *r, const gmt_mem *m) { alloc_record(r, m, 1, 1); }
+
+static inline __attribute__((always_inline)) void free_record(gma_replay *r, const gmt_mem *m, const int plain)
 {
     gma_dev *D = dev_get(r, m->device);
     if (!D)
@@ -1173,8 +1233,8 @@ static void on_free(gma_replay *r, const gmt_mem *m)
     int64_t w = win_of(r, m->ts);
     if (w < 0)
         r->outside_mem++;
-    int dsel = gma_dev_selected(r, m->device);
-    int acc = win_selected(r, w) && dsel && (r->opt.step < 0 || m->step == (uint64_t)r->opt.step);
+    int dsel = p_dev(r, plain, m->device);
+    int acc = p_win(r, plain, w) && dsel && p_step(r, plain, m->step);
     uint32_t ei;
     if (!gma_map_del(&r->live, live_key(m->device, m->address), &ei)) {
         r->unmatched_frees++;
@@ -1190,7 +1250,7 @@ static void on_free(gma_replay *r, const gmt_mem *m)
         D->live_host -= bytes;
     } else {
         D->live -= bytes;
-        if (gma_dev_selected(r, e->device))
+        if (p_dev(r, plain, e->device))
             r->live_total -= bytes;
     }
     attr a = attribute(r, m);
@@ -1205,7 +1265,7 @@ static void on_free(gma_replay *r, const gmt_mem *m)
     }
     if (acc) {
         attr_account(r, &a, bytes, 0, 0);
-        if (r->opt.by == GMA_BY_RANGE)
+        if (p_by(r, plain, GMA_BY_RANGE))
             range_account(r, m->range, bytes, 0, 0, 1);
         gma_window *W = WIN(r, w);
         W->free_bytes += bytes;
@@ -1225,7 +1285,7 @@ static void on_free(gma_replay *r, const gmt_mem *m)
                 st->has_live = 1;
             }
         }
-        if (r->opt.by == GMA_BY_STREAM) {
+        if (p_by(r, plain, GMA_BY_STREAM)) {
             gma_streamrow *sr = stream_row(r, m->device, m->stream);
             if (sr) {
                 sr->free_bytes += bytes;
@@ -1236,18 +1296,21 @@ static void on_free(gma_replay *r, const gmt_mem *m)
         ss->frees++;
         ss->free_bytes += bytes;
         if (!host) {
-            if (r->timeline)
+            if (p_timeline(r, plain))
                 gma_timeline_live(r, m->device, m->ts, D->live);
-            if (r->chrome)
+            if (p_chrome(r, plain))
                 gma_chrome_live(r, m->device, m->ts, D->live);
         }
     }
-    entry_dead(r, ei, m->ts, 0);
+    entry_dead(r, ei, m->ts, 0, plain);
 }
+
+static void on_free(gma_replay *r, const gmt_mem *m) { free_record(r, m, 0); }
+static void on_free_plain(gma_replay *r, const gmt_mem *m) { free_record(r, m, 1); }
 
 /* ---- other records ------------------------------------------------------------------ */
 
-static void on_kernel(gma_replay *r, const gmt_kernel *k)
+static inline __attribute__((always_inline)) void kernel_record(gma_replay *r, const gmt_kernel *k, const int plain)
 {
     gma_dev *D = dev_get(r, k->device);
     if (!D)
@@ -1272,8 +1335,7 @@ static void on_kernel(gma_replay *r, const gmt_kernel *k)
         }
     }
     int64_t w = win_of(r, k->start);
-    if (!win_selected(r, w) || !gma_dev_selected(r, k->device) ||
-        (r->opt.step >= 0 && k->step != (uint64_t)r->opt.step))
+    if (!p_win(r, plain, w) || !p_dev(r, plain, k->device) || !p_step(r, plain, k->step))
         return;
     uint64_t dur = k->end > k->start ? k->end - k->start : 0;
     uint32_t kri = krow_for(r, name); /* may grow the rows: index first */
@@ -1309,16 +1371,20 @@ static void on_kernel(gma_replay *r, const gmt_kernel *k)
         st->kernels++;
         st->kernel_ns += dur;
     }
-    if (r->opt.by == GMA_BY_STREAM) {
+    if (p_by(r, plain, GMA_BY_STREAM)) {
         gma_streamrow *sr = stream_row(r, k->device, k->stream);
         if (sr) {
             sr->kernels++;
             sr->kernel_ns += dur;
         }
     }
-    if (r->chrome)
+    if (p_chrome(r, plain))
         gma_chrome_kernel(r, k);
 }
+
+static void on_kernel(gma_replay *r, const gmt_kernel *k) { kernel_record(r, k, 0); }
+static void on_kernel_plain(gma_replay *r, const gmt_kernel *k) { kernel_record(r, k, 1); }
+
 
 static void on_copy(gma_replay *r, const gmt_copy *c, int is_memset)
 {
@@ -1514,11 +1580,17 @@ static void on_window_begin(gma_replay *r, const gmt_window_begin *b)
     r->window_records = 1;
     if (r->cur_win >= 0)
         window_close(r, b->ts, WIN(r, r->cur_win)->last_step, GMT_WEND_SCHEDULE, 0);
-    /* The baseline that follows is the live set: drop what we had. */
-    for (size_t k = 0; k < r->live.cap; k++)
-        if (r->live.b[k].val)
-            entry_dead(r, (uint32_t)(r->live.b[k].val - 1), b->ts, 1);
-    gma_map_clear(&r->live);
+    /* The baseline that follows is the live set: drop what we had. The walk
+     * empties the buckets it visits (val 0 marks an empty one), which
+     * spares a memset of the whole map: it keeps the size of the largest
+     * live set (a MiB), while a window holds a few hundred entries. */
+    for (size_t k = 0; k < r->live.cap; k++) {
+        if (r->live.b[k].val) {
+            entry_dead(r, (uint32_t)(r->live.b[k].val - 1), b->ts, 1, 0);
+            r->live.b[k].val = 0;
+        }
+    }
+    r->live.count = 0;
     for (unsigned d = 0; d < GMA_MAX_DEVICES; d++) {
         r->dev[d].live = 0;
         r->dev[d].live_host = 0;
@@ -1578,15 +1650,23 @@ static void on_device(gma_replay *r, const gmt_device *d)
         gma_chrome_device(r, d->device);
 }
 
-int gma_replay_record(gma_replay *r, const gmt_record *rec)
+/* One record. Inline in both callers: the read loop, which runs it once per
+ * event and so saves a call and its register spills per record, and
+ * gma_replay_record (the fuzzer and tests feed records one by one). */
+static inline __attribute__((always_inline)) int replay_record(gma_replay *r, const gmt_record *rec, const int plain)
 {
     r->records++;
     if ((unsigned)rec->type < GMT_REC_TYPE_MAX_)
         r->by_type[rec->type]++;
     switch (rec->type) {
-    case GMT_REC_ALLOC: on_alloc(r, &rec->u.mem); break;
-    case GMT_REC_FREE: on_free(r, &rec->u.mem); break;
-    case GMT_REC_KERNEL: on_kernel(r, &rec->u.kernel); break;
+    case GMT_REC_ALLOC:
+        if (rec->u.mem.flags & GMT_MEMF_BASELINE)
+            (plain ? on_baseline_plain : on_baseline)(r, &rec->u.mem);
+        else
+            (plain ? on_alloc_plain : on_alloc)(r, &rec->u.mem);
+        break;
+    case GMT_REC_FREE: (plain ? on_free_plain : on_free)(r, &rec->u.mem); break;
+    case GMT_REC_KERNEL: (plain ? on_kernel_plain : on_kernel)(r, &rec->u.kernel); break;
     case GMT_REC_RANGE_BEGIN: on_range_begin(r, &rec->u.range); break;
     case GMT_REC_RANGE_END: on_range_end(r, &rec->u.range); break;
     case GMT_REC_STRING: str_set(r, rec->u.string.id, &rec->u.string.str); break;
@@ -1617,6 +1697,8 @@ int gma_replay_record(gma_replay *r, const gmt_record *rec)
     }
     return r->err ? -1 : 0;
 }
+
+int gma_replay_record(gma_replay *r, const gmt_record *rec) { return replay_record(r, rec, 0); }
 
 /* ---- life cycle ---------------------------------------------------------------------- */
 
@@ -1737,13 +1819,19 @@ int gma_replay_read(gma_replay *r, char *msg, size_t msgcap)
         return 1;
     }
     gmt_record rec;
-    int rc;
-    while ((rc = gmt_reader_next(rd, &rec)) > 0) {
-        if (gma_replay_record(r, &rec) != 0) {
-            gmt_reader_close(rd);
-            snprintf(msg, msgcap, "%s: out of memory after %llu records", path, (unsigned long long)r->records);
-            return 1;
-        }
+    int rc, failed = 0;
+    /* Exports are attached before the read and stay for all of it. */
+    if (replay_plain(r)) {
+        while (!failed && (rc = gmt_reader_next(rd, &rec)) > 0)
+            failed = replay_record(r, &rec, 1) != 0;
+    } else {
+        while (!failed && (rc = gmt_reader_next(rd, &rec)) > 0)
+            failed = replay_record(r, &rec, 0) != 0;
+    }
+    if (failed) {
+        gmt_reader_close(rd);
+        snprintf(msg, msgcap, "%s: out of memory after %llu records", path, (unsigned long long)r->records);
+        return 1;
     }
     gmt_reader_end end = *gmt_reader_end_info(rd);
     gmt_reader_close(rd);

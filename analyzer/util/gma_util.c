@@ -21,7 +21,7 @@ void gma_map_clear(gma_map *m)
     m->count = 0;
 }
 
-static int map_grow(gma_map *m)
+int gma_map_grow(gma_map *m)
 {
     size_t ncap = m->cap ? m->cap * 2 : 64;
     unsigned nshift = 64;
@@ -52,58 +52,6 @@ int gma_map_put(gma_map *m, uint64_t key, uint32_t val)
     uint32_t old;
     return gma_map_swap(m, key, val, &old) < 0 ? -1 : 0;
 }
-
-int gma_map_swap(gma_map *m, uint64_t key, uint32_t val, uint32_t *old)
-{
-    /* Load factor at most 1/2: probes stay short on aligned addresses. */
-    if ((m->count + 1) * 2 > m->cap && map_grow(m) != 0)
-        return -1;
-    size_t mask = m->cap - 1;
-    size_t i = gma_map_hash(m, key);
-    while (m->b[i].val) {
-        if (m->b[i].key == key) {
-            *old = (uint32_t)(m->b[i].val - 1);
-            m->b[i].val = (uint64_t)val + 1;
-            return 1;
-        }
-        i = (i + 1) & mask;
-    }
-    m->b[i].key = key;
-    m->b[i].val = (uint64_t)val + 1;
-    m->count++;
-    return 0;
-}
-
-int gma_map_del(gma_map *m, uint64_t key, uint32_t *val)
-{
-    if (!m->count)
-        return 0;
-    size_t mask = m->cap - 1;
-    size_t i = gma_map_hash(m, key);
-    for (;; i = (i + 1) & mask) {
-        if (!m->b[i].val)
-            return 0;
-        if (m->b[i].key == key)
-            break;
-    }
-    if (val)
-        *val = (uint32_t)(m->b[i].val - 1);
-    /* Backward shift: move later members of the probe run into the hole
-     * when their home bucket is not between the hole and them. */
-    size_t hole = i;
-    for (size_t j = (i + 1) & mask; m->b[j].val; j = (j + 1) & mask) {
-        size_t home = gma_map_hash(m, m->b[j].key);
-        int movable = (hole <= j) ? (home <= hole || home > j) : (home <= hole && home > j);
-        if (movable) {
-            m->b[hole] = m->b[j];
-            hole = j;
-        }
-    }
-    m->b[hole].val = 0;
-    m->count--;
-    return 1;
-}
-
 
 /* ---- vectors ----------------------------------------------------------- */
 

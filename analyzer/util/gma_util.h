@@ -55,13 +55,72 @@ static inline int gma_map_get(const gma_map *m, uint64_t key, uint32_t *val)
         }
     }
 }
+/* Doubles the buckets (64 first). 0, or -1 on OOM (map unchanged). */
+int gma_map_grow(gma_map *m);
 /* Inserts or overwrites. 0 on success, -1 on OOM (map unchanged). */
 int gma_map_put(gma_map *m, uint64_t key, uint32_t val);
+
+/* swap and del are inline: the live set calls them once per alloc and free,
+ * and a call there costs as much as the probe (spilled registers, the
+ * result through memory). */
+
 /* Inserts key -> val; when key was present, replaces its value, sets *old
  * and returns 1. 0 on a fresh insert, -1 on OOM (map unchanged). One probe. */
-int gma_map_swap(gma_map *m, uint64_t key, uint32_t val, uint32_t *old);
+static inline int gma_map_swap(gma_map *m, uint64_t key, uint32_t val, uint32_t *old)
+{
+    /* Load factor at most 1/2: probes stay short on aligned addresses. */
+    if ((m->count + 1) * 2 > m->cap && gma_map_grow(m) != 0) {
+        *old = UINT32_MAX; /* defined on every path a caller may test with if (had) */
+        return -1;
+    }
+    gma_slot_kv *b = m->b;
+    size_t mask = m->cap - 1;
+    size_t i = gma_map_hash(m, key);
+    while (b[i].val) {
+        if (b[i].key == key) {
+            *old = (uint32_t)(b[i].val - 1);
+            b[i].val = (uint64_t)val + 1;
+            return 1;
+        }
+        i = (i + 1) & mask;
+    }
+    b[i].key = key;
+    b[i].val = (uint64_t)val + 1;
+    m->count++;
+    return 0;
+}
+
 /* Removes key; returns 1 and *val (may be NULL) when it was present. */
-int gma_map_del(gma_map *m, uint64_t key, uint32_t *val);
+static inline int gma_map_del(gma_map *m, uint64_t key, uint32_t *val)
+{
+    if (!m->count)
+        return 0;
+    gma_slot_kv *b = m->b;
+    size_t mask = m->cap - 1;
+    size_t i = gma_map_hash(m, key);
+    for (;; i = (i + 1) & mask) {
+        if (!b[i].val)
+            return 0;
+        if (b[i].key == key)
+            break;
+    }
+    if (val)
+        *val = (uint32_t)(b[i].val - 1);
+    /* Backward shift: move later members of the probe run into the hole
+     * when their home bucket is not between the hole and them. */
+    size_t hole = i;
+    for (size_t j = (i + 1) & mask; b[j].val; j = (j + 1) & mask) {
+        size_t home = gma_map_hash(m, b[j].key);
+        int movable = (hole <= j) ? (home <= hole || home > j) : (home <= hole && home > j);
+        if (movable) {
+            b[hole] = b[j];
+            hole = j;
+        }
+    }
+    b[hole].val = 0;
+    m->count--;
+    return 1;
+}
 
 /* ---- growable array ---------------------------------------------------- */
 
