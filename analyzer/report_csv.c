@@ -88,7 +88,8 @@ int gma_print_csv(FILE *f, const gma_report *rep)
             (unsigned long long)rep->leaked_bytes, (unsigned long long)rep->leaked_count,
             (unsigned long long)rep->kernels, kns, (unsigned long long)rep->host_peak);
     if (gma_launch_times_only(r))
-        fprintf(f, "# kernel_times: not collected (GMEMPROF_KERNELS=launch): kernels are known from their launches\n");
+        fprintf(f, "# kernel_times: not collected (GMEMPROF_KERNELS=launch): kernels are known from their launches; "
+                   "record with --kernels gpu for their GPU times\n");
     fprintf(f, "# allocator:");
     kv_str(f, "mode", rep->mode.mode);
     kv_str(f, "meaning", rep->mode.meaning);

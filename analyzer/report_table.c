@@ -144,7 +144,7 @@ static void print_summary(FILE *f, const gma_report *rep)
             rep->leaks.at_trace_end ? " (a window had no end: measured at the trace end)" : "");
     if (gma_launch_times_only(r))
         fprintf(f, "Kernels    %s launch%s; kernel times: not collected (GMEMPROF_KERNELS=launch): kernels are "
-                   "known from their launches\n",
+                   "known from their launches; record with --kernels gpu for their GPU times\n",
                 gma_fmt_count(b1, rep->kernels), rep->kernels == 1 ? "" : "es");
     else
         fprintf(f, "Kernels    %s launch%s, %s of GPU time\n", gma_fmt_count(b1, rep->kernels),
