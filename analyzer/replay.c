@@ -472,8 +472,9 @@ static inline uint32_t slot_find(const gma_replay *r, const gma_thread *th, uint
  * map, or a new one. Out of line: attribute() keeps the common case short. */
 static __attribute__((noinline)) uint32_t slot_get(gma_replay *r, uint32_t t, uint64_t key)
 {
-    uint32_t si = slot_find(r, THR(r, t), key);
-    if (si != UINT32_MAX)
+    uint32_t si;
+    /* attribute() checked the thread's newest wait already */
+    if (r->slot_of.count && gma_map_get(&r->slot_of, key, &si))
         return si;
     /* Give up old waits first, so the slot made here lives through this
      * record. */
@@ -490,9 +491,11 @@ static __attribute__((noinline)) uint32_t slot_get(gma_replay *r, uint32_t t, ui
     }
     gma_slot *s = SLOT(r, si);
     uint32_t gen = s->gen;
-    memset(s, 0, sizeof(*s));
-    s->gen = gen;
+    /* every field but gen */
     s->key = key;
+    s->alloc_bytes = s->free_bytes = s->alloc_count = s->free_count = s->peak = 0;
+    s->head = 0;
+    s->next_free = 0;
     s->used = 1;
     /* The thread's previous newest wait moves to the map. */
     gma_thread *th = THR(r, t);
@@ -527,8 +530,11 @@ static inline __attribute__((always_inline)) attr attribute(gma_replay *r, const
         return a;
     uint64_t target = m->seq + 1;
     gma_thread *th = THR(r, t);
+    /* The ring holds the kernel only when one with that seq was seen, and
+     * then max_seq >= target: mostly the kernel comes after its allocations
+     * and the ring's line (64 KiB a thread, L1-cold) is not loaded. */
     struct gma_kslot *ks = &th->ring[target % GMA_KRING];
-    if (ks->seq == target) {
+    if (target <= th->max_seq && ks->seq == target) {
         a.name = ks->name;
         return a;
     }
@@ -1581,9 +1587,8 @@ static void on_window_begin(gma_replay *r, const gmt_window_begin *b)
     if (r->cur_win >= 0)
         window_close(r, b->ts, WIN(r, r->cur_win)->last_step, GMT_WEND_SCHEDULE, 0);
     /* The baseline that follows is the live set: drop what we had. The walk
-     * empties the buckets it visits (val 0 marks an empty one), which
-     * spares a memset of the whole map: it keeps the size of the largest
-     * live set (a MiB), while a window holds a few hundred entries. */
+     * empties the buckets it drops (val 0 marks an empty one): one pass over
+     * the map instead of the walk and then a memset of it. */
     for (size_t k = 0; k < r->live.cap; k++) {
         if (r->live.b[k].val) {
             entry_dead(r, (uint32_t)(r->live.b[k].val - 1), b->ts, 1, 0);
