@@ -281,8 +281,13 @@ static int sc_burst(void)
 {
     const char *ns = getenv("E2E_BURST");
     int n = ns ? atoi(ns) : 6000;
+    int launches = getenv("E2E_BURST_LAUNCH") != NULL; /* one ring event per launch (launch mode) */
     gmemprof_step(); /* step 1: active */
     for (int i = 0; i < n; i++) {
+        if (launches) {
+            launch_full(k_shared, 1, 32, NULL, 0);
+            continue;
+        }
         nvtxRangePushA("burst");
         nvtxRangePop();
     }

@@ -894,6 +894,29 @@ static void t_burst(void)
     CHECK_EQ_U64(begins, F("n"));
     CHECK_EQ_U64(ends, F("n"));
     trace_free(&t);
+
+    /* the same with launches in launch mode: every KERNEL, and all of them
+     * before the window's end */
+    const char *lenv[] = {"GMEMPROF_SCHEDULE=wait=1,active=1", "GMEMPROF_KERNELS=launch", "E2E_BURST=7000",
+                          "E2E_BURST_LAUNCH=1", NULL};
+    run_app_in("burst-launch", "burst", lenv, &r);
+    CHECK(exited(&r, 0));
+    t = load_trace_of(&r);
+    check_complete(&t);
+    uint64_t kernels = 0, after_end = 0;
+    int ended = 0;
+    for (size_t i = 0; i < t.n; i++) {
+        ended |= t.r[i].type == GMT_REC_WINDOW_END;
+        if (t.r[i].type == GMT_REC_KERNEL) {
+            kernels++;
+            after_end += ended;
+        }
+    }
+    st = last(&t, GMT_REC_STATS);
+    CHECK(st && st->u.stats.dropped_cupti + st->u.stats.dropped_writer == 0);
+    CHECK_EQ_U64(kernels, 7000);
+    CHECK_EQ_U64(after_end, 0);
+    trace_free(&t);
 }
 
 static void t_launch(void)
