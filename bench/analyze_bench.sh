@@ -13,6 +13,9 @@
 # RUNS=N (default 1) runs each N times, alternating, and keeps the run with
 # the least CPU time: on a shared VM other tenants slow a run down, never
 # speed it up, so the minimum is the best estimate of the unloaded cost.
+# BASE=PATH (a gmem-analyze built from another commit) runs it too, its runs
+# alternating with this tree's in the same minutes, for a before/after that
+# the machine's drift cannot fake; the last line is their ratio.
 # Targets (issue 4): >= 20 M events/s on one core, peak RSS <= 200 MiB.
 set -eu
 events=${1:-100000000}
@@ -69,13 +72,18 @@ run1() {
     echo "$label $wall $user $sys $rss"
 }
 
+# pick_best LINE LINE: the one with the least user + sys (an empty one loses)
+pick_best() {
+    printf '%s\n%s\n' "$1" "$2" | awk 'NF { c = $3 + $4; if (!n++ || c < m) { m = c; l = $0 } } END { print l }'
+}
+
 # run LABEL CMD...: run1, RUNS times; the line with the least user + sys.
 run() {
     best=
     i=0
     while [ "$i" -lt "$runs" ]; do
         line=$(run1 "$@")
-        best=$(printf '%s\n%s\n' "$best" "$line" | awk 'NF { c = $3 + $4; if (!n++ || c < m) { m = c; l = $0 } } END { print l }')
+        best=$(pick_best "$best" "$line")
         i=$((i + 1))
     done
     echo "$best"
@@ -86,15 +94,30 @@ size=$(wc -c <"$trace")
 echo "trace: $trace, $records records, $size bytes compressed"
 echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg); best of $runs run(s) each"
 printf '%-22s %10s %10s %14s %14s %10s\n' "run" "wall s" "cpu s" "M events/s" "M ev/s (cpu)" "peak RSS"
-for what in floor analyze; do
-    if [ "$what" = floor ]; then
-        line=$(run "reader-only" "$floor_bin" "$trace")
-    else
-        line=$(run "gmem-analyze" "$build/bin/gmem-analyze" "$trace")
-    fi
-    echo "$line" | awk -v n="$records" '{
+show() {
+    echo "$1" | awk -v n="$records" '{
         cpu = $3 + $4;
         printf "%-22s %10.2f %10.2f %14.1f %14.1f %7.1f MiB\n", $1, $2, cpu,
                ($2 > 0 ? n / $2 / 1e6 : 0), (cpu > 0 ? n / cpu / 1e6 : 0), $5 / 1024 }'
-done
+}
+show "$(run "reader-only" "$floor_bin" "$trace")"
+if [ -z "${BASE:-}" ]; then
+    show "$(run "gmem-analyze" "$build/bin/gmem-analyze" "$trace")"
+else
+    [ -x "$BASE" ] || { echo "BASE=$BASE is not an executable" >&2; exit 1; }
+    # best of RUNS each, base and this tree taking turns
+    bbest= nbest=
+    i=0
+    while [ "$i" -lt "$runs" ]; do
+        bbest=$(pick_best "$bbest" "$(run1 "gmem-analyze(base)" "$BASE" "$trace")")
+        nbest=$(pick_best "$nbest" "$(run1 "gmem-analyze" "$build/bin/gmem-analyze" "$trace")")
+        i=$((i + 1))
+    done
+    show "$bbest"
+    show "$nbest"
+    printf '%s\n%s\n' "$bbest" "$nbest" | awk 'NR == 1 { b = $3 + $4 } NR == 2 { c = $3 + $4 }
+        END { if (c > 0) { d = (b / c - 1) * 100
+                           printf "this tree / base, CPU time: %.3f (%.1f%% %s)\n", c / b, d < 0 ? -d : d,
+                                  d < 0 ? "slower" : "faster" } }'
+fi
 echo "targets: >= 20 M events/s on one core; peak RSS <= 200 MiB"
