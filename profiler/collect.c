@@ -721,15 +721,13 @@ static void launch_name(gmp_tls *t, const char *sym)
 /* One attribute of the launched function. The runtime (CUDA 12 and later)
  * loads its kernels as library kernels and hands the driver a CUkernel in
  * the CUfunction slot of cuLaunchKernel*, which cuFuncGetAttribute may
- * refuse; cuKernelGetAttribute answers for it on the launch's device. */
-static int func_attr(gmp_tls *t, CUfunction f, CUfunction_attribute a, int *v)
+ * refuse; cuKernelGetAttribute answers for it on the launch's device (dev;
+ * NULL: not known). */
+static int func_attr(CUfunction f, const CUdevice *dev, CUfunction_attribute a, int *v)
 {
     CUresult r = gmp_g.api.FuncGetAttribute ? gmp_g.api.FuncGetAttribute(v, a, f) : CUDA_ERROR_NOT_FOUND;
-    if (r != CUDA_SUCCESS && gmp_g.api.KernelGetAttribute) {
-        CUdevice dev = (CUdevice)t->ldev;
-        if (!gmp_g.api.DeviceGet || gmp_g.api.DeviceGet(&dev, (int)t->ldev) == CUDA_SUCCESS)
-            r = gmp_g.api.KernelGetAttribute(v, a, (CUkernel)(void *)f, dev);
-    }
+    if (r != CUDA_SUCCESS && dev && gmp_g.api.KernelGetAttribute)
+        r = gmp_g.api.KernelGetAttribute(v, a, (CUkernel)(void *)f, *dev);
     return r == CUDA_SUCCESS && *v >= 0;
 }
 
@@ -747,9 +745,12 @@ static void launch_attrs(gmp_tls *t, CUfunction f, uint32_t dynamic_smem)
     if (t->lfuncs[slot].f != f) {
         int regs = 0, smem = 0, local = 0;
         t->internal = 1; /* CUPTI may report these calls: not the program's */
-        int ok = func_attr(t, f, CU_FUNC_ATTRIBUTE_NUM_REGS, &regs) &&
-                 func_attr(t, f, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, &smem) &&
-                 func_attr(t, f, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, &local);
+        CUdevice dev = (CUdevice)t->ldev; /* the handle of the launch's device, once */
+        int dev_ok = !gmp_g.api.DeviceGet || gmp_g.api.DeviceGet(&dev, (int)t->ldev) == CUDA_SUCCESS;
+        const CUdevice *d = dev_ok ? &dev : NULL;
+        int ok = func_attr(f, d, CU_FUNC_ATTRIBUTE_NUM_REGS, &regs) &&
+                 func_attr(f, d, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, &smem) &&
+                 func_attr(f, d, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, &local);
         t->internal = 0;
         if (!ok)
             gmp_log_debug("launch mode: no resources of function %p from the driver (registers etc. unknown)",

@@ -119,7 +119,8 @@ void gmp_config_defaults(gmp_config *cfg)
     cfg->cupti_buffer_kb = 1024;
     cfg->device_buffer_kb = 1024;
     /* launch: kernels from their launch calls, the same memory attribution
-     * as gpu mode at a fifth of its cost per launch (docs/benchmarks.md);
+     * as gpu mode at a third to a fifth of its cost per launch
+     * (docs/benchmarks.md, measured on the H200);
      * GPU times are one setting away (GMEMPROF_KERNELS=gpu) */
     cfg->kernels = GMP_KERNELS_LAUNCH;
     cfg->zstd_level = 3;

@@ -42,7 +42,7 @@ typedef enum gmp_ev_type {
 #define GMP_LAUNCH_NAME_MAX 120
 typedef struct gmp_ev_launch {
     uint32_t grid[3], block[3]; /* 0: the launch API does not say */
-    /* the function's resources (cuFuncGetAttribute, cached per thread) and
+    /* the function's resources (the driver's attributes, cached per thread) and
      * the launch's dynamic shared memory; has_attrs 0: not known */
     uint32_t regs, static_smem, dynamic_smem, local_mem, has_attrs;
     uint32_t gen;               /* module generation of the key */

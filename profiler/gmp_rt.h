@@ -151,7 +151,7 @@ typedef struct gmp_tls {
     struct {
         CUfunction f;    /* NULL: empty */
         uint32_t regs, static_smem, local_mem, ok; /* ok 0: the driver would not say */
-    } lfuncs[GMP_LFUNCS]; /* cuFuncGetAttribute results, direct-mapped by CUfunction */
+    } lfuncs[GMP_LFUNCS]; /* the driver's function attributes, direct-mapped by CUfunction */
     gmp_ev lev;
 } gmp_tls;
 
