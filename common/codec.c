@@ -40,7 +40,7 @@ static const char *name_of(const char *const *tab, size_t n, uint64_t v)
 
 const char *gmt_type_name(gmt_type t)
 {
-    static const char *const tab[GMT_REC_TYPE_MAX_] = {
+    static const char *const tab[GMT_WIRE_TYPE_MAX_] = {
         [GMT_REC_HEADER] = "header",         [GMT_REC_DEVICE] = "device",
         [GMT_REC_STRING] = "string",         [GMT_REC_ALLOC] = "alloc",
         [GMT_REC_FREE] = "free",             [GMT_REC_KERNEL] = "kernel",
@@ -50,6 +50,9 @@ const char *gmt_type_name(gmt_type t)
         [GMT_REC_STEP] = "step",             [GMT_REC_WINDOW_BEGIN] = "window_begin",
         [GMT_REC_WINDOW_END] = "window_end", [GMT_REC_MEMSAMPLE] = "memsample",
         [GMT_REC_STATS] = "stats",           [GMT_REC_TRAILER] = "trailer",
+        /* the stream-only forms (1.2), for dumps of the raw bytes */
+        [GMT_WIRE_KERNEL_REF] = "kernel_ref", [GMT_WIRE_ALLOC_REF] = "alloc_ref",
+        [GMT_WIRE_FREE_REF] = "free_ref",
     };
     /* An enum value may be anything a caller cast into it. */
     return NAME_OF(tab, (uint64_t)(unsigned)t);
@@ -97,15 +100,13 @@ const char *gmt_copy_kind_name(uint64_t kind)
 
 /* ---- varints and preamble ----------------------------------------------- */
 
+/* O(1) whatever the state held: the tables empty with their counts (see
+ * gmt_itab), so a frame start costs no clearing of 37 KB. */
 void gmt_codec_reset(gmt_codec *c)
 {
-    c->last_ts = 0;
-    c->last_addr = 0;
-    c->last_corr = 0;
-    c->last_gpu = 0;
-    c->last_seq = 0;
-    c->last_rid = 0;
-    c->last_step = 0;
+    memset(&c->d, 0, sizeof c->d);
+    c->shapes.n = 0;
+    c->ctxs.n = 0;
 }
 
 static size_t varint_len(uint64_t v)
@@ -272,14 +273,14 @@ static uint64_t tag_ndev(const gmt_tag *t)
 
 /* GPU activity: start as a delta from the end of the previous GPU activity
  * (back-to-back kernels on a stream give small gaps), then the duration. */
-static inline void put_gpu_time(ocur *c, gmt_codec *s, uint64_t start, uint64_t end)
+static inline void put_gpu_time(ocur *c, gmt_deltas *s, uint64_t start, uint64_t end)
 {
     put_delta(c, &s->last_gpu, start);
     put_v(c, end - start);
     s->last_gpu = end;
 }
 
-static void put_mem(ocur *c, gmt_codec *s, const gmt_mem *m)
+static void put_mem(ocur *c, gmt_deltas *s, const gmt_mem *m)
 {
     put_v(c, m->device);
     put_delta(c, &s->last_addr, m->address);
@@ -296,7 +297,7 @@ static void put_mem(ocur *c, gmt_codec *s, const gmt_mem *m)
     put_delta(c, &s->last_ts, m->ts);
 }
 
-static void put_kernel(ocur *c, gmt_codec *s, const gmt_kernel *k)
+static void put_kernel(ocur *c, gmt_deltas *s, const gmt_kernel *k)
 {
     put_v(c, k->device);
     put_v(c, k->stream);
@@ -321,7 +322,38 @@ static void put_kernel(ocur *c, gmt_codec *s, const gmt_kernel *k)
         put_v(c, k->flags);
 }
 
-static void put_copy(ocur *c, gmt_codec *s, const gmt_copy *k)
+/* ALLOC_REF / FREE_REF (1.2): the context's index instead of device, kind,
+ * source, flags, stream and tid; the rest as in put_mem. */
+static void put_mem_ref(ocur *c, gmt_deltas *s, const gmt_mem *m, uint64_t idx)
+{
+    put_v(c, idx);
+    put_delta(c, &s->last_addr, m->address);
+    put_v(c, m->bytes);
+    put_delta(c, &s->last_corr, m->corr);
+    put_delta(c, &s->last_rid, m->range);
+    put_delta(c, &s->last_seq, m->seq);
+    put_delta(c, &s->last_step, m->step);
+    put_delta(c, &s->last_ts, m->ts);
+}
+
+/* KERNEL_REF (1.2): the shape's index instead of name, grid, block,
+ * registers, shared and local memory; flags always present, before the
+ * times so that they stay last. */
+static void put_kernel_ref(ocur *c, gmt_deltas *s, const gmt_kernel *k, uint64_t idx)
+{
+    put_v(c, idx);
+    put_v(c, k->device);
+    put_v(c, k->stream);
+    put_delta(c, &s->last_corr, k->corr);
+    put_v(c, k->tid);
+    put_delta(c, &s->last_seq, k->seq);
+    put_delta(c, &s->last_rid, k->range);
+    put_delta(c, &s->last_step, k->step);
+    put_v(c, k->flags);
+    put_gpu_time(c, s, k->start, k->end);
+}
+
+static void put_copy(ocur *c, gmt_deltas *s, const gmt_copy *k)
 {
     put_v(c, k->device);
     put_v(c, k->stream);
@@ -335,7 +367,7 @@ static void put_copy(ocur *c, gmt_codec *s, const gmt_copy *k)
     put_gpu_time(c, s, k->start, k->end);
 }
 
-static void put_payload(ocur *c, gmt_codec *s, const gmt_record *r)
+static void put_payload(ocur *c, gmt_deltas *s, const gmt_record *r)
 {
     switch (r->type) {
     case GMT_REC_HEADER: {
@@ -494,13 +526,42 @@ size_t gmt_encode(gmt_codec *c, const gmt_record *r, uint8_t *out, size_t cap)
 {
     if (!c || !r || !out || cap < 2 || r->type <= 0 || r->type >= GMT_REC_TYPE_MAX_)
         return 0;
+    /* 1.2: a KERNEL, ALLOC or FREE whose shape or context is in the frame's
+     * table goes out as its _REF; otherwise as itself, and its shape or
+     * context joins the table if there is room (the decoder's rule,
+     * gmt_tab_note).  The table changes only once the record fits. */
+    uint64_t key[GMT_SHAPE_WORDS];
+    gmt_itab *tab = NULL;
+    uint64_t *ent = NULL;
+    unsigned words = 0;
+    uint32_t where = 0;
+    int idx = -1;
+    uint8_t wire = (uint8_t)r->type;
+    if (r->type == GMT_REC_KERNEL) {
+        gmt_shape_of(&r->u.kernel, key);
+        tab = &c->shapes, ent = c->shape, words = GMT_SHAPE_WORDS;
+        idx = gmt_tab_find(tab, ent, words, key, &where);
+        if (idx >= 0)
+            wire = GMT_WIRE_KERNEL_REF;
+    } else if (r->type == GMT_REC_ALLOC || r->type == GMT_REC_FREE) {
+        gmt_ctx_of(&r->u.mem, key);
+        tab = &c->ctxs, ent = c->ctx, words = GMT_CTX_WORDS;
+        idx = gmt_tab_find(tab, ent, words, key, &where);
+        if (idx >= 0)
+            wire = r->type == GMT_REC_ALLOC ? GMT_WIRE_ALLOC_REF : GMT_WIRE_FREE_REF;
+    }
     /* Deltas run on a copy that is kept only if the record fits. */
-    gmt_codec s = *c;
-    out[0] = (uint8_t)r->type;
+    gmt_deltas s = c->d;
+    out[0] = wire;
     /* Most payloads are < 128 bytes: encode them after a 1-byte length and
      * move them only in the rare case of a longer one. */
     ocur cur = { out + 2, out + cap, 0 };
-    put_payload(&cur, &s, r);
+    if (wire == GMT_WIRE_KERNEL_REF)
+        put_kernel_ref(&cur, &s, &r->u.kernel, (uint64_t)idx);
+    else if (idx >= 0)
+        put_mem_ref(&cur, &s, &r->u.mem, (uint64_t)idx);
+    else
+        put_payload(&cur, &s, r);
     if (cur.bad)
         return 0;
     size_t plen = (size_t)(cur.p - (out + 2));
@@ -510,7 +571,9 @@ size_t gmt_encode(gmt_codec *c, const gmt_record *r, uint8_t *out, size_t cap)
     if (lb > 1)
         memmove(out + 1 + lb, out + 2, plen);
     gmt_varint_put(out + 1, lb, plen);
-    *c = s;
+    c->d = s;
+    if (tab && idx < 0 && tab->n < GMT_TAB_CAP)
+        gmt_tab_add(tab, ent, words, key, where);
     return 1 + lb + plen;
 }
 
@@ -601,14 +664,14 @@ static void get_bytes(icur *c, gmt_bytes *b)
     c->p += n;
 }
 
-static inline void get_gpu_time(icur *c, gmt_codec *s, uint64_t *start, uint64_t *end)
+static inline void get_gpu_time(icur *c, gmt_deltas *s, uint64_t *start, uint64_t *end)
 {
     *start = get_delta(c, &s->last_gpu);
     *end = *start + get_v(c);
     s->last_gpu = *end;
 }
 
-static void get_mem(icur *c, gmt_codec *s, gmt_mem *m)
+static void get_mem(icur *c, gmt_deltas *s, gmt_mem *m)
 {
     m->device = get_v(c);
     m->address = get_delta(c, &s->last_addr);
@@ -625,7 +688,7 @@ static void get_mem(icur *c, gmt_codec *s, gmt_mem *m)
     m->ts = get_delta(c, &s->last_ts);
 }
 
-static void get_kernel(icur *c, gmt_codec *s, gmt_kernel *k)
+static void get_kernel(icur *c, gmt_deltas *s, gmt_kernel *k)
 {
     k->device = get_v(c);
     k->stream = get_v(c);
@@ -649,7 +712,38 @@ static void get_kernel(icur *c, gmt_codec *s, gmt_kernel *k)
     k->flags = c->p < c->end ? get_v(c) : 0;
 }
 
-static void get_copy(icur *c, gmt_codec *s, gmt_copy *k)
+/* ALLOC_REF / FREE_REF and KERNEL_REF (1.2), as put_mem_ref and
+ * put_kernel_ref write them; the index is checked against the table by the
+ * caller, once the payload is known to be whole. */
+static uint64_t get_mem_ref(icur *c, gmt_deltas *s, gmt_mem *m)
+{
+    uint64_t idx = get_v(c);
+    m->address = get_delta(c, &s->last_addr);
+    m->bytes = get_v(c);
+    m->corr = get_delta(c, &s->last_corr);
+    m->range = get_delta(c, &s->last_rid);
+    m->seq = get_delta(c, &s->last_seq);
+    m->step = get_delta(c, &s->last_step);
+    m->ts = get_delta(c, &s->last_ts);
+    return idx;
+}
+
+static uint64_t get_kernel_ref(icur *c, gmt_deltas *s, gmt_kernel *k)
+{
+    uint64_t idx = get_v(c);
+    k->device = get_v(c);
+    k->stream = get_v(c);
+    k->corr = get_delta(c, &s->last_corr);
+    k->tid = get_v(c);
+    k->seq = get_delta(c, &s->last_seq);
+    k->range = get_delta(c, &s->last_rid);
+    k->step = get_delta(c, &s->last_step);
+    k->flags = get_v(c);
+    get_gpu_time(c, s, &k->start, &k->end);
+    return idx;
+}
+
+static void get_copy(icur *c, gmt_deltas *s, gmt_copy *k)
 {
     k->device = get_v(c);
     k->stream = get_v(c);
@@ -663,7 +757,7 @@ static void get_copy(icur *c, gmt_codec *s, gmt_copy *k)
     get_gpu_time(c, s, &k->start, &k->end);
 }
 
-static void get_payload(icur *c, gmt_codec *s, gmt_record *r)
+static void get_payload(icur *c, gmt_deltas *s, gmt_record *r)
 {
     switch (r->type) {
     case GMT_REC_HEADER: {
@@ -835,7 +929,7 @@ gmt_status gmt_decode(gmt_codec *c, const uint8_t *in, size_t len, gmt_record *r
     size_t total = 1 + (size_t)lb + (size_t)plen;
     if (total > len)
         return GMT_E_SHORT;
-    if (type >= GMT_REC_TYPE_MAX_) {
+    if (type >= GMT_WIRE_TYPE_MAX_) {
         *used = total;
         return GMT_E_TYPE;
     }
@@ -850,14 +944,36 @@ gmt_status gmt_decode(gmt_codec *c, const uint8_t *in, size_t len, gmt_record *r
      * out malformed.  (Decoding into a local copy and storing it back made
      * the compiler reload the copy with 16-byte loads right after its
      * 8-byte stores: a store-forwarding stall on every record.) */
-    gmt_codec saved = *c;
+    gmt_deltas saved = c->d;
     icur cur = { in + 1 + lb, in + total, in + len, 0 };
-    r->type = (gmt_type)type;
-    get_payload(&cur, c, r);
+    if (type == GMT_WIRE_KERNEL_REF) {
+        r->type = GMT_REC_KERNEL;
+        uint64_t idx = get_kernel_ref(&cur, &c->d, &r->u.kernel);
+        if (!cur.bad && idx >= c->shapes.n)
+            cur.bad = 1; /* names no shape of this frame */
+        if (!cur.bad)
+            gmt_shape_put(c, idx, &r->u.kernel);
+    } else if (type == GMT_WIRE_ALLOC_REF || type == GMT_WIRE_FREE_REF) {
+        r->type = type == GMT_WIRE_ALLOC_REF ? GMT_REC_ALLOC : GMT_REC_FREE;
+        uint64_t idx = get_mem_ref(&cur, &c->d, &r->u.mem);
+        if (!cur.bad && idx >= c->ctxs.n)
+            cur.bad = 1;
+        if (!cur.bad)
+            gmt_ctx_put(c, idx, &r->u.mem);
+    } else {
+        r->type = (gmt_type)type;
+        get_payload(&cur, &c->d, r);
+    }
     if (cur.bad) {
-        *c = saved;
+        c->d = saved;
         return GMT_E_CORRUPT;
     }
+    /* A good plain record's shape or context joins its table (the rule of
+     * codec_fast.h, which the encoder mirrors). */
+    if (type == GMT_REC_KERNEL)
+        gmt_note_shape(c, &r->u.kernel);
+    else if (type == GMT_REC_ALLOC || type == GMT_REC_FREE)
+        gmt_note_ctx(c, &r->u.mem);
     /* Bytes after the known fields belong to a newer minor version. */
     *used = total;
     return GMT_OK;

@@ -10,13 +10,143 @@
 #ifndef GMEMPROF_CODEC_FAST_H
 #define GMEMPROF_CODEC_FAST_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
 #include "gmemprof/trace_format.h"
 
+/* ---- the interning tables of format 1.2 -------------------------------- */
+
+/* A kernel shape is gmt_kernel's fields name .. local_mem, copied as one
+ * block of GMT_SHAPE_WORDS words: they must be contiguous and in order. */
+#define GMT_SHAPE_OFF offsetof(gmt_kernel, name)
+_Static_assert(offsetof(gmt_kernel, grid) == GMT_SHAPE_OFF + 8 &&
+                   offsetof(gmt_kernel, block) == GMT_SHAPE_OFF + 32 &&
+                   offsetof(gmt_kernel, registers) == GMT_SHAPE_OFF + 56 &&
+                   offsetof(gmt_kernel, local_mem) == GMT_SHAPE_OFF + 8 * (GMT_SHAPE_WORDS - 1),
+               "gmt_kernel's shape fields are not one block");
+/* Entry indices are stored in a byte, slots in 16 bits. */
+_Static_assert(GMT_TAB_CAP <= 256 && GMT_TAB_SLOTS <= 65536 && GMT_TAB_SLOTS > GMT_TAB_CAP,
+               "interning table sizes");
+
+static inline void gmt_shape_of(const gmt_kernel *k, uint64_t key[GMT_SHAPE_WORDS])
+{
+    memcpy(key, (const char *)k + GMT_SHAPE_OFF, GMT_SHAPE_WORDS * 8);
+}
+
+static inline void gmt_ctx_of(const gmt_mem *m, uint64_t key[GMT_CTX_WORDS])
+{
+    key[0] = m->device;
+    key[1] = m->kind;
+    key[2] = m->source;
+    key[3] = m->flags;
+    key[4] = m->stream;
+    key[5] = m->tid;
+}
+
+/* The slot a key hashes to: a sum of products (independent multiplies, not
+ * a chain), then the high bits of one more mix.  Only the encoder and the
+ * decoder's rare plain records hash; a _REF is decoded without it. */
+static inline uint32_t gmt_tab_hash(const uint64_t *key, unsigned words)
+{
+    static const uint64_t mul[GMT_SHAPE_WORDS] = {
+        0x79463e00ec00bcf5ull, 0xc95140e2cab9b0e7ull, 0x5f62389f3deb2b71ull, 0xbca2dc9edd7102bdull,
+        0x0ce09ed157875eb1ull, 0x2516567236c8ab95ull, 0x6143058fd8ee8a8full, 0x58f740e3b4c80c05ull,
+        0xd37af51d76d5de6dull, 0xd3f0a64605022405ull, 0xb1fca0072f0cad23ull,
+    };
+    uint64_t h = 0;
+    for (unsigned i = 0; i < words; i++)
+        h += (key[i] ^ (key[i] >> 32)) * mul[i];
+    h ^= h >> 29;
+    h *= 0x9e3779b97f4a7c15ull;
+    return (uint32_t)(h >> (64 - GMT_TAB_SLOT_BITS));
+}
+
+/* Looks key up in table t (entries ent, `words` each).  Returns its index,
+ * or -1 with *where set to the free slot it would take.  Linear probing
+ * ends at the first slot not in use: there are at most GMT_TAB_CAP in use
+ * of GMT_TAB_SLOTS, so it ends within GMT_TAB_CAP + 1 probes whatever the
+ * keys (and nothing is ever removed within a frame). */
+static inline int gmt_tab_find(const gmt_itab *t, const uint64_t *ent, unsigned words, const uint64_t *key,
+                               uint32_t *where)
+{
+    uint32_t s = gmt_tab_hash(key, words);
+    for (;;) {
+        uint32_t e = t->slot[s];
+        if (e >= t->n || t->home[e] != s) {
+            *where = s;
+            return -1;
+        }
+        if (memcmp(ent + (size_t)e * words, key, (size_t)words * 8) == 0)
+            return (int)e;
+        s = (s + 1) & (GMT_TAB_SLOTS - 1);
+    }
+}
+
+/* Appends key as entry n at the free slot `where` (from gmt_tab_find);
+ * the caller checked that the table has room. */
+static inline void gmt_tab_add(gmt_itab *t, uint64_t *ent, unsigned words, const uint64_t *key, uint32_t where)
+{
+    uint32_t e = t->n++;
+    t->slot[where] = (uint8_t)e;
+    t->home[e] = (uint16_t)where;
+    memcpy(ent + (size_t)e * words, key, (size_t)words * 8);
+}
+
+/* The append rule, on the decoder's side: a plain record's shape or context
+ * joins the table unless it is there already or the table is full.  The
+ * encoder applies the same rule (gmt_encode), so both sides hold the same
+ * tables after every record, and a state that decoded a record equals, byte
+ * for byte, one that encoded it.  Out of line: in a 1.2 trace only a frame's
+ * first record of each shape or context gets here. */
+static __attribute__((noinline, unused)) void gmt_tab_note(gmt_itab *t, uint64_t *ent, unsigned words,
+                                                           const uint64_t *key)
+{
+    uint32_t where;
+    if (gmt_tab_find(t, ent, words, key, &where) < 0)
+        gmt_tab_add(t, ent, words, key, where);
+}
+
+static inline __attribute__((always_inline)) void gmt_note_shape(gmt_codec *c, const gmt_kernel *k)
+{
+    if (c->shapes.n < GMT_TAB_CAP) {
+        uint64_t key[GMT_SHAPE_WORDS];
+        gmt_shape_of(k, key);
+        gmt_tab_note(&c->shapes, c->shape, GMT_SHAPE_WORDS, key);
+    }
+}
+
+static inline __attribute__((always_inline)) void gmt_note_ctx(gmt_codec *c, const gmt_mem *m)
+{
+    if (c->ctxs.n < GMT_TAB_CAP) {
+        uint64_t key[GMT_CTX_WORDS];
+        gmt_ctx_of(m, key);
+        gmt_tab_note(&c->ctxs, c->ctx, GMT_CTX_WORDS, key);
+    }
+}
+
+/* A _REF record's table entry back into the record it stands for. */
+static inline __attribute__((always_inline)) void gmt_shape_put(const gmt_codec *c, uint64_t idx, gmt_kernel *k)
+{
+    /* one block copy: the shape's 11 words lie together in gmt_kernel */
+    memcpy((char *)k + GMT_SHAPE_OFF, c->shape + idx * GMT_SHAPE_WORDS, GMT_SHAPE_WORDS * 8);
+}
+
+static inline __attribute__((always_inline)) void gmt_ctx_put(const gmt_codec *c, uint64_t idx, gmt_mem *m)
+{
+    const uint64_t *e = c->ctx + idx * GMT_CTX_WORDS;
+    m->device = e[0];
+    m->kind = e[1];
+    m->source = e[2];
+    m->flags = e[3];
+    m->stream = e[4];
+    m->tid = e[5];
+}
+
 /*
- * ALLOC, FREE, KERNEL, MEMCPY and MEMSET are nearly every record of a trace,
+ * ALLOC, FREE, KERNEL, MEMCPY and MEMSET (and since 1.2 their _REF forms)
+ * are nearly every record of a trace,
  * and the checked decoder above spends most of its time on a bounds check
  * and a cursor store per field.  When the input holds at least GMT_FAST_MARGIN
  * bytes from the record's start, no field of these types can read past the
@@ -109,32 +239,65 @@ static inline __attribute__((always_inline)) int fast_mem(const uint8_t *p, cons
 {
     int bad = 0;
     m->device = fget(&p, &bad);
-    uint64_t addr = fdelta(&p, &bad, c->last_addr);
+    uint64_t addr = fdelta(&p, &bad, c->d.last_addr);
     m->address = addr;
     m->bytes = fget(&p, &bad);
     m->kind = fget(&p, &bad);
     m->source = fget(&p, &bad);
     m->flags = fget(&p, &bad);
-    uint64_t corr = fdelta(&p, &bad, c->last_corr);
+    uint64_t corr = fdelta(&p, &bad, c->d.last_corr);
     m->corr = corr;
     m->stream = fget(&p, &bad);
     m->tid = fget(&p, &bad);
-    uint64_t rid = fdelta(&p, &bad, c->last_rid);
+    uint64_t rid = fdelta(&p, &bad, c->d.last_rid);
     m->range = rid;
-    uint64_t seq = fdelta(&p, &bad, c->last_seq);
+    uint64_t seq = fdelta(&p, &bad, c->d.last_seq);
     m->seq = seq;
-    uint64_t step = fdelta(&p, &bad, c->last_step);
+    uint64_t step = fdelta(&p, &bad, c->d.last_step);
     m->step = step;
-    uint64_t ts = fdelta(&p, &bad, c->last_ts);
+    uint64_t ts = fdelta(&p, &bad, c->d.last_ts);
     m->ts = ts;
     if (bad || p > end)
         return 0;
-    c->last_addr = addr;
-    c->last_corr = corr;
-    c->last_rid = rid;
-    c->last_seq = seq;
-    c->last_step = step;
-    c->last_ts = ts;
+    c->d.last_addr = addr;
+    c->d.last_corr = corr;
+    c->d.last_rid = rid;
+    c->d.last_seq = seq;
+    c->d.last_step = step;
+    c->d.last_ts = ts;
+    gmt_note_ctx(c, m);
+    return 1;
+}
+
+/* ALLOC_REF / FREE_REF (1.2): the context from the table, then the fields
+ * that change from one allocation to the next. */
+static inline __attribute__((always_inline)) int fast_mem_ref(const uint8_t *p, const uint8_t *end, gmt_codec *c,
+                                                              gmt_mem *m)
+{
+    int bad = 0;
+    uint64_t idx = fget(&p, &bad);
+    uint64_t addr = fdelta(&p, &bad, c->d.last_addr);
+    m->address = addr;
+    m->bytes = fget(&p, &bad);
+    uint64_t corr = fdelta(&p, &bad, c->d.last_corr);
+    m->corr = corr;
+    uint64_t rid = fdelta(&p, &bad, c->d.last_rid);
+    m->range = rid;
+    uint64_t seq = fdelta(&p, &bad, c->d.last_seq);
+    m->seq = seq;
+    uint64_t step = fdelta(&p, &bad, c->d.last_step);
+    m->step = step;
+    uint64_t ts = fdelta(&p, &bad, c->d.last_ts);
+    m->ts = ts;
+    if (bad || p > end || idx >= c->ctxs.n)
+        return 0;
+    gmt_ctx_put(c, idx, m);
+    c->d.last_addr = addr;
+    c->d.last_corr = corr;
+    c->d.last_rid = rid;
+    c->d.last_seq = seq;
+    c->d.last_step = step;
+    c->d.last_ts = ts;
     return 1;
 }
 
@@ -144,7 +307,7 @@ static inline __attribute__((always_inline)) int fast_kernel(const uint8_t *p, c
     int bad = 0;
     k->device = fget(&p, &bad);
     k->stream = fget(&p, &bad);
-    uint64_t corr = fdelta(&p, &bad, c->last_corr);
+    uint64_t corr = fdelta(&p, &bad, c->d.last_corr);
     k->corr = corr;
     k->name = fget(&p, &bad);
     for (int i = 0; i < 3; i++)
@@ -156,13 +319,13 @@ static inline __attribute__((always_inline)) int fast_kernel(const uint8_t *p, c
     k->dynamic_smem = fget(&p, &bad);
     k->local_mem = fget(&p, &bad);
     k->tid = fget(&p, &bad);
-    uint64_t seq = fdelta(&p, &bad, c->last_seq);
+    uint64_t seq = fdelta(&p, &bad, c->d.last_seq);
     k->seq = seq;
-    uint64_t rid = fdelta(&p, &bad, c->last_rid);
+    uint64_t rid = fdelta(&p, &bad, c->d.last_rid);
     k->range = rid;
-    uint64_t step = fdelta(&p, &bad, c->last_step);
+    uint64_t step = fdelta(&p, &bad, c->d.last_step);
     k->step = step;
-    uint64_t start = fdelta(&p, &bad, c->last_gpu);
+    uint64_t start = fdelta(&p, &bad, c->d.last_gpu);
     uint64_t end_ts = start + fget(&p, &bad);
     k->start = start;
     k->end = end_ts;
@@ -171,11 +334,46 @@ static inline __attribute__((always_inline)) int fast_kernel(const uint8_t *p, c
     k->flags = p < end ? fget(&p, &bad) : 0;
     if (bad || p > end)
         return 0;
-    c->last_corr = corr;
-    c->last_seq = seq;
-    c->last_rid = rid;
-    c->last_step = step;
-    c->last_gpu = end_ts;
+    c->d.last_corr = corr;
+    c->d.last_seq = seq;
+    c->d.last_rid = rid;
+    c->d.last_step = step;
+    c->d.last_gpu = end_ts;
+    gmt_note_shape(c, k);
+    return 1;
+}
+
+/* KERNEL_REF (1.2): the shape from the table, then the launch's own fields;
+ * flags are always there (before the times, which stay last). */
+static inline __attribute__((always_inline)) int fast_kernel_ref(const uint8_t *p, const uint8_t *end,
+                                                                 gmt_codec *c, gmt_kernel *k)
+{
+    int bad = 0;
+    uint64_t idx = fget(&p, &bad);
+    k->device = fget(&p, &bad);
+    k->stream = fget(&p, &bad);
+    uint64_t corr = fdelta(&p, &bad, c->d.last_corr);
+    k->corr = corr;
+    k->tid = fget(&p, &bad);
+    uint64_t seq = fdelta(&p, &bad, c->d.last_seq);
+    k->seq = seq;
+    uint64_t rid = fdelta(&p, &bad, c->d.last_rid);
+    k->range = rid;
+    uint64_t step = fdelta(&p, &bad, c->d.last_step);
+    k->step = step;
+    k->flags = fget(&p, &bad);
+    uint64_t start = fdelta(&p, &bad, c->d.last_gpu);
+    uint64_t end_ts = start + fget(&p, &bad);
+    k->start = start;
+    k->end = end_ts;
+    if (bad || p > end || idx >= c->shapes.n)
+        return 0;
+    gmt_shape_put(c, idx, k);
+    c->d.last_corr = corr;
+    c->d.last_seq = seq;
+    c->d.last_rid = rid;
+    c->d.last_step = step;
+    c->d.last_gpu = end_ts;
     return 1;
 }
 
@@ -185,51 +383,73 @@ static inline __attribute__((always_inline)) int fast_copy(const uint8_t *p, con
     int bad = 0;
     k->device = fget(&p, &bad);
     k->stream = fget(&p, &bad);
-    uint64_t corr = fdelta(&p, &bad, c->last_corr);
+    uint64_t corr = fdelta(&p, &bad, c->d.last_corr);
     k->corr = corr;
     k->bytes = fget(&p, &bad);
     k->copy_kind = fget(&p, &bad);
     k->src_kind = fget(&p, &bad);
     k->dst_kind = fget(&p, &bad);
     k->tid = fget(&p, &bad);
-    uint64_t step = fdelta(&p, &bad, c->last_step);
+    uint64_t step = fdelta(&p, &bad, c->d.last_step);
     k->step = step;
-    uint64_t start = fdelta(&p, &bad, c->last_gpu);
+    uint64_t start = fdelta(&p, &bad, c->d.last_gpu);
     uint64_t end_ts = start + fget(&p, &bad);
     k->start = start;
     k->end = end_ts;
     if (bad || p > end)
         return 0;
-    c->last_corr = corr;
-    c->last_step = step;
-    c->last_gpu = end_ts;
+    c->d.last_corr = corr;
+    c->d.last_step = step;
+    c->d.last_gpu = end_ts;
     return 1;
 }
 
 /* Returned by gmt_decode_hot for a hot record whose payload is malformed. */
 #define GMT_FAST_BAD ((size_t)-1)
 
-/* Decodes one ALLOC, FREE, KERNEL, MEMCPY or MEMSET record at in[0..), whose
- * caller guarantees GMT_FAST_MARGIN readable bytes.  Returns its size (type,
- * one length byte, payload) with *r filled and the codec advanced; 0 when the
- * record is of another type or has a payload of 128 bytes or more (the caller
- * decodes it with gmt_decode: these payloads never are that long, so only a
- * newer minor version or damage gets there); GMT_FAST_BAD when the payload is
- * malformed (the codec is unchanged).  Type 0 and unknown types return 0. */
+/* Decodes one ALLOC, FREE, KERNEL, MEMCPY, MEMSET, ALLOC_REF, FREE_REF or
+ * KERNEL_REF record at in[0..), whose caller guarantees GMT_FAST_MARGIN
+ * readable bytes.  Returns its size (type, one length byte, payload) with *r
+ * filled (a _REF as the plain type it stands for) and the codec advanced; 0
+ * when the record is of another type or has a payload of 128 bytes or more
+ * (the caller decodes it with gmt_decode: these payloads never are that long,
+ * so only a newer minor version or damage gets there); GMT_FAST_BAD when the
+ * payload is malformed or a _REF index is beyond its table (the codec is
+ * unchanged).  Type 0 and unknown types return 0. */
 static inline __attribute__((always_inline)) size_t gmt_decode_hot(gmt_codec *c, const uint8_t *in, gmt_record *r)
 {
     uint8_t type = in[0];
-    if (type < GMT_REC_ALLOC || type > GMT_REC_MEMSET || in[1] >= 0x80)
+    if (in[1] >= 0x80)
         return 0;
     const uint8_t *pay = in + 2, *pend = pay + in[1];
     int ok;
-    if (type <= GMT_REC_FREE)
+    switch (type) {
+    case GMT_WIRE_ALLOC_REF:
+    case GMT_WIRE_FREE_REF:
+        ok = fast_mem_ref(pay, pend, c, &r->u.mem);
+        r->type = type == GMT_WIRE_ALLOC_REF ? GMT_REC_ALLOC : GMT_REC_FREE;
+        break;
+    case GMT_WIRE_KERNEL_REF:
+        ok = fast_kernel_ref(pay, pend, c, &r->u.kernel);
+        r->type = GMT_REC_KERNEL;
+        break;
+    case GMT_REC_ALLOC:
+    case GMT_REC_FREE:
         ok = fast_mem(pay, pend, c, &r->u.mem);
-    else if (type == GMT_REC_KERNEL)
+        r->type = (gmt_type)type;
+        break;
+    case GMT_REC_KERNEL:
         ok = fast_kernel(pay, pend, c, &r->u.kernel);
-    else
+        r->type = GMT_REC_KERNEL;
+        break;
+    case GMT_REC_MEMCPY:
+    case GMT_REC_MEMSET:
         ok = fast_copy(pay, pend, c, &r->u.copy);
-    r->type = (gmt_type)type;
+        r->type = (gmt_type)type;
+        break;
+    default:
+        return 0;
+    }
     return ok ? (size_t)(pend - in) : GMT_FAST_BAD;
 }
 

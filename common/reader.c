@@ -10,7 +10,8 @@
  *
  * Frame ends come from ZSTD_decompressStream returning 0.  Decompression
  * stops there until every record of the frame has been handed out; then the
- * codec's delta state is reset, as the writer did at the same point.
+ * codec's state (deltas and, since format 1.2, the frame's tables) is reset,
+ * as the writer did at the same point.
  *
  * Every loop iteration either returns, consumes input, produces output, or
  * changes state towards the end; a step that does none of these is an error,
@@ -353,8 +354,13 @@ static __attribute__((noinline)) int reader_next_slow(gmt_reader *r, gmt_record 
                 e->skipped_unknown++;
                 continue;
             }
-            if (st != GMT_E_SHORT)
-                return bad_record(r, r->ob[r->ob_pos] == 0 ? "zero type byte" : "malformed length or field");
+            if (st != GMT_E_SHORT) {
+                uint8_t t = r->ob[r->ob_pos];
+                return bad_record(r, t == 0 ? "zero type byte"
+                                     : t >= GMT_WIRE_KERNEL_REF && t < GMT_WIRE_TYPE_MAX_
+                                         ? "malformed length or field, or an index past this frame's table"
+                                         : "malformed length or field");
+            }
         }
         /* 2. A finished frame: all its records are out; start the next one. */
         if (r->frame_done) {

@@ -4,8 +4,9 @@
  * input (or on gmt_writer_end_frame).  Compressing a frame in one call lets
  * zstd know its size (smaller window, content size in the frame header) and
  * makes a record straddling two frames impossible by construction.  Every
- * frame carries a checksum.  The delta state is reset at each frame start,
- * so every frame decodes on its own given the strings before it.
+ * frame carries a checksum.  The codec state (the deltas and the frame's
+ * kernel-shape and allocation-context tables of format 1.2) is reset at each
+ * frame start, so every frame decodes on its own given the strings before it.
  *
  * Memory: one frame buffer (frame_bytes + the largest possible record) and
  * one zstd output buffer, allocated at open.  Nothing is allocated per record.

@@ -6,10 +6,30 @@
  * Stream (the concatenated decompressed bytes):
  *     preamble: 8 bytes magic "GMEMPROF", u16le major, u16le minor
  *     records : u8 type, varint payload length, payload
- * Records never straddle a zstd frame, and the delta state (gmt_codec:
- * last time, last GPU end, last address, last correlation id, last launch
- * sequence, last range id, last step) is reset to zero at the start of every
- * frame, so each frame decodes on its own given the strings before it.
+ * Records never straddle a zstd frame, and the codec state (gmt_codec: the
+ * delta state -- last time, last GPU end, last address, last correlation id,
+ * last launch sequence, last range id, last step -- and, since 1.2, the
+ * frame's tables of kernel shapes and allocation contexts) is reset at the
+ * start of every frame, so each frame decodes on its own given the strings
+ * before it.
+ *
+ * Interned contexts (1.2): every plain KERNEL of a frame adds its "shape"
+ * (name, grid, block, registers, shared and local memory) to the frame's
+ * shape table unless the table holds it already or is full
+ * (GMT_TAB_CAP entries); every plain ALLOC or FREE adds its "context"
+ * (device, kind, source, flags, stream, tid) to the frame's context table
+ * likewise.  KERNEL_REF, ALLOC_REF and FREE_REF records name a table entry
+ * by its index instead of carrying those fields.  The encoder writes the
+ * _REF form whenever the table holds the record's shape or context; the
+ * decoder returns a _REF record as the plain KERNEL, ALLOC or FREE it
+ * stands for, so no consumer ever sees the _REF types.  Payloads:
+ *   KERNEL_REF (19): shape index, device, stream, corr ("corr"), tid,
+ *                    seq ("seq"), range ("rid"), step ("step"), flags,
+ *                    start ("gts"), "dur"
+ *   ALLOC_REF (20), FREE_REF (21): context index, address ("addr"), bytes,
+ *                    corr ("corr"), range ("rid"), seq ("seq"), step
+ *                    ("step"), ts ("ts")
+ * An index at or beyond its table's count is corruption.
  *
  * Payload order: the struct's fields in order, EXCEPT that the time fields
  * ("ts", or "gts" + "dur") come last.  Putting the jittery low bits of the
@@ -34,7 +54,8 @@
  * it knows (a newer minor version may append fields) and skips record types
  * it does not know; a record whose payload is shorter than its 1.0 fields
  * is an error. A field appended in a later minor version (KERNEL flags, 1.1)
- * reads as 0 when the payload ends before it, and a writer omits it when 0.  Type 0 is reserved (never written; zeroed bytes look so).
+ * reads as 0 when the payload ends before it, and a writer omits it when 0.
+ * Type 0 is reserved (never written; zeroed bytes look so).
  */
 #ifndef GMEMPROF_TRACE_FORMAT_H
 #define GMEMPROF_TRACE_FORMAT_H
@@ -50,7 +71,7 @@ extern "C" {
 #define GMT_MAGIC_LEN 8
 #define GMT_PREAMBLE_LEN 12
 #define GMT_VERSION_MAJOR 1
-#define GMT_VERSION_MINOR 1
+#define GMT_VERSION_MINOR 2
 
 /* Largest payload a record may have; a larger length is corruption. */
 #define GMT_MAX_PAYLOAD (1u << 20)
@@ -80,8 +101,18 @@ typedef enum gmt_type {
     GMT_REC_MEMSAMPLE = 16,
     GMT_REC_STATS = 17,
     GMT_REC_TRAILER = 18,
-    GMT_REC_TYPE_MAX_ = 19 /* one past the last known type */
+    GMT_REC_TYPE_MAX_ = 19 /* one past the last type a decoded record can have */
 } gmt_type;
+
+/* Record types of the byte stream only (format 1.2): the decoder returns
+ * them as GMT_REC_KERNEL, GMT_REC_ALLOC and GMT_REC_FREE, and the encoder
+ * chooses them by itself; a gmt_record never has these types. */
+enum {
+    GMT_WIRE_KERNEL_REF = 19, /* a KERNEL whose shape is in the frame's shape table */
+    GMT_WIRE_ALLOC_REF = 20,  /* an ALLOC whose context is in the frame's context table */
+    GMT_WIRE_FREE_REF = 21,   /* a FREE, likewise */
+    GMT_WIRE_TYPE_MAX_ = 22   /* one past the last type this version knows */
+};
 
 /* Where device memory was, as CUPTI reports it (CUpti_ActivityMemoryKind). */
 typedef enum gmt_mem_kind {
@@ -371,9 +402,8 @@ typedef struct gmt_record {
 
 /* ---- the codec (common/codec.c) --------------------------------------- */
 
-/* Delta state; zero it at the start of every frame (gmt_codec_reset).
- * Treat it as opaque: compare or copy it whole, never field by field. */
-typedef struct gmt_codec {
+/* The delta state: every variable is 0 at the start of a frame. */
+typedef struct gmt_deltas {
     uint64_t last_ts;
     uint64_t last_addr;
     uint64_t last_corr;
@@ -381,6 +411,39 @@ typedef struct gmt_codec {
     uint64_t last_seq;   /* "seq" */
     uint64_t last_rid;   /* "rid": NVTX range instance ids */
     uint64_t last_step;  /* "step" */
+} gmt_deltas;
+
+/* Entries per table per frame (format 1.2): a _REF index is below it. */
+#define GMT_TAB_CAP 256u
+/* Hash slots per table: twice the entries, so a probe ends soon. */
+#define GMT_TAB_SLOT_BITS 9u
+#define GMT_TAB_SLOTS (1u << GMT_TAB_SLOT_BITS)
+/* A kernel shape: gmt_kernel's name .. local_mem, in that order. */
+#define GMT_SHAPE_WORDS 11u
+/* An allocation context: gmt_mem's device, kind, source, flags, stream, tid. */
+#define GMT_CTX_WORDS 6u
+
+/* One interning table.  Entries [0, n) are this frame's; slot[] hashes a
+ * key to its entry.  A slot is in use iff its entry is below n and names
+ * the slot back (home[slot[s]] == s), so gmt_codec_reset empties a table
+ * by setting n = 0 alone, whatever the arrays hold: no clearing per frame,
+ * and a gmt_codec needs no initialisation beyond gmt_codec_reset. */
+typedef struct gmt_itab {
+    uint32_t n;
+    uint8_t slot[GMT_TAB_SLOTS];
+    uint16_t home[GMT_TAB_CAP];
+} gmt_itab;
+
+/* Codec state: the delta state and the frame's two tables; reset it at the
+ * start of every frame (gmt_codec_reset).  Treat it as opaque: copy it
+ * whole, never field by field (a copy is about 37 KB).  Two states that
+ * came from one state through the same records are equal byte for byte. */
+typedef struct gmt_codec {
+    gmt_deltas d;
+    gmt_itab shapes;   /* kernel shapes */
+    gmt_itab ctxs;     /* allocation contexts (ALLOC and FREE share them) */
+    uint64_t shape[GMT_TAB_CAP * GMT_SHAPE_WORDS];
+    uint64_t ctx[GMT_TAB_CAP * GMT_CTX_WORDS];
 } gmt_codec;
 
 typedef enum gmt_status {
@@ -418,8 +481,10 @@ static inline int64_t gmt_unzigzag(uint64_t v) { return (int64_t)(v >> 1) ^ -(in
 void gmt_preamble_put(uint8_t out[GMT_PREAMBLE_LEN]);
 gmt_status gmt_preamble_parse(const uint8_t *in, size_t len, uint16_t *major, uint16_t *minor);
 
-/* Encodes one record (type, length, payload) into out. Returns the bytes
- * written, or 0 if cap is too small (the codec state is then unchanged).
+/* Encodes one record (type, length, payload) into out: a KERNEL, ALLOC or
+ * FREE whose shape or context the frame's table holds as its _REF form, any
+ * other record as itself. Returns the bytes written, or 0 if cap is too
+ * small (the codec state is then unchanged).
  * GMT_ENCODE_MAX bounds any record except HEADER/DEVICE/STRING/TAG, whose
  * size is bounded by gmt_encode_bound(). */
 #define GMT_ENCODE_MAX 256u
@@ -427,9 +492,11 @@ size_t gmt_encode_bound(const gmt_record *r);
 size_t gmt_encode(gmt_codec *c, const gmt_record *r, uint8_t *out, size_t cap);
 
 /* Decodes one record from in[0..len). On GMT_OK, *used is the bytes taken
- * and *r holds the record (gmt_bytes point into `in`). GMT_E_SHORT: the
+ * and *r holds the record (gmt_bytes point into `in`; a _REF record comes
+ * back as the KERNEL, ALLOC or FREE it stands for). GMT_E_SHORT: the
  * record is incomplete. GMT_E_TYPE: unknown type, *used is set so the caller
- * can skip it. GMT_E_CORRUPT: malformed. The codec state advances only on OK. */
+ * can skip it. GMT_E_CORRUPT: malformed (a _REF index beyond its table
+ * too). The codec state advances only on OK. */
 gmt_status gmt_decode(gmt_codec *c, const uint8_t *in, size_t len, gmt_record *r, size_t *used);
 
 #ifdef __cplusplus

@@ -4,9 +4,11 @@
  * example of docs/trace-format.md is this program's output.
  *
  * It doubles as a test of the document: its own field table (below, in
- * payload order) walks every record independently of common/codec.c, and
- * the program fails unless the walk consumes exactly each payload and
- * yields the values that were written.
+ * payload order) walks every record independently of common/codec.c, with
+ * its own copy of the frame's shape and context tables (format 1.2), and
+ * the program fails unless the walk consumes exactly each payload, yields
+ * the values that were written and ends every record with the codec's
+ * delta state and tables.
  *
  *   gmt-example            the annotated dump (exit 0 when it all agrees)
  *   gmt-example --fields   the payload layout of every record type (markdown)
@@ -38,6 +40,8 @@ enum {
     F_BYTES = 'b',
     F_UUID = 'u',
     F_DEVS = 'n', /* TAG: ndev, then ndev x 5 varints */
+    F_SHAPE = 'K', /* KERNEL_REF: index into the frame's shape table */
+    F_CTX = 'M',   /* ALLOC_REF / FREE_REF: index into the frame's context table */
 };
 
 typedef struct fdesc {
@@ -80,6 +84,19 @@ static const fdesc F_KERNEL[] = {
     FD("local_mem", F_V, kernel.local_mem), FD("tid", F_V, kernel.tid), FD("seq", F_SEQ, kernel.seq),
     FD("range", F_RID, kernel.range), FD("step", F_STEP, kernel.step),
     { "start", F_GTS, U(kernel.start), U(kernel.end) }, END,
+};
+/* 1.2: the interned forms (payload order of codec.c's put_kernel_ref and
+ * put_mem_ref); the index stands for the fields of the table entry. */
+static const fdesc F_KERNEL_REF[] = {
+    FD("shape", F_SHAPE, kernel.name), FD("device", F_V, kernel.device), FD("stream", F_V, kernel.stream),
+    FD("corr", F_CORR, kernel.corr), FD("tid", F_V, kernel.tid), FD("seq", F_SEQ, kernel.seq),
+    FD("range", F_RID, kernel.range), FD("step", F_STEP, kernel.step), FD("flags", F_V, kernel.flags),
+    { "start", F_GTS, U(kernel.start), U(kernel.end) }, END,
+};
+static const fdesc F_MEM_REF[] = {
+    FD("context", F_CTX, mem.device), FD("address", F_ADDR, mem.address), FD("bytes", F_V, mem.bytes),
+    FD("corr", F_CORR, mem.corr), FD("range", F_RID, mem.range), FD("seq", F_SEQ, mem.seq),
+    FD("step", F_STEP, mem.step), FD("ts", F_TS, mem.ts), END,
 };
 static const fdesc F_COPY[] = {
     FD("device", F_V, copy.device), FD("stream", F_V, copy.stream), FD("corr", F_CORR, copy.corr),
@@ -137,7 +154,21 @@ static const fdesc *fields_of(int type)
     case GMT_REC_MEMSAMPLE: return F_SAMPLE;
     case GMT_REC_STATS: return F_STATS;
     case GMT_REC_TRAILER: return F_TRAILER;
+    case GMT_WIRE_KERNEL_REF: return F_KERNEL_REF;
+    case GMT_WIRE_ALLOC_REF:
+    case GMT_WIRE_FREE_REF: return F_MEM_REF;
     default: return NULL;
+    }
+}
+
+/* The record type a stream type decodes to. */
+static int record_type_of(int type)
+{
+    switch (type) {
+    case GMT_WIRE_KERNEL_REF: return GMT_REC_KERNEL;
+    case GMT_WIRE_ALLOC_REF: return GMT_REC_ALLOC;
+    case GMT_WIRE_FREE_REF: return GMT_REC_FREE;
+    default: return type;
     }
 }
 
@@ -157,6 +188,10 @@ static const char *coding_doc(char c)
     case F_BYTES: return "bytes: varint length + raw bytes";
     case F_UUID: return "16 raw bytes";
     case F_DEVS: return "varint ndev, then ndev x (device, live_bytes, driver_used, driver_free, driver_total) varints";
+    case F_SHAPE: return "shape: varint index of an entry of the frame's shape table (name, grid, block, registers, "
+                         "static_smem, dynamic_smem, local_mem)";
+    case F_CTX: return "context: varint index of an entry of the frame's context table (device, kind, source, "
+                       "flags, stream, tid)";
     default: return "?";
     }
 }
@@ -217,9 +252,44 @@ static int get_varint(const uint8_t *p, size_t n, size_t *pos, uint64_t *v)
     return k;
 }
 
+/* What the walk keeps between records of a frame: the delta state and the
+ * shape and context tables, kept here by the rule of docs/trace-format.md
+ * (a plain record's shape or context is appended unless already there). */
+#define SHAPE_W 11
+#define CTX_W 6
+typedef struct walk_state {
+    gmt_deltas d;
+    uint64_t shape[GMT_TAB_CAP][SHAPE_W];
+    uint64_t ctx[GMT_TAB_CAP][CTX_W];
+    unsigned nshape, nctx;
+} walk_state;
+
+static void shape_of(const gmt_kernel *k, uint64_t out[SHAPE_W])
+{
+    const uint64_t v[SHAPE_W] = { k->name,         k->grid[0],  k->grid[1],        k->grid[2],
+                                  k->block[0],     k->block[1], k->block[2],       k->registers,
+                                  k->static_smem,  k->dynamic_smem, k->local_mem };
+    memcpy(out, v, sizeof v);
+}
+
+static void ctx_of(const gmt_mem *m, uint64_t out[CTX_W])
+{
+    const uint64_t v[CTX_W] = { m->device, m->kind, m->source, m->flags, m->stream, m->tid };
+    memcpy(out, v, sizeof v);
+}
+
+/* Index of key in rows[0..n), or -1. */
+static int find_row(const uint64_t *rows, unsigned n, unsigned w, const uint64_t *key)
+{
+    for (unsigned i = 0; i < n; i++)
+        if (memcmp(rows + (size_t)i * w, key, w * sizeof *key) == 0)
+            return (int)i;
+    return -1;
+}
+
 /* Walks one record with the table above, printing and checking each field
  * against the record that was written. Returns bytes consumed. */
-static size_t walk(const uint8_t *p, size_t n, gmt_codec *c, const gmt_record *want)
+static size_t walk(const uint8_t *p, size_t n, walk_state *c, const gmt_record *want)
 {
     size_t pos = 0;
     uint64_t type = p[0], plen = 0;
@@ -233,7 +303,7 @@ static size_t walk(const uint8_t *p, size_t n, gmt_codec *c, const gmt_record *w
     }
     line(p + lp, pos - lp, "payload length %llu", (unsigned long long)plen);
     size_t end = pos + (size_t)plen;
-    EXPECT(want && (uint64_t)want->type == type, "type %llu", (unsigned long long)type);
+    EXPECT(want && (int)want->type == record_type_of((int)type), "type %llu", (unsigned long long)type);
     for (; fd->name; fd++) {
         size_t s = pos;
         uint64_t v = 0, raw = 0;
@@ -255,6 +325,35 @@ static size_t walk(const uint8_t *p, size_t n, gmt_codec *c, const gmt_record *w
             EXPECT(memcmp(p + pos, (const char *)&want->u + fd->off, 16) == 0, "uuid");
             line(p + pos, 16, "%s (16 raw bytes)", fd->name);
             pos += 16;
+            continue;
+        }
+        case F_SHAPE:
+        case F_CTX: {
+            get_varint(p, end, &pos, &v);
+            int is_shape = fd->code == F_SHAPE;
+            unsigned count = is_shape ? c->nshape : c->nctx;
+            uint64_t key[SHAPE_W];
+            if (is_shape)
+                shape_of(&want->u.kernel, key);
+            else
+                ctx_of(&want->u.mem, key);
+            const uint64_t *row = v < count ? (is_shape ? c->shape[v] : c->ctx[v]) : NULL;
+            EXPECT(row && memcmp(row, key, (is_shape ? SHAPE_W : CTX_W) * sizeof *key) == 0,
+                   "%s %llu is not the written record's", fd->name, (unsigned long long)v);
+            if (is_shape && row)
+                line(p + s, pos - s, "shape = %llu: name %llu, grid %llux%llux%llu, block %llux%llux%llu, "
+                     "registers %llu, smem %llu+%llu, local %llu", (unsigned long long)v,
+                     (unsigned long long)row[0], (unsigned long long)row[1], (unsigned long long)row[2],
+                     (unsigned long long)row[3], (unsigned long long)row[4], (unsigned long long)row[5],
+                     (unsigned long long)row[6], (unsigned long long)row[7], (unsigned long long)row[8],
+                     (unsigned long long)row[9], (unsigned long long)row[10]);
+            else if (row)
+                line(p + s, pos - s, "context = %llu: device %llu, kind %llu, source %llu, flags %llu, "
+                     "stream %llu, tid %llu", (unsigned long long)v, (unsigned long long)row[0],
+                     (unsigned long long)row[1], (unsigned long long)row[2], (unsigned long long)row[3],
+                     (unsigned long long)row[4], (unsigned long long)row[5]);
+            else
+                line(p + s, pos - s, "%s = %llu (no such entry)", fd->name, (unsigned long long)v);
             continue;
         }
         case F_DEVS: {
@@ -290,7 +389,7 @@ static size_t walk(const uint8_t *p, size_t n, gmt_codec *c, const gmt_record *w
             line(p + s, pos - s, "%s = %lld (zigzag %llu)", fd->name, (long long)v, (unsigned long long)raw);
             break;
         case F_GTS: {
-            v = c->last_gpu + (uint64_t)gmt_unzigzag(raw);
+            v = c->d.last_gpu + (uint64_t)gmt_unzigzag(raw);
             line(p + s, pos - s, "%s = last_gpu %+lld = %llu", fd->name, (long long)gmt_unzigzag(raw),
                  (unsigned long long)v);
             size_t s2 = pos;
@@ -299,16 +398,16 @@ static size_t walk(const uint8_t *p, size_t n, gmt_codec *c, const gmt_record *w
             line(p + s2, pos - s2, "dur = %llu ns (end = %llu)", (unsigned long long)dur,
                  (unsigned long long)(v + dur));
             EXPECT(v + dur == *u64_at(want, fd->off2), "end");
-            c->last_gpu = v + dur;
+            c->d.last_gpu = v + dur;
             break;
         }
         default: {
-            uint64_t *last = fd->code == F_TS     ? &c->last_ts
-                             : fd->code == F_ADDR ? &c->last_addr
-                             : fd->code == F_CORR ? &c->last_corr
-                             : fd->code == F_SEQ  ? &c->last_seq
-                             : fd->code == F_STEP ? &c->last_step
-                                                  : &c->last_rid;
+            uint64_t *last = fd->code == F_TS     ? &c->d.last_ts
+                             : fd->code == F_ADDR ? &c->d.last_addr
+                             : fd->code == F_CORR ? &c->d.last_corr
+                             : fd->code == F_SEQ  ? &c->d.last_seq
+                             : fd->code == F_STEP ? &c->d.last_step
+                                                  : &c->d.last_rid;
             const char *base = fd->code == F_TS     ? "last_ts"
                                : fd->code == F_ADDR ? "last_addr"
                                : fd->code == F_CORR ? "last_corr"
@@ -324,7 +423,7 @@ static size_t walk(const uint8_t *p, size_t n, gmt_codec *c, const gmt_record *w
                      (unsigned long long)v);
             *last = v;
             if (fd->code == F_PRID)
-                c->last_rid = want->u.range.id;
+                c->d.last_rid = want->u.range.id;
             break;
         }
         }
@@ -333,7 +432,33 @@ static size_t walk(const uint8_t *p, size_t n, gmt_codec *c, const gmt_record *w
     }
     EXPECT(pos == end, "%s: the field table covers %zu of %llu payload bytes", gmt_type_name((gmt_type)type),
            pos - (end - (size_t)plen), (unsigned long long)plen);
+    /* the append rule: a plain KERNEL's shape, a plain ALLOC's or FREE's
+     * context joins its table unless it is there or the table is full */
+    uint64_t key[SHAPE_W];
+    if (type == GMT_REC_KERNEL) {
+        shape_of(&want->u.kernel, key);
+        if (c->nshape < GMT_TAB_CAP && find_row(&c->shape[0][0], c->nshape, SHAPE_W, key) < 0)
+            memcpy(c->shape[c->nshape++], key, sizeof c->shape[0]);
+    } else if (type == GMT_REC_ALLOC || type == GMT_REC_FREE) {
+        ctx_of(&want->u.mem, key);
+        if (c->nctx < GMT_TAB_CAP && find_row(&c->ctx[0][0], c->nctx, CTX_W, key) < 0)
+            memcpy(c->ctx[c->nctx++], key, sizeof c->ctx[0]);
+    }
     return end;
+}
+
+/* The walk's state against the codec's: the same deltas and tables. */
+static int same_state(const walk_state *w, const gmt_codec *c)
+{
+    if (memcmp(&w->d, &c->d, sizeof w->d) != 0 || w->nshape != c->shapes.n || w->nctx != c->ctxs.n)
+        return 0;
+    for (unsigned i = 0; i < w->nshape; i++)
+        if (memcmp(w->shape[i], c->shape + (size_t)i * GMT_SHAPE_WORDS, sizeof w->shape[i]) != 0)
+            return 0;
+    for (unsigned i = 0; i < w->nctx; i++)
+        if (memcmp(w->ctx[i], c->ctx + (size_t)i * GMT_CTX_WORDS, sizeof w->ctx[i]) != 0)
+            return 0;
+    return 1;
 }
 
 /* ---- the tiny trace ---------------------------------------------------- */
@@ -426,7 +551,7 @@ static void build(void)
 static void print_fields(void)
 {
     printf("| type | record | payload fields, in order |\n|---|---|---|\n");
-    for (int t = 1; t < GMT_REC_TYPE_MAX_; t++) {
+    for (int t = 1; t < GMT_WIRE_TYPE_MAX_; t++) {
         printf("| %d | %s | ", t, gmt_type_name((gmt_type)t));
         const fdesc *fd = fields_of(t);
         for (int i = 0; fd[i].name; i++) {
@@ -435,13 +560,16 @@ static void print_fields(void)
                           : fd[i].code == F_CORR ? " (corr)" : fd[i].code == F_SEQ ? " (seq)"
                           : fd[i].code == F_RID || fd[i].code == F_PRID ? " (rid)" : fd[i].code == F_STEP ? " (step)"
                           : fd[i].code == F_BYTES ? " (bytes)" : fd[i].code == F_UUID ? " (16 raw bytes)"
+                          : fd[i].code == F_SHAPE ? " (index into the shape table)"
+                          : fd[i].code == F_CTX ? " (index into the context table)"
                           : " (ndev, then ndev x 5 varints)";
             printf("%s%s%s", i ? ", " : "", fd[i].name, c);
         }
         printf(" |\n");
     }
     printf("\nCodings:\n");
-    const char codes[] = { F_V, F_SV, F_TS, F_GTS, F_ADDR, F_CORR, F_SEQ, F_RID, F_PRID, F_STEP, F_BYTES, F_UUID, F_DEVS };
+    const char codes[] = { F_V,     F_SV,    F_TS,   F_GTS,  F_ADDR,  F_CORR, F_SEQ, F_RID,
+                           F_PRID,  F_STEP,  F_BYTES, F_UUID, F_DEVS, F_SHAPE, F_CTX };
     for (size_t i = 0; i < sizeof codes; i++)
         printf("- %s\n", coding_doc(codes[i]));
 }
@@ -514,10 +642,11 @@ int main(int argc, char **argv)
         EXPECT(!ZSTD_isError(rn), "decompress frame %d", fi + 1);
         if (ZSTD_isError(rn))
             break;
-        printf("---- frame %d: %zu stream bytes; the delta state starts at 0 ----\n", fi + 1, rn);
+        printf("---- frame %d: %zu stream bytes; the delta state starts at 0, the tables empty ----\n", fi + 1, rn);
         size_t p = 0;
-        gmt_codec c, cd;
-        gmt_codec_reset(&c);
+        static walk_state c;
+        static gmt_codec cd;
+        memset(&c, 0, sizeof c);
         gmt_codec_reset(&cd);
         if (fi == 0) {
             line(raw, 8, "magic \"GMEMPROF\"");
@@ -532,7 +661,7 @@ int main(int argc, char **argv)
             size_t dused = 0;
             EXPECT(gmt_decode(&cd, raw + p, rn - p, &d, &dused) == GMT_OK && dused == used,
                    "gmt_decode disagrees on record %d", ri);
-            EXPECT(memcmp(&c, &cd, sizeof c) == 0, "delta state differs after record %d", ri);
+            EXPECT(same_state(&c, &cd), "delta state or tables differ after record %d", ri);
             p += used;
             ri++;
         }

@@ -3,7 +3,8 @@
  * see: empty file, garbage, a zstd file holding something else, a newer
  * major version (crafted preamble, compressed with zstd), major 0, an
  * unknown record type (skipped), a bad varint, a frame that ends inside a
- * record, zero bytes after a good trace, a missing file.
+ * record, a KERNEL_REF whose shape was in the previous frame, zero bytes
+ * after a good trace, a missing file.
  */
 #include <zstd.h>
 
@@ -213,6 +214,36 @@ int main(void)
     o = read_mem(z, zn);
     CHECK(o.rc == GMT_E_CORRUPT && o.records == 1 && strstr(o.end.message, "ends inside this record"),
           "record straddling frames");
+
+    fprintf(stderr, "a KERNEL_REF naming a shape of the previous frame\n");
+    s.n = 0;
+    gmt_codec_reset(&c);
+    sb_pre(&s, GMT_VERSION_MAJOR, GMT_VERSION_MINOR);
+    gmt_record kr;
+    memset(&kr, 0, sizeof kr);
+    kr.type = GMT_REC_KERNEL;
+    kr.u.kernel = (gmt_kernel){ .start = 1000, .end = 2000, .stream = 7, .corr = 5, .name = 1, .grid = { 8, 1, 1 },
+                                .block = { 128, 1, 1 }, .registers = 32, .tid = 9, .seq = 1 };
+    sb_rec(&s, &c, &kr); /* plain: the shape joins the table */
+    kr.u.kernel.seq++;
+    sb_rec(&s, &c, &kr); /* KERNEL_REF */
+    CHECK(c.shapes.n == 1, "one shape in the table");
+    cut = s.n;
+    kr.u.kernel.seq++;
+    sb_rec(&s, &c, &kr); /* KERNEL_REF, as if the frame went on */
+    CHECK(s.b[cut] == GMT_WIRE_KERNEL_REF, "third kernel as a KERNEL_REF: type %u", s.b[cut]);
+    zn = zframe(s.b, s.n, z, sizeof z);
+    o = read_mem(z, zn);
+    CHECK(o.rc == 0 && o.records == 3 && o.last.type == GMT_REC_KERNEL && o.last.u.kernel.seq == 3 &&
+              o.last.u.kernel.block[0] == 128,
+          "one frame: three kernels");
+    /* the third in a frame of its own: its index names nothing there */
+    zn = zframe(s.b, cut, z, sizeof z);
+    zn += zframe(s.b + cut, s.n - cut, z + zn, sizeof z - zn);
+    o = read_mem(z, zn);
+    CHECK(o.rc == GMT_E_CORRUPT && o.records == 2 && strstr(o.end.message, "corrupt record in frame 2") &&
+              strstr(o.end.message, "type byte 19") && strstr(o.end.message, "2 records recovered"),
+          "KERNEL_REF across a frame boundary: %s", o.end.message);
 
     fprintf(stderr, "a good trace followed by zero bytes (a crash after the file grew)\n");
     tu_tmp_path(path, sizeof path, "zeros");

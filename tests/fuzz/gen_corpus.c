@@ -2,12 +2,15 @@
  * gen_corpus OUTDIR: writes the seed corpus of the fuzz targets, deterministically.
  *
  *   OUTDIR/reader/   small traces written with gmt_writer (one frame, several
- *                    frames, no trailer), cut and damaged copies of them,
+ *                    frames, no trailer, a frame whose shape and context
+ *                    tables fill up), cut and damaged copies of them,
  *                    hand-built streams (a newer minor version with longer
  *                    payloads and an unknown record type, a newer major
  *                    version, a skippable frame, a zstd file that is not a
- *                    trace, an empty file, text), and raw decompressed
- *                    streams for the reader target's second reading.
+ *                    trace, an empty file, text, 1.1 streams without the
+ *                    _REF records of 1.2, a _REF whose index is past its
+ *                    table), and raw decompressed streams for the reader
+ *                    target's second reading.
  *   OUTDIR/config/   NUL-separated KEY=VALUE environments: every setting
  *                    valid, every setting bad, schedules, output patterns.
  *   OUTDIR/analyze/  the traces of reader/ that make sense to an analyzer, and
@@ -89,6 +92,7 @@ typedef struct emit {
     gmt_codec codec;
     gmt_strtab *tab;
     int extra;           /* append extra payload bytes (a newer minor version) */
+    int plain;           /* raw stream only: no _REF records (as format 1.1 wrote) */
 } emit;
 
 static void put(emit *e, const gmt_record *r)
@@ -99,6 +103,13 @@ static void put(emit *e, const gmt_record *r)
         return;
     }
     unsigned char tmp[1 << 19];
+    if (e->plain) {
+        /* empty tables before every record: the encoder finds no shape or
+         * context and writes every KERNEL, ALLOC and FREE plain */
+        gmt_deltas d = e->codec.d;
+        gmt_codec_reset(&e->codec);
+        e->codec.d = d;
+    }
     size_t n = gmt_encode(&e->codec, r, tmp, sizeof tmp);
     if (n == 0)
         die("gmt_encode");
@@ -399,11 +410,56 @@ static void write_trace(const char *name, size_t frame_bytes, int trailer, int s
     gmt_strtab_free(e.tab);
 }
 
+/* Format 1.2's tables at their limit, in one frame: GMT_TAB_CAP + 4
+ * distinct kernel shapes and allocation contexts (the last 4 stay plain),
+ * then kernels and frees naming the first, the 128th (a 2-byte index) and
+ * the last entries, and one beyond the cap again. */
+static void write_table_full(const char *name)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/reader/%s", outdir, name);
+    gmt_writer_opts o = {.level = 3, .frame_bytes = 1 << 20};
+    emit e;
+    memset(&e, 0, sizeof e);
+    e.w = gmt_writer_open(path, &o);
+    e.tab = gmt_strtab_create();
+    if (!e.w || !e.tab)
+        die(path);
+    uint64_t kname = str_id(&e, "_Z6kernelPfi");
+    uint64_t ts = 1000, corr = 1;
+    static const unsigned again[] = {0, 127, 128, GMT_TAB_CAP - 1, GMT_TAB_CAP + 1};
+    for (unsigned i = 0; i < GMT_TAB_CAP + 4 + sizeof again / sizeof again[0]; i++) {
+        unsigned s = i < GMT_TAB_CAP + 4 ? i : again[i - (GMT_TAB_CAP + 4)];
+        gmt_record r = {.type = GMT_REC_KERNEL};
+        gmt_kernel *k = &r.u.kernel;
+        k->start = ts += 100;
+        k->end = ts + 50;
+        k->stream = 7;
+        k->corr = ++corr;
+        k->name = kname;
+        k->grid[0] = 1 + s;
+        k->grid[1] = k->grid[2] = 1;
+        k->block[0] = 128;
+        k->block[1] = k->block[2] = 1;
+        k->registers = 32;
+        k->tid = 4242;
+        k->seq = i + 1;
+        put(&e, &r);
+        mem(&e, i < GMT_TAB_CAP + 4 ? GMT_REC_ALLOC : GMT_REC_FREE, ts += 10, 0x7f0000000000ull + 4096ull * s, 4096,
+            GMT_MEMKIND_DEVICE, GMT_SRC_ASYNC_POOL, 0, ++corr, 1000 + s, 0, i + 1, 0);
+    }
+    if (gmt_writer_close(e.w) != GMT_OK)
+        die("gmt_writer_close");
+    gmt_strtab_free(e.tab);
+}
+
 /* A raw stream: preamble (with the given version) and the trace records. */
 static unsigned char *raw_trace(uint16_t major, uint16_t minor, int extra, int unknown, size_t *n)
 {
     emit e;
     memset(&e, 0, sizeof e);
+    /* the 1.1 streams have no _REF records: no writer of 1.1 wrote any */
+    e.plain = major == 1 && minor < 2;
     e.tab = gmt_strtab_create();
     e.raw_cap = 1 << 16;
     e.raw = malloc(e.raw_cap);
@@ -566,6 +622,7 @@ int main(int argc, char **argv)
     write_trace("oneframe.zst", 0, 1, 2);     /* one frame */
     write_trace("notrailer.zst", 700, 0, 2);  /* a process that did not exit cleanly */
     write_trace("empty-run.zst", 0, 1, 0);    /* no steps */
+    write_table_full("table-full.zst");       /* 1.2: tables at their cap */
     damaged("full.zst", "full");
 
     size_t n, cn;
@@ -599,6 +656,46 @@ int main(int argc, char **argv)
     free(c);
     free(raw);
 
+    /* Format 1.1 as its writers wrote it: no _REF records. */
+    raw = raw_trace(1, 1, 0, 0, &n);
+    put_file("reader", "raw-v1.1.bin", raw, n);
+    c = compress(raw, n, &cn);
+    put_file("reader", "v1.1.zst", c, cn);
+    free(c);
+    free(raw);
+
+    /* A _REF record whose index is past its table: after a plain KERNEL
+     * (one shape), a KERNEL_REF naming shape 1 and a FREE_REF naming
+     * context 0 of an empty context table. */
+    {
+        unsigned char bad[256];
+        size_t k = 0;
+        gmt_codec bc;
+        gmt_codec_reset(&bc);
+        gmt_preamble_put(bad);
+        k = GMT_PREAMBLE_LEN;
+        gmt_record r = {.type = GMT_REC_KERNEL};
+        r.u.kernel.start = 5000;
+        r.u.kernel.end = 6000;
+        r.u.kernel.name = 1;
+        r.u.kernel.grid[0] = 64;
+        r.u.kernel.block[0] = 256;
+        k += gmt_encode(&bc, &r, bad + k, sizeof bad - k);
+        size_t ref_at = k;
+        r.u.kernel.seq = 1;
+        k += gmt_encode(&bc, &r, bad + k, sizeof bad - k);
+        if (bad[ref_at] != GMT_WIRE_KERNEL_REF || bad[ref_at + 2] != 0)
+            die("the second kernel is not a KERNEL_REF of shape 0");
+        bad[ref_at + 2] = 1; /* shape 1: not in the table */
+        static const unsigned char free_ref[] = {GMT_WIRE_FREE_REF, 9, 0, 0, 0x80, 0x20, 2, 0, 0, 0, 0x0a};
+        memcpy(bad + k, free_ref, sizeof free_ref);
+        k += sizeof free_ref;
+        put_file("reader", "raw-ref-bad-index.bin", bad, k);
+        c = compress(bad, k, &cn);
+        put_file("reader", "ref-bad-index.zst", c, cn);
+        free(c);
+    }
+
     static const char text[] = "this is not a trace\n";
     c = compress((const unsigned char *)text, sizeof text - 1, &cn);
     put_file("reader", "zstd-not-trace.zst", c, cn);
@@ -616,7 +713,8 @@ int main(int argc, char **argv)
     static const char *const for_analyze[] = {"full.zst", "oneframe.zst", "notrailer.zst", "empty-run.zst",
                                               "newer-minor.zst", "newer-major.zst", "full-cut3.zst", "empty",
                                               "text.txt", "full-flip.zst", "raw-stream.bin",
-                                              "raw-newer-minor.bin", "raw-cut.bin", NULL};
+                                              "raw-newer-minor.bin", "raw-cut.bin", "v1.1.zst",
+                                              "table-full.zst", "ref-bad-index.zst", NULL};
     /* fuzz_analyze's option bytes (fuzz_analyze.c, opts_from): b0 --by and
      * --format, b1 the extra and --sort, b2 --top and --window, b3 --step and
      * --device. The default: a table by kernel, no extra, no filter. */
