@@ -16,12 +16,18 @@
 # BASE=PATH (a gmem-analyze built from another commit) runs it too, its runs
 # alternating with this tree's in the same minutes, for a before/after that
 # the machine's drift cannot fake; the last line is their ratio.
+# BASE_TRACE=PATH: the trace the baseline reads, when the trace format
+# changed between the two (write it with the baseline's gmem-synth, same
+# --events and seed; default: TRACE).  BASE_LIB=PATH (the baseline's
+# lib/libgmt.a, in a build directory of its source tree, or BASE_SRC=its
+# source root) adds a reader-only run of the baseline, alternating too.
 # Targets (issue 4): >= 20 M events/s on one core, peak RSS <= 200 MiB.
 set -eu
 events=${1:-100000000}
 runs=${RUNS:-1}
 build=${BUILD:-build-bench}
 trace=${TRACE:-/tmp/gmem-bench-$events.gmt}
+base_trace=${BASE_TRACE:-$trace}
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 
@@ -37,7 +43,7 @@ fi
 # The reader-only floor, compiled against the same library.
 floor_src=$(mktemp /tmp/gma-floor-XXXXXX.c)
 floor_bin=${floor_src%.c}
-trap 'rm -f "$floor_src" "$floor_bin" "$floor_bin.time" "$floor_bin.out"' EXIT
+trap 'rm -f "$floor_src" "$floor_bin" "$floor_bin.base" "$floor_bin.time" "$floor_bin.out"' EXIT
 cat >"$floor_src" <<'C'
 #include <stdio.h>
 #include "gmt_io.h"
@@ -52,12 +58,22 @@ int main(int argc, char **argv)
         n++;
         sum += (unsigned)rec.type;
     }
-    printf("%llu %llu\n", n, sum);
+    const gmt_reader_end *e = gmt_reader_end_info(r);
+    printf("%llu %llu %u.%u %u.%u\n", n, sum, e->major, e->minor, GMT_VERSION_MAJOR, GMT_VERSION_MINOR);
     gmt_reader_close(r);
     return 0;
 }
 C
 ${CC:-cc} -O2 -std=c11 -Iinclude -Icommon "$floor_src" "$build/lib/libgmt.a" -lzstd -o "$floor_bin"
+base_floor=
+if [ -n "${BASE_LIB:-}" ]; then
+    [ -f "$BASE_LIB" ] || { echo "BASE_LIB=$BASE_LIB is not a file" >&2; exit 1; }
+    base_src=${BASE_SRC:-$(cd "$(dirname "$BASE_LIB")/../.." && pwd)}
+    base_floor=$floor_bin.base
+    ${CC:-cc} -O2 -std=c11 -I"$base_src/include" -I"$base_src/common" "$floor_src" "$BASE_LIB" -lzstd \
+        -o "$base_floor"
+fi
+[ -s "$base_trace" ] || { echo "BASE_TRACE=$base_trace does not exist" >&2; exit 1; }
 
 # run1 LABEL CMD...: prints "label wall user sys rss_kib"
 run1() {
@@ -89,9 +105,21 @@ run() {
     echo "$best"
 }
 
-records=$("$floor_bin" "$trace" | cut -d' ' -f1)
+floor_out=$("$floor_bin" "$trace")
+# The default trace is kept between runs: write it again when this tree's
+# format version is newer than the one it was written in.
+if [ -z "${TRACE:-}" ] && [ "$(echo "$floor_out" | cut -d' ' -f3)" != "$(echo "$floor_out" | cut -d' ' -f4)" ]; then
+    echo "rewriting $trace (version $(echo "$floor_out" | cut -d' ' -f3), this tree writes" \
+        "$(echo "$floor_out" | cut -d' ' -f4))..." >&2
+    "$build/bin/gmem-synth" --events "$events" -o "$trace" >&2
+    floor_out=$("$floor_bin" "$trace")
+fi
+records=$(echo "$floor_out" | cut -d' ' -f1)
 size=$(wc -c <"$trace")
 echo "trace: $trace, $records records, $size bytes compressed"
+if [ "$base_trace" != "$trace" ]; then
+    echo "baseline trace: $base_trace, $(wc -c <"$base_trace") bytes compressed"
+fi
 echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg); best of $runs run(s) each"
 printf '%-22s %10s %10s %14s %14s %10s\n' "run" "wall s" "cpu s" "M events/s" "M ev/s (cpu)" "peak RSS"
 show() {
@@ -100,7 +128,19 @@ show() {
         printf "%-22s %10.2f %10.2f %14.1f %14.1f %7.1f MiB\n", $1, $2, cpu,
                ($2 > 0 ? n / $2 / 1e6 : 0), (cpu > 0 ? n / cpu / 1e6 : 0), $5 / 1024 }'
 }
-show "$(run "reader-only" "$floor_bin" "$trace")"
+if [ -z "$base_floor" ]; then
+    show "$(run "reader-only" "$floor_bin" "$trace")"
+else
+    fbest= rbest=
+    i=0
+    while [ "$i" -lt "$runs" ]; do
+        fbest=$(pick_best "$fbest" "$(run1 "reader-only(base)" "$base_floor" "$base_trace")")
+        rbest=$(pick_best "$rbest" "$(run1 "reader-only" "$floor_bin" "$trace")")
+        i=$((i + 1))
+    done
+    show "$fbest"
+    show "$rbest"
+fi
 if [ -z "${BASE:-}" ]; then
     show "$(run "gmem-analyze" "$build/bin/gmem-analyze" "$trace")"
 else
@@ -109,7 +149,7 @@ else
     bbest= nbest=
     i=0
     while [ "$i" -lt "$runs" ]; do
-        bbest=$(pick_best "$bbest" "$(run1 "gmem-analyze(base)" "$BASE" "$trace")")
+        bbest=$(pick_best "$bbest" "$(run1 "gmem-analyze(base)" "$BASE" "$base_trace")")
         nbest=$(pick_best "$nbest" "$(run1 "gmem-analyze" "$build/bin/gmem-analyze" "$trace")")
         i=$((i + 1))
     done
