@@ -90,10 +90,12 @@ void gmt_reader_close(gmt_reader *r);
 
 /* Next record: 1 with *rec filled (gmt_bytes valid until the next call),
  * 0 at the end of input, <0 (gmt_status) on an error that stops the stream.
- * After 0 or <0, gmt_reader_end_info() says what happened. Records are
- * returned as soon as they are decompressed (a cut inside a frame still
- * yields the complete records before the cut); memory is bounded by the
- * largest record (GMT_MAX_PAYLOAD), not by the frame or the file. */
+ * After 0 or <0, gmt_reader_end_info() says what happened. A frame whole in
+ * the input is decompressed in one call; a cut or damaged one is streamed,
+ * its records returned as soon as they are decompressed (a cut inside a
+ * frame still yields the complete records before the cut); memory is
+ * bounded by a whole frame of at most 4 MiB or, streaming, by the largest
+ * record (GMT_MAX_PAYLOAD), never by the file. */
 int gmt_reader_next(gmt_reader *r, gmt_record *rec);
 const gmt_reader_end *gmt_reader_end_info(const gmt_reader *r);
 

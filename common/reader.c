@@ -2,16 +2,21 @@
  * gmt_reader: streaming zstd decompression + record decoding, tolerant of
  * truncation and corruption.
  *
- * Records are decoded straight out of the decompressed window as soon as
- * they are complete, so a file cut inside a frame still yields every record
- * before the cut.  The window holds at most one partial record plus one
- * zstd output chunk: memory is bounded by GMT_MAX_PAYLOAD (and the zstd
- * window, capped by ZSTD_d_windowLogMax), never by the frame or the file.
+ * A frame whose size its header gives, up to WHOLE_FRAME_MAX, and which is
+ * whole in the input (every frame of a complete trace the writer made) is
+ * decompressed in one call into the window.  Any other frame -- cut short,
+ * damaged, larger, of unknown size -- is streamed: its records are decoded
+ * out of the decompressed window as soon as they are complete, so a file
+ * cut inside a frame still yields every record before the cut, and a
+ * damaged frame every record before the damage (a frame that fails whole
+ * is streamed again for that).  Memory is bounded by WHOLE_FRAME_MAX, or
+ * for streamed frames by GMT_MAX_PAYLOAD plus one zstd output chunk and
+ * the zstd window (capped by ZSTD_d_windowLogMax), never by the file.
  *
- * Frame ends come from ZSTD_decompressStream returning 0.  Decompression
- * stops there until every record of the frame has been handed out; then the
- * codec's state (deltas and, since format 1.2, the frame's tables) is reset,
- * as the writer did at the same point.
+ * Frame ends come from the whole-frame call or from ZSTD_decompressStream
+ * returning 0.  Decompression stops there until every record of the frame
+ * has been handed out; then the codec's state (deltas and, since format
+ * 1.2, the frame's tables) is reset, as the writer did at the same point.
  *
  * Every loop iteration either returns, consumes input, produces output, or
  * changes state towards the end; a step that does none of these is an error,
@@ -33,6 +38,12 @@
 #define OB_MAX ((size_t)GMT_MAX_PAYLOAD + 4u + (128u << 10))
 /* Largest zstd window accepted: the writer never asks for more than 2^23. */
 #define WINDOW_LOG_MAX 24
+/* A frame whose content size is known and at most this is decompressed in
+ * one call straight into the window (the writer's default frames are 1 MiB
+ * and a record): no copy through zstd's own buffer, no per-block calls.
+ * Larger frames, frames of unknown size and frames not yet whole in the
+ * input take the streaming path. */
+#define WHOLE_FRAME_MAX ((size_t)4 << 20)
 
 struct gmt_reader {
     /* input */
@@ -59,6 +70,7 @@ struct gmt_reader {
     uint64_t frame_content;
     int stalls;
     /* decoding */
+    int fast;           /* have_preamble && !finished: gmt_reader_next may decode inline */
     int have_preamble;
     gmt_codec codec;
     int finished;
@@ -169,6 +181,7 @@ static int finish(gmt_reader *r, gmt_status st, const char *fmt, ...) __attribut
 static int finish(gmt_reader *r, gmt_status st, const char *fmt, ...)
 {
     r->finished = 1;
+    r->fast = 0;
     r->end.status = st;
     r->end.file_size = r->in_total;
     va_list ap;
@@ -202,6 +215,89 @@ static int refill(gmt_reader *r)
         r->eof = 1;
     }
     return 0;
+}
+
+/* Moves the unread input to the front of ibuf and reads more after it,
+ * growing ibuf to `want` bytes if needed: for a frame that is not yet whole
+ * in the buffer.  0, or -1 on a read error. */
+static int gather(gmt_reader *r, size_t want)
+{
+    /* a file reader's input is ibuf */
+    size_t left = r->in.size - r->in.pos;
+    if (r->in.pos > 0 && left)
+        memmove(r->ibuf, r->ibuf + r->in.pos, left);
+    r->in.pos = 0;
+    r->in.size = left;
+    if (want > r->ibuf_cap) {
+        uint8_t *nb = realloc(r->ibuf, want);
+        if (nb) { /* else: read what fits; the streaming path needs no more */
+            r->ibuf = nb;
+            r->ibuf_cap = want;
+        }
+    }
+    r->in.src = r->ibuf;
+    while (r->in.size < r->ibuf_cap && !r->eof) {
+        size_t n = fread(r->ibuf + r->in.size, 1, r->ibuf_cap - r->in.size, r->f);
+        r->in.size += n;
+        r->in_total += n;
+        if (n == 0) {
+            if (ferror(r->f))
+                return -1;
+            r->eof = 1;
+        }
+    }
+    return 0;
+}
+
+/* At a frame start with an empty window: decompresses the frame in one call
+ * if it is small enough, its size is in its header and it is whole in the
+ * input (read more of a file to make it so).  1 when done (the frame is
+ * complete in ob), 0 to leave the frame to the streaming path, which also
+ * takes a damaged frame again so that the records before the damage come
+ * out as they always did; -1 on a read error. */
+static int whole_frame(gmt_reader *r)
+{
+    size_t avail = r->in.size - r->in.pos;
+    unsigned long long content = ZSTD_getFrameContentSize((const uint8_t *)r->in.src + r->in.pos, avail);
+    /* unknown, an error or too short to tell (the streaming path says
+     * which), a skippable or empty frame, or too large */
+    if (content == ZSTD_CONTENTSIZE_UNKNOWN || content == ZSTD_CONTENTSIZE_ERROR || content == 0 ||
+        content > WHOLE_FRAME_MAX)
+        return 0;
+    size_t csize = ZSTD_findFrameCompressedSize((const uint8_t *)r->in.src + r->in.pos, avail);
+    if (ZSTD_isError(csize) && r->f && !r->eof) {
+        /* most likely cut by the input buffer: a frame's compressed size is
+         * at most ZSTD_compressBound of its content */
+        size_t want = ZSTD_compressBound((size_t)content) + 64;
+        if (gather(r, want) < 0)
+            return -1;
+        avail = r->in.size - r->in.pos;
+        csize = ZSTD_findFrameCompressedSize((const uint8_t *)r->in.src + r->in.pos, avail);
+    }
+    if (ZSTD_isError(csize) || csize > avail)
+        return 0;
+    if (content > r->ob_cap) {
+        uint8_t *nb = realloc(r->ob, (size_t)content);
+        if (!nb)
+            return 0;
+        r->ob = nb;
+        r->ob_cap = (size_t)content;
+    }
+    size_t n = ZSTD_decompressDCtx(r->dctx, r->ob, (size_t)content, (const uint8_t *)r->in.src + r->in.pos, csize);
+    if (ZSTD_isError(n) || n != content) {
+        ZSTD_DCtx_reset(r->dctx, ZSTD_reset_session_only);
+        return 0;
+    }
+    r->frame_start = r->consumed;
+    r->in.pos += csize;
+    r->consumed += csize;
+    r->ob_len = n;
+    r->frame_content = n;
+    r->frame_done = 1;
+    r->frame_open = 0;
+    r->frame_end = r->consumed;
+    r->stalls = 0;
+    return 1;
 }
 
 /* Does p[0..n) start like a zstd frame or a zstd skippable frame? */
@@ -288,36 +384,28 @@ static int take_preamble(gmt_reader *r)
         return finish(r, GMT_E_CORRUPT, "corrupt trace preamble (format version %u.%u does not exist)", ma, mi);
     r->ob_pos += GMT_PREAMBLE_LEN;
     r->have_preamble = 1;
+    r->fast = 1;
     return 1;
 }
 
 static __attribute__((noinline)) int reader_next_slow(gmt_reader *r, gmt_record *rec);
 
 /* The common case, kept small so that it costs little per record: a whole
- * record waits in the window.  The hot record types are decoded inline when
- * GMT_FAST_MARGIN bytes are there (nearly always: the window is refilled in
- * chunks of tens of KiB); anything else (another type, fewer bytes, the
- * preamble, a frame end, an error, the end) takes the full loop, which
- * decodes the same bytes again: a failed decode leaves the codec state as it
- * was. */
+ * record of a hot type waits in the window with GMT_FAST_MARGIN bytes from
+ * its start (nearly always: frames are decompressed whole, or in chunks of
+ * tens of KiB), and is decoded inline.  Anything else (another type, fewer
+ * bytes, the preamble, a frame end, an error, the end) takes the full loop,
+ * which decodes the same bytes again: a failed decode leaves the codec state
+ * as it was.  (ob_len >= ob_pos always, so the one subtraction also says
+ * that a record is there.) */
 int gmt_reader_next(gmt_reader *r, gmt_record *rec)
 {
-    if (r && rec && r->have_preamble && !r->finished && r->ob_pos < r->ob_len) {
-        const uint8_t *in = r->ob + r->ob_pos;
-        size_t avail = r->ob_len - r->ob_pos, used = 0;
-        if (avail >= GMT_FAST_MARGIN) {
-            used = gmt_decode_hot(&r->codec, in, rec);
-            if (used && used != GMT_FAST_BAD) {
-                r->ob_pos += used;
-                r->end.records++;
-                return 1;
-            }
-        }
-        if (!used && gmt_decode(&r->codec, in, avail, rec, &used) == GMT_OK) {
+    if (r && rec && r->fast && r->ob_len - r->ob_pos >= GMT_FAST_MARGIN) {
+        size_t used = gmt_decode_hot(&r->codec, r->ob + r->ob_pos, rec);
+        /* neither 0 (not a hot record) nor GMT_FAST_BAD */
+        if (used - 1 < GMT_FAST_BAD - 1) {
             r->ob_pos += used;
             r->end.records++;
-            if (rec->type == GMT_REC_TRAILER)
-                r->end.has_trailer = 1;
             return 1;
         }
     }
@@ -410,7 +498,15 @@ static __attribute__((noinline)) int reader_next_slow(gmt_reader *r, gmt_record 
                 return end_of_input(r);
             continue; /* refill made progress */
         }
-        /* 5. Decompress one step. */
+        /* 5. Decompress: a whole frame in one call, or one streaming step. */
+        if (!r->frame_open && r->ob_len == 0) {
+            int k = whole_frame(r);
+            if (k < 0)
+                return finish(r, GMT_E_IO, "read error at byte %llu: %s; %llu records recovered",
+                              (unsigned long long)r->in_total, strerror(errno), (unsigned long long)e->records);
+            if (k > 0)
+                continue;
+        }
         ZSTD_outBuffer out = { r->ob + r->ob_len, r->ob_cap - r->ob_len, 0 };
         size_t before = r->in.pos;
         if (!r->frame_open)

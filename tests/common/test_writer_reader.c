@@ -4,7 +4,9 @@
  * frames of 1 byte (one record per frame) up to the default; with the
  * largest records (HEADER with four maximal strings, TAG with 64 devices).
  * Every record must come back equal, field by field, in order; the
- * writer's counters must match the file and what the reader saw.
+ * writer's counters must match the file and what the reader saw.  Frames
+ * across and larger than the file reader's input chunks read the same from
+ * a path as from memory, whole and cut.
  */
 #include "tutil.h"
 
@@ -130,6 +132,76 @@ static void run(uint64_t seed, size_t frame_bytes, int big)
         tu_rec_free(&recs[i]);
 }
 
+/* Reads a from a path and b from memory in lockstep: the same records and
+ * the same end (status, message, counts, offsets). */
+static void same_reading(gmt_reader *a, gmt_reader *b, const char *how)
+{
+    gmt_record ra, rb;
+    char why[200];
+    size_t n = 0;
+    int ka, kb;
+    do {
+        ka = gmt_reader_next(a, &ra);
+        kb = gmt_reader_next(b, &rb);
+        CHECK(ka == kb, "%s: record %zu: path gives %d, memory %d", how, n, ka, kb);
+        if (ka == 1 && kb == 1 && !tu_record_eq(&ra, &rb, why, sizeof why)) {
+            CHECK(0, "%s: record %zu: %s", how, n, why);
+            break;
+        }
+        n++;
+    } while (ka == 1 && kb == 1);
+    const gmt_reader_end *ea = gmt_reader_end_info(a), *eb = gmt_reader_end_info(b);
+    CHECK(ea->status == eb->status && ea->records == eb->records && ea->frames == eb->frames &&
+              ea->good_offset == eb->good_offset && ea->file_size == eb->file_size &&
+              ea->truncated == eb->truncated && strcmp(ea->message, eb->message) == 0,
+          "%s: ends differ:\n  path:   %s\n  memory: %s", how, ea->message, eb->message);
+}
+
+/* Frames that straddle the file reader's input chunks, and frames larger
+ * than a chunk when compressed (random fields barely compress): the reader
+ * gathers a frame whole before decompressing it in one call.  From a path
+ * and from memory, whole and cut at several places, the same reading. */
+static void chunk_boundaries(void)
+{
+    static const size_t frame_bytes[2] = { 20000, 0 };
+    for (int pass = 0; pass < 2; pass++) {
+        tu_rng r = { 77 + (uint64_t)pass };
+        char path[256];
+        tu_tmp_path(path, sizeof path, "chunks");
+        gmt_writer_opts o = { 0, frame_bytes[pass] };
+        gmt_writer *w = gmt_writer_open(path, &o);
+        REQUIRE(w != NULL, "open %s", path);
+        for (int i = 0; i < 40000; i++) {
+            gmt_record rec;
+            static const gmt_type ts[] = { GMT_REC_KERNEL, GMT_REC_ALLOC, GMT_REC_FREE, GMT_REC_MEMCPY,
+                                           GMT_REC_RANGE_BEGIN, GMT_REC_STEP };
+            tu_random_record(&r, &pool, ts[tu_below(&r, 6)], &rec);
+            REQUIRE(gmt_writer_put(w, &rec) == GMT_OK, "put");
+        }
+        REQUIRE(gmt_writer_close(w) == GMT_OK, "close");
+        tu_buf file = tu_slurp(path);
+        CHECK(file.n > (2u << 20), "pass %d: %zu bytes: not larger than the reader's chunks", pass, file.n);
+        const size_t cuts[] = { file.n, file.n - 1, file.n / 2, (128u << 10) + 5, 1u << 20, file.n - 70000 };
+        for (size_t c = 0; c < sizeof cuts / sizeof cuts[0]; c++) {
+            size_t cut = cuts[c] < file.n ? cuts[c] : file.n;
+            char cpath[256];
+            tu_tmp_path(cpath, sizeof cpath, "chunks-cut");
+            FILE *f = fopen(cpath, "wb");
+            REQUIRE(f && fwrite(file.p, 1, cut, f) == cut && fclose(f) == 0, "write %s", cpath);
+            gmt_reader *a = gmt_reader_open(cpath), *b = gmt_reader_open_mem(file.p, cut);
+            REQUIRE(a && b, "readers");
+            char how[96];
+            snprintf(how, sizeof how, "frames of %zu bytes, cut at %zu of %zu", frame_bytes[pass], cut, file.n);
+            same_reading(a, b, how);
+            gmt_reader_close(a);
+            gmt_reader_close(b);
+            unlink(cpath);
+        }
+        tu_buf_free(&file);
+        unlink(path);
+    }
+}
+
 int main(void)
 {
     const size_t frames[] = { 0, 1, 50, 700, 4096, 100000 };
@@ -138,6 +210,7 @@ int main(void)
     run(100, 0, 1);
     run(101, 1000, 1);
     run(102, 1, 1);
+    chunk_boundaries();
     /* bad arguments */
     CHECK(gmt_reader_open(NULL) == NULL && gmt_reader_open_file(NULL) == NULL, "NULL reader args");
     CHECK(gmt_reader_open("/nonexistent/dir/trace.zst") == NULL && errno == ENOENT, "missing file errno");
