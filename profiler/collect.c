@@ -190,6 +190,7 @@ static void families_init(void)
             fam_drv[drv_list[i].cbid] = drv_list[i].fam;
     classify_by_name(CUPTI_CB_DOMAIN_RUNTIME_API, fam_rt, CUPTI_RUNTIME_TRACE_CBID_SIZE);
     classify_by_name(CUPTI_CB_DOMAIN_DRIVER_API, fam_drv, CUPTI_DRIVER_TRACE_CBID_SIZE);
+    gmp_copy_init();
 }
 
 /* ---- events to the writer ------------------------------------------------ */
@@ -635,7 +636,7 @@ static void launch_forget(gmp_tls *t)
     t->lpend = 0;
 }
 
-static uint32_t launch_device(gmp_tls *t, CUcontext ctx)
+uint32_t gmp_launch_device(gmp_tls *t, CUcontext ctx)
 {
     if (t->lctx_ok && t->lctx == ctx)
         return t->ldev;
@@ -651,7 +652,7 @@ static uint32_t launch_device(gmp_tls *t, CUcontext ctx)
 /* The CUPTI stream id of a stream handle (GPU-mode KERNEL records carry
  * CUPTI's ids, and so do ALLOC/MEMCPY records): a 4-entry cache per thread,
  * cuptiGetStreamIdEx on a miss (programs use few streams). */
-static uint32_t launch_stream(gmp_tls *t, CUcontext ctx, CUstream h, int ptsz)
+uint32_t gmp_launch_stream(gmp_tls *t, CUcontext ctx, CUstream h, int ptsz)
 {
     if (h == CU_STREAM_PER_THREAD) {
         h = NULL;
@@ -782,7 +783,7 @@ static void launch_params(gmp_tls *t, CUpti_CallbackId cbid, const CUpti_Callbac
         const gmp_cuLaunchKernel_params *k = p;
         memcpy(l->grid, k->grid, sizeof l->grid);
         memcpy(l->block, k->block, sizeof l->block);
-        t->lev.c = launch_stream(t, cb->context, k->stream,
+        t->lev.c = gmp_launch_stream(t, cb->context, k->stream,
                                  cbid == DRV(cuLaunchKernel_ptsz) || cbid == DRV(cuLaunchCooperativeKernel_ptsz));
         launch_attrs(t, k->f, k->shared_mem);
     } else if (cbid == DRV(cuLaunchKernelEx) || cbid == DRV(cuLaunchKernelEx_ptsz)) {
@@ -792,7 +793,7 @@ static void launch_params(gmp_tls *t, CUpti_CallbackId cbid, const CUpti_Callbac
             return;
         l->grid[0] = c->gridDimX, l->grid[1] = c->gridDimY, l->grid[2] = c->gridDimZ;
         l->block[0] = c->blockDimX, l->block[1] = c->blockDimY, l->block[2] = c->blockDimZ;
-        t->lev.c = launch_stream(t, cb->context, c->hStream, cbid == DRV(cuLaunchKernelEx_ptsz));
+        t->lev.c = gmp_launch_stream(t, cb->context, c->hStream, cbid == DRV(cuLaunchKernelEx_ptsz));
         launch_attrs(t, x->f, c->sharedMemBytes);
     }
 }
@@ -818,7 +819,7 @@ static void launch_begin(gmp_tls *t, CUpti_CallbackId cbid, unsigned fam, const 
     ev->a = t->cur_seq;
     ev->b = t->cur_range;
     ev->c = 0;
-    ev->d = launch_device(t, cb->context);
+    ev->d = gmp_launch_device(t, cb->context);
     memset(&ev->launch, 0, offsetof(gmp_ev_launch, gen)); /* grid, block, resources */
     ev->launch.gen = gen;
     /* a graph launch is one KERNEL too, so that attribution (the next
@@ -868,13 +869,25 @@ static void api_enter(gmp_tls *t, CUpti_CallbackDomain dom, CUpti_CallbackId cbi
         t->rt_gen = gen;
     gmp_corr_put(&gmp_g.corr, cb->correlationId, gmp_tid(t), t->cur_epoch, t->cur_seq, t->cur_range,
                  (uint8_t)fam);
-    if (nested)
-        return; /* the runtime call around it handles what follows */
+    if (nested) {
+        /* the runtime call around it handles what follows; launch mode
+         * reads a copy from its driver call when the runtime's could not
+         * be read (copies.c) */
+        if (t->cp.state == GMP_CP_UNREAD && dom == CUPTI_CB_DOMAIN_DRIVER_API &&
+            (fam == GMP_FAM_MEMCPY || fam == GMP_FAM_MEMSET))
+            gmp_copy_nested(t, cbid, cb);
+        return;
+    }
     switch (fam) {
     case GMP_FAM_LAUNCH:
     case GMP_FAM_GRAPH:
         if (launch_mode())
             launch_begin(t, cbid, fam, cb);
+        break;
+    case GMP_FAM_MEMCPY:
+    case GMP_FAM_MEMSET:
+        if (launch_mode())
+            gmp_copy_begin(t, dom, cbid, cb);
         break;
     case GMP_FAM_PROF_START:
     case GMP_FAM_PROF_STOP:
@@ -910,11 +923,17 @@ static void api_exit(gmp_tls *t, CUpti_CallbackDomain dom, unsigned fam, const C
             t->rt_depth--;
         if (t->lpend && t->rt_depth == 0 && (fam == GMP_FAM_LAUNCH || fam == GMP_FAM_GRAPH))
             launch_end(t, cb);
+        else if (t->cp.state && t->rt_depth == 0 && (fam == GMP_FAM_MEMCPY || fam == GMP_FAM_MEMSET))
+            gmp_copy_end(t, cb);
         return;
     }
-    /* a driver launch outside any runtime call is the outermost one */
+    /* a driver launch or copy outside any runtime call is the outermost one */
     if (t->lpend && t->rt_depth == 0 && (fam == GMP_FAM_LAUNCH || fam == GMP_FAM_GRAPH)) {
         launch_end(t, cb);
+        return;
+    }
+    if (t->cp.state && t->rt_depth == 0 && (fam == GMP_FAM_MEMCPY || fam == GMP_FAM_MEMSET)) {
+        gmp_copy_end(t, cb);
         return;
     }
     if (!gmp_fam_is_vmm(fam) || !cb->functionReturnValue ||
@@ -1187,12 +1206,12 @@ void gmp_collect_kernels(int on)
         return;
     if (atomic_load(&gmp_g.collecting) == on)
         return;
-    for (size_t i = 0; i < sizeof collect_kinds / sizeof collect_kinds[0]; i++) {
+    /* launch mode: the launch and copy callbacks make the KERNEL, MEMCPY
+     * and MEMSET records (copies.c); CUPTI's activity for them is what
+     * costs, on every launch (docs/benchmarks.md) */
+    for (size_t i = 0; i < sizeof collect_kinds / sizeof collect_kinds[0] && gmp_g.cfg.kernels != GMP_KERNELS_LAUNCH;
+         i++) {
         if (!(g_test_collect & (1u << i)))
-            continue;
-        /* launch mode: the launch callbacks make the KERNEL records; CUPTI's
-         * kernel activity is what costs (docs/benchmarks.md) */
-        if (collect_kinds[i] == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL && gmp_g.cfg.kernels == GMP_KERNELS_LAUNCH)
             continue;
         CUptiResult r = on ? gmp_g.api.ActivityEnable(collect_kinds[i])
                            : gmp_g.api.ActivityDisable(collect_kinds[i]);

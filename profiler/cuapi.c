@@ -129,6 +129,7 @@ int gmp_cuapi_load(gmp_cuapi *api, const char *cupti_override, char *err, size_t
     GMP_SYM(d, api->DeviceGetAttribute, "cuDeviceGetAttribute");
     GMP_SYM(d, api->FuncGetAttribute, "cuFuncGetAttribute");
     GMP_SYM(d, api->KernelGetAttribute, "cuKernelGetAttribute");
+    GMP_SYM(d, api->PointerGetAttributes, "cuPointerGetAttributes");
     missing = !api->MemGetInfo       ? "cuMemGetInfo_v2"
               : !api->CtxPushCurrent ? "cuCtxPushCurrent_v2"
               : !api->CtxPopCurrent  ? "cuCtxPopCurrent_v2"

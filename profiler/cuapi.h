@@ -69,6 +69,8 @@ typedef struct gmp_cuapi {
     CUresult (*DeviceGetAttribute)(int *, CUdevice_attribute, CUdevice);
     CUresult (*FuncGetAttribute)(int *, CUfunction_attribute, CUfunction); /* launch mode */
     CUresult (*KernelGetAttribute)(int *, CUfunction_attribute, CUkernel, CUdevice); /* launch mode */
+    /* launch mode: the memory kinds of a copy's ends */
+    CUresult (*PointerGetAttributes)(unsigned, CUpointer_attribute *, void **, CUdeviceptr);
 } gmp_cuapi;
 
 /* Loads both libraries and resolves the functions. cupti_override is

@@ -29,6 +29,9 @@ typedef enum gmp_ev_type {
     GMP_EV_RESET = 11,      /* a=device: cudaDeviceReset finished */
     GMP_EV_LAUNCH = 12,     /* GMEMPROF_KERNELS=launch: one kernel launch; a=seq b=range
                              * c=stream d=device, corr, ts = launch time; `launch` */
+    GMP_EV_COPY = 13,       /* GMEMPROF_KERNELS=launch: one memcpy or memset from its API
+                             * call; a=bytes b=copy kind (memcpy) or value (memset)
+                             * c=stream d=device, corr, ts = call time; `copy` */
 } gmp_ev_type;
 
 /* One cell is 256 bytes: 8 for the sequence, 248 for the event. */
@@ -52,6 +55,13 @@ typedef struct gmp_ev_launch {
     char name[GMP_LAUNCH_NAME_MAX];
 } gmp_ev_launch;
 
+/* What a copy event carries besides the common fields (gmt_mem_kind values). */
+typedef struct gmp_ev_copy {
+    uint8_t is_memset;
+    uint8_t src_kind; /* memcpy: the source; memset: the memory set */
+    uint8_t dst_kind; /* memcpy: the destination; memset: 0 */
+} gmp_ev_copy;
+
 typedef struct gmp_ev {
     uint16_t type;
     uint16_t len;   /* bytes of name used */
@@ -63,6 +73,7 @@ typedef struct gmp_ev {
     union {
         char name[GMP_EV_NAME_MAX];
         gmp_ev_launch launch; /* GMP_EV_LAUNCH: `len` covers the bytes of it in use */
+        gmp_ev_copy copy;     /* GMP_EV_COPY: `len` = sizeof copy */
     };
 } gmp_ev;
 

@@ -4,6 +4,7 @@
  *   nvtx.c     the NVTX injection (export table handlers)
  *   collect.c  CUPTI: subscription, callbacks, activity buffers, the window
  *              transitions (schedule glue)
+ *   copies.c   launch mode's memcpy/memset records, from their API calls
  *   wthread.c  the writer thread: the only owner of the trace writer, the
  *              string table and the live-allocation table
  * Internal: nothing here is exported from the library.
@@ -113,6 +114,25 @@ typedef struct gmp_snap {
     uint64_t total_b[GMP_MAX_DEVICES];
 } gmp_snap;
 
+/* Launch mode (copies.c): the memcpy/memset call in progress on a thread,
+ * from its outermost ENTER to its EXIT. */
+enum { GMP_CP_NONE = 0, GMP_CP_UNREAD = 1, GMP_CP_READ = 2 };
+typedef struct gmp_copy_pend {
+    uint8_t state;        /* GMP_CP_*: UNREAD = a copy call whose parameters we cannot read */
+    uint8_t is_memset;
+    uint8_t src_end, dst_end; /* what the API says of each end (copies.c, CE_*) */
+    uint8_t ptsz;         /* a per-thread-default-stream variant */
+    uint8_t peer;         /* the API names two devices that differ: PTOP */
+    uint8_t dom;          /* the outermost call, for the "not recorded" line */
+    uint32_t cbid;
+    uint32_t corr;
+    uint64_t ts;
+    uint64_t dst, src;    /* addresses (0 for arrays and symbols) */
+    uint64_t bytes, value;
+    CUstream stream;
+    CUcontext ctx;
+} gmp_copy_pend;
+
 /* Per application thread. Only the owning thread touches it. */
 #define GMP_RANGE_STACK 64
 #define GMP_LNAMES 256 /* per-thread kernel-name cache (launch mode), a power of two */
@@ -153,6 +173,7 @@ typedef struct gmp_tls {
         uint32_t regs, static_smem, local_mem, ok; /* ok 0: the driver would not say */
     } lfuncs[GMP_LFUNCS]; /* the driver's function attributes, direct-mapped by CUfunction */
     gmp_ev lev;
+    gmp_copy_pend cp;    /* launch mode's copy in progress (copies.c) */
 } gmp_tls;
 
 typedef struct gmp_rt {
@@ -271,6 +292,22 @@ GMP_HIDDEN size_t gmp_bufq_host_bytes(void);
 GMP_HIDDEN size_t gmp_bufq_pending(void);
 /* Budget split (bytes) decided in gmp_collect_setup_buffers. */
 GMP_HIDDEN size_t gmp_collect_fixed_bytes(void);
+
+/* Launch mode's per-thread caches (collect.c): the CUPTI device id of a
+ * context and the CUPTI stream id of a stream handle. */
+GMP_HIDDEN uint32_t gmp_launch_device(gmp_tls *t, CUcontext ctx);
+GMP_HIDDEN uint32_t gmp_launch_stream(gmp_tls *t, CUcontext ctx, CUstream h, int ptsz);
+
+/* ---- copies.c (launch mode) --------------------------------------------- */
+/* The callback ids whose parameters are read (called from families_init). */
+GMP_HIDDEN void gmp_copy_init(void);
+/* Outermost ENTER of a memcpy/memset call (either domain). */
+GMP_HIDDEN void gmp_copy_begin(gmp_tls *t, CUpti_CallbackDomain dom, CUpti_CallbackId cbid,
+                               const CUpti_CallbackData *cb);
+/* A driver copy inside a runtime one whose parameters could not be read. */
+GMP_HIDDEN void gmp_copy_nested(gmp_tls *t, CUpti_CallbackId cbid, const CUpti_CallbackData *cb);
+/* Outermost EXIT: queues the MEMCPY/MEMSET event when the call succeeded. */
+GMP_HIDDEN void gmp_copy_end(gmp_tls *t, const CUpti_CallbackData *cb);
 
 /* ---- wthread.c --------------------------------------------------------- */
 GMP_HIDDEN int gmp_wt_start(gmt_writer *w, char *err, size_t cap);

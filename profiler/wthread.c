@@ -896,6 +896,29 @@ static void emit_launch(gmp_ev *ev, const gmp_epoch_info *ep)
     put(&r);
 }
 
+/* A memcpy or memset from its API call (launch mode, copies.c): written like
+ * a CUPTI one (active steps only), start = end = the time of the call. */
+static void emit_copy(const gmp_ev *ev, const gmp_epoch_info *ep)
+{
+    if (!in_window(ep))
+        return;
+    gmt_record r;
+    memset(&r, 0, sizeof r.type + sizeof r.u.copy + 16);
+    r.type = ev->copy.is_memset ? GMT_REC_MEMSET : GMT_REC_MEMCPY;
+    gmt_copy *c = &r.u.copy;
+    c->start = c->end = ev->ts;
+    c->device = ev->d;
+    c->stream = ev->c;
+    c->corr = ev->corr;
+    c->bytes = ev->a;
+    c->copy_kind = ev->b;
+    c->src_kind = ev->copy.src_kind;
+    c->dst_kind = ev->copy.dst_kind;
+    c->tid = ev->tid;
+    c->step = ep->step;
+    put(&r);
+}
+
 static void emit_event(gmp_ev *ev)
 {
     gmt_record r;
@@ -948,6 +971,9 @@ static void emit_event(gmp_ev *ev)
     }
     case GMP_EV_LAUNCH:
         emit_launch(ev, ep);
+        break;
+    case GMP_EV_COPY:
+        emit_copy(ev, ep);
         break;
     case GMP_EV_SYNC:
         end_frame();

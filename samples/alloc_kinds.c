@@ -12,7 +12,12 @@
  *                        + 3 MiB+64 KiB (cudaHostAlloc)
  *   vmm          1       2*G (cuMemCreate + cuMemMap)       1      2*G
  *   live at end: 1 allocation, the 5 MiB cudaMalloc leak.
- *   memcpy: htod 1 x 4 MiB, dtoh 1 x 2 MiB, dtod 1 x 1 MiB; memset: 2, 6 MiB + 9 MiB.
+ *   memcpy: htod 4 MiB (pinned), 512 KiB (pinned, async on s1), 64 KiB (pageable);
+ *           dtoh 2 MiB (pinned), 64 KiB (driver API, async on s1);
+ *           dtod 1 MiB, 128 KiB (2D, async on s2);
+ *   memset: 6 MiB, 9 MiB (async on s2), 32 KiB (2D, async on s1), 16 KiB (driver, 32-bit, s2).
+ *   (Launch mode reads these from their API calls, GPU mode from CUPTI's
+ *   activity: the GPU test compares the two.)
  *   kernels (1 launch each): gm_k_malloc, gm_k_async1, gm_k_async2, gm_k_managed,
  *   gm_k_pinned, gm_k_vmm, gm_k_leak.
  *   consumers (next kernel on the same thread): malloc_a -> gm_k_malloc,
@@ -118,6 +123,25 @@ int main(int argc, char **argv)
     GMS_RT(cudaMemcpy(b1, a, 1 * GMS_MIB, cudaMemcpyDeviceToDevice));
     gms_note_memcpy("dtod", 1 * GMS_MIB);
     GMS_RT(cudaDeviceSynchronize()); /* a D2D cudaMemcpy may return before it is done */
+
+    /* 6b. more ways to copy and set: async on streams, 2D, the driver API,
+     * pageable host memory */
+    static char pageable[64 * 1024];
+    memset(pageable, 0x3c, sizeof pageable);
+    GMS_RT(cudaMemcpyAsync((char *)b1 + GMS_MIB, h1, 512 * GMS_KIB, cudaMemcpyHostToDevice, s1));
+    gms_note_memcpy("htod", 512 * GMS_KIB);
+    GMS_RT(cudaMemcpy(a, pageable, sizeof pageable, cudaMemcpyHostToDevice));
+    gms_note_memcpy("htod", sizeof pageable);
+    GMS_RT(cudaMemcpy2DAsync(b2, 4096, a, 8192, 2048, 64, cudaMemcpyDeviceToDevice, s2));
+    gms_note_memcpy("dtod", 2048 * 64);
+    GMS_RT(cudaMemset2DAsync(b1, 4096, 0x22, 1024, 32, s1));
+    gms_note_memset(1024 * 32);
+    GMS_CU(cuMemsetD32Async((CUdeviceptr)(uintptr_t)a, 0x01020304u, 4096, (CUstream)s2));
+    gms_note_memset(4096 * 4);
+    GMS_CU(cuMemcpyDtoHAsync(h2, (CUdeviceptr)(uintptr_t)b1, 64 * GMS_KIB, (CUstream)s1));
+    gms_note_memcpy("dtoh", 64 * GMS_KIB);
+    GMS_RT(cudaStreamSynchronize(s1));
+    GMS_RT(cudaStreamSynchronize(s2));
 
     /* 7. the deliberate leak, then an allocation no kernel follows */
     const size_t leak_bytes = 5 * GMS_MIB, tail_bytes = 1 * GMS_MIB + 512 * GMS_KIB;

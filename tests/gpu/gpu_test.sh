@@ -163,6 +163,21 @@ alloc_kinds)
     prof "$W/trace.zst" "" -- "$S/gm_alloc_kinds" --json "$W/expect.json" --say "alloc_kinds done"
     expect_rc 0; expect_stdout_text "alloc_kinds done"
     check "$W/trace.zst" --expect-json "$W/expect.json" --expect windows=1
+    # Launch mode (the default, above) reads copies from their API calls;
+    # GPU mode takes them from CUPTI's activity: the same copies, field for
+    # field but the times and ids (start = end in launch mode; other tids).
+    GMEMPROF_KERNELS=gpu prof "$W/gpu.zst" "" -- "$S/gm_alloc_kinds" --json "$W/expect-gpu.json"
+    expect_rc 0
+    check "$W/gpu.zst" --expect-json "$W/expect-gpu.json" --expect windows=1
+    for m in trace gpu; do
+        "$BIN/gmt-dump" "$W/$m.zst" 2>/dev/null | grep -E '^(memcpy|memset) ' |
+            sed -E 's/ (start|end|corr|tid)=[0-9]+//g' | sort >"$W/$m.copies"
+    done
+    if [ -s "$W/gpu.copies" ] && cmp -s "$W/trace.copies" "$W/gpu.copies"; then
+        pass "launch mode: the same $(wc -l <"$W/gpu.copies") memcpy/memset records as CUPTI's (kind, bytes, memory kinds, stream, device, step)"
+    else
+        fail "launch mode's copies differ from GPU mode's: $(diff "$W/trace.copies" "$W/gpu.copies" | head -8 | tr '\n' ' ')"
+    fi
     ;;
 threads)
     need_gpu; need_built "$S/gm_threads"
@@ -271,6 +286,16 @@ sys.exit(0 if g == l and calls(g) >= 3 else 1)
 PY
     then pass "launch mode: the same kernels, calls and attributed bytes as GPU mode"
     else fail "launch mode and GPU mode disagree on the kernel table"
+    fi
+    # and the same copies (the loop's .item() calls are device-to-host copies)
+    for m in gpu launch; do
+        "$BIN/gmt-dump" "$W/$m.zst" 2>/dev/null | grep -E '^(memcpy|memset) ' |
+            sed -E 's/ (start|end|corr|tid)=[0-9]+//g' | sort >"$W/$m.copies"
+    done
+    if [ -s "$W/gpu.copies" ] && cmp -s "$W/gpu.copies" "$W/launch.copies"; then
+        pass "launch mode: the same $(wc -l <"$W/gpu.copies") memcpy/memset records as GPU mode"
+    else
+        fail "launch mode's copies differ from GPU mode's: $(diff "$W/gpu.copies" "$W/launch.copies" | head -8 | tr '\n' ' ')"
     fi
     ;;
 torch_exit)

@@ -25,7 +25,7 @@ target_include_directories(gmp_fake_cuda SYSTEM PRIVATE ${CUDAToolkit_INCLUDE_DI
 
 # The profiled program links the fakes (as PyTorch links its own CUPTI): the
 # library must then use the copy already in the process.
-add_executable(gmp_e2e_app ${CMAKE_CURRENT_SOURCE_DIR}/e2e_app.c)
+add_executable(gmp_e2e_app ${CMAKE_CURRENT_SOURCE_DIR}/e2e_app.c ${CMAKE_CURRENT_SOURCE_DIR}/e2e_copies.c)
 target_include_directories(gmp_e2e_app PRIVATE ${CMAKE_CURRENT_SOURCE_DIR} ${CMAKE_SOURCE_DIR}/include)
 target_include_directories(gmp_e2e_app SYSTEM PRIVATE ${CUDAToolkit_INCLUDE_DIRS})
 target_link_libraries(gmp_e2e_app PRIVATE gmp_fake_cupti gmp_fake_cuda Threads::Threads ${CMAKE_DL_LIBS})
@@ -43,7 +43,7 @@ add_dependencies(gmp_e2e_test gmp_e2e_app gmp_e2e_search gmemprof gmemprof_launc
 set(GMP_E2E_SCENARIOS
   whole schedule nvtx_steps api_precedence capture tags threads overflow settings
   badoutput diskfull conflict sigterm sigint sigchain sigign sigkill fork vmm sources attrs
-  time budget search nocupti launcher exit abort forkexec devices long agent noperm launch burst)
+  time budget search nocupti launcher exit abort forkexec devices long agent noperm launch copies burst)
 foreach(sc ${GMP_E2E_SCENARIOS})
   add_test(NAME profiler.e2e.${sc}
     COMMAND gmp_e2e_test ${sc} $<TARGET_FILE:gmp_e2e_app> $<TARGET_FILE:gmp_e2e_search>

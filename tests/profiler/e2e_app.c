@@ -32,6 +32,7 @@
 #include <cupti.h>
 #include <nvtx3/nvToolsExt.h>
 
+#include "e2e_copies.h"
 #include "fake_cupti.h"
 
 #define RTD CUPTI_CB_DOMAIN_RUNTIME_API
@@ -164,22 +165,34 @@ static uint32_t launch_driver(const char *name)
     return c.drv;
 }
 
+/* cudaMemcpy -> cuMemcpyHtoD_v2, with their parameter blocks (launch mode
+ * reads them: profiler/copies.c); the record carries the driver's id. */
 static uint32_t memcpy_htod(uint64_t bytes)
 {
-    call c = api_begin(RT(cudaMemcpy_v3020), DRV(cuMemcpyHtoD_v2), NULL);
+    static char src[16];
+    struct { void *dst; const void *src; size_t count; int kind; } rp = {(void *)0x10000, src, bytes, 1};
+    struct { uint64_t dst; const void *src; size_t count; } dp = {0x10000, src, bytes};
+    uint32_t rt = fake_cupti_corr();
+    fake_cupti_api_enter(RTD, RT(cudaMemcpy_v3020), rt, NULL, &rp);
+    uint32_t drv = fake_cupti_corr();
+    fake_cupti_api_enter(DRD, DRV(cuMemcpyHtoD_v2), drv, NULL, &dp);
     uint64_t t = fake_cupti_now();
-    fake_cupti_emit_memcpy(c.drv, c.rt, CUPTI_ACTIVITY_MEMCPY_KIND_HTOD, bytes, 0, KSTREAM, t + 100, t + 900);
-    api_end(c, NULL);
-    return c.drv;
+    fake_cupti_emit_memcpy(drv, rt, CUPTI_ACTIVITY_MEMCPY_KIND_HTOD, bytes, 0, KSTREAM, t + 100, t + 900);
+    fake_cupti_api_exit(DRD, DRV(cuMemcpyHtoD_v2), drv, NULL, &dp, 0);
+    fake_cupti_api_exit(RTD, RT(cudaMemcpy_v3020), rt, NULL, &rp, 0);
+    return drv;
 }
 
+/* cudaMemset with its parameter block; the record carries its id. */
 static uint32_t memset_dev(uint64_t bytes, uint32_t value)
 {
-    call c = api_begin(RT(cudaMemset_v3020), 0, NULL);
+    struct { void *dst; int value; size_t count; } rp = {(void *)0x10000, (int)value, bytes};
+    uint32_t rt = fake_cupti_corr();
+    fake_cupti_api_enter(RTD, RT(cudaMemset_v3020), rt, NULL, &rp);
     uint64_t t = fake_cupti_now();
-    fake_cupti_emit_memset(c.rt, value, bytes, 0, KSTREAM, t + 100, t + 300);
-    api_end(c, NULL);
-    return c.rt;
+    fake_cupti_emit_memset(rt, value, bytes, 0, KSTREAM, t + 100, t + 300);
+    fake_cupti_api_exit(RTD, RT(cudaMemset_v3020), rt, NULL, &rp, 0);
+    return rt;
 }
 
 static void profiler_api(uint32_t cbid)
@@ -883,6 +896,8 @@ int main(int argc, char **argv)
         rc = sc_burst();
     else if (strcmp(sc, "launch") == 0)
         rc = sc_launch();
+    else if (strcmp(sc, "copies") == 0)
+        rc = e2e_sc_copies(fact);
     else if (strcmp(sc, "overflow") == 0)
         rc = sc_overflow();
     else if (strcmp(sc, "settings") == 0)

@@ -919,6 +919,107 @@ static void t_burst(void)
     trace_free(&t);
 }
 
+/* Launch mode's copies (profiler/copies.c): one MEMCPY/MEMSET per
+ * successful outermost call, read from its parameter block, the memory
+ * kinds from the driver; e2e_copies.c plays the calls. */
+static const rec *copy_by_corr(const trace *t, uint64_t corr)
+{
+    for (size_t i = 0; i < t->n; i++)
+        if ((t->r[i].type == GMT_REC_MEMCPY || t->r[i].type == GMT_REC_MEMSET) && t->r[i].u.copy.corr == corr)
+            return &t->r[i];
+    return NULL;
+}
+
+static void check_copy(const trace *t, const char *fact_name, gmt_type type, uint64_t bytes, uint64_t kind,
+                       uint64_t src, uint64_t dst, uint64_t stream, uint64_t tid)
+{
+    const rec *c = copy_by_corr(t, F("%s", fact_name));
+    CHECK(c != NULL);
+    if (!c) {
+        fprintf(stderr, "  no record for %s\n", fact_name);
+        return;
+    }
+    const gmt_copy *k = &c->u.copy;
+    if (c->type != type || k->bytes != bytes || k->copy_kind != kind || k->src_kind != src ||
+        k->dst_kind != dst || k->stream != stream)
+        fprintf(stderr, "  %s: type %d bytes %llu kind %llu src %llu dst %llu stream %llu\n", fact_name,
+                (int)c->type, (unsigned long long)k->bytes, (unsigned long long)k->copy_kind,
+                (unsigned long long)k->src_kind, (unsigned long long)k->dst_kind, (unsigned long long)k->stream);
+    CHECK_EQ_U64(c->type, type);
+    CHECK_EQ_U64(k->bytes, bytes);
+    CHECK_EQ_U64(k->copy_kind, kind);
+    CHECK_EQ_U64(k->src_kind, src);
+    CHECK_EQ_U64(k->dst_kind, dst);
+    CHECK_EQ_U64(k->stream, stream);
+    CHECK_EQ_U64(k->tid, tid);
+    CHECK_EQ_U64(k->start, k->end);
+    CHECK(k->start != 0);
+}
+
+static void t_copies(void)
+{
+    const char *env[] = {"GMEMPROF_KERNELS=launch", NULL};
+    run r;
+    run_app("copies", env, &r);
+    CHECK(exited(&r, 0));
+    CHECK_STR(r.out, "");
+    trace t = load_trace_of(&r);
+    check_complete(&t);
+    CHECK_EQ_U64(F("memcpy_on"), 0);
+    CHECK_EQ_U64(F("memset_on"), 0);
+    CHECK_EQ_U64(F("rt_copy_cb"), 1);
+    CHECK_EQ_U64(F("drv_copy_cb"), 1);
+    uint64_t tid = F("tid");
+    enum { PAGE = GMT_MEMKIND_PAGEABLE, PIN = GMT_MEMKIND_PINNED, DEV = GMT_MEMKIND_DEVICE,
+           MAN = GMT_MEMKIND_MANAGED, ARR = GMT_MEMKIND_ARRAY };
+    /* the fake's CUPTI stream ids: handle & 0xffff + 100; legacy 7, per-thread 8 */
+    check_copy(&t, "c1", GMT_REC_MEMCPY, 4096, GMT_COPY_HTOD, PIN, DEV, 0x55 + 100, tid);
+    check_copy(&t, "c2", GMT_REC_MEMCPY, 1000, GMT_COPY_DTOH, DEV, PAGE, 8, tid);
+    check_copy(&t, "c3", GMT_REC_MEMSET, 3000, 0x7f, DEV, 0, 7, tid);
+    check_copy(&t, "c4", GMT_REC_MEMSET, 500, 0x11, MAN, 0, 8, tid);
+    check_copy(&t, "c5", GMT_REC_MEMCPY, 2 << 20, GMT_COPY_PTOP, DEV, DEV, 0x66 + 100, tid);
+    check_copy(&t, "c6", GMT_REC_MEMSET, 400, 0xdeadbeef, DEV, 0, 0x55 + 100, tid);
+    check_copy(&t, "c7", GMT_REC_MEMCPY, 2560, GMT_COPY_HTOD, PIN, DEV, 0x55 + 100, tid);
+    /* the runtime's 3D copy is read from its driver call: that call's id */
+    check_copy(&t, "c8.drv", GMT_REC_MEMCPY, 512, GMT_COPY_DTOD, DEV, DEV, 7, tid);
+    CHECK(copy_by_corr(&t, F("c8")) == NULL);
+    check_copy(&t, "c11", GMT_REC_MEMSET, 300, 0x22, DEV, 0, 7, tid);
+    check_copy(&t, "c12", GMT_REC_MEMCPY, 64, GMT_COPY_HTOD, PIN, DEV, 7, tid);
+    check_copy(&t, "c13", GMT_REC_MEMCPY, 128, GMT_COPY_OTHER, ARR, PAGE, 7, tid);
+    /* batch copies: not recorded, said once; a failed copy: nothing */
+    CHECK(copy_by_corr(&t, F("c9")) == NULL && copy_by_corr(&t, F("c9b")) == NULL);
+    CHECK(copy_by_corr(&t, F("c10")) == NULL);
+    CHECK_EQ_U64(count(&t, GMT_REC_MEMCPY) + count(&t, GMT_REC_MEMSET), 11);
+    CHECK_EQ_U64(count_lines(r.err, "gmemprof: launch mode: copies made through cudaMemcpyBatchAsync_v13000"), 1);
+    CHECK_EQ_U64(count_lines(r.err, "gmemprof: "), 2); /* that line and the summary */
+    /* the driver asked once per end that is an address, failed calls not */
+    CHECK_EQ_U64(F("ptr_calls"), 16);
+    trace_free(&t);
+
+    /* GPU mode: CUPTI's activity (the scenario emits none), no reading */
+    const char *genv[] = {"GMEMPROF_KERNELS=gpu", NULL};
+    run_app_in("copies-gpu", "copies", genv, &r);
+    CHECK(exited(&r, 0));
+    t = load_trace_of(&r);
+    check_complete(&t);
+    CHECK_EQ_U64(F("memcpy_on"), 1);
+    CHECK_EQ_U64(F("memset_on"), 1);
+    CHECK_EQ_U64(count(&t, GMT_REC_MEMCPY) + count(&t, GMT_REC_MEMSET), 0);
+    CHECK_EQ_U64(F("ptr_calls"), 0);
+    CHECK_EQ_U64(count_lines(r.err, "gmemprof: "), 1);
+    trace_free(&t);
+
+    /* outside the window (collection off): no copy callbacks, no records */
+    const char *wenv[] = {"GMEMPROF_KERNELS=launch", "GMEMPROF_SCHEDULE=wait=5,active=1", NULL};
+    run_app_in("copies-wait", "copies", wenv, &r);
+    CHECK(exited(&r, 0));
+    t = load_trace_of(&r);
+    CHECK_EQ_U64(F("rt_copy_cb"), 0);
+    CHECK_EQ_U64(count(&t, GMT_REC_MEMCPY) + count(&t, GMT_REC_MEMSET), 0);
+    CHECK_EQ_U64(F("ptr_calls"), 0);
+    trace_free(&t);
+}
+
 static void t_launch(void)
 {
     const char *env[] = {"GMEMPROF_KERNELS=launch", NULL};
@@ -930,7 +1031,7 @@ static void t_launch(void)
     trace t = load_trace_of(&r);
     check_complete(&t);
     CHECK_EQ_U64(F("kernels_on"), 0); /* no CUPTI kernel activity */
-    CHECK_EQ_U64(F("memcpy_on"), 1);
+    CHECK_EQ_U64(F("memcpy_on"), 0);  /* nor memcpy activity */
     uint64_t tid = F("tid"), ttid = F("T.tid");
     CHECK(tid != ttid);
     /* one KERNEL per successful launch: 5 on the main thread, 2 on T */
@@ -1014,9 +1115,12 @@ static void t_launch(void)
     CHECK(ta && tk1 && ta->u.mem.tid == ttid && tk1->u.kernel.tid == ttid && ta->u.mem.seq + 1 == tk1->u.kernel.seq);
     CHECK(tk1 && tk1->u.kernel.seq == 1 && k1 && tk1->u.kernel.name == k1->u.kernel.name);
     CHECK(tk2 && kl && tk2->u.kernel.seq == 2 && tk2->u.kernel.name == kl->u.kernel.name);
-    /* copies and sets still come from CUPTI activity */
+    /* copies and sets from their calls, not CUPTI's activity (t_copies) */
     CHECK_EQ_U64(count(&t, GMT_REC_MEMCPY), 1);
     CHECK_EQ_U64(count(&t, GMT_REC_MEMSET), 1);
+    const rec *cp = nth(&t, GMT_REC_MEMCPY, 0);
+    CHECK(cp && cp->u.copy.corr == F("cpy.corr") - 1 && cp->u.copy.bytes == 4096 && cp->u.copy.tid == tid &&
+          cp->u.copy.start == cp->u.copy.end);
     trace_free(&t);
 #undef DRV_ID
 
@@ -1885,7 +1989,7 @@ int main(int argc, char **argv)
         {"search", t_search},     {"nocupti", t_nocupti},     {"launcher", t_launcher},
         {"exit", t_exit},         {"abort", t_abort},         {"forkexec", t_forkexec},
         {"devices", t_devices},   {"long", t_long},           {"agent", t_agent},
-        {"noperm", t_noperm},     {"launch", t_launch},     {"burst", t_burst},
+        {"noperm", t_noperm},     {"launch", t_launch},     {"copies", t_copies},     {"burst", t_burst},
     };
     if (strcmp(sc, "sigterm") == 0)
         t_signal("sigterm", SIGTERM);

@@ -70,6 +70,50 @@ EXPORT CUresult cuFuncGetAttribute(int *v, CUfunction_attribute a, CUfunction f)
     return CUDA_ERROR_INVALID_HANDLE;
 }
 
+static struct {
+    uint64_t base, size;
+    int type, managed, device;
+} ptrs[16];
+static unsigned nptrs;
+static uint64_t ptr_calls;
+
+EXPORT void fake_cuda_set_pointer(uint64_t base, uint64_t size, int memtype, int managed, int device)
+{
+    if (nptrs < 16) {
+        ptrs[nptrs].base = base;
+        ptrs[nptrs].size = size;
+        ptrs[nptrs].type = memtype;
+        ptrs[nptrs].managed = managed;
+        ptrs[nptrs].device = device;
+        nptrs++;
+    }
+}
+
+EXPORT uint64_t fake_cuda_pointer_calls(void) { return __atomic_load_n(&ptr_calls, __ATOMIC_RELAXED); }
+
+EXPORT CUresult cuPointerGetAttributes(unsigned n, CUpointer_attribute *at, void **data, CUdeviceptr p)
+{
+    __atomic_fetch_add(&ptr_calls, 1, __ATOMIC_RELAXED);
+    if (!at || !data)
+        return CUDA_ERROR_INVALID_VALUE;
+    int type = 0, managed = 0, device = -2; /* -2: the driver's "none" (CU_DEVICE_INVALID) */
+    for (unsigned i = 0; i < nptrs; i++)
+        if (p >= ptrs[i].base && p - ptrs[i].base < ptrs[i].size) {
+            type = ptrs[i].type;
+            managed = ptrs[i].managed;
+            device = ptrs[i].device;
+        }
+    for (unsigned i = 0; i < n; i++) {
+        switch (at[i]) {
+        case CU_POINTER_ATTRIBUTE_MEMORY_TYPE: *(unsigned *)data[i] = (unsigned)type; break;
+        case CU_POINTER_ATTRIBUTE_IS_MANAGED: *(unsigned *)data[i] = (unsigned)managed; break;
+        case CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL: *(int *)data[i] = device; break;
+        default: return CUDA_ERROR_INVALID_VALUE;
+        }
+    }
+    return CUDA_SUCCESS;
+}
+
 EXPORT CUresult cuDriverGetVersion(int *v)
 {
     if (!v)

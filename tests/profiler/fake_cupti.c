@@ -407,12 +407,17 @@ EXPORT CUptiResult cuptiGetCallbackName(CUpti_CallbackDomain d, uint32_t cbid, c
         uint32_t cbid;
         const char *name;
     } names[] = {
-        {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_v3020, "cudaMemcpy_v3020"},
-        {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020, "cudaMemcpyAsync_v3020"},
-        {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaMemset_v3020, "cudaMemset_v3020"},
-        {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaMalloc_v3020, "cudaMalloc_v3020"},
-        {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoD_v2, "cuMemcpyHtoD_v2"},
-        {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuMemsetD8_v2, "cuMemsetD8_v2"},
+#define N_RT(x) {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_##x, #x}
+#define N_DRV(x) {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_##x, #x}
+        N_RT(cudaMemcpy_v3020), N_RT(cudaMemcpyAsync_v3020), N_RT(cudaMemset_v3020), N_RT(cudaMalloc_v3020),
+        N_DRV(cuMemcpyHtoD_v2), N_DRV(cuMemsetD8_v2),
+        /* the copies scenario (launch mode's copies, e2e_copies.c) */
+        N_RT(cudaMemcpy_ptds_v7000), N_RT(cudaMemsetAsync_ptsz_v7000), N_RT(cudaMemcpy3D_v3020),
+        N_RT(cudaMemcpyBatchAsync_v13000), N_RT(cudaMemcpyToSymbol_v3020), N_DRV(cuMemcpyHtoDAsync_v2),
+        N_DRV(cuMemcpyDtoH_v2_ptds), N_DRV(cuMemcpyPeerAsync), N_DRV(cuMemsetD32Async), N_DRV(cuMemcpy2DAsync_v2),
+        N_DRV(cuMemcpy3D_v2), N_DRV(cuMemcpyBatchAsync_v2), N_DRV(cuMemsetD2D8_v2), N_DRV(cuMemcpyAtoH_v2),
+#undef N_RT
+#undef N_DRV
     };
     if (!name)
         return CUPTI_ERROR_INVALID_PARAMETER;

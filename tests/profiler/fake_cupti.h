@@ -74,6 +74,12 @@ void fake_cuda_set_meminfo(int device, uint64_t free_bytes, uint64_t total_bytes
  * functions; any other f: CUDA_ERROR_INVALID_HANDLE), and the calls made. */
 void fake_cuda_set_func(const void *f, int regs, int static_smem, int local_mem);
 uint64_t fake_cuda_func_attr_calls(void);
+/* cuPointerGetAttributes: [base, base+size) is memory of this CUmemorytype
+ * (managed: IS_MANAGED) on device `device` (up to 16 ranges); any other
+ * address answers as the driver does for memory it did not hand out:
+ * success, type 0. And the calls made. */
+void fake_cuda_set_pointer(uint64_t base, uint64_t size, int memtype, int managed, int device);
+uint64_t fake_cuda_pointer_calls(void);
 
 #ifdef __cplusplus
 }
