@@ -199,7 +199,7 @@ static _Atomic int ring_wake_pending;
 
 void gmp_post(gmp_ev *ev)
 {
-    gmp_tls *t = &gmp_t;
+    gmp_tls *t = gmp_self();
     if (!ev->tid)
         ev->tid = gmp_tid(t);
     if (!ev->epoch)
@@ -867,8 +867,12 @@ static void api_enter(gmp_tls *t, CUpti_CallbackDomain dom, CUpti_CallbackId cbi
     }
     if (dom == CUPTI_CB_DOMAIN_RUNTIME_API && t->rt_depth++ == 0)
         t->rt_gen = gen;
-    gmp_corr_put(&gmp_g.corr, cb->correlationId, gmp_tid(t), t->cur_epoch, t->cur_seq, t->cur_range,
-                 (uint8_t)fam);
+    /* The table joins CUPTI's activity records to their calls. Launch mode
+     * has no kernel, memcpy or memset activity: no record will ask for a
+     * launch's or a copy's id. */
+    if (!gmp_fam_is_collect(fam) || !launch_mode())
+        gmp_corr_put(&gmp_g.corr, cb->correlationId, gmp_tid(t), t->cur_epoch, t->cur_seq, t->cur_range,
+                     (uint8_t)fam);
     if (nested) {
         /* the runtime call around it handles what follows; launch mode
          * reads a copy from its driver call when the runtime's could not
@@ -981,7 +985,7 @@ static void CUPTIAPI gmp_cupti_callback(void *ud, CUpti_CallbackDomain dom, CUpt
         unsigned fam = dom == CUPTI_CB_DOMAIN_RUNTIME_API
                            ? (cbid < CUPTI_RUNTIME_TRACE_CBID_SIZE ? fam_rt[cbid] : 0)
                            : (cbid < CUPTI_DRIVER_TRACE_CBID_SIZE ? fam_drv[cbid] : 0);
-        gmp_tls *t = &gmp_t;
+        gmp_tls *t = gmp_self();
         if (!fam || t->internal)
             return;
         const CUpti_CallbackData *cb = data;

@@ -108,7 +108,7 @@ static void on_mark(const char *name)
 
 static uint64_t range_begin(const char *name, int push)
 {
-    gmp_tls *t = &gmp_t;
+    gmp_tls *t = gmp_self();
     if (!gmp_live_state())
         return 0;
     if (name && gmp_config_is_step_marker(&gmp_g.cfg, name))
@@ -146,7 +146,7 @@ static void range_end(uint64_t id)
 
 static int range_push(const char *name)
 {
-    gmp_tls *t = &gmp_t;
+    gmp_tls *t = gmp_self();
     if (!gmp_live_state())
         return 0;
     range_begin(name, 1);
@@ -155,7 +155,7 @@ static int range_push(const char *name)
 
 static int range_pop(void)
 {
-    gmp_tls *t = &gmp_t;
+    gmp_tls *t = gmp_self();
     if (t->nranges == 0)
         return -1; /* unbalanced (or pushed before the profiler attached) */
     uint32_t d = --t->nranges;
