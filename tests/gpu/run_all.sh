@@ -13,7 +13,7 @@
 #    PYTORCH_NO_CUDA_MEMORY_CACHING=1) and compares the trace's peak with
 #    PyTorch's own counter (tests/gpu/gpu_report.py states the rule);
 # 4. records samples/traces/naive.zst and sdpa.zst (backend:cudaMallocAsync,
-#    emit_nvtx) and diffs them;
+#    emit_nvtx, --kernels gpu) and diffs them;
 # 5. compares per-op self memory of the emit_nvtx ranges with torch.profiler's
 #    self_device_memory_usage in a separate run of the same configuration;
 # 6. writes $OUT/report.md and $OUT/report.json (every number, PASS/FAIL) and
@@ -160,8 +160,11 @@ if [ "$BUILD_RC" -eq 0 ]; then
 
     # 4 + 5. the sample traces and the torch.profiler comparison, 5 at once
     say "naive/sdpa traces, emit_nvtx vs torch.profiler"
+    # --kernels gpu: the sample traces carry the kernels' and copies' GPU
+    # times too, so the documentation's examples (--sort time, the diff's
+    # kernel time) show them; memory and attribution are those of launch mode
     for v in naive sdpa; do
-        bg "$v" 240 "${CLEAN[@]}" PYTORCH_CUDA_ALLOC_CONF=backend:cudaMallocAsync "$LAUNCH" -o "$WORK/$v.zst" -- \
+        bg "$v" 240 "${CLEAN[@]}" PYTORCH_CUDA_ALLOC_CONF=backend:cudaMallocAsync "$LAUNCH" --kernels gpu -o "$WORK/$v.zst" -- \
             "$PY" "$TRAIN" "${CFG[@]}" --attn "$v" --emit-nvtx --alloc-report "$WORK/$v.alloc.json"
     done
     bg cmp_gm 240 "${CLEAN[@]}" PYTORCH_CUDA_ALLOC_CONF=backend:cudaMallocAsync "$LAUNCH" -o "$WORK/cmp_gm.zst" \
