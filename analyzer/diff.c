@@ -250,7 +250,10 @@ static size_t summary_lines(const gma_report *ra, const gma_report *rb, sline *o
     SL("frees", U_COUNT, ra->free_count, rb->free_count);
     SL("leaked", U_BYTES, ra->leaked_bytes, rb->leaked_bytes);
     SL("kernel launches", U_COUNT, ra->kernels, rb->kernels);
-    SL("kernel time", U_NS, ra->kernel_ns, rb->kernel_ns);
+    /* launch-mode traces have no kernel times: a row of zeros would read as
+     * kernels that took no time (the summaries say "not collected") */
+    if (!gma_launch_times_only(ra->r) || !gma_launch_times_only(rb->r))
+        SL("kernel time", U_NS, ra->kernel_ns, rb->kernel_ns);
     SL("windows", U_COUNT, ra->windows_selected, rb->windows_selected);
     SL("steps", U_COUNT, ra->steps_count, rb->steps_count);
     SL("records", U_COUNT, ra->r->records, rb->r->records);
