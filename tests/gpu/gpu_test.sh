@@ -57,6 +57,22 @@ need_built() {
     done
 }
 
+# same_copies GPU_TRACE LAUNCH_TRACE: the MEMCPY/MEMSET records of a GPU-mode
+# trace (CUPTI's activity) and of a launch-mode one (the copy calls) are the
+# same, field for field but the times, ids and thread ids.
+same_copies() {
+    local f
+    for f in "$1" "$2"; do
+        "$BIN/gmt-dump" "$f" 2>/dev/null | grep -E '^(memcpy|memset) ' |
+            sed -E 's/ (start|end|corr|tid)=[0-9]+//g' | sort >"$f.copies"
+    done
+    if [ -s "$1.copies" ] && cmp -s "$1.copies" "$2.copies"; then
+        pass "launch mode: the same $(wc -l <"$1.copies") memcpy/memset records as GPU mode (kind, bytes, memory kinds, stream, device, step)"
+    else
+        fail "launch mode's copies differ from GPU mode's: $(diff "$1.copies" "$2.copies" | head -8 | tr '\n' ' ')"
+    fi
+}
+
 # prof TRACE SCHEDULE -- CMD...   (SCHEDULE "" = none) -> RC, $W/stdout, $W/stderr
 prof() {
     local trace=$1 sched=$2
@@ -169,15 +185,7 @@ alloc_kinds)
     GMEMPROF_KERNELS=gpu prof "$W/gpu.zst" "" -- "$S/gm_alloc_kinds" --json "$W/expect-gpu.json"
     expect_rc 0
     check "$W/gpu.zst" --expect-json "$W/expect-gpu.json" --expect windows=1
-    for m in trace gpu; do
-        "$BIN/gmt-dump" "$W/$m.zst" 2>/dev/null | grep -E '^(memcpy|memset) ' |
-            sed -E 's/ (start|end|corr|tid)=[0-9]+//g' | sort >"$W/$m.copies"
-    done
-    if [ -s "$W/gpu.copies" ] && cmp -s "$W/trace.copies" "$W/gpu.copies"; then
-        pass "launch mode: the same $(wc -l <"$W/gpu.copies") memcpy/memset records as CUPTI's (kind, bytes, memory kinds, stream, device, step)"
-    else
-        fail "launch mode's copies differ from GPU mode's: $(diff "$W/trace.copies" "$W/gpu.copies" | head -8 | tr '\n' ' ')"
-    fi
+    same_copies "$W/gpu.zst" "$W/trace.zst"
     ;;
 threads)
     need_gpu; need_built "$S/gm_threads"
@@ -288,15 +296,7 @@ PY
     else fail "launch mode and GPU mode disagree on the kernel table"
     fi
     # and the same copies (the loop's .item() calls are device-to-host copies)
-    for m in gpu launch; do
-        "$BIN/gmt-dump" "$W/$m.zst" 2>/dev/null | grep -E '^(memcpy|memset) ' |
-            sed -E 's/ (start|end|corr|tid)=[0-9]+//g' | sort >"$W/$m.copies"
-    done
-    if [ -s "$W/gpu.copies" ] && cmp -s "$W/gpu.copies" "$W/launch.copies"; then
-        pass "launch mode: the same $(wc -l <"$W/gpu.copies") memcpy/memset records as GPU mode"
-    else
-        fail "launch mode's copies differ from GPU mode's: $(diff "$W/gpu.copies" "$W/launch.copies" | head -8 | tr '\n' ' ')"
-    fi
+    same_copies "$W/gpu.zst" "$W/launch.zst"
     ;;
 torch_exit)
     need_gpu; need_torch; need_built
