@@ -13,8 +13,8 @@
  * stream, memset value); at EXIT, when the call succeeded, the memory kind
  * of each end is asked of the driver (cuPointerGetAttributes: pinned or
  * pageable host, device, managed) and the event is queued. A runtime call
- * whose parameters the table does not describe (3D copies, arrays, symbols
- * by name...) is read from the driver call it makes instead, when that one
+ * whose parameters the table does not describe (3D copies, arrays...) is
+ * read from the driver call it makes instead, when that one
  * is described; a call described by neither (batch copies) is not recorded,
  * and says so once per API.
  *
@@ -222,11 +222,13 @@ static const copy_desc copy_table[] = {
 #undef S
 #undef PT
 
-/* A field of a block: w bytes at offset off, zero-extended. */
+/* A field of a block: w bytes at offset off, zero-extended (an int or a
+ * char field is read from its own bytes: the low ones). */
+_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "fields are read as little-endian words");
 static uint64_t field(const void *p, uint8_t off, unsigned w)
 {
     uint64_t v = 0;
-    memcpy(&v, (const char *)p + off, w); /* little-endian: the low bytes */
+    memcpy(&v, (const char *)p + off, w);
     return v;
 }
 static uint64_t word(const void *p, uint8_t off) { return field(p, off, 8); }
