@@ -44,7 +44,7 @@ size_t gmp_ring_capacity(const gmp_ring *r) { return r->cells ? (size_t)r->mask 
 
 size_t gmp_ring_bytes(const gmp_ring *r) { return gmp_ring_capacity(r) * sizeof(gmp_ring_cell); }
 
-int gmp_ring_push(gmp_ring *r, const gmp_ev *ev)
+int gmp_ring_push(gmp_ring *r, const gmp_ev *ev, uint64_t *out_pos)
 {
     uint64_t pos = atomic_load_explicit(&r->tail, memory_order_relaxed);
     gmp_ring_cell *c;
@@ -67,6 +67,8 @@ int gmp_ring_push(gmp_ring *r, const gmp_ev *ev)
     /* Only the bytes of the name in use are copied: most names are short. */
     memcpy(&c->ev, ev, offsetof(gmp_ev, name) + ev->len);
     atomic_store_explicit(&c->seq, pos + 1, memory_order_release);
+    if (out_pos)
+        *out_pos = pos;
     return 0;
 }
 

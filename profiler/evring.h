@@ -96,8 +96,9 @@ void gmp_ring_destroy(gmp_ring *r);
 size_t gmp_ring_capacity(const gmp_ring *r);
 size_t gmp_ring_bytes(const gmp_ring *r);
 
-/* Copies *ev in. 0 on success, -1 when full (counted in r->dropped). */
-int gmp_ring_push(gmp_ring *r, const gmp_ev *ev);
+/* Copies *ev in. 0 on success, with *pos (when not NULL) the event's
+ * position in the ring's sequence; -1 when full (counted in r->dropped). */
+int gmp_ring_push(gmp_ring *r, const gmp_ev *ev, uint64_t *pos);
 /* Consumer: 1 with *out filled, 0 when empty. */
 int gmp_ring_pop(gmp_ring *r, gmp_ev *out);
 /* Approximate number of queued events. */
