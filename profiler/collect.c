@@ -573,6 +573,12 @@ int gmp_snapshot_get(uint64_t ticket, gmp_snap *out)
 
 /* ---- the callbacks ------------------------------------------------------- */
 
+/* GMEMPROF_TEST_COLLECT parts (test_collect_mask below); TC_EMPTY is not a
+ * part of the collection but a switch: the window's callbacks stay enabled
+ * and return at once, which prices CUPTI's own dispatch apart from ours. */
+enum { TC_KERNEL = 1, TC_MEMCPY = 2, TC_MEMSET = 4, TC_RTCB = 8, TC_DRVCB = 16, TC_ALL = 31, TC_EMPTY = 32 };
+static unsigned g_test_collect = TC_ALL;
+
 static inline uint64_t mono_ns(void)
 {
     struct timespec ts;
@@ -989,7 +995,7 @@ static void CUPTIAPI gmp_cupti_callback(void *ud, CUpti_CallbackDomain dom, CUpt
                            ? (cbid < CUPTI_RUNTIME_TRACE_CBID_SIZE ? fam_rt[cbid] : 0)
                            : (cbid < CUPTI_DRIVER_TRACE_CBID_SIZE ? fam_drv[cbid] : 0);
         gmp_tls *t = gmp_self();
-        if (!fam || t->internal)
+        if (!fam || t->internal || __builtin_expect((g_test_collect & TC_EMPTY) && gmp_fam_is_collect(fam), 0))
             return;
         const CUpti_CallbackData *cb = data;
         if (__builtin_expect((++t->sample & ((1u << GMP_CB_SAMPLE_SHIFT) - 1)) == 0, 0)) {
@@ -1093,11 +1099,10 @@ static void set_attr(CUpti_ActivityAttribute a, size_t v, const char *what)
 /* GMEMPROF_TEST_COLLECT (benchmark diagnosis only, not a user setting):
  * which parts of the window's collection run, as a list of kernel,
  * memcpy, memset, rtcb (runtime-API callbacks of the collect families),
- * drvcb (driver-API ones), separated by ',' or '+' ('+' fits inside the
- * comma-separated --variant of bench/ab_bench.sh, which uses it to price each part);
- * a trace made with a part missing is incomplete by construction. */
-enum { TC_KERNEL = 1, TC_MEMCPY = 2, TC_MEMSET = 4, TC_RTCB = 8, TC_DRVCB = 16, TC_ALL = 31 };
-static unsigned g_test_collect = TC_ALL;
+ * drvcb (driver-API ones), and empty (TC_EMPTY: those callbacks return at
+ * once), separated by ',' or '+' ('+' fits inside the comma-separated
+ * --variant of bench/ab_bench.sh, which uses it to price each part); a trace
+ * made with a part missing is incomplete by construction. */
 
 static unsigned test_collect_mask(void)
 {
@@ -1107,7 +1112,7 @@ static unsigned test_collect_mask(void)
     unsigned m = 0;
     static const struct { const char *name; unsigned bit; } parts[] = {
         {"kernel", TC_KERNEL}, {"memcpy", TC_MEMCPY}, {"memset", TC_MEMSET},
-        {"rtcb", TC_RTCB},     {"drvcb", TC_DRVCB},
+        {"rtcb", TC_RTCB},     {"drvcb", TC_DRVCB},   {"empty", TC_EMPTY},
     };
     for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
         size_t n = strlen(parts[i].name);
