@@ -675,6 +675,7 @@ uint32_t gmp_launch_stream(gmp_tls *t, CUcontext ctx, CUstream h, int ptsz)
             t->lstream[i].id)
             return t->lstream[i].id;
     uint32_t id = 0;
+    atomic_fetch_add_explicit(&gmp_g.lmiss_stream, 1, memory_order_relaxed);
     if (gmp_g.api.GetStreamIdEx) {
         t->internal = 1; /* whatever CUPTI calls inside is not the program's */
         if (gmp_g.api.GetStreamIdEx(ctx, h, (uint8_t)ptsz, &id) != CUPTI_SUCCESS ||
@@ -711,6 +712,7 @@ static void launch_name(gmp_tls *t, const char *sym)
     uint32_t slot = lname_slot(l->key);
     if (t->lnames[slot] == l->key)
         return; /* the writer knows it */
+    atomic_fetch_add_explicit(&gmp_g.lmiss_name, 1, memory_order_relaxed);
     size_t n = strnlen(sym, GMT_MAX_STRING);
     if (n < sizeof l->name) {
         memcpy(l->name, sym, n);
@@ -753,6 +755,7 @@ static void launch_attrs(gmp_tls *t, CUfunction f, uint32_t dynamic_smem)
     uintptr_t v = (uintptr_t)f;
     uint32_t slot = (uint32_t)((v >> 4) ^ (v >> 13)) & (GMP_LFUNCS - 1);
     if (t->lfuncs[slot].f != f) {
+        atomic_fetch_add_explicit(&gmp_g.lmiss_func, 1, memory_order_relaxed);
         int regs = 0, smem = 0, local = 0;
         t->internal = 1; /* CUPTI may report these calls: not the program's */
         CUdevice dev = (CUdevice)t->ldev; /* the handle of the launch's device, once */
@@ -813,6 +816,7 @@ static void launch_begin(gmp_tls *t, CUpti_CallbackId cbid, unsigned fam, const 
     launch_forget(t); /* a launch whose EXIT never came (callbacks switched off meanwhile) */
     uint32_t gen = atomic_load_explicit(&gmp_g.mod_gen, memory_order_acquire);
     if (t->lgen != gen) {
+        atomic_fetch_add_explicit(&gmp_g.lmiss_gen, 1, memory_order_relaxed);
         memset(t->lnames, 0, sizeof t->lnames);
         memset(t->lfuncs, 0, sizeof t->lfuncs);
         memset(t->lstream, 0, sizeof t->lstream);

@@ -221,6 +221,9 @@ typedef struct gmp_rt {
     _Atomic uint64_t dropped_buffers; /* records in buffers we had to discard */
     _Atomic uint64_t cb_time_ns;      /* estimated time in our callbacks */
     _Atomic uint64_t buf_overbudget;  /* buffers handed out beyond the budget */
+    /* launch mode's per-thread caches missed (collect.c; GMEMPROF_LOG=debug
+     * prints them at the end): each is work a launch paid beyond a probe */
+    _Atomic uint64_t lmiss_name, lmiss_func, lmiss_stream, lmiss_gen;
 } gmp_rt;
 
 GMP_HIDDEN extern gmp_rt gmp_g;

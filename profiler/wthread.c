@@ -1434,6 +1434,11 @@ static void finalize(int reason)
         gmp_log_debug("writer: %" PRIu64 " unmatched, %" PRIu64 " unreadable, %" PRIu64
                       " late memory records, %" PRIu64 " lost transitions",
                       W.unmatched, W.bad_records, W.late_mem, W.lost_epochs);
+    if (gmp_g.cfg.kernels == GMP_KERNELS_LAUNCH)
+        gmp_log_debug("launch mode: cache misses: %" PRIu64 " names sent, %" PRIu64 " functions queried, %" PRIu64
+                      " stream lookups, %" PRIu64 " cache resets",
+                      atomic_load(&gmp_g.lmiss_name), atomic_load(&gmp_g.lmiss_func),
+                      atomic_load(&gmp_g.lmiss_stream), atomic_load(&gmp_g.lmiss_gen));
     int ok = gmt_writer_close(W.w) == GMT_OK && !W.io_error;
     W.w = NULL;
     if (!atomic_load(&gmp_g.ctx_seen) && !atomic_load(&gmp_g.forked)) {
