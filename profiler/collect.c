@@ -693,9 +693,23 @@ uint32_t gmp_launch_stream(gmp_tls *t, CUcontext ctx, CUstream h, int ptsz)
     return id;
 }
 
-static inline uint32_t lname_slot(uint64_t key)
+/* The first entry of the set of a key in a cache of n entries (n / GMP_LWAYS
+ * sets): a multiplicative hash, because the driver's handles and the names'
+ * addresses come in strides that leave the low bits alike. */
+static inline uint32_t lcache_set(uint64_t key, uint32_t n)
 {
-    return (uint32_t)((key >> 4) ^ (key >> 12)) & (GMP_LNAMES - 1);
+    uint32_t sets = n / GMP_LWAYS;
+    return (uint32_t)((key * 0x9e3779b97f4a7c15ull) >> 40) % sets * GMP_LWAYS;
+}
+
+/* The way to fill in a set: an empty one (bit w of `used` clear), else
+ * round robin. */
+static inline uint32_t lcache_victim(gmp_tls *t, uint32_t set, unsigned used)
+{
+    for (uint32_t w = 0; w < GMP_LWAYS; w++)
+        if (!(used >> w & 1))
+            return set + w;
+    return set + (t->lvictim++ & (GMP_LWAYS - 1));
 }
 
 /* The name: the pointer as key; its bytes too unless this thread sent them
@@ -709,9 +723,14 @@ static void launch_name(gmp_tls *t, const char *sym)
     t->lname_slot = 0;
     if (!sym)
         return;
-    uint32_t slot = lname_slot(l->key);
-    if (t->lnames[slot] == l->key)
-        return; /* the writer knows it */
+    uint32_t set = lcache_set(l->key, GMP_LNAMES);
+    unsigned used = 0;
+    for (uint32_t w = 0; w < GMP_LWAYS; w++) {
+        if (t->lnames[set + w] == l->key)
+            return; /* the writer knows it */
+        used |= (unsigned)(t->lnames[set + w] != 0) << w;
+    }
+    uint32_t slot = lcache_victim(t, set, used);
     atomic_fetch_add_explicit(&gmp_g.lmiss_name, 1, memory_order_relaxed);
     size_t n = strnlen(sym, GMT_MAX_STRING);
     if (n < sizeof l->name) {
@@ -753,8 +772,12 @@ static void launch_attrs(gmp_tls *t, CUfunction f, uint32_t dynamic_smem)
     if (!f || (!gmp_g.api.FuncGetAttribute && !gmp_g.api.KernelGetAttribute))
         return;
     uintptr_t v = (uintptr_t)f;
-    uint32_t slot = (uint32_t)((v >> 4) ^ (v >> 13)) & (GMP_LFUNCS - 1);
-    if (t->lfuncs[slot].f != f) {
+    uint32_t set = lcache_set(v, GMP_LFUNCS), slot = set;
+    unsigned used = 0;
+    for (; slot < set + GMP_LWAYS && t->lfuncs[slot].f != f; slot++)
+        used |= (unsigned)(t->lfuncs[slot].f != NULL) << (slot - set);
+    if (slot == set + GMP_LWAYS) {
+        slot = lcache_victim(t, set, used);
         atomic_fetch_add_explicit(&gmp_g.lmiss_func, 1, memory_order_relaxed);
         int regs = 0, smem = 0, local = 0;
         t->internal = 1; /* CUPTI may report these calls: not the program's */

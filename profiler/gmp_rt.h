@@ -135,8 +135,13 @@ typedef struct gmp_copy_pend {
 
 /* Per application thread. Only the owning thread touches it. */
 #define GMP_RANGE_STACK 64
-#define GMP_LNAMES 256 /* per-thread kernel-name cache (launch mode), a power of two */
-#define GMP_LFUNCS 128 /* per-thread function-resource cache (launch mode), a power of two */
+/* Launch mode's per-thread caches are 4-way set-associative: a direct-mapped
+ * one thrashed on the H200 (session 6: 2,612-3,926 attribute queries for 44
+ * kernels in a small GPT loop, the driver's handles colliding), and each
+ * miss costs driver calls on the launching thread. */
+#define GMP_LWAYS 4
+#define GMP_LNAMES 256 /* per-thread kernel-name cache entries, a power of two */
+#define GMP_LFUNCS 256 /* per-thread function-resource cache entries, a power of two */
 typedef struct gmp_tls {
     uint32_t tid;        /* cached Linux tid (0: not yet) */
     uint32_t rt_depth;   /* runtime API calls in progress on this thread */
@@ -159,6 +164,7 @@ typedef struct gmp_tls {
     uint8_t lctx_ok;     /* lctx/ldev valid */
     uint32_t lgen;
     uint32_t lname_slot; /* lnames slot to fill when lev (carrying a name) is queued; 0 none */
+    uint32_t lvictim;    /* round-robin way to replace on a miss */
     uint32_t ldev;
     CUcontext lctx;
     struct {
@@ -167,11 +173,11 @@ typedef struct gmp_tls {
         uint32_t ptsz, id;
     } lstream[4];        /* CUstream -> CUPTI stream id, round robin */
     uint32_t lsnext;
-    uint64_t lnames[GMP_LNAMES]; /* symbolName pointers whose name this thread has sent */
+    uint64_t lnames[GMP_LNAMES]; /* symbolName pointers whose name this thread has sent, GMP_LWAYS-way sets */
     struct {
         CUfunction f;    /* NULL: empty */
         uint32_t regs, static_smem, local_mem, ok; /* ok 0: the driver would not say */
-    } lfuncs[GMP_LFUNCS]; /* the driver's function attributes, direct-mapped by CUfunction */
+    } lfuncs[GMP_LFUNCS]; /* the driver's function attributes by CUfunction, GMP_LWAYS-way sets */
     gmp_ev lev;
     gmp_copy_pend cp;    /* launch mode's copy in progress (copies.c) */
 } gmp_tls;

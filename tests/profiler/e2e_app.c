@@ -284,6 +284,23 @@ static int sc_launch(void)
     return 0;
 }
 
+/* 60 kernels whose names and functions lie 4 KiB apart (the strides the
+ * driver's handles come in), launched round robin three times: launch mode's
+ * per-thread caches must hold them all (one name sent and one attribute
+ * query per kernel), not thrash. */
+static char g_many[60][4096];
+
+static int sc_launch_many(void)
+{
+    for (int i = 0; i < 60; i++)
+        snprintf(g_many[i], sizeof g_many[i], "k_many_%02d", i);
+    for (int round = 0; round < 3; round++)
+        for (int i = 0; i < 60; i++)
+            launch_full(g_many[i], 1, 32, NULL, 0);
+    fact("attr_calls", fake_cuda_func_attr_calls());
+    return 0;
+}
+
 /* ---- scenarios --------------------------------------------------------------- */
 
 /* wait=1, active=1: step 1 makes E2E_BURST NVTX ranges (two ring events
@@ -896,6 +913,8 @@ int main(int argc, char **argv)
         rc = sc_burst();
     else if (strcmp(sc, "launch") == 0)
         rc = sc_launch();
+    else if (strcmp(sc, "launch_many") == 0)
+        rc = sc_launch_many();
     else if (strcmp(sc, "copies") == 0)
         rc = e2e_sc_copies(fact);
     else if (strcmp(sc, "overflow") == 0)

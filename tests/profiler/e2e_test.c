@@ -1020,6 +1020,22 @@ static void t_copies(void)
     trace_free(&t);
 }
 
+/* Launch mode's caches hold 60 kernels launched round robin (e2e_app
+ * launch_many): each name sent once, each function queried once. */
+static void t_launch_many(void)
+{
+    const char *env[] = {"GMEMPROF_KERNELS=launch", "GMEMPROF_LOG=debug", NULL};
+    run r;
+    run_app("launch_many", env, &r);
+    CHECK(exited(&r, 0));
+    trace t = load_trace_of(&r);
+    check_complete(&t);
+    CHECK_EQ_U64(count(&t, GMT_REC_KERNEL), 180);
+    CHECK_EQ_U64(F("attr_calls"), 60);
+    CHECK_HAS(r.err, "launch mode: cache misses: 60 names sent, 60 functions queried, 1 stream lookups");
+    trace_free(&t);
+}
+
 static void t_launch(void)
 {
     const char *env[] = {"GMEMPROF_KERNELS=launch", NULL};
@@ -1989,7 +2005,7 @@ int main(int argc, char **argv)
         {"search", t_search},     {"nocupti", t_nocupti},     {"launcher", t_launcher},
         {"exit", t_exit},         {"abort", t_abort},         {"forkexec", t_forkexec},
         {"devices", t_devices},   {"long", t_long},           {"agent", t_agent},
-        {"noperm", t_noperm},     {"launch", t_launch},     {"copies", t_copies},     {"burst", t_burst},
+        {"noperm", t_noperm},     {"launch", t_launch},     {"copies", t_copies},     {"launch_many", t_launch_many},     {"burst", t_burst},
     };
     if (strcmp(sc, "sigterm") == 0)
         t_signal("sigterm", SIGTERM);
