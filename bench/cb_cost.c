@@ -13,7 +13,7 @@
  * adds; see docs/benchmarks.md). Run it on several threads to see the
  * effect of sharing (the table is written by all of them).
  *
- *   gmp_cb_cost LIBGMEMPROF [LAUNCHES [THREADS]]
+ *   gmp_cb_cost LIBGMEMPROF [LAUNCHES [THREADS [KERNELS]]]
  * (LD_LIBRARY_PATH must reach the fake libcupti.so.13 / libcuda.so.1.)
  * It also times an NVTX push/pop pair through the real NVTX v3 headers
  * (the library's own export-table handlers), in paced batches so the event
@@ -62,6 +62,12 @@ typedef struct job {
  * parameter blocks (launch mode reads grid, block and stream from them;
  * GPU mode ignores them), so both modes are priced on the same input. */
 static const char k_name[] = "_ZN2at6native29vectorized_elementwise_kernelILi4ENS0_11FillFunctorIfEEEEviT0_T1_";
+/* KERNELS > 1: that many kernels launched round robin, their names and
+ * function handles 4 KiB apart (the strides the driver's handles come in:
+ * launch mode's per-thread caches must hold them). */
+#define CB_MAX_KERNELS 256
+static int g_kernels = 1;
+static char (*g_names)[4096];
 typedef struct { const void *func; unsigned grid[3], block[3]; void **args; size_t smem; void *stream; } rt_params;
 typedef struct { void *f; unsigned grid[3], block[3], smem; void *stream; void **params, **extra; } drv_params;
 
@@ -75,12 +81,17 @@ static void *launches(void *arg)
      * measurement holds no shared counter of our own. */
     uint32_t corr = (1u << 20) + 2u * (uint32_t)j->index, stride = 2u * (uint32_t)g_threads;
     uint64_t t0 = now_ns();
+    int k = 0;
     for (long i = 0; i < g_launches; i++, corr += stride) {
         uint32_t rt = corr, drv = corr + 1;
-        fake_cupti_api_enter(RTD, RT_LAUNCH, rt, k_name, &rp);
-        fake_cupti_api_enter(DRD, DRV_LAUNCH, drv, k_name, &dp);
-        fake_cupti_api_exit(DRD, DRV_LAUNCH, drv, k_name, &dp, 0);
-        fake_cupti_api_exit(RTD, RT_LAUNCH, rt, k_name, &rp, 0);
+        const char *name = g_kernels > 1 ? g_names[k] : k_name;
+        dp.f = (void *)name; /* a handle per kernel, as the driver's */
+        if (++k == g_kernels)
+            k = 0;
+        fake_cupti_api_enter(RTD, RT_LAUNCH, rt, name, &rp);
+        fake_cupti_api_enter(DRD, DRV_LAUNCH, drv, name, &dp);
+        fake_cupti_api_exit(DRD, DRV_LAUNCH, drv, name, &dp, 0);
+        fake_cupti_api_exit(RTD, RT_LAUNCH, rt, name, &rp, 0);
     }
     j->ns = now_ns() - t0;
     return NULL;
@@ -107,7 +118,7 @@ static double measure(int threads)
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        fprintf(stderr, "usage: gmp_cb_cost LIBGMEMPROF [LAUNCHES [THREADS]]\n");
+        fprintf(stderr, "usage: gmp_cb_cost LIBGMEMPROF [LAUNCHES [THREADS [KERNELS]]]\n");
         return 2;
     }
     if (argc > 2)
@@ -115,6 +126,18 @@ int main(int argc, char **argv)
     int maxthreads = argc > 3 ? atoi(argv[3]) : 4;
     if (maxthreads < 1 || maxthreads > 64)
         maxthreads = 4;
+    g_kernels = argc > 4 ? atoi(argv[4]) : 1;
+    if (g_kernels < 1 || g_kernels > CB_MAX_KERNELS) {
+        fprintf(stderr, "gmp_cb_cost: KERNELS %s: 1..%d\n", argv[4], CB_MAX_KERNELS);
+        return 2;
+    }
+    if (g_kernels > 1) {
+        g_names = calloc((size_t)g_kernels, sizeof *g_names);
+        if (!g_names)
+            return 2;
+        for (int i = 0; i < g_kernels; i++)
+            snprintf(g_names[i], sizeof g_names[i], "%s_%d", k_name, i);
+    }
     char out[256];
     snprintf(out, sizeof out, "/tmp/gmp_cb_cost-%d.zst", (int)getpid());
     setenv("GMEMPROF_OUTPUT", out, 1);
@@ -136,8 +159,8 @@ int main(int argc, char **argv)
     }
     const char *mode = getenv("GMEMPROF_KERNELS");
     printf("GMEMPROF_KERNELS=%s; launch = cudaLaunchKernel ENTER/EXIT (%s) + nested cuLaunchKernel ENTER/EXIT, "
-           "%ld launches per thread\n", mode ? mode : "gpu (default)", rt_on ? "subscribed" : "not subscribed",
-           g_launches);
+           "%ld launches per thread, %d kernel%s\n", mode ? mode : "gpu (default)",
+           rt_on ? "subscribed" : "not subscribed", g_launches, g_kernels, g_kernels > 1 ? "s round robin" : "");
     for (int threads = 1; threads <= maxthreads; threads *= 2) {
         measure(threads); /* warm up: TLS, table pages */
         double on = measure(threads);
@@ -146,8 +169,9 @@ int main(int argc, char **argv)
         double off = measure(threads);
         cuptiEnableCallback((uint32_t)rt_on, NULL, RTD, RT_LAUNCH);
         cuptiEnableCallback(1, NULL, DRD, DRV_LAUNCH);
-        printf("threads=%d  with profiler %.1f ns/launch  without %.1f ns/launch  profiler adds %.1f ns/launch\n",
-               threads, on, off, on - off);
+        printf("threads=%d  with profiler %.1f ns/launch  without %.1f ns/launch  profiler adds %.1f ns/launch"
+               "  (driver attribute queries so far: %" PRIu64 ")\n",
+               threads, on, off, on - off, fake_cuda_func_attr_calls());
     }
     /* NVTX: 100 batches of 5000 push/pop pairs, 20 ms apart (the writer
      * drains the ring in between); thread CPU time of the pushes only. */
@@ -168,5 +192,6 @@ int main(int argc, char **argv)
     }
     printf("nvtx push+pop pair with profiler %.1f ns (2 events into the ring)\n", (double)ns / (double)pairs);
     unlink(out);
+    free(g_names);
     return 0;
 }
