@@ -267,8 +267,9 @@ torch_launch)
     need_gpu; need_torch; need_built
     GMEMPROF_KERNELS=gpu prof "$W/gpu.zst" "wait=2,warmup=1,active=3" -- "$PY" "$TS" --steps 8
     expect_rc 0; cp "$W/stdout" "$W/gpu.stdout"
-    GMEMPROF_KERNELS=launch prof "$W/launch.zst" "wait=2,warmup=1,active=3" -- "$PY" "$TS" --steps 8
+    GMEMPROF_KERNELS=launch GMEMPROF_LOG=debug prof "$W/launch.zst" "wait=2,warmup=1,active=3" -- "$PY" "$TS" --steps 8
     expect_rc 0; expect_same_stdout "$W/gpu.stdout"
+    cp "$W/stderr" "$W/launch.stderr"
     # GPU mode joins every kernel record with its driver launch callback
     check "$W/gpu.zst" --expect kernels_min=3 --expect kernels_in_window=1 --expect dropped=0 --expect unmatched=0
     check "$W/launch.zst" --expect windows=1 --expect active_steps=3 --expect kernels_min=3 \
@@ -294,6 +295,25 @@ sys.exit(0 if g == l and calls(g) >= 3 else 1)
 PY
     then pass "launch mode: the same kernels, calls and attributed bytes as GPU mode"
     else fail "launch mode and GPU mode disagree on the kernel table"
+    fi
+    # launch mode's per-thread caches hold the loop's kernels: a name is sent
+    # and a function's attributes asked about once per launching thread (the
+    # main thread and autograd's), not on every launch (a thrashing cache
+    # cost 3-4% of a small GPT step in session 6)
+    if "$PY" - "$W/launch.stderr" "$W/launch.kernels.csv" <<'PY'
+import re, sys
+m = re.search(r"cache misses: (\d+) names sent, (\d+) functions queried", open(sys.argv[1]).read())
+with open(sys.argv[2]) as f:
+    kernels = sum(1 for ln in f if ln.strip() and not ln.startswith("#")) - 1
+if not m or kernels < 1:
+    print("no cache-miss line in the debug log, or no kernels (%d)" % kernels)
+    sys.exit(1)
+names, funcs = int(m.group(1)), int(m.group(2))
+print("%d kernels; %d names sent, %d functions queried" % (kernels, names, funcs))
+sys.exit(0 if names <= 2 * kernels + 8 and funcs <= 2 * kernels + 8 else 1)
+PY
+    then pass "launch mode: one name and one attribute query per kernel and thread"
+    else fail "launch mode's per-thread caches missed: $(grep -o 'cache misses:[^\n]*' "$W/launch.stderr")"
     fi
     # and the same copies (the loop's .item() calls are device-to-host copies)
     same_copies "$W/gpu.zst" "$W/launch.zst"
