@@ -348,6 +348,7 @@ void gmp_copy_begin(gmp_tls *t, CUpti_CallbackDomain dom, CUpti_CallbackId cbid,
 {
     gmp_copy_pend *c = &t->cp;
     c->state = GMP_CP_UNREAD;
+    c->outer_corr = cb->correlationId;
     c->dom = (uint8_t)dom;
     c->cbid = cbid;
     c->ts = gmp_now();
@@ -453,6 +454,8 @@ void gmp_copy_end(gmp_tls *t, const CUpti_CallbackData *cb)
     gmp_copy_pend *c = &t->cp;
     int state = c->state;
     c->state = GMP_CP_NONE;
+    if (cb->correlationId != c->outer_corr)
+        return; /* an EXIT whose ENTER we did not hear (callbacks switched on in between) */
     if (cb->functionReturnValue && *(const int *)cb->functionReturnValue != 0)
         return; /* the call failed: nothing was copied */
     if (state != GMP_CP_READ) {

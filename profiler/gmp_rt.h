@@ -125,7 +125,8 @@ typedef struct gmp_copy_pend {
     uint8_t peer;         /* the API names two devices that differ: PTOP */
     uint8_t dom;          /* the outermost call, for the "not recorded" line */
     uint32_t cbid;
-    uint32_t corr;
+    uint32_t corr;        /* of the call that was read (the outermost one, or its driver call) */
+    uint32_t outer_corr;  /* of the outermost call: its EXIT, and no other, ends the copy */
     uint64_t ts;
     uint64_t dst, src;    /* addresses (0 for arrays and symbols) */
     uint64_t bytes, value;
