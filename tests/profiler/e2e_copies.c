@@ -133,6 +133,14 @@ int e2e_sc_copies(e2e_fact_fn fact)
     /* 13. cuMemcpyAtoH_v2: an array to pageable memory */
     cuMemcpyAtoH_v2_params d13 = {pageable, (CUarray)0x77, 0, 128};
     fact("c13", call2(0, NULL, DRV(cuMemcpyAtoH_v2), &d13, 0, NULL));
+    /* 14. a driver copy whose EXIT never comes, then an EXIT whose ENTER never
+     * came (callbacks switched in between): neither makes a record */
+    cuMemcpyHtoDAsync_v2_params d14 = {E2E_DEV0, pin, 999, (CUstream)0x55};
+    uint32_t c14 = fake_cupti_corr(), c14x = fake_cupti_corr();
+    fake_cupti_api_enter(DRD, DRV(cuMemcpyHtoDAsync_v2), c14, NULL, &d14);
+    fake_cupti_api_exit(DRD, DRV(cuMemcpyHtoDAsync_v2), c14x, NULL, &d14, 0);
+    fact("c14", c14);
+    fact("c14x", c14x);
     fact("ptr_calls", fake_cuda_pointer_calls());
     return 0;
 }

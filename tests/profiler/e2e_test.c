@@ -989,6 +989,7 @@ static void t_copies(void)
     /* batch copies: not recorded, said once; a failed copy: nothing */
     CHECK(copy_by_corr(&t, F("c9")) == NULL && copy_by_corr(&t, F("c9b")) == NULL);
     CHECK(copy_by_corr(&t, F("c10")) == NULL);
+    CHECK(copy_by_corr(&t, F("c14")) == NULL && copy_by_corr(&t, F("c14x")) == NULL);
     CHECK_EQ_U64(count(&t, GMT_REC_MEMCPY) + count(&t, GMT_REC_MEMSET), 11);
     CHECK_EQ_U64(count_lines(r.err, "gmemprof: launch mode: copies made through cudaMemcpyBatchAsync_v13000"), 1);
     CHECK_EQ_U64(count_lines(r.err, "gmemprof: "), 2); /* that line and the summary */
