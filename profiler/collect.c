@@ -1200,6 +1200,23 @@ int gmp_collect_enable(char *err, size_t cap)
     set_attr(CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_POOL_LIMIT, limit, "device buffer pool limit");
     set_attr(CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_PRE_ALLOCATE_VALUE, gmp_g.devbuf_prealloc,
              "device buffer pre-allocation");
+    /* One buffer stream for all threads, not CUPTI's default of one per
+     * thread: a thread's buffer completes when it fills, so with per-thread
+     * buffers the records of two threads reach us out of order — on the
+     * H200, PyTorch's autograd thread freed blocks whose allocation by the
+     * main thread came 12,000 records later in the trace (session 6), and a
+     * free before its allocation matches nothing. Must precede the buffer
+     * callbacks' registration. */
+    {
+        uint8_t per_thread = 0;
+        size_t sz = sizeof per_thread;
+        if (gmp_g.api.ActivitySetAttribute &&
+            (r = gmp_g.api.ActivitySetAttribute(CUPTI_ACTIVITY_ATTR_PER_THREAD_ACTIVITY_BUFFER, &sz, &per_thread)) !=
+                CUPTI_SUCCESS)
+            gmp_log_info("cannot ask CUPTI for one activity buffer stream (%s): records of different threads may "
+                         "reach the trace out of order",
+                         gmp_cuapi_strerror(&gmp_g.api, r, buf, sizeof buf));
+    }
     g_test_collect = test_collect_mask();
     if (gmp_g.api.ActivityRegisterTimestampCallback)
         gmp_g.api.ActivityRegisterTimestampCallback(gmp_cupti_timestamp);

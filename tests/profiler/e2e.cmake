@@ -43,7 +43,7 @@ add_dependencies(gmp_e2e_test gmp_e2e_app gmp_e2e_search gmemprof gmemprof_launc
 set(GMP_E2E_SCENARIOS
   whole schedule nvtx_steps api_precedence capture tags threads overflow settings
   badoutput diskfull conflict sigterm sigint sigchain sigign sigkill fork vmm sources attrs
-  time budget search nocupti launcher exit abort forkexec devices long agent noperm launch launch_many copies burst)
+  time budget search nocupti launcher exit abort forkexec devices long agent noperm launch launch_many copies xthread burst)
 foreach(sc ${GMP_E2E_SCENARIOS})
   add_test(NAME profiler.e2e.${sc}
     COMMAND gmp_e2e_test ${sc} $<TARGET_FILE:gmp_e2e_app> $<TARGET_FILE:gmp_e2e_search>

@@ -301,6 +301,36 @@ static int sc_launch_many(void)
     return 0;
 }
 
+/* Memory freed by another thread than the one that allocated it (PyTorch's
+ * autograd thread does this all the time). CUPTI keeps activity buffers per
+ * thread unless told otherwise, and the fake hands them back newest thread
+ * first: only one buffer stream keeps each FREE after its ALLOC. */
+static void *xthread_body(void *p)
+{
+    (void)p;
+    fact("T.freeA", cuda_free(0xa00000, 1 * MIB));
+    fact("T.allocB", cuda_malloc(0xb00000, 2 * MIB));
+    /* enough records to fill this thread's 32 KiB buffer (the test sets
+     * GMEMPROF_CUPTI_BUFFER_KB=32), which then completes on its own, and
+     * time for the writer to take it while the main thread's stays open */
+    for (uint64_t i = 0; i < 1000; i++) {
+        cuda_malloc(0xc000000 + i * 4096, 4096);
+        cuda_free(0xc000000 + i * 4096, 4096);
+    }
+    sleep_ms(300);
+    return NULL;
+}
+
+static int sc_xthread(void)
+{
+    fact("allocA", cuda_malloc(0xa00000, 1 * MIB));
+    pthread_t th;
+    pthread_create(&th, NULL, xthread_body, NULL);
+    pthread_join(th, NULL);
+    fact("freeB", cuda_free(0xb00000, 2 * MIB));
+    return 0;
+}
+
 /* ---- scenarios --------------------------------------------------------------- */
 
 /* wait=1, active=1: step 1 makes E2E_BURST NVTX ranges (two ring events
@@ -726,6 +756,7 @@ static int sc_attrs(void)
     fact("devbuf", fake_cupti_attr(CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_SIZE));
     fact("prealloc", fake_cupti_attr(CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_PRE_ALLOCATE_VALUE));
     fact("poollimit", fake_cupti_attr(CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_POOL_LIMIT));
+    fact("per_thread_buffers", fake_cupti_attr(CUPTI_ACTIVITY_ATTR_PER_THREAD_ACTIVITY_BUFFER));
     fact("memory2_on", (uint64_t)fake_cupti_activity_enabled(CUPTI_ACTIVITY_KIND_MEMORY2));
     fact("kernel_on", (uint64_t)fake_cupti_activity_enabled(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL));
     fact("malloc_cb", (uint64_t)fake_cupti_callback_enabled(RTD, RT(cudaMalloc_v3020)));
@@ -913,6 +944,8 @@ int main(int argc, char **argv)
         rc = sc_burst();
     else if (strcmp(sc, "launch") == 0)
         rc = sc_launch();
+    else if (strcmp(sc, "xthread") == 0)
+        rc = sc_xthread();
     else if (strcmp(sc, "launch_many") == 0)
         rc = sc_launch_many();
     else if (strcmp(sc, "copies") == 0)

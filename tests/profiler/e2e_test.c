@@ -1037,6 +1037,25 @@ static void t_launch_many(void)
     trace_free(&t);
 }
 
+/* A FREE made on another thread than its ALLOC still comes after it in the
+ * trace (e2e_app xthread; the fake CUPTI keeps per-thread buffers unless
+ * the profiler asks for one stream, as CUPTI does). */
+static void t_xthread(void)
+{
+    const char *env[] = {"GMEMPROF_CUPTI_BUFFER_KB=32", NULL};
+    run r;
+    run_app("xthread", env, &r);
+    CHECK(exited(&r, 0));
+    trace t = load_trace_of(&r);
+    check_complete(&t);
+    const rec *aA = mem_by_corr(&t, GMT_REC_ALLOC, F("allocA")), *fA = mem_by_corr(&t, GMT_REC_FREE, F("T.freeA"));
+    const rec *aB = mem_by_corr(&t, GMT_REC_ALLOC, F("T.allocB")), *fB = mem_by_corr(&t, GMT_REC_FREE, F("freeB"));
+    CHECK(aA && fA && aB && fB);
+    CHECK(aA && fA && index_of(&t, aA) < index_of(&t, fA));
+    CHECK(aB && fB && index_of(&t, aB) < index_of(&t, fB));
+    trace_free(&t);
+}
+
 static void t_launch(void)
 {
     const char *env[] = {"GMEMPROF_KERNELS=launch", NULL};
@@ -1651,6 +1670,8 @@ static void t_attrs(void)
     CHECK_EQ_U64(F("devbuf"), 256 * 1024);
     CHECK_EQ_U64(F("prealloc"), 2);
     CHECK_EQ_U64(F("poollimit"), (16 * MIB) / (256 * 1024));
+    /* one buffer stream for all threads (CUPTI's default is one per thread) */
+    CHECK_EQ_U64(F("per_thread_buffers"), 0);
     CHECK_EQ_U64(F("memory2_on"), 1);
     CHECK_EQ_U64(F("kernel_on"), 1);
     CHECK_EQ_U64(F("malloc_cb"), 1);
@@ -2006,7 +2027,7 @@ int main(int argc, char **argv)
         {"search", t_search},     {"nocupti", t_nocupti},     {"launcher", t_launcher},
         {"exit", t_exit},         {"abort", t_abort},         {"forkexec", t_forkexec},
         {"devices", t_devices},   {"long", t_long},           {"agent", t_agent},
-        {"noperm", t_noperm},     {"launch", t_launch},     {"copies", t_copies},     {"launch_many", t_launch_many},     {"burst", t_burst},
+        {"noperm", t_noperm},     {"launch", t_launch},     {"copies", t_copies},     {"launch_many", t_launch_many},     {"xthread", t_xthread},     {"burst", t_burst},
     };
     if (strcmp(sc, "sigterm") == 0)
         t_signal("sigterm", SIGTERM);

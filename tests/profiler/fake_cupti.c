@@ -30,11 +30,10 @@ static struct {
     uint8_t enabled[CUPTI_CB_DOMAIN_SIZE][1024];
     uint8_t kinds[64];
     size_t attrs[32];
+    uint32_t attrs_set; /* bit a: attribute a was set */
     CUpti_BuffersCallbackRequestFunc req;
     CUpti_BuffersCallbackCompleteFunc done;
     CUpti_TimestampCallbackFunc tsfn;
-    uint8_t *buf;
-    size_t size, used;
     int block_flush;
     int blocked;
 } F;
@@ -66,16 +65,49 @@ static size_t rec_size(CUpti_ActivityKind k)
 
 static size_t align8(size_t n) { return (n + 7) & ~(size_t)7; }
 
-/* Hands the current buffer back (mu held; the client's callback takes its
- * own locks, never ours). */
-static void complete_locked(void)
+/* Activity buffers as CUPTI keeps them: one stream of buffers per thread
+ * that records (CUPTI_ACTIVITY_ATTR_PER_THREAD_ACTIVITY_BUFFER, CUPTI's
+ * default), or one stream for all threads when that attribute is 0. A flush
+ * hands the per-thread streams back newest thread first, so with per-thread
+ * buffers the records of two threads reach the client out of time order,
+ * as CUPTI's can. */
+typedef struct fstream {
+    uint8_t *buf;
+    size_t size, used;
+    struct fstream *next; /* per-thread streams, newest first */
+} fstream;
+static fstream g_shared;
+static fstream *g_streams;
+static __thread fstream *t_stream;
+
+static int per_thread_buffers(void)
 {
-    if (!F.buf)
+    const int a = CUPTI_ACTIVITY_ATTR_PER_THREAD_ACTIVITY_BUFFER;
+    return (F.attrs_set >> a & 1u) ? F.attrs[a] != 0 : 1;
+}
+
+/* The calling thread's stream (mu held); NULL when out of memory. */
+static fstream *stream_of_caller(void)
+{
+    if (!per_thread_buffers())
+        return &g_shared;
+    if (!t_stream && (t_stream = calloc(1, sizeof *t_stream)) != NULL) {
+        t_stream->next = g_streams; /* reachable from the list after the thread ends */
+        g_streams = t_stream;
+    }
+    return t_stream;
+}
+
+/* Hands a stream's current buffer back (mu held; the client's callback
+ * takes its own locks, never ours). */
+static void complete_locked(fstream *st)
+{
+    if (!st->buf)
         return;
-    uint8_t *b = F.buf;
-    size_t size = F.size, used = F.used;
-    F.buf = NULL;
-    F.size = F.used = 0;
+    uint8_t *b = st->buf;
+    size_t size = st->size, used = st->used;
+    st->buf = NULL;
+    st->size = st->used = 0;
     if (F.done)
         F.done(NULL, 0, b, size, used);
     atomic_fetch_add(&completed, 1);
@@ -85,13 +117,14 @@ static void append(const void *rec, size_t n)
 {
     CUpti_ActivityKind kind = ((const CUpti_Activity *)rec)->kind;
     pthread_mutex_lock(&mu);
-    if (!F.kinds[kind] || !F.req) {
+    fstream *st = stream_of_caller();
+    if (!F.kinds[kind] || !F.req || !st) {
         pthread_mutex_unlock(&mu);
         return; /* kind off: CUPTI records nothing */
     }
-    if (F.buf && F.used + align8(n) > F.size)
-        complete_locked();
-    if (!F.buf) {
+    if (st->buf && st->used + align8(n) > st->size)
+        complete_locked(st);
+    if (!st->buf) {
         uint8_t *b = NULL;
         size_t size = 0, maxrec = 0;
         F.req(&b, &size, &maxrec);
@@ -100,12 +133,12 @@ static void append(const void *rec, size_t n)
             pthread_mutex_unlock(&mu);
             return;
         }
-        F.buf = b;
-        F.size = size;
-        F.used = 0;
+        st->buf = b;
+        st->size = size;
+        st->used = 0;
     }
-    memcpy(F.buf + F.used, rec, n);
-    F.used += align8(n);
+    memcpy(st->buf + st->used, rec, n);
+    st->used += align8(n);
     atomic_fetch_add(&emitted, 1);
     pthread_mutex_unlock(&mu);
 }
@@ -180,7 +213,14 @@ EXPORT int fake_cupti_activity_enabled(int kind)
     return e;
 }
 
-EXPORT size_t fake_cupti_attr(int attr) { return attr >= 0 && attr < 32 ? F.attrs[attr] : 0; }
+EXPORT size_t fake_cupti_attr(int attr)
+{
+    if (attr < 0 || attr >= 32)
+        return 0;
+    if (!(F.attrs_set >> attr & 1u) && attr == CUPTI_ACTIVITY_ATTR_PER_THREAD_ACTIVITY_BUFFER)
+        return 1; /* CUPTI's default */
+    return F.attrs[attr];
+}
 
 static void api_cb(int domain, uint32_t cbid, uint32_t corr, const char *symbol, const void *params, int site,
                    int ret)
@@ -500,8 +540,11 @@ EXPORT CUptiResult cuptiActivityFlushAll(uint32_t flag)
             pthread_cond_wait(&cv, &mu);
         F.blocked = 0;
     }
-    if (F.buf && F.used)
-        complete_locked();
+    for (fstream *st = g_streams; st; st = st->next)
+        if (st->buf && st->used)
+            complete_locked(st);
+    if (g_shared.buf && g_shared.used)
+        complete_locked(&g_shared);
     pthread_mutex_unlock(&mu);
     return CUPTI_SUCCESS;
 }
@@ -520,9 +563,13 @@ EXPORT CUptiResult cuptiActivitySetAttribute(CUpti_ActivityAttribute a, size_t *
 {
     if (!size || !value || (int)a < 0 || (int)a >= 32)
         return CUPTI_ERROR_INVALID_PARAMETER;
+    /* as CUPTI documents it: this one only before the buffer callbacks */
+    if (a == CUPTI_ACTIVITY_ATTR_PER_THREAD_ACTIVITY_BUFFER && (F.req || *size != sizeof(uint8_t)))
+        return CUPTI_ERROR_INVALID_OPERATION;
     size_t v = 0;
     memcpy(&v, value, *size < sizeof v ? *size : sizeof v);
     F.attrs[a] = v;
+    F.attrs_set |= 1u << a;
     return CUPTI_SUCCESS;
 }
 
