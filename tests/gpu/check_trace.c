@@ -1459,6 +1459,23 @@ static int check_kv(trace *t, const char *kv, report *rep)
         outcome(rep, t->has_stats && t->stats.unmatched_corr <= v, 0,
                 "activity records without their API call <= %" PRIu64 ": %" PRIu64 " (STATS %s)", v,
                 t->has_stats ? t->stats.unmatched_corr : 0, t->has_stats ? "present" : "missing");
+    } else if (!strcmp(key, "free_order")) {
+        /* gmem-analyze replays in file order: a FREE must come after the
+         * ALLOC it frees (records of two threads out of order break this:
+         * profiler/collect.c, one activity buffer stream) */
+        uint64_t early = 0;
+        pmap live;
+        pmap_init(&live, 1024);
+        for (size_t i = 0; i < t->mems.n; i++) {
+            const mem_rec *m = &t->mems.v[i];
+            if (!m->is_free)
+                pmap_put(&live, m->m.device, m->m.address, i);
+            else if (!pmap_del(&live, m->m.device, m->m.address))
+                early++;
+        }
+        pmap_free(&live);
+        outcome(rep, early <= v, 0, "FREE records before their ALLOC in the file <= %" PRIu64 ": %" PRIu64, v,
+                early);
     } else if (!strcmp(key, "tags_min")) {
         outcome(rep, t->tags.n >= v, 0, "TAG records >= %" PRIu64 ": %zu", v, t->tags.n);
     } else if (!strcmp(key, "pid")) {
@@ -1779,7 +1796,8 @@ static void usage(FILE *f)
             "--expect keys: windows, active_steps, first_active_step, baseline_count_min,\n"
             "  baseline_bytes_min, kernels_min, allocs_min, kernels_in_window (1: none outside),\n"
             "  trailer (1), dropped (max), tags_min, tag (NAME), pid, ranges_min,\n"
-            "  distinct_alloc_tids_min, step_source (api|nvtx|capture|time)\n");
+            "  distinct_alloc_tids_min, step_source (api|nvtx|capture|time),\n"
+            "  free_order (max FREE records before their ALLOC in file order)\n");
 }
 
 int main(int argc, char **argv)

@@ -55,6 +55,11 @@ static uint64_t intern(const char *s)
     return id;
 }
 
+/* --mutate free_order: one ALLOC held back and written after its FREE
+ * (their times stay in order: only the file order is wrong) */
+static int g_hold;
+static gmt_record g_held;
+
 static void mem(int is_free, uint64_t addr, uint64_t bytes, uint64_t seq, uint64_t step, uint64_t flags,
                 uint64_t tid)
 {
@@ -72,6 +77,11 @@ static void mem(int is_free, uint64_t addr, uint64_t bytes, uint64_t seq, uint64
     r.u.mem.tid = tid;
     r.u.mem.seq = seq;
     r.u.mem.step = step;
+    if (g_hold && !is_free) {
+        g_held = r;
+        g_hold = 0;
+        return;
+    }
     put(&r);
 }
 
@@ -152,6 +162,7 @@ static int write_trace(const char *path)
         uint64_t step = k;
         int active = k_phase[step] == GMT_PHASE_ACTIVE;
         uint64_t sb = (k + 2) * MIB;
+        g_hold = mut("free_order") && k == 1;
         mem(0, scratch, sb, k + 1, step, 0, mut("tid") && k == 3 ? TID + 1 : TID);
         mem(0, leak0 + k * 0x100000ull, MIB, k + 1, step, 0, TID);
         if (mut("extra_alloc") && k == 3)
@@ -164,6 +175,8 @@ static int write_trace(const char *path)
         tag(step, live);
         if (!(mut("missing_free") && k == 2))
             mem(1, scratch, sb, k + 2, step, 0, TID);
+        if (mut("free_order") && k == 1)
+            put(&g_held);
         live -= sb;
         /* the boundary: step k+1 begins */
         uint64_t next = k + 1;

@@ -178,7 +178,7 @@ alloc_kinds)
     need_gpu; need_built "$S/gm_alloc_kinds"
     prof "$W/trace.zst" "" -- "$S/gm_alloc_kinds" --json "$W/expect.json" --say "alloc_kinds done"
     expect_rc 0; expect_stdout_text "alloc_kinds done"
-    check "$W/trace.zst" --expect-json "$W/expect.json" --expect windows=1
+    check "$W/trace.zst" --expect-json "$W/expect.json" --expect windows=1 --expect free_order=0
     # Launch mode (the default, above) reads copies from their API calls;
     # GPU mode takes them from CUPTI's activity: the same copies, field for
     # field but the times and ids (start = end in launch mode; other tids).
@@ -191,7 +191,7 @@ threads)
     need_gpu; need_built "$S/gm_threads"
     prof "$W/trace.zst" "" -- "$S/gm_threads" --threads 4 --json "$W/expect.json" --say "threads done" --exit 5
     expect_rc 5; expect_stdout_text "threads done"
-    check "$W/trace.zst" --expect-json "$W/expect.json" --expect windows=1 --expect distinct_alloc_tids_min=4
+    check "$W/trace.zst" --expect-json "$W/expect.json" --expect windows=1 --expect distinct_alloc_tids_min=4 --expect free_order=0
     ;;
 steps_whole)
     need_gpu; need_built "$S/gm_steps"
@@ -271,9 +271,10 @@ torch_launch)
     expect_rc 0; expect_same_stdout "$W/gpu.stdout"
     cp "$W/stderr" "$W/launch.stderr"
     # GPU mode joins every kernel record with its driver launch callback
-    check "$W/gpu.zst" --expect kernels_min=3 --expect kernels_in_window=1 --expect dropped=0 --expect unmatched=0
+    check "$W/gpu.zst" --expect kernels_min=3 --expect kernels_in_window=1 --expect dropped=0 --expect unmatched=0 \
+        --expect free_order=0
     check "$W/launch.zst" --expect windows=1 --expect active_steps=3 --expect kernels_min=3 \
-        --expect kernels_in_window=1 --expect trailer=1 --expect dropped=0
+        --expect kernels_in_window=1 --expect trailer=1 --expect dropped=0 --expect free_order=0
     for m in gpu launch; do
         timeout -k 5 60 "$BIN/gmem-analyze" "$W/$m.zst" --by kernel --sort name --top 0 --format csv \
             >"$W/$m.kernels.csv" 2>"$W/$m.analyze.err" || fail "gmem-analyze $m.zst: $(head -c 300 "$W/$m.analyze.err")"

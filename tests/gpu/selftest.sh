@@ -12,7 +12,8 @@ if [ "$defect" = good ]; then
     "$fake" "$trace" "$exp" || exit 1
     "$check" "$trace" --expect-json "$exp" --expect windows=1 --expect active_steps=2 \
         --expect first_active_step=2 --expect baseline_count_min=3 --expect kernels_in_window=1 \
-        --expect step_source=api --expect trailer=1 --expect dropped=0 --expect unmatched=0 --expect tag=after_alloc || exit 1
+        --expect step_source=api --expect trailer=1 --expect dropped=0 --expect unmatched=0 --expect tag=after_alloc \
+        --expect free_order=0 || exit 1
     peak=$("$check" "$trace" --print-peak) || exit 1
     if [ "$peak" != 17825792 ]; then
         echo "peak $peak, expected 17825792 (17 MiB)"
@@ -24,7 +25,7 @@ if [ "$defect" = good ]; then
     exit 0
 fi
 "$fake" --mutate "$defect" "$trace" "$exp" || exit 1
-"$check" "$trace" --expect-json "$exp" 2>"$dir/$defect.log"
+"$check" "$trace" --expect-json "$exp" --expect free_order=0 2>"$dir/$defect.log"
 rc=$?
 grep FAIL "$dir/$defect.log"
 if [ "$rc" -ne 1 ]; then
