@@ -1222,9 +1222,9 @@ static inline __attribute__((always_inline)) void alloc_record(gma_replay *r, co
 }
 
 static __attribute__((noinline)) void on_alloc(gma_replay *r, const gmt_mem *m) { alloc_record(r, m, 0, 0); }
-static void on_baseline(gma_replay *r, const gmt_mem *m) { alloc_record(r, m, 1, 0); }
+static __attribute__((noinline)) void on_baseline(gma_replay *r, const gmt_mem *m) { alloc_record(r, m, 1, 0); }
 static __attribute__((noinline)) void on_alloc_plain(gma_replay *r, const gmt_mem *m) { alloc_record(r, m, 0, 1); }
-static void on_baseline_plain(gma_replay *r, const gmt_mem *m) { alloc_record(r, m, 1, 1); }
+static __attribute__((noinline)) void on_baseline_plain(gma_replay *r, const gmt_mem *m) { alloc_record(r, m, 1, 1); }
 
 static inline __attribute__((always_inline)) void free_record(gma_replay *r, const gmt_mem *m, const int plain)
 {
@@ -1716,7 +1716,7 @@ static inline __attribute__((always_inline)) int replay_hot(gma_replay *r, const
     switch (h->type) {
     case GMT_REC_ALLOC:
         if (h->u.mem.flags & GMT_MEMF_BASELINE)
-            (plain ? on_baseline_plain : on_baseline)(r, &h->u.mem);
+            alloc_record(r, &h->u.mem, 1, plain);
         else
             alloc_record(r, &h->u.mem, 0, plain);
         break;
@@ -1724,6 +1724,8 @@ static inline __attribute__((always_inline)) int replay_hot(gma_replay *r, const
     case GMT_REC_KERNEL: kernel_record(r, &h->u.kernel, plain); break;
     case GMT_REC_MEMCPY: on_copy(r, &h->u.copy, 0); break;
     case GMT_REC_MEMSET: on_copy(r, &h->u.copy, 1); break;
+    case GMT_REC_RANGE_BEGIN: on_range_begin(r, &h->u.range); break;
+    case GMT_REC_RANGE_END: on_range_end(r, &h->u.range); break;
     default: break;
     }
     return r->err ? -1 : 0;

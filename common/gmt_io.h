@@ -102,11 +102,12 @@ const gmt_reader_end *gmt_reader_end_info(const gmt_reader *r);
  * members (a TAG's device array makes a gmt_record 2.6 KB): a batch of
  * them stays in the L1 cache.  A _REF record comes as its plain type. */
 typedef struct gmt_hot {
-    gmt_type type;          /* GMT_REC_ALLOC, _FREE, _KERNEL, _MEMCPY or _MEMSET */
+    gmt_type type;          /* GMT_REC_ALLOC, _FREE, _KERNEL, _MEMCPY, _MEMSET, _RANGE_BEGIN or _RANGE_END */
     union {
         gmt_mem mem;        /* ALLOC, FREE */
         gmt_kernel kernel;
         gmt_copy copy;      /* MEMCPY, MEMSET */
+        gmt_range range;    /* RANGE_BEGIN, RANGE_END */
     } u;
 } gmt_hot;
 

@@ -466,7 +466,7 @@ static inline __attribute__((always_inline)) size_t hot_run(gmt_reader *r, gmt_h
     size_t pos = r->ob_pos, len = r->ob_len;
     while (n < cap && len - pos >= GMT_FAST_MARGIN) {
         size_t used = gmt_decode_hot_d(&r->codec, &d, ob + pos, &hot[n].type, &hot[n].u.mem, &hot[n].u.kernel,
-                                       &hot[n].u.copy, px);
+                                       &hot[n].u.copy, &hot[n].u.range, px);
         /* neither 0 (not a hot record) nor GMT_FAST_BAD */
         if (used - 1 >= GMT_FAST_BAD - 1)
             break;

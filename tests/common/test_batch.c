@@ -40,7 +40,8 @@ static int batch_next(batch_it *it, gmt_record *rec)
         if (it->i < it->n) {
             const gmt_hot *h = &it->hot[it->i++];
             CHECK(h->type == GMT_REC_ALLOC || h->type == GMT_REC_FREE || h->type == GMT_REC_KERNEL ||
-                      h->type == GMT_REC_MEMCPY || h->type == GMT_REC_MEMSET,
+                      h->type == GMT_REC_MEMCPY || h->type == GMT_REC_MEMSET || h->type == GMT_REC_RANGE_BEGIN ||
+                      h->type == GMT_REC_RANGE_END,
                   "run record of type %d", (int)h->type);
             memset(rec, 0, sizeof(*rec));
             rec->type = h->type;
@@ -48,6 +49,8 @@ static int batch_next(batch_it *it, gmt_record *rec)
                 rec->u.kernel = h->u.kernel;
             else if (h->type == GMT_REC_MEMCPY || h->type == GMT_REC_MEMSET)
                 rec->u.copy = h->u.copy;
+            else if (h->type == GMT_REC_RANGE_BEGIN || h->type == GMT_REC_RANGE_END)
+                rec->u.range = h->u.range;
             else
                 rec->u.mem = h->u.mem;
             return 1;
@@ -153,14 +156,15 @@ static tu_buf synth_trace(uint64_t seed, uint64_t events, size_t frame_bytes)
  * types so that runs are long. */
 static tu_buf random_trace(uint64_t seed, size_t count, size_t frame_bytes)
 {
-    static const gmt_type hot[] = { GMT_REC_ALLOC, GMT_REC_FREE, GMT_REC_KERNEL, GMT_REC_MEMCPY, GMT_REC_MEMSET };
+    static const gmt_type hot[] = { GMT_REC_ALLOC,  GMT_REC_FREE,        GMT_REC_KERNEL,   GMT_REC_MEMCPY,
+                                    GMT_REC_MEMSET, GMT_REC_RANGE_BEGIN, GMT_REC_RANGE_END };
     tu_rng g = { seed };
     static tu_strpool pool;
     tu_rec *recs = calloc(count, sizeof(*recs));
     REQUIRE(recs != NULL, "out of memory");
     for (size_t i = 0; i < count; i++) {
         gmt_record rec;
-        gmt_type t = tu_below(&g, 8) ? hot[tu_below(&g, 5)] : (gmt_type)0; /* 0: any type */
+        gmt_type t = tu_below(&g, 8) ? hot[tu_below(&g, 7)] : (gmt_type)0; /* 0: any type */
         tu_random_record(&g, &pool, t, &rec);
         tu_rec_copy(&recs[i], &rec);
     }
