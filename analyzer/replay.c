@@ -1842,6 +1842,27 @@ int gma_replay_finish(gma_replay *r, const gmt_reader_end *end)
     return r->err ? -1 : 0;
 }
 
+/* The read loop: a run of hot records from gmt_reader_next_hot, replayed,
+ * then the record that ended the run from gmt_reader_next. 1 when the
+ * replay failed (out of memory), 0 at the end of the trace. */
+static inline __attribute__((always_inline)) int read_loop(gma_replay *r, gmt_reader *rd,
+                                                           gmt_hot hot[GMA_READ_BATCH], const int plain)
+{
+    gmt_record rec;
+    for (;;) {
+        size_t n = gmt_reader_next_hot(rd, hot, GMA_READ_BATCH);
+        for (const gmt_hot *h = hot, *end = hot + n; h < end; h++)
+            if (replay_hot(r, h, plain) != 0)
+                return 1;
+        if (n == GMA_READ_BATCH)
+            continue;
+        if (gmt_reader_next(rd, &rec) <= 0)
+            return 0;
+        if (replay_record(r, &rec, plain) != 0)
+            return 1;
+    }
+}
+
 int gma_replay_read(gma_replay *r, char *msg, size_t msgcap)
 {
     const char *path = r->path;
@@ -1857,32 +1878,8 @@ int gma_replay_read(gma_replay *r, char *msg, size_t msgcap)
      * by the one record that stopped it, from gmt_reader_next. The batch
      * stays in L1 (11 KiB). */
     gmt_hot hot[GMA_READ_BATCH];
-    gmt_record rec;
-    int failed = 0;
     /* Exports are attached before the read and stay for all of it. */
-    if (replay_plain(r)) {
-        while (!failed) {
-            size_t n = gmt_reader_next_hot(rd, hot, GMA_READ_BATCH);
-            for (size_t i = 0; i < n && !failed; i++)
-                failed = replay_hot(r, &hot[i], 1) != 0;
-            if (n == GMA_READ_BATCH || failed)
-                continue;
-            if (gmt_reader_next(rd, &rec) <= 0)
-                break;
-            failed = replay_record(r, &rec, 1) != 0;
-        }
-    } else {
-        while (!failed) {
-            size_t n = gmt_reader_next_hot(rd, hot, GMA_READ_BATCH);
-            for (size_t i = 0; i < n && !failed; i++)
-                failed = replay_hot(r, &hot[i], 0) != 0;
-            if (n == GMA_READ_BATCH || failed)
-                continue;
-            if (gmt_reader_next(rd, &rec) <= 0)
-                break;
-            failed = replay_record(r, &rec, 0) != 0;
-        }
-    }
+    int failed = replay_plain(r) ? read_loop(r, rd, hot, 1) : read_loop(r, rd, hot, 0);
     if (failed) {
         gmt_reader_close(rd);
         snprintf(msg, msgcap, "%s: out of memory after %llu records", path, (unsigned long long)r->records);
