@@ -8,6 +8,9 @@
 #   - gmem-analyze TRACE            (summary + top-10 kernel table)
 #   - a reader-only pass            (gmt_reader_next in a loop: the floor
 #                                    the decompression and decoding set)
+#   - the same in batches           (gmt_reader_next_hot runs and
+#                                    gmt_reader_next between them, as
+#                                    gmem-analyze reads since session 6)
 # with /usr/bin/time -v, and prints events/s (by wall time and by CPU
 # time = user + sys, which a loaded machine distorts less) and peak RSS.
 # RUNS=N (default 1) runs each N times, alternating, and keeps the run with
@@ -43,7 +46,7 @@ fi
 # The reader-only floor, compiled against the same library.
 floor_src=$(mktemp /tmp/gma-floor-XXXXXX.c)
 floor_bin=${floor_src%.c}
-trap 'rm -f "$floor_src" "$floor_bin" "$floor_bin.base" "$floor_bin.time" "$floor_bin.out"' EXIT
+trap 'rm -f "$floor_src" "$floor_bin" "$floor_bin.batch" "$floor_bin.base" "$floor_bin.time" "$floor_bin.out"' EXIT
 cat >"$floor_src" <<'C'
 #include <stdio.h>
 #include "gmt_io.h"
@@ -54,10 +57,26 @@ int main(int argc, char **argv)
     unsigned long long n = 0, sum = 0;
     if (!r)
         return 1;
+#ifdef FLOOR_BATCH
+    gmt_hot hot[64];
+    for (;;) {
+        size_t k = gmt_reader_next_hot(r, hot, 64);
+        for (size_t i = 0; i < k; i++)
+            sum += (unsigned)hot[i].type;
+        n += k;
+        if (k == 64)
+            continue;
+        if (gmt_reader_next(r, &rec) <= 0)
+            break;
+        n++;
+        sum += (unsigned)rec.type;
+    }
+#else
     while (gmt_reader_next(r, &rec) > 0) {
         n++;
         sum += (unsigned)rec.type;
     }
+#endif
     const gmt_reader_end *e = gmt_reader_end_info(r);
     printf("%llu %llu %u.%u %u.%u\n", n, sum, e->major, e->minor, GMT_VERSION_MAJOR, GMT_VERSION_MINOR);
     gmt_reader_close(r);
@@ -65,6 +84,7 @@ int main(int argc, char **argv)
 }
 C
 ${CC:-cc} -O2 -std=c11 -Iinclude -Icommon "$floor_src" "$build/lib/libgmt.a" -lzstd -o "$floor_bin"
+${CC:-cc} -O2 -std=c11 -DFLOOR_BATCH -Iinclude -Icommon "$floor_src" "$build/lib/libgmt.a" -lzstd -o "$floor_bin.batch"
 base_floor=
 if [ -n "${BASE_LIB:-}" ]; then
     [ -f "$BASE_LIB" ] || { echo "BASE_LIB=$BASE_LIB is not a file" >&2; exit 1; }
@@ -129,17 +149,27 @@ show() {
                ($2 > 0 ? n / $2 / 1e6 : 0), (cpu > 0 ? n / cpu / 1e6 : 0), $5 / 1024 }'
 }
 if [ -z "$base_floor" ]; then
-    show "$(run "reader-only" "$floor_bin" "$trace")"
+    rbest= bbest=
+    i=0
+    while [ "$i" -lt "$runs" ]; do
+        rbest=$(pick_best "$rbest" "$(run1 "reader-only" "$floor_bin" "$trace")")
+        bbest=$(pick_best "$bbest" "$(run1 "reader-only(batch)" "$floor_bin.batch" "$trace")")
+        i=$((i + 1))
+    done
+    show "$rbest"
+    show "$bbest"
 else
-    fbest= rbest=
+    fbest= rbest= bbest=
     i=0
     while [ "$i" -lt "$runs" ]; do
         fbest=$(pick_best "$fbest" "$(run1 "reader-only(base)" "$base_floor" "$base_trace")")
         rbest=$(pick_best "$rbest" "$(run1 "reader-only" "$floor_bin" "$trace")")
+        bbest=$(pick_best "$bbest" "$(run1 "reader-only(batch)" "$floor_bin.batch" "$trace")")
         i=$((i + 1))
     done
     show "$fbest"
     show "$rbest"
+    show "$bbest"
 fi
 if [ -z "${BASE:-}" ]; then
     show "$(run "gmem-analyze" "$build/bin/gmem-analyze" "$trace")"

@@ -145,9 +145,9 @@ static inline __attribute__((always_inline)) void gmt_ctx_put(const gmt_codec *c
 }
 
 /*
- * ALLOC, FREE, KERNEL, MEMCPY and MEMSET (and since 1.2 their _REF forms)
- * are nearly every record of a trace,
- * and the checked decoder above spends most of its time on a bounds check
+ * ALLOC, FREE, KERNEL, MEMCPY, MEMSET, RANGE_BEGIN and RANGE_END (and since
+ * 1.2 the _REF forms) are nearly every record of a trace, and the checked
+ * decoder above spends most of its time on a bounds check
  * and a cursor store per field.  When the input holds at least GMT_FAST_MARGIN
  * bytes from the record's start, no field of these types can read past the
  * input: the header takes at most 4 bytes, a field at most 10 (a longer one
@@ -160,6 +160,15 @@ static inline __attribute__((always_inline)) void gmt_ctx_put(const gmt_codec *c
 #define GMT_FAST_FIELDS 21u /* KERNEL: 20 fields and the 1.1 flags */
 #define GMT_FAST_MARGIN 256u
 _Static_assert(4u + 10u * (GMT_FAST_FIELDS + 1u) <= GMT_FAST_MARGIN, "GMT_FAST_MARGIN too small");
+
+/* x86-64 with GCC-style inline assembly: the decoder has a second copy that
+ * packs long varints with BMI2's pext (its callers choose it at run time:
+ * px = 1 only where gmt_reader found the instruction fast). */
+#if defined(__x86_64__) && defined(__GNUC__)
+#define GMT_HAVE_PEXT 1
+#else
+#define GMT_HAVE_PEXT 0
+#endif
 
 typedef struct gmt_fres {
     uint64_t v;
@@ -190,7 +199,7 @@ static __attribute__((noinline, unused)) gmt_fres fget_long(const uint8_t *p)
 /* One varint at *pp, at least 10 readable bytes there (GMT_FAST_MARGIN). On a
  * malformed varint *bad is set and the cursor moves one byte, so it stays
  * within the margin. */
-static inline __attribute__((always_inline)) uint64_t fget(const uint8_t **pp, int *bad)
+static inline __attribute__((always_inline)) uint64_t fget(const uint8_t **pp, int *bad, const int px)
 {
     const uint8_t *p = *pp;
     if (p[0] < 0x80) {
@@ -211,10 +220,22 @@ static inline __attribute__((always_inline)) uint64_t fget(const uint8_t **pp, i
     memcpy(&w, p, 8);
     uint64_t stop = ~w & 0x8080808080808080ull;
     if (stop) {
-        uint64_t x = w & (stop ^ (stop - 1)) & 0x7f7f7f7f7f7f7f7full;
-        x = (x & 0x007f007f007f007full) | ((x & 0x7f007f007f007f00ull) >> 1);
-        x = (x & 0x00003fff00003fffull) | ((x & 0x3fff00003fff0000ull) >> 2);
-        x = (x & 0x000000000fffffffull) | ((x & 0x0fffffff00000000ull) >> 4);
+        uint64_t x;
+#if GMT_HAVE_PEXT
+        if (px) {
+            /* BMI2's pext gathers the 7-bit groups in one instruction
+             * (gmt_cpu_fast_pext says when it is fast); inline assembly, so
+             * that this file builds without -mbmi2 and the portable copy of
+             * the decoder never contains it. */
+            __asm__("pextq %2, %1, %0" : "=r"(x) : "r"(w), "r"((stop ^ (stop - 1)) & 0x7f7f7f7f7f7f7f7full));
+        } else
+#endif
+        {
+            x = w & (stop ^ (stop - 1)) & 0x7f7f7f7f7f7f7f7full;
+            x = (x & 0x007f007f007f007full) | ((x & 0x7f007f007f007f00ull) >> 1);
+            x = (x & 0x00003fff00003fffull) | ((x & 0x3fff00003fff0000ull) >> 2);
+            x = (x & 0x000000000fffffffull) | ((x & 0x0fffffff00000000ull) >> 4);
+        }
         *pp = p + (__builtin_ctzll(stop) >> 3) + 1;
         return x;
     }
@@ -229,42 +250,118 @@ static inline __attribute__((always_inline)) uint64_t fget(const uint8_t **pp, i
     return r.v;
 }
 
-static inline __attribute__((always_inline)) uint64_t fdelta(const uint8_t **pp, int *bad, uint64_t last)
+/* fget for the fields whose length varies from record to record (an
+ * allocation's address and size, its time): no tests for one and two bytes,
+ * whose outcome such a field makes unpredictable; one to eight bytes take the
+ * 8-byte load, a branch that always goes the same way.  The same values and
+ * cursor as fget (on a big-endian host it is fget). */
+static inline __attribute__((always_inline)) uint64_t fgetw(const uint8_t **pp, int *bad, const int px)
 {
-    return last + (uint64_t)gmt_unzigzag(fget(pp, bad));
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    const uint8_t *p = *pp;
+    uint64_t w;
+    memcpy(&w, p, 8);
+    uint64_t stop = ~w & 0x8080808080808080ull;
+    if (__builtin_expect(stop != 0, 1)) {
+        uint64_t x;
+        uint64_t keep = (stop ^ (stop - 1)) & 0x7f7f7f7f7f7f7f7full;
+#if GMT_HAVE_PEXT
+        if (px) {
+            __asm__("pextq %2, %1, %0" : "=r"(x) : "r"(w), "r"(keep));
+        } else
+#endif
+        {
+            x = w & keep;
+            x = (x & 0x007f007f007f007full) | ((x & 0x7f007f007f007f00ull) >> 1);
+            x = (x & 0x00003fff00003fffull) | ((x & 0x3fff00003fff0000ull) >> 2);
+            x = (x & 0x000000000fffffffull) | ((x & 0x0fffffff00000000ull) >> 4);
+        }
+        *pp = p + (__builtin_ctzll(stop) >> 3) + 1;
+        return x;
+    }
+#endif
+    return fget(pp, bad, px);
+}
+
+static inline __attribute__((always_inline)) uint64_t fdeltaw(const uint8_t **pp, int *bad, const int px,
+                                                              uint64_t last)
+{
+    return last + (uint64_t)gmt_unzigzag(fgetw(pp, bad, px));
+}
+
+static inline __attribute__((always_inline)) uint64_t fdelta(const uint8_t **pp, int *bad, const int px,
+                                                             uint64_t last)
+{
+    return last + (uint64_t)gmt_unzigzag(fget(pp, bad, px));
+}
+
+/* Four one-byte varints in a row: the small fields of the _REF records
+ * (a table index, a device, a stream; the deltas of correlation ids,
+ * sequence numbers, range ids and steps, nearly always in -64..63) come four
+ * at a time from one 4-byte load, with one test that no high bit is set
+ * instead of one branch per field.  Returns 1 with the bytes in *w (byte i
+ * is field i), 0 when any of them is longer: the caller then decodes them
+ * one by one, so the values are the same either way.  Little-endian only
+ * (GMT_FAST_QUADS). */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define GMT_FAST_QUADS 1
+#else
+#define GMT_FAST_QUADS 0
+#endif
+
+static inline __attribute__((always_inline)) int fquad(const uint8_t *p, uint32_t *w)
+{
+    uint32_t x;
+    memcpy(&x, p, 4);
+    *w = x;
+    return GMT_FAST_QUADS && (x & 0x80808080u) == 0;
+}
+
+/* The four bytes of fquad, unzigzagged each: byte i of the result is field
+ * i's signed delta as an int8 ((v >> 1) ^ -(v & 1) on 7-bit values; the
+ * multiply makes 0xff of each low bit, with no carry between bytes). */
+static inline __attribute__((always_inline)) uint32_t fquad_zz(uint32_t w)
+{
+    return ((w >> 1) & 0x7f7f7f7fu) ^ ((w & 0x01010101u) * 0xffu);
+}
+
+/* last + the signed delta in byte i of z. */
+static inline __attribute__((always_inline)) uint64_t fquad_delta(uint64_t last, uint32_t z, int i)
+{
+    return last + (uint64_t)(int64_t)(int8_t)(uint8_t)(z >> (8 * i));
 }
 
 static inline __attribute__((always_inline)) int fast_mem(const uint8_t *p, const uint8_t *end, gmt_codec *c,
-                                                          gmt_mem *m)
+                                                          gmt_deltas *d, gmt_mem *m, const int px)
 {
     int bad = 0;
-    m->device = fget(&p, &bad);
-    uint64_t addr = fdelta(&p, &bad, c->d.last_addr);
+    m->device = fget(&p, &bad, px);
+    uint64_t addr = fdelta(&p, &bad, px, d->last_addr);
     m->address = addr;
-    m->bytes = fget(&p, &bad);
-    m->kind = fget(&p, &bad);
-    m->source = fget(&p, &bad);
-    m->flags = fget(&p, &bad);
-    uint64_t corr = fdelta(&p, &bad, c->d.last_corr);
+    m->bytes = fget(&p, &bad, px);
+    m->kind = fget(&p, &bad, px);
+    m->source = fget(&p, &bad, px);
+    m->flags = fget(&p, &bad, px);
+    uint64_t corr = fdelta(&p, &bad, px, d->last_corr);
     m->corr = corr;
-    m->stream = fget(&p, &bad);
-    m->tid = fget(&p, &bad);
-    uint64_t rid = fdelta(&p, &bad, c->d.last_rid);
+    m->stream = fget(&p, &bad, px);
+    m->tid = fget(&p, &bad, px);
+    uint64_t rid = fdelta(&p, &bad, px, d->last_rid);
     m->range = rid;
-    uint64_t seq = fdelta(&p, &bad, c->d.last_seq);
+    uint64_t seq = fdelta(&p, &bad, px, d->last_seq);
     m->seq = seq;
-    uint64_t step = fdelta(&p, &bad, c->d.last_step);
+    uint64_t step = fdelta(&p, &bad, px, d->last_step);
     m->step = step;
-    uint64_t ts = fdelta(&p, &bad, c->d.last_ts);
+    uint64_t ts = fdelta(&p, &bad, px, d->last_ts);
     m->ts = ts;
     if (bad || p > end)
         return 0;
-    c->d.last_addr = addr;
-    c->d.last_corr = corr;
-    c->d.last_rid = rid;
-    c->d.last_seq = seq;
-    c->d.last_step = step;
-    c->d.last_ts = ts;
+    d->last_addr = addr;
+    d->last_corr = corr;
+    d->last_rid = rid;
+    d->last_seq = seq;
+    d->last_step = step;
+    d->last_ts = ts;
     gmt_note_ctx(c, m);
     return 1;
 }
@@ -272,73 +369,84 @@ static inline __attribute__((always_inline)) int fast_mem(const uint8_t *p, cons
 /* ALLOC_REF / FREE_REF (1.2): the context from the table, then the fields
  * that change from one allocation to the next. */
 static inline __attribute__((always_inline)) int fast_mem_ref(const uint8_t *p, const uint8_t *end, gmt_codec *c,
-                                                              gmt_mem *m)
+                                                              gmt_deltas *d, gmt_mem *m, const int px)
 {
     int bad = 0;
-    uint64_t idx = fget(&p, &bad);
-    uint64_t addr = fdelta(&p, &bad, c->d.last_addr);
+    uint64_t idx = fget(&p, &bad, px);
+    uint64_t addr = fdeltaw(&p, &bad, px, d->last_addr);
     m->address = addr;
-    m->bytes = fget(&p, &bad);
-    uint64_t corr = fdelta(&p, &bad, c->d.last_corr);
+    m->bytes = fgetw(&p, &bad, px);
+    uint64_t corr, rid, seq, step;
+    uint32_t w;
+    if (fquad(p, &w)) {
+        uint32_t z = fquad_zz(w);
+        corr = fquad_delta(d->last_corr, z, 0);
+        rid = fquad_delta(d->last_rid, z, 1);
+        seq = fquad_delta(d->last_seq, z, 2);
+        step = fquad_delta(d->last_step, z, 3);
+        p += 4;
+    } else {
+        corr = fdelta(&p, &bad, px, d->last_corr);
+        rid = fdelta(&p, &bad, px, d->last_rid);
+        seq = fdelta(&p, &bad, px, d->last_seq);
+        step = fdelta(&p, &bad, px, d->last_step);
+    }
     m->corr = corr;
-    uint64_t rid = fdelta(&p, &bad, c->d.last_rid);
     m->range = rid;
-    uint64_t seq = fdelta(&p, &bad, c->d.last_seq);
     m->seq = seq;
-    uint64_t step = fdelta(&p, &bad, c->d.last_step);
     m->step = step;
-    uint64_t ts = fdelta(&p, &bad, c->d.last_ts);
+    uint64_t ts = fdeltaw(&p, &bad, px, d->last_ts);
     m->ts = ts;
     if (bad || p > end || idx >= c->ctxs.n)
         return 0;
     gmt_ctx_put(c, idx, m);
-    c->d.last_addr = addr;
-    c->d.last_corr = corr;
-    c->d.last_rid = rid;
-    c->d.last_seq = seq;
-    c->d.last_step = step;
-    c->d.last_ts = ts;
+    d->last_addr = addr;
+    d->last_corr = corr;
+    d->last_rid = rid;
+    d->last_seq = seq;
+    d->last_step = step;
+    d->last_ts = ts;
     return 1;
 }
 
 static inline __attribute__((always_inline)) int fast_kernel(const uint8_t *p, const uint8_t *end, gmt_codec *c,
-                                                             gmt_kernel *k)
+                                                             gmt_deltas *d, gmt_kernel *k, const int px)
 {
     int bad = 0;
-    k->device = fget(&p, &bad);
-    k->stream = fget(&p, &bad);
-    uint64_t corr = fdelta(&p, &bad, c->d.last_corr);
+    k->device = fget(&p, &bad, px);
+    k->stream = fget(&p, &bad, px);
+    uint64_t corr = fdelta(&p, &bad, px, d->last_corr);
     k->corr = corr;
-    k->name = fget(&p, &bad);
+    k->name = fget(&p, &bad, px);
     for (int i = 0; i < 3; i++)
-        k->grid[i] = fget(&p, &bad);
+        k->grid[i] = fget(&p, &bad, px);
     for (int i = 0; i < 3; i++)
-        k->block[i] = fget(&p, &bad);
-    k->registers = fget(&p, &bad);
-    k->static_smem = fget(&p, &bad);
-    k->dynamic_smem = fget(&p, &bad);
-    k->local_mem = fget(&p, &bad);
-    k->tid = fget(&p, &bad);
-    uint64_t seq = fdelta(&p, &bad, c->d.last_seq);
+        k->block[i] = fget(&p, &bad, px);
+    k->registers = fget(&p, &bad, px);
+    k->static_smem = fget(&p, &bad, px);
+    k->dynamic_smem = fget(&p, &bad, px);
+    k->local_mem = fget(&p, &bad, px);
+    k->tid = fget(&p, &bad, px);
+    uint64_t seq = fdelta(&p, &bad, px, d->last_seq);
     k->seq = seq;
-    uint64_t rid = fdelta(&p, &bad, c->d.last_rid);
+    uint64_t rid = fdelta(&p, &bad, px, d->last_rid);
     k->range = rid;
-    uint64_t step = fdelta(&p, &bad, c->d.last_step);
+    uint64_t step = fdelta(&p, &bad, px, d->last_step);
     k->step = step;
-    uint64_t start = fdelta(&p, &bad, c->d.last_gpu);
-    uint64_t end_ts = start + fget(&p, &bad);
+    uint64_t start = fdelta(&p, &bad, px, d->last_gpu);
+    uint64_t end_ts = start + fget(&p, &bad, px);
     k->start = start;
     k->end = end_ts;
     /* 1.1: optional trailing flags, as in codec.c's get_kernel (absent: 0;
      * a payload that ends early is caught by the check below). */
-    k->flags = p < end ? fget(&p, &bad) : 0;
+    k->flags = p < end ? fget(&p, &bad, px) : 0;
     if (bad || p > end)
         return 0;
-    c->d.last_corr = corr;
-    c->d.last_seq = seq;
-    c->d.last_rid = rid;
-    c->d.last_step = step;
-    c->d.last_gpu = end_ts;
+    d->last_corr = corr;
+    d->last_seq = seq;
+    d->last_rid = rid;
+    d->last_step = step;
+    d->last_gpu = end_ts;
     gmt_note_shape(c, k);
     return 1;
 }
@@ -346,77 +454,134 @@ static inline __attribute__((always_inline)) int fast_kernel(const uint8_t *p, c
 /* KERNEL_REF (1.2): the shape from the table, then the launch's own fields;
  * flags are always there (before the times, which stay last). */
 static inline __attribute__((always_inline)) int fast_kernel_ref(const uint8_t *p, const uint8_t *end,
-                                                                 gmt_codec *c, gmt_kernel *k)
+                                                                 gmt_codec *c, gmt_deltas *d, gmt_kernel *k, const int px)
 {
     int bad = 0;
-    uint64_t idx = fget(&p, &bad);
-    k->device = fget(&p, &bad);
-    k->stream = fget(&p, &bad);
-    uint64_t corr = fdelta(&p, &bad, c->d.last_corr);
+    uint64_t idx, corr, seq, rid, step;
+    uint32_t w;
+    if (fquad(p, &w)) {
+        idx = w & 0xff;
+        k->device = (w >> 8) & 0xff;
+        k->stream = (w >> 16) & 0xff;
+        corr = fquad_delta(d->last_corr, fquad_zz(w), 3);
+        p += 4;
+    } else {
+        idx = fget(&p, &bad, px);
+        k->device = fget(&p, &bad, px);
+        k->stream = fget(&p, &bad, px);
+        corr = fdelta(&p, &bad, px, d->last_corr);
+    }
     k->corr = corr;
-    k->tid = fget(&p, &bad);
-    uint64_t seq = fdelta(&p, &bad, c->d.last_seq);
+    k->tid = fget(&p, &bad, px);
+    if (fquad(p, &w)) {
+        uint32_t z = fquad_zz(w);
+        seq = fquad_delta(d->last_seq, z, 0);
+        rid = fquad_delta(d->last_rid, z, 1);
+        step = fquad_delta(d->last_step, z, 2);
+        k->flags = w >> 24;
+        p += 4;
+    } else {
+        seq = fdelta(&p, &bad, px, d->last_seq);
+        rid = fdelta(&p, &bad, px, d->last_rid);
+        step = fdelta(&p, &bad, px, d->last_step);
+        k->flags = fget(&p, &bad, px);
+    }
     k->seq = seq;
-    uint64_t rid = fdelta(&p, &bad, c->d.last_rid);
     k->range = rid;
-    uint64_t step = fdelta(&p, &bad, c->d.last_step);
     k->step = step;
-    k->flags = fget(&p, &bad);
-    uint64_t start = fdelta(&p, &bad, c->d.last_gpu);
-    uint64_t end_ts = start + fget(&p, &bad);
+    uint64_t start = fdelta(&p, &bad, px, d->last_gpu);
+    uint64_t end_ts = start + fget(&p, &bad, px);
     k->start = start;
     k->end = end_ts;
     if (bad || p > end || idx >= c->shapes.n)
         return 0;
     gmt_shape_put(c, idx, k);
-    c->d.last_corr = corr;
-    c->d.last_seq = seq;
-    c->d.last_rid = rid;
-    c->d.last_step = step;
-    c->d.last_gpu = end_ts;
+    d->last_corr = corr;
+    d->last_seq = seq;
+    d->last_rid = rid;
+    d->last_step = step;
+    d->last_gpu = end_ts;
     return 1;
 }
 
-static inline __attribute__((always_inline)) int fast_copy(const uint8_t *p, const uint8_t *end, gmt_codec *c,
-                                                           gmt_copy *k)
+static inline __attribute__((always_inline)) int fast_copy(const uint8_t *p, const uint8_t *end, gmt_deltas *d,
+                                                           gmt_copy *k, const int px)
 {
     int bad = 0;
-    k->device = fget(&p, &bad);
-    k->stream = fget(&p, &bad);
-    uint64_t corr = fdelta(&p, &bad, c->d.last_corr);
+    k->device = fget(&p, &bad, px);
+    k->stream = fget(&p, &bad, px);
+    uint64_t corr = fdelta(&p, &bad, px, d->last_corr);
     k->corr = corr;
-    k->bytes = fget(&p, &bad);
-    k->copy_kind = fget(&p, &bad);
-    k->src_kind = fget(&p, &bad);
-    k->dst_kind = fget(&p, &bad);
-    k->tid = fget(&p, &bad);
-    uint64_t step = fdelta(&p, &bad, c->d.last_step);
+    k->bytes = fget(&p, &bad, px);
+    k->copy_kind = fget(&p, &bad, px);
+    k->src_kind = fget(&p, &bad, px);
+    k->dst_kind = fget(&p, &bad, px);
+    k->tid = fget(&p, &bad, px);
+    uint64_t step = fdelta(&p, &bad, px, d->last_step);
     k->step = step;
-    uint64_t start = fdelta(&p, &bad, c->d.last_gpu);
-    uint64_t end_ts = start + fget(&p, &bad);
+    uint64_t start = fdelta(&p, &bad, px, d->last_gpu);
+    uint64_t end_ts = start + fget(&p, &bad, px);
     k->start = start;
     k->end = end_ts;
     if (bad || p > end)
         return 0;
-    c->d.last_corr = corr;
-    c->d.last_step = step;
-    c->d.last_gpu = end_ts;
+    d->last_corr = corr;
+    d->last_step = step;
+    d->last_gpu = end_ts;
+    return 1;
+}
+
+/* RANGE_BEGIN / RANGE_END, as codec.c's get_payload reads them: a BEGIN's
+ * parent is a delta from its own id, and the id is what "rid" keeps; an END
+ * has no parent or name (0).  NVTX ranges come in pairs around every
+ * operator of a framework run: hot in real traces. */
+static inline __attribute__((always_inline)) int fast_range(const uint8_t *p, const uint8_t *end, gmt_deltas *d,
+                                                            gmt_range *g, const int begin, const int px)
+{
+    int bad = 0;
+    g->tid = fget(&p, &bad, px);
+    uint64_t id = fdelta(&p, &bad, px, d->last_rid);
+    uint64_t parent = 0, name = 0;
+    if (begin) {
+        parent = fdelta(&p, &bad, px, id);
+        name = fget(&p, &bad, px);
+    }
+    uint64_t ts = fdelta(&p, &bad, px, d->last_ts);
+    g->id = id;
+    g->parent = parent;
+    g->name = name;
+    g->ts = ts;
+    if (bad || p > end)
+        return 0;
+    d->last_rid = id;
+    d->last_ts = ts;
     return 1;
 }
 
 /* Returned by gmt_decode_hot for a hot record whose payload is malformed. */
 #define GMT_FAST_BAD ((size_t)-1)
 
-/* Decodes one ALLOC, FREE, KERNEL, MEMCPY, MEMSET, ALLOC_REF, FREE_REF or
- * KERNEL_REF record at in[0..), whose caller guarantees GMT_FAST_MARGIN
+/* Decodes one ALLOC, FREE, KERNEL, MEMCPY, MEMSET, RANGE_BEGIN, RANGE_END,
+ * ALLOC_REF, FREE_REF or KERNEL_REF record at in[0..), whose caller guarantees GMT_FAST_MARGIN
  * readable bytes.  Returns its size (type, one length byte, payload) with *r
  * filled (a _REF as the plain type it stands for) and the codec advanced; 0
  * when the record is of another type or has a payload of 128 bytes or more
  * (the caller decodes it with gmt_decode: these payloads never are that long,
  * so only a newer minor version or damage gets there); GMT_FAST_BAD when the
  * payload is malformed or a _REF index is beyond its table (the codec is
- * unchanged).  Type 0 and unknown types return 0. */
-static inline __attribute__((always_inline)) size_t gmt_decode_hot(gmt_codec *c, const uint8_t *in, gmt_record *r)
+ * unchanged).  Type 0 and unknown types return 0.
+ *
+ * The delta state is *d, which is c->d or a copy of it that the caller
+ * stores back (gmt_reader_next_hot keeps it in a local across a run of
+ * records, so that it stays in registers instead of being loaded and
+ * stored for every record); the tables are c's.  The record goes to *tp
+ * and the one of *mem, *kern, *copy, *range its type uses (members of one union
+ * in gmt_record and in gmt_io.h's gmt_hot).  px (a constant at each call
+ * site) selects the pext copy of the varint decoder: only on a CPU that has
+ * BMI2 and runs pext fast (see reader.c). */
+static inline __attribute__((always_inline)) size_t gmt_decode_hot_d(gmt_codec *c, gmt_deltas *d, const uint8_t *in,
+                                                                     gmt_type *tp, gmt_mem *mem, gmt_kernel *kern,
+                                                                     gmt_copy *copy, gmt_range *range, const int px)
 {
     uint8_t type = in[0];
     if (in[1] >= 0x80)
@@ -426,31 +591,45 @@ static inline __attribute__((always_inline)) size_t gmt_decode_hot(gmt_codec *c,
     switch (type) {
     case GMT_WIRE_ALLOC_REF:
     case GMT_WIRE_FREE_REF:
-        ok = fast_mem_ref(pay, pend, c, &r->u.mem);
-        r->type = type == GMT_WIRE_ALLOC_REF ? GMT_REC_ALLOC : GMT_REC_FREE;
+        ok = fast_mem_ref(pay, pend, c, d, mem, px);
+        *tp = type == GMT_WIRE_ALLOC_REF ? GMT_REC_ALLOC : GMT_REC_FREE;
         break;
     case GMT_WIRE_KERNEL_REF:
-        ok = fast_kernel_ref(pay, pend, c, &r->u.kernel);
-        r->type = GMT_REC_KERNEL;
+        ok = fast_kernel_ref(pay, pend, c, d, kern, px);
+        *tp = GMT_REC_KERNEL;
         break;
     case GMT_REC_ALLOC:
     case GMT_REC_FREE:
-        ok = fast_mem(pay, pend, c, &r->u.mem);
-        r->type = (gmt_type)type;
+        ok = fast_mem(pay, pend, c, d, mem, px);
+        *tp = (gmt_type)type;
         break;
     case GMT_REC_KERNEL:
-        ok = fast_kernel(pay, pend, c, &r->u.kernel);
-        r->type = GMT_REC_KERNEL;
+        ok = fast_kernel(pay, pend, c, d, kern, px);
+        *tp = GMT_REC_KERNEL;
         break;
     case GMT_REC_MEMCPY:
     case GMT_REC_MEMSET:
-        ok = fast_copy(pay, pend, c, &r->u.copy);
-        r->type = (gmt_type)type;
+        ok = fast_copy(pay, pend, d, copy, px);
+        *tp = (gmt_type)type;
+        break;
+    case GMT_REC_RANGE_BEGIN:
+        ok = fast_range(pay, pend, d, range, 1, px);
+        *tp = GMT_REC_RANGE_BEGIN;
+        break;
+    case GMT_REC_RANGE_END:
+        ok = fast_range(pay, pend, d, range, 0, px);
+        *tp = GMT_REC_RANGE_END;
         break;
     default:
         return 0;
     }
     return ok ? (size_t)(pend - in) : GMT_FAST_BAD;
+}
+
+/* gmt_decode_hot_d on the codec's own delta state. */
+static inline __attribute__((always_inline)) size_t gmt_decode_hot(gmt_codec *c, const uint8_t *in, gmt_record *r)
+{
+    return gmt_decode_hot_d(c, &c->d, in, &r->type, &r->u.mem, &r->u.kernel, &r->u.copy, &r->u.range, 0);
 }
 
 #endif

@@ -98,6 +98,36 @@ void gmt_reader_close(gmt_reader *r);
  * record (GMT_MAX_PAYLOAD), never by the file. */
 int gmt_reader_next(gmt_reader *r, gmt_record *rec);
 const gmt_reader_end *gmt_reader_end_info(const gmt_reader *r);
+/* The records that make up nearly every trace, without gmt_record's other
+ * members (a TAG's device array makes a gmt_record 2.6 KB): a batch of
+ * them stays in the L1 cache.  A _REF record comes as its plain type. */
+typedef struct gmt_hot {
+    gmt_type type;          /* GMT_REC_ALLOC, _FREE, _KERNEL, _MEMCPY, _MEMSET, _RANGE_BEGIN or _RANGE_END */
+    union {
+        gmt_mem mem;        /* ALLOC, FREE */
+        gmt_kernel kernel;
+        gmt_copy copy;      /* MEMCPY, MEMSET */
+        gmt_range range;    /* RANGE_BEGIN, RANGE_END */
+    } u;
+} gmt_hot;
+
+/* A run of up to cap of the next records, when they are of those types and
+ * whole in the decompressed window (nearly always): returns how many went
+ * into hot[0..), 0 when the next record is of another type, is not whole
+ * in the window yet, is damaged, or the stream has not started or has
+ * ended.  Those records are the ones gmt_reader_next would have returned,
+ * in the same order, counted the same; the record that stopped the run is
+ * the next that gmt_reader_next returns.  So a loop of "take a run, then
+ * one record from gmt_reader_next" sees exactly the records, ends and
+ * errors of a gmt_reader_next loop, with one call per run instead of one
+ * per record, and the decoder's state kept in registers over the run. */
+size_t gmt_reader_next_hot(gmt_reader *r, gmt_hot *hot, size_t cap);
+/* gmt_reader_next_hot packs long varints with BMI2's pext where the CPU
+ * runs it fast (Intel; AMD from Zen 3), else with shifts and masks; the
+ * records are the same.  For tests: on = 0 forces the portable decoder,
+ * on = 1 asks for pext again; returns whether pext is used now. */
+int gmt_reader_set_pext(gmt_reader *r, int on);
+
 
 #ifdef __cplusplus
 }
