@@ -29,6 +29,12 @@
  *    d) every string of every record interned in a gmt_strtab: ids from 1 in
  *       order of first appearance, stable on the second intern.
  *
+ * Every reader here reads one of three ways, chosen from the input's hash
+ * per reader: gmt_reader_next alone, or runs of gmt_reader_next_hot (of a
+ * cap from 1 to 64) between single records, with the pext decoder or the
+ * portable one. The checks above hold for each, so the batch read is
+ * compared with the plain one, and both with the decode loop.
+ *
  * A single input of a few KiB can declare gigabytes of output through zstd
  * RLE blocks; a pass stops checking its end after MAX_RECORDS records so
  * such inputs stay fast, which is not a finding (the reader is streaming).
@@ -54,6 +60,8 @@ static int codec_eq(const gmt_codec *a, const gmt_codec *b) { return memcmp(a, b
 
 /* ---- checked reader access ------------------------------------------------ */
 
+#define HOT_MAX 64
+
 typedef struct rd {
     gmt_reader *r;
     size_t size;       /* compressed bytes given to it */
@@ -61,15 +69,67 @@ typedef struct rd {
     int ret;           /* last return value of gmt_reader_next */
     int saw_trailer;
     int capped;        /* stopped after MAX_RECORDS: end not checked */
+    int hot;           /* reads runs with gmt_reader_next_hot */
+    size_t cap, bn, bi; /* run size asked for; records in hot[], next one */
+    gmt_hot buf[HOT_MAX];
 } rd;
+
+/* Picks each reader's way of reading (see the top of the file). */
+static uint64_t g_read_modes;
 
 static void rd_open(rd *d, const void *p, size_t n)
 {
-    memset(d, 0, sizeof *d);
     d->r = gmt_reader_open_mem(p, n);
     FZ_CHECK(d->r != NULL, "gmt_reader_open_mem failed: %s", strerror(errno));
     d->size = n;
+    d->n = 0;
     d->ret = 1;
+    d->saw_trailer = d->capped = 0;
+    unsigned mode = (unsigned)(g_read_modes & 3);
+    d->hot = mode >= 2;
+    d->cap = 1 + (size_t)((g_read_modes >> 2) % HOT_MAX);
+    d->bn = d->bi = 0;
+    g_read_modes = (g_read_modes >> 8) | (g_read_modes << 56);
+    if (d->hot)
+        gmt_reader_set_pext(d->r, mode == 2);
+}
+
+/* The next record through a run of gmt_reader_next_hot: 1 with *rec, or
+ * 0 when no run is there (gmt_reader_next reads the next record). */
+static int rd_next_hot(rd *d, gmt_record *rec)
+{
+    if (d->bi == d->bn) {
+        size_t cap = d->cap;
+        if (d->n + cap > MAX_RECORDS)
+            cap = (size_t)(MAX_RECORDS - d->n);
+        d->bn = gmt_reader_next_hot(d->r, d->buf, cap);
+        d->bi = 0;
+        FZ_CHECK(d->bn <= cap, "gmt_reader_next_hot returned %zu records for a run of %zu", d->bn, cap);
+        if (d->bn == 0)
+            return 0;
+    }
+    const gmt_hot *h = &d->buf[d->bi++];
+    rec->type = h->type;
+    switch (h->type) {
+    case GMT_REC_ALLOC:
+    case GMT_REC_FREE:
+        rec->u.mem = h->u.mem;
+        break;
+    case GMT_REC_KERNEL:
+        rec->u.kernel = h->u.kernel;
+        break;
+    case GMT_REC_MEMCPY:
+    case GMT_REC_MEMSET:
+        rec->u.copy = h->u.copy;
+        break;
+    case GMT_REC_RANGE_BEGIN:
+    case GMT_REC_RANGE_END:
+        rec->u.range = h->u.range;
+        break;
+    default:
+        FZ_CHECK(0, "gmt_reader_next_hot returned a %s record", gmt_type_name(h->type));
+    }
+    return 1;
 }
 
 /* 1 with *rec, else the end value; checks every record. */
@@ -82,7 +142,7 @@ static int rd_next(rd *d, gmt_record *rec)
         d->ret = 0;
         return 0;
     }
-    int k = gmt_reader_next(d->r, rec);
+    int k = d->hot && rd_next_hot(d, rec) ? 1 : gmt_reader_next(d->r, rec);
     FZ_CHECK(k == 1 || k == 0 || (k < 0 && k >= GMT_E_ARG), "gmt_reader_next returned %d", k);
     d->ret = k;
     if (k == 1) {
@@ -529,6 +589,7 @@ static int zstd_start(const uint8_t *d, size_t n)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     uint64_t h = fz_hash_bytes(FZ_FNV_INIT, data, size);
+    g_read_modes = h * 0x9e3779b97f4a7c15ull;
     /* Opening a reader costs a zstd context and a 256 KiB window (fresh
      * pages under ASan), more than all the checks together. So an input
      * opens about one: the whole input when it looks like zstd (and a prefix
