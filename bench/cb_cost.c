@@ -159,7 +159,7 @@ int main(int argc, char **argv)
     }
     const char *mode = getenv("GMEMPROF_KERNELS");
     printf("GMEMPROF_KERNELS=%s; launch = cudaLaunchKernel ENTER/EXIT (%s) + nested cuLaunchKernel ENTER/EXIT, "
-           "%ld launches per thread, %d kernel%s\n", mode ? mode : "gpu (default)",
+           "%ld launches per thread, %d kernel%s\n", mode ? mode : "launch (default)",
            rt_on ? "subscribed" : "not subscribed", g_launches, g_kernels, g_kernels > 1 ? "s round robin" : "");
     for (int threads = 1; threads <= maxthreads; threads *= 2) {
         measure(threads); /* warm up: TLS, table pages */
