@@ -575,8 +575,15 @@ int gmp_snapshot_get(uint64_t ticket, gmp_snap *out)
 
 /* GMEMPROF_TEST_COLLECT parts (test_collect_mask below); TC_EMPTY is not a
  * part of the collection but a switch: the window's callbacks stay enabled
- * and return at once, which prices CUPTI's own dispatch apart from ours. */
-enum { TC_KERNEL = 1, TC_MEMCPY = 2, TC_MEMSET = 4, TC_RTCB = 8, TC_DRVCB = 16, TC_ALL = 31, TC_EMPTY = 32 };
+ * and return at once, which prices CUPTI's own dispatch apart from ours.
+ * TC_DRVACT is not part of the collection either: CUPTI's DRIVER activity
+ * records of the launch APIs (thread, correlation id, times; no name) in the
+ * window, which the writer skips. It prices what a launch costs CUPTI when
+ * it is seen through an activity record instead of a callback. */
+enum {
+    TC_KERNEL = 1, TC_MEMCPY = 2, TC_MEMSET = 4, TC_RTCB = 8, TC_DRVCB = 16, TC_ALL = 31,
+    TC_EMPTY = 32, TC_DRVACT = 64
+};
 static unsigned g_test_collect = TC_ALL;
 
 static inline uint64_t mono_ns(void)
@@ -1126,10 +1133,11 @@ static void set_attr(CUpti_ActivityAttribute a, size_t v, const char *what)
 /* GMEMPROF_TEST_COLLECT (benchmark diagnosis only, not a user setting):
  * which parts of the window's collection run, as a list of kernel,
  * memcpy, memset, rtcb (runtime-API callbacks of the collect families),
- * drvcb (driver-API ones), and empty (TC_EMPTY: those callbacks return at
- * once), separated by ',' or '+' ('+' fits inside the comma-separated
- * --variant of bench/ab_bench.sh, which uses it to price each part); a trace
- * made with a part missing is incomplete by construction. */
+ * drvcb (driver-API ones), empty (TC_EMPTY: those callbacks return at
+ * once) and drvact (TC_DRVACT: DRIVER activity of the launch APIs),
+ * separated by ',' or '+' ('+' fits inside the comma-separated --variant
+ * of bench/ab_bench.sh, which uses it to price each part); a trace made
+ * with a part missing is incomplete by construction. */
 
 static unsigned test_collect_mask(void)
 {
@@ -1140,6 +1148,7 @@ static unsigned test_collect_mask(void)
     static const struct { const char *name; unsigned bit; } parts[] = {
         {"kernel", TC_KERNEL}, {"memcpy", TC_MEMCPY}, {"memset", TC_MEMSET},
         {"rtcb", TC_RTCB},     {"drvcb", TC_DRVCB},   {"empty", TC_EMPTY},
+        {"drvact", TC_DRVACT},
     };
     for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
         size_t n = strlen(parts[i].name);
@@ -1276,6 +1285,16 @@ void gmp_collect_kernels(int on)
             gmp_log_debug("cannot %s activity kind %d: %s", on ? "enable" : "disable",
                           (int)collect_kinds[i], gmp_cuapi_strerror(&gmp_g.api, r, buf, sizeof buf));
         }
+    }
+    if ((g_test_collect & TC_DRVACT) && gmp_g.api.ActivityEnableDriverApi) {
+        unsigned n = 0, bad = 0;
+        for (uint32_t i = 1; i < CUPTI_DRIVER_TRACE_CBID_SIZE; i++)
+            if (fam_drv[i] == GMP_FAM_LAUNCH || fam_drv[i] == GMP_FAM_GRAPH) {
+                n++;
+                bad += gmp_g.api.ActivityEnableDriverApi(i, (uint8_t)on) != CUPTI_SUCCESS;
+            }
+        gmp_log_debug("GMEMPROF_TEST_COLLECT=drvact: DRIVER activity %s for %u launch APIs, %u refused",
+                      on ? "on" : "off", n, bad);
     }
     enable_cbids((uint32_t)on, 1);
     atomic_fetch_add(&gmp_g.cb_gen, 1);

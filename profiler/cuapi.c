@@ -83,6 +83,7 @@ int gmp_cuapi_load(gmp_cuapi *api, const char *cupti_override, char *err, size_t
     GMP_SYM(c, api->ActivityRegisterCallbacks, "cuptiActivityRegisterCallbacks");
     GMP_SYM(c, api->ActivityGetNextRecord, "cuptiActivityGetNextRecord");
     GMP_SYM(c, api->ActivityFlushAll, "cuptiActivityFlushAll");
+    GMP_SYM(c, api->ActivityEnableDriverApi, "cuptiActivityEnableDriverApi");
     GMP_SYM(c, api->Subscribe_v2, "cuptiSubscribe_v2");
     GMP_SYM(c, api->GetCallbackName, "cuptiGetCallbackName");
     GMP_SYM(c, api->ActivityGetNumDroppedRecords, "cuptiActivityGetNumDroppedRecords");

@@ -44,6 +44,7 @@ typedef struct gmp_cuapi {
                                              CUpti_BuffersCallbackCompleteFunc);
     CUptiResult (*ActivityGetNextRecord)(uint8_t *, size_t, CUpti_Activity **);
     CUptiResult (*ActivityFlushAll)(uint32_t);
+    CUptiResult (*ActivityEnableDriverApi)(CUpti_CallbackId, uint8_t); /* GMEMPROF_TEST_COLLECT=drvact */
     /* CUPTI: optional (NULL when this CUPTI lacks them) */
     CUptiResult (*Subscribe_v2)(CUpti_SubscriberHandle *, CUpti_CallbackFunc, void *,
                                 CUpti_SubscriberParams *);
