@@ -13,7 +13,12 @@
  * adds; see docs/benchmarks.md). Run it on several threads to see the
  * effect of sharing (the table is written by all of them).
  *
- *   gmp_cb_cost LIBGMEMPROF [LAUNCHES [THREADS [KERNELS]]]
+ *   gmp_cb_cost LIBGMEMPROF [LAUNCHES [THREADS [KERNELS [COLD_KIB]]]]
+ * COLD_KIB > 0: between two launches each thread reads COLD_KIB KiB of its
+ * own memory, as a Python interpreter and a framework's dispatcher do
+ * between the launches of a launch-bound loop, so the callbacks find their
+ * data evicted; only the launches are timed then (a monotonic clock around
+ * each, the same with and without the profiler).
  * (LD_LIBRARY_PATH must reach the fake libcupti.so.13 / libcuda.so.1.)
  * It also times an NVTX push/pop pair through the real NVTX v3 headers
  * (the library's own export-table handlers), in paced batches so the event
@@ -52,6 +57,24 @@ static uint64_t now_ns(void)
 }
 
 static int g_threads;
+static size_t g_cold; /* bytes read between two launches (COLD_KIB) */
+
+static uint64_t mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Reads every cache line of buf once: the lines the callbacks used are
+ * evicted from the caches this thread's core has. */
+static uint64_t evict(const volatile uint8_t *buf, size_t n)
+{
+    uint64_t sum = 0;
+    for (size_t i = 0; i < n; i += 64)
+        sum += buf[i];
+    return sum;
+}
 
 typedef struct job {
     int index;
@@ -80,7 +103,10 @@ static void *launches(void *arg)
      * and interleaved (thread k gets every T-th pair); computed, so the
      * measurement holds no shared counter of our own. */
     uint32_t corr = (1u << 20) + 2u * (uint32_t)j->index, stride = 2u * (uint32_t)g_threads;
-    uint64_t t0 = now_ns();
+    uint8_t *cold = NULL;
+    if (g_cold && (cold = malloc(g_cold)) != NULL)
+        memset(cold, 1, g_cold);
+    uint64_t t0 = now_ns(), timed = 0, sink = 0;
     int k = 0;
     for (long i = 0; i < g_launches; i++, corr += stride) {
         uint32_t rt = corr, drv = corr + 1;
@@ -88,12 +114,18 @@ static void *launches(void *arg)
         dp.f = (void *)name; /* a handle per kernel, as the driver's */
         if (++k == g_kernels)
             k = 0;
+        uint64_t l0 = cold ? mono_ns() : 0;
         fake_cupti_api_enter(RTD, RT_LAUNCH, rt, name, &rp);
         fake_cupti_api_enter(DRD, DRV_LAUNCH, drv, name, &dp);
         fake_cupti_api_exit(DRD, DRV_LAUNCH, drv, name, &dp, 0);
         fake_cupti_api_exit(RTD, RT_LAUNCH, rt, name, &rp, 0);
+        if (cold) {
+            timed += mono_ns() - l0;
+            sink += evict(cold, g_cold);
+        }
     }
-    j->ns = now_ns() - t0;
+    j->ns = cold ? timed + (sink == 1) : now_ns() - t0;
+    free(cold);
     return NULL;
 }
 
@@ -118,7 +150,7 @@ static double measure(int threads)
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        fprintf(stderr, "usage: gmp_cb_cost LIBGMEMPROF [LAUNCHES [THREADS [KERNELS]]]\n");
+        fprintf(stderr, "usage: gmp_cb_cost LIBGMEMPROF [LAUNCHES [THREADS [KERNELS [COLD_KIB]]]]\n");
         return 2;
     }
     if (argc > 2)
@@ -131,6 +163,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "gmp_cb_cost: KERNELS %s: 1..%d\n", argv[4], CB_MAX_KERNELS);
         return 2;
     }
+    if (argc > 5)
+        g_cold = (size_t)atol(argv[5]) << 10;
     if (g_kernels > 1) {
         g_names = calloc((size_t)g_kernels, sizeof *g_names);
         if (!g_names)
@@ -159,8 +193,9 @@ int main(int argc, char **argv)
     }
     const char *mode = getenv("GMEMPROF_KERNELS");
     printf("GMEMPROF_KERNELS=%s; launch = cudaLaunchKernel ENTER/EXIT (%s) + nested cuLaunchKernel ENTER/EXIT, "
-           "%ld launches per thread, %d kernel%s\n", mode ? mode : "launch (default)",
-           rt_on ? "subscribed" : "not subscribed", g_launches, g_kernels, g_kernels > 1 ? "s round robin" : "");
+           "%ld launches per thread, %d kernel%s%s\n", mode ? mode : "launch (default)",
+           rt_on ? "subscribed" : "not subscribed", g_launches, g_kernels, g_kernels > 1 ? "s round robin" : "",
+           g_cold ? ", caches evicted between launches (COLD_KIB)" : "");
     for (int threads = 1; threads <= maxthreads; threads *= 2) {
         measure(threads); /* warm up: TLS, table pages */
         double on = measure(threads);
