@@ -272,6 +272,13 @@ typedef struct gma_replay {
     uint64_t *fifo;        /* slot index << 32 | gen, creation order */
     size_t fifo_cap, fifo_head, fifo_len;
     size_t pending;
+    /* A kernel found ahead in the batch (read loop only): allocations with
+     * key dkey take its name dname directly while the record at dk (a
+     * gmt_hot of the current batch, as an address; 0 none) is still to come,
+     * instead of waiting in a slot that it would settle. */
+    uint64_t dkey;
+    uintptr_t dk;
+    uint32_t dname;
     gma_vec krows;         /* gma_krow */
     uint32_t *krow_of;     /* string id -> krow + 1 */
     size_t krow_cap;
