@@ -250,6 +250,7 @@ typedef struct gma_replay {
 
     /* devices */
     gma_dev dev[GMA_MAX_DEVICES];
+    uint64_t last_dev;     /* the device dev_get returned last (present), UINT64_MAX none */
     uint64_t live_total;   /* device bytes live, selected devices */
     unsigned peaks_pending; /* devices whose peak waits for its kernel */
     uint64_t bad_device;   /* records naming a device >= GMA_MAX_DEVICES */
@@ -265,7 +266,8 @@ typedef struct gma_replay {
     gma_map thread_of;     /* tid -> thread */
     uint64_t last_tid;
     uint32_t last_thread;
-    int has_last_thread;
+    gma_thread *last_th;   /* its address, NULL none: valid until threads
+                            * grows, which only thread_idx_slow does */
     gma_vec slots;         /* gma_slot */
     gma_map slot_of;       /* key -> slot */
     uint32_t free_slot;
@@ -281,6 +283,9 @@ typedef struct gma_replay {
     uint32_t dname;
     gma_vec krows;         /* gma_krow */
     uint32_t *krow_of;     /* string id -> krow + 1 */
+    gma_krow *krow_hit;    /* the row of name krow_hit_name, NULL none: valid
+                            * until krows grows (krow_for resets it then) */
+    uint32_t krow_hit_name;
     size_t krow_cap;
 
     /* ranges */
@@ -303,8 +308,8 @@ typedef struct gma_replay {
     gma_vec steps;         /* gma_steprow */
     gma_map step_of;
     uint64_t last_step_key;
-    uint32_t last_step_row;
-    int has_last_step;
+    gma_steprow *last_step_row; /* its row, NULL none: valid until steps grows,
+                                 * which only step_row_slow does */
     uint64_t cur_step, cur_phase;
     int has_cur_step, phase_seen;
     uint64_t step_records;

@@ -172,7 +172,7 @@ static int is_host_mem(uint64_t kind, uint64_t source)
 
 /* ---- devices and time ----------------------------------------------------- */
 
-static gma_dev *dev_get(gma_replay *r, uint64_t d)
+static gma_dev *dev_get_slow(gma_replay *r, uint64_t d)
 {
     if (d >= GMA_MAX_DEVICES) {
         r->bad_device++;
@@ -184,7 +184,19 @@ static gma_dev *dev_get(gma_replay *r, uint64_t d)
         if (r->chrome)
             gma_chrome_device(r, d);
     }
+    r->last_dev = d;
     return D;
+}
+
+/* The device of a record, NULL past GMA_MAX_DEVICES. The last one's id is
+ * kept (not its address: the rows are inside the replay, which its owner
+ * may move between records): one compare instead of the range test and the
+ * present flag. */
+static inline gma_dev *dev_get(gma_replay *r, uint64_t d)
+{
+    if (d == r->last_dev)
+        return &r->dev[d];
+    return dev_get_slow(r, d);
 }
 
 static void note_ts(gma_replay *r, uint64_t ts)
@@ -318,9 +330,23 @@ static inline uint32_t krow_for(gma_replay *r, uint32_t name)
         return r->krow_of[name] - 1;
     int created;
     uint32_t i = row_for(r, &r->krows, &r->krow_of, &r->krow_cap, name, &created);
-    if (created)
+    if (created) {
+        r->krow_hit = NULL; /* the rows may have moved */
         KROW(r, i)->name = name;
+    }
     return i;
+}
+
+/* The row of a name by address. The last one is kept: an allocation's
+ * kernel is mostly the kernel record's or the allocation's before it. */
+static inline gma_krow *krow_get(gma_replay *r, uint32_t name)
+{
+    if (r->krow_hit && r->krow_hit_name == name)
+        return r->krow_hit;
+    uint32_t i = krow_for(r, name);
+    r->krow_hit = KROW(r, i);
+    r->krow_hit_name = name;
+    return r->krow_hit;
 }
 static inline uint32_t rrow_for(gma_replay *r, uint32_t name)
 {
@@ -342,6 +368,7 @@ static uint32_t thread_idx_slow(gma_replay *r, uint64_t tid)
             oom(r);
             return UINT32_MAX;
         }
+        r->last_th = NULL; /* the threads may have moved */
         th->tid = tid;
         th->ring = calloc(GMA_KRING, sizeof(*th->ring));
         t = (uint32_t)(r->threads.len - 1);
@@ -352,18 +379,23 @@ static uint32_t thread_idx_slow(gma_replay *r, uint64_t tid)
     }
     r->last_tid = tid;
     r->last_thread = t;
-    r->has_last_thread = 1;
+    r->last_th = &GMA_VEC_AT(&r->threads, gma_thread, t);
     return t;
 }
 
-static inline uint32_t thread_idx(gma_replay *r, uint64_t tid)
-{
-    if (r->has_last_thread && r->last_tid == tid)
-        return r->last_thread;
-    return thread_idx_slow(r, tid);
-}
-
 #define THR(r, i) (&GMA_VEC_AT(&(r)->threads, gma_thread, (i)))
+
+/* The thread of tid and its index (*t), NULL when it cannot be had (out of
+ * memory). The last one by address: no multiply by its size per event. */
+static inline gma_thread *thread_get(gma_replay *r, uint64_t tid, uint32_t *t)
+{
+    if (r->last_th && r->last_tid == tid) {
+        *t = r->last_thread;
+        return r->last_th;
+    }
+    *t = thread_idx_slow(r, tid);
+    return *t == UINT32_MAX ? NULL : r->last_th;
+}
 
 static void peaks_settle(gma_replay *r, uint64_t key, uint32_t name)
 {
@@ -580,11 +612,11 @@ static inline __attribute__((always_inline)) attr attribute(gma_replay *r, const
     attr a = { GMA_NAME_UNATTR, 0, 0 };
     if (m->tid == 0 || (m->flags & GMT_MEMF_NO_THREAD))
         return a;
-    uint32_t t = thread_idx(r, m->tid);
-    if (t == UINT32_MAX)
+    uint32_t t;
+    gma_thread *th = thread_get(r, m->tid, &t);
+    if (!th)
         return a;
     uint64_t target = m->seq + 1;
-    gma_thread *th = THR(r, t);
     /* The ring holds the kernel only when one with that seq was seen, and
      * then max_seq >= target: mostly the kernel comes after its allocations
      * and the ring's line (64 KiB a thread, L1-cold) is not loaded. */
@@ -646,8 +678,7 @@ static inline __attribute__((always_inline)) void attr_account(gma_replay *r, co
         }
         return;
     }
-    uint32_t kr = krow_for(r, a->name); /* may grow the rows: index first */
-    gma_krow *k = KROW(r, kr);
+    gma_krow *k = krow_get(r, a->name);
     if (is_alloc) {
         k->alloc_bytes += bytes;
         k->alloc_count++;
@@ -809,6 +840,7 @@ static gma_steprow *step_row_slow(gma_replay *r, uint64_t step)
             oom(r);
             return NULL;
         }
+        r->last_step_row = NULL; /* the rows may have moved */
         s->step = step;
         i = (uint32_t)(r->steps.len - 1);
         if (gma_map_put(&r->step_of, step, i) != 0) {
@@ -817,15 +849,15 @@ static gma_steprow *step_row_slow(gma_replay *r, uint64_t step)
         }
     }
     r->last_step_key = step;
-    r->last_step_row = i;
-    r->has_last_step = 1;
-    return STEPROW(r, i);
+    r->last_step_row = STEPROW(r, i);
+    return r->last_step_row;
 }
 
 static inline gma_steprow *step_row(gma_replay *r, uint64_t step)
 {
-    if (r->has_last_step && r->last_step_key == step)
-        return STEPROW(r, r->last_step_row);
+    /* the row's address, not its index: no multiply by its size per event */
+    if (r->last_step_row && r->last_step_key == step)
+        return r->last_step_row;
     return step_row_slow(r, step);
 }
 
@@ -1419,9 +1451,9 @@ static inline __attribute__((always_inline)) void kernel_record(gma_replay *r, c
     note_ts(r, k->end);
     uint32_t name = k->name && k->name < GMA_MAX_STRING_ID ? (uint32_t)k->name : NAME_UNNAMED;
     if (k->tid) {
-        uint32_t t = thread_idx(r, k->tid);
-        if (t != UINT32_MAX) {
-            gma_thread *th = THR(r, t);
+        uint32_t t;
+        gma_thread *th = thread_get(r, k->tid, &t);
+        if (th) {
             struct gma_kslot *ks = &th->ring[k->seq % GMA_KRING];
             ks->seq = k->seq;
             ks->name = name;
@@ -1438,8 +1470,7 @@ static inline __attribute__((always_inline)) void kernel_record(gma_replay *r, c
     if (!p_win(r, plain, w) || !p_dev(r, plain, k->device) || !p_step(r, plain, k->step))
         return;
     uint64_t dur = k->end > k->start ? k->end - k->start : 0;
-    uint32_t kri = krow_for(r, name); /* may grow the rows: index first */
-    gma_krow *kr = KROW(r, kri);
+    gma_krow *kr = krow_get(r, name);
     if (k->flags & GMT_KERNF_LAUNCH) {
         /* a launch time (start = end): counted, but no GPU time to add */
         kr->launch_calls++;
@@ -1836,6 +1867,7 @@ int gma_replay_init(gma_replay *r, const gma_opts *opt, const char *path)
     r->path = path;
     r->cur_win = -1;
     r->baseline_win = -1;
+    r->last_dev = UINT64_MAX;
     gma_vec_init(&r->entries, sizeof(gma_entry));
     gma_vec_init(&r->threads, sizeof(gma_thread));
     gma_vec_init(&r->slots, sizeof(gma_slot));
