@@ -239,7 +239,7 @@ typedef struct gma_replay {
     gmt_stats stats;
     gmt_trailer trailer;
     gmt_reader_end rend;
-    uint64_t records, by_type[GMT_REC_TYPE_MAX_];
+    uint64_t records;
     /* KERNEL records known from their launch (GMEMPROF_KERNELS=launch):
      * their time is the host's launch time, not a GPU duration */
     uint64_t launch_kernels, gpu_kernels;

@@ -1786,8 +1786,6 @@ static void on_device(gma_replay *r, const gmt_device *d)
 static inline __attribute__((always_inline)) int replay_record(gma_replay *r, const gmt_record *rec, const int plain)
 {
     r->records++;
-    if ((unsigned)rec->type < GMT_REC_TYPE_MAX_)
-        r->by_type[rec->type]++;
     switch (rec->type) {
     case GMT_REC_ALLOC:
         if (rec->u.mem.flags & GMT_MEMF_BASELINE)
@@ -1834,8 +1832,7 @@ int gma_replay_record(gma_replay *r, const gmt_record *rec) { return replay_reco
 static inline __attribute__((always_inline)) int replay_hot(gma_replay *r, const gmt_hot *h, const gmt_hot *end,
                                                            const int plain)
 {
-    r->records++;
-    r->by_type[h->type]++;
+    /* r->records: read_loop counts a batch at once */
     /* the handlers inline here, their one hot call site; replay_record
      * calls their out-of-line copies */
     switch (h->type) {
@@ -1979,9 +1976,15 @@ static inline __attribute__((always_inline)) int read_loop(gma_replay *r, gmt_re
     for (;;) {
         size_t n = gmt_reader_next_hot(rd, hot, GMA_READ_BATCH);
         r->dk = 0; /* the batch's records are new: no kernel ahead yet */
-        for (const gmt_hot *h = hot, *end = hot + n; h < end; h++)
-            if (replay_hot(r, h, end, plain) != 0)
+        /* counted at once (the handlers do not read the count); a failed
+         * record is the last one counted, as when they were one by one */
+        r->records += n;
+        for (const gmt_hot *h = hot, *end = hot + n; h < end; h++) {
+            if (replay_hot(r, h, end, plain) != 0) {
+                r->records -= (uint64_t)(end - h - 1);
                 return 1;
+            }
+        }
         if (n == GMA_READ_BATCH)
             continue;
         if (gmt_reader_next(rd, &rec) <= 0)
