@@ -239,7 +239,7 @@ typedef struct gma_replay {
     gmt_stats stats;
     gmt_trailer trailer;
     gmt_reader_end rend;
-    uint64_t records, by_type[GMT_REC_TYPE_MAX_];
+    uint64_t records;
     /* KERNEL records known from their launch (GMEMPROF_KERNELS=launch):
      * their time is the host's launch time, not a GPU duration */
     uint64_t launch_kernels, gpu_kernels;
@@ -250,6 +250,7 @@ typedef struct gma_replay {
 
     /* devices */
     gma_dev dev[GMA_MAX_DEVICES];
+    uint64_t last_dev;     /* the device dev_get returned last (present), UINT64_MAX none */
     uint64_t live_total;   /* device bytes live, selected devices */
     unsigned peaks_pending; /* devices whose peak waits for its kernel */
     uint64_t bad_device;   /* records naming a device >= GMA_MAX_DEVICES */
@@ -265,15 +266,26 @@ typedef struct gma_replay {
     gma_map thread_of;     /* tid -> thread */
     uint64_t last_tid;
     uint32_t last_thread;
-    int has_last_thread;
+    gma_thread *last_th;   /* its address, NULL none: valid until threads
+                            * grows, which only thread_idx_slow does */
     gma_vec slots;         /* gma_slot */
     gma_map slot_of;       /* key -> slot */
     uint32_t free_slot;
     uint64_t *fifo;        /* slot index << 32 | gen, creation order */
     size_t fifo_cap, fifo_head, fifo_len;
     size_t pending;
+    /* A kernel found ahead in the batch (read loop only): allocations with
+     * key dkey take its name dname directly while the record at dk (a
+     * gmt_hot of the current batch, as an address; 0 none) is still to come,
+     * instead of waiting in a slot that it would settle. */
+    uint64_t dkey;
+    uintptr_t dk;
+    uint32_t dname;
     gma_vec krows;         /* gma_krow */
     uint32_t *krow_of;     /* string id -> krow + 1 */
+    gma_krow *krow_hit;    /* the row of name krow_hit_name, NULL none: valid
+                            * until krows grows (krow_for resets it then) */
+    uint32_t krow_hit_name;
     size_t krow_cap;
 
     /* ranges */
@@ -296,8 +308,8 @@ typedef struct gma_replay {
     gma_vec steps;         /* gma_steprow */
     gma_map step_of;
     uint64_t last_step_key;
-    uint32_t last_step_row;
-    int has_last_step;
+    gma_steprow *last_step_row; /* its row, NULL none: valid until steps grows,
+                                 * which only step_row_slow does */
     uint64_t cur_step, cur_phase;
     int has_cur_step, phase_seen;
     uint64_t step_records;

@@ -172,7 +172,7 @@ static int is_host_mem(uint64_t kind, uint64_t source)
 
 /* ---- devices and time ----------------------------------------------------- */
 
-static gma_dev *dev_get(gma_replay *r, uint64_t d)
+static gma_dev *dev_get_slow(gma_replay *r, uint64_t d)
 {
     if (d >= GMA_MAX_DEVICES) {
         r->bad_device++;
@@ -184,7 +184,19 @@ static gma_dev *dev_get(gma_replay *r, uint64_t d)
         if (r->chrome)
             gma_chrome_device(r, d);
     }
+    r->last_dev = d;
     return D;
+}
+
+/* The device of a record, NULL past GMA_MAX_DEVICES. The last one's id is
+ * kept (not its address: the rows are inside the replay, which its owner
+ * may move between records): one compare instead of the range test and the
+ * present flag. */
+static inline gma_dev *dev_get(gma_replay *r, uint64_t d)
+{
+    if (d == r->last_dev)
+        return &r->dev[d];
+    return dev_get_slow(r, d);
 }
 
 static void note_ts(gma_replay *r, uint64_t ts)
@@ -318,9 +330,23 @@ static inline uint32_t krow_for(gma_replay *r, uint32_t name)
         return r->krow_of[name] - 1;
     int created;
     uint32_t i = row_for(r, &r->krows, &r->krow_of, &r->krow_cap, name, &created);
-    if (created)
+    if (created) {
+        r->krow_hit = NULL; /* the rows may have moved */
         KROW(r, i)->name = name;
+    }
     return i;
+}
+
+/* The row of a name by address. The last one is kept: an allocation's
+ * kernel is mostly the kernel record's or the allocation's before it. */
+static inline gma_krow *krow_get(gma_replay *r, uint32_t name)
+{
+    if (r->krow_hit && r->krow_hit_name == name)
+        return r->krow_hit;
+    uint32_t i = krow_for(r, name);
+    r->krow_hit = KROW(r, i);
+    r->krow_hit_name = name;
+    return r->krow_hit;
 }
 static inline uint32_t rrow_for(gma_replay *r, uint32_t name)
 {
@@ -342,6 +368,7 @@ static uint32_t thread_idx_slow(gma_replay *r, uint64_t tid)
             oom(r);
             return UINT32_MAX;
         }
+        r->last_th = NULL; /* the threads may have moved */
         th->tid = tid;
         th->ring = calloc(GMA_KRING, sizeof(*th->ring));
         t = (uint32_t)(r->threads.len - 1);
@@ -352,18 +379,23 @@ static uint32_t thread_idx_slow(gma_replay *r, uint64_t tid)
     }
     r->last_tid = tid;
     r->last_thread = t;
-    r->has_last_thread = 1;
+    r->last_th = &GMA_VEC_AT(&r->threads, gma_thread, t);
     return t;
 }
 
-static inline uint32_t thread_idx(gma_replay *r, uint64_t tid)
-{
-    if (r->has_last_thread && r->last_tid == tid)
-        return r->last_thread;
-    return thread_idx_slow(r, tid);
-}
-
 #define THR(r, i) (&GMA_VEC_AT(&(r)->threads, gma_thread, (i)))
+
+/* The thread of tid and its index (*t), NULL when it cannot be had (out of
+ * memory). The last one by address: no multiply by its size per event. */
+static inline gma_thread *thread_get(gma_replay *r, uint64_t tid, uint32_t *t)
+{
+    if (r->last_th && r->last_tid == tid) {
+        *t = r->last_thread;
+        return r->last_th;
+    }
+    *t = thread_idx_slow(r, tid);
+    return *t == UINT32_MAX ? NULL : r->last_th;
+}
 
 static void peaks_settle(gma_replay *r, uint64_t key, uint32_t name)
 {
@@ -469,24 +501,84 @@ static inline uint32_t slot_find(const gma_replay *r, const gma_thread *th, uint
     return UINT32_MAX;
 }
 
-/* The slot for `key` when it is not the thread's newest wait: one in the
- * map, or a new one. Out of line: attribute() keeps the common case short. */
-static __attribute__((noinline)) uint32_t slot_get(gma_replay *r, uint32_t t, uint64_t key)
+/* The attribution of one alloc or free: a settled kernel name, or a slot. */
+typedef struct attr {
+    uint32_t name;  /* GMA_NAME_UNATTR or a kernel name when settled */
+    uint32_t slot;  /* slot + 1 while waiting */
+    uint64_t key;
+} attr;
+
+/* The kernel that settles a new wait for a->key, when it is ahead in the
+ * batch [la, lend) and taking its name now is exactly what the wait would
+ * come to: it is the first kernel of the thread with that key (kernel_record
+ * settles the wait there, so its device must pass dev_get), the records
+ * before it make no wait of their own (each other alloc or free has the
+ * same thread and seq, so it would join this wait, or no thread at all), so
+ * nothing trims the FIFO in between, and its name has a kernel row already
+ * (the settle would create it there, and row order shows in ties). Returns
+ * the kernel record, or NULL: wait in a slot. */
+static inline const gmt_hot *kernel_ahead(const gma_replay *r, const gmt_mem *m, uint64_t key, const gmt_hot *la,
+                                   const gmt_hot *lend)
+{
+    for (const gmt_hot *h = la; h < lend; h++) {
+        if (h->type == GMT_REC_KERNEL) {
+            const gmt_kernel *k = &h->u.kernel;
+            if (k->tid != m->tid || (k->seq & KEY40) != (key & KEY40))
+                continue;
+            uint32_t name = k->name && k->name < GMA_MAX_STRING_ID ? (uint32_t)k->name : NAME_UNNAMED;
+            if (k->device >= GMA_MAX_DEVICES || name >= r->krow_cap || !r->krow_of[name])
+                return NULL;
+            return h;
+        }
+        if (h->type != GMT_REC_ALLOC && h->type != GMT_REC_FREE)
+            continue;
+        const gmt_mem *o = &h->u.mem;
+        if (o->tid == 0 || (o->flags & GMT_MEMF_NO_THREAD) ||
+            (h->type == GMT_REC_ALLOC && (o->flags & GMT_MEMF_BASELINE)))
+            continue;
+        if (o->tid != m->tid || o->seq != m->seq)
+            return NULL;
+    }
+    return NULL;
+}
+
+/* The wait for a->key when it is not the thread's newest: one in the map,
+ * the kernel ahead in the batch (kernel_ahead), or a new slot. Out of line:
+ * attribute() keeps the common case short. */
+static __attribute__((noinline)) void slot_get(gma_replay *r, uint32_t t, attr *a, const gmt_mem *m,
+                                               const gmt_hot *la, const gmt_hot *lend)
 {
     uint32_t si;
+    uint64_t key = a->key;
     /* attribute() checked the thread's newest wait already */
-    if (r->slot_of.count && gma_map_get(&r->slot_of, key, &si))
-        return si;
+    if (r->slot_of.count && gma_map_get(&r->slot_of, key, &si)) {
+        a->slot = si + 1;
+        return;
+    }
     /* Give up old waits first, so the slot made here lives through this
      * record. */
     fifo_trim(r);
+    const gmt_hot *k = kernel_ahead(r, m, key, la, lend);
+    if (k) {
+        /* No slot: the name now. The FIFO still gets an item, one that is
+         * always stale (slot 0 is never used), where the slot's would be:
+         * the item of a settled slot is stale too, and the FIFO's length
+         * decides which waits are given up (GMA_PENDING_MAX). */
+        fifo_push(r, 0);
+        a->name = k->u.kernel.name && k->u.kernel.name < GMA_MAX_STRING_ID ? (uint32_t)k->u.kernel.name
+                                                                            : NAME_UNNAMED;
+        r->dkey = key;
+        r->dname = a->name;
+        r->dk = (uintptr_t)k;
+        return;
+    }
     if (r->free_slot) {
         si = r->free_slot - 1;
         r->free_slot = SLOT(r, si)->next_free;
     } else {
         if (!gma_vec_push(&r->slots)) {
             oom(r);
-            return UINT32_MAX;
+            return;
         }
         si = (uint32_t)(r->slots.len - 1);
     }
@@ -502,35 +594,29 @@ static __attribute__((noinline)) uint32_t slot_get(gma_replay *r, uint32_t t, ui
     gma_thread *th = THR(r, t);
     if (th->cslot && gma_map_put(&r->slot_of, th->ckey, th->cslot - 1) != 0) {
         oom(r);
-        return UINT32_MAX;
+        return;
     }
     th->cslot = si + 1;
     th->ckey = key;
     r->pending++;
     fifo_push(r, ((uint64_t)si << 32) | gen);
-    return si;
+    a->slot = si + 1;
 }
-
-/* The attribution of one alloc or free: a settled kernel name, or a slot. */
-typedef struct attr {
-    uint32_t name;  /* GMA_NAME_UNATTR or a kernel name when settled */
-    uint32_t slot;  /* slot + 1 while waiting */
-    uint64_t key;
-} attr;
 
 /* Inline in on_alloc and on_free, which both run it per event: out of line,
  * its call and the attr returned through registers and back cost a fifth of
  * it. The ring hit and the thread's newest wait are the common cases. */
-static inline __attribute__((always_inline)) attr attribute(gma_replay *r, const gmt_mem *m)
+static inline __attribute__((always_inline)) attr attribute(gma_replay *r, const gmt_mem *m, const gmt_hot *la,
+                                                            const gmt_hot *lend)
 {
     attr a = { GMA_NAME_UNATTR, 0, 0 };
     if (m->tid == 0 || (m->flags & GMT_MEMF_NO_THREAD))
         return a;
-    uint32_t t = thread_idx(r, m->tid);
-    if (t == UINT32_MAX)
+    uint32_t t;
+    gma_thread *th = thread_get(r, m->tid, &t);
+    if (!th)
         return a;
     uint64_t target = m->seq + 1;
-    gma_thread *th = THR(r, t);
     /* The ring holds the kernel only when one with that seq was seen, and
      * then max_seq >= target: mostly the kernel comes after its allocations
      * and the ring's line (64 KiB a thread, L1-cold) is not loaded. */
@@ -544,9 +630,33 @@ static inline __attribute__((always_inline)) attr attribute(gma_replay *r, const
         a.slot = th->cslot;
         return a;
     }
-    uint32_t si = slot_get(r, t, a.key);
-    if (si != UINT32_MAX)
-        a.slot = si + 1;
+    if (la) {
+        /* the kernel ahead in this batch that an earlier record found */
+        if (r->dkey == a.key && r->dk >= (uintptr_t)la) {
+            a.name = r->dname;
+            return a;
+        }
+        /* slot_get's kernel_ahead case inline when the FIFO is empty or
+         * holds one always-stale item: slot_get's trim would drop that item
+         * and push another, which leaves the FIFO as it is. */
+        if (!r->slot_of.count &&
+            (r->fifo_len ? r->fifo_len == 1 && r->fifo[r->fifo_head] == 0 : r->fifo_cap != 0)) {
+            const gmt_hot *k = kernel_ahead(r, m, a.key, la, lend);
+            if (k) {
+                if (!r->fifo_len) {
+                    r->fifo[r->fifo_head] = 0;
+                    r->fifo_len = 1;
+                }
+                a.name = k->u.kernel.name && k->u.kernel.name < GMA_MAX_STRING_ID ? (uint32_t)k->u.kernel.name
+                                                                                  : NAME_UNNAMED;
+                r->dkey = a.key;
+                r->dname = a.name;
+                r->dk = (uintptr_t)k;
+                return a;
+            }
+        }
+    }
+    slot_get(r, t, &a, m, la, lend);
     return a;
 }
 
@@ -568,8 +678,7 @@ static inline __attribute__((always_inline)) void attr_account(gma_replay *r, co
         }
         return;
     }
-    uint32_t kr = krow_for(r, a->name); /* may grow the rows: index first */
-    gma_krow *k = KROW(r, kr);
+    gma_krow *k = krow_get(r, a->name);
     if (is_alloc) {
         k->alloc_bytes += bytes;
         k->alloc_count++;
@@ -731,6 +840,7 @@ static gma_steprow *step_row_slow(gma_replay *r, uint64_t step)
             oom(r);
             return NULL;
         }
+        r->last_step_row = NULL; /* the rows may have moved */
         s->step = step;
         i = (uint32_t)(r->steps.len - 1);
         if (gma_map_put(&r->step_of, step, i) != 0) {
@@ -739,15 +849,15 @@ static gma_steprow *step_row_slow(gma_replay *r, uint64_t step)
         }
     }
     r->last_step_key = step;
-    r->last_step_row = i;
-    r->has_last_step = 1;
-    return STEPROW(r, i);
+    r->last_step_row = STEPROW(r, i);
+    return r->last_step_row;
 }
 
 static inline gma_steprow *step_row(gma_replay *r, uint64_t step)
 {
-    if (r->has_last_step && r->last_step_key == step)
-        return STEPROW(r, r->last_step_row);
+    /* the row's address, not its index: no multiply by its size per event */
+    if (r->last_step_row && r->last_step_key == step)
+        return r->last_step_row;
     return step_row_slow(r, step);
 }
 
@@ -1057,7 +1167,8 @@ static inline __attribute__((always_inline)) void entry_dead(gma_replay *r, uint
  * a window begin repeats hundreds of live allocations as baseline records,
  * and the events in between are never baseline. */
 static inline __attribute__((always_inline)) void alloc_record(gma_replay *r, const gmt_mem *m, const int baseline,
-                                                                 const int plain)
+                                                                 const int plain, const gmt_hot *la,
+                                                                 const gmt_hot *lend)
 {
     gma_dev *D = dev_get(r, m->device);
     if (!D)
@@ -1126,7 +1237,7 @@ static inline __attribute__((always_inline)) void alloc_record(gma_replay *r, co
     }
     attr a = { baseline ? GMA_NAME_BASELINE : GMA_NAME_UNATTR, 0, 0 };
     if (!baseline)
-        a = attribute(r, m);
+        a = attribute(r, m, la, lend);
     uint64_t live_after = host ? D->live_host : D->live;
     uint32_t rname = baseline ? GMA_NAME_BASELINE : range_of_event(r, m->range, m->bytes, 1, live_after, acc);
 
@@ -1221,12 +1332,23 @@ static inline __attribute__((always_inline)) void alloc_record(gma_replay *r, co
         arow_offer(r, ei);
 }
 
-static __attribute__((noinline)) void on_alloc(gma_replay *r, const gmt_mem *m) { alloc_record(r, m, 0, 0); }
-static __attribute__((noinline)) void on_baseline(gma_replay *r, const gmt_mem *m) { alloc_record(r, m, 1, 0); }
-static __attribute__((noinline)) void on_alloc_plain(gma_replay *r, const gmt_mem *m) { alloc_record(r, m, 0, 1); }
-static __attribute__((noinline)) void on_baseline_plain(gma_replay *r, const gmt_mem *m) { alloc_record(r, m, 1, 1); }
+static __attribute__((noinline)) void on_alloc(gma_replay *r, const gmt_mem *m) { alloc_record(r, m, 0, 0, NULL, NULL); }
+static __attribute__((noinline)) void on_baseline(gma_replay *r, const gmt_mem *m)
+{
+    alloc_record(r, m, 1, 0, NULL, NULL);
+}
+static __attribute__((noinline)) void on_alloc_plain(gma_replay *r, const gmt_mem *m)
+{
+    alloc_record(r, m, 0, 1, NULL, NULL);
+}
+static __attribute__((noinline)) void on_baseline_plain(gma_replay *r, const gmt_mem *m)
+{
+    alloc_record(r, m, 1, 1, NULL, NULL);
+}
 
-static inline __attribute__((always_inline)) void free_record(gma_replay *r, const gmt_mem *m, const int plain)
+/* la, lend: the records after this one in the batch (NULL outside one). */
+static inline __attribute__((always_inline)) void free_record(gma_replay *r, const gmt_mem *m, const int plain,
+                                                                const gmt_hot *la, const gmt_hot *lend)
 {
     gma_dev *D = dev_get(r, m->device);
     if (!D)
@@ -1260,7 +1382,7 @@ static inline __attribute__((always_inline)) void free_record(gma_replay *r, con
         if (p_dev(r, plain, e->device))
             r->live_total -= bytes;
     }
-    attr a = attribute(r, m);
+    attr a = attribute(r, m, la, lend);
     e = ENT(r, ei);
     uint32_t src = e->source;
     if (acc && !host && (!D->has_peak || live_before > D->peak)) {
@@ -1312,8 +1434,11 @@ static inline __attribute__((always_inline)) void free_record(gma_replay *r, con
     entry_dead(r, ei, m->ts, 0, plain);
 }
 
-static __attribute__((noinline)) void on_free(gma_replay *r, const gmt_mem *m) { free_record(r, m, 0); }
-static __attribute__((noinline)) void on_free_plain(gma_replay *r, const gmt_mem *m) { free_record(r, m, 1); }
+static __attribute__((noinline)) void on_free(gma_replay *r, const gmt_mem *m) { free_record(r, m, 0, NULL, NULL); }
+static __attribute__((noinline)) void on_free_plain(gma_replay *r, const gmt_mem *m)
+{
+    free_record(r, m, 1, NULL, NULL);
+}
 
 /* ---- other records ------------------------------------------------------------------ */
 
@@ -1326,9 +1451,9 @@ static inline __attribute__((always_inline)) void kernel_record(gma_replay *r, c
     note_ts(r, k->end);
     uint32_t name = k->name && k->name < GMA_MAX_STRING_ID ? (uint32_t)k->name : NAME_UNNAMED;
     if (k->tid) {
-        uint32_t t = thread_idx(r, k->tid);
-        if (t != UINT32_MAX) {
-            gma_thread *th = THR(r, t);
+        uint32_t t;
+        gma_thread *th = thread_get(r, k->tid, &t);
+        if (th) {
             struct gma_kslot *ks = &th->ring[k->seq % GMA_KRING];
             ks->seq = k->seq;
             ks->name = name;
@@ -1345,8 +1470,7 @@ static inline __attribute__((always_inline)) void kernel_record(gma_replay *r, c
     if (!p_win(r, plain, w) || !p_dev(r, plain, k->device) || !p_step(r, plain, k->step))
         return;
     uint64_t dur = k->end > k->start ? k->end - k->start : 0;
-    uint32_t kri = krow_for(r, name); /* may grow the rows: index first */
-    gma_krow *kr = KROW(r, kri);
+    gma_krow *kr = krow_get(r, name);
     if (k->flags & GMT_KERNF_LAUNCH) {
         /* a launch time (start = end): counted, but no GPU time to add */
         kr->launch_calls++;
@@ -1662,8 +1786,6 @@ static void on_device(gma_replay *r, const gmt_device *d)
 static inline __attribute__((always_inline)) int replay_record(gma_replay *r, const gmt_record *rec, const int plain)
 {
     r->records++;
-    if ((unsigned)rec->type < GMT_REC_TYPE_MAX_)
-        r->by_type[rec->type]++;
     switch (rec->type) {
     case GMT_REC_ALLOC:
         if (rec->u.mem.flags & GMT_MEMF_BASELINE)
@@ -1707,20 +1829,20 @@ static inline __attribute__((always_inline)) int replay_record(gma_replay *r, co
 int gma_replay_record(gma_replay *r, const gmt_record *rec) { return replay_record(r, rec, 0); }
 
 /* replay_record for a record of a batch (gmt_hot: the hot types only). */
-static inline __attribute__((always_inline)) int replay_hot(gma_replay *r, const gmt_hot *h, const int plain)
+static inline __attribute__((always_inline)) int replay_hot(gma_replay *r, const gmt_hot *h, const gmt_hot *end,
+                                                           const int plain)
 {
-    r->records++;
-    r->by_type[h->type]++;
+    /* r->records: read_loop counts a batch at once */
     /* the handlers inline here, their one hot call site; replay_record
      * calls their out-of-line copies */
     switch (h->type) {
     case GMT_REC_ALLOC:
         if (h->u.mem.flags & GMT_MEMF_BASELINE)
-            alloc_record(r, &h->u.mem, 1, plain);
+            alloc_record(r, &h->u.mem, 1, plain, NULL, NULL);
         else
-            alloc_record(r, &h->u.mem, 0, plain);
+            alloc_record(r, &h->u.mem, 0, plain, h + 1, end);
         break;
-    case GMT_REC_FREE: free_record(r, &h->u.mem, plain); break;
+    case GMT_REC_FREE: free_record(r, &h->u.mem, plain, h + 1, end); break;
     case GMT_REC_KERNEL: kernel_record(r, &h->u.kernel, plain); break;
     case GMT_REC_MEMCPY: on_copy(r, &h->u.copy, 0); break;
     case GMT_REC_MEMSET: on_copy(r, &h->u.copy, 1); break;
@@ -1742,6 +1864,7 @@ int gma_replay_init(gma_replay *r, const gma_opts *opt, const char *path)
     r->path = path;
     r->cur_win = -1;
     r->baseline_win = -1;
+    r->last_dev = UINT64_MAX;
     gma_vec_init(&r->entries, sizeof(gma_entry));
     gma_vec_init(&r->threads, sizeof(gma_thread));
     gma_vec_init(&r->slots, sizeof(gma_slot));
@@ -1755,8 +1878,9 @@ int gma_replay_init(gma_replay *r, const gma_opts *opt, const char *path)
     gma_vec_init(&r->arows, sizeof(uint32_t));
     r->arow_time_key = opt->by == GMA_BY_ALLOC && opt->sort == GMA_SORT_TIME;
     r->rring = calloc(GMA_RRING, sizeof(*r->rring));
-    /* Row 0 of kernels and ranges is "(unattributed)". */
-    if (!r->rring || !gma_vec_push(&r->krows) || !gma_vec_push(&r->rrows) ||
+    /* Row 0 of kernels and ranges is "(unattributed)"; slot 0 is never
+     * used (slot_get's always-stale FIFO item names it). */
+    if (!r->rring || !gma_vec_push(&r->krows) || !gma_vec_push(&r->rrows) || !gma_vec_push(&r->slots) ||
         gma_vec_reserve(&r->entries, 1024) != 0) {
         gma_replay_free(r);
         return -1;
@@ -1851,9 +1975,16 @@ static inline __attribute__((always_inline)) int read_loop(gma_replay *r, gmt_re
     gmt_record rec;
     for (;;) {
         size_t n = gmt_reader_next_hot(rd, hot, GMA_READ_BATCH);
-        for (const gmt_hot *h = hot, *end = hot + n; h < end; h++)
-            if (replay_hot(r, h, plain) != 0)
+        r->dk = 0; /* the batch's records are new: no kernel ahead yet */
+        /* counted at once (the handlers do not read the count); a failed
+         * record is the last one counted, as when they were one by one */
+        r->records += n;
+        for (const gmt_hot *h = hot, *end = hot + n; h < end; h++) {
+            if (replay_hot(r, h, end, plain) != 0) {
+                r->records -= (uint64_t)(end - h - 1);
                 return 1;
+            }
+        }
         if (n == GMA_READ_BATCH)
             continue;
         if (gmt_reader_next(rd, &rec) <= 0)
