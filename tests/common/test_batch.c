@@ -136,22 +136,6 @@ static void check_input(const uint8_t *p, size_t n, const char *what)
             compare_loops(p, n, caps[c], pext, what);
 }
 
-static tu_buf synth_trace(uint64_t seed, uint64_t events, size_t frame_bytes)
-{
-    char path[256];
-    tu_tmp_path(path, sizeof path, "batch");
-    gmt_synth_opts o;
-    gmt_synth_opts_default(&o);
-    o.events = events;
-    o.seed = seed;
-    o.layers = 2;
-    gmt_writer_opts wo = { 1, frame_bytes };
-    REQUIRE(gmt_synth_write(path, &o, &wo, NULL) == GMT_OK, "synth");
-    tu_buf b = tu_slurp(path);
-    unlink(path);
-    return b;
-}
-
 /* Random records of every type (edge values included), mostly of the hot
  * types so that runs are long. */
 static tu_buf random_trace(uint64_t seed, size_t count, size_t frame_bytes)
@@ -207,7 +191,7 @@ int main(int argc, char **argv)
     tu_rng g = { 42 };
     for (uint64_t seed = 1; seed <= 3; seed++) {
         static const size_t frames[] = { 4096, 65536, 1u << 20 };
-        tu_buf b = synth_trace(seed, 60000, frames[seed - 1]);
+        tu_buf b = tu_synth_trace("batch", seed, 60000, frames[seed - 1]);
         snprintf(what, sizeof what, "synth seed %llu", (unsigned long long)seed);
         check_input(b.p, b.n, what);
         for (int k = 0; k < 12; k++) {

@@ -99,22 +99,6 @@ static void mutate(tu_rng *g, uint8_t *p, size_t *n, size_t cap, const uint8_t *
     }
 }
 
-static tu_buf synth_trace(uint64_t seed, uint64_t events, size_t frame_bytes)
-{
-    char path[256];
-    tu_tmp_path(path, sizeof path, "corrupt");
-    gmt_synth_opts o;
-    gmt_synth_opts_default(&o);
-    o.events = events;
-    o.seed = seed;
-    o.layers = 2;
-    gmt_writer_opts wo = { 1, frame_bytes };
-    REQUIRE(gmt_synth_write(path, &o, &wo, NULL) == GMT_OK, "synth");
-    tu_buf b = tu_slurp(path);
-    unlink(path);
-    return b;
-}
-
 /* The decompressed stream of a trace (all frames concatenated). */
 static tu_buf decompress_all(const tu_buf *z)
 {
@@ -173,8 +157,8 @@ int main(int argc, char **argv)
     unsigned iters = argc > 1 ? (unsigned)atoi(argv[1]) : 2000;
     signal(SIGALRM, on_alarm);
     alarm(300);
-    tu_buf a = synth_trace(1, 2500, 1500);
-    tu_buf b = synth_trace(2, 3000, 800);
+    tu_buf a = tu_synth_trace("corrupt", 1, 2500, 1500);
+    tu_buf b = tu_synth_trace("corrupt", 2, 3000, 800);
     fprintf(stderr, "base traces: %zu and %zu bytes\n", a.n, b.n);
     tu_buf raw = decompress_all(&a);
     size_t cap = a.n * 2 + raw.n * 2 + 4096;

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "gmt_io.h"
+#include "synth.h"
 
 static int tu_failures;
 
@@ -496,6 +497,26 @@ static inline gmt_status tu_write_records(const char *path, const tu_rec *recs, 
         *frames_out = gmt_writer_frames(w);
     gmt_status cst = gmt_writer_close(w);
     return st != GMT_OK ? st : cst;
+}
+
+
+/* The bytes of a gmem-synth trace of `events` events (seed, two layers,
+ * zstd level 1, frames of frame_bytes), written to a temporary file named
+ * after tag and read back. */
+static inline tu_buf tu_synth_trace(const char *tag, uint64_t seed, uint64_t events, size_t frame_bytes)
+{
+    char path[256];
+    tu_tmp_path(path, sizeof path, tag);
+    gmt_synth_opts o;
+    gmt_synth_opts_default(&o);
+    o.events = events;
+    o.seed = seed;
+    o.layers = 2;
+    gmt_writer_opts wo = { 1, frame_bytes };
+    REQUIRE(gmt_synth_write(path, &o, &wo, NULL) == GMT_OK, "synth");
+    tu_buf b = tu_slurp(path);
+    unlink(path);
+    return b;
 }
 
 #endif
