@@ -148,29 +148,22 @@ show() {
         printf "%-22s %10.2f %10.2f %14.1f %14.1f %7.1f MiB\n", $1, $2, cpu,
                ($2 > 0 ? n / $2 / 1e6 : 0), (cpu > 0 ? n / cpu / 1e6 : 0), $5 / 1024 }'
 }
-if [ -z "$base_floor" ]; then
-    rbest= bbest=
-    i=0
-    while [ "$i" -lt "$runs" ]; do
-        rbest=$(pick_best "$rbest" "$(run1 "reader-only" "$floor_bin" "$trace")")
-        bbest=$(pick_best "$bbest" "$(run1 "reader-only(batch)" "$floor_bin.batch" "$trace")")
-        i=$((i + 1))
-    done
-    show "$rbest"
-    show "$bbest"
-else
-    fbest= rbest= bbest=
-    i=0
-    while [ "$i" -lt "$runs" ]; do
+# the reader-only runs (and the baseline's, with BASE_LIB), taking turns
+fbest= rbest= bbest=
+i=0
+while [ "$i" -lt "$runs" ]; do
+    if [ -n "$base_floor" ]; then
         fbest=$(pick_best "$fbest" "$(run1 "reader-only(base)" "$base_floor" "$base_trace")")
-        rbest=$(pick_best "$rbest" "$(run1 "reader-only" "$floor_bin" "$trace")")
-        bbest=$(pick_best "$bbest" "$(run1 "reader-only(batch)" "$floor_bin.batch" "$trace")")
-        i=$((i + 1))
-    done
+    fi
+    rbest=$(pick_best "$rbest" "$(run1 "reader-only" "$floor_bin" "$trace")")
+    bbest=$(pick_best "$bbest" "$(run1 "reader-only(batch)" "$floor_bin.batch" "$trace")")
+    i=$((i + 1))
+done
+if [ -n "$base_floor" ]; then
     show "$fbest"
-    show "$rbest"
-    show "$bbest"
 fi
+show "$rbest"
+show "$bbest"
 if [ -z "${BASE:-}" ]; then
     show "$(run "gmem-analyze" "$build/bin/gmem-analyze" "$trace")"
 else
