@@ -47,24 +47,23 @@
 
 static long g_launches = 1000000;
 
-/* CPU time of the calling thread: a shared, loaded machine (CI) must not
- * count time the thread spent preempted. */
-static uint64_t now_ns(void)
+static uint64_t clock_ns(clockid_t id)
 {
     struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    clock_gettime(id, &ts);
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
+
+/* CPU time of the calling thread: a shared, loaded machine (CI) must not
+ * count time the thread spent preempted. */
+static uint64_t now_ns(void) { return clock_ns(CLOCK_THREAD_CPUTIME_ID); }
+
+/* Around a single launch (COLD_KIB): the thread's CPU clock is a system
+ * call, the monotonic one is not. */
+static uint64_t mono_ns(void) { return clock_ns(CLOCK_MONOTONIC); }
 
 static int g_threads;
 static size_t g_cold; /* bytes read between two launches (COLD_KIB) */
-
-static uint64_t mono_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 /* Reads every cache line of buf once: the lines the callbacks used are
  * evicted from the caches this thread's core has. */
