@@ -25,7 +25,8 @@ static void usage(FILE *f)
             "  -l, --level L        zstd level 1..19 (default 3)\n"
             "  -f, --frame-bytes B  end a zstd frame after B bytes of input (default 1M)\n"
             "  -L, --layers N       transformer layers, 1..256 (default 12)\n"
-            "  -c, --schedule W,U,A wait, warmup and active steps per cycle (default 1,1,3)\n"
+            "  -c, --schedule W,U,A wait, warmup and active steps per cycle, each 0..1000,\n"
+            "                       A >= 1 (default 1,1,3)\n"
             "  -r, --rank R         the trace of rank R (header rank; device R %% 8; a per-rank\n"
             "                       cudaMalloc buffer of (R %% 8 + 1) x 8 MiB before the first window)\n"
             "  -w, --world-size W   the header's world size (ranks 0..W-1)\n"
@@ -131,7 +132,7 @@ int main(int argc, char **argv)
             char tail;
             if (sscanf(optarg, "%u,%u,%u%c", &w, &u, &a, &tail) != 3 || a == 0 || w > 1000 || u > 1000 ||
                 a > 1000)
-                return bad("--schedule (W,U,A with A >= 1)", optarg);
+                return bad("--schedule (W,U,A: each 0..1000, A >= 1)", optarg);
             o.wait = w;
             o.warmup = u;
             o.active = a;

@@ -21,6 +21,8 @@ expect 2 "negative number" -- "$synth" --events -5 -o "$dir/t.zst"
 expect 2 "zero events" -- "$synth" --events 0 -o "$dir/t.zst"
 expect 2 "level out of range" -- "$synth" --events 100 --level 30 -o "$dir/t.zst"
 expect 2 "bad schedule" -- "$synth" --events 100 --schedule 1,1 -o "$dir/t.zst"
+expect 2 "schedule too long" -- "$synth" --events 100 --schedule 0,0,1001 -o "$dir/t.zst"
+grep -q "each 0..1000" "$dir/err" || { echo "FAIL: schedule message gives no range"; cat "$dir/err"; fail=1; }
 expect 2 "unknown option" -- "$synth" --bogus
 grep -q "unknown option" "$dir/err" || { echo "FAIL: unknown option message"; fail=1; }
 expect 2 "missing value" -- "$synth" --events
