@@ -52,7 +52,7 @@ const char *gmt_type_name(gmt_type t)
         [GMT_REC_STATS] = "stats",           [GMT_REC_TRAILER] = "trailer",
         /* the stream-only forms (1.2), for dumps of the raw bytes */
         [GMT_WIRE_KERNEL_REF] = "kernel_ref", [GMT_WIRE_ALLOC_REF] = "alloc_ref",
-        [GMT_WIRE_FREE_REF] = "free_ref",
+        [GMT_WIRE_FREE_REF] = "free_ref", [GMT_WIRE_TIMES] = "times",
     };
     /* An enum value may be anything a caller cast into it. */
     return NAME_OF(tab, (uint64_t)(unsigned)t);
@@ -105,9 +105,31 @@ const char *gmt_copy_kind_name(uint64_t kind)
 void gmt_codec_reset(gmt_codec *c)
 {
     memset(&c->d, 0, sizeof c->d);
+    c->tsink = NULL;
+    c->tsink_len = c->tsink_cap = 0;
+    c->tsep = 0;
+    c->tp = c->tend = NULL;
     c->shapes.n = 0;
     c->ctxs.n = 0;
 }
+
+void gmt_codec_set_time_sink(gmt_codec *c, uint8_t *buf, size_t cap)
+{
+    c->tsink = buf;
+    c->tsink_len = 0;
+    c->tsink_cap = buf ? cap : 0;
+}
+
+size_t gmt_codec_time_len(const gmt_codec *c) { return c->tsink_len; }
+
+void gmt_codec_set_time_source(gmt_codec *c, const uint8_t *times, size_t len)
+{
+    c->tsep = 1;
+    c->tp = times;
+    c->tend = times ? times + len : times;
+}
+
+size_t gmt_codec_time_left(const gmt_codec *c) { return c->tsep ? (size_t)(c->tend - c->tp) : 0; }
 
 static size_t varint_len(uint64_t v)
 {
@@ -209,6 +231,7 @@ typedef struct ocur {
     uint8_t *p;
     uint8_t *end;
     int bad;
+    struct ocur *t; /* where the time fields go: itself (1.x) or the time stream (2.0) */
 } ocur;
 
 static inline void put_v(ocur *c, uint64_t v)
@@ -275,8 +298,8 @@ static uint64_t tag_ndev(const gmt_tag *t)
  * (back-to-back kernels on a stream give small gaps), then the duration. */
 static inline void put_gpu_time(ocur *c, gmt_deltas *s, uint64_t start, uint64_t end)
 {
-    put_delta(c, &s->last_gpu, start);
-    put_v(c, end - start);
+    put_delta(c->t, &s->last_gpu, start);
+    put_v(c->t, end - start);
     s->last_gpu = end;
 }
 
@@ -294,7 +317,7 @@ static void put_mem(ocur *c, gmt_deltas *s, const gmt_mem *m)
     put_delta(c, &s->last_rid, m->range);
     put_delta(c, &s->last_seq, m->seq);
     put_delta(c, &s->last_step, m->step);
-    put_delta(c, &s->last_ts, m->ts);
+    put_delta(c->t, &s->last_ts, m->ts);
 }
 
 static void put_kernel(ocur *c, gmt_deltas *s, const gmt_kernel *k)
@@ -333,7 +356,7 @@ static void put_mem_ref(ocur *c, gmt_deltas *s, const gmt_mem *m, uint64_t idx)
     put_delta(c, &s->last_rid, m->range);
     put_delta(c, &s->last_seq, m->seq);
     put_delta(c, &s->last_step, m->step);
-    put_delta(c, &s->last_ts, m->ts);
+    put_delta(c->t, &s->last_ts, m->ts);
 }
 
 /* KERNEL_REF (1.2): the shape's index instead of name, grid, block,
@@ -424,13 +447,13 @@ static void put_payload(ocur *c, gmt_deltas *s, const gmt_record *r)
             s->last_rid = g->id; /* the open range is what follows refers to */
             put_v(c, g->name);
         }
-        put_delta(c, &s->last_ts, g->ts);
+        put_delta(c->t, &s->last_ts, g->ts);
         break;
     }
     case GMT_REC_MARK:
         put_v(c, r->u.mark.tid);
         put_v(c, r->u.mark.name);
-        put_delta(c, &s->last_ts, r->u.mark.ts);
+        put_delta(c->t, &s->last_ts, r->u.mark.ts);
         break;
     case GMT_REC_TAG: {
         const gmt_tag *t = &r->u.tag;
@@ -445,34 +468,34 @@ static void put_payload(ocur *c, gmt_deltas *s, const gmt_record *r)
             put_v(c, t->dev[i].driver_free);
             put_v(c, t->dev[i].driver_total);
         }
-        put_delta(c, &s->last_ts, t->ts);
+        put_delta(c->t, &s->last_ts, t->ts);
         break;
     }
     case GMT_REC_STEP:
         put_delta(c, &s->last_step, r->u.step.step);
         put_v(c, r->u.step.phase);
         put_v(c, r->u.step.source);
-        put_delta(c, &s->last_ts, r->u.step.ts);
+        put_delta(c->t, &s->last_ts, r->u.step.ts);
         break;
     case GMT_REC_WINDOW_BEGIN:
         put_v(c, r->u.wbegin.window);
         put_delta(c, &s->last_step, r->u.wbegin.step);
         put_v(c, r->u.wbegin.baseline_count);
         put_v(c, r->u.wbegin.baseline_bytes);
-        put_delta(c, &s->last_ts, r->u.wbegin.ts);
+        put_delta(c->t, &s->last_ts, r->u.wbegin.ts);
         break;
     case GMT_REC_WINDOW_END:
         put_v(c, r->u.wend.window);
         put_delta(c, &s->last_step, r->u.wend.step);
         put_v(c, r->u.wend.reason);
-        put_delta(c, &s->last_ts, r->u.wend.ts);
+        put_delta(c->t, &s->last_ts, r->u.wend.ts);
         break;
     case GMT_REC_MEMSAMPLE:
         put_v(c, r->u.sample.device);
         put_v(c, r->u.sample.used);
         put_v(c, r->u.sample.free_);
         put_v(c, r->u.sample.total);
-        put_delta(c, &s->last_ts, r->u.sample.ts);
+        put_delta(c->t, &s->last_ts, r->u.sample.ts);
         break;
     case GMT_REC_STATS: {
         const gmt_stats *t = &r->u.stats;
@@ -484,13 +507,13 @@ static void put_payload(ocur *c, gmt_deltas *s, const gmt_record *r)
         put_v(c, t->own_host_bytes);
         put_v(c, t->bytes_written);
         put_v(c, t->unmatched_corr);
-        put_delta(c, &s->last_ts, t->ts);
+        put_delta(c->t, &s->last_ts, t->ts);
         break;
     }
     case GMT_REC_TRAILER:
         put_v(c, r->u.trailer.records);
         put_v(c, r->u.trailer.status);
-        put_delta(c, &s->last_ts, r->u.trailer.ts);
+        put_delta(c->t, &s->last_ts, r->u.trailer.ts);
         break;
     default:
         c->bad = 1;
@@ -555,14 +578,17 @@ size_t gmt_encode(gmt_codec *c, const gmt_record *r, uint8_t *out, size_t cap)
     out[0] = wire;
     /* Most payloads are < 128 bytes: encode them after a 1-byte length and
      * move them only in the rare case of a longer one. */
-    ocur cur = { out + 2, out + cap, 0 };
+    ocur cur = { out + 2, out + cap, 0, NULL };
+    ocur tcur = { c->tsink ? c->tsink + c->tsink_len : NULL, c->tsink ? c->tsink + c->tsink_cap : NULL, 0, NULL };
+    tcur.t = &tcur;
+    cur.t = c->tsink ? &tcur : &cur;
     if (wire == GMT_WIRE_KERNEL_REF)
         put_kernel_ref(&cur, &s, &r->u.kernel, (uint64_t)idx);
     else if (idx >= 0)
         put_mem_ref(&cur, &s, &r->u.mem, (uint64_t)idx);
     else
         put_payload(&cur, &s, r);
-    if (cur.bad)
+    if (cur.bad || tcur.bad)
         return 0;
     size_t plen = (size_t)(cur.p - (out + 2));
     size_t lb = varint_len(plen);
@@ -572,6 +598,8 @@ size_t gmt_encode(gmt_codec *c, const gmt_record *r, uint8_t *out, size_t cap)
         memmove(out + 1 + lb, out + 2, plen);
     gmt_varint_put(out + 1, lb, plen);
     c->d = s;
+    if (c->tsink)
+        c->tsink_len = (size_t)(tcur.p - c->tsink);
     if (tab && idx < 0 && tab->n < GMT_TAB_CAP)
         gmt_tab_add(tab, ent, words, key, where);
     return 1 + lb + plen;
@@ -591,6 +619,7 @@ typedef struct icur {
     const uint8_t *end;
     const uint8_t *lim;
     int bad;
+    struct icur *t;
 } icur;
 
 static inline __attribute__((always_inline)) void cur_bad(icur *c)
@@ -666,8 +695,8 @@ static void get_bytes(icur *c, gmt_bytes *b)
 
 static inline void get_gpu_time(icur *c, gmt_deltas *s, uint64_t *start, uint64_t *end)
 {
-    *start = get_delta(c, &s->last_gpu);
-    *end = *start + get_v(c);
+    *start = get_delta(c->t, &s->last_gpu);
+    *end = *start + get_v(c->t);
     s->last_gpu = *end;
 }
 
@@ -685,7 +714,7 @@ static void get_mem(icur *c, gmt_deltas *s, gmt_mem *m)
     m->range = get_delta(c, &s->last_rid);
     m->seq = get_delta(c, &s->last_seq);
     m->step = get_delta(c, &s->last_step);
-    m->ts = get_delta(c, &s->last_ts);
+    m->ts = get_delta(c->t, &s->last_ts);
 }
 
 static void get_kernel(icur *c, gmt_deltas *s, gmt_kernel *k)
@@ -724,7 +753,7 @@ static uint64_t get_mem_ref(icur *c, gmt_deltas *s, gmt_mem *m)
     m->range = get_delta(c, &s->last_rid);
     m->seq = get_delta(c, &s->last_seq);
     m->step = get_delta(c, &s->last_step);
-    m->ts = get_delta(c, &s->last_ts);
+    m->ts = get_delta(c->t, &s->last_ts);
     return idx;
 }
 
@@ -824,13 +853,13 @@ static void get_payload(icur *c, gmt_deltas *s, gmt_record *r)
             g->parent = 0;
             g->name = 0;
         }
-        g->ts = get_delta(c, &s->last_ts);
+        g->ts = get_delta(c->t, &s->last_ts);
         break;
     }
     case GMT_REC_MARK:
         r->u.mark.tid = get_v(c);
         r->u.mark.name = get_v(c);
-        r->u.mark.ts = get_delta(c, &s->last_ts);
+        r->u.mark.ts = get_delta(c->t, &s->last_ts);
         break;
     case GMT_REC_TAG: {
         gmt_tag *t = &r->u.tag;
@@ -849,34 +878,34 @@ static void get_payload(icur *c, gmt_deltas *s, gmt_record *r)
             t->dev[i].driver_free = get_v(c);
             t->dev[i].driver_total = get_v(c);
         }
-        t->ts = get_delta(c, &s->last_ts);
+        t->ts = get_delta(c->t, &s->last_ts);
         break;
     }
     case GMT_REC_STEP:
         r->u.step.step = get_delta(c, &s->last_step);
         r->u.step.phase = get_v(c);
         r->u.step.source = get_v(c);
-        r->u.step.ts = get_delta(c, &s->last_ts);
+        r->u.step.ts = get_delta(c->t, &s->last_ts);
         break;
     case GMT_REC_WINDOW_BEGIN:
         r->u.wbegin.window = get_v(c);
         r->u.wbegin.step = get_delta(c, &s->last_step);
         r->u.wbegin.baseline_count = get_v(c);
         r->u.wbegin.baseline_bytes = get_v(c);
-        r->u.wbegin.ts = get_delta(c, &s->last_ts);
+        r->u.wbegin.ts = get_delta(c->t, &s->last_ts);
         break;
     case GMT_REC_WINDOW_END:
         r->u.wend.window = get_v(c);
         r->u.wend.step = get_delta(c, &s->last_step);
         r->u.wend.reason = get_v(c);
-        r->u.wend.ts = get_delta(c, &s->last_ts);
+        r->u.wend.ts = get_delta(c->t, &s->last_ts);
         break;
     case GMT_REC_MEMSAMPLE:
         r->u.sample.device = get_v(c);
         r->u.sample.used = get_v(c);
         r->u.sample.free_ = get_v(c);
         r->u.sample.total = get_v(c);
-        r->u.sample.ts = get_delta(c, &s->last_ts);
+        r->u.sample.ts = get_delta(c->t, &s->last_ts);
         break;
     case GMT_REC_STATS: {
         gmt_stats *t = &r->u.stats;
@@ -888,13 +917,13 @@ static void get_payload(icur *c, gmt_deltas *s, gmt_record *r)
         t->own_host_bytes = get_v(c);
         t->bytes_written = get_v(c);
         t->unmatched_corr = get_v(c);
-        t->ts = get_delta(c, &s->last_ts);
+        t->ts = get_delta(c->t, &s->last_ts);
         break;
     }
     case GMT_REC_TRAILER:
         r->u.trailer.records = get_v(c);
         r->u.trailer.status = get_v(c);
-        r->u.trailer.ts = get_delta(c, &s->last_ts);
+        r->u.trailer.ts = get_delta(c->t, &s->last_ts);
         break;
     default:
         c->bad = 1;
@@ -933,8 +962,8 @@ gmt_status gmt_decode(gmt_codec *c, const uint8_t *in, size_t len, gmt_record *r
         *used = total;
         return GMT_E_TYPE;
     }
-    if (len >= GMT_FAST_MARGIN && lb == 1) {
-        size_t n = gmt_decode_hot(c, in, r);
+    if (len >= GMT_FAST_MARGIN && lb == 1 && (!c->tsep || (size_t)(c->tend - c->tp) >= GMT_FAST_TIME_MARGIN)) {
+        size_t n = c->tsep ? gmt_decode_hot_t(c, in, r) : gmt_decode_hot(c, in, r);
         if (n == total)
             return *used = total, GMT_OK;
         if (n == GMT_FAST_BAD)
@@ -945,7 +974,10 @@ gmt_status gmt_decode(gmt_codec *c, const uint8_t *in, size_t len, gmt_record *r
      * the compiler reload the copy with 16-byte loads right after its
      * 8-byte stores: a store-forwarding stall on every record.) */
     gmt_deltas saved = c->d;
-    icur cur = { in + 1 + lb, in + total, in + len, 0 };
+    icur cur = { in + 1 + lb, in + total, in + len, 0, NULL };
+    icur tcur = { c->tp, c->tend, c->tend, 0, NULL };
+    tcur.t = &tcur;
+    cur.t = c->tsep ? &tcur : &cur;
     if (type == GMT_WIRE_KERNEL_REF) {
         r->type = GMT_REC_KERNEL;
         uint64_t idx = get_kernel_ref(&cur, &c->d, &r->u.kernel);
@@ -964,10 +996,12 @@ gmt_status gmt_decode(gmt_codec *c, const uint8_t *in, size_t len, gmt_record *r
         r->type = (gmt_type)type;
         get_payload(&cur, &c->d, r);
     }
-    if (cur.bad) {
+    if (cur.bad || tcur.bad) {
         c->d = saved;
         return GMT_E_CORRUPT;
     }
+    if (c->tsep)
+        c->tp = tcur.p;
     /* A good plain record's shape or context joins its table (the rule of
      * codec_fast.h, which the encoder mirrors). */
     if (type == GMT_REC_KERNEL)

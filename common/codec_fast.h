@@ -159,6 +159,11 @@ static inline __attribute__((always_inline)) void gmt_ctx_put(const gmt_codec *c
  */
 #define GMT_FAST_FIELDS 21u /* KERNEL: 20 fields and the 1.1 flags */
 #define GMT_FAST_MARGIN 256u
+/* Format 2.0: the time fields are read from the frame's time stream, as
+ * unchecked as the rest when this many of its bytes remain (a record has at
+ * most two time fields); a time past the stream's end refuses the record
+ * like a field past its payload. */
+#define GMT_FAST_TIME_MARGIN 20u
 _Static_assert(4u + 10u * (GMT_FAST_FIELDS + 1u) <= GMT_FAST_MARGIN, "GMT_FAST_MARGIN too small");
 
 /* x86-64 with GCC-style inline assembly: the decoder has a second copy that
@@ -331,10 +336,12 @@ static inline __attribute__((always_inline)) uint64_t fquad_delta(uint64_t last,
     return last + (uint64_t)(int64_t)(int8_t)(uint8_t)(z >> (8 * i));
 }
 
-static inline __attribute__((always_inline)) int fast_mem(const uint8_t *p, const uint8_t *end, gmt_codec *c,
+static inline __attribute__((always_inline)) int fast_mem(const uint8_t *p, const uint8_t *end, const uint8_t **tq, const uint8_t *tend, gmt_codec *c,
                                                           gmt_deltas *d, gmt_mem *m, const int px)
 {
     int bad = 0;
+    const uint8_t *tl = tq ? *tq : NULL;
+    const uint8_t **tpp = tq ? &tl : &p;
     m->device = fget(&p, &bad, px);
     uint64_t addr = fdelta(&p, &bad, px, d->last_addr);
     m->address = addr;
@@ -352,10 +359,12 @@ static inline __attribute__((always_inline)) int fast_mem(const uint8_t *p, cons
     m->seq = seq;
     uint64_t step = fdelta(&p, &bad, px, d->last_step);
     m->step = step;
-    uint64_t ts = fdelta(&p, &bad, px, d->last_ts);
+    uint64_t ts = fdelta(tpp, &bad, px, d->last_ts);
     m->ts = ts;
-    if (bad || p > end)
+    if (bad || p > end || (tq && tl > tend))
         return 0;
+    if (tq)
+        *tq = tl;
     d->last_addr = addr;
     d->last_corr = corr;
     d->last_rid = rid;
@@ -368,10 +377,12 @@ static inline __attribute__((always_inline)) int fast_mem(const uint8_t *p, cons
 
 /* ALLOC_REF / FREE_REF (1.2): the context from the table, then the fields
  * that change from one allocation to the next. */
-static inline __attribute__((always_inline)) int fast_mem_ref(const uint8_t *p, const uint8_t *end, gmt_codec *c,
+static inline __attribute__((always_inline)) int fast_mem_ref(const uint8_t *p, const uint8_t *end, const uint8_t **tq, const uint8_t *tend, gmt_codec *c,
                                                               gmt_deltas *d, gmt_mem *m, const int px)
 {
     int bad = 0;
+    const uint8_t *tl = tq ? *tq : NULL;
+    const uint8_t **tpp = tq ? &tl : &p;
     uint64_t idx = fget(&p, &bad, px);
     uint64_t addr = fdeltaw(&p, &bad, px, d->last_addr);
     m->address = addr;
@@ -395,10 +406,12 @@ static inline __attribute__((always_inline)) int fast_mem_ref(const uint8_t *p, 
     m->range = rid;
     m->seq = seq;
     m->step = step;
-    uint64_t ts = fdeltaw(&p, &bad, px, d->last_ts);
+    uint64_t ts = fdeltaw(tpp, &bad, px, d->last_ts);
     m->ts = ts;
-    if (bad || p > end || idx >= c->ctxs.n)
+    if (bad || p > end || idx >= c->ctxs.n || (tq && tl > tend))
         return 0;
+    if (tq)
+        *tq = tl;
     gmt_ctx_put(c, idx, m);
     d->last_addr = addr;
     d->last_corr = corr;
@@ -409,10 +422,12 @@ static inline __attribute__((always_inline)) int fast_mem_ref(const uint8_t *p, 
     return 1;
 }
 
-static inline __attribute__((always_inline)) int fast_kernel(const uint8_t *p, const uint8_t *end, gmt_codec *c,
+static inline __attribute__((always_inline)) int fast_kernel(const uint8_t *p, const uint8_t *end, const uint8_t **tq, const uint8_t *tend, gmt_codec *c,
                                                              gmt_deltas *d, gmt_kernel *k, const int px)
 {
     int bad = 0;
+    const uint8_t *tl = tq ? *tq : NULL;
+    const uint8_t **tpp = tq ? &tl : &p;
     k->device = fget(&p, &bad, px);
     k->stream = fget(&p, &bad, px);
     uint64_t corr = fdelta(&p, &bad, px, d->last_corr);
@@ -433,15 +448,17 @@ static inline __attribute__((always_inline)) int fast_kernel(const uint8_t *p, c
     k->range = rid;
     uint64_t step = fdelta(&p, &bad, px, d->last_step);
     k->step = step;
-    uint64_t start = fdelta(&p, &bad, px, d->last_gpu);
-    uint64_t end_ts = start + fget(&p, &bad, px);
+    uint64_t start = fdelta(tpp, &bad, px, d->last_gpu);
+    uint64_t end_ts = start + fget(tpp, &bad, px);
     k->start = start;
     k->end = end_ts;
     /* 1.1: optional trailing flags, as in codec.c's get_kernel (absent: 0;
      * a payload that ends early is caught by the check below). */
     k->flags = p < end ? fget(&p, &bad, px) : 0;
-    if (bad || p > end)
+    if (bad || p > end || (tq && tl > tend))
         return 0;
+    if (tq)
+        *tq = tl;
     d->last_corr = corr;
     d->last_seq = seq;
     d->last_rid = rid;
@@ -453,10 +470,12 @@ static inline __attribute__((always_inline)) int fast_kernel(const uint8_t *p, c
 
 /* KERNEL_REF (1.2): the shape from the table, then the launch's own fields;
  * flags are always there (before the times, which stay last). */
-static inline __attribute__((always_inline)) int fast_kernel_ref(const uint8_t *p, const uint8_t *end,
+static inline __attribute__((always_inline)) int fast_kernel_ref(const uint8_t *p, const uint8_t *end, const uint8_t **tq, const uint8_t *tend,
                                                                  gmt_codec *c, gmt_deltas *d, gmt_kernel *k, const int px)
 {
     int bad = 0;
+    const uint8_t *tl = tq ? *tq : NULL;
+    const uint8_t **tpp = tq ? &tl : &p;
     uint64_t idx, corr, seq, rid, step;
     uint32_t w;
     if (fquad(p, &w)) {
@@ -489,12 +508,14 @@ static inline __attribute__((always_inline)) int fast_kernel_ref(const uint8_t *
     k->seq = seq;
     k->range = rid;
     k->step = step;
-    uint64_t start = fdelta(&p, &bad, px, d->last_gpu);
-    uint64_t end_ts = start + fget(&p, &bad, px);
+    uint64_t start = fdelta(tpp, &bad, px, d->last_gpu);
+    uint64_t end_ts = start + fget(tpp, &bad, px);
     k->start = start;
     k->end = end_ts;
-    if (bad || p > end || idx >= c->shapes.n)
+    if (bad || p > end || idx >= c->shapes.n || (tq && tl > tend))
         return 0;
+    if (tq)
+        *tq = tl;
     gmt_shape_put(c, idx, k);
     d->last_corr = corr;
     d->last_seq = seq;
@@ -504,10 +525,12 @@ static inline __attribute__((always_inline)) int fast_kernel_ref(const uint8_t *
     return 1;
 }
 
-static inline __attribute__((always_inline)) int fast_copy(const uint8_t *p, const uint8_t *end, gmt_deltas *d,
+static inline __attribute__((always_inline)) int fast_copy(const uint8_t *p, const uint8_t *end, const uint8_t **tq, const uint8_t *tend, gmt_deltas *d,
                                                            gmt_copy *k, const int px)
 {
     int bad = 0;
+    const uint8_t *tl = tq ? *tq : NULL;
+    const uint8_t **tpp = tq ? &tl : &p;
     k->device = fget(&p, &bad, px);
     k->stream = fget(&p, &bad, px);
     uint64_t corr = fdelta(&p, &bad, px, d->last_corr);
@@ -519,12 +542,14 @@ static inline __attribute__((always_inline)) int fast_copy(const uint8_t *p, con
     k->tid = fget(&p, &bad, px);
     uint64_t step = fdelta(&p, &bad, px, d->last_step);
     k->step = step;
-    uint64_t start = fdelta(&p, &bad, px, d->last_gpu);
-    uint64_t end_ts = start + fget(&p, &bad, px);
+    uint64_t start = fdelta(tpp, &bad, px, d->last_gpu);
+    uint64_t end_ts = start + fget(tpp, &bad, px);
     k->start = start;
     k->end = end_ts;
-    if (bad || p > end)
+    if (bad || p > end || (tq && tl > tend))
         return 0;
+    if (tq)
+        *tq = tl;
     d->last_corr = corr;
     d->last_step = step;
     d->last_gpu = end_ts;
@@ -535,10 +560,12 @@ static inline __attribute__((always_inline)) int fast_copy(const uint8_t *p, con
  * parent is a delta from its own id, and the id is what "rid" keeps; an END
  * has no parent or name (0).  NVTX ranges come in pairs around every
  * operator of a framework run: hot in real traces. */
-static inline __attribute__((always_inline)) int fast_range(const uint8_t *p, const uint8_t *end, gmt_deltas *d,
+static inline __attribute__((always_inline)) int fast_range(const uint8_t *p, const uint8_t *end, const uint8_t **tq, const uint8_t *tend, gmt_deltas *d,
                                                             gmt_range *g, const int begin, const int px)
 {
     int bad = 0;
+    const uint8_t *tl = tq ? *tq : NULL;
+    const uint8_t **tpp = tq ? &tl : &p;
     g->tid = fget(&p, &bad, px);
     uint64_t id = fdelta(&p, &bad, px, d->last_rid);
     uint64_t parent = 0, name = 0;
@@ -546,13 +573,15 @@ static inline __attribute__((always_inline)) int fast_range(const uint8_t *p, co
         parent = fdelta(&p, &bad, px, id);
         name = fget(&p, &bad, px);
     }
-    uint64_t ts = fdelta(&p, &bad, px, d->last_ts);
+    uint64_t ts = fdelta(tpp, &bad, px, d->last_ts);
     g->id = id;
     g->parent = parent;
     g->name = name;
     g->ts = ts;
-    if (bad || p > end)
+    if (bad || p > end || (tq && tl > tend))
         return 0;
+    if (tq)
+        *tq = tl;
     d->last_rid = id;
     d->last_ts = ts;
     return 1;
@@ -581,7 +610,8 @@ static inline __attribute__((always_inline)) int fast_range(const uint8_t *p, co
  * BMI2 and runs pext fast (see reader.c). */
 static inline __attribute__((always_inline)) size_t gmt_decode_hot_d(gmt_codec *c, gmt_deltas *d, const uint8_t *in,
                                                                      gmt_type *tp, gmt_mem *mem, gmt_kernel *kern,
-                                                                     gmt_copy *copy, gmt_range *range, const int px)
+                                                                     gmt_copy *copy, gmt_range *range, const int px,
+                                                                     const uint8_t **tq, const uint8_t *tend)
 {
     uint8_t type = in[0];
     if (in[1] >= 0x80)
@@ -591,33 +621,33 @@ static inline __attribute__((always_inline)) size_t gmt_decode_hot_d(gmt_codec *
     switch (type) {
     case GMT_WIRE_ALLOC_REF:
     case GMT_WIRE_FREE_REF:
-        ok = fast_mem_ref(pay, pend, c, d, mem, px);
+        ok = fast_mem_ref(pay, pend, tq, tend, c, d, mem, px);
         *tp = type == GMT_WIRE_ALLOC_REF ? GMT_REC_ALLOC : GMT_REC_FREE;
         break;
     case GMT_WIRE_KERNEL_REF:
-        ok = fast_kernel_ref(pay, pend, c, d, kern, px);
+        ok = fast_kernel_ref(pay, pend, tq, tend, c, d, kern, px);
         *tp = GMT_REC_KERNEL;
         break;
     case GMT_REC_ALLOC:
     case GMT_REC_FREE:
-        ok = fast_mem(pay, pend, c, d, mem, px);
+        ok = fast_mem(pay, pend, tq, tend, c, d, mem, px);
         *tp = (gmt_type)type;
         break;
     case GMT_REC_KERNEL:
-        ok = fast_kernel(pay, pend, c, d, kern, px);
+        ok = fast_kernel(pay, pend, tq, tend, c, d, kern, px);
         *tp = GMT_REC_KERNEL;
         break;
     case GMT_REC_MEMCPY:
     case GMT_REC_MEMSET:
-        ok = fast_copy(pay, pend, d, copy, px);
+        ok = fast_copy(pay, pend, tq, tend, d, copy, px);
         *tp = (gmt_type)type;
         break;
     case GMT_REC_RANGE_BEGIN:
-        ok = fast_range(pay, pend, d, range, 1, px);
+        ok = fast_range(pay, pend, tq, tend, d, range, 1, px);
         *tp = GMT_REC_RANGE_BEGIN;
         break;
     case GMT_REC_RANGE_END:
-        ok = fast_range(pay, pend, d, range, 0, px);
+        ok = fast_range(pay, pend, tq, tend, d, range, 0, px);
         *tp = GMT_REC_RANGE_END;
         break;
     default:
@@ -626,10 +656,20 @@ static inline __attribute__((always_inline)) size_t gmt_decode_hot_d(gmt_codec *
     return ok ? (size_t)(pend - in) : GMT_FAST_BAD;
 }
 
-/* gmt_decode_hot_d on the codec's own delta state. */
+/* gmt_decode_hot_d on the codec's own delta state, a 1.x record (times
+ * inline) or, with _t, a 2.0 one (times from the codec's time source, of
+ * which the caller guarantees GMT_FAST_TIME_MARGIN bytes).  Two functions,
+ * so that each call site compiles the layout it decodes and nothing more. */
 static inline __attribute__((always_inline)) size_t gmt_decode_hot(gmt_codec *c, const uint8_t *in, gmt_record *r)
 {
-    return gmt_decode_hot_d(c, &c->d, in, &r->type, &r->u.mem, &r->u.kernel, &r->u.copy, &r->u.range, 0);
+    return gmt_decode_hot_d(c, &c->d, in, &r->type, &r->u.mem, &r->u.kernel, &r->u.copy, &r->u.range, 0, NULL,
+                            NULL);
+}
+
+static inline __attribute__((always_inline)) size_t gmt_decode_hot_t(gmt_codec *c, const uint8_t *in, gmt_record *r)
+{
+    return gmt_decode_hot_d(c, &c->d, in, &r->type, &r->u.mem, &r->u.kernel, &r->u.copy, &r->u.range, 0, &c->tp,
+                            c->tend);
 }
 
 #endif

@@ -18,6 +18,12 @@
  * has been handed out; then the codec's state (deltas and, since format
  * 1.2, the frame's tables) is reset, as the writer did at the same point.
  *
+ * Format 2.0: a frame's first record is its TIMES record, the time fields
+ * of all its records.  The reader copies its payload out of the window
+ * (which moves as records are decoded) and gives it to the codec as the
+ * time source of the frame; a frame that does not start with it, or whose
+ * records leave some of it unused, is corrupt.
+ *
  * Every loop iteration either returns, consumes input, produces output, or
  * changes state towards the end; a step that does none of these is an error,
  * so no input can make the reader spin.
@@ -77,6 +83,10 @@ struct gmt_reader {
     int pext;           /* gmt_reader_next_hot decodes with pext (gmt_cpu_fast_pext) */
     int have_preamble;
     gmt_codec codec;
+    int times_first;    /* format 2.0: every frame starts with its TIMES record */
+    int need_times;     /* ... and this frame's is still to come */
+    uint8_t *tbuf;      /* its payload, copied: the window moves under it */
+    size_t tbuf_cap;
     int finished;
     gmt_reader_end end;
 };
@@ -209,6 +219,7 @@ void gmt_reader_close(gmt_reader *r)
     ZSTD_freeDCtx(r->dctx);
     free(r->ibuf);
     free(r->ob);
+    free(r->tbuf);
     free(r);
 }
 
@@ -424,7 +435,9 @@ static int take_preamble(gmt_reader *r)
         return finish(r, GMT_E_CORRUPT, "corrupt trace preamble (format version %u.%u does not exist)", ma, mi);
     r->ob_pos += GMT_PREAMBLE_LEN;
     r->have_preamble = 1;
-    r->fast = 1;
+    r->times_first = ma >= 2;
+    r->need_times = r->times_first;
+    r->fast = !r->need_times;
     return 1;
 }
 
@@ -440,8 +453,10 @@ static __attribute__((noinline)) int reader_next_slow(gmt_reader *r, gmt_record 
  * that a record is there.) */
 int gmt_reader_next(gmt_reader *r, gmt_record *rec)
 {
-    if (r && rec && r->fast && r->ob_len - r->ob_pos >= GMT_FAST_MARGIN) {
-        size_t used = gmt_decode_hot(&r->codec, r->ob + r->ob_pos, rec);
+    if (r && rec && r->fast && r->ob_len - r->ob_pos >= GMT_FAST_MARGIN &&
+        (!r->codec.tsep || (size_t)(r->codec.tend - r->codec.tp) >= GMT_FAST_TIME_MARGIN)) {
+        size_t used = r->codec.tsep ? gmt_decode_hot_t(&r->codec, r->ob + r->ob_pos, rec)
+                                    : gmt_decode_hot(&r->codec, r->ob + r->ob_pos, rec);
         /* neither 0 (not a hot record) nor GMT_FAST_BAD */
         if (used - 1 < GMT_FAST_BAD - 1) {
             r->ob_pos += used;
@@ -458,15 +473,18 @@ int gmt_reader_next(gmt_reader *r, gmt_record *rec)
  * record.  The run stops at the first record the fast path of
  * gmt_reader_next would not take (another type, fewer than GMT_FAST_MARGIN
  * bytes left in the window, damage); gmt_reader_next then returns it. */
-static inline __attribute__((always_inline)) size_t hot_run(gmt_reader *r, gmt_hot *hot, size_t cap, const int px)
+static inline __attribute__((always_inline)) size_t hot_run(gmt_reader *r, gmt_hot *hot, size_t cap, const int px,
+                                                            const int ts)
 {
     size_t n = 0;
     gmt_deltas d = r->codec.d;
     const uint8_t *ob = r->ob;
     size_t pos = r->ob_pos, len = r->ob_len;
-    while (n < cap && len - pos >= GMT_FAST_MARGIN) {
+    /* ts (format 2.0): the time cursor stays in a register for the run too */
+    const uint8_t *tp = r->codec.tp, *tend = r->codec.tend;
+    while (n < cap && len - pos >= GMT_FAST_MARGIN && (!ts || (size_t)(tend - tp) >= GMT_FAST_TIME_MARGIN)) {
         size_t used = gmt_decode_hot_d(&r->codec, &d, ob + pos, &hot[n].type, &hot[n].u.mem, &hot[n].u.kernel,
-                                       &hot[n].u.copy, &hot[n].u.range, px);
+                                       &hot[n].u.copy, &hot[n].u.range, px, ts ? &tp : NULL, tend);
         /* neither 0 (not a hot record) nor GMT_FAST_BAD */
         if (used - 1 >= GMT_FAST_BAD - 1)
             break;
@@ -474,21 +492,34 @@ static inline __attribute__((always_inline)) size_t hot_run(gmt_reader *r, gmt_h
         n++;
     }
     r->codec.d = d;
+    if (ts)
+        r->codec.tp = tp;
     r->ob_pos = pos;
     r->end.records += n;
     return n;
 }
 
-/* The two copies of the loop: portable, and with pext (GMT_HAVE_PEXT). */
+/* The four copies of the loop: portable and with pext (GMT_HAVE_PEXT), for
+ * format 1.x (times inline) and 2.0 (times from the TIMES record). */
 static __attribute__((noinline)) size_t hot_run_plain(gmt_reader *r, gmt_hot *hot, size_t cap)
 {
-    return hot_run(r, hot, cap, 0);
+    return hot_run(r, hot, cap, 0, 0);
+}
+
+static __attribute__((noinline)) size_t hot_run_plain_t(gmt_reader *r, gmt_hot *hot, size_t cap)
+{
+    return hot_run(r, hot, cap, 0, 1);
 }
 
 #if GMT_HAVE_PEXT
 static __attribute__((noinline)) size_t hot_run_pext(gmt_reader *r, gmt_hot *hot, size_t cap)
 {
-    return hot_run(r, hot, cap, 1);
+    return hot_run(r, hot, cap, 1, 0);
+}
+
+static __attribute__((noinline)) size_t hot_run_pext_t(gmt_reader *r, gmt_hot *hot, size_t cap)
+{
+    return hot_run(r, hot, cap, 1, 1);
 }
 #endif
 
@@ -496,11 +527,12 @@ size_t gmt_reader_next_hot(gmt_reader *r, gmt_hot *hot, size_t cap)
 {
     if (!r || !hot || !r->fast)
         return 0;
+    int ts = r->codec.tsep;
 #if GMT_HAVE_PEXT
     if (r->pext)
-        return hot_run_pext(r, hot, cap);
+        return ts ? hot_run_pext_t(r, hot, cap) : hot_run_pext(r, hot, cap);
 #endif
-    return hot_run_plain(r, hot, cap);
+    return ts ? hot_run_plain_t(r, hot, cap) : hot_run_plain(r, hot, cap);
 }
 
 int gmt_reader_set_pext(gmt_reader *r, int on)
@@ -526,6 +558,31 @@ static __attribute__((noinline)) int reader_next_slow(gmt_reader *r, gmt_record 
                 return k;
             if (k > 0)
                 continue;
+        } else if (r->need_times && r->ob_pos < r->ob_len) {
+            const uint8_t *p = r->ob + r->ob_pos;
+            size_t avail = r->ob_len - r->ob_pos;
+            uint64_t tl = 0;
+            if (p[0] != GMT_WIRE_TIMES)
+                return bad_record(r, "frame without its TIMES record");
+            int lb = avail > 1 ? gmt_varint_get(p + 1, avail - 1, &tl) : 0;
+            if (lb < 0 || tl > GMT_MAX_PAYLOAD)
+                return bad_record(r, "malformed TIMES record");
+            if (lb > 0 && 1 + (size_t)lb + tl <= avail) {
+                if (tl > r->tbuf_cap) {
+                    uint8_t *nb = realloc(r->tbuf, tl);
+                    if (!nb)
+                        return finish(r, GMT_E_NOMEM, "out of memory");
+                    r->tbuf = nb;
+                    r->tbuf_cap = tl;
+                }
+                if (tl)
+                    memcpy(r->tbuf, p + 1 + lb, tl);
+                gmt_codec_set_time_source(&r->codec, r->tbuf, (size_t)tl);
+                r->ob_pos += 1 + (size_t)lb + tl;
+                r->need_times = 0;
+                r->fast = 1;
+                continue;
+            }
         } else if (r->ob_pos < r->ob_len) {
             size_t used = 0;
             gmt_status st = gmt_decode(&r->codec, r->ob + r->ob_pos, r->ob_len - r->ob_pos, rec, &used);
@@ -556,9 +613,21 @@ static __attribute__((noinline)) int reader_next_slow(gmt_reader *r, gmt_record 
                               (unsigned long long)r->frame_content);
             if (r->ob_pos != r->ob_len)
                 return bad_record(r, "the frame ends inside this record");
+            /* (an empty frame, which no writer makes, holds nothing to miss) */
+            if (r->times_first && ((r->need_times && r->frame_content > 0) || gmt_codec_time_left(&r->codec)))
+                return finish(r, GMT_E_CORRUPT,
+                              "corrupt frame %llu: %s; %llu records recovered; %s",
+                              (unsigned long long)e->frames + 1,
+                              r->need_times ? "it holds no TIMES record"
+                                            : "its TIMES record holds more times than its records use",
+                              (unsigned long long)e->records, trailer_words(r));
             e->frames++;
             e->good_offset = r->frame_end;
             gmt_codec_reset(&r->codec);
+            if (r->times_first) {
+                r->need_times = 1;
+                r->fast = 0;
+            }
             r->frame_done = 0;
             r->frame_content = 0;
             continue;

@@ -7,9 +7,13 @@
  * frame carries a checksum.  The codec state (the deltas and the frame's
  * kernel-shape and allocation-context tables of format 1.2) is reset at each
  * frame start, so every frame decodes on its own given the strings before it.
+ * Format 2.0: the encoder sends the records' time fields to a second buffer,
+ * which goes into the frame first, as its TIMES record; a frame also ends
+ * when that buffer is nearly at the TIMES record's limit (GMT_MAX_PAYLOAD).
  *
- * Memory: one frame buffer (frame_bytes + the largest possible record) and
- * one zstd output buffer, allocated at open.  Nothing is allocated per record.
+ * Memory: one frame buffer (frame_bytes + the largest possible record), the
+ * time buffer, a buffer to put the frame together in, and one zstd output
+ * buffer, allocated at open.  Nothing is allocated per record.
  * The first error is sticky: later puts fail fast and count as dropped.
  */
 #include <errno.h>
@@ -27,6 +31,11 @@
 #define MAX_FRAME_BYTES (32u << 20)
 /* Largest encoding of any record: a HEADER with four strings at the limit. */
 #define MAX_RECORD_BYTES (4u + 10u * 14u + 4u * GMT_MAX_STRING)
+/* The time stream of one frame: a TIMES record's payload, so at most
+ * GMT_MAX_PAYLOAD.  A frame ends before a record whose times might not fit
+ * (TIMES_ROOM: a record has at most two time fields of 10 bytes). */
+#define TIMES_CAP ((size_t)GMT_MAX_PAYLOAD)
+#define TIMES_ROOM 20u
 
 struct gmt_writer {
     int fd;
@@ -39,6 +48,10 @@ struct gmt_writer {
     uint8_t *ob;        /* compressed output, written to fd as it fills */
     size_t ob_cap;
     gmt_codec codec;
+    uint8_t *tb;        /* the frame's time stream (format 2.0), its TIMES record */
+    size_t tb_cap;
+    uint8_t *sb;        /* the frame put together: [preamble] TIMES, then ib's records */
+    int pre_in_frame;   /* ib starts with the preamble (the first frame) */
     int started;        /* preamble written */
     gmt_status err;     /* first error, sticky */
     int err_no;
@@ -102,9 +115,12 @@ gmt_writer *gmt_writer_open_fd(int fd, const gmt_writer_opts *opts)
     w->ib_cap = w->frame_bytes + MAX_RECORD_BYTES + GMT_PREAMBLE_LEN;
     w->ob_cap = ZSTD_CStreamOutSize();
     w->ib = malloc(w->ib_cap);
+    w->tb_cap = TIMES_CAP;
+    w->tb = malloc(w->tb_cap);
+    w->sb = malloc(w->ib_cap + w->tb_cap + 4);
     w->ob = malloc(w->ob_cap);
     w->cctx = ZSTD_createCCtx();
-    if (!w->ib || !w->ob || !w->cctx)
+    if (!w->ib || !w->tb || !w->sb || !w->ob || !w->cctx)
         goto oom;
     if (ZSTD_isError(ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_compressionLevel, w->level)) ||
         ZSTD_isError(ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_checksumFlag, 1)))
@@ -114,10 +130,13 @@ gmt_writer *gmt_writer_open_fd(int fd, const gmt_writer_opts *opts)
     if (w->level > 19 && ZSTD_isError(ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_windowLog, 23)))
         goto oom;
     gmt_codec_reset(&w->codec);
+    gmt_codec_set_time_sink(&w->codec, w->tb, w->tb_cap);
     return w;
 oom:
     ZSTD_freeCCtx(w->cctx);
     free(w->ib);
+    free(w->tb);
+    free(w->sb);
     free(w->ob);
     free(w);
     errno = ENOMEM;
@@ -150,7 +169,22 @@ gmt_status gmt_writer_end_frame(gmt_writer *w)
         return w->err;
     if (w->ib_len == 0)
         return GMT_OK;
-    ZSTD_inBuffer in = { w->ib, w->ib_len, 0 };
+    /* Format 2.0: the frame's times go first, as its TIMES record, so that
+     * a reader has them before the records that use them (and a frame cut
+     * short still yields the records before the cut).  One copy of the
+     * frame (1 MiB by default) costs far less than compressing it. */
+    size_t pre = w->pre_in_frame ? GMT_PREAMBLE_LEN : 0, sl = pre;
+    memcpy(w->sb, w->ib, pre);
+    w->sb[sl++] = GMT_WIRE_TIMES;
+    size_t tn = gmt_codec_time_len(&w->codec);
+    sl += gmt_varint_put(w->sb + sl, 3, tn);
+    memcpy(w->sb + sl, w->tb, tn);
+    sl += tn;
+    memcpy(w->sb + sl, w->ib + pre, w->ib_len - pre);
+    sl += w->ib_len - pre;
+    w->bytes_in += sl - w->ib_len;
+    w->pre_in_frame = 0;
+    ZSTD_inBuffer in = { w->sb, sl, 0 };
     size_t rem;
     do {
         ZSTD_outBuffer out = { w->ob, w->ob_cap, 0 };
@@ -166,6 +200,7 @@ gmt_status gmt_writer_end_frame(gmt_writer *w)
     w->ib_len = 0;
     w->frames++;
     gmt_codec_reset(&w->codec);
+    gmt_codec_set_time_sink(&w->codec, w->tb, w->tb_cap);
     return GMT_OK;
 }
 
@@ -186,6 +221,11 @@ gmt_status gmt_writer_put(gmt_writer *w, const gmt_record *r)
         w->ib_len = GMT_PREAMBLE_LEN;
         w->bytes_in += GMT_PREAMBLE_LEN;
         w->started = 1;
+        w->pre_in_frame = 1;
+    }
+    if (w->tb_cap - gmt_codec_time_len(&w->codec) < TIMES_ROOM && gmt_writer_end_frame(w) != GMT_OK) {
+        w->dropped++;
+        return w->err;
     }
     size_t n = gmt_encode(&w->codec, r, w->ib + w->ib_len, w->ib_cap - w->ib_len);
     if (n == 0) {
@@ -196,7 +236,7 @@ gmt_status gmt_writer_put(gmt_writer *w, const gmt_record *r)
     w->ib_len += n;
     w->bytes_in += n;
     w->records++;
-    if (w->ib_len >= w->frame_bytes)
+    if (w->ib_len + gmt_codec_time_len(&w->codec) >= w->frame_bytes)
         return gmt_writer_end_frame(w);
     return GMT_OK;
 }
@@ -231,6 +271,8 @@ gmt_status gmt_writer_close(gmt_writer *w)
     ZSTD_freeCCtx(w->cctx);
     free(w->ib);
     free(w->ob);
+    free(w->tb);
+    free(w->sb);
     free(w);
     return st;
 }

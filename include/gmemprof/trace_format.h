@@ -6,6 +6,11 @@
  * Stream (the concatenated decompressed bytes):
  *     preamble: 8 bytes magic "GMEMPROF", u16le major, u16le minor
  *     records : u8 type, varint payload length, payload
+ * Format 2.0: every frame's first record (after the preamble in the first
+ * frame) is a TIMES record (type 22), whose payload holds the time fields
+ * of all the frame's records in record order; the records' payloads leave
+ * them out.  Format 1.x (still read) kept each record's times at the end of
+ * its own payload.
  * Records never straddle a zstd frame, and the codec state (gmt_codec: the
  * delta state -- last time, last GPU end, last address, last correlation id,
  * last launch sequence, last range id, last step -- and, since 1.2, the
@@ -31,11 +36,13 @@
  *                    ("step"), ts ("ts")
  * An index at or beyond its table's count is corruption.
  *
- * Payload order: the struct's fields in order, EXCEPT that the time fields
- * ("ts", or "gts" + "dur") come last.  Putting the jittery low bits of the
- * times at the end of a record lets zstd cover the rest of the record and
- * the next record's type and length with one match (about 1 byte/event
- * less on training-like traces, docs/trace-format.md).
+ * Payload order: the struct's fields in order, EXCEPT the time fields
+ * ("ts", or "gts" + "dur"): 2.0 writes them, in that order, to the frame's
+ * TIMES record (1.x wrote them last in the payload).  The jittery low bits
+ * of the times are what no compressor predicts; apart from the rest, they
+ * cost zstd literals only, and the records become runs that zstd copies
+ * many at a time (13% smaller and a third of the decompression work on
+ * training-like traces, docs/trace-format.md).
  *
  * Payload fields are, unless said otherwise, unsigned LEB128 varints.
  *   "ts"   : host-side time: zigzag varint of (value - last_ts), then last_ts = value
@@ -53,7 +60,9 @@
  * A reader of the same major version ignores payload bytes after the fields
  * it knows (a newer minor version may append fields) and skips record types
  * it does not know; a record whose payload is shorter than its 1.0 fields
- * is an error. A field appended in a later minor version (KERNEL flags, 1.1)
+ * is an error.  So that this holds in 2.x, the TIMES record holds the time
+ * fields of 2.0's record types only: a field or type added by a later minor
+ * version keeps any time it has in its own payload. A field appended in a later minor version (KERNEL flags, 1.1)
  * reads as 0 when the payload ends before it, and a writer omits it when 0.
  * Type 0 is reserved (never written; zeroed bytes look so).
  */
@@ -70,8 +79,8 @@ extern "C" {
 #define GMT_MAGIC "GMEMPROF"
 #define GMT_MAGIC_LEN 8
 #define GMT_PREAMBLE_LEN 12
-#define GMT_VERSION_MAJOR 1
-#define GMT_VERSION_MINOR 2
+#define GMT_VERSION_MAJOR 2
+#define GMT_VERSION_MINOR 0
 
 /* Largest payload a record may have; a larger length is corruption. */
 #define GMT_MAX_PAYLOAD (1u << 20)
@@ -104,14 +113,17 @@ typedef enum gmt_type {
     GMT_REC_TYPE_MAX_ = 19 /* one past the last type a decoded record can have */
 } gmt_type;
 
-/* Record types of the byte stream only (format 1.2): the decoder returns
- * them as GMT_REC_KERNEL, GMT_REC_ALLOC and GMT_REC_FREE, and the encoder
- * chooses them by itself; a gmt_record never has these types. */
+/* Record types of the byte stream only: the decoder returns the _REF forms
+ * (format 1.2) as GMT_REC_KERNEL, GMT_REC_ALLOC and GMT_REC_FREE, and the
+ * encoder chooses them by itself; the reader takes each frame's TIMES record
+ * (2.0) for the frame's time fields, and the writer puts it there.  A
+ * gmt_record never has these types. */
 enum {
     GMT_WIRE_KERNEL_REF = 19, /* a KERNEL whose shape is in the frame's shape table */
     GMT_WIRE_ALLOC_REF = 20,  /* an ALLOC whose context is in the frame's context table */
     GMT_WIRE_FREE_REF = 21,   /* a FREE, likewise */
-    GMT_WIRE_TYPE_MAX_ = 22   /* one past the last type this version knows */
+    GMT_WIRE_TIMES = 22,      /* (2.0) first in every frame: the time fields of the frame's records */
+    GMT_WIRE_TYPE_MAX_ = 23   /* one past the last type this version knows */
 };
 
 /* Where device memory was, as CUPTI reports it (CUpti_ActivityMemoryKind). */
@@ -231,7 +243,7 @@ typedef struct gmt_string {
 
 /* ALLOC and FREE share one body. */
 typedef struct gmt_mem {
-    uint64_t ts;      /* "ts" (last in the payload) */
+    uint64_t ts;      /* "ts" (in the frame's TIMES record; 1.x: last in the payload) */
     uint64_t device;
     uint64_t address; /* "addr" */
     uint64_t bytes;
@@ -248,7 +260,7 @@ typedef struct gmt_mem {
 
 /* KERNEL: one launch, in warmup/active steps only (warmup ones dropped). */
 typedef struct gmt_kernel {
-    uint64_t start;   /* "gts" (last in the payload, then "dur") */
+    uint64_t start;   /* "gts", then "dur" (in TIMES; 1.x: last in the payload) */
     uint64_t end;     /* "dur": end - start */
     uint64_t device;
     uint64_t stream;
@@ -279,7 +291,7 @@ typedef struct gmt_kernel {
 
 /* MEMCPY and MEMSET share one body. */
 typedef struct gmt_copy {
-    uint64_t start;   /* "gts" (last in the payload, then "dur") */
+    uint64_t start;   /* "gts", then "dur" (in TIMES; 1.x: last in the payload) */
     uint64_t end;     /* "dur" */
     uint64_t device;
     uint64_t stream;
@@ -434,12 +446,20 @@ typedef struct gmt_itab {
     uint16_t home[GMT_TAB_CAP];
 } gmt_itab;
 
-/* Codec state: the delta state and the frame's two tables; reset it at the
- * start of every frame (gmt_codec_reset).  Treat it as opaque: copy it
- * whole, never field by field (a copy is about 37 KB).  Two states that
- * came from one state through the same records are equal byte for byte. */
+/* Codec state: the delta state, the frame's two tables and, in format 2.0,
+ * where its time stream is written or read; reset it at the start of every
+ * frame (gmt_codec_reset).  Treat it as opaque: copy it whole, never field
+ * by field (a copy is about 37 KB).  Two states that came from one state
+ * through the same records have equal delta states and tables, byte for
+ * byte. */
 typedef struct gmt_codec {
     gmt_deltas d;
+    /* Format 2.0's time stream (gmt_codec_set_time_sink / _source; both
+     * unset by gmt_codec_reset, which means format 1.x, times inline). */
+    uint8_t *tsink;            /* encoder: where the times go */
+    size_t tsink_len, tsink_cap;
+    int tsep;                  /* decoder: times come from tp..tend */
+    const uint8_t *tp, *tend;
     gmt_itab shapes;   /* kernel shapes */
     gmt_itab ctxs;     /* allocation contexts (ALLOC and FREE share them) */
     uint64_t shape[GMT_TAB_CAP * GMT_SHAPE_WORDS];
@@ -469,6 +489,18 @@ const char *gmt_window_end_reason_name(uint64_t reason);
 const char *gmt_copy_kind_name(uint64_t kind);
 
 void gmt_codec_reset(gmt_codec *c);
+/* Format 2.0 (docs/trace-format.md, section 3): after gmt_codec_reset, the
+ * encoder writes the time fields (ts, gts, dur) of the records it encodes
+ * into buf[0..cap) instead of their payloads; gmt_encode fails (returns 0)
+ * when a record's times do not fit.  gmt_codec_time_len: the bytes written
+ * there since the reset.  The decoder takes them from times[0..len) (the
+ * frame's TIMES record) once gmt_codec_set_time_source is called; without
+ * either call, both read and write format 1.x, times inline. */
+void gmt_codec_set_time_sink(gmt_codec *c, uint8_t *buf, size_t cap);
+size_t gmt_codec_time_len(const gmt_codec *c);
+void gmt_codec_set_time_source(gmt_codec *c, const uint8_t *times, size_t len);
+/* Time bytes of the source that no record has used yet. */
+size_t gmt_codec_time_left(const gmt_codec *c);
 
 /* Varints: put returns bytes written (<= 10), 0 if `cap` is too small;
  * get returns bytes read, 0 if truncated, or -1 if malformed (> 10 bytes). */
@@ -483,20 +515,26 @@ gmt_status gmt_preamble_parse(const uint8_t *in, size_t len, uint16_t *major, ui
 
 /* Encodes one record (type, length, payload) into out: a KERNEL, ALLOC or
  * FREE whose shape or context the frame's table holds as its _REF form, any
- * other record as itself. Returns the bytes written, or 0 if cap is too
- * small (the codec state is then unchanged).
+ * other record as itself; its time fields go to the time sink if the codec
+ * has one (2.0), else last in the payload (1.x). Returns the bytes written
+ * to out, or 0 if cap or the sink is too small (the codec state is then
+ * unchanged).
  * GMT_ENCODE_MAX bounds any record except HEADER/DEVICE/STRING/TAG, whose
  * size is bounded by gmt_encode_bound(). */
 #define GMT_ENCODE_MAX 256u
 size_t gmt_encode_bound(const gmt_record *r);
 size_t gmt_encode(gmt_codec *c, const gmt_record *r, uint8_t *out, size_t cap);
 
-/* Decodes one record from in[0..len). On GMT_OK, *used is the bytes taken
- * and *r holds the record (gmt_bytes point into `in`; a _REF record comes
- * back as the KERNEL, ALLOC or FREE it stands for). GMT_E_SHORT: the
- * record is incomplete. GMT_E_TYPE: unknown type, *used is set so the caller
- * can skip it. GMT_E_CORRUPT: malformed (a _REF index beyond its table
- * too). The codec state advances only on OK. */
+/* Decodes one record from in[0..len), its time fields from the codec's
+ * time source if it has one (2.0), else from the payload (1.x). On GMT_OK,
+ * *used is the bytes taken and *r holds the record (gmt_bytes point into
+ * `in`; a _REF record comes back as the KERNEL, ALLOC or FREE it stands
+ * for). GMT_E_SHORT: the record is incomplete. GMT_E_TYPE: unknown type,
+ * *used is set so the caller can skip it. GMT_E_CORRUPT: malformed (a _REF
+ * index beyond its table, or a time past the end of the time source, too).
+ * The codec state, the time source's cursor included, advances only on OK.
+ * A TIMES record is not decoded here: gmt_reader takes it (it is GMT_E_CORRUPT
+ * to gmt_decode). */
 gmt_status gmt_decode(gmt_codec *c, const uint8_t *in, size_t len, gmt_record *r, size_t *used);
 
 #ifdef __cplusplus

@@ -718,7 +718,7 @@ int sc_truncated(const char *path)
 
 int sc_newer(const char *path)
 {
-    unsigned char pre[GMT_PREAMBLE_LEN] = { 'G', 'M', 'E', 'M', 'P', 'R', 'O', 'F', 2, 0, 0, 0 };
+    unsigned char pre[GMT_PREAMBLE_LEN] = { 'G', 'M', 'E', 'M', 'P', 'R', 'O', 'F', GMT_VERSION_MAJOR + 1, 0, 0, 0 };
     unsigned char out[256];
     size_t n = ZSTD_compress(out, sizeof(out), pre, sizeof(pre), 3);
     if (ZSTD_isError(n))

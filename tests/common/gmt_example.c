@@ -177,8 +177,9 @@ static const char *coding_doc(char c)
     switch (c) {
     case F_V: return "varint";
     case F_SV: return "sv: zigzag varint";
-    case F_TS: return "ts: zigzag(value - last_ts)";
-    case F_GTS: return "gts: zigzag(start - last_gpu), then dur: varint(end - start); last_gpu = end";
+    case F_TS: return "ts: zigzag(value - last_ts); in the frame's TIMES record (2.0), not the payload";
+    case F_GTS: return "gts: zigzag(start - last_gpu), then dur: varint(end - start); last_gpu = end; both in the "
+                       "frame's TIMES record (2.0), not the payload";
     case F_ADDR: return "addr: zigzag(value - last_addr)";
     case F_CORR: return "corr: zigzag(value - last_corr)";
     case F_SEQ: return "seq: zigzag(value - last_seq)";
@@ -259,6 +260,9 @@ static int get_varint(const uint8_t *p, size_t n, size_t *pos, uint64_t *v)
 #define CTX_W 6
 typedef struct walk_state {
     gmt_deltas d;
+    const uint8_t *t;  /* the frame's time stream (format 2.0: its TIMES record) */
+    size_t tn, tpos;
+    size_t toff;       /* its stream offset */
     uint64_t shape[GMT_TAB_CAP][SHAPE_W];
     uint64_t ctx[GMT_TAB_CAP][CTX_W];
     unsigned nshape, nctx;
@@ -377,7 +381,18 @@ static size_t walk(const uint8_t *p, size_t n, walk_state *c, const gmt_record *
         default:
             break;
         }
-        get_varint(p, end, &pos, &raw);
+        /* Time fields come from the frame's TIMES record (format 2.0):
+         * shown here, with their own offsets, in the record they belong to. */
+        int is_time = fd->code == F_TS || fd->code == F_GTS;
+        size_t keep_off = g_off;
+        if (is_time) {
+            s = c->tpos;
+            g_off = c->toff + c->tpos;
+            EXPECT(get_varint(c->t, c->tn, &c->tpos, &raw) > 0, "%s: the time stream ran out", fd->name);
+        } else {
+            get_varint(p, end, &pos, &raw);
+        }
+        const uint8_t *fp = is_time ? c->t : p;
         uint64_t expect = *u64_at(want, fd->off);
         switch (fd->code) {
         case F_V:
@@ -390,12 +405,12 @@ static size_t walk(const uint8_t *p, size_t n, walk_state *c, const gmt_record *
             break;
         case F_GTS: {
             v = c->d.last_gpu + (uint64_t)gmt_unzigzag(raw);
-            line(p + s, pos - s, "%s = last_gpu %+lld = %llu", fd->name, (long long)gmt_unzigzag(raw),
+            line(fp + s, c->tpos - s, "%s = last_gpu %+lld = %llu  (in TIMES)", fd->name, (long long)gmt_unzigzag(raw),
                  (unsigned long long)v);
-            size_t s2 = pos;
+            size_t s2 = c->tpos;
             uint64_t dur = 0;
-            get_varint(p, end, &pos, &dur);
-            line(p + s2, pos - s2, "dur = %llu ns (end = %llu)", (unsigned long long)dur,
+            EXPECT(get_varint(c->t, c->tn, &c->tpos, &dur) > 0, "dur: the time stream ran out");
+            line(fp + s2, c->tpos - s2, "dur = %llu ns (end = %llu)  (in TIMES)", (unsigned long long)dur,
                  (unsigned long long)(v + dur));
             EXPECT(v + dur == *u64_at(want, fd->off2), "end");
             c->d.last_gpu = v + dur;
@@ -415,7 +430,10 @@ static size_t walk(const uint8_t *p, size_t n, walk_state *c, const gmt_record *
                                : fd->code == F_STEP ? "last_step"
                                                     : "last_rid";
             v = *last + (uint64_t)gmt_unzigzag(raw);
-            if (fd->code == F_ADDR)
+            if (is_time)
+                line(fp + s, c->tpos - s, "%s = %s %+lld = %llu  (in TIMES)", fd->name, base,
+                     (long long)gmt_unzigzag(raw), (unsigned long long)v);
+            else if (fd->code == F_ADDR)
                 line(p + s, pos - s, "%s = %s %+lld = 0x%llx", fd->name, base, (long long)gmt_unzigzag(raw),
                      (unsigned long long)v);
             else
@@ -427,6 +445,8 @@ static size_t walk(const uint8_t *p, size_t n, walk_state *c, const gmt_record *
             break;
         }
         }
+        if (is_time)
+            g_off = keep_off;
         EXPECT(v == expect, "%s.%s: walked %llu, wrote %llu", gmt_type_name((gmt_type)type), fd->name,
                (unsigned long long)v, (unsigned long long)expect);
     }
@@ -553,6 +573,11 @@ static void print_fields(void)
     printf("| type | record | payload fields, in order |\n|---|---|---|\n");
     for (int t = 1; t < GMT_WIRE_TYPE_MAX_; t++) {
         printf("| %d | %s | ", t, gmt_type_name((gmt_type)t));
+        if (t == GMT_WIRE_TIMES) {
+            printf("(2.0) the frame's time fields, the fields marked (ts) and (gts), dur above, of its records "
+                   "in record order: the payload is their varints, nothing else |\n");
+            continue;
+        }
         const fdesc *fd = fields_of(t);
         for (int i = 0; fd[i].name; i++) {
             const char *c = fd[i].code == F_V ? "" : fd[i].code == F_SV ? " (sv)" : fd[i].code == F_TS ? " (ts)"
@@ -654,6 +679,24 @@ int main(int argc, char **argv)
             line(raw + 10, 2, "minor version %u (u16 little endian)", raw[10] | raw[11] << 8);
             p = GMT_PREAMBLE_LEN;
         }
+        /* 2.0: the frame's TIMES record comes first */
+        uint64_t tl = 0;
+        size_t tp = p + 1;
+        EXPECT(p < rn && raw[p] == GMT_WIRE_TIMES && get_varint(raw, rn, &tp, &tl) > 0 && tp + tl <= rn,
+               "frame %d does not start with its TIMES record", fi + 1);
+        if (tp + tl > rn)
+            break;
+        printf("\n");
+        line(raw + p, 1, "type %u = times (2.0: the time fields of this frame's records)", raw[p]);
+        line(raw + p + 1, tp - p - 1, "payload length %llu", (unsigned long long)tl);
+        c.t = raw + tp;
+        c.tn = (size_t)tl;
+        c.tpos = 0;
+        c.toff = g_off;
+        printf("%06zx  %-24s each shown below with the record it belongs to\n", g_off, "...");
+        g_off += (size_t)tl;
+        gmt_codec_set_time_source(&cd, raw + tp, (size_t)tl);
+        p = tp + (size_t)tl;
         while (p < rn && ri < nrec) {
             printf("\n");
             size_t used = walk(raw + p, rn - p, &c, &recs[ri]);
@@ -666,6 +709,8 @@ int main(int argc, char **argv)
             ri++;
         }
         EXPECT(p == rn, "frame %d: %zu of %zu bytes walked", fi + 1, p, rn);
+        EXPECT(c.tpos == c.tn && gmt_codec_time_left(&cd) == 0, "frame %d: %zu of %zu time bytes walked", fi + 1,
+               c.tpos, c.tn);
         rpos_total += rn;
         pos += fsz[fi];
         printf("\n");

@@ -4,7 +4,10 @@
  * major version (crafted preamble, compressed with zstd), major 0, an
  * unknown record type (skipped), a bad varint, a frame that ends inside a
  * record, a KERNEL_REF whose shape was in the previous frame, zero bytes
- * after a good trace, a missing file.
+ * after a good trace, a missing file.  The hand-built streams are format
+ * 1.2 (times inline, what gmt_encode writes without a time sink) unless
+ * they say 2.0: then each frame is put together here as the writer does,
+ * its TIMES record first (sb2_frame).
  */
 #include <zstd.h>
 
@@ -65,6 +68,36 @@ static void sb_rec(sb *s, gmt_codec *c, const gmt_record *r)
     size_t k = gmt_encode(c, r, s->b + s->n, sizeof s->b - s->n);
     REQUIRE(k > 0, "encode");
     s->n += k;
+}
+
+/* A 2.0 frame of n records: [preamble] TIMES(time stream) rows.  `extra`
+ * bytes are appended to the time stream, `drop` bytes cut from its end, to
+ * damage it; the codec is reset first, as at every frame start. */
+static void sb2_frame(sb *s, int pre, const gmt_record *recs, size_t n, size_t extra, size_t drop)
+{
+    static gmt_codec c;
+    uint8_t times[1024], rows[2048];
+    size_t rn = 0;
+    gmt_codec_reset(&c);
+    gmt_codec_set_time_sink(&c, times, sizeof times);
+    for (size_t i = 0; i < n; i++) {
+        size_t k = gmt_encode(&c, &recs[i], rows + rn, sizeof rows - rn);
+        REQUIRE(k > 0, "encode");
+        rn += k;
+    }
+    size_t tn = gmt_codec_time_len(&c);
+    for (size_t i = 0; i < extra; i++)
+        times[tn++] = 0x02;
+    REQUIRE(drop <= tn, "drop");
+    tn -= drop;
+    if (pre)
+        sb_pre(s, GMT_VERSION_MAJOR, GMT_VERSION_MINOR);
+    s->b[s->n++] = GMT_WIRE_TIMES;
+    s->n += gmt_varint_put(s->b + s->n, 4, tn);
+    memcpy(s->b + s->n, times, tn);
+    s->n += tn;
+    memcpy(s->b + s->n, rows, rn);
+    s->n += rn;
 }
 
 static gmt_record mark(uint64_t ts, uint64_t name)
@@ -150,10 +183,10 @@ int main(void)
     o = read_mem(z, zn);
     CHECK(o.rc == GMT_E_CORRUPT && strstr(o.end.message, "preamble"), "major 0");
 
-    fprintf(stderr, "newer minor version with an unknown type and longer records\n");
+    fprintf(stderr, "format 1.x: a newer minor version with an unknown type and longer records\n");
     s.n = 0;
     gmt_codec_reset(&c);
-    sb_pre(&s, GMT_VERSION_MAJOR, GMT_VERSION_MINOR + 1);
+    sb_pre(&s, 1, 3);
     m = mark(1000, 1);
     sb_rec(&s, &c, &m);
     s.b[s.n++] = 77; /* a record type from the future */
@@ -173,12 +206,12 @@ int main(void)
     o = read_mem(z, zn);
     CHECK(o.rc == 0 && o.records == 3 && o.end.skipped_unknown == 1 && o.end.has_trailer && o.end.status == GMT_OK,
           "newer minor: %zu records, %llu skipped", o.records, (unsigned long long)o.end.skipped_unknown);
-    CHECK(o.end.minor == GMT_VERSION_MINOR + 1, "minor reported");
+    CHECK(o.end.major == 1 && o.end.minor == 3, "minor reported");
 
     fprintf(stderr, "bad varint\n");
     s.n = 0;
     gmt_codec_reset(&c);
-    sb_pre(&s, GMT_VERSION_MAJOR, GMT_VERSION_MINOR);
+    sb_pre(&s, 1, 2);
     m = mark(1000, 1);
     sb_rec(&s, &c, &m);
     s.b[s.n++] = GMT_REC_ALLOC;
@@ -193,7 +226,7 @@ int main(void)
     fprintf(stderr, "zero bytes inside the stream\n");
     s.n = 0;
     gmt_codec_reset(&c);
-    sb_pre(&s, GMT_VERSION_MAJOR, GMT_VERSION_MINOR);
+    sb_pre(&s, 1, 2);
     sb_rec(&s, &c, &m);
     memset(s.b + s.n, 0, 16);
     s.n += 16;
@@ -204,7 +237,7 @@ int main(void)
     fprintf(stderr, "a frame that ends inside a record\n");
     s.n = 0;
     gmt_codec_reset(&c);
-    sb_pre(&s, GMT_VERSION_MAJOR, GMT_VERSION_MINOR);
+    sb_pre(&s, 1, 2);
     sb_rec(&s, &c, &m);
     size_t cut = s.n;
     m = mark(2000, 3);
@@ -218,7 +251,7 @@ int main(void)
     fprintf(stderr, "a KERNEL_REF naming a shape of the previous frame\n");
     s.n = 0;
     gmt_codec_reset(&c);
-    sb_pre(&s, GMT_VERSION_MAJOR, GMT_VERSION_MINOR);
+    sb_pre(&s, 1, 2);
     gmt_record kr;
     memset(&kr, 0, sizeof kr);
     kr.type = GMT_REC_KERNEL;
@@ -244,6 +277,78 @@ int main(void)
     CHECK(o.rc == GMT_E_CORRUPT && o.records == 2 && strstr(o.end.message, "corrupt record in frame 2") &&
               strstr(o.end.message, "type byte 19") && strstr(o.end.message, "2 records recovered"),
           "KERNEL_REF across a frame boundary: %s", o.end.message);
+
+    fprintf(stderr, "format 2.0: a good frame built by hand\n");
+    gmt_record two[3] = { mark(1000, 1), mark(1500, 2), trailer(2) };
+    s.n = 0;
+    sb2_frame(&s, 1, two, 3, 0, 0);
+    zn = zframe(s.b, s.n, z, sizeof z);
+    o = read_mem(z, zn);
+    CHECK(o.rc == 0 && o.records == 3 && o.end.has_trailer && o.last.u.trailer.ts == 99, "2.0 by hand");
+
+    fprintf(stderr, "format 2.0: a frame without its TIMES record\n");
+    s.n = 0;
+    sb_pre(&s, GMT_VERSION_MAJOR, GMT_VERSION_MINOR);
+    gmt_codec_reset(&c);
+    m = mark(1000, 1);
+    sb_rec(&s, &c, &m);
+    zn = zframe(s.b, s.n, z, sizeof z);
+    o = read_mem(z, zn);
+    CHECK(o.rc == GMT_E_CORRUPT && o.records == 0 && strstr(o.end.message, "frame without its TIMES record"),
+          "no TIMES: %s", o.end.message);
+
+    fprintf(stderr, "format 2.0: a second frame without its TIMES record\n");
+    s.n = 0;
+    sb2_frame(&s, 1, two, 1, 0, 0);
+    size_t first = s.n;
+    gmt_codec_reset(&c);
+    sb_rec(&s, &c, &two[1]);
+    zn = zframe(s.b, first, z, sizeof z);
+    zn += zframe(s.b + first, s.n - first, z + zn, sizeof z - zn);
+    o = read_mem(z, zn);
+    CHECK(o.rc == GMT_E_CORRUPT && o.records == 1 && strstr(o.end.message, "corrupt record in frame 2") &&
+              strstr(o.end.message, "frame without its TIMES record"),
+          "no TIMES in frame 2: %s", o.end.message);
+
+    fprintf(stderr, "format 2.0: a time stream longer than its records use\n");
+    s.n = 0;
+    sb2_frame(&s, 1, two, 3, 1, 0);
+    zn = zframe(s.b, s.n, z, sizeof z);
+    o = read_mem(z, zn);
+    CHECK(o.rc == GMT_E_CORRUPT && o.records == 3 && strstr(o.end.message, "corrupt frame 1") &&
+              strstr(o.end.message, "more times than its records use"),
+          "TIMES too long: %s", o.end.message);
+
+    fprintf(stderr, "format 2.0: a time stream that runs out\n");
+    s.n = 0;
+    sb2_frame(&s, 1, two, 3, 0, 1);
+    zn = zframe(s.b, s.n, z, sizeof z);
+    o = read_mem(z, zn);
+    CHECK(o.rc == GMT_E_CORRUPT && o.records == 2 && strstr(o.end.message, "corrupt record in frame 1") &&
+              strstr(o.end.message, "type byte 18"),
+          "TIMES too short: %s", o.end.message);
+
+    fprintf(stderr, "format 2.0: a frame that ends inside its TIMES record\n");
+    s.n = 0;
+    sb2_frame(&s, 1, two, 3, 0, 0);
+    zn = zframe(s.b, GMT_PREAMBLE_LEN + 3, z, sizeof z);
+    o = read_mem(z, zn);
+    CHECK(o.rc == GMT_E_CORRUPT && o.records == 0 && strstr(o.end.message, "ends inside this record"),
+          "cut TIMES: %s", o.end.message);
+
+    fprintf(stderr, "format 2.0: a newer minor version with an unknown type and longer records\n");
+    s.n = 0;
+    sb2_frame(&s, 1, two, 2, 0, 0);
+    s.b[10] = (uint8_t)(GMT_VERSION_MINOR + 1);
+    s.b[s.n++] = 77; /* a record type from the future: its fields are its own */
+    s.b[s.n++] = 2;
+    s.b[s.n++] = 0x05;
+    s.b[s.n++] = 0x06;
+    zn = zframe(s.b, s.n, z, sizeof z);
+    o = read_mem(z, zn);
+    CHECK(o.rc == 0 && o.records == 2 && o.end.skipped_unknown == 1 && o.end.minor == GMT_VERSION_MINOR + 1 &&
+              o.last.u.mark.ts == 1500,
+          "2.x newer minor: %s", o.end.message);
 
     fprintf(stderr, "a good trace followed by zero bytes (a crash after the file grew)\n");
     tu_tmp_path(path, sizeof path, "zeros");

@@ -1,8 +1,10 @@
 /*
  * Frame structure of a written trace: standard zstd frames, each with a
  * checksum and a known content size; the preamble only at the start of the
- * first; no record straddles two frames; and every frame decodes ON ITS OWN
- * with a freshly reset delta state (the writer resets it at each frame).
+ * first; every frame's first record is its TIMES record (format 2.0) and
+ * its records use all of it; no record straddles two frames; and every frame
+ * decodes ON ITS OWN with a freshly reset delta state (the writer resets it
+ * at each frame).
  */
 #include <zstd.h>
 
@@ -59,6 +61,14 @@ int main(void)
             }
             gmt_codec c;
             gmt_codec_reset(&c); /* a fresh state: the frame must stand alone */
+            uint64_t tl = 0;
+            int lb = p + 1 < rn ? gmt_varint_get(raw + p + 1, rn - p - 1, &tl) : 0;
+            CHECK(p < rn && raw[p] == GMT_WIRE_TIMES && lb > 0 && p + 1 + (size_t)lb + tl <= rn,
+                  "frame %zu does not start with its TIMES record", frame);
+            if (lb <= 0)
+                break;
+            gmt_codec_set_time_source(&c, raw + p + 1 + lb, (size_t)tl);
+            p += 1 + (size_t)lb + (size_t)tl;
             while (p < rn) {
                 gmt_record rec;
                 size_t used = 0;
@@ -72,6 +82,7 @@ int main(void)
                 next++;
                 p += used;
             }
+            CHECK(gmt_codec_time_left(&c) == 0, "frame %zu: %zu time bytes unused", frame, gmt_codec_time_left(&c));
             pos += fl;
             frame++;
         }

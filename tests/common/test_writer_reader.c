@@ -8,6 +8,8 @@
  * across and larger than the file reader's input chunks read the same from
  * a path as from memory, whole and cut.
  */
+#include <zstd.h>
+
 #include "tutil.h"
 
 #define NREC 400
@@ -202,6 +204,83 @@ static void chunk_boundaries(void)
     }
 }
 
+/* Format 2.0 at its limit: frames as large as the writer makes them
+ * (32 MiB), of kernels whose times are long varints, so that the time
+ * stream reaches the TIMES record's limit (GMT_MAX_PAYLOAD) first and ends
+ * the frame, and the frame's content is larger than the reader decompresses
+ * whole: its 1 MiB TIMES record comes through the streaming path. */
+static gmt_record big_kernel(uint64_t i, uint64_t *t)
+{
+    gmt_record r;
+    memset(&r, 0, sizeof r);
+    r.type = GMT_REC_KERNEL;
+    uint64_t h = (i + 1) * 0x9e3779b97f4a7c15ull;
+    *t += 1000 + (h >> 44);                  /* gaps up to 2^20 ns */
+    r.u.kernel.start = *t;
+    r.u.kernel.end = *t + 1 + (h >> 40 & 0xffffff); /* up to 2^24 ns */
+    *t = r.u.kernel.end;
+    r.u.kernel.name = 1 + i % 1000;          /* more shapes than a frame's table holds */
+    r.u.kernel.grid[0] = 1 + i % 997;
+    r.u.kernel.block[0] = 256;
+    r.u.kernel.registers = 1 + i % 255;
+    r.u.kernel.stream = 7;
+    r.u.kernel.corr = i + 1;
+    r.u.kernel.tid = 4242;
+    r.u.kernel.seq = i + 1;
+    return r;
+}
+
+static void times_at_limit(void)
+{
+    enum { N = 300000 };
+    char path[256];
+    tu_tmp_path(path, sizeof path, "tlimit");
+    gmt_writer_opts o = { 1, 32u << 20 };
+    gmt_writer *w = gmt_writer_open(path, &o);
+    REQUIRE(w, "writer");
+    uint64_t t = 1u << 30;
+    for (uint64_t i = 0; i < N; i++) {
+        gmt_record r = big_kernel(i, &t);
+        REQUIRE(gmt_writer_put(w, &r) == GMT_OK, "put %llu", (unsigned long long)i);
+    }
+    uint64_t frames = gmt_writer_frames(w);
+    REQUIRE(gmt_writer_close(w) == GMT_OK, "close");
+    frames++; /* the one close ended */
+    tu_buf f = tu_slurp(path);
+    size_t fl = ZSTD_findFrameCompressedSize(f.p, f.n);
+    unsigned long long cs = ZSTD_getFrameContentSize(f.p, fl);
+    CHECK(frames >= 2 && cs > (4u << 20) && cs < (32u << 20),
+          "%llu frames, the first of %llu bytes: not ended by its time stream, or small enough to be read whole",
+          (unsigned long long)frames, cs);
+    uint8_t *raw = malloc((size_t)cs);
+    REQUIRE(raw && ZSTD_decompress(raw, (size_t)cs, f.p, fl) == cs, "decompress");
+    uint64_t tl = 0;
+    CHECK(raw[GMT_PREAMBLE_LEN] == GMT_WIRE_TIMES && gmt_varint_get(raw + GMT_PREAMBLE_LEN + 1, 3, &tl) == 3 &&
+              tl > GMT_MAX_PAYLOAD - 40 && tl <= GMT_MAX_PAYLOAD,
+          "first TIMES record: %llu bytes", (unsigned long long)tl);
+    free(raw);
+    tu_buf_free(&f);
+    gmt_reader *rd = gmt_reader_open(path);
+    REQUIRE(rd, "reader");
+    gmt_record got;
+    uint64_t n = 0, bad = 0;
+    t = 1u << 30;
+    while (gmt_reader_next(rd, &got) > 0) {
+        gmt_record want = big_kernel(n, &t);
+        char why[200];
+        if (!tu_record_eq(&want, &got, why, sizeof why) && bad++ < 3)
+            CHECK(0, "record %llu: %s", (unsigned long long)n, why);
+        n++;
+    }
+    const gmt_reader_end *e = gmt_reader_end_info(rd);
+    CHECK(n == N && bad == 0 && e->status == GMT_OK && e->frames == frames, "read %llu of %d records in %llu frames: %s",
+          (unsigned long long)n, N, (unsigned long long)e->frames, e->message);
+    gmt_reader_close(rd);
+    unlink(path);
+    fprintf(stderr, "times at the limit: %llu kernels in %llu frames, the first %llu bytes with a TIMES record of %llu\n",
+            (unsigned long long)n, (unsigned long long)frames, cs, (unsigned long long)tl);
+}
+
 int main(void)
 {
     const size_t frames[] = { 0, 1, 50, 700, 4096, 100000 };
@@ -211,6 +290,7 @@ int main(void)
     run(101, 1000, 1);
     run(102, 1, 1);
     chunk_boundaries();
+    times_at_limit();
     /* bad arguments */
     CHECK(gmt_reader_open(NULL) == NULL && gmt_reader_open_file(NULL) == NULL, "NULL reader args");
     CHECK(gmt_reader_open("/nonexistent/dir/trace.zst") == NULL && errno == ENOENT, "missing file errno");

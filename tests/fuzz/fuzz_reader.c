@@ -56,7 +56,13 @@
 static uint8_t enc_buf[ENC_BUF];
 
 /* The delta state is opaque (trace_format.h): compared whole. */
-static int codec_eq(const gmt_codec *a, const gmt_codec *b) { return memcmp(a, b, sizeof *a) == 0; }
+/* The delta state and the tables; not where a 2.0 time stream is read from
+ * or written to, which differs between an encoder and a decoder. */
+static int codec_eq(const gmt_codec *a, const gmt_codec *b)
+{
+    size_t t = offsetof(gmt_codec, shapes);
+    return memcmp(&a->d, &b->d, sizeof a->d) == 0 && memcmp((const char *)a + t, (const char *)b + t, sizeof *a - t) == 0;
+}
 
 /* ---- checked reader access ------------------------------------------------ */
 
@@ -182,10 +188,12 @@ static void rd_check_end(rd *d)
         FZ_CHECK(!e->truncated, "clean end marked truncated: %s", e->message);
         FZ_CHECK(e->good_offset == e->file_size, "clean end but good_offset %llu != file_size %llu: %s",
                  (unsigned long long)e->good_offset, (unsigned long long)e->file_size, e->message);
-        FZ_CHECK(e->major == GMT_VERSION_MAJOR, "clean end with version %u.%u", e->major, e->minor);
+        FZ_CHECK(e->major >= 1 && e->major <= GMT_VERSION_MAJOR, "clean end with version %u.%u", e->major,
+                 e->minor);
     }
     if (d->n > 0)
-        FZ_CHECK(e->major == GMT_VERSION_MAJOR, "records returned under version %u.%u", e->major, e->minor);
+        FZ_CHECK(e->major >= 1 && e->major <= GMT_VERSION_MAJOR, "records returned under version %u.%u", e->major,
+                 e->minor);
     /* The end is sticky: asking again changes nothing. */
     gmt_record rec;
     uint64_t before = e->records;
@@ -255,6 +263,9 @@ typedef struct raw_it {
     gmt_status pre;     /* preamble status */
     uint16_t major, minor;
     int saw_trailer;
+    int times_first;    /* 2.0: every frame starts with its TIMES record */
+    int need_times;
+    size_t fstart;      /* where the current frame started */
 } raw_it;
 
 static void raw_init(raw_it *it, const uint8_t *p, size_t len, const size_t *cuts, size_t ncuts)
@@ -271,6 +282,14 @@ static void raw_init(raw_it *it, const uint8_t *p, size_t len, const size_t *cut
              "gmt_preamble_parse returned %d", it->pre);
     if (it->pre == GMT_OK)
         it->pos = GMT_PREAMBLE_LEN;
+    it->times_first = it->need_times = it->pre == GMT_OK && it->major >= 2;
+}
+
+/* At a frame's end in a 2.0 stream: the frame had content but no TIMES
+ * record, or its records left time bytes unused (the reader's rule). */
+static int raw_frame_bad(const raw_it *it)
+{
+    return it->times_first && ((it->need_times && it->pos > it->fstart) || gmt_codec_time_left(&it->codec) > 0);
 }
 
 /* Encodes a decoded record again and decodes that: same values, same delta
@@ -280,21 +299,32 @@ static void roundtrip(const gmt_codec *before, const gmt_record *rec, const gmt_
     uint64_t want = fz_record_digest(rec);
     size_t bound = gmt_encode_bound(rec);
     FZ_CHECK(bound > 0 && bound <= sizeof enc_buf, "gmt_encode_bound %zu for %s", bound, gmt_type_name(rec->type));
+    /* a 2.0 stream's record goes out with its times in a time stream */
+    static uint8_t tb[64];
+    int ts = before->tsep;
     gmt_codec c = *before;
+    if (ts)
+        gmt_codec_set_time_sink(&c, tb, sizeof tb);
     size_t n = gmt_encode(&c, rec, enc_buf, sizeof enc_buf);
     FZ_CHECK(n >= 2 && n <= bound, "gmt_encode gave %zu bytes for a decoded %s (bound %zu)", n,
              gmt_type_name(rec->type), bound);
     FZ_CHECK(codec_eq(&c, after), "encoding a decoded %s moved the delta state differently",
              gmt_type_name(rec->type));
     gmt_codec d = *before;
+    if (ts)
+        gmt_codec_set_time_source(&d, tb, gmt_codec_time_len(&c));
     gmt_record back;
     size_t used = 0;
     gmt_status st = gmt_decode(&d, enc_buf, n, &back, &used);
+    FZ_CHECK(gmt_codec_time_left(&d) == 0, "re-encoded %s left %zu time bytes", gmt_type_name(rec->type),
+             gmt_codec_time_left(&d));
     FZ_CHECK(st == GMT_OK && used == n, "re-encoded %s does not decode: status %d, used %zu of %zu",
              gmt_type_name(rec->type), st, used, n);
     FZ_CHECK(fz_record_digest(&back) == want, "re-encoded %s decodes to other values", gmt_type_name(rec->type));
     FZ_CHECK(codec_eq(&d, after), "re-encoded %s moves the delta state differently", gmt_type_name(rec->type));
     gmt_codec e = *before;
+    if (ts)
+        gmt_codec_set_time_sink(&e, tb, sizeof tb);
     FZ_CHECK(gmt_encode(&e, rec, enc_buf, n - 1) == 0, "gmt_encode of %s fit in %zu bytes, needs %zu",
              gmt_type_name(rec->type), n - 1, n);
     FZ_CHECK(codec_eq(&e, before), "a refused gmt_encode changed the delta state");
@@ -308,12 +338,29 @@ static int raw_next(raw_it *it, gmt_record *rec, int check)
         return it->pre;
     for (;;) {
         while (it->ci < it->ncuts && it->cuts[it->ci] <= it->pos) {
-            if (it->cuts[it->ci] == it->pos)
+            if (it->cuts[it->ci] == it->pos) {
+                if (raw_frame_bad(it))
+                    return GMT_E_CORRUPT;
                 gmt_codec_reset(&it->codec);
+                it->need_times = it->times_first;
+                it->fstart = it->pos;
+            }
             it->ci++;
         }
         if (it->pos == it->len)
-            return 0;
+            return raw_frame_bad(it) ? GMT_E_CORRUPT : 0;
+        if (it->need_times) {
+            size_t fend = it->ci < it->ncuts ? it->cuts[it->ci] : it->len;
+            const uint8_t *tp = it->p + it->pos;
+            uint64_t tl = 0;
+            int lb = fend - it->pos > 1 ? gmt_varint_get(tp + 1, fend - it->pos - 1, &tl) : 0;
+            if (tp[0] != GMT_WIRE_TIMES || lb <= 0 || tl > GMT_MAX_PAYLOAD || 1 + (size_t)lb + tl > fend - it->pos)
+                return GMT_E_CORRUPT;
+            gmt_codec_set_time_source(&it->codec, tp + 1 + lb, (size_t)tl);
+            it->pos += 1 + (size_t)lb + (size_t)tl;
+            it->need_times = 0;
+            continue;
+        }
         size_t avail = it->len - it->pos, used = 0;
         const uint8_t *at = it->p + it->pos;
         gmt_codec before = it->codec;

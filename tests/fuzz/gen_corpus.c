@@ -472,6 +472,11 @@ static unsigned char *raw_trace(uint16_t major, uint16_t minor, int extra, int u
     e.raw[11] = (unsigned char)(minor >> 8);
     e.raw_len = GMT_PREAMBLE_LEN;
     gmt_codec_reset(&e.codec);
+    /* 2.0 and later: the times go to the frame's TIMES record, put in
+     * front of the records below once they are all encoded */
+    static unsigned char times[1 << 16];
+    if (major >= 2)
+        gmt_codec_set_time_sink(&e.codec, times, sizeof times);
     e.extra = extra;
     if (unknown) {
         /* A record type this version does not know, with a 5-byte payload. */
@@ -481,6 +486,19 @@ static unsigned char *raw_trace(uint16_t major, uint16_t minor, int extra, int u
     }
     trace(&e, 1, 2);
     gmt_strtab_free(e.tab);
+    if (major >= 2) {
+        size_t tn = gmt_codec_time_len(&e.codec);
+        unsigned char hdr[4];
+        size_t hn = 0;
+        hdr[hn++] = GMT_WIRE_TIMES;
+        hn += gmt_varint_put(hdr + hn, 3, tn);
+        if (e.raw_len + hn + tn > e.raw_cap && !(e.raw = realloc(e.raw, e.raw_cap = e.raw_len + hn + tn)))
+            die("out of memory");
+        memmove(e.raw + GMT_PREAMBLE_LEN + hn + tn, e.raw + GMT_PREAMBLE_LEN, e.raw_len - GMT_PREAMBLE_LEN);
+        memcpy(e.raw + GMT_PREAMBLE_LEN, hdr, hn);
+        memcpy(e.raw + GMT_PREAMBLE_LEN + hn, times, tn);
+        e.raw_len += hn + tn;
+    }
     *n = e.raw_len;
     return e.raw;
 }
@@ -673,6 +691,10 @@ int main(int argc, char **argv)
         gmt_codec bc;
         gmt_codec_reset(&bc);
         gmt_preamble_put(bad);
+        bad[8] = 1; /* format 1.2: the times inline, as gmt_encode writes them without a time sink */
+        bad[9] = 0;
+        bad[10] = 2;
+        bad[11] = 0;
         k = GMT_PREAMBLE_LEN;
         gmt_record r = {.type = GMT_REC_KERNEL};
         r.u.kernel.start = 5000;
