@@ -1273,6 +1273,23 @@ static void round_once(int force)
             W.safe = W.evs[W.nev].epoch;
     if (W.nev < EV_BATCH && (int32_t)(pub - W.safe) > 0)
         W.safe = pub;
+    /* A pop that stopped at the batch limit may have left events in the
+     * ring that are older than the horizon: an NVTX burst (emit_nvtx makes
+     * two events per op) outruns the writer.  The records of their API
+     * calls must not overtake them, so the horizon comes down to the newest
+     * event popped: the ring is FIFO, and an event is stamped before its
+     * push, so every event stamped before that one is out (but for the
+     * preemption race above).  Without this, a training step's allocations
+     * came before the RANGE_BEGIN of their op (on the H200, 43 of an sdpa
+     * run's allocations named a range not yet begun). */
+    if (W.nev == EV_BATCH) {
+        for (size_t i = W.nev; i-- > 0;)
+            if (W.evs[i].ts) {
+                if (W.evs[i].ts < W.horizon)
+                    W.horizon = W.evs[i].ts;
+                break;
+            }
+    }
     gmp_post_rearm();
     pull_epochs();
     /* VMM reservations and mappings are metadata: apply them before any

@@ -342,6 +342,7 @@ static int sc_burst(void)
     const char *ns = getenv("E2E_BURST");
     int n = ns ? atoi(ns) : 6000;
     int launches = getenv("E2E_BURST_LAUNCH") != NULL; /* one ring event per launch (launch mode) */
+    int allocs = getenv("E2E_BURST_ALLOC") != NULL;    /* an allocation inside every range */
     gmemprof_step(); /* step 1: active */
     for (int i = 0; i < n; i++) {
         if (launches) {
@@ -349,6 +350,10 @@ static int sc_burst(void)
             continue;
         }
         nvtxRangePushA("burst");
+        if (allocs) {
+            cuda_malloc(0x50000000ull + (uint64_t)i * 0x1000, 4096);
+            cuda_free(0x50000000ull + (uint64_t)i * 0x1000, 4096);
+        }
         nvtxRangePop();
     }
     gmemprof_step(); /* step 2: the window is over */

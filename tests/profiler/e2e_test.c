@@ -917,6 +917,33 @@ static void t_burst(void)
     CHECK_EQ_U64(kernels, 7000);
     CHECK_EQ_U64(after_end, 0);
     trace_free(&t);
+
+    /* an allocation and a free inside every range: the ring's range events
+     * and CUPTI's memory records meet in the writer, and no ALLOC/FREE may
+     * come before the RANGE_BEGIN it names, however far the ring runs behind
+     * (its pops stop at a batch): a reader could not name its range.  One
+     * may come after the range's RANGE_END (its CUPTI buffer came in a later
+     * round), which gmem-analyze resolves from its closed ranges. */
+    const char *aenv[] = {"GMEMPROF_SCHEDULE=wait=1,active=1", "E2E_BURST=7000", "E2E_BURST_ALLOC=1", NULL};
+    run_app_in("burst-alloc", "burst", aenv, &r);
+    CHECK(exited(&r, 0));
+    t = load_trace_of(&r);
+    check_complete(&t);
+    uint64_t mem = 0, early = 0, max_begun = 0;
+    for (size_t i = 0; i < t.n; i++) {
+        const rec *x = &t.r[i];
+        if (x->type == GMT_REC_RANGE_BEGIN && x->u.range.id > max_begun)
+            max_begun = x->u.range.id; /* ids count up from 1 on the one thread */
+        else if ((x->type == GMT_REC_ALLOC || x->type == GMT_REC_FREE) && x->u.mem.range) {
+            mem++;
+            early += x->u.mem.range > max_begun;
+        }
+    }
+    st = last(&t, GMT_REC_STATS);
+    CHECK(st && st->u.stats.dropped_cupti + st->u.stats.dropped_writer == 0);
+    CHECK_EQ_U64(mem, 2 * 7000);
+    CHECK_EQ_U64(early, 0); /* before the RANGE_BEGIN of their range */
+    trace_free(&t);
 }
 
 /* Launch mode's copies (profiler/copies.c): one MEMCPY/MEMSET per
