@@ -3,11 +3,14 @@
  * current one.  Each trace given is read to its end (complete, trailer,
  * nothing skipped), written again with today's writer at the same frame
  * boundaries, read back: the same records, the current version, and never
- * more encoded bytes (a 1.2 _REF record is always shorter than the plain
- * record it stands for).  The first trace must be a 1.1 trace (the frozen
- * fixture tests/common/data/synth-v1.1.zst, written by gmem-synth before
- * format 1.2); it is also read as a 1.0 trace (its preamble's minor set to
- * 0: it has no KERNEL flags, so its bytes are valid 1.0).
+ * more encoded bytes than before but each frame's TIMES header (a 1.2 _REF
+ * record is always shorter than the plain record it stands for; 2.0 moves
+ * the times, it adds none).  The first trace must be a 1.1 trace (the
+ * frozen fixture tests/common/data/synth-v1.1.zst, written by gmem-synth
+ * before format 1.2); it is also read as a 1.0 trace (its preamble's minor
+ * set to 0: it has no KERNEL flags, so its bytes are valid 1.0).  The
+ * others: tests/common/data/synth-v1.2.zst (gmem-synth before format 2.0)
+ * and the recordings of samples/traces.
  * usage: test_compat V1_1_TRACE [TRACE...]
  */
 #include <zstd.h>
