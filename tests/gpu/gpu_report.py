@@ -286,6 +286,13 @@ def build(work, out):
         rep.add("%s: gmem-analyze peak = check_trace peak" % v,
                 att[v]["analyzer_peak"] is not None and att[v]["analyzer_peak"] == att[v]["trace_peak"],
                 "analyzer %s vs check_trace %s" % (att[v]["analyzer_peak"], att[v]["trace_peak"]))
+        # every memory record's NVTX range begins before it in the trace
+        # (session 8: an emit_nvtx burst let 74 of sdpa's records overtake
+        # their RANGE_BEGIN, 43 accounted to no range)
+        unk = ((an or {}).get("summary") or {}).get("attribution", {}).get("unknown_ranges")
+        att[v]["unknown_ranges"] = unk
+        rep.add("%s: every memory event's NVTX range known to gmem-analyze" % v, unk == 0,
+                "%s memory events naming a range not yet begun" % unk)
     n, s = att["naive"], att["sdpa"]
     d_tr = (n["trace_peak"] - s["trace_peak"]) if n["trace_peak"] is not None and s["trace_peak"] is not None else None
     d_pt = (n["max_memory_allocated"] - s["max_memory_allocated"]) \
