@@ -96,7 +96,10 @@ def make_work(work, broken=False):
                                                           "ranges": 800, "kernels": 900})
         wjson(os.path.join(work, "%s.alloc.json" % v), {"max_memory_allocated": alloc * MIB})
         an_peak = peak * MIB if not (broken and v == "sdpa") else peak * MIB * 2
-        wjson(os.path.join(work, "%s.analyze.json" % v), {"summary": {"peak_bytes": an_peak, "peak_step": 1}, "rows": []})
+        unknown = 7 if broken and v == "naive" else 0
+        wjson(os.path.join(work, "%s.analyze.json" % v), {"summary": {"peak_bytes": an_peak, "peak_step": 1,
+                                                                      "attribution": {"unknown_ranges": unknown}},
+                                                          "rows": []})
         write(os.path.join(work, "%s.rc" % v), "0\n")
         write(os.path.join(work, "%s.zst" % v), "z" * (3 * MIB if broken and v == "naive" else 1000))
     write(os.path.join(work, "diff.txt"), "naive vs sdpa\naten::softmax +192 MiB\n")
@@ -141,6 +144,7 @@ def check_report(scratch):
     for name in ("ctest -L gpu", "ctest gpu_threads", "ctest gpu_steps_whole",
                  "mode async: peak vs max_memory_allocated", "mode caching: gmem-analyze peak = check_trace peak",
                  "mode nocache: stdout unchanged", "naive trace <= 2 MiB", "sdpa: gmem-analyze peak = check_trace peak",
+                 "naive: every memory event's NVTX range known to gmem-analyze",
                  "emit_nvtx self memory vs torch.profiler self_device_memory_usage"):
         expect(name in failed, "planted defect reported: " + name)
     expect("naive - sdpa peak vs max_memory_allocated difference" not in failed, "no false alarm on the diff")
