@@ -100,6 +100,17 @@ static void sb2_frame(sb *s, int pre, const gmt_record *recs, size_t n, size_t e
     s->n += rn;
 }
 
+/* One 2.0 frame of recs (sb2_frame's extra and drop), compressed whole or
+ * only its first `cut` bytes (0: whole), and what the reader makes of it. */
+static outcome read_frame2(const gmt_record *recs, size_t n, size_t extra, size_t drop, size_t cut)
+{
+    static sb s;
+    static uint8_t z[1 << 16];
+    s.n = 0;
+    sb2_frame(&s, 1, recs, n, extra, drop);
+    return read_mem(z, zframe(s.b, cut ? cut : s.n, z, sizeof z));
+}
+
 static gmt_record mark(uint64_t ts, uint64_t name)
 {
     gmt_record r;
@@ -280,10 +291,7 @@ int main(void)
 
     fprintf(stderr, "format 2.0: a good frame built by hand\n");
     gmt_record two[3] = { mark(1000, 1), mark(1500, 2), trailer(2) };
-    s.n = 0;
-    sb2_frame(&s, 1, two, 3, 0, 0);
-    zn = zframe(s.b, s.n, z, sizeof z);
-    o = read_mem(z, zn);
+    o = read_frame2(two, 3, 0, 0, 0);
     CHECK(o.rc == 0 && o.records == 3 && o.end.has_trailer && o.last.u.trailer.ts == 99, "2.0 by hand");
 
     fprintf(stderr, "format 2.0: a frame without its TIMES record\n");
@@ -311,28 +319,19 @@ int main(void)
           "no TIMES in frame 2: %s", o.end.message);
 
     fprintf(stderr, "format 2.0: a time stream longer than its records use\n");
-    s.n = 0;
-    sb2_frame(&s, 1, two, 3, 1, 0);
-    zn = zframe(s.b, s.n, z, sizeof z);
-    o = read_mem(z, zn);
+    o = read_frame2(two, 3, 1, 0, 0);
     CHECK(o.rc == GMT_E_CORRUPT && o.records == 3 && strstr(o.end.message, "corrupt frame 1") &&
               strstr(o.end.message, "more times than its records use"),
           "TIMES too long: %s", o.end.message);
 
     fprintf(stderr, "format 2.0: a time stream that runs out\n");
-    s.n = 0;
-    sb2_frame(&s, 1, two, 3, 0, 1);
-    zn = zframe(s.b, s.n, z, sizeof z);
-    o = read_mem(z, zn);
+    o = read_frame2(two, 3, 0, 1, 0);
     CHECK(o.rc == GMT_E_CORRUPT && o.records == 2 && strstr(o.end.message, "corrupt record in frame 1") &&
               strstr(o.end.message, "type byte 18"),
           "TIMES too short: %s", o.end.message);
 
     fprintf(stderr, "format 2.0: a frame that ends inside its TIMES record\n");
-    s.n = 0;
-    sb2_frame(&s, 1, two, 3, 0, 0);
-    zn = zframe(s.b, GMT_PREAMBLE_LEN + 3, z, sizeof z);
-    o = read_mem(z, zn);
+    o = read_frame2(two, 3, 0, 0, GMT_PREAMBLE_LEN + 3);
     CHECK(o.rc == GMT_E_CORRUPT && o.records == 0 && strstr(o.end.message, "ends inside this record"),
           "cut TIMES: %s", o.end.message);
 
