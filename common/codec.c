@@ -962,8 +962,8 @@ gmt_status gmt_decode(gmt_codec *c, const uint8_t *in, size_t len, gmt_record *r
         *used = total;
         return GMT_E_TYPE;
     }
-    if (len >= GMT_FAST_MARGIN && lb == 1 && (!c->tsep || (size_t)(c->tend - c->tp) >= GMT_FAST_TIME_MARGIN)) {
-        size_t n = c->tsep ? gmt_decode_hot_t(c, in, r) : gmt_decode_hot(c, in, r);
+    if (len >= GMT_FAST_MARGIN && lb == 1) {
+        size_t n = gmt_decode_hot_any(c, in, r);
         if (n == total)
             return *used = total, GMT_OK;
         if (n == GMT_FAST_BAD)

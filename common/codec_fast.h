@@ -336,7 +336,8 @@ static inline __attribute__((always_inline)) uint64_t fquad_delta(uint64_t last,
     return last + (uint64_t)(int64_t)(int8_t)(uint8_t)(z >> (8 * i));
 }
 
-static inline __attribute__((always_inline)) int fast_mem(const uint8_t *p, const uint8_t *end, const uint8_t **tq, const uint8_t *tend, gmt_codec *c,
+static inline __attribute__((always_inline)) int fast_mem(const uint8_t *p, const uint8_t *end,
+                                                          const uint8_t **tq, const uint8_t *tend, gmt_codec *c,
                                                           gmt_deltas *d, gmt_mem *m, const int px)
 {
     int bad = 0;
@@ -377,7 +378,8 @@ static inline __attribute__((always_inline)) int fast_mem(const uint8_t *p, cons
 
 /* ALLOC_REF / FREE_REF (1.2): the context from the table, then the fields
  * that change from one allocation to the next. */
-static inline __attribute__((always_inline)) int fast_mem_ref(const uint8_t *p, const uint8_t *end, const uint8_t **tq, const uint8_t *tend, gmt_codec *c,
+static inline __attribute__((always_inline)) int fast_mem_ref(const uint8_t *p, const uint8_t *end,
+                                                              const uint8_t **tq, const uint8_t *tend, gmt_codec *c,
                                                               gmt_deltas *d, gmt_mem *m, const int px)
 {
     int bad = 0;
@@ -422,7 +424,8 @@ static inline __attribute__((always_inline)) int fast_mem_ref(const uint8_t *p, 
     return 1;
 }
 
-static inline __attribute__((always_inline)) int fast_kernel(const uint8_t *p, const uint8_t *end, const uint8_t **tq, const uint8_t *tend, gmt_codec *c,
+static inline __attribute__((always_inline)) int fast_kernel(const uint8_t *p, const uint8_t *end,
+                                                             const uint8_t **tq, const uint8_t *tend, gmt_codec *c,
                                                              gmt_deltas *d, gmt_kernel *k, const int px)
 {
     int bad = 0;
@@ -470,8 +473,10 @@ static inline __attribute__((always_inline)) int fast_kernel(const uint8_t *p, c
 
 /* KERNEL_REF (1.2): the shape from the table, then the launch's own fields;
  * flags are always there (before the times, which stay last). */
-static inline __attribute__((always_inline)) int fast_kernel_ref(const uint8_t *p, const uint8_t *end, const uint8_t **tq, const uint8_t *tend,
-                                                                 gmt_codec *c, gmt_deltas *d, gmt_kernel *k, const int px)
+static inline __attribute__((always_inline)) int fast_kernel_ref(const uint8_t *p, const uint8_t *end,
+                                                                 const uint8_t **tq, const uint8_t *tend,
+                                                                 gmt_codec *c, gmt_deltas *d, gmt_kernel *k,
+                                                                 const int px)
 {
     int bad = 0;
     const uint8_t *tl = tq ? *tq : NULL;
@@ -525,7 +530,8 @@ static inline __attribute__((always_inline)) int fast_kernel_ref(const uint8_t *
     return 1;
 }
 
-static inline __attribute__((always_inline)) int fast_copy(const uint8_t *p, const uint8_t *end, const uint8_t **tq, const uint8_t *tend, gmt_deltas *d,
+static inline __attribute__((always_inline)) int fast_copy(const uint8_t *p, const uint8_t *end,
+                                                           const uint8_t **tq, const uint8_t *tend, gmt_deltas *d,
                                                            gmt_copy *k, const int px)
 {
     int bad = 0;
@@ -560,7 +566,8 @@ static inline __attribute__((always_inline)) int fast_copy(const uint8_t *p, con
  * parent is a delta from its own id, and the id is what "rid" keeps; an END
  * has no parent or name (0).  NVTX ranges come in pairs around every
  * operator of a framework run: hot in real traces. */
-static inline __attribute__((always_inline)) int fast_range(const uint8_t *p, const uint8_t *end, const uint8_t **tq, const uint8_t *tend, gmt_deltas *d,
+static inline __attribute__((always_inline)) int fast_range(const uint8_t *p, const uint8_t *end,
+                                                            const uint8_t **tq, const uint8_t *tend, gmt_deltas *d,
                                                             gmt_range *g, const int begin, const int px)
 {
     int bad = 0;
@@ -670,6 +677,18 @@ static inline __attribute__((always_inline)) size_t gmt_decode_hot_t(gmt_codec *
 {
     return gmt_decode_hot_d(c, &c->d, in, &r->type, &r->u.mem, &r->u.kernel, &r->u.copy, &r->u.range, 0, &c->tp,
                             c->tend);
+}
+
+/* Either layout, as the codec says (1.x, or 2.0 with a time source): 0, as
+ * for a record of another type, when the time source has fewer than
+ * GMT_FAST_TIME_MARGIN bytes left; the caller then takes the checked path. */
+static inline __attribute__((always_inline)) size_t gmt_decode_hot_any(gmt_codec *c, const uint8_t *in, gmt_record *r)
+{
+    if (!c->tsep)
+        return gmt_decode_hot(c, in, r);
+    if ((size_t)(c->tend - c->tp) < GMT_FAST_TIME_MARGIN)
+        return 0;
+    return gmt_decode_hot_t(c, in, r);
 }
 
 #endif

@@ -453,10 +453,8 @@ static __attribute__((noinline)) int reader_next_slow(gmt_reader *r, gmt_record 
  * that a record is there.) */
 int gmt_reader_next(gmt_reader *r, gmt_record *rec)
 {
-    if (r && rec && r->fast && r->ob_len - r->ob_pos >= GMT_FAST_MARGIN &&
-        (!r->codec.tsep || (size_t)(r->codec.tend - r->codec.tp) >= GMT_FAST_TIME_MARGIN)) {
-        size_t used = r->codec.tsep ? gmt_decode_hot_t(&r->codec, r->ob + r->ob_pos, rec)
-                                    : gmt_decode_hot(&r->codec, r->ob + r->ob_pos, rec);
+    if (r && rec && r->fast && r->ob_len - r->ob_pos >= GMT_FAST_MARGIN) {
+        size_t used = gmt_decode_hot_any(&r->codec, r->ob + r->ob_pos, rec);
         /* neither 0 (not a hot record) nor GMT_FAST_BAD */
         if (used - 1 < GMT_FAST_BAD - 1) {
             r->ob_pos += used;

@@ -32,8 +32,9 @@
 /* Largest encoding of any record: a HEADER with four strings at the limit. */
 #define MAX_RECORD_BYTES (4u + 10u * 14u + 4u * GMT_MAX_STRING)
 /* The time stream of one frame: a TIMES record's payload, so at most
- * GMT_MAX_PAYLOAD.  A frame ends before a record whose times might not fit
- * (TIMES_ROOM: a record has at most two time fields of 10 bytes). */
+ * GMT_MAX_PAYLOAD.  A frame ends once a record leaves less room than the next
+ * one's times might need (TIMES_ROOM: a record has at most two time fields of
+ * 10 bytes). */
 #define TIMES_CAP ((size_t)GMT_MAX_PAYLOAD)
 #define TIMES_ROOM 20u
 
@@ -51,7 +52,6 @@ struct gmt_writer {
     uint8_t *tb;        /* the frame's time stream (format 2.0), its TIMES record */
     size_t tb_cap;
     uint8_t *sb;        /* the frame put together: [preamble] TIMES, then ib's records */
-    int pre_in_frame;   /* ib starts with the preamble (the first frame) */
     int started;        /* preamble written */
     gmt_status err;     /* first error, sticky */
     int err_no;
@@ -173,7 +173,8 @@ gmt_status gmt_writer_end_frame(gmt_writer *w)
      * a reader has them before the records that use them (and a frame cut
      * short still yields the records before the cut).  One copy of the
      * frame (1 MiB by default) costs far less than compressing it. */
-    size_t pre = w->pre_in_frame ? GMT_PREAMBLE_LEN : 0, sl = pre;
+    /* the first frame's ib starts with the preamble */
+    size_t pre = w->frames == 0 ? GMT_PREAMBLE_LEN : 0, sl = pre;
     memcpy(w->sb, w->ib, pre);
     w->sb[sl++] = GMT_WIRE_TIMES;
     size_t tn = gmt_codec_time_len(&w->codec);
@@ -183,7 +184,6 @@ gmt_status gmt_writer_end_frame(gmt_writer *w)
     memcpy(w->sb + sl, w->ib + pre, w->ib_len - pre);
     sl += w->ib_len - pre;
     w->bytes_in += sl - w->ib_len;
-    w->pre_in_frame = 0;
     ZSTD_inBuffer in = { w->sb, sl, 0 };
     size_t rem;
     do {
@@ -221,11 +221,6 @@ gmt_status gmt_writer_put(gmt_writer *w, const gmt_record *r)
         w->ib_len = GMT_PREAMBLE_LEN;
         w->bytes_in += GMT_PREAMBLE_LEN;
         w->started = 1;
-        w->pre_in_frame = 1;
-    }
-    if (w->tb_cap - gmt_codec_time_len(&w->codec) < TIMES_ROOM && gmt_writer_end_frame(w) != GMT_OK) {
-        w->dropped++;
-        return w->err;
     }
     size_t n = gmt_encode(&w->codec, r, w->ib + w->ib_len, w->ib_cap - w->ib_len);
     if (n == 0) {
@@ -236,7 +231,9 @@ gmt_status gmt_writer_put(gmt_writer *w, const gmt_record *r)
     w->ib_len += n;
     w->bytes_in += n;
     w->records++;
-    if (w->ib_len + gmt_codec_time_len(&w->codec) >= w->frame_bytes)
+    /* the frame ends here too when the next record's times might not fit */
+    size_t tn = gmt_codec_time_len(&w->codec);
+    if (w->ib_len + tn >= w->frame_bytes || w->tb_cap - tn < TIMES_ROOM)
         return gmt_writer_end_frame(w);
     return GMT_OK;
 }
