@@ -128,7 +128,12 @@ typedef struct gma_entry {
     uint32_t window;       /* window index it was made in, UINT32_MAX none */
     uint16_t flags;
     uint8_t device, kind, source;
+    /* to 128 bytes: ENT's index is a shift, not a multiply by 104, on the
+     * path of every alloc and free (the pool holds the live allocations
+     * and those the peak still needs: a few thousand in a training run) */
+    uint8_t pad_[128 - 99];
 } gma_entry;
+_Static_assert(sizeof(gma_entry) == 128, "gma_entry is 128 bytes");
 
 #define GMA_E_LIVE 0x1u
 #define GMA_E_BASELINE 0x2u
@@ -303,6 +308,7 @@ typedef struct gma_replay {
     uint32_t chain[GMA_CHAIN_MAX];
     uint32_t chain_len, chain_name;
     int chain_valid;
+    uint64_t chain_hit;    /* range_of_event's test: chain_id when valid, named and not --by range, else 0 */
 
     /* steps, tags, streams, windows */
     gma_vec steps;         /* gma_steprow */
@@ -320,6 +326,7 @@ typedef struct gma_replay {
     int64_t cur_win;       /* open window index, -1 none */
     uint64_t cur_begin;    /* its begin time, and whether it is implicit */
     int cur_implicit;
+    uint64_t win_from;     /* win_of's fast test: 0 implicit, cur_begin, UINT64_MAX none */
     int64_t baseline_win;  /* first selected window: the summary's baseline */
     int window_records;    /* a WINDOW_BEGIN/END was read */
 

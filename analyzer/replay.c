@@ -30,6 +30,14 @@ const char *const gma_sort_names[GMA_SORT_COUNT_] = { "mem", "peak", "alloc", "c
 #define KEY40 ((1ull << 40) - 1)
 #define NO_WIN UINT32_MAX
 #define NAME_UNNAMED 0xFFFFFFFDu /* a kernel record without a name */
+
+/* A kernel record's name as the tables key it: its string id, or
+ * NAME_UNNAMED for 0 and ids past GMA_MAX_STRING_ID (one unsigned compare:
+ * 0 wraps to the top). */
+static inline uint32_t kernel_name(uint64_t id)
+{
+    return id - 1 < GMA_MAX_STRING_ID - 1 ? (uint32_t)id : NAME_UNNAMED;
+}
 #define GMA_READ_BATCH 64
 
 static void oom(gma_replay *r) { r->err = GMT_E_NOMEM; }
@@ -199,21 +207,41 @@ static inline gma_dev *dev_get(gma_replay *r, uint64_t d)
     return dev_get_slow(r, d);
 }
 
-static void note_ts(gma_replay *r, uint64_t ts)
+/* The first time seen, out of line: first_ts starts at UINT64_MAX, so that
+ * the hot path below is two compares and no has_ts test. */
+static __attribute__((noinline)) void note_first(gma_replay *r, uint64_t ts)
 {
     if (!r->has_ts) {
-        r->first_ts = r->last_ts = ts;
         r->has_ts = 1;
         if (!r->has_origin) {
             r->origin = ts;
             r->has_origin = 1;
         }
-        return;
     }
-    if (ts < r->first_ts)
-        r->first_ts = ts;
+    r->first_ts = ts;
+}
+
+static inline void note_ts(gma_replay *r, uint64_t ts)
+{
+    /* <=: a time of UINT64_MAX still counts as seen */
+    if (__builtin_expect(ts <= r->first_ts, 0))
+        note_first(r, ts);
     if (ts > r->last_ts)
         r->last_ts = ts;
+}
+
+/* note_ts(a) then note_ts(b), as a kernel's start and end: one test each
+ * way on their min and max. */
+static inline void note_ts2(gma_replay *r, uint64_t a, uint64_t b)
+{
+    uint64_t lo = a < b ? a : b, hi = a < b ? b : a;
+    if (__builtin_expect(lo <= r->first_ts, 0)) {
+        note_ts(r, a);
+        note_ts(r, b);
+        return;
+    }
+    if (hi > r->last_ts)
+        r->last_ts = hi;
 }
 
 static void sample_update(gma_dev *D, uint64_t ts, uint64_t used, uint64_t total)
@@ -525,7 +553,7 @@ static inline const gmt_hot *kernel_ahead(const gma_replay *r, const gmt_mem *m,
             const gmt_kernel *k = &h->u.kernel;
             if (k->tid != m->tid || (k->seq & KEY40) != (key & KEY40))
                 continue;
-            uint32_t name = k->name && k->name < GMA_MAX_STRING_ID ? (uint32_t)k->name : NAME_UNNAMED;
+            uint32_t name = kernel_name(k->name);
             if (k->device >= GMA_MAX_DEVICES || name >= r->krow_cap || !r->krow_of[name])
                 return NULL;
             return h;
@@ -565,8 +593,7 @@ static __attribute__((noinline)) void slot_get(gma_replay *r, uint32_t t, attr *
          * the item of a settled slot is stale too, and the FIFO's length
          * decides which waits are given up (GMA_PENDING_MAX). */
         fifo_push(r, 0);
-        a->name = k->u.kernel.name && k->u.kernel.name < GMA_MAX_STRING_ID ? (uint32_t)k->u.kernel.name
-                                                                            : NAME_UNNAMED;
+        a->name = kernel_name(k->u.kernel.name);
         r->dkey = key;
         r->dname = a->name;
         r->dk = (uintptr_t)k;
@@ -647,8 +674,7 @@ static inline __attribute__((always_inline)) attr attribute(gma_replay *r, const
                     r->fifo[r->fifo_head] = 0;
                     r->fifo_len = 1;
                 }
-                a.name = k->u.kernel.name && k->u.kernel.name < GMA_MAX_STRING_ID ? (uint32_t)k->u.kernel.name
-                                                                                  : NAME_UNNAMED;
+                a.name = kernel_name(k->u.kernel.name);
                 r->dkey = a.key;
                 r->dname = a.name;
                 r->dk = (uintptr_t)k;
@@ -749,6 +775,7 @@ static uint32_t range_chain(gma_replay *r, uint64_t id, int rows)
     r->chain_name = name;
     r->chain_len = 0;
     r->chain_valid = 1;
+    r->chain_hit = name != GMA_NAME_UNATTR && r->opt.by != GMA_BY_RANGE ? id : 0;
     if (!rows)
         return name;
     for (unsigned depth = 0; in && depth < 64 && r->chain_len < GMA_CHAIN_MAX; depth++) {
@@ -817,12 +844,12 @@ static uint32_t range_account(gma_replay *r, uint64_t range, uint64_t bytes, int
 }
 
 /* range_account's common case inline: no range rows to add to (the default
- * tables) and the same range instance as the previous event. */
+ * tables) and the same range instance as the previous event (chain_hit:
+ * the cached instance when that holds, else 0). */
 static inline uint32_t range_of_event(gma_replay *r, uint64_t range, uint64_t bytes, int is_alloc, uint64_t live_after,
                                       int acc)
 {
-    if (range && r->chain_valid && r->chain_id == range && r->chain_name != GMA_NAME_UNATTR &&
-        !(acc && r->opt.by == GMA_BY_RANGE))
+    if (range && range == r->chain_hit)
         return r->chain_name;
     return range_account(r, range, bytes, is_alloc, live_after, acc);
 }
@@ -900,6 +927,7 @@ static int64_t window_open(gma_replay *r, uint64_t id, uint64_t ts, uint64_t ste
     r->cur_win = (int64_t)(r->windows.len - 1);
     r->cur_begin = ts;
     r->cur_implicit = implicit;
+    r->win_from = implicit ? 0 : ts;
     /* The per-device baseline of the summary is the first selected window's. */
     if (r->baseline_win < 0 && (r->opt.window < 0 || id == (uint64_t)r->opt.window))
         r->baseline_win = r->cur_win;
@@ -926,7 +954,10 @@ static int64_t win_of_slow(gma_replay *r, uint64_t ts)
 
 static inline int64_t win_of(gma_replay *r, uint64_t ts)
 {
-    if (r->cur_win >= 0 && (r->cur_implicit || ts >= r->cur_begin))
+    /* win_from: 0 in an implicit window, its begin in a recorded one,
+     * UINT64_MAX outside (where no time is >= it but UINT64_MAX, which the
+     * test below sends to win_of_slow too) */
+    if (ts >= r->win_from && r->cur_win >= 0)
         return r->cur_win;
     return win_of_slow(r, ts);
 }
@@ -967,6 +998,7 @@ static void window_close(gma_replay *r, uint64_t ts, uint64_t last_step, uint64_
         }
     }
     r->cur_win = -1;
+    r->win_from = UINT64_MAX;
 }
 
 /* ---- the --by alloc rows -------------------------------------------------------- */
@@ -1447,9 +1479,8 @@ static inline __attribute__((always_inline)) void kernel_record(gma_replay *r, c
     gma_dev *D = dev_get(r, k->device);
     if (!D)
         return;
-    note_ts(r, k->start);
-    note_ts(r, k->end);
-    uint32_t name = k->name && k->name < GMA_MAX_STRING_ID ? (uint32_t)k->name : NAME_UNNAMED;
+    note_ts2(r, k->start, k->end);
+    uint32_t name = kernel_name(k->name);
     if (k->tid) {
         uint32_t t;
         gma_thread *th = thread_get(r, k->tid, &t);
@@ -1577,8 +1608,10 @@ static void on_range_begin(gma_replay *r, const gmt_range *g)
         oom(r);
         return;
     }
-    if (r->chain_valid && r->chain_id == g->id)
+    if (r->chain_valid && r->chain_id == g->id) {
         r->chain_valid = 0;
+        r->chain_hit = 0;
+    }
     if (in->accounted && r->opt.by == GMA_BY_RANGE) {
         uint32_t row = rrow_for(r, in->canon);
         RROW(r, row)->calls++;
@@ -1834,21 +1867,26 @@ static inline __attribute__((always_inline)) int replay_hot(gma_replay *r, const
 {
     /* r->records: read_loop counts a batch at once */
     /* the handlers inline here, their one hot call site; replay_record
-     * calls their out-of-line copies */
-    switch (h->type) {
-    case GMT_REC_ALLOC:
+     * calls their out-of-line copies. The three types of nearly every
+     * record are tested first: compares cost less than a jump table. */
+    gmt_type t = h->type;
+    if (t == GMT_REC_FREE) {
+        free_record(r, &h->u.mem, plain, h + 1, end);
+    } else if (t == GMT_REC_KERNEL) {
+        kernel_record(r, &h->u.kernel, plain);
+    } else if (t == GMT_REC_ALLOC) {
         if (h->u.mem.flags & GMT_MEMF_BASELINE)
             alloc_record(r, &h->u.mem, 1, plain, NULL, NULL);
         else
             alloc_record(r, &h->u.mem, 0, plain, h + 1, end);
-        break;
-    case GMT_REC_FREE: free_record(r, &h->u.mem, plain, h + 1, end); break;
-    case GMT_REC_KERNEL: kernel_record(r, &h->u.kernel, plain); break;
-    case GMT_REC_MEMCPY: on_copy(r, &h->u.copy, 0); break;
-    case GMT_REC_MEMSET: on_copy(r, &h->u.copy, 1); break;
-    case GMT_REC_RANGE_BEGIN: on_range_begin(r, &h->u.range); break;
-    case GMT_REC_RANGE_END: on_range_end(r, &h->u.range); break;
-    default: break;
+    } else {
+        switch (t) {
+        case GMT_REC_MEMCPY: on_copy(r, &h->u.copy, 0); break;
+        case GMT_REC_MEMSET: on_copy(r, &h->u.copy, 1); break;
+        case GMT_REC_RANGE_BEGIN: on_range_begin(r, &h->u.range); break;
+        case GMT_REC_RANGE_END: on_range_end(r, &h->u.range); break;
+        default: break;
+        }
     }
     return r->err ? -1 : 0;
 }
@@ -1863,6 +1901,8 @@ int gma_replay_init(gma_replay *r, const gma_opts *opt, const char *path)
     r->opt = *opt;
     r->path = path;
     r->cur_win = -1;
+    r->win_from = UINT64_MAX;
+    r->first_ts = UINT64_MAX; /* note_ts */
     r->baseline_win = -1;
     r->last_dev = UINT64_MAX;
     gma_vec_init(&r->entries, sizeof(gma_entry));

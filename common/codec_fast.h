@@ -35,14 +35,23 @@ static inline void gmt_shape_of(const gmt_kernel *k, uint64_t key[GMT_SHAPE_WORD
     memcpy(key, (const char *)k + GMT_SHAPE_OFF, GMT_SHAPE_WORDS * 8);
 }
 
+/* A context's words in the order of gmt_mem's fields, so that gmt_ctx_put
+ * copies them in three blocks (kind..flags, stream..tid, device); the order
+ * is the decoder's own business: a table entry's index is the order of its
+ * first record, whatever the words' order, so the wire does not see it. */
+_Static_assert(offsetof(gmt_mem, source) == offsetof(gmt_mem, kind) + 8 &&
+                   offsetof(gmt_mem, flags) == offsetof(gmt_mem, kind) + 16 &&
+                   offsetof(gmt_mem, tid) == offsetof(gmt_mem, stream) + 8,
+               "gmt_mem's context fields are not in three blocks");
+
 static inline void gmt_ctx_of(const gmt_mem *m, uint64_t key[GMT_CTX_WORDS])
 {
-    key[0] = m->device;
-    key[1] = m->kind;
-    key[2] = m->source;
-    key[3] = m->flags;
-    key[4] = m->stream;
-    key[5] = m->tid;
+    key[0] = m->kind;
+    key[1] = m->source;
+    key[2] = m->flags;
+    key[3] = m->stream;
+    key[4] = m->tid;
+    key[5] = m->device;
 }
 
 /* The slot a key hashes to: a sum of products (independent multiplies, not
@@ -136,12 +145,9 @@ static inline __attribute__((always_inline)) void gmt_shape_put(const gmt_codec 
 static inline __attribute__((always_inline)) void gmt_ctx_put(const gmt_codec *c, uint64_t idx, gmt_mem *m)
 {
     const uint64_t *e = c->ctx + idx * GMT_CTX_WORDS;
-    m->device = e[0];
-    m->kind = e[1];
-    m->source = e[2];
-    m->flags = e[3];
-    m->stream = e[4];
-    m->tid = e[5];
+    memcpy(&m->kind, e, 3 * 8);
+    memcpy(&m->stream, e + 3, 2 * 8);
+    m->device = e[5];
 }
 
 /*
@@ -159,12 +165,17 @@ static inline __attribute__((always_inline)) void gmt_ctx_put(const gmt_codec *c
  */
 #define GMT_FAST_FIELDS 21u /* KERNEL: 20 fields and the 1.1 flags */
 #define GMT_FAST_MARGIN 256u
+/* The longest record the fast path decodes: a type byte, a one-byte length
+ * and at most 127 bytes of payload (gmt_decode_hot_d leaves longer ones to
+ * the checked decoder). */
+#define GMT_FAST_RECORD_MAX 129u
 /* Format 2.0: the time fields are read from the frame's time stream, as
  * unchecked as the rest when this many of its bytes remain (a record has at
  * most two time fields); a time past the stream's end refuses the record
  * like a field past its payload. */
 #define GMT_FAST_TIME_MARGIN 20u
 _Static_assert(4u + 10u * (GMT_FAST_FIELDS + 1u) <= GMT_FAST_MARGIN, "GMT_FAST_MARGIN too small");
+_Static_assert(GMT_FAST_TIME_MARGIN >= 2u * 10u, "a record's two time fields fit in GMT_FAST_TIME_MARGIN");
 
 /* x86-64 with GCC-style inline assembly: the decoder has a second copy that
  * packs long varints with BMI2's pext (its callers choose it at run time:
@@ -594,6 +605,9 @@ static inline __attribute__((always_inline)) int fast_range(const uint8_t *p, co
     return 1;
 }
 
+_Static_assert(GMT_WIRE_FREE_REF - GMT_WIRE_ALLOC_REF == GMT_REC_FREE - GMT_REC_ALLOC,
+               "ALLOC_REF/FREE_REF map to ALLOC/FREE by one subtraction");
+
 /* Returned by gmt_decode_hot for a hot record whose payload is malformed. */
 #define GMT_FAST_BAD ((size_t)-1)
 
@@ -625,16 +639,20 @@ static inline __attribute__((always_inline)) size_t gmt_decode_hot_d(gmt_codec *
         return 0;
     const uint8_t *pay = in + 2, *pend = pay + in[1];
     int ok;
-    switch (type) {
-    case GMT_WIRE_ALLOC_REF:
-    case GMT_WIRE_FREE_REF:
+    /* The _REF forms are nearly every record of a trace: tested before the
+     * switch, whose jump table costs more than the two compares. */
+    if ((unsigned)type - GMT_WIRE_ALLOC_REF <= GMT_WIRE_FREE_REF - GMT_WIRE_ALLOC_REF) {
         ok = fast_mem_ref(pay, pend, tq, tend, c, d, mem, px);
-        *tp = type == GMT_WIRE_ALLOC_REF ? GMT_REC_ALLOC : GMT_REC_FREE;
-        break;
-    case GMT_WIRE_KERNEL_REF:
+        /* a subtraction, not a select: the two pairs are in the same order */
+        *tp = (gmt_type)(type - (GMT_WIRE_ALLOC_REF - GMT_REC_ALLOC));
+        return ok ? (size_t)(pend - in) : GMT_FAST_BAD;
+    }
+    if (type == GMT_WIRE_KERNEL_REF) {
         ok = fast_kernel_ref(pay, pend, tq, tend, c, d, kern, px);
         *tp = GMT_REC_KERNEL;
-        break;
+        return ok ? (size_t)(pend - in) : GMT_FAST_BAD;
+    }
+    switch (type) {
     case GMT_REC_ALLOC:
     case GMT_REC_FREE:
         ok = fast_mem(pay, pend, tq, tend, c, d, mem, px);

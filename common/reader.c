@@ -481,14 +481,27 @@ static inline __attribute__((always_inline)) size_t hot_run(gmt_reader *r, gmt_h
     /* ts (format 2.0): the time cursor stays in a register for the run too */
     const uint8_t *tp = r->codec.tp, *tend = r->codec.tend;
     while (n < cap && len - pos >= GMT_FAST_MARGIN && (!ts || (size_t)(tend - tp) >= GMT_FAST_TIME_MARGIN)) {
-        size_t used = gmt_decode_hot_d(&r->codec, &d, ob + pos, &hot[n].type, &hot[n].u.mem, &hot[n].u.kernel,
-                                       &hot[n].u.copy, &hot[n].u.range, px, ts ? &tp : NULL, tend);
-        /* neither 0 (not a hot record) nor GMT_FAST_BAD */
-        if (used - 1 >= GMT_FAST_BAD - 1)
-            break;
-        pos += used;
-        n++;
+        /* The margins hold for k records in a row without a test each: a
+         * record takes at most GMT_FAST_RECORD_MAX bytes of the window and
+         * GMT_FAST_TIME_MARGIN of the time stream, so record i of the k
+         * starts with both margins left.  In a frame of a MiB, k is the
+         * rest of the batch until the frame's last few kilobytes. */
+        size_t k = (len - pos - GMT_FAST_MARGIN) / GMT_FAST_RECORD_MAX + 1;
+        if (ts) {
+            size_t kt = ((size_t)(tend - tp) - GMT_FAST_TIME_MARGIN) / GMT_FAST_TIME_MARGIN + 1;
+            k = kt < k ? kt : k;
+        }
+        size_t stop = cap - n < k ? cap : n + k;
+        for (; n < stop; n++) {
+            size_t used = gmt_decode_hot_d(&r->codec, &d, ob + pos, &hot[n].type, &hot[n].u.mem, &hot[n].u.kernel,
+                                           &hot[n].u.copy, &hot[n].u.range, px, ts ? &tp : NULL, tend);
+            /* neither 0 (not a hot record) nor GMT_FAST_BAD */
+            if (used - 1 >= GMT_FAST_BAD - 1)
+                goto out;
+            pos += used;
+        }
     }
+out:
     r->codec.d = d;
     if (ts)
         r->codec.tp = tp;

@@ -432,7 +432,8 @@ typedef struct gmt_deltas {
 #define GMT_TAB_SLOTS (1u << GMT_TAB_SLOT_BITS)
 /* A kernel shape: gmt_kernel's name .. local_mem, in that order. */
 #define GMT_SHAPE_WORDS 11u
-/* An allocation context: gmt_mem's device, kind, source, flags, stream, tid. */
+/* An allocation context: gmt_mem's device, kind, source, flags, stream, tid
+ * (held as kind, source, flags, stream, tid, device: see gmt_ctx_of). */
 #define GMT_CTX_WORDS 6u
 
 /* One interning table.  Entries [0, n) are this frame's; slot[] hashes a

@@ -475,9 +475,14 @@ static int same_state(const walk_state *w, const gmt_codec *c)
     for (unsigned i = 0; i < w->nshape; i++)
         if (memcmp(w->shape[i], c->shape + (size_t)i * GMT_SHAPE_WORDS, sizeof w->shape[i]) != 0)
             return 0;
-    for (unsigned i = 0; i < w->nctx; i++)
-        if (memcmp(w->ctx[i], c->ctx + (size_t)i * GMT_CTX_WORDS, sizeof w->ctx[i]) != 0)
+    /* The codec keeps a context's words in gmt_mem's field order (its own
+     * business: the wire sees only entry indices); compared as fields. */
+    for (unsigned i = 0; i < w->nctx; i++) {
+        const uint64_t *e = c->ctx + (size_t)i * GMT_CTX_WORDS;
+        const uint64_t *x = w->ctx[i]; /* device, kind, source, flags, stream, tid */
+        if (x[0] != e[5] || x[1] != e[0] || x[2] != e[1] || x[3] != e[2] || x[4] != e[3] || x[5] != e[4])
             return 0;
+    }
     return 1;
 }
 
