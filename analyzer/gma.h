@@ -288,7 +288,7 @@ typedef struct gma_replay {
     uint32_t dname;
     gma_vec krows;         /* gma_krow */
     uint32_t *krow_of;     /* string id -> krow + 1 */
-    gma_krow *krow_hit;    /* the row of name krow_hit_name, NULL none: valid
+    gma_krow *krow_hit;    /* the row of name krow_hit_name (KROW_NONE: none): valid
                             * until krows grows (krow_for resets it then) */
     uint32_t krow_hit_name;
     size_t krow_cap;

@@ -28,8 +28,9 @@ const char *const gma_by_names[GMA_BY_COUNT_] = { "kernel", "range", "alloc", "s
 const char *const gma_sort_names[GMA_SORT_COUNT_] = { "mem", "peak", "alloc", "count", "time", "name" };
 
 #define KEY40 ((1ull << 40) - 1)
-#define NO_WIN UINT32_MAX
+#define NO_WIN UINT32_MAX /* (uint32_t) of win_of's -1 */
 #define NAME_UNNAMED 0xFFFFFFFDu /* a kernel record without a name */
+#define KROW_NONE 0xFFFFFFFFu    /* krow_hit_name when krow_hit is not valid: no name is it */
 
 /* A kernel record's name as the tables key it: its string id, or
  * NAME_UNNAMED for 0 and ids past GMA_MAX_STRING_ID (one unsigned compare:
@@ -359,7 +360,7 @@ static inline uint32_t krow_for(gma_replay *r, uint32_t name)
     int created;
     uint32_t i = row_for(r, &r->krows, &r->krow_of, &r->krow_cap, name, &created);
     if (created) {
-        r->krow_hit = NULL; /* the rows may have moved */
+        r->krow_hit_name = KROW_NONE; /* the rows may have moved */
         KROW(r, i)->name = name;
     }
     return i;
@@ -369,7 +370,7 @@ static inline uint32_t krow_for(gma_replay *r, uint32_t name)
  * kernel is mostly the kernel record's or the allocation's before it. */
 static inline gma_krow *krow_get(gma_replay *r, uint32_t name)
 {
-    if (r->krow_hit && r->krow_hit_name == name)
+    if (r->krow_hit_name == name)
         return r->krow_hit;
     uint32_t i = krow_for(r, name);
     r->krow_hit = KROW(r, i);
@@ -1285,7 +1286,7 @@ static inline __attribute__((always_inline)) void alloc_record(gma_replay *r, co
     e->stream = m->stream;
     e->kname = a.slot ? GMA_NAME_UNATTR : a.name;
     e->rname = rname;
-    e->window = w >= 0 ? (uint32_t)w : NO_WIN;
+    e->window = (uint32_t)w; /* -1 (none) is NO_WIN */
     e->device = (uint8_t)m->device;
     e->kind = (uint8_t)(m->kind < 256 ? m->kind : 0);
     e->source = (uint8_t)(m->source < GMT_SRC_COUNT_ ? m->source : 0);
@@ -1905,6 +1906,7 @@ int gma_replay_init(gma_replay *r, const gma_opts *opt, const char *path)
     r->first_ts = UINT64_MAX; /* note_ts */
     r->baseline_win = -1;
     r->last_dev = UINT64_MAX;
+    r->krow_hit_name = KROW_NONE;
     gma_vec_init(&r->entries, sizeof(gma_entry));
     gma_vec_init(&r->threads, sizeof(gma_thread));
     gma_vec_init(&r->slots, sizeof(gma_slot));
