@@ -15,7 +15,9 @@
 # time = user + sys, which a loaded machine distorts less) and peak RSS.
 # RUNS=N (default 1) runs each N times, alternating, and keeps the run with
 # the least CPU time: on a shared VM other tenants slow a run down, never
-# speed it up, so the minimum is the best estimate of the unloaded cost.
+# speed it up, so the minimum is the best estimate of the unloaded cost; a
+# line under the table gives each gmem-analyze's min, median and max CPU
+# time over its runs, which shows how much the load moved them.
 # BASE=PATH (a gmem-analyze built from another commit) runs it too, its runs
 # alternating with this tree's in the same minutes, for a before/after that
 # the machine's drift cannot fake; the last line is their ratio.
@@ -46,7 +48,7 @@ fi
 # The reader-only floor, compiled against the same library.
 floor_src=$(mktemp /tmp/gma-floor-XXXXXX.c)
 floor_bin=${floor_src%.c}
-trap 'rm -f "$floor_src" "$floor_bin" "$floor_bin.batch" "$floor_bin.base" "$floor_bin.time" "$floor_bin.out"' EXIT
+trap 'rm -f "$floor_src" "$floor_bin" "$floor_bin.batch" "$floor_bin.base" "$floor_bin.time" "$floor_bin.out" "$floor_bin".cpu.*' EXIT
 cat >"$floor_src" <<'C'
 #include <stdio.h>
 #include "gmt_io.h"
@@ -114,15 +116,25 @@ pick_best() {
 }
 
 # run LABEL CMD...: run1, RUNS times; the line with the least user + sys.
+# Every run's CPU time is appended to $floor_bin.cpu.LABEL (spread below).
 run() {
     best=
     i=0
     while [ "$i" -lt "$runs" ]; do
         line=$(run1 "$@")
+        echo "$line" | awk '{ print $3 + $4 }' >>"$floor_bin.cpu.$1"
         best=$(pick_best "$best" "$line")
         i=$((i + 1))
     done
     echo "$best"
+}
+
+# spread LABEL: "LABEL CPU s over N runs: min, median, max" (the minimum is
+# the figure above; the rest shows how much the machine's load moved it)
+spread() {
+    sort -n "$floor_bin.cpu.$1" | awk -v l="$1" '{ v[NR] = $1 } END {
+        if (NR > 1) printf "%s CPU s over %d runs: min %.2f, median %.2f, max %.2f\n", l, NR, v[1],
+                           NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2, v[NR] }'
 }
 
 floor_out=$("$floor_bin" "$trace")
@@ -166,18 +178,21 @@ show "$rbest"
 show "$bbest"
 if [ -z "${BASE:-}" ]; then
     show "$(run "gmem-analyze" "$build/bin/gmem-analyze" "$trace")"
+    spread gmem-analyze
 else
     [ -x "$BASE" ] || { echo "BASE=$BASE is not an executable" >&2; exit 1; }
     # best of RUNS each, base and this tree taking turns
     bbest= nbest=
     i=0
     while [ "$i" -lt "$runs" ]; do
-        bbest=$(pick_best "$bbest" "$(run1 "gmem-analyze(base)" "$BASE" "$base_trace")")
-        nbest=$(pick_best "$nbest" "$(run1 "gmem-analyze" "$build/bin/gmem-analyze" "$trace")")
+        bbest=$(pick_best "$bbest" "$(runs=1 run "gmem-analyze(base)" "$BASE" "$base_trace")")
+        nbest=$(pick_best "$nbest" "$(runs=1 run "gmem-analyze" "$build/bin/gmem-analyze" "$trace")")
         i=$((i + 1))
     done
     show "$bbest"
     show "$nbest"
+    spread "gmem-analyze(base)"
+    spread gmem-analyze
     printf '%s\n%s\n' "$bbest" "$nbest" | awk 'NR == 1 { b = $3 + $4 } NR == 2 { c = $3 + $4 }
         END { if (c > 0) { d = (b / c - 1) * 100
                            printf "this tree / base, CPU time: %.3f (%.1f%% %s)\n", c / b, d < 0 ? -d : d,
