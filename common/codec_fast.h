@@ -170,12 +170,12 @@ static inline __attribute__((always_inline)) void gmt_ctx_put(const gmt_codec *c
  * the checked decoder). */
 #define GMT_FAST_RECORD_MAX 129u
 /* Format 2.0: the time fields are read from the frame's time stream, as
- * unchecked as the rest when this many of its bytes remain (a record has at
- * most two time fields); a time past the stream's end refuses the record
- * like a field past its payload. */
-#define GMT_FAST_TIME_MARGIN 20u
+ * unchecked as the rest when this many of its bytes remain (all one record
+ * can take); a time past the stream's end refuses the record like a field
+ * past its payload. */
+#define GMT_FAST_TIME_MARGIN GMT_RECORD_TIME_MAX
 _Static_assert(4u + 10u * (GMT_FAST_FIELDS + 1u) <= GMT_FAST_MARGIN, "GMT_FAST_MARGIN too small");
-_Static_assert(GMT_FAST_TIME_MARGIN >= 2u * 10u, "a record's two time fields fit in GMT_FAST_TIME_MARGIN");
+_Static_assert(GMT_RECORD_TIME_MAX >= 2u * 10u, "a record's two time fields fit in GMT_RECORD_TIME_MAX");
 
 /* x86-64 with GCC-style inline assembly: the decoder has a second copy that
  * packs long varints with BMI2's pext (its callers choose it at run time:

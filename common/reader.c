@@ -483,12 +483,12 @@ static inline __attribute__((always_inline)) size_t hot_run(gmt_reader *r, gmt_h
     while (n < cap && len - pos >= GMT_FAST_MARGIN && (!ts || (size_t)(tend - tp) >= GMT_FAST_TIME_MARGIN)) {
         /* The margins hold for k records in a row without a test each: a
          * record takes at most GMT_FAST_RECORD_MAX bytes of the window and
-         * GMT_FAST_TIME_MARGIN of the time stream, so record i of the k
+         * GMT_RECORD_TIME_MAX of the time stream, so record i of the k
          * starts with both margins left.  In a frame of a MiB, k is the
          * rest of the batch until the frame's last few kilobytes. */
         size_t k = (len - pos - GMT_FAST_MARGIN) / GMT_FAST_RECORD_MAX + 1;
         if (ts) {
-            size_t kt = ((size_t)(tend - tp) - GMT_FAST_TIME_MARGIN) / GMT_FAST_TIME_MARGIN + 1;
+            size_t kt = ((size_t)(tend - tp) - GMT_FAST_TIME_MARGIN) / GMT_RECORD_TIME_MAX + 1;
             k = kt < k ? kt : k;
         }
         size_t stop = cap - n < k ? cap : n + k;

@@ -33,10 +33,8 @@
 #define MAX_RECORD_BYTES (4u + 10u * 14u + 4u * GMT_MAX_STRING)
 /* The time stream of one frame: a TIMES record's payload, so at most
  * GMT_MAX_PAYLOAD.  A frame ends once a record leaves less room than the next
- * one's times might need (TIMES_ROOM: a record has at most two time fields of
- * 10 bytes). */
+ * one's times might need (GMT_RECORD_TIME_MAX). */
 #define TIMES_CAP ((size_t)GMT_MAX_PAYLOAD)
-#define TIMES_ROOM 20u
 
 struct gmt_writer {
     int fd;
@@ -233,7 +231,7 @@ gmt_status gmt_writer_put(gmt_writer *w, const gmt_record *r)
     w->records++;
     /* the frame ends here too when the next record's times might not fit */
     size_t tn = gmt_codec_time_len(&w->codec);
-    if (w->ib_len + tn >= w->frame_bytes || w->tb_cap - tn < TIMES_ROOM)
+    if (w->ib_len + tn >= w->frame_bytes || w->tb_cap - tn < GMT_RECORD_TIME_MAX)
         return gmt_writer_end_frame(w);
     return GMT_OK;
 }

@@ -84,6 +84,9 @@ extern "C" {
 
 /* Largest payload a record may have; a larger length is corruption. */
 #define GMT_MAX_PAYLOAD (1u << 20)
+/* Format 2.0: the most bytes of a frame's time stream one record takes (a
+ * record has at most two time fields, a varint at most 10 bytes). */
+#define GMT_RECORD_TIME_MAX 20u
 /* Largest decompressed frame a reader accepts (writer stays far below). */
 #define GMT_MAX_FRAME_CONTENT (64u << 20)
 /* Largest string (names, command line) carried in a record. */
