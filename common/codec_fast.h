@@ -645,38 +645,36 @@ static inline __attribute__((always_inline)) size_t gmt_decode_hot_d(gmt_codec *
         ok = fast_mem_ref(pay, pend, tq, tend, c, d, mem, px);
         /* a subtraction, not a select: the two pairs are in the same order */
         *tp = (gmt_type)(type - (GMT_WIRE_ALLOC_REF - GMT_REC_ALLOC));
-        return ok ? (size_t)(pend - in) : GMT_FAST_BAD;
-    }
-    if (type == GMT_WIRE_KERNEL_REF) {
+    } else if (type == GMT_WIRE_KERNEL_REF) {
         ok = fast_kernel_ref(pay, pend, tq, tend, c, d, kern, px);
         *tp = GMT_REC_KERNEL;
-        return ok ? (size_t)(pend - in) : GMT_FAST_BAD;
-    }
-    switch (type) {
-    case GMT_REC_ALLOC:
-    case GMT_REC_FREE:
-        ok = fast_mem(pay, pend, tq, tend, c, d, mem, px);
-        *tp = (gmt_type)type;
-        break;
-    case GMT_REC_KERNEL:
-        ok = fast_kernel(pay, pend, tq, tend, c, d, kern, px);
-        *tp = GMT_REC_KERNEL;
-        break;
-    case GMT_REC_MEMCPY:
-    case GMT_REC_MEMSET:
-        ok = fast_copy(pay, pend, tq, tend, d, copy, px);
-        *tp = (gmt_type)type;
-        break;
-    case GMT_REC_RANGE_BEGIN:
-        ok = fast_range(pay, pend, tq, tend, d, range, 1, px);
-        *tp = GMT_REC_RANGE_BEGIN;
-        break;
-    case GMT_REC_RANGE_END:
-        ok = fast_range(pay, pend, tq, tend, d, range, 0, px);
-        *tp = GMT_REC_RANGE_END;
-        break;
-    default:
-        return 0;
+    } else {
+        switch (type) {
+        case GMT_REC_ALLOC:
+        case GMT_REC_FREE:
+            ok = fast_mem(pay, pend, tq, tend, c, d, mem, px);
+            *tp = (gmt_type)type;
+            break;
+        case GMT_REC_KERNEL:
+            ok = fast_kernel(pay, pend, tq, tend, c, d, kern, px);
+            *tp = GMT_REC_KERNEL;
+            break;
+        case GMT_REC_MEMCPY:
+        case GMT_REC_MEMSET:
+            ok = fast_copy(pay, pend, tq, tend, d, copy, px);
+            *tp = (gmt_type)type;
+            break;
+        case GMT_REC_RANGE_BEGIN:
+            ok = fast_range(pay, pend, tq, tend, d, range, 1, px);
+            *tp = GMT_REC_RANGE_BEGIN;
+            break;
+        case GMT_REC_RANGE_END:
+            ok = fast_range(pay, pend, tq, tend, d, range, 0, px);
+            *tp = GMT_REC_RANGE_END;
+            break;
+        default:
+            return 0;
+        }
     }
     return ok ? (size_t)(pend - in) : GMT_FAST_BAD;
 }
