@@ -53,6 +53,7 @@ const char *gmt_type_name(gmt_type t)
         /* the stream-only forms (1.2), for dumps of the raw bytes */
         [GMT_WIRE_KERNEL_REF] = "kernel_ref", [GMT_WIRE_ALLOC_REF] = "alloc_ref",
         [GMT_WIRE_FREE_REF] = "free_ref", [GMT_WIRE_TIMES] = "times",
+        [GMT_REC_BLOCK] = "block",
     };
     /* An enum value may be anything a caller cast into it. */
     return NAME_OF(tab, (uint64_t)(unsigned)t);
@@ -90,6 +91,13 @@ const char *gmt_window_end_reason_name(uint64_t reason)
 {
     static const char *const tab[GMT_WEND_COUNT_] = { "schedule", "exit", "signal", "reset", "error" };
     return NAME_OF(tab, reason);
+}
+
+const char *gmt_block_action_name(uint64_t action)
+{
+    static const char *const tab[GMT_BLK_COUNT_] = { "alloc", "free_requested", "free_completed", "segment_alloc",
+                                                     "segment_free", "segment_map", "segment_unmap", "oom" };
+    return NAME_OF(tab, action);
 }
 
 const char *gmt_copy_kind_name(uint64_t kind)
@@ -390,6 +398,24 @@ static void put_copy(ocur *c, gmt_deltas *s, const gmt_copy *k)
     put_gpu_time(c, s, k->start, k->end);
 }
 
+/* BLOCK (2.1): its own delta state and its time inline, so a 2.0 reader
+ * that skips it stays in step. */
+static void put_block(ocur *c, gmt_deltas *s, const gmt_block *b)
+{
+    put_v(c, b->action);
+    put_v(c, b->device);
+    put_delta(c, &s->last_baddr, b->address);
+    put_v(c, b->bytes);
+    put_v(c, b->stream);
+    put_v(c, b->tid);
+    put_v(c, b->range);
+    put_v(c, b->seq);
+    put_v(c, b->step);
+    put_v(c, b->flags);
+    put_v(c, b->pool);
+    put_delta(c, &s->last_bts, b->ts);
+}
+
 static void put_payload(ocur *c, gmt_deltas *s, const gmt_record *r)
 {
     switch (r->type) {
@@ -469,6 +495,10 @@ static void put_payload(ocur *c, gmt_deltas *s, const gmt_record *r)
             put_v(c, t->dev[i].driver_total);
         }
         put_delta(c->t, &s->last_ts, t->ts);
+        for (uint64_t i = 0; t->has_framework && i < n; i++) {
+            put_v(c, t->dev[i].fw_allocated);
+            put_v(c, t->dev[i].fw_reserved);
+        }
         break;
     }
     case GMT_REC_STEP:
@@ -515,6 +545,9 @@ static void put_payload(ocur *c, gmt_deltas *s, const gmt_record *r)
         put_v(c, r->u.trailer.status);
         put_delta(c->t, &s->last_ts, r->u.trailer.ts);
         break;
+    case GMT_REC_BLOCK:
+        put_block(c, s, &r->u.block);
+        break;
     default:
         c->bad = 1;
         break;
@@ -539,7 +572,7 @@ size_t gmt_encode_bound(const gmt_record *r)
     case GMT_REC_STRING:
         return FIXED_BOUND(2) + clamp_len(&r->u.string.str);
     case GMT_REC_TAG:
-        return FIXED_BOUND(4 + 5 * tag_ndev(&r->u.tag));
+        return FIXED_BOUND(4 + 7 * tag_ndev(&r->u.tag));
     default:
         return GMT_ENCODE_MAX;
     }
@@ -547,7 +580,7 @@ size_t gmt_encode_bound(const gmt_record *r)
 
 size_t gmt_encode(gmt_codec *c, const gmt_record *r, uint8_t *out, size_t cap)
 {
-    if (!c || !r || !out || cap < 2 || r->type <= 0 || r->type >= GMT_REC_TYPE_MAX_)
+    if (!c || !r || !out || cap < 2 || !gmt_type_is_record((unsigned)r->type))
         return 0;
     /* 1.2: a KERNEL, ALLOC or FREE whose shape or context is in the frame's
      * table goes out as its _REF; otherwise as itself, and its shape or
@@ -877,8 +910,15 @@ static void get_payload(icur *c, gmt_deltas *s, gmt_record *r)
             t->dev[i].driver_used = get_v(c);
             t->dev[i].driver_free = get_v(c);
             t->dev[i].driver_total = get_v(c);
+            t->dev[i].fw_allocated = t->dev[i].fw_reserved = 0;
         }
         t->ts = get_delta(c->t, &s->last_ts);
+        /* 2.1: the framework's view, when the payload goes on */
+        t->has_framework = t->ndev && c->p < c->end;
+        for (uint64_t i = 0; t->has_framework && i < t->ndev; i++) {
+            t->dev[i].fw_allocated = get_v(c);
+            t->dev[i].fw_reserved = get_v(c);
+        }
         break;
     }
     case GMT_REC_STEP:
@@ -925,6 +965,22 @@ static void get_payload(icur *c, gmt_deltas *s, gmt_record *r)
         r->u.trailer.status = get_v(c);
         r->u.trailer.ts = get_delta(c->t, &s->last_ts);
         break;
+    case GMT_REC_BLOCK: {
+        gmt_block *b = &r->u.block;
+        b->action = get_v(c);
+        b->device = get_v(c);
+        b->address = get_delta(c, &s->last_baddr);
+        b->bytes = get_v(c);
+        b->stream = get_v(c);
+        b->tid = get_v(c);
+        b->range = get_v(c);
+        b->seq = get_v(c);
+        b->step = get_v(c);
+        b->flags = get_v(c);
+        b->pool = get_v(c);
+        b->ts = get_delta(c, &s->last_bts);
+        break;
+    }
     default:
         c->bad = 1;
         break;

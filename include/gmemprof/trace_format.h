@@ -80,7 +80,7 @@ extern "C" {
 #define GMT_MAGIC_LEN 8
 #define GMT_PREAMBLE_LEN 12
 #define GMT_VERSION_MAJOR 2
-#define GMT_VERSION_MINOR 0
+#define GMT_VERSION_MINOR 1
 
 /* Largest payload a record may have; a larger length is corruption. */
 #define GMT_MAX_PAYLOAD (1u << 20)
@@ -113,8 +113,19 @@ typedef enum gmt_type {
     GMT_REC_MEMSAMPLE = 16,
     GMT_REC_STATS = 17,
     GMT_REC_TRAILER = 18,
-    GMT_REC_TYPE_MAX_ = 19 /* one past the last type a decoded record can have */
+    GMT_REC_TYPE_MAX_ = 19, /* one past format 2.0's types, 1..18 */
+    /* Format 2.1, after the stream-only types: one event of a framework's
+     * own allocator (PyTorch's caching allocator, through the bridge).  Its
+     * time is in its own payload (the 2.x rule), and it has a delta state of
+     * its own, so a 2.0 reader that skips it keeps its place. */
+    GMT_REC_BLOCK = 23
 } gmt_type;
+
+/* 1 for every type a decoded gmt_record can have. */
+static inline int gmt_type_is_record(unsigned t)
+{
+    return (t >= GMT_REC_HEADER && t < GMT_REC_TYPE_MAX_) || t == GMT_REC_BLOCK;
+}
 
 /* Record types of the byte stream only: the decoder returns the _REF forms
  * (format 1.2) as GMT_REC_KERNEL, GMT_REC_ALLOC and GMT_REC_FREE, and the
@@ -126,7 +137,7 @@ enum {
     GMT_WIRE_ALLOC_REF = 20,  /* an ALLOC whose context is in the frame's context table */
     GMT_WIRE_FREE_REF = 21,   /* a FREE, likewise */
     GMT_WIRE_TIMES = 22,      /* (2.0) first in every frame: the time fields of the frame's records */
-    GMT_WIRE_TYPE_MAX_ = 23   /* one past the last type this version knows */
+    GMT_WIRE_TYPE_MAX_ = 24   /* one past the last type this version knows (GMT_REC_BLOCK) */
 };
 
 /* Where device memory was, as CUPTI reports it (CUpti_ActivityMemoryKind). */
@@ -329,6 +340,9 @@ typedef struct gmt_tag_device {
     uint64_t driver_used;  /* cuMemGetInfo: total - free */
     uint64_t driver_free;
     uint64_t driver_total;
+    /* (2.1, with has_framework) the framework allocator's view: */
+    uint64_t fw_allocated; /* bytes in live blocks (torch.cuda.memory_allocated) */
+    uint64_t fw_reserved;  /* bytes in its segments (torch.cuda.memory_reserved) */
 } gmt_tag_device;
 
 /* TAG: a named snapshot (gmemprof_mark, NVTX mark with the tag prefix). */
@@ -336,7 +350,10 @@ typedef struct gmt_tag {
     uint64_t ts;      /* "ts" */
     uint64_t name;    /* string id */
     uint64_t step;    /* "step" */
-    uint64_t ndev;    /* count, then ndev x gmt_tag_device fields */
+    uint64_t ndev;    /* count, then ndev x gmt_tag_device's first 5 fields */
+    /* (2.1) 1: after the payload's other fields, ndev x (fw_allocated,
+     * fw_reserved); written only when a framework bridge was attached. */
+    uint64_t has_framework;
     gmt_tag_device dev[GMT_MAX_TAG_DEVICES];
 } gmt_tag;
 
@@ -394,6 +411,42 @@ typedef struct gmt_trailer {
     uint64_t status;   /* GMT_TRAILER_* bits */
 } gmt_trailer;
 
+/* BLOCK actions: what a framework's allocator did (format 2.1). */
+typedef enum gmt_block_action {
+    GMT_BLK_ALLOC = 0,          /* a block (tensor storage) handed out */
+    GMT_BLK_FREE_REQUESTED = 1, /* the program let go of the block: allocated bytes drop */
+    GMT_BLK_FREE_COMPLETED = 2, /* the block is reusable (later than REQUESTED under record_stream) */
+    GMT_BLK_SEGMENT_ALLOC = 3,  /* the allocator reserved a segment from CUDA */
+    GMT_BLK_SEGMENT_FREE = 4,   /* ... and gave it back */
+    GMT_BLK_SEGMENT_MAP = 5,    /* expandable segments: bytes mapped into a segment */
+    GMT_BLK_SEGMENT_UNMAP = 6,  /* ... and unmapped */
+    GMT_BLK_OOM = 7,            /* the allocator failed a request: bytes = the request,
+                                 * address = the device's free bytes CUDA reported */
+    GMT_BLK_COUNT_
+} gmt_block_action;
+
+/* BLOCK flags */
+#define GMT_BLKF_BASELINE 0x1u /* live at window begin (a block or a segment), made earlier */
+#define GMT_BLKF_SEEDED 0x2u   /* known from the allocator's snapshot when the bridge attached */
+
+/* BLOCK: one allocator event.  Payload order: the fields below after ts,
+ * then ts; address and ts are deltas against their own state (last_baddr,
+ * last_bts), every other field a plain varint. */
+typedef struct gmt_block {
+    uint64_t ts;      /* host time (trace clock); last in the payload */
+    uint64_t action;  /* gmt_block_action */
+    uint64_t device;  /* CUDA device ordinal */
+    uint64_t address; /* block or segment start (OOM: free bytes) */
+    uint64_t bytes;   /* block size as the allocator counts it (rounded), or segment/mapped bytes */
+    uint64_t stream;  /* the allocator's stream handle (cudaStream_t value), 0 none */
+    uint64_t tid;     /* host thread that called the allocator */
+    uint64_t range;   /* innermost open range instance of that thread, 0 none */
+    uint64_t seq;     /* kernels that thread had launched before the call */
+    uint64_t step;    /* step number at the call */
+    uint64_t flags;   /* GMT_BLKF_* */
+    uint64_t pool;    /* memory pool id (first of PyTorch's pair), 0 the default pool */
+} gmt_block;
+
 typedef struct gmt_record {
     gmt_type type;
     union {
@@ -412,6 +465,7 @@ typedef struct gmt_record {
         gmt_memsample sample;
         gmt_stats stats;
         gmt_trailer trailer;
+        gmt_block block;
     } u;
 } gmt_record;
 
@@ -426,6 +480,8 @@ typedef struct gmt_deltas {
     uint64_t last_seq;   /* "seq" */
     uint64_t last_rid;   /* "rid": NVTX range instance ids */
     uint64_t last_step;  /* "step" */
+    uint64_t last_bts;   /* BLOCK's ts (2.1) */
+    uint64_t last_baddr; /* BLOCK's address (2.1) */
 } gmt_deltas;
 
 /* Entries per table per frame (format 1.2): a _REF index is below it. */
@@ -491,6 +547,7 @@ const char *gmt_phase_name(uint64_t phase);
 const char *gmt_step_source_name(uint64_t source);
 const char *gmt_window_end_reason_name(uint64_t reason);
 const char *gmt_copy_kind_name(uint64_t kind);
+const char *gmt_block_action_name(uint64_t action);
 
 void gmt_codec_reset(gmt_codec *c);
 /* Format 2.0 (docs/trace-format.md, section 3): after gmt_codec_reset, the

@@ -42,6 +42,9 @@ enum {
     F_DEVS = 'n', /* TAG: ndev, then ndev x 5 varints */
     F_SHAPE = 'K', /* KERNEL_REF: index into the frame's shape table */
     F_CTX = 'M',   /* ALLOC_REF / FREE_REF: index into the frame's context table */
+    F_BADDR = 'A', /* BLOCK (2.1): zigzag(value - last_baddr) */
+    F_BTS = 'T',   /* BLOCK (2.1): zigzag(value - last_bts), in the payload */
+    F_FWDEVS = 'F', /* TAG (2.1): ndev x 2 varints, present only with has_framework */
 };
 
 typedef struct fdesc {
@@ -112,7 +115,13 @@ static const fdesc F_RANGE_END[] = { FD("tid", F_V, range.tid), FD("id", F_RID, 
                                      END };
 static const fdesc F_MARK[] = { FD("tid", F_V, mark.tid), FD("name", F_V, mark.name), FD("ts", F_TS, mark.ts), END };
 static const fdesc F_TAG[] = { FD("name", F_V, tag.name), FD("step", F_STEP, tag.step), FD("ndev", F_DEVS, tag.ndev),
-                               FD("ts", F_TS, tag.ts), END };
+                               FD("ts", F_TS, tag.ts), FD("framework", F_FWDEVS, tag.has_framework), END };
+static const fdesc F_BLOCK[] = {
+    FD("action", F_V, block.action), FD("device", F_V, block.device), FD("address", F_BADDR, block.address),
+    FD("bytes", F_V, block.bytes), FD("stream", F_V, block.stream), FD("tid", F_V, block.tid),
+    FD("range", F_V, block.range), FD("seq", F_V, block.seq), FD("step", F_V, block.step),
+    FD("flags", F_V, block.flags), FD("pool", F_V, block.pool), FD("ts", F_BTS, block.ts), END,
+};
 static const fdesc F_STEP_[] = { FD("step", F_STEP, step.step), FD("phase", F_V, step.phase),
                                  FD("source", F_V, step.source), FD("ts", F_TS, step.ts), END };
 static const fdesc F_WBEGIN[] = { FD("window", F_V, wbegin.window), FD("step", F_STEP, wbegin.step),
@@ -157,6 +166,7 @@ static const fdesc *fields_of(int type)
     case GMT_WIRE_KERNEL_REF: return F_KERNEL_REF;
     case GMT_WIRE_ALLOC_REF:
     case GMT_WIRE_FREE_REF: return F_MEM_REF;
+    case GMT_REC_BLOCK: return F_BLOCK;
     default: return NULL;
     }
 }
@@ -193,6 +203,11 @@ static const char *coding_doc(char c)
                          "static_smem, dynamic_smem, local_mem)";
     case F_CTX: return "context: varint index of an entry of the frame's context table (device, kind, source, "
                        "flags, stream, tid)";
+    case F_BADDR: return "baddr: zigzag(value - last_baddr), BLOCK's own address state (2.1)";
+    case F_BTS: return "bts: zigzag(value - last_bts), BLOCK's own time state, in the payload (2.1: a type added "
+                       "after 2.0 keeps its time out of TIMES)";
+    case F_FWDEVS: return "(2.1) only when the payload goes on after the fields before it: ndev x (fw_allocated, "
+                          "fw_reserved) varints, the framework allocator's allocated and reserved bytes";
     default: return "?";
     }
 }
@@ -378,6 +393,23 @@ static size_t walk(const uint8_t *p, size_t n, walk_state *c, const gmt_record *
             }
             continue;
         }
+        case F_FWDEVS: {
+            if (!want->u.tag.has_framework)
+                continue;
+            static const char *const fn[2] = { "fw_allocated", "fw_reserved" };
+            for (uint64_t d = 0; d < want->u.tag.ndev && d < GMT_MAX_TAG_DEVICES; d++) {
+                const uint64_t *dv = &want->u.tag.dev[d].fw_allocated;
+                for (int k = 0; k < 2; k++) {
+                    size_t s2 = pos;
+                    uint64_t x = 0;
+                    get_varint(p, end, &pos, &x);
+                    line(p + s2, pos - s2, "  dev[%llu].%s = %llu", (unsigned long long)d, fn[k],
+                         (unsigned long long)x);
+                    EXPECT(x == dv[k], "tag framework field");
+                }
+            }
+            continue;
+        }
         default:
             break;
         }
@@ -418,12 +450,16 @@ static size_t walk(const uint8_t *p, size_t n, walk_state *c, const gmt_record *
         }
         default: {
             uint64_t *last = fd->code == F_TS     ? &c->d.last_ts
+                             : fd->code == F_BTS  ? &c->d.last_bts
+                             : fd->code == F_BADDR ? &c->d.last_baddr
                              : fd->code == F_ADDR ? &c->d.last_addr
                              : fd->code == F_CORR ? &c->d.last_corr
                              : fd->code == F_SEQ  ? &c->d.last_seq
                              : fd->code == F_STEP ? &c->d.last_step
                                                   : &c->d.last_rid;
             const char *base = fd->code == F_TS     ? "last_ts"
+                               : fd->code == F_BTS  ? "last_bts"
+                               : fd->code == F_BADDR ? "last_baddr"
                                : fd->code == F_ADDR ? "last_addr"
                                : fd->code == F_CORR ? "last_corr"
                                : fd->code == F_SEQ  ? "last_seq"
@@ -433,7 +469,7 @@ static size_t walk(const uint8_t *p, size_t n, walk_state *c, const gmt_record *
             if (is_time)
                 line(fp + s, c->tpos - s, "%s = %s %+lld = %llu  (in TIMES)", fd->name, base,
                      (long long)gmt_unzigzag(raw), (unsigned long long)v);
-            else if (fd->code == F_ADDR)
+            else if (fd->code == F_ADDR || fd->code == F_BADDR)
                 line(p + s, pos - s, "%s = %s %+lld = 0x%llx", fd->name, base, (long long)gmt_unzigzag(raw),
                      (unsigned long long)v);
             else
@@ -534,6 +570,10 @@ static void build(void)
     r->u.mem = (gmt_mem){ .ts = T0 + 9002300, .device = 0, .address = 0x7f3a00400000ull, .bytes = 1048576,
                           .kind = GMT_MEMKIND_DEVICE, .source = GMT_SRC_ASYNC_POOL, .flags = 0, .corr = 40,
                           .stream = 7, .tid = 4242, .range = 1, .seq = 2, .step = 1 };
+    r = add(GMT_REC_BLOCK);
+    r->u.block = (gmt_block){ .ts = T0 + 9002500, .action = GMT_BLK_ALLOC, .device = 0,
+                              .address = 0x7f3a00400000ull, .bytes = 524288, .stream = 0, .tid = 4242, .range = 1,
+                              .seq = 2, .step = 1, .flags = 0, .pool = 0 };
     r = add(GMT_REC_STRING);
     r->u.string = (gmt_string){ .id = 2, .str = { "_Z11gemm_kernelPKfS0_Pfi", 24 } };
     r = add(GMT_REC_KERNEL);
@@ -562,15 +602,17 @@ static void build(void)
     r->u.tag.name = 3;
     r->u.tag.step = 1;
     r->u.tag.ndev = 1;
-    r->u.tag.dev[0] = (gmt_tag_device){ 0, 4194304, 1258291200ull, 150754820096ull - 1258291200ull, 150754820096ull };
+    r->u.tag.has_framework = 1;
+    r->u.tag.dev[0] = (gmt_tag_device){ 0, 4194304, 1258291200ull, 150754820096ull - 1258291200ull, 150754820096ull,
+                                        524288, 1048576 };
     r = add(GMT_REC_WINDOW_END);
     r->u.wend = (gmt_window_end){ .ts = T0 + 9063000, .window = 0, .step = 1, .reason = GMT_WEND_EXIT };
     frame_after[nrec - 1] = 1;
     r = add(GMT_REC_STATS);
-    r->u.stats = (gmt_stats){ .ts = T0 + 9070000, .records_written = 18, .host_time_ns = 812345,
+    r->u.stats = (gmt_stats){ .ts = T0 + 9070000, .records_written = 19, .host_time_ns = 812345,
                               .own_device_bytes = 3145728, .own_host_bytes = 9437184, .bytes_written = 461 };
     r = add(GMT_REC_TRAILER);
-    r->u.trailer = (gmt_trailer){ .ts = T0 + 9070000, .records = 19, .status = GMT_TRAILER_CLEAN };
+    r->u.trailer = (gmt_trailer){ .ts = T0 + 9070000, .records = 20, .status = GMT_TRAILER_CLEAN };
 }
 
 static void print_fields(void)
@@ -592,6 +634,8 @@ static void print_fields(void)
                           : fd[i].code == F_BYTES ? " (bytes)" : fd[i].code == F_UUID ? " (16 raw bytes)"
                           : fd[i].code == F_SHAPE ? " (index into the shape table)"
                           : fd[i].code == F_CTX ? " (index into the context table)"
+                          : fd[i].code == F_BADDR ? " (baddr)" : fd[i].code == F_BTS ? " (bts)"
+                          : fd[i].code == F_FWDEVS ? " (2.1, optional: ndev x 2 varints)"
                           : " (ndev, then ndev x 5 varints)";
             printf("%s%s%s", i ? ", " : "", fd[i].name, c);
         }
@@ -599,7 +643,8 @@ static void print_fields(void)
     }
     printf("\nCodings:\n");
     const char codes[] = { F_V,     F_SV,    F_TS,   F_GTS,  F_ADDR,  F_CORR, F_SEQ, F_RID,
-                           F_PRID,  F_STEP,  F_BYTES, F_UUID, F_DEVS, F_SHAPE, F_CTX };
+                           F_PRID,  F_STEP,  F_BYTES, F_UUID, F_DEVS, F_SHAPE, F_CTX,
+                           F_BADDR, F_BTS,   F_FWDEVS };
     for (size_t i = 0; i < sizeof codes; i++)
         printf("- %s\n", coding_doc(codes[i]));
 }

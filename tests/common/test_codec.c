@@ -94,12 +94,16 @@ static void one_record(tu_rng *r, gmt_type type)
         /* KERNEL's flags (1.1) are omitted when 0: a newer writer that
          * appends fields after them writes them explicitly */
         int kflags0 = type == GMT_REC_KERNEL && in.u.kernel.flags == 0;
+        /* likewise a TAG's framework fields (2.1), ndev x 2 varints */
+        size_t tagfw0 = type == GMT_REC_TAG && !in.u.tag.has_framework ? 2 * (size_t)in.u.tag.ndev : 0;
         size_t m = 0;
         enc2[m++] = enc[0];
-        m += gmt_varint_put(enc2 + m, 10, plen + (size_t)kflags0 + extra);
+        m += gmt_varint_put(enc2 + m, 10, plen + (size_t)kflags0 + tagfw0 + extra);
         memcpy(enc2 + m, enc + 1 + lb, plen);
         m += plen;
         if (kflags0)
+            enc2[m++] = 0;
+        for (size_t i = 0; i < tagfw0; i++)
             enc2[m++] = 0;
         for (size_t i = 0; i < extra; i++)
             enc2[m++] = (uint8_t)tu_next(r);

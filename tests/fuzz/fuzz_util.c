@@ -267,7 +267,7 @@ size_t fz_record_strings(const gmt_record *r, const gmt_bytes **out)
 
 void fz_record_check(const gmt_record *r, const uint8_t *lo, const uint8_t *hi)
 {
-    FZ_CHECK(r->type >= GMT_REC_HEADER && r->type < GMT_REC_TYPE_MAX_, "record type %d returned",
+    FZ_CHECK(gmt_type_is_record((unsigned)r->type), "record type %d returned",
              (int)r->type);
     const gmt_bytes *s[4];
     size_t n = fz_record_strings(r, s);
