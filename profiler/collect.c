@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "gmp_rt.h"
+#include "torch.h"
 
 /* ---- API families -------------------------------------------------------- */
 
@@ -1052,6 +1053,7 @@ static void CUPTIAPI gmp_cupti_callback(void *ud, CUpti_CallbackDomain dom, CUpt
         const CUpti_ResourceData *r = data;
         if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_CREATED) {
             device_add(r->context);
+            gmp_torch_maybe_attach();
         } else if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING) {
             device_forget(r->context);
             atomic_fetch_add_explicit(&gmp_g.mod_gen, 1, memory_order_release);
@@ -1379,6 +1381,7 @@ void gmp_on_step(int source)
 {
     if (!gmp_live_state())
         return;
+    gmp_torch_maybe_attach();
     if (source == GMT_STEPSRC_API)
         atomic_store(&gmp_g.api_steps, 1);
     else if (source == GMT_STEPSRC_NVTX && atomic_load(&gmp_g.api_steps))
@@ -1390,6 +1393,7 @@ void gmp_on_tag(const char *name, size_t len)
 {
     if (!gmp_live_state())
         return;
+    gmp_torch_maybe_attach();
     /* The snapshot must include every allocation made before this call. */
     gmp_flush_forced();
     gmp_ev ev;

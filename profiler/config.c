@@ -99,6 +99,8 @@ static const setting settings[] = {
     {"GMEMPROF_ZSTD_LEVEL", T_INT, OFF(zstd_level), 1, 19, "a zstd compression level", NULL},
     {"GMEMPROF_LOG", T_LOG, OFF(log), 0, 0, NULL, NULL},
     {"GMEMPROF_SUMMARY_FILE", T_PATH, OFF(summary_file), 0, 0, NULL, NULL},
+    {"GMEMPROF_TORCH", T_BOOL, OFF(torch), 0, 0, NULL, NULL},
+    {"GMEMPROF_TORCH_BRIDGE", T_PATH, OFF(torch_bridge), 0, 0, NULL, NULL},
 };
 #define NSETTINGS (sizeof settings / sizeof settings[0])
 
@@ -126,6 +128,7 @@ void gmp_config_defaults(gmp_config *cfg)
     cfg->zstd_level = 3;
     cfg->log = GMP_LOG_INFO;
     cfg->summary_file[0] = '\0';
+    cfg->torch = 1;
 }
 
 static const char *log_name(gmp_log_level l)

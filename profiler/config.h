@@ -52,6 +52,12 @@ typedef struct gmp_config {
     /* Added (additive): GMEMPROF_SUMMARY_FILE, set by the launcher; "" = none.
      * At exit the library appends one line (profiler/summary.h) to it. */
     char summary_file[GMP_PATH_MAX];
+    /* GMEMPROF_TORCH=0 keeps the PyTorch bridge out (default 1: loaded when
+     * the process has PyTorch's CUDA allocator, profiler/torch.h). */
+    int torch;
+    /* GMEMPROF_TORCH_BRIDGE: the bridge library to load instead of the one
+     * beside libgmemprof.so ("" = that one). */
+    char torch_bridge[GMP_PATH_MAX];
 } gmp_config;
 
 typedef const char *(*gmp_getenv_fn)(const char *name, void *ctx);

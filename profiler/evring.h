@@ -32,6 +32,8 @@ typedef enum gmp_ev_type {
     GMP_EV_COPY = 13,       /* GMEMPROF_KERNELS=launch: one memcpy or memset from its API
                              * call; a=bytes b=copy kind (memcpy) or value (memset)
                              * c=stream d=device, corr, ts = call time; `copy` */
+    GMP_EV_BLOCK = 14,      /* a framework allocator event (profiler/torch.c): a=address
+                             * b=bytes c=stream d=pool; `block` */
 } gmp_ev_type;
 
 /* One cell is 256 bytes: 8 for the sequence, 248 for the event. */
@@ -62,6 +64,15 @@ typedef struct gmp_ev_copy {
     uint8_t dst_kind; /* memcpy: the destination; memset: 0 */
 } gmp_ev_copy;
 
+/* What a block event carries besides the common fields. */
+typedef struct gmp_ev_block {
+    uint64_t range;   /* innermost open range of the thread, 0 none */
+    uint64_t seq;     /* kernels the thread had launched */
+    uint8_t action;   /* gmt_block_action */
+    uint8_t flags;    /* GMT_BLKF_* */
+    uint16_t device;
+} gmp_ev_block;
+
 typedef struct gmp_ev {
     uint16_t type;
     uint16_t len;   /* bytes of name used */
@@ -74,6 +85,7 @@ typedef struct gmp_ev {
         char name[GMP_EV_NAME_MAX];
         gmp_ev_launch launch; /* GMP_EV_LAUNCH: `len` covers the bytes of it in use */
         gmp_ev_copy copy;     /* GMP_EV_COPY: `len` = sizeof copy */
+        gmp_ev_block block;   /* GMP_EV_BLOCK: `len` = sizeof block */
     };
 } gmp_ev;
 

@@ -48,6 +48,7 @@
 
 #include "gmemprof/gmemprof.h"
 #include "gmp_rt.h"
+#include "torch.h"
 #include "gmt_io.h"
 #include "summary.h"
 
@@ -144,6 +145,7 @@ static void gmp_shutdown(int reason)
         return;
     int st = atomic_load(&gmp_g.state);
     if (st == GMP_ST_ON) {
+        gmp_torch_detach(); /* its allocator may still run in atexit handlers */
         gmp_flush_forced();
         gmp_wt_finish(reason, 10000);
         atomic_store(&gmp_g.state, GMP_ST_OFF);

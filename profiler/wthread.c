@@ -51,6 +51,7 @@
 #include <unistd.h>
 
 #include "gmp_rt.h"
+#include "torch.h"
 #include "gmt_io.h"
 #include "live.h"
 #include "summary.h"
@@ -94,6 +95,12 @@ static struct {
     gmt_writer *w;
     gmt_strtab *strtab;
     gmp_live *live;
+    /* The framework allocator's view (GMP_EV_BLOCK): live blocks, segments,
+     * and per device the bytes mapped into expandable segments. */
+    gmp_live *blocks, *segs;
+    uint64_t mapped[GMP_MAX_DEVICES];
+    int fw_seen;
+    uint64_t block_events, ooms;
     pthread_t th;
     _Atomic int running;
     _Atomic int finish_req; /* reason + 1 */
@@ -311,6 +318,7 @@ static void put_stats(void)
     s->host_time_ns = writer_cpu_ns() + atomic_load(&gmp_g.cb_time_ns);
     s->own_device_bytes = atomic_load(&gmp_g.own_device_bytes);
     s->own_host_bytes = gmp_bufq_host_bytes() + gmp_live_footprint(W.live) +
+                        (W.fw_seen ? gmp_live_footprint(W.blocks) + gmp_live_footprint(W.segs) : 0) +
                         W.open_cap * sizeof(open_range) + (W.capres + W.capmaps) * sizeof(vrange);
     s->bytes_written = gmt_writer_bytes_out(W.w);
     s->unmatched_corr = W.unmatched;
@@ -616,6 +624,47 @@ static int cmp_open(const void *a, const void *b)
     return x->id < y->id ? -1 : x->id > y->id;
 }
 
+/* A block or segment of the live tables as its BLOCK record. */
+static void put_block_mem(const gmt_mem *m, unsigned action, uint64_t flags)
+{
+    gmt_record r;
+    memset(&r, 0, sizeof r.type + sizeof r.u.block + 16);
+    r.type = GMT_REC_BLOCK;
+    r.u.block = (gmt_block){ .ts = m->ts, .action = action, .device = m->device, .address = m->address,
+                             .bytes = m->bytes, .stream = m->stream, .tid = m->tid, .range = m->range,
+                             .seq = m->seq, .step = m->step, .flags = m->flags | flags, .pool = m->corr };
+    put(&r);
+}
+
+static void put_live_sorted(gmp_live *t, unsigned action)
+{
+    collect_ctx c = {NULL, 0, gmp_live_count(t), 0};
+    c.a = c.cap ? malloc(c.cap * sizeof *c.a) : NULL;
+    if (!c.a)
+        c.cap = 0;
+    gmp_live_foreach(t, collect_live, &c);
+    if (c.n > 1)
+        qsort(c.a, c.n, sizeof *c.a, cmp_mem);
+    for (size_t i = 0; i < c.n; i++)
+        put_block_mem(&c.a[i], action, GMT_BLKF_BASELINE);
+    free(c.a);
+}
+
+/* The framework's part of a window's baseline, after the CUPTI one: its
+ * segments, the bytes mapped into expandable segments (one SEGMENT_MAP per
+ * device at address 0), then its live blocks. */
+static void block_baseline(uint64_t step)
+{
+    put_live_sorted(W.segs, GMT_BLK_SEGMENT_ALLOC);
+    for (unsigned d = 0; d < GMP_MAX_DEVICES; d++) {
+        if (!W.mapped[d])
+            continue;
+        gmt_mem m = {.ts = gmp_now(), .device = d, .bytes = W.mapped[d], .step = step};
+        put_block_mem(&m, GMT_BLK_SEGMENT_MAP, GMT_BLKF_BASELINE);
+    }
+    put_live_sorted(W.blocks, GMT_BLK_ALLOC);
+}
+
 static void window_begin(const gmp_epoch_info *e)
 {
     end_frame(); /* a window starts a fresh frame: it decodes on its own */
@@ -644,6 +693,8 @@ static void window_begin(const gmp_epoch_info *e)
         put(&a);
     }
     free(c.a);
+    if (W.fw_seen)
+        block_baseline(e->step);
     /* The NVTX ranges open at this moment, outermost first (ids grow). */
     if (W.open_n) {
         open_range *o = malloc(W.open_n * sizeof *o);
@@ -837,6 +888,7 @@ static void put_tag(const gmp_ev *ev)
     r->u.tag.name = intern(ev->name, ev->len);
     const gmp_epoch_info *ep = epinfo(ev->epoch);
     r->u.tag.step = ep ? ep->step : W.cur_step;
+    r->u.tag.has_framework = (uint64_t)W.fw_seen;
     gmp_snap sn;
     int have = !W.sig_mode && gmp_snapshot_get(ev->c, &sn);
     for (unsigned d = 0; d < GMP_MAX_DEVICES; d++) {
@@ -846,6 +898,10 @@ static void put_tag(const gmp_ev *ev)
         uint64_t f = 0, t = 0;
         td->device = d;
         td->live_bytes = gmp_live_bytes(W.live, d);
+        if (W.fw_seen) {
+            td->fw_allocated = gmp_live_bytes(W.blocks, d);
+            td->fw_reserved = gmp_live_bytes(W.segs, d) + W.mapped[d];
+        }
         if (have && (sn.mask >> d & 1)) {
             td->driver_free = sn.free_b[d];
             td->driver_total = sn.total_b[d];
@@ -919,6 +975,70 @@ static void emit_copy(const gmp_ev *ev, const gmp_epoch_info *ep)
     put(&r);
 }
 
+/* The live tables keep what a later window's baseline and a tag need; the
+ * pool id rides in gmt_mem's corr (a block has no correlation id). */
+static void block_track(const gmt_block *b)
+{
+    gmt_mem m = {.ts = b->ts, .device = b->device, .address = b->address, .bytes = b->bytes,
+                 .kind = GMT_MEMKIND_DEVICE, .flags = b->flags & GMT_BLKF_SEEDED, .corr = b->pool,
+                 .stream = b->stream, .tid = b->tid, .range = b->range, .seq = b->seq, .step = b->step};
+    unsigned d = b->device < GMP_MAX_DEVICES ? (unsigned)b->device : 0;
+    switch (b->action) {
+    case GMT_BLK_ALLOC:
+        if (gmp_live_insert(W.blocks, &m) == 1)
+            W.live_replaced++;
+        break;
+    case GMT_BLK_FREE_REQUESTED:
+        gmp_live_remove(W.blocks, b->device, b->address, NULL);
+        break;
+    case GMT_BLK_SEGMENT_ALLOC:
+        gmp_live_insert(W.segs, &m);
+        break;
+    case GMT_BLK_SEGMENT_FREE:
+        gmp_live_remove(W.segs, b->device, b->address, NULL);
+        break;
+    case GMT_BLK_SEGMENT_MAP:
+        W.mapped[d] += b->bytes;
+        break;
+    case GMT_BLK_SEGMENT_UNMAP:
+        W.mapped[d] -= b->bytes <= W.mapped[d] ? b->bytes : W.mapped[d];
+        break;
+    case GMT_BLK_OOM:
+        W.ooms++;
+        break;
+    default:
+        break;
+    }
+}
+
+static void emit_block(const gmp_ev *ev, const gmp_epoch_info *ep, int inwin)
+{
+    gmt_record r;
+    memset(&r, 0, sizeof r.type + sizeof r.u.block + 16);
+    r.type = GMT_REC_BLOCK;
+    r.u.block = (gmt_block){ .ts = ev->ts, .action = ev->block.action, .device = ev->block.device,
+                             .address = ev->a, .bytes = ev->b, .stream = ev->c, .tid = ev->tid,
+                             .range = ev->block.range, .seq = ev->block.seq, .step = ep ? ep->step : W.cur_step,
+                             .flags = ev->block.flags, .pool = ev->d };
+    if (!W.fw_seen) {
+        /* made at the first event: a process without the bridge pays nothing */
+        W.blocks = gmp_live_create(1024);
+        W.segs = gmp_live_create(64);
+        if (!W.blocks || !W.segs) {
+            gmp_live_free(W.blocks);
+            gmp_live_free(W.segs);
+            W.blocks = W.segs = NULL;
+            W.bad_records++;
+            return;
+        }
+        W.fw_seen = 1;
+    }
+    W.block_events++;
+    block_track(&r.u.block);
+    if (inwin)
+        put(&r);
+}
+
 static void emit_event(gmp_ev *ev)
 {
     gmt_record r;
@@ -974,6 +1094,9 @@ static void emit_event(gmp_ev *ev)
         break;
     case GMP_EV_COPY:
         emit_copy(ev, ep);
+        break;
+    case GMP_EV_BLOCK:
+        emit_block(ev, ep, inwin);
         break;
     case GMP_EV_SYNC:
         end_frame();
@@ -1407,8 +1530,12 @@ static void write_summary(int ok)
         return; /* the write error was reported on its own line */
     char hb[32];
     human_bytes(size, hb, sizeof hb);
-    gmp_log_info("wrote %s (%s, %" PRIu64 " window%s, %" PRIu64 " records, %" PRIu64 " dropped)",
-                 gmp_g.path, hb, W.windows, W.windows == 1 ? "" : "s", W.summary_records, dropped);
+    char fw[160] = "";
+    if (W.fw_seen)
+        snprintf(fw, sizeof fw, "; %" PRIu64 " events of the %s", W.block_events,
+                 gmp_torch_describe()[0] ? gmp_torch_describe() : "framework allocator");
+    gmp_log_info("wrote %s (%s, %" PRIu64 " window%s, %" PRIu64 " records, %" PRIu64 " dropped%s)",
+                 gmp_g.path, hb, W.windows, W.windows == 1 ? "" : "s", W.summary_records, dropped, fw);
 }
 
 static void write_summary_noctx(void)

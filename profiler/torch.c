@@ -1,0 +1,240 @@
+/*
+ * The PyTorch source (torch.h): finding, checking and attaching the bridge,
+ * and the bridge's one hot path, host_block.
+ */
+#include "torch.h"
+
+#include <dlfcn.h>
+#include <elf.h>
+#include <link.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "gmp_rt.h"
+#include "torch_bridge.h"
+
+#define BRIDGE_FILE "libgmemprof_torch.so"
+
+static struct {
+    _Atomic int state;       /* gmp_torch_state */
+    void *dl;                /* the bridge, while attached */
+    const gmp_bridge *br;
+    char describe[96];
+} T;
+
+/* ---- the hot path ---------------------------------------------------------- */
+
+/* On the allocating thread, with the allocator's lock held: no lock, no
+ * allocation, one ring push (torch_bridge.h). */
+static void host_block(unsigned action, unsigned device, uint64_t address, uint64_t bytes, uint64_t stream,
+                       uint64_t pool, unsigned flags)
+{
+    if (!gmp_live_state() || atomic_load_explicit(&gmp_g.forked, memory_order_relaxed))
+        return;
+    gmp_tls *t = gmp_self();
+    if (t->internal)
+        return;
+    gmp_ev ev;
+    memset(&ev, 0, offsetof(gmp_ev, name) + sizeof ev.block);
+    ev.type = GMP_EV_BLOCK;
+    ev.len = sizeof ev.block;
+    ev.a = address;
+    ev.b = bytes;
+    ev.c = stream;
+    ev.d = pool;
+    uint32_t n = t->nranges < GMP_RANGE_STACK ? t->nranges : GMP_RANGE_STACK;
+    ev.block.range = n ? t->ranges[n - 1] : 0;
+    ev.block.seq = t->seq;
+    ev.block.action = (uint8_t)action;
+    ev.block.flags = (uint8_t)flags;
+    ev.block.device = (uint16_t)device;
+    gmp_post(&ev);
+}
+
+static void host_log(int debug, const char *line)
+{
+    if (debug)
+        gmp_log_debug("%s", line);
+    else
+        gmp_log_error("%s", line);
+}
+
+static const gmp_bridge_host host = {GMP_BRIDGE_ABI, sizeof(gmp_bridge_host), host_block, host_log};
+
+/* ---- build ids --------------------------------------------------------------- */
+
+typedef struct bid_ctx {
+    const char *name;
+    char *out;
+    size_t cap;
+    int found; /* -1 not loaded, 0 no id, 1 id */
+} bid_ctx;
+
+static const char *base_name(const char *p)
+{
+    const char *s = strrchr(p, '/');
+    return s ? s + 1 : p;
+}
+
+static int note_build_id(const ElfW(Phdr) *ph, ElfW(Addr) base, bid_ctx *c)
+{
+    const unsigned char *p = (const unsigned char *)(base + ph->p_vaddr);
+    const unsigned char *end = p + ph->p_memsz;
+    while (p + sizeof(ElfW(Nhdr)) <= end) {
+        const ElfW(Nhdr) *nh = (const ElfW(Nhdr) *)(const void *)p;
+        size_t nsz = (nh->n_namesz + 3u) & ~3u, dsz = (nh->n_descsz + 3u) & ~3u;
+        const unsigned char *name = p + sizeof *nh, *desc = name + nsz;
+        if (desc + dsz > end)
+            break;
+        if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 && memcmp(name, "GNU", 4) == 0) {
+            size_t k = 0;
+            for (uint32_t i = 0; i < nh->n_descsz && k + 3 <= c->cap; i++, k += 2)
+                snprintf(c->out + k, 3, "%02x", desc[i]);
+            return 1;
+        }
+        p = desc + dsz;
+    }
+    return 0;
+}
+
+static int bid_visit(struct dl_phdr_info *info, size_t size, void *vctx)
+{
+    (void)size;
+    bid_ctx *c = vctx;
+    if (!info->dlpi_name || strcmp(base_name(info->dlpi_name), c->name) != 0)
+        return 0;
+    c->found = 0;
+    for (int i = 0; i < info->dlpi_phnum; i++)
+        if (info->dlpi_phdr[i].p_type == PT_NOTE && note_build_id(&info->dlpi_phdr[i], info->dlpi_addr, c)) {
+            c->found = 1;
+            break;
+        }
+    return 1;
+}
+
+int gmp_torch_loaded_build_id(const char *name, char *out, size_t cap)
+{
+    if (!out || cap == 0)
+        return -1;
+    out[0] = '\0';
+    bid_ctx c = {name, out, cap, -1};
+    dl_iterate_phdr(bid_visit, &c);
+    return c.found;
+}
+
+/* ---- loading ----------------------------------------------------------------- */
+
+/* The bridge beside this library (lib/libgmemprof.so -> lib/libgmemprof_torch.so). */
+static int bridge_path(char *out, size_t cap)
+{
+    if (gmp_g.cfg.torch_bridge[0])
+        return snprintf(out, cap, "%s", gmp_g.cfg.torch_bridge) < (int)cap ? 0 : -1;
+    Dl_info di;
+    if (!dladdr((void *)&gmp_torch_maybe_attach, &di) || !di.dli_fname)
+        return -1;
+    const char *slash = strrchr(di.dli_fname, '/');
+    int dir = slash ? (int)(slash - di.dli_fname) : 0;
+    int n = slash ? snprintf(out, cap, "%.*s/%s", dir, di.dli_fname, BRIDGE_FILE) : snprintf(out, cap, "%s", BRIDGE_FILE);
+    return n > 0 && n < (int)cap ? 0 : -1;
+}
+
+#define REBUILD "rebuild gmemprof in this Python environment (cmake -DGMEMPROF_TORCH=ON) to record tensors"
+
+/* A bridge that is there and built for this process's torch; NULL with the
+ * line printed otherwise. */
+static const gmp_bridge *load_bridge(const char *loaded_id, void **dl_out)
+{
+    char path[GMP_PATH_MAX];
+    if (bridge_path(path, sizeof path) != 0) {
+        gmp_log_error("PyTorch is in this process, but the path of its bridge is too long; only the allocator's "
+                      "segments are recorded");
+        return NULL;
+    }
+    void *dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (!dl) {
+        const char *why = dlerror();
+        gmp_log_error("PyTorch is in this process, but its bridge %s could not be loaded (%s); only the "
+                      "allocator's segments are recorded: %s", path, why ? why : "unknown error", REBUILD);
+        return NULL;
+    }
+    gmp_bridge_entry_fn entry = (gmp_bridge_entry_fn)dlsym(dl, GMP_BRIDGE_ENTRY);
+    const gmp_bridge *br = entry ? entry(GMP_BRIDGE_ABI) : NULL;
+    if (!br || br->abi != GMP_BRIDGE_ABI || br->size < sizeof(gmp_bridge) || !br->attach) {
+        gmp_log_error("the PyTorch bridge %s speaks another interface than this libgmemprof.so (ABI %u "
+                      "expected); only the allocator's segments are recorded: %s", path, GMP_BRIDGE_ABI, REBUILD);
+        dlclose(dl);
+        return NULL;
+    }
+    if (br->build_id && br->build_id[0] && loaded_id[0] && strcmp(br->build_id, loaded_id) != 0) {
+        gmp_log_error("the PyTorch bridge %s was built for %s %s (%s build id %.12s), but this process has a "
+                      "different %s (build id %.12s); only the allocator's segments are recorded: %s",
+                      path, br->framework ? br->framework : "torch", br->version ? br->version : "?",
+                      br->library ? br->library : "libc10_cuda.so", br->build_id,
+                      br->library ? br->library : "libc10_cuda.so", loaded_id, REBUILD);
+        dlclose(dl);
+        return NULL;
+    }
+    *dl_out = dl;
+    return br;
+}
+
+void gmp_torch_maybe_attach(void)
+{
+    int expect = GMP_TORCH_IDLE;
+    if (atomic_load_explicit(&T.state, memory_order_relaxed) != GMP_TORCH_IDLE || !gmp_on())
+        return;
+    if (!gmp_g.cfg.torch) {
+        atomic_store(&T.state, GMP_TORCH_OFF);
+        return;
+    }
+    if (!atomic_compare_exchange_strong(&T.state, &expect, GMP_TORCH_BUSY))
+        return;
+    int next = GMP_TORCH_IDLE;
+    char id[128];
+    /* PyTorch's CUDA allocator is in libc10_cuda: until it is loaded there
+     * is nothing to attach to (and a program without PyTorch pays only
+     * this walk of the loaded objects, at each context, step and tag). */
+    if (gmp_torch_loaded_build_id("libc10_cuda.so", id, sizeof id) >= 0) {
+        next = GMP_TORCH_OFF;
+        if (!T.br)
+            T.br = load_bridge(id, &T.dl);
+        if (T.br) {
+            char err[512] = "";
+            int rc = T.br->attach(&host, err, sizeof err);
+            if (rc == GMP_BRIDGE_ATTACHED) {
+                next = GMP_TORCH_ATTACHED;
+                snprintf(T.describe, sizeof T.describe, "PyTorch %s allocator", T.br->version ? T.br->version : "");
+                gmp_log_debug("PyTorch bridge attached (torch %s)", T.br->version ? T.br->version : "?");
+            } else if (rc == GMP_BRIDGE_LATER) {
+                next = GMP_TORCH_IDLE;
+            } else {
+                gmp_log_error("PyTorch's allocator cannot be tracked in this process: %s; the CUPTI records "
+                              "are kept as they are", err[0] ? err : "the bridge refused");
+                dlclose(T.dl);
+                T.dl = NULL;
+                T.br = NULL;
+            }
+        }
+    }
+    atomic_store(&T.state, next);
+}
+
+void gmp_torch_detach(void)
+{
+    if (atomic_load(&T.state) == GMP_TORCH_ATTACHED && T.br && T.br->detach)
+        T.br->detach();
+}
+
+int gmp_torch_state(void) { return atomic_load(&T.state); }
+
+const char *gmp_torch_describe(void) { return T.describe; }
+
+void gmp_torch_reset(void)
+{
+    gmp_torch_detach();
+    atomic_store(&T.state, GMP_TORCH_IDLE);
+    T.br = NULL;
+    T.dl = NULL; /* never closed while a tracker may call into it */
+    T.describe[0] = '\0';
+}

@@ -1,0 +1,73 @@
+/*
+ * The PyTorch bridge's interface: what libgmemprof.so and libgmemprof_torch.so
+ * (or any other bridge, such as the tests' fake one) say to each other.
+ *
+ * Plain C and versioned, so that the one C++ module of the project stays
+ * behind it: libgmemprof.so never includes a torch header, and a bridge
+ * built for another ABI is refused before anything is called.
+ *
+ * The bridge exports one symbol, GMP_BRIDGE_ENTRY, of type gmp_bridge_entry_fn.
+ * Called with the ABI the profiler speaks, it returns its table, or NULL
+ * when it speaks another ABI.
+ *
+ * Threads and locks: host->block is called on the thread that called the
+ * allocator, with the allocator's per-device lock held, and possibly with
+ * Python's GIL held. It takes no lock, calls no CUDA or torch function and
+ * never blocks: it fills one event into the profiler's ring.
+ */
+#ifndef GMEMPROF_PROFILER_TORCH_BRIDGE_H
+#define GMEMPROF_PROFILER_TORCH_BRIDGE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GMP_BRIDGE_ABI 1u
+#define GMP_BRIDGE_ENTRY "gmemprof_torch_bridge"
+
+/* What the profiler offers the bridge. */
+typedef struct gmp_bridge_host {
+    uint32_t abi;  /* GMP_BRIDGE_ABI */
+    uint32_t size; /* sizeof(gmp_bridge_host) */
+    /* One allocator event: action is a gmt_block_action (trace_format.h),
+     * flags GMT_BLKF_SEEDED for what the allocator's snapshot showed. */
+    void (*block)(unsigned action, unsigned device, uint64_t address, uint64_t bytes, uint64_t stream,
+                  uint64_t pool, unsigned flags);
+    /* One line for the user, printed "gmemprof: <line>" (errors) or at
+     * GMEMPROF_LOG=debug (debug != 0). */
+    void (*log)(int debug, const char *line);
+} gmp_bridge_host;
+
+/* attach() results */
+enum {
+    GMP_BRIDGE_ATTACHED = 0, /* events flow from now on; the snapshot's blocks were sent first */
+    GMP_BRIDGE_LATER = 1,    /* the allocator is not initialized yet: ask again later */
+    GMP_BRIDGE_NEVER = -1    /* this process cannot be tracked (err says why) */
+};
+
+/* What the bridge offers the profiler. */
+typedef struct gmp_bridge {
+    uint32_t abi;  /* GMP_BRIDGE_ABI */
+    uint32_t size; /* sizeof(gmp_bridge) */
+    const char *framework;       /* "torch" */
+    const char *version;         /* the framework version it was built against, "2.11.0" */
+    const char *library;         /* the library it must find in the process: "libc10_cuda.so" */
+    const char *build_id;        /* that library's GNU build id (hex) at build time; "" unknown */
+    /* Attaches to the allocator; seeds the live blocks and segments through
+     * host->block (flag SEEDED) before any live event. Never called from an
+     * allocator callback. err gets one line when the result is NEVER. */
+    int (*attach)(const gmp_bridge_host *host, char *err, size_t cap);
+    /* Stops calling host (the allocator cannot forget a tracker: the
+     * bridge's callback turns into a return). */
+    void (*detach)(void);
+} gmp_bridge;
+
+typedef const gmp_bridge *(*gmp_bridge_entry_fn)(uint32_t abi);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
