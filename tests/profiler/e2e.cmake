@@ -40,7 +40,20 @@ target_include_directories(gmp_e2e_test SYSTEM PRIVATE ${CUDAToolkit_INCLUDE_DIR
 target_link_libraries(gmp_e2e_test PRIVATE gmt)
 add_dependencies(gmp_e2e_test gmp_e2e_app gmp_e2e_search gmemprof gmemprof_launcher gmp_fake_cupti gmp_fake_cuda)
 
+# The PyTorch bridge's stand-ins: a libc10_cuda.so of that name (the
+# profiler looks for it) and a bridge written in C (fake_bridge.c).
+set(GMP_FAKE_C10_DIR ${CMAKE_CURRENT_BINARY_DIR}/fakec10)
+add_library(gmp_fake_c10 SHARED ${CMAKE_CURRENT_SOURCE_DIR}/fake_c10.c)
+set_target_properties(gmp_fake_c10 PROPERTIES OUTPUT_NAME c10_cuda LIBRARY_OUTPUT_DIRECTORY ${GMP_FAKE_C10_DIR})
+target_link_options(gmp_fake_c10 PRIVATE "LINKER:--build-id")
+add_library(gmp_fake_bridge SHARED ${CMAKE_CURRENT_SOURCE_DIR}/fake_bridge.c)
+set_target_properties(gmp_fake_bridge PROPERTIES LIBRARY_OUTPUT_DIRECTORY ${GMP_FAKE_C10_DIR}
+  C_VISIBILITY_PRESET hidden)
+target_include_directories(gmp_fake_bridge PRIVATE ${CMAKE_SOURCE_DIR}/profiler ${CMAKE_SOURCE_DIR}/include)
+add_dependencies(gmp_e2e_test gmp_fake_c10 gmp_fake_bridge)
+
 set(GMP_E2E_SCENARIOS
+  torch torch_unused
   whole schedule nvtx_steps api_precedence capture tags threads overflow settings
   badoutput diskfull conflict sigterm sigint sigchain sigign sigkill fork vmm sources attrs
   time budget search nocupti launcher exit abort forkexec devices long agent noperm launch launch_many copies xthread burst)
@@ -50,7 +63,7 @@ foreach(sc ${GMP_E2E_SCENARIOS})
             $<TARGET_FILE:gmemprof_launcher> $<TARGET_FILE:gmemprof> ${GMP_E2E_WORK})
   set_tests_properties(profiler.e2e.${sc} PROPERTIES
     LABELS "e2e" TIMEOUT 120
-    ENVIRONMENT "LD_LIBRARY_PATH=${GMP_FAKE_DIR}")
+    ENVIRONMENT "LD_LIBRARY_PATH=${GMP_FAKE_DIR};E2E_FAKE_BRIDGE=$<TARGET_FILE:gmp_fake_bridge>;E2E_FAKE_C10=$<TARGET_FILE:gmp_fake_c10>")
 endforeach()
 # noperm runs the app as an unprivileged user (setpriv or runuser when the
 # tests run as root): exit 77 = skipped where that is not possible.

@@ -33,6 +33,7 @@
 #include <nvtx3/nvToolsExt.h>
 
 #include "e2e_copies.h"
+#include "gmemprof/trace_format.h"
 #include "fake_cupti.h"
 
 #define RTD CUPTI_CB_DOMAIN_RUNTIME_API
@@ -910,6 +911,64 @@ static int sc_long(void)
     return 0;
 }
 
+/* ---- the PyTorch bridge (fake_bridge.c, fake_c10.c) ---------------------- */
+
+#define TSEG 0x7f0001400000ull /* after the fake bridge's seeded segment */
+#define TSEG1 0x7f1000000000ull
+#define TSTREAM 0x5000ull
+
+typedef int (*bridge_event_fn)(unsigned, unsigned, uint64_t, uint64_t, uint64_t, uint64_t);
+static bridge_event_fn g_bev;
+
+/* An allocator event; a no-op (fact "bridge_off") when no bridge listens. */
+static void bev(unsigned action, unsigned dev, uint64_t addr, uint64_t bytes)
+{
+    if (!g_bev || g_bev(action, dev, addr, bytes, TSTREAM, 0) != 0)
+        fact("bridge_off", 1);
+}
+
+static void *torch_thread(void *p)
+{
+    (void)p;
+    fact("t2.tid", gettid_());
+    bev(GMT_BLK_SEGMENT_ALLOC, 1, TSEG1, 2 * MIB);
+    bev(GMT_BLK_ALLOC, 1, TSEG1, 1 * MIB);
+    return NULL;
+}
+
+/* Seeded: a 20 MiB segment with 1 MiB + 512 KiB live (fake_bridge.c). */
+static int sc_torch(void)
+{
+    const char *bp = getenv("GMEMPROF_TORCH_BRIDGE");
+    void *h = bp ? dlopen(bp, RTLD_NOW | RTLD_NOLOAD) : NULL;
+    g_bev = h ? (bridge_event_fn)dlsym(h, "fake_bridge_event") : NULL;
+    fact("tid", gettid_());
+    fake_cupti_context_created(1);
+    cuda_malloc(0x7f0000000000ull, 20 * MIB); /* the seeded segment, as CUPTI saw it */
+    gmemprof_step();                          /* step 1 */
+    fact("seg.corr", cuda_malloc(TSEG, 20 * MIB));
+    bev(GMT_BLK_SEGMENT_ALLOC, 0, TSEG, 20 * MIB);
+    nvtxRangePushA("forward");
+    bev(GMT_BLK_ALLOC, 0, TSEG, 4 * MIB);
+    fact("ka.corr", launch("k_a"));
+    bev(GMT_BLK_ALLOC, 0, TSEG + 4 * MIB, 2 * MIB);
+    fact("kb.corr", launch("k_b"));
+    bev(GMT_BLK_FREE_REQUESTED, 0, TSEG + 4 * MIB, 2 * MIB);
+    bev(GMT_BLK_FREE_COMPLETED, 0, TSEG + 4 * MIB, 2 * MIB);
+    nvtxRangePop();
+    gmemprof_mark("after_forward");
+    pthread_t th;
+    pthread_create(&th, NULL, torch_thread, NULL);
+    pthread_join(th, NULL);
+    /* record_stream: freed by the program, reusable only after k_c */
+    bev(GMT_BLK_ALLOC, 0, TSEG + 6 * MIB, 1 * MIB);
+    bev(GMT_BLK_FREE_REQUESTED, 0, TSEG + 6 * MIB, 1 * MIB);
+    fact("kc.corr", launch("k_c"));
+    bev(GMT_BLK_FREE_COMPLETED, 0, TSEG + 6 * MIB, 1 * MIB);
+    gmemprof_mark("end");
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -928,6 +987,8 @@ int main(int argc, char **argv)
     if (getenv("E2E_CONFLICT"))
         fake_cupti_set_conflict(getenv("E2E_CONFLICT")); /* another tool came first */
     load_profiler();
+    if (strncmp(sc, "torch", 5) == 0 && getenv("E2E_C10") && !dlopen(getenv("E2E_C10"), RTLD_NOW | RTLD_GLOBAL))
+        return 92; /* "import torch": before the first context, as in PyTorch */
     if (strcmp(sc, "agent") != 0)
         fake_cupti_context_created(0);
     int rc;
@@ -995,6 +1056,8 @@ int main(int argc, char **argv)
         rc = sc_devices();
     else if (strcmp(sc, "long") == 0)
         rc = sc_long();
+    else if (strncmp(sc, "torch", 5) == 0)
+        rc = sc_torch();
     else {
         fprintf(stderr, "e2e_app: unknown scenario %s\n", sc);
         rc = 2;

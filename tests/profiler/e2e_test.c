@@ -248,6 +248,7 @@ typedef struct rec {
         gmt_memsample sample;
         gmt_stats stats;
         gmt_trailer trailer;
+        gmt_block block;
         struct {
             uint64_t device, total_mem, sm_count, cc_major, cc_minor;
             char name[64];
@@ -257,7 +258,7 @@ typedef struct rec {
             int64_t rank;
         } hdr;
         struct {
-            uint64_t ts, name, step, ndev;
+            uint64_t ts, name, step, ndev, has_framework;
             gmt_tag_device dev[2];
         } tag;
     } u;
@@ -347,6 +348,9 @@ static int trace_load(const char *path, trace *t)
         case GMT_REC_TRAILER:
             x->u.trailer = g.u.trailer;
             break;
+        case GMT_REC_BLOCK:
+            x->u.block = g.u.block;
+            break;
         case GMT_REC_DEVICE:
             x->u.dev.device = g.u.device.device;
             x->u.dev.total_mem = g.u.device.total_mem;
@@ -367,6 +371,7 @@ static int trace_load(const char *path, trace *t)
             x->u.tag.name = g.u.tag.name;
             x->u.tag.step = g.u.tag.step;
             x->u.tag.ndev = g.u.tag.ndev;
+            x->u.tag.has_framework = g.u.tag.has_framework;
             for (uint64_t i = 0; i < g.u.tag.ndev && i < 2; i++)
                 x->u.tag.dev[i] = g.u.tag.dev[i];
             break;
@@ -2028,6 +2033,165 @@ static void t_long(void)
             rss_small, app_small, rss_big, app_big, n, s_big);
 }
 
+/* ---- the PyTorch bridge (fake_bridge.c; scenario sc_torch) ------------------ */
+
+static char g_bridge[1200], g_c10[1200];
+
+static size_t count_blocks(const trace *t, unsigned action, uint64_t flags)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < t->n; i++)
+        if (t->r[i].type == GMT_REC_BLOCK && t->r[i].u.block.action == action &&
+            (t->r[i].u.block.flags & flags) == flags)
+            n++;
+    return n;
+}
+
+static const rec *block_at(const trace *t, unsigned action, uint64_t addr, unsigned device)
+{
+    for (size_t i = 0; i < t->n; i++)
+        if (t->r[i].type == GMT_REC_BLOCK && t->r[i].u.block.action == action &&
+            t->r[i].u.block.address == addr && t->r[i].u.block.device == device)
+            return &t->r[i];
+    return NULL;
+}
+
+#define TSEG 0x7f0001400000ull
+
+static void t_torch(void)
+{
+    char be[1300], ce[1300];
+    snprintf(be, sizeof be, "GMEMPROF_TORCH_BRIDGE=%s", g_bridge);
+    snprintf(ce, sizeof ce, "E2E_C10=%s", g_c10);
+    const char *env[] = {be, ce, NULL};
+    run r;
+    run_app("torch", env, &r);
+    CHECK(exited(&r, 0));
+    CHECK_STR(r.out, "");
+    CHECK_EQ_U64(count_lines(r.err, "gmemprof: "), 1);
+    CHECK_HAS(r.err, "; 13 events of the PyTorch 0.0.0-fake allocator)");
+    CHECK(!has_fact("bridge_off"));
+    trace t = load_trace_of(&r);
+    check_complete(&t);
+    /* 3 seeded (segment, two blocks), then 10 live events */
+    CHECK_EQ_U64(count(&t, GMT_REC_BLOCK), 13);
+    CHECK_EQ_U64(count_blocks(&t, GMT_BLK_ALLOC, GMT_BLKF_SEEDED), 2);
+    CHECK_EQ_U64(count_blocks(&t, GMT_BLK_SEGMENT_ALLOC, GMT_BLKF_SEEDED), 1);
+    CHECK_EQ_U64(count_blocks(&t, GMT_BLK_ALLOC, 0), 2 + 4);
+    CHECK_EQ_U64(count_blocks(&t, GMT_BLK_FREE_REQUESTED, 0), 2);
+    CHECK_EQ_U64(count_blocks(&t, GMT_BLK_FREE_COMPLETED, 0), 2);
+    CHECK_EQ_U64(count_blocks(&t, GMT_BLK_SEGMENT_ALLOC, 0), 3);
+    /* attribution: the thread, the innermost range, the kernels before */
+    const rec *fwd = range_by_name(&t, "forward");
+    const rec *a = block_at(&t, GMT_BLK_ALLOC, TSEG, 0);
+    const rec *b = block_at(&t, GMT_BLK_ALLOC, TSEG + 4 * MIB, 0);
+    const rec *ka = kernel_by_name(&t, "k_a");
+    CHECK(fwd && a && b && ka);
+    if (fwd && a && b && ka) {
+        CHECK_EQ_U64(a->u.block.tid, F("tid"));
+        CHECK_EQ_U64(a->u.block.range, fwd->u.range.id);
+        CHECK_EQ_U64(a->u.block.seq + 1, ka->u.kernel.seq); /* k_a is the next launch */
+        CHECK_EQ_U64(b->u.block.seq, ka->u.kernel.seq);
+        CHECK_EQ_U64(a->u.block.bytes, 4 * MIB);
+        CHECK_EQ_U64(a->u.block.stream, 0x5000);
+        CHECK_EQ_U64(a->u.block.step, 1);
+    }
+    const rec *d1 = block_at(&t, GMT_BLK_ALLOC, 0x7f1000000000ull, 1);
+    CHECK(d1 && d1->u.block.tid == F("t2.tid") && d1->u.block.range == 0);
+    /* the delayed free: requested before k_c, completed after it */
+    const rec *fr = block_at(&t, GMT_BLK_FREE_REQUESTED, TSEG + 6 * MIB, 0);
+    const rec *fc = block_at(&t, GMT_BLK_FREE_COMPLETED, TSEG + 6 * MIB, 0);
+    const rec *kc = kernel_by_name(&t, "k_c");
+    CHECK(fr && fc && kc && fr->u.block.seq + 1 == kc->u.kernel.seq && fc->u.block.seq == kc->u.kernel.seq);
+    /* tags: allocated and reserved of the allocator, beside CUPTI's live bytes */
+    CHECK_EQ_U64(count(&t, GMT_REC_TAG), 2);
+    const rec *g0 = nth(&t, GMT_REC_TAG, 0), *g1 = nth(&t, GMT_REC_TAG, 1);
+    CHECK(g0 && g1);
+    if (g0 && g1) {
+        CHECK_EQ_U64(g0->u.tag.has_framework, 1);
+        CHECK_EQ_U64(g0->u.tag.dev[0].fw_allocated, 1 * MIB + 512 * 1024 + 4 * MIB);
+        CHECK_EQ_U64(g0->u.tag.dev[0].fw_reserved, 40 * MIB);
+        CHECK_EQ_U64(g0->u.tag.dev[0].live_bytes, 40 * MIB);
+        CHECK_EQ_U64(g0->u.tag.dev[1].fw_allocated, 0);
+        CHECK_EQ_U64(g1->u.tag.dev[0].fw_allocated, 1 * MIB + 512 * 1024 + 4 * MIB);
+        CHECK_EQ_U64(g1->u.tag.dev[1].fw_allocated, 1 * MIB);
+        CHECK_EQ_U64(g1->u.tag.dev[1].fw_reserved, 2 * MIB);
+    }
+    trace_free(&t);
+
+    /* a schedule: what was live before the window is its baseline */
+    const char *senv[] = {be, ce, "GMEMPROF_SCHEDULE=wait=1,active=1", NULL};
+    run_app_in("torch_sched", "torch", senv, &r);
+    CHECK(exited(&r, 0));
+    t = load_trace_of(&r);
+    check_complete(&t);
+    /* the seeded segment and two blocks, live before step 1 */
+    CHECK_EQ_U64(count_blocks(&t, GMT_BLK_SEGMENT_ALLOC, GMT_BLKF_BASELINE), 1);
+    CHECK_EQ_U64(count_blocks(&t, GMT_BLK_ALLOC, GMT_BLKF_BASELINE), 2);
+    CHECK_EQ_U64(count_blocks(&t, GMT_BLK_ALLOC, GMT_BLKF_SEEDED | GMT_BLKF_BASELINE), 2);
+    CHECK_EQ_U64(count_blocks(&t, GMT_BLK_ALLOC, 0), 2 + 4);
+    trace_free(&t);
+}
+
+/* The bridge not used: one line (or none for GMEMPROF_TORCH=0), no BLOCK,
+ * the CUPTI records as always. */
+static void torch_unused(const char *dir, const char *extra, const char *line)
+{
+    char be[1300], ce[1300];
+    snprintf(be, sizeof be, "GMEMPROF_TORCH_BRIDGE=%s", g_bridge);
+    snprintf(ce, sizeof ce, "E2E_C10=%s", g_c10);
+    const char *env[] = {be, ce, extra, NULL};
+    run r;
+    run_app_in(dir, "torch", env, &r);
+    CHECK(exited(&r, 0));
+    CHECK_STR(r.out, "");
+    CHECK_EQ_U64(count_lines(r.err, "gmemprof: "), line ? 2 : 1);
+    if (line)
+        CHECK_HAS(r.err, line);
+    CHECK_HAS(r.err, " dropped)");
+    CHECK(has_fact("bridge_off"));
+    trace t = load_trace_of(&r);
+    check_complete(&t);
+    CHECK_EQ_U64(count(&t, GMT_REC_BLOCK), 0);
+    CHECK_EQ_U64(count(&t, GMT_REC_ALLOC), 2);
+    CHECK(nth(&t, GMT_REC_TAG, 0) && nth(&t, GMT_REC_TAG, 0)->u.tag.has_framework == 0);
+    trace_free(&t);
+}
+
+static void t_torch_unused(void)
+{
+    torch_unused("torch_off", "GMEMPROF_TORCH=0", NULL);
+    torch_unused("torch_missing", "GMEMPROF_TORCH_BRIDGE=/nonexistent/libgmemprof_torch.so",
+                 "gmemprof: PyTorch is in this process, but its bridge /nonexistent/libgmemprof_torch.so could "
+                 "not be loaded");
+    torch_unused("torch_mismatch", "FAKE_BRIDGE_BUILD_ID=deadbeefdeadbeef",
+                 "was built for torch 0.0.0-fake (libc10_cuda.so build id deadbeefdead), but this process has");
+    torch_unused("torch_refused", "FAKE_BRIDGE_REFUSE=cudaMallocAsync does not yet support attachAllocatorTraceTracker",
+                 "gmemprof: PyTorch's allocator cannot be tracked in this process: cudaMallocAsync does not yet "
+                 "support attachAllocatorTraceTracker");
+    /* no PyTorch in the process: no line, nothing loaded */
+    char be[1300];
+    snprintf(be, sizeof be, "GMEMPROF_TORCH_BRIDGE=%s", g_bridge);
+    const char *env[] = {be, NULL};
+    run r;
+    run_app_in("torch_none", "torch", env, &r);
+    CHECK(exited(&r, 0));
+    CHECK_EQ_U64(count_lines(r.err, "gmemprof: "), 1);
+    trace t = load_trace_of(&r);
+    CHECK_EQ_U64(count(&t, GMT_REC_BLOCK), 0);
+    trace_free(&t);
+    /* attach() says "later" at the first context: the first step attaches */
+    const char *lenv[] = {be, NULL, "FAKE_BRIDGE_LATER=1", NULL};
+    char ce[1300];
+    snprintf(ce, sizeof ce, "E2E_C10=%s", g_c10);
+    lenv[1] = ce;
+    run_app_in("torch_later", "torch", lenv, &r);
+    CHECK(exited(&r, 0));
+    t = load_trace_of(&r);
+    CHECK_EQ_U64(count(&t, GMT_REC_BLOCK), 13);
+    trace_free(&t);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 7) {
@@ -2040,10 +2204,13 @@ int main(int argc, char **argv)
     g_launcher = argv[4];
     g_lib = argv[5];
     g_work = argv[6];
+    snprintf(g_bridge, sizeof g_bridge, "%s", getenv("E2E_FAKE_BRIDGE") ? getenv("E2E_FAKE_BRIDGE") : "");
+    snprintf(g_c10, sizeof g_c10, "%s", getenv("E2E_FAKE_C10") ? getenv("E2E_FAKE_C10") : "");
     static const struct {
         const char *name;
         void (*fn)(void);
     } tests[] = {
+        {"torch", t_torch},       {"torch_unused", t_torch_unused},
         {"whole", t_whole},       {"schedule", t_schedule},   {"nvtx_steps", t_nvtx_steps},
         {"api_precedence", t_api_precedence}, {"capture", t_capture}, {"tags", t_tags},
         {"threads", t_threads},   {"overflow", t_overflow},   {"settings", t_settings},

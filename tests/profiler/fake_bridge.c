@@ -1,0 +1,70 @@
+/*
+ * A bridge for the CPU tests (profiler/torch_bridge.h), written in C: it
+ * speaks the interface of libgmemprof_torch.so, seeds a fixed snapshot when
+ * attached, and replays the allocator events that the test program hands it
+ * through fake_bridge_event().
+ *
+ * Environment:
+ *   FAKE_BRIDGE_BUILD_ID  the build id it claims to be built for ("" = none,
+ *                         which the profiler does not check)
+ *   FAKE_BRIDGE_REFUSE    attach() answers NEVER with this text (the
+ *                         cudaMallocAsync backend's refusal)
+ *   FAKE_BRIDGE_LATER     attach() answers LATER this many times first
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "gmemprof/trace_format.h"
+#include "torch_bridge.h"
+
+#define EXPORT __attribute__((visibility("default")))
+
+/* The snapshot: one 20 MiB segment on device 0 with two live blocks. */
+#define SEED_SEG 0x7f0000000000ull
+#define SEED_SEG_BYTES (20ull << 20)
+#define SEED_B1 (1ull << 20)
+#define SEED_B2 (512ull << 10)
+
+static const gmp_bridge_host *g_host;
+static int g_later;
+
+static int fake_attach(const gmp_bridge_host *host, char *err, size_t cap)
+{
+    const char *refuse = getenv("FAKE_BRIDGE_REFUSE");
+    if (refuse && refuse[0]) {
+        snprintf(err, cap, "%s", refuse);
+        return GMP_BRIDGE_NEVER;
+    }
+    const char *later = getenv("FAKE_BRIDGE_LATER");
+    if (later && g_later < atoi(later)) {
+        g_later++;
+        return GMP_BRIDGE_LATER;
+    }
+    g_host = host;
+    host->block(GMT_BLK_SEGMENT_ALLOC, 0, SEED_SEG, SEED_SEG_BYTES, 0, 0, GMT_BLKF_SEEDED);
+    host->block(GMT_BLK_ALLOC, 0, SEED_SEG, SEED_B1, 0, 0, GMT_BLKF_SEEDED);
+    host->block(GMT_BLK_ALLOC, 0, SEED_SEG + SEED_B1, SEED_B2, 0, 0, GMT_BLKF_SEEDED);
+    return GMP_BRIDGE_ATTACHED;
+}
+
+static void fake_detach(void) { g_host = NULL; }
+
+static gmp_bridge g_bridge = { GMP_BRIDGE_ABI, sizeof(gmp_bridge), "torch", "0.0.0-fake", "libc10_cuda.so", "",
+                               fake_attach, fake_detach };
+
+EXPORT const gmp_bridge *gmemprof_torch_bridge(uint32_t abi)
+{
+    const char *id = getenv("FAKE_BRIDGE_BUILD_ID");
+    g_bridge.build_id = id ? id : "";
+    return abi == GMP_BRIDGE_ABI ? &g_bridge : NULL;
+}
+
+/* One allocator event, as the tracker would deliver it; 0 when attached. */
+EXPORT int fake_bridge_event(unsigned action, unsigned device, uint64_t addr, uint64_t bytes, uint64_t stream,
+                             uint64_t pool)
+{
+    if (!g_host)
+        return -1;
+    g_host->block(action, device, addr, bytes, stream, pool, 0);
+    return 0;
+}
