@@ -414,6 +414,7 @@ static void put_block(ocur *c, gmt_deltas *s, const gmt_block *b)
     put_v(c, b->flags);
     put_v(c, b->pool);
     put_delta(c, &s->last_bts, b->ts);
+    put_v(c, b->requested);
 }
 
 static void put_payload(ocur *c, gmt_deltas *s, const gmt_record *r)
@@ -979,6 +980,7 @@ static void get_payload(icur *c, gmt_deltas *s, gmt_record *r)
         b->flags = get_v(c);
         b->pool = get_v(c);
         b->ts = get_delta(c, &s->last_bts);
+        b->requested = get_v(c);
         break;
     }
     default:

@@ -68,6 +68,7 @@ typedef struct gmp_ev_copy {
 typedef struct gmp_ev_block {
     uint64_t range;   /* innermost open range of the thread, 0 none */
     uint64_t seq;     /* kernels the thread had launched */
+    uint64_t requested;
     uint8_t action;   /* gmt_block_action */
     uint8_t flags;    /* GMT_BLKF_* */
     uint16_t device;

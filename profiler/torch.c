@@ -27,8 +27,8 @@ static struct {
 
 /* On the allocating thread, with the allocator's lock held: no lock, no
  * allocation, one ring push (torch_bridge.h). */
-static void host_block(unsigned action, unsigned device, uint64_t address, uint64_t bytes, uint64_t stream,
-                       uint64_t pool, unsigned flags)
+static void host_block(unsigned action, unsigned device, uint64_t address, uint64_t bytes, uint64_t requested,
+                       uint64_t stream, uint64_t pool, unsigned flags)
 {
     if (!gmp_live_state() || atomic_load_explicit(&gmp_g.forked, memory_order_relaxed))
         return;
@@ -49,6 +49,7 @@ static void host_block(unsigned action, unsigned device, uint64_t address, uint6
     ev.block.action = (uint8_t)action;
     ev.block.flags = (uint8_t)flags;
     ev.block.device = (uint16_t)device;
+    ev.block.requested = requested;
     gmp_post(&ev);
 }
 

@@ -32,10 +32,12 @@ extern "C" {
 typedef struct gmp_bridge_host {
     uint32_t abi;  /* GMP_BRIDGE_ABI */
     uint32_t size; /* sizeof(gmp_bridge_host) */
-    /* One allocator event: action is a gmt_block_action (trace_format.h),
-     * flags GMT_BLKF_SEEDED for what the allocator's snapshot showed. */
-    void (*block)(unsigned action, unsigned device, uint64_t address, uint64_t bytes, uint64_t stream,
-                  uint64_t pool, unsigned flags);
+    /* One allocator event: action is a gmt_block_action (trace_format.h);
+     * bytes what the allocator counts (a block's rounded size), requested
+     * what the program asked for (0 unknown); flags GMT_BLKF_SEEDED for
+     * what the allocator's snapshot showed. */
+    void (*block)(unsigned action, unsigned device, uint64_t address, uint64_t bytes, uint64_t requested,
+                  uint64_t stream, uint64_t pool, unsigned flags);
     /* One line for the user, printed "gmemprof: <line>" (errors) or at
      * GMEMPROF_LOG=debug (debug != 0). */
     void (*log)(int debug, const char *line);

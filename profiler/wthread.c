@@ -632,7 +632,8 @@ static void put_block_mem(const gmt_mem *m, unsigned action, uint64_t flags)
     r.type = GMT_REC_BLOCK;
     r.u.block = (gmt_block){ .ts = m->ts, .action = action, .device = m->device, .address = m->address,
                              .bytes = m->bytes, .stream = m->stream, .tid = m->tid, .range = m->range,
-                             .seq = m->seq, .step = m->step, .flags = m->flags | flags, .pool = m->corr };
+                             .seq = m->seq, .step = m->step, .flags = m->flags | flags, .pool = m->corr,
+                             .requested = m->source };
     put(&r);
 }
 
@@ -976,11 +977,13 @@ static void emit_copy(const gmp_ev *ev, const gmp_epoch_info *ep)
 }
 
 /* The live tables keep what a later window's baseline and a tag need; the
- * pool id rides in gmt_mem's corr (a block has no correlation id). */
+ * pool id rides in gmt_mem's corr and the requested size in its source (a
+ * block has neither). */
 static void block_track(const gmt_block *b)
 {
     gmt_mem m = {.ts = b->ts, .device = b->device, .address = b->address, .bytes = b->bytes,
-                 .kind = GMT_MEMKIND_DEVICE, .flags = b->flags & GMT_BLKF_SEEDED, .corr = b->pool,
+                 .kind = GMT_MEMKIND_DEVICE, .source = b->requested, .flags = b->flags & GMT_BLKF_SEEDED,
+                 .corr = b->pool,
                  .stream = b->stream, .tid = b->tid, .range = b->range, .seq = b->seq, .step = b->step};
     unsigned d = b->device < GMP_MAX_DEVICES ? (unsigned)b->device : 0;
     switch (b->action) {
@@ -1019,7 +1022,7 @@ static void emit_block(const gmp_ev *ev, const gmp_epoch_info *ep, int inwin)
     r.u.block = (gmt_block){ .ts = ev->ts, .action = ev->block.action, .device = ev->block.device,
                              .address = ev->a, .bytes = ev->b, .stream = ev->c, .tid = ev->tid,
                              .range = ev->block.range, .seq = ev->block.seq, .step = ep ? ep->step : W.cur_step,
-                             .flags = ev->block.flags, .pool = ev->d };
+                             .flags = ev->block.flags, .pool = ev->d, .requested = ev->block.requested };
     if (!W.fw_seen) {
         /* made at the first event: a process without the bridge pays nothing */
         W.blocks = gmp_live_create(1024);

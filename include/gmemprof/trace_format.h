@@ -429,15 +429,16 @@ typedef enum gmt_block_action {
 #define GMT_BLKF_BASELINE 0x1u /* live at window begin (a block or a segment), made earlier */
 #define GMT_BLKF_SEEDED 0x2u   /* known from the allocator's snapshot when the bridge attached */
 
-/* BLOCK: one allocator event.  Payload order: the fields below after ts,
- * then ts; address and ts are deltas against their own state (last_baddr,
- * last_bts), every other field a plain varint. */
+/* BLOCK: one allocator event.  Payload order: action .. pool, ts, then
+ * requested; address and ts are deltas against their own state
+ * (last_baddr, last_bts), every other field a plain varint. */
 typedef struct gmt_block {
     uint64_t ts;      /* host time (trace clock); last in the payload */
     uint64_t action;  /* gmt_block_action */
     uint64_t device;  /* CUDA device ordinal */
     uint64_t address; /* block or segment start (OOM: free bytes) */
-    uint64_t bytes;   /* block size as the allocator counts it (rounded), or segment/mapped bytes */
+    uint64_t bytes;   /* block size as the allocator counts it (what memory_allocated adds), or
+                       * segment/mapped bytes */
     uint64_t stream;  /* the allocator's stream handle (cudaStream_t value), 0 none */
     uint64_t tid;     /* host thread that called the allocator */
     uint64_t range;   /* innermost open range instance of that thread, 0 none */
@@ -445,6 +446,7 @@ typedef struct gmt_block {
     uint64_t step;    /* step number at the call */
     uint64_t flags;   /* GMT_BLKF_* */
     uint64_t pool;    /* memory pool id (first of PyTorch's pair), 0 the default pool */
+    uint64_t requested; /* the size the program asked for (blocks; 0 unknown) */
 } gmt_block;
 
 typedef struct gmt_record {

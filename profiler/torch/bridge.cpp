@@ -8,6 +8,7 @@
 // against one torch's own headers; libgmemprof.so checks the build id of
 // the libc10_cuda.so it was built for before using it.
 #include <c10/cuda/CUDACachingAllocator.h>
+#include <c10/cuda/CUDAFunctions.h>
 
 #include <atomic>
 #include <cstdio>
@@ -47,15 +48,37 @@ int action_of(TraceEntry::Action a) {
   }
 }
 
+// The allocator's own allocated bytes per device, as of the last event.
+// A trace entry carries the requested size; memory_allocated() counts the
+// block's size, rounded and sometimes grown by an unsplit remainder. The
+// allocator updates its stats before it records an ALLOC or FREE_REQUESTED
+// entry, so the change of allocated_bytes since the previous event of the
+// device is the block's size, exactly as the allocator counts it.
+constexpr int kMaxDevices = 64;
+uint64_t g_allocated[kMaxDevices];
+
+uint64_t allocated_now(c10::DeviceIndex dev) {
+  // reads under the device lock that this thread already holds (recursive)
+  return static_cast<uint64_t>(
+      cca::getDeviceStats(dev).allocated_bytes[static_cast<size_t>(c10::CachingAllocator::StatType::AGGREGATE)]
+          .current);
+}
+
 // Runs with the allocator's device lock held: reads the entry, one call.
 void on_trace(const TraceEntry& e) {
   const gmp_bridge_host* h = g_host.load(std::memory_order_acquire);
   if (!h) return;
   int a = action_of(e.action_);
   if (a < 0) return;
-  h->block(static_cast<unsigned>(a), static_cast<unsigned>(e.device_), static_cast<uint64_t>(e.addr_),
-           static_cast<uint64_t>(e.size_), reinterpret_cast<uint64_t>(e.stream_),
-           static_cast<uint64_t>(e.mempool_.first), 0u);
+  uint64_t bytes = static_cast<uint64_t>(e.size_), requested = 0;
+  if ((a == GMT_BLK_ALLOC || a == GMT_BLK_FREE_REQUESTED) && e.device_ >= 0 && e.device_ < kMaxDevices) {
+    uint64_t now = allocated_now(e.device_), &last = g_allocated[e.device_];
+    requested = bytes;
+    bytes = a == GMT_BLK_ALLOC ? now - last : last - now;
+    last = now;
+  }
+  h->block(static_cast<unsigned>(a), static_cast<unsigned>(e.device_), static_cast<uint64_t>(e.addr_), bytes,
+           requested, reinterpret_cast<uint64_t>(e.stream_), static_cast<uint64_t>(e.mempool_.first), 0u);
 }
 
 // The blocks and segments already live when the tracker is attached.
@@ -66,14 +89,16 @@ void seed(const gmp_bridge_host* h) {
     uint64_t stream = reinterpret_cast<uint64_t>(seg.stream);
     uint64_t pool = static_cast<uint64_t>(seg.owner_private_pool_id.first);
     h->block(seg.is_expandable ? GMT_BLK_SEGMENT_MAP : GMT_BLK_SEGMENT_ALLOC, dev, seg.address, seg.total_size,
-             stream, pool, GMT_BLKF_SEEDED);
+             0, stream, pool, GMT_BLKF_SEEDED);
     uint64_t addr = seg.address;
     for (const auto& b : seg.blocks) {
       if (b.allocated)
-        h->block(GMT_BLK_ALLOC, dev, addr, b.size, stream, pool, GMT_BLKF_SEEDED);
+        h->block(GMT_BLK_ALLOC, dev, addr, b.size, b.requested_size, stream, pool, GMT_BLKF_SEEDED);
       addr += b.size;
     }
   }
+  for (c10::DeviceIndex d = 0; d < kMaxDevices && d < static_cast<c10::DeviceIndex>(c10::cuda::device_count()); d++)
+    g_allocated[d] = allocated_now(d);
 }
 
 int bridge_attach(const gmp_bridge_host* host, char* err, size_t cap) {

@@ -108,6 +108,17 @@ static void print_record(const gmt_record *r)
             printf(" [dev=%llu live=%llu used=%llu free=%llu total=%llu]", U(t->dev[i].device),
                    U(t->dev[i].live_bytes), U(t->dev[i].driver_used), U(t->dev[i].driver_free),
                    U(t->dev[i].driver_total));
+        for (uint64_t i = 0; t->has_framework && i < t->ndev && i < GMT_MAX_TAG_DEVICES; i++)
+            printf(" [fw dev=%llu allocated=%llu reserved=%llu]", U(t->dev[i].device), U(t->dev[i].fw_allocated),
+                   U(t->dev[i].fw_reserved));
+        break;
+    }
+    case GMT_REC_BLOCK: {
+        const gmt_block *b = &r->u.block;
+        printf("ts=%llu action=%s dev=%llu addr=0x%llx bytes=%llu stream=0x%llx tid=%llu range=%llu seq=%llu "
+               "step=%llu flags=%llu pool=%llu requested=%llu", U(b->ts), gmt_block_action_name(b->action), U(b->device),
+               U(b->address), U(b->bytes), U(b->stream), U(b->tid), U(b->range), U(b->seq), U(b->step),
+               U(b->flags), U(b->pool), U(b->requested));
         break;
     }
     case GMT_REC_STEP:

@@ -120,7 +120,8 @@ static const fdesc F_BLOCK[] = {
     FD("action", F_V, block.action), FD("device", F_V, block.device), FD("address", F_BADDR, block.address),
     FD("bytes", F_V, block.bytes), FD("stream", F_V, block.stream), FD("tid", F_V, block.tid),
     FD("range", F_V, block.range), FD("seq", F_V, block.seq), FD("step", F_V, block.step),
-    FD("flags", F_V, block.flags), FD("pool", F_V, block.pool), FD("ts", F_BTS, block.ts), END,
+    FD("flags", F_V, block.flags), FD("pool", F_V, block.pool), FD("ts", F_BTS, block.ts),
+    FD("requested", F_V, block.requested), END,
 };
 static const fdesc F_STEP_[] = { FD("step", F_STEP, step.step), FD("phase", F_V, step.phase),
                                  FD("source", F_V, step.source), FD("ts", F_TS, step.ts), END };
@@ -573,7 +574,7 @@ static void build(void)
     r = add(GMT_REC_BLOCK);
     r->u.block = (gmt_block){ .ts = T0 + 9002500, .action = GMT_BLK_ALLOC, .device = 0,
                               .address = 0x7f3a00400000ull, .bytes = 524288, .stream = 0, .tid = 4242, .range = 1,
-                              .seq = 2, .step = 1, .flags = 0, .pool = 0 };
+                              .seq = 2, .step = 1, .flags = 0, .pool = 0, .requested = 524000 };
     r = add(GMT_REC_STRING);
     r->u.string = (gmt_string){ .id = 2, .str = { "_Z11gemm_kernelPKfS0_Pfi", 24 } };
     r = add(GMT_REC_KERNEL);

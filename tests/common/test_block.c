@@ -23,7 +23,7 @@ static gmt_record block_at(uint64_t i)
                              .address = 0x7f0000000000ull + (i * 0x200000ull) % 0x10000000ull,
                              .bytes = 512 * (i + 1), .stream = i % 3 ? 0x55aa00ull + i : 0, .tid = 4242 + (i & 1),
                              .range = i / 2, .seq = i * 3, .step = i / 8, .flags = i % 4 == 0 ? GMT_BLKF_BASELINE : 0,
-                             .pool = i % 5 == 0 ? 7 : 0 };
+                             .pool = i % 5 == 0 ? 7 : 0, .requested = 512 * (i + 1) - (i % 7) };
     return r;
 }
 

@@ -388,6 +388,7 @@ static inline int tu_record_eq(const gmt_record *a, const gmt_record *b, char *w
         TU_F(u.block.ts); TU_F(u.block.action); TU_F(u.block.device); TU_F(u.block.address);
         TU_F(u.block.bytes); TU_F(u.block.stream); TU_F(u.block.tid); TU_F(u.block.range);
         TU_F(u.block.seq); TU_F(u.block.step); TU_F(u.block.flags); TU_F(u.block.pool);
+        TU_F(u.block.requested);
         break;
     default:
         snprintf(why, whylen, "unknown type %d", (int)a->type);

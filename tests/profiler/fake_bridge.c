@@ -41,9 +41,9 @@ static int fake_attach(const gmp_bridge_host *host, char *err, size_t cap)
         return GMP_BRIDGE_LATER;
     }
     g_host = host;
-    host->block(GMT_BLK_SEGMENT_ALLOC, 0, SEED_SEG, SEED_SEG_BYTES, 0, 0, GMT_BLKF_SEEDED);
-    host->block(GMT_BLK_ALLOC, 0, SEED_SEG, SEED_B1, 0, 0, GMT_BLKF_SEEDED);
-    host->block(GMT_BLK_ALLOC, 0, SEED_SEG + SEED_B1, SEED_B2, 0, 0, GMT_BLKF_SEEDED);
+    host->block(GMT_BLK_SEGMENT_ALLOC, 0, SEED_SEG, SEED_SEG_BYTES, 0, 0, 0, GMT_BLKF_SEEDED);
+    host->block(GMT_BLK_ALLOC, 0, SEED_SEG, SEED_B1, SEED_B1 - 100, 0, 0, GMT_BLKF_SEEDED);
+    host->block(GMT_BLK_ALLOC, 0, SEED_SEG + SEED_B1, SEED_B2, SEED_B2, 0, 0, GMT_BLKF_SEEDED);
     return GMP_BRIDGE_ATTACHED;
 }
 
@@ -65,6 +65,6 @@ EXPORT int fake_bridge_event(unsigned action, unsigned device, uint64_t addr, ui
 {
     if (!g_host)
         return -1;
-    g_host->block(action, device, addr, bytes, stream, pool, 0);
+    g_host->block(action, device, addr, bytes, bytes, stream, pool, 0);
     return 0;
 }
