@@ -1343,6 +1343,7 @@ void gmp_transition(int kind, int arg, int source)
 {
     if (!gmp_live_state() || atomic_load(&gmp_g.stopping))
         return;
+    gmp_torch_flush(); /* the allocator's events of the step that ends, first */
     pthread_mutex_lock(&gmp_g.step_lock);
     unsigned ev;
     switch (kind) {
@@ -1394,6 +1395,7 @@ void gmp_on_tag(const char *name, size_t len)
     if (!gmp_live_state())
         return;
     gmp_torch_maybe_attach();
+    gmp_torch_flush();
     /* The snapshot must include every allocation made before this call. */
     gmp_flush_forced();
     gmp_ev ev;

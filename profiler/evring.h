@@ -69,9 +69,11 @@ typedef struct gmp_ev_block {
     uint64_t range;   /* innermost open range of the thread, 0 none */
     uint64_t seq;     /* kernels the thread had launched */
     uint64_t requested;
-    uint8_t action;   /* gmt_block_action */
+    uint64_t counter; /* the allocator's allocated bytes read at the event, 0 none (torch_bridge.h) */
+    uint8_t action;   /* gmt_block_action, or GMP_BRIDGE_COUNTER */
     uint8_t flags;    /* GMT_BLKF_* */
     uint16_t device;
+    uint8_t has_counter;
 } gmp_ev_block;
 
 typedef struct gmp_ev {

@@ -145,6 +145,7 @@ static void gmp_shutdown(int reason)
         return;
     int st = atomic_load(&gmp_g.state);
     if (st == GMP_ST_ON) {
+        gmp_torch_flush();
         gmp_torch_detach(); /* its allocator may still run in atexit handlers */
         gmp_flush_forced();
         gmp_wt_finish(reason, 10000);

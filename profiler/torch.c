@@ -25,31 +25,55 @@ static struct {
 
 /* ---- the hot path ---------------------------------------------------------- */
 
+/* The origin's words: ts, tid, epoch, range, seq, internal thread. */
+enum { O_TS, O_TID, O_EPOCH, O_RANGE, O_SEQ, O_INTERNAL };
+
+static void host_origin(gmp_bridge_origin *o)
+{
+    gmp_tls *t = gmp_self();
+    uint32_t n = t->nranges < GMP_RANGE_STACK ? t->nranges : GMP_RANGE_STACK;
+    o->w[O_TS] = gmp_now();
+    o->w[O_TID] = gmp_tid(t);
+    o->w[O_EPOCH] = atomic_load_explicit(&gmp_g.epoch, memory_order_acquire);
+    o->w[O_RANGE] = n ? t->ranges[n - 1] : 0;
+    o->w[O_SEQ] = t->seq;
+    o->w[O_INTERNAL] = (uint64_t)t->internal;
+}
+
 /* On the allocating thread, with the allocator's lock held: no lock, no
  * allocation, one ring push (torch_bridge.h). */
-static void host_block(unsigned action, unsigned device, uint64_t address, uint64_t bytes, uint64_t requested,
-                       uint64_t stream, uint64_t pool, unsigned flags)
+static void host_block(const gmp_bridge_origin *o, unsigned action, unsigned device, uint64_t address,
+                       uint64_t bytes, uint64_t requested, uint64_t stream, uint64_t pool, unsigned flags,
+                       uint64_t counter)
 {
     if (!gmp_live_state() || atomic_load_explicit(&gmp_g.forked, memory_order_relaxed))
         return;
-    gmp_tls *t = gmp_self();
-    if (t->internal)
+    gmp_bridge_origin now;
+    if (!o) {
+        host_origin(&now);
+        o = &now;
+    }
+    if (o->w[O_INTERNAL])
         return;
     gmp_ev ev;
     memset(&ev, 0, offsetof(gmp_ev, name) + sizeof ev.block);
     ev.type = GMP_EV_BLOCK;
     ev.len = sizeof ev.block;
+    ev.ts = o->w[O_TS];
+    ev.tid = (uint32_t)o->w[O_TID];
+    ev.epoch = (uint32_t)o->w[O_EPOCH];
     ev.a = address;
     ev.b = bytes;
     ev.c = stream;
     ev.d = pool;
-    uint32_t n = t->nranges < GMP_RANGE_STACK ? t->nranges : GMP_RANGE_STACK;
-    ev.block.range = n ? t->ranges[n - 1] : 0;
-    ev.block.seq = t->seq;
+    ev.block.range = o->w[O_RANGE];
+    ev.block.seq = o->w[O_SEQ];
     ev.block.action = (uint8_t)action;
-    ev.block.flags = (uint8_t)flags;
+    ev.block.flags = (uint8_t)(flags & 0xffu);
+    ev.block.has_counter = (flags & GMP_BRIDGE_HAS_COUNTER) != 0;
     ev.block.device = (uint16_t)device;
     ev.block.requested = requested;
+    ev.block.counter = counter;
     gmp_post(&ev);
 }
 
@@ -61,7 +85,7 @@ static void host_log(int debug, const char *line)
         gmp_log_error("%s", line);
 }
 
-static const gmp_bridge_host host = {GMP_BRIDGE_ABI, sizeof(gmp_bridge_host), host_block, host_log};
+static const gmp_bridge_host host = {GMP_BRIDGE_ABI, sizeof(gmp_bridge_host), host_origin, host_block, host_log};
 
 /* ---- build ids --------------------------------------------------------------- */
 
@@ -161,7 +185,7 @@ static const gmp_bridge *load_bridge(const char *loaded_id, void **dl_out)
     }
     gmp_bridge_entry_fn entry = (gmp_bridge_entry_fn)dlsym(dl, GMP_BRIDGE_ENTRY);
     const gmp_bridge *br = entry ? entry(GMP_BRIDGE_ABI) : NULL;
-    if (!br || br->abi != GMP_BRIDGE_ABI || br->size < sizeof(gmp_bridge) || !br->attach) {
+    if (!br || br->abi != GMP_BRIDGE_ABI || br->size < sizeof(gmp_bridge) || !br->attach || !br->flush) {
         gmp_log_error("the PyTorch bridge %s speaks another interface than this libgmemprof.so (ABI %u "
                       "expected); only the allocator's segments are recorded: %s", path, GMP_BRIDGE_ABI, REBUILD);
         dlclose(dl);
@@ -219,6 +243,12 @@ void gmp_torch_maybe_attach(void)
         }
     }
     atomic_store(&T.state, next);
+}
+
+void gmp_torch_flush(void)
+{
+    if (atomic_load_explicit(&T.state, memory_order_acquire) == GMP_TORCH_ATTACHED && T.br->flush)
+        T.br->flush();
 }
 
 void gmp_torch_detach(void)

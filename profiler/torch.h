@@ -25,6 +25,9 @@ enum gmp_torch_state {
  * Called where no allocator lock of this thread can be in a tracker call:
  * a new CUDA context, a step, a tag. */
 void gmp_torch_maybe_attach(void);
+/* Has the bridge send the events it holds back (before a step, a tag and
+ * the end: torch_bridge.h). Not from an allocator callback. */
+void gmp_torch_flush(void);
 /* Stops the bridge's events (exit, fork child). */
 void gmp_torch_detach(void);
 int gmp_torch_state(void);

@@ -10,10 +10,17 @@
  * Called with the ABI the profiler speaks, it returns its table, or NULL
  * when it speaks another ABI.
  *
- * Threads and locks: host->block is called on the thread that called the
- * allocator, with the allocator's per-device lock held, and possibly with
- * Python's GIL held. It takes no lock, calls no CUDA or torch function and
- * never blocks: it fills one event into the profiler's ring.
+ * Threads and locks: host->origin and host->block are called on the thread
+ * that called the allocator, with the allocator's per-device lock held, and
+ * possibly with Python's GIL held. They take no lock, call no CUDA or torch
+ * function and never block: block fills one event into the profiler's ring.
+ *
+ * Sizes: a block event may carry `counter`, the allocator's allocated
+ * bytes of the device as read in the callback. PyTorch updates that count
+ * after it reports an ALLOC and before it reports a FREE_REQUESTED, so the
+ * profiler learns a block's size as PyTorch counts it from the next
+ * reading; flush() sends a reading alone (action GMP_BRIDGE_COUNTER). The
+ * profiler calls flush() before a step, a tag and the end.
  */
 #ifndef GMEMPROF_PROFILER_TORCH_BRIDGE_H
 #define GMEMPROF_PROFILER_TORCH_BRIDGE_H
@@ -28,16 +35,31 @@ extern "C" {
 #define GMP_BRIDGE_ABI 1u
 #define GMP_BRIDGE_ENTRY "gmemprof_torch_bridge"
 
+/* block()'s action for a flush's reading: not an allocator event. */
+#define GMP_BRIDGE_COUNTER 255u
+/* block()'s flag: `counter` holds a reading (0 is a reading too). */
+#define GMP_BRIDGE_HAS_COUNTER 0x100u
+
+/* Who made an event and when, as the profiler sees it (opaque to the bridge). */
+typedef struct gmp_bridge_origin {
+    uint64_t w[6];
+} gmp_bridge_origin;
+
 /* What the profiler offers the bridge. */
 typedef struct gmp_bridge_host {
     uint32_t abi;  /* GMP_BRIDGE_ABI */
     uint32_t size; /* sizeof(gmp_bridge_host) */
+    /* Fills *o for an event of the calling thread, now. */
+    void (*origin)(gmp_bridge_origin *o);
     /* One allocator event: action is a gmt_block_action (trace_format.h);
      * bytes what the allocator counts (a block's rounded size), requested
      * what the program asked for (0 unknown); flags GMT_BLKF_SEEDED for
-     * what the allocator's snapshot showed. */
-    void (*block)(unsigned action, unsigned device, uint64_t address, uint64_t bytes, uint64_t requested,
-                  uint64_t stream, uint64_t pool, unsigned flags);
+     * what the allocator's snapshot showed; o from origin(), or NULL for
+     * the calling thread now; with flag GMP_BRIDGE_HAS_COUNTER, counter is
+     * the allocator's allocated bytes read in the callback (else bytes is
+     * the size). */
+    void (*block)(const gmp_bridge_origin *o, unsigned action, unsigned device, uint64_t address, uint64_t bytes,
+                  uint64_t requested, uint64_t stream, uint64_t pool, unsigned flags, uint64_t counter);
     /* One line for the user, printed "gmemprof: <line>" (errors) or at
      * GMEMPROF_LOG=debug (debug != 0). */
     void (*log)(int debug, const char *line);
@@ -65,6 +87,8 @@ typedef struct gmp_bridge {
     /* Stops calling host (the allocator cannot forget a tracker: the
      * bridge's callback turns into a return). */
     void (*detach)(void);
+    /* Sends the events it holds (never from an allocator callback). */
+    void (*flush)(void);
 } gmp_bridge;
 
 typedef const gmp_bridge *(*gmp_bridge_entry_fn)(uint32_t abi);

@@ -52,6 +52,7 @@
 
 #include "gmp_rt.h"
 #include "torch.h"
+#include "torch_bridge.h"
 #include "gmt_io.h"
 #include "live.h"
 #include "summary.h"
@@ -100,6 +101,11 @@ static struct {
     gmp_live *blocks, *segs;
     uint64_t mapped[GMP_MAX_DEVICES];
     int fw_seen;
+    /* per device, an ALLOC waiting for its size (emit_counted) */
+    gmt_block held[GMP_MAX_DEVICES];
+    uint64_t held_base[GMP_MAX_DEVICES];
+    uint32_t held_epoch[GMP_MAX_DEVICES];
+    uint8_t held_on[GMP_MAX_DEVICES];
     uint64_t block_events, ooms;
     pthread_t th;
     _Atomic int running;
@@ -1014,15 +1020,73 @@ static void block_track(const gmt_block *b)
     }
 }
 
+/* One block event into the live tables and, inside a window, the trace. */
+static void block_out(const gmt_block *b, uint32_t epoch)
+{
+    const gmp_epoch_info *ep = epinfo(epoch);
+    W.block_events++;
+    block_track(b);
+    if (in_window(ep) && W.win_open) {
+        gmt_record r;
+        memset(&r, 0, sizeof r.type + sizeof r.u.block + 16);
+        r.type = GMT_REC_BLOCK;
+        r.u.block = *b;
+        r.u.block.step = ep->step;
+        put(&r);
+    }
+}
+
+/* The size of a block as the allocator counts it, from its counter
+ * (torch_bridge.h): an ALLOC waits in held[] for the device's next reading;
+ * the counter's change since the reading before it is the ALLOC's size, less
+ * the size of a block freed in between (known from the live table). Only an
+ * ALLOC freed at the very next event leaves the reading no say: its size is
+ * then the allocator's rounding of the request (512-byte multiples). */
+static uint64_t rounded_request(uint64_t req) { return req < 512 ? 512 : (req + 511) / 512 * 512; }
+
+static void held_settle(unsigned d, uint64_t counter, uint64_t freed)
+{
+    if (!W.held_on[d])
+        return;
+    gmt_block *h = &W.held[d];
+    int64_t s = (int64_t)(counter - W.held_base[d]) + (int64_t)freed;
+    h->bytes = s > 0 ? (uint64_t)s : rounded_request(h->requested);
+    W.held_on[d] = 0;
+    block_out(h, W.held_epoch[d]);
+}
+
+static void emit_counted(gmt_block *b, uint32_t epoch, uint64_t counter)
+{
+    unsigned d = (unsigned)b->device;
+    if (b->action == GMT_BLK_FREE_REQUESTED) {
+        const gmt_mem *m = gmp_live_find(W.blocks, b->device, b->address);
+        int self = W.held_on[d] && W.held[d].address == b->address;
+        if (self) {
+            W.held[d].bytes = rounded_request(W.held[d].requested);
+            W.held_on[d] = 0;
+            block_out(&W.held[d], W.held_epoch[d]);
+            b->bytes = W.held[d].bytes;
+        } else {
+            b->bytes = m ? m->bytes : rounded_request(b->requested);
+            held_settle(d, counter, b->bytes);
+        }
+        block_out(b, epoch);
+        return;
+    }
+    held_settle(d, counter, 0); /* ALLOC: the reading is before its own count */
+    W.held[d] = *b;
+    W.held_epoch[d] = epoch;
+    W.held_base[d] = counter;
+    W.held_on[d] = 1;
+}
+
 static void emit_block(const gmp_ev *ev, const gmp_epoch_info *ep, int inwin)
 {
-    gmt_record r;
-    memset(&r, 0, sizeof r.type + sizeof r.u.block + 16);
-    r.type = GMT_REC_BLOCK;
-    r.u.block = (gmt_block){ .ts = ev->ts, .action = ev->block.action, .device = ev->block.device,
-                             .address = ev->a, .bytes = ev->b, .stream = ev->c, .tid = ev->tid,
-                             .range = ev->block.range, .seq = ev->block.seq, .step = ep ? ep->step : W.cur_step,
-                             .flags = ev->block.flags, .pool = ev->d, .requested = ev->block.requested };
+    (void)inwin;
+    gmt_block blk = { .ts = ev->ts, .action = ev->block.action, .device = ev->block.device,
+                      .address = ev->a, .bytes = ev->b, .stream = ev->c, .tid = ev->tid,
+                      .range = ev->block.range, .seq = ev->block.seq, .step = ep ? ep->step : W.cur_step,
+                      .flags = ev->block.flags, .pool = ev->d, .requested = ev->block.requested };
     if (!W.fw_seen) {
         /* made at the first event: a process without the bridge pays nothing */
         W.blocks = gmp_live_create(1024);
@@ -1036,10 +1100,18 @@ static void emit_block(const gmp_ev *ev, const gmp_epoch_info *ep, int inwin)
         }
         W.fw_seen = 1;
     }
-    W.block_events++;
-    block_track(&r.u.block);
-    if (inwin)
-        put(&r);
+    unsigned d = ev->block.device < GMP_MAX_DEVICES ? ev->block.device : GMP_MAX_DEVICES;
+    if (ev->block.action == GMP_BRIDGE_COUNTER) {
+        if (d < GMP_MAX_DEVICES)
+            held_settle(d, ev->block.counter, 0);
+        return;
+    }
+    if (ev->block.has_counter && d < GMP_MAX_DEVICES &&
+        (blk.action == GMT_BLK_ALLOC || blk.action == GMT_BLK_FREE_REQUESTED)) {
+        emit_counted(&blk, ev->epoch, ev->block.counter);
+        return;
+    }
+    block_out(&blk, ev->epoch);
 }
 
 static void emit_event(gmp_ev *ev)

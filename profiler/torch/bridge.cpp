@@ -48,37 +48,49 @@ int action_of(TraceEntry::Action a) {
   }
 }
 
-// The allocator's own allocated bytes per device, as of the last event.
-// A trace entry carries the requested size; memory_allocated() counts the
-// block's size, rounded and sometimes grown by an unsplit remainder. The
-// allocator updates its stats before it records an ALLOC or FREE_REQUESTED
-// entry, so the change of allocated_bytes since the previous event of the
-// device is the block's size, exactly as the allocator counts it.
+// PyTorch counts a block by its size (rounded, sometimes grown by an
+// unsplit remainder), while its trace entry carries the requested size.
+// Each ALLOC and FREE_REQUESTED goes out with the allocator's allocated
+// bytes as read in the callback, and a flush sends the reading alone; from
+// their changes the profiler's writer knows every block's size as
+// memory_allocated() counts it (profiler/torch.h says how).
 constexpr int kMaxDevices = 64;
-uint64_t g_allocated[kMaxDevices];
+std::atomic<uint64_t> g_events[kMaxDevices];
 
 uint64_t allocated_now(c10::DeviceIndex dev) {
-  // reads under the device lock that this thread already holds (recursive)
+  // the device lock: already held (recursive) in a callback, taken briefly
+  // by a flush
   return static_cast<uint64_t>(
       cca::getDeviceStats(dev).allocated_bytes[static_cast<size_t>(c10::CachingAllocator::StatType::AGGREGATE)]
           .current);
 }
 
-// Runs with the allocator's device lock held: reads the entry, one call.
+// Runs with the allocator's device lock held: reads the entry and the
+// counter, one call.
 void on_trace(const TraceEntry& e) {
   const gmp_bridge_host* h = g_host.load(std::memory_order_acquire);
   if (!h) return;
   int a = action_of(e.action_);
   if (a < 0) return;
-  uint64_t bytes = static_cast<uint64_t>(e.size_), requested = 0;
-  if ((a == GMT_BLK_ALLOC || a == GMT_BLK_FREE_REQUESTED) && e.device_ >= 0 && e.device_ < kMaxDevices) {
-    uint64_t now = allocated_now(e.device_), &last = g_allocated[e.device_];
-    requested = bytes;
-    bytes = a == GMT_BLK_ALLOC ? now - last : last - now;
-    last = now;
+  uint64_t size = static_cast<uint64_t>(e.size_), counter = 0;
+  bool sized = (a == GMT_BLK_ALLOC || a == GMT_BLK_FREE_REQUESTED) && e.device_ >= 0 && e.device_ < kMaxDevices;
+  if (sized) {
+    counter = allocated_now(e.device_);
+    g_events[e.device_].fetch_add(1, std::memory_order_relaxed);
   }
-  h->block(static_cast<unsigned>(a), static_cast<unsigned>(e.device_), static_cast<uint64_t>(e.addr_), bytes,
-           requested, reinterpret_cast<uint64_t>(e.stream_), static_cast<uint64_t>(e.mempool_.first), 0u);
+  h->block(nullptr, static_cast<unsigned>(a), static_cast<unsigned>(e.device_), static_cast<uint64_t>(e.addr_),
+           size, a == GMT_BLK_ALLOC || a == GMT_BLK_FREE_REQUESTED ? size : 0, reinterpret_cast<uint64_t>(e.stream_), static_cast<uint64_t>(e.mempool_.first),
+           sized ? GMP_BRIDGE_HAS_COUNTER : 0u, counter);
+}
+
+void bridge_flush() {
+  const gmp_bridge_host* h = g_host.load(std::memory_order_acquire);
+  if (!h) return;
+  int n = static_cast<int>(c10::cuda::device_count());
+  for (int i = 0; i < n && i < kMaxDevices; i++)
+    if (g_events[i].load(std::memory_order_relaxed))
+      h->block(nullptr, GMP_BRIDGE_COUNTER, static_cast<unsigned>(i), 0, 0, 0, 0, 0, GMP_BRIDGE_HAS_COUNTER,
+               allocated_now(static_cast<c10::DeviceIndex>(i)));
 }
 
 // The blocks and segments already live when the tracker is attached.
@@ -88,17 +100,15 @@ void seed(const gmp_bridge_host* h) {
     unsigned dev = static_cast<unsigned>(seg.device);
     uint64_t stream = reinterpret_cast<uint64_t>(seg.stream);
     uint64_t pool = static_cast<uint64_t>(seg.owner_private_pool_id.first);
-    h->block(seg.is_expandable ? GMT_BLK_SEGMENT_MAP : GMT_BLK_SEGMENT_ALLOC, dev, seg.address, seg.total_size,
-             0, stream, pool, GMT_BLKF_SEEDED);
+    h->block(nullptr, seg.is_expandable ? GMT_BLK_SEGMENT_MAP : GMT_BLK_SEGMENT_ALLOC, dev, seg.address,
+             seg.total_size, 0, stream, pool, GMT_BLKF_SEEDED, 0);
     uint64_t addr = seg.address;
     for (const auto& b : seg.blocks) {
       if (b.allocated)
-        h->block(GMT_BLK_ALLOC, dev, addr, b.size, b.requested_size, stream, pool, GMT_BLKF_SEEDED);
+        h->block(nullptr, GMT_BLK_ALLOC, dev, addr, b.size, b.requested_size, stream, pool, GMT_BLKF_SEEDED, 0);
       addr += b.size;
     }
   }
-  for (c10::DeviceIndex d = 0; d < kMaxDevices && d < static_cast<c10::DeviceIndex>(c10::cuda::device_count()); d++)
-    g_allocated[d] = allocated_now(d);
 }
 
 int bridge_attach(const gmp_bridge_host* host, char* err, size_t cap) {
@@ -136,7 +146,7 @@ void bridge_detach() { g_host.store(nullptr, std::memory_order_release); }
 
 const gmp_bridge g_bridge = {
     GMP_BRIDGE_ABI, sizeof(gmp_bridge), "torch", GMP_TORCH_VERSION, "libc10_cuda.so", GMP_C10_CUDA_BUILD_ID,
-    bridge_attach, bridge_detach,
+    bridge_attach, bridge_detach, bridge_flush,
 };
 
 }  // namespace

@@ -2119,6 +2119,28 @@ static void t_torch(void)
     }
     trace_free(&t);
 
+    /* sizes from the allocator's counter, as the real bridge sends them:
+     * the requests are 100 bytes short, the sizes must come out whole */
+    const char *cenv[] = {be, ce, "FAKE_BRIDGE_COUNTERS=1", NULL};
+    run_app_in("torch_counters", "torch", cenv, &r);
+    CHECK(exited(&r, 0));
+    t = load_trace_of(&r);
+    check_complete(&t);
+    CHECK_EQ_U64(count(&t, GMT_REC_BLOCK), 13);
+    a = block_at(&t, GMT_BLK_ALLOC, TSEG, 0);
+    b = block_at(&t, GMT_BLK_ALLOC, TSEG + 4 * MIB, 0);
+    d1 = block_at(&t, GMT_BLK_ALLOC, 0x7f1000000000ull, 1);
+    fr = block_at(&t, GMT_BLK_FREE_REQUESTED, TSEG + 6 * MIB, 0);
+    CHECK(a && a->u.block.bytes == 4 * MIB && a->u.block.requested == 4 * MIB - 100);
+    CHECK(b && b->u.block.bytes == 2 * MIB);
+    CHECK(d1 && d1->u.block.bytes == 1 * MIB && d1->u.block.tid == F("t2.tid"));
+    CHECK(fr && fr->u.block.bytes == 1 * MIB);
+    g0 = nth(&t, GMT_REC_TAG, 0), g1 = nth(&t, GMT_REC_TAG, 1);
+    CHECK(g0 && g0->u.tag.dev[0].fw_allocated == 1 * MIB + 512 * 1024 + 4 * MIB);
+    CHECK(g1 && g1->u.tag.dev[0].fw_allocated == 1 * MIB + 512 * 1024 + 4 * MIB &&
+          g1->u.tag.dev[1].fw_allocated == 1 * MIB);
+    trace_free(&t);
+
     /* a schedule: what was live before the window is its baseline */
     const char *senv[] = {be, ce, "GMEMPROF_SCHEDULE=wait=1,active=1", NULL};
     run_app_in("torch_sched", "torch", senv, &r);

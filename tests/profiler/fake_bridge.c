@@ -26,6 +26,7 @@
 #define SEED_B2 (512ull << 10)
 
 static const gmp_bridge_host *g_host;
+static uint64_t g_counter[8]; /* FAKE_BRIDGE_COUNTERS, below */
 static int g_later;
 
 static int fake_attach(const gmp_bridge_host *host, char *err, size_t cap)
@@ -41,16 +42,33 @@ static int fake_attach(const gmp_bridge_host *host, char *err, size_t cap)
         return GMP_BRIDGE_LATER;
     }
     g_host = host;
-    host->block(GMT_BLK_SEGMENT_ALLOC, 0, SEED_SEG, SEED_SEG_BYTES, 0, 0, 0, GMT_BLKF_SEEDED);
-    host->block(GMT_BLK_ALLOC, 0, SEED_SEG, SEED_B1, SEED_B1 - 100, 0, 0, GMT_BLKF_SEEDED);
-    host->block(GMT_BLK_ALLOC, 0, SEED_SEG + SEED_B1, SEED_B2, SEED_B2, 0, 0, GMT_BLKF_SEEDED);
+    host->block(NULL, GMT_BLK_SEGMENT_ALLOC, 0, SEED_SEG, SEED_SEG_BYTES, 0, 0, 0, GMT_BLKF_SEEDED, 0);
+    host->block(NULL, GMT_BLK_ALLOC, 0, SEED_SEG, SEED_B1, SEED_B1 - 100, 0, 0, GMT_BLKF_SEEDED, 0);
+    host->block(NULL, GMT_BLK_ALLOC, 0, SEED_SEG + SEED_B1, SEED_B2, SEED_B2, 0, 0, GMT_BLKF_SEEDED, 0);
+    g_counter[0] = SEED_B1 + SEED_B2;
     return GMP_BRIDGE_ATTACHED;
 }
 
 static void fake_detach(void) { g_host = NULL; }
 
+/* FAKE_BRIDGE_COUNTERS=1: events carry the allocated count as PyTorch's
+ * allocator shows it in its callbacks (updated after an ALLOC is
+ * reported, before a FREE_REQUESTED is), and the size field the request
+ * (the rounded size less 100 bytes): the profiler must find the sizes. */
+static int counters_on(void)
+{
+    const char *c = getenv("FAKE_BRIDGE_COUNTERS");
+    return c && c[0] == '1';
+}
+
+static void fake_flush(void)
+{
+    for (unsigned d = 0; g_host && counters_on() && d < 8; d++)
+        g_host->block(NULL, GMP_BRIDGE_COUNTER, d, 0, 0, 0, 0, 0, GMP_BRIDGE_HAS_COUNTER, g_counter[d]);
+}
+
 static gmp_bridge g_bridge = { GMP_BRIDGE_ABI, sizeof(gmp_bridge), "torch", "0.0.0-fake", "libc10_cuda.so", "",
-                               fake_attach, fake_detach };
+                               fake_attach, fake_detach, fake_flush };
 
 EXPORT const gmp_bridge *gmemprof_torch_bridge(uint32_t abi)
 {
@@ -65,6 +83,16 @@ EXPORT int fake_bridge_event(unsigned action, unsigned device, uint64_t addr, ui
 {
     if (!g_host)
         return -1;
-    g_host->block(action, device, addr, bytes, bytes, stream, pool, 0);
+    int sized = action == GMT_BLK_ALLOC || action == GMT_BLK_FREE_REQUESTED;
+    if (!counters_on() || !sized || device >= 8) {
+        g_host->block(NULL, action, device, addr, bytes, sized ? bytes : 0, stream, pool, 0, 0);
+        return 0;
+    }
+    uint64_t req = bytes > 100 ? bytes - 100 : bytes;
+    if (action == GMT_BLK_FREE_REQUESTED)
+        g_counter[device] -= bytes;
+    g_host->block(NULL, action, device, addr, req, req, stream, pool, GMP_BRIDGE_HAS_COUNTER, g_counter[device]);
+    if (action == GMT_BLK_ALLOC)
+        g_counter[device] += bytes;
     return 0;
 }

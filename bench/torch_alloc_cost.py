@@ -1,0 +1,27 @@
+"""The cost of one tensor allocation plus free through PyTorch's caching
+allocator, in ns, as the program sees it: a loop of torch.empty + del on
+the GPU, best of ROUNDS medians. Run it bare, under gmemprof (the bridge's
+tracker on), and with _record_memory_history, and compare (bench/README)."""
+import os
+import statistics
+import sys
+import time
+
+import torch
+
+N = int(os.environ.get("N", "200000"))
+ROUNDS = int(os.environ.get("ROUNDS", "7"))
+mode = sys.argv[1] if len(sys.argv) > 1 else "bare"
+torch.cuda.init()
+x = torch.empty(1024, device="cuda")
+if mode == "history":
+    torch.cuda.memory._record_memory_history(context=None)
+meds = []
+for r in range(ROUNDS):
+    t0 = time.perf_counter_ns()
+    for _ in range(N):
+        y = torch.empty(4096, device="cuda")
+        del y
+    meds.append((time.perf_counter_ns() - t0) / N)
+print("torch_alloc_cost %s ns_per_pair %.1f (rounds %s)" % (mode, min(meds), " ".join("%.0f" % m for m in meds)),
+      file=sys.stderr)
