@@ -103,7 +103,7 @@ static struct {
     int fw_seen;
     /* per device, an ALLOC waiting for its size (emit_counted) */
     gmt_block held[GMP_MAX_DEVICES];
-    uint64_t held_base[GMP_MAX_DEVICES];
+    uint64_t held_base[GMP_MAX_DEVICES], held_freed[GMP_MAX_DEVICES];
     uint32_t held_epoch[GMP_MAX_DEVICES];
     uint8_t held_on[GMP_MAX_DEVICES];
     uint64_t block_events, ooms;
@@ -1037,47 +1037,38 @@ static void block_out(const gmt_block *b, uint32_t epoch)
 }
 
 /* The size of a block as the allocator counts it, from its counter
- * (torch_bridge.h): an ALLOC waits in held[] for the device's next reading;
- * the counter's change since the reading before it is the ALLOC's size, less
- * the size of a block freed in between (known from the live table). Only an
- * ALLOC freed at the very next event leaves the reading no say: its size is
- * then the allocator's rounding of the request (512-byte multiples). */
+ * (torch_bridge.h): an ALLOC waits in held[] for the device's next reading
+ * (the next ALLOC, or a flush); the counter's change since its own reading,
+ * plus the blocks freed in between (their sizes known from the live
+ * table), is its size. Only an ALLOC freed before the next reading leaves
+ * the counter no say: its size is then the allocator's rounding of the
+ * request (512-byte multiples). */
 static uint64_t rounded_request(uint64_t req) { return req < 512 ? 512 : (req + 511) / 512 * 512; }
 
-static void held_settle(unsigned d, uint64_t counter, uint64_t freed)
+static void held_settle(unsigned d, uint64_t counter)
 {
     if (!W.held_on[d])
         return;
     gmt_block *h = &W.held[d];
-    int64_t s = (int64_t)(counter - W.held_base[d]) + (int64_t)freed;
+    int64_t s = (int64_t)(counter - W.held_base[d]) + (int64_t)W.held_freed[d];
     h->bytes = s > 0 ? (uint64_t)s : rounded_request(h->requested);
     W.held_on[d] = 0;
     block_out(h, W.held_epoch[d]);
 }
 
-static void emit_counted(gmt_block *b, uint32_t epoch, uint64_t counter)
+/* A FREE_REQUESTED while an ALLOC of its device is held. */
+static void held_free(unsigned d, gmt_block *b)
 {
-    unsigned d = (unsigned)b->device;
-    if (b->action == GMT_BLK_FREE_REQUESTED) {
-        const gmt_mem *m = gmp_live_find(W.blocks, b->device, b->address);
-        int self = W.held_on[d] && W.held[d].address == b->address;
-        if (self) {
-            W.held[d].bytes = rounded_request(W.held[d].requested);
-            W.held_on[d] = 0;
-            block_out(&W.held[d], W.held_epoch[d]);
-            b->bytes = W.held[d].bytes;
-        } else {
-            b->bytes = m ? m->bytes : rounded_request(b->requested);
-            held_settle(d, counter, b->bytes);
-        }
-        block_out(b, epoch);
+    if (W.held[d].address == b->address) { /* the held block itself */
+        W.held[d].bytes = rounded_request(W.held[d].requested);
+        W.held_on[d] = 0;
+        block_out(&W.held[d], W.held_epoch[d]);
+        b->bytes = W.held[d].bytes;
         return;
     }
-    held_settle(d, counter, 0); /* ALLOC: the reading is before its own count */
-    W.held[d] = *b;
-    W.held_epoch[d] = epoch;
-    W.held_base[d] = counter;
-    W.held_on[d] = 1;
+    const gmt_mem *m = gmp_live_find(W.blocks, b->device, b->address);
+    b->bytes = m ? m->bytes : rounded_request(b->requested);
+    W.held_freed[d] += b->bytes;
 }
 
 static void emit_block(const gmp_ev *ev, const gmp_epoch_info *ep, int inwin)
@@ -1103,13 +1094,23 @@ static void emit_block(const gmp_ev *ev, const gmp_epoch_info *ep, int inwin)
     unsigned d = ev->block.device < GMP_MAX_DEVICES ? ev->block.device : GMP_MAX_DEVICES;
     if (ev->block.action == GMP_BRIDGE_COUNTER) {
         if (d < GMP_MAX_DEVICES)
-            held_settle(d, ev->block.counter, 0);
+            held_settle(d, ev->block.counter);
         return;
     }
-    if (ev->block.has_counter && d < GMP_MAX_DEVICES &&
-        (blk.action == GMT_BLK_ALLOC || blk.action == GMT_BLK_FREE_REQUESTED)) {
-        emit_counted(&blk, ev->epoch, ev->block.counter);
+    if (d < GMP_MAX_DEVICES && blk.action == GMT_BLK_FREE_REQUESTED && W.held_on[d]) {
+        held_free(d, &blk);
+    } else if (d < GMP_MAX_DEVICES && blk.action == GMT_BLK_ALLOC && ev->block.has_counter) {
+        held_settle(d, ev->block.counter); /* the reading is before this ALLOC's own count */
+        W.held[d] = blk;
+        W.held_epoch[d] = ev->epoch;
+        W.held_base[d] = ev->block.counter;
+        W.held_freed[d] = 0;
+        W.held_on[d] = 1;
         return;
+    } else if (blk.action == GMT_BLK_FREE_REQUESTED && blk.requested) {
+        const gmt_mem *m = gmp_live_find(W.blocks, blk.device, blk.address);
+        if (m)
+            blk.bytes = m->bytes; /* the request, from a counting bridge: the block's size is known */
     }
     block_out(&blk, ev->epoch);
 }

@@ -50,8 +50,8 @@ int action_of(TraceEntry::Action a) {
 
 // PyTorch counts a block by its size (rounded, sometimes grown by an
 // unsplit remainder), while its trace entry carries the requested size.
-// Each ALLOC and FREE_REQUESTED goes out with the allocator's allocated
-// bytes as read in the callback, and a flush sends the reading alone; from
+// Each ALLOC goes out with the allocator's allocated bytes as read in the
+// callback, and a flush sends the reading alone; from
 // their changes the profiler's writer knows every block's size as
 // memory_allocated() counts it (profiler/torch.h says how).
 constexpr int kMaxDevices = 64;
@@ -73,7 +73,9 @@ void on_trace(const TraceEntry& e) {
   int a = action_of(e.action_);
   if (a < 0) return;
   uint64_t size = static_cast<uint64_t>(e.size_), counter = 0;
-  bool sized = (a == GMT_BLK_ALLOC || a == GMT_BLK_FREE_REQUESTED) && e.device_ >= 0 && e.device_ < kMaxDevices;
+  // a free's size the writer knows from its live table: only allocations
+  // need the reading
+  bool sized = a == GMT_BLK_ALLOC && e.device_ >= 0 && e.device_ < kMaxDevices;
   if (sized) {
     counter = allocated_now(e.device_);
     g_events[e.device_].fetch_add(1, std::memory_order_relaxed);

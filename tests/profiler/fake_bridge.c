@@ -88,11 +88,14 @@ EXPORT int fake_bridge_event(unsigned action, unsigned device, uint64_t addr, ui
         g_host->block(NULL, action, device, addr, bytes, sized ? bytes : 0, stream, pool, 0, 0);
         return 0;
     }
+    /* as the real bridge: the request, and the reading with allocations */
     uint64_t req = bytes > 100 ? bytes - 100 : bytes;
-    if (action == GMT_BLK_FREE_REQUESTED)
+    if (action == GMT_BLK_FREE_REQUESTED) {
         g_counter[device] -= bytes;
+        g_host->block(NULL, action, device, addr, req, req, stream, pool, 0, 0);
+        return 0;
+    }
     g_host->block(NULL, action, device, addr, req, req, stream, pool, GMP_BRIDGE_HAS_COUNTER, g_counter[device]);
-    if (action == GMT_BLK_ALLOC)
-        g_counter[device] += bytes;
+    g_counter[device] += bytes;
     return 0;
 }
