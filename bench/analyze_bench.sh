@@ -10,7 +10,7 @@
 #                                    the decompression and decoding set)
 #   - the same in batches           (gmt_reader_next_hot runs and
 #                                    gmt_reader_next between them, as
-#                                    gmem-analyze reads since session 6)
+#                                    gmem-analyze reads)
 # with /usr/bin/time -v, and prints events/s (by wall time and by CPU
 # time = user + sys, which a loaded machine distorts less) and peak RSS.
 # RUNS=N (default 1) runs each N times, alternating, and keeps the run with

@@ -1215,7 +1215,7 @@ int gmp_collect_enable(char *err, size_t cap)
      * thread: a thread's buffer completes when it fills, so with per-thread
      * buffers the records of two threads reach us out of order — on the
      * H200, PyTorch's autograd thread freed blocks whose allocation by the
-     * main thread came 12,000 records later in the trace (session 6), and a
+     * main thread came 12,000 records later in the trace, and a
      * free before its allocation matches nothing. Must precede the buffer
      * callbacks' registration. */
     {

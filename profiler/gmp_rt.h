@@ -137,7 +137,7 @@ typedef struct gmp_copy_pend {
 /* Per application thread. Only the owning thread touches it. */
 #define GMP_RANGE_STACK 64
 /* Launch mode's per-thread caches are 4-way set-associative: a direct-mapped
- * one thrashed on the H200 (session 6: 2,612-3,926 attribute queries for 44
+ * one thrashed on the H200 (2,612-3,926 attribute queries for 44
  * kernels in a small GPT loop, the driver's handles colliding), and each
  * miss costs driver calls on the launching thread. */
 #define GMP_LWAYS 4
@@ -240,7 +240,7 @@ GMP_HIDDEN extern __thread gmp_tls gmp_t;
  * dlopen'd library (general-dynamic TLS: every address is a __tls_get_addr
  * call), and GCC, seeing the callees of the callback always get &gmp_t,
  * propagates that constant into them and computes the address again at each
- * use: 22 calls in api_enter (session 6, found with perf on bench/cb_cost.c).
+ * use: 22 calls in api_enter (perf on bench/cb_cost.c shows them).
  * The empty asm hides where the pointer comes from, so it is computed once. */
 static inline gmp_tls *gmp_self(void)
 {

@@ -25,6 +25,10 @@
 #             separated by blank lines, numbered from 1); an omitted run of
 #             paragraphs shows as one line "…"
 #   head N    keep the first N lines of what is left, then "…"
+# Before the filters, the recorded command line ("Command" in the summary)
+# shows paths inside the recording machine's checkout relative to it
+# (/any/where/samples/x.py becomes samples/x.py; likewise build*/), so that
+# no page carries one machine's absolute paths.
 # Exit status: 0 done (or up to date with --check), 1 stale (--check) or a
 # command failed, 2 bad usage or a malformed marker.
 set -euo pipefail
@@ -99,7 +103,7 @@ render() {
         echo "gen-doc-examples: '$cmd' failed (run it by hand to see why)" >&2
         return 1
     fi
-    out=$(printf '%s\n' "$out" | sed 's/[ \t]*$//')
+    out=$(printf '%s\n' "$out" | sed -E 's/[ \t]*$//; /^Command /s#(^|[ =])/[^ ]*/((samples|build[^/ ]*)/)#\1\2#g')
     IFS='|' read -r -a fl <<<"$filters"
     for f in "${fl[@]}"; do
         read -r -a words2 <<<"$f"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The one test command: sets up what is missing, builds a Release tree and an
-# ASan+UBSan tree, and runs every CTest test in both. GPU tests (label "gpu")
-# skip themselves where no GPU is present.
+# ASan+UBSan tree, and runs every CTest test in both but the benchmarks
+# (label "bench": timings, not checks; run them with ctest -L bench). GPU
+# tests (label "gpu") skip themselves where no GPU is present.
 #   scripts/test.sh            both configurations
 #   scripts/test.sh --fast     Release only
 set -euo pipefail
@@ -12,7 +13,7 @@ run_config() {
     local dir=$1; shift
     cmake -S . -B "$dir" "$@" >/dev/null
     cmake --build "$dir" -j "$jobs"
-    ctest --test-dir "$dir" --output-on-failure -j "$jobs" --timeout 600
+    ctest --test-dir "$dir" --output-on-failure -j "$jobs" --timeout 600 -LE '^bench$'
 }
 run_config build -DCMAKE_BUILD_TYPE=Release
 if [ "${1:-}" != "--fast" ]; then

@@ -13,34 +13,24 @@
 #include "report.h"
 #include "scenarios.h"
 
-static int failures;
+#include "../check.h"
 
-#define CHECK(cond)                                                                    \
-    do {                                                                               \
-        if (!(cond)) {                                                                 \
-            fprintf(stderr, "%s:%d: %s: check failed: %s\n", __FILE__, __LINE__, cur, #cond); \
-            failures++;                                                                \
-        }                                                                              \
+/* the case being checked is tc_context's, printed with each failure */
+#define EQ(a, b)                                                                                   \
+    do {                                                                                           \
+        unsigned long long va_ = (unsigned long long)(a), vb_ = (unsigned long long)(b);           \
+        tc_checks++;                                                                               \
+        if (va_ != vb_)                                                                            \
+            tc_fail(__FILE__, __LINE__, "EQ", #a " == " #b, " %llu, expected %llu", va_, vb_);     \
     } while (0)
-#define EQ(a, b)                                                                                       \
-    do {                                                                                               \
-        unsigned long long va_ = (unsigned long long)(a), vb_ = (unsigned long long)(b);               \
-        if (va_ != vb_) {                                                                              \
-            fprintf(stderr, "%s:%d: %s: %s == %llu, expected %s == %llu\n", __FILE__, __LINE__, cur, #a, va_, \
-                    #b, vb_);                                                                          \
-            failures++;                                                                                \
-        }                                                                                              \
-    } while (0)
-#define STREQ(a, b)                                                                                    \
-    do {                                                                                               \
-        const char *sa_ = (a), *sb_ = (b);                                                             \
-        if (strcmp(sa_, sb_) != 0) {                                                                   \
-            fprintf(stderr, "%s:%d: %s: %s == \"%s\", expected \"%s\"\n", __FILE__, __LINE__, cur, #a, sa_, sb_); \
-            failures++;                                                                                \
-        }                                                                                              \
+#define STREQ(a, b)                                                                                \
+    do {                                                                                           \
+        const char *sa_ = (a), *sb_ = (b);                                                         \
+        tc_checks++;                                                                               \
+        if (strcmp(sa_, sb_) != 0)                                                                 \
+            tc_fail(__FILE__, __LINE__, "STREQ", #a, " \"%s\", expected \"%s\"", sa_, sb_);       \
     } while (0)
 
-static const char *cur = "";
 static char dir[4096];
 static gma_replay R;
 
@@ -63,7 +53,7 @@ static char *path_of(const char *name)
 static int load(const char *name, const gma_opts *o)
 {
     char msg[600];
-    cur = name;
+    tc_context("%s", name);
     int rc = gma_replay_file(&R, o, path_of(name), msg, sizeof(msg));
     if (rc != 0)
         fprintf(stderr, "%s: %s\n", name, msg);
@@ -114,7 +104,7 @@ static void test_basic(void)
     gma_opts o;
     opts(&o);
     if (load("basic", &o) != 0) {
-        failures++;
+        tc_failures++;
         return;
     }
     const gma_dev *D = &R.dev[0];
@@ -236,7 +226,7 @@ static void test_basic(void)
         EQ(u->self_free, 18 * MiB);
         gma_replay_free(&R);
     } else {
-        failures++;
+        tc_failures++;
     }
 
     /* tags: the MemoryMonitor table */
@@ -252,7 +242,7 @@ static void test_basic(void)
         }
         gma_replay_free(&R);
     } else {
-        failures++;
+        tc_failures++;
     }
 
     /* streams */
@@ -276,7 +266,7 @@ static void test_basic(void)
         EQ(R.streams.len, 2);
         gma_replay_free(&R);
     } else {
-        failures++;
+        tc_failures++;
     }
 
     /* --step 1 */
@@ -291,7 +281,7 @@ static void test_basic(void)
         EQ(krow(4)->alloc_bytes, 16 * MiB);
         gma_replay_free(&R);
     } else {
-        failures++;
+        tc_failures++;
     }
     /* --step 0: the peak is reached at A4 */
     opts(&o);
@@ -301,7 +291,7 @@ static void test_basic(void)
         EQ(R.dev[0].alloc_bytes, 15 * MiB);
         gma_replay_free(&R);
     } else {
-        failures++;
+        tc_failures++;
     }
 }
 
@@ -310,7 +300,7 @@ static void test_multiwin(void)
     gma_opts o;
     opts(&o);
     if (load("multiwin", &o) != 0) {
-        failures++;
+        tc_failures++;
         return;
     }
     EQ(R.windows.len, 2);
@@ -339,7 +329,7 @@ static void test_multiwin(void)
         EQ(R.dev[0].leaked_bytes, 15 * MiB);
         gma_replay_free(&R);
     } else {
-        failures++;
+        tc_failures++;
     }
     opts(&o);
     o.window = 1;
@@ -353,7 +343,7 @@ static void test_multiwin(void)
         EQ(krow(10)->alloc_bytes, 20 * MiB);
         gma_replay_free(&R);
     } else {
-        failures++;
+        tc_failures++;
     }
 }
 
@@ -362,7 +352,7 @@ static void test_threads(void)
     gma_opts o;
     opts(&o);
     if (load("threads", &o) != 0) {
-        failures++;
+        tc_failures++;
         return;
     }
     EQ(krow(1)->alloc_bytes, 5 * MiB);
@@ -373,7 +363,7 @@ static void test_threads(void)
     opts(&o);
     o.by = GMA_BY_RANGE;
     if (load("threads", &o) != 0) {
-        failures++;
+        tc_failures++;
         return;
     }
     EQ(rrow(3)->self_alloc, 1 * MiB);
@@ -392,7 +382,7 @@ static void test_torchnames(void)
     opts(&o);
     o.by = GMA_BY_RANGE;
     if (load("torchnames", &o) != 0) {
-        failures++;
+        tc_failures++;
         return;
     }
     gma_report rep;
@@ -407,7 +397,7 @@ static void test_torchnames(void)
 
     opts(&o);
     if (load("torchnames", &o) != 0) {
-        failures++;
+        tc_failures++;
         return;
     }
     CHECK(gma_report_build(&rep, &R) == 0);
@@ -445,7 +435,7 @@ static void test_small(void)
         gma_report_free(&rep);
         gma_replay_free(&R);
     } else {
-        failures++;
+        tc_failures++;
     }
 
     opts(&o);
@@ -463,7 +453,7 @@ static void test_small(void)
         gma_report_free(&rep);
         gma_replay_free(&R);
     } else {
-        failures++;
+        tc_failures++;
     }
     opts(&o);
     o.device = 1;
@@ -479,7 +469,7 @@ static void test_small(void)
         gma_report_free(&rep);
         gma_replay_free(&R);
     } else {
-        failures++;
+        tc_failures++;
     }
 
     opts(&o);
@@ -502,7 +492,7 @@ static void test_small(void)
         gma_report_free(&rep);
         gma_replay_free(&R);
     } else {
-        failures++;
+        tc_failures++;
     }
 }
 
@@ -513,10 +503,10 @@ static void test_attention(void)
     static gma_replay B;
     char msg[600];
     if (load("attn_naive", &o) != 0 || gma_replay_file(&B, &o, path_of("attn_flash"), msg, sizeof(msg)) != 0) {
-        failures++;
+        tc_failures++;
         return;
     }
-    cur = "attention diff";
+    tc_context("attention diff");
     EQ(R.dev[0].peak, 84 * MiB);
     EQ(B.dev[0].peak, 21 * MiB);
     o.format = GMA_FMT_JSON;
@@ -557,20 +547,20 @@ static void test_damaged(void)
         gma_report_free(&rep);
         gma_replay_free(&R);
     } else {
-        failures++;
+        tc_failures++;
     }
     static const struct {
         const char *name, *words;
     } bad[] = { { "newer", "newer" }, { "garbage", "not a gmemprof trace" }, { "empty", "empty" } };
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         char msg[600];
-        cur = bad[i].name;
+        tc_context("%s", bad[i].name);
         CHECK(gma_replay_file(&R, &o, path_of(bad[i].name), msg, sizeof(msg)) == 1);
         CHECK(strstr(msg, bad[i].words) != NULL);
         gma_replay_free(&R);
     }
     char msg[600];
-    cur = "missing";
+    tc_context("missing");
     CHECK(gma_replay_file(&R, &o, path_of("does-not-exist"), msg, sizeof(msg)) == 1);
     CHECK(strstr(msg, "cannot open") != NULL);
     gma_replay_free(&R);
@@ -592,8 +582,8 @@ int main(int argc, char **argv)
     test_small();
     test_attention();
     test_damaged();
-    if (failures) {
-        fprintf(stderr, "%d checks failed\n", failures);
+    if (tc_failures) {
+        fprintf(stderr, "%d checks failed\n", tc_failures);
         return 1;
     }
     printf("all checks passed\n");

@@ -29,16 +29,7 @@ static uint64_t next(void)
 }
 static uint64_t pick(uint64_t n) { return n ? next() % n : 0; }
 
-static int failures;
-#define CHECK(c, ...)                                                   \
-    do {                                                                \
-        if (!(c)) {                                                     \
-            fprintf(stderr, "iteration %d: check failed: %s: ", it, #c); \
-            fprintf(stderr, __VA_ARGS__);                               \
-            fprintf(stderr, "\n");                                      \
-            failures++;                                                 \
-        }                                                               \
-    } while (0)
+#include "../check.h"
 
 static const char *names[] = { "_ZN4test8kernel_aIfLi4EEEvPT_i", "kernel_b", "_Z8kernel_cPfS_", "fwd", "bwd",
                                "_ZN3FoolsIiEERS_RKT_", "_Zgarbage", "" };
@@ -150,6 +141,7 @@ int main(int argc, char **argv)
     snprintf(chrome, sizeof(chrome), "%s/random.json", argv[1]);
     static gma_replay R, B;
     for (int it = 0; it < iters; it++) {
+        tc_context("iteration %d", it);
         gma_opts o;
         memset(&o, 0, sizeof(o));
         o.by = (gma_by)(it % GMA_BY_COUNT_);
@@ -237,8 +229,8 @@ int main(int argc, char **argv)
         gma_replay_free(&R);
         gma_replay_free(&B);
     }
-    if (failures) {
-        fprintf(stderr, "%d checks failed\n", failures);
+    if (tc_failures) {
+        fprintf(stderr, "%d checks failed\n", tc_failures);
         return 1;
     }
     printf("%d random streams ok\n", iters);

@@ -14,16 +14,7 @@
 
 #define MiB (1ull << 20)
 
-static int failures;
-#define CHECK(cond, ...)                                                   \
-    do {                                                                   \
-        if (!(cond)) {                                                     \
-            failures++;                                                    \
-            fprintf(stderr, "%s:%d: FAIL %s: ", __FILE__, __LINE__, #cond); \
-            fprintf(stderr, __VA_ARGS__);                                  \
-            fputc('\n', stderr);                                           \
-        }                                                                  \
-    } while (0)
+#include "../check.h"
 
 static gma_replay rep; /* large */
 
@@ -270,8 +261,8 @@ int main(int argc, char **argv)
     test_by_rank(argv[1]);
     test_merged_kernels(argv[1]);
     test_identify(argv[1]);
-    if (failures) {
-        fprintf(stderr, "%d failure(s)\n", failures);
+    if (tc_failures) {
+        fprintf(stderr, "%d failure(s)\n", tc_failures);
         return 1;
     }
     printf("ranks ok\n");

@@ -6,14 +6,7 @@
 
 #include "util/gma_util.h"
 
-static int failures;
-#define CHECK(c)                                                          \
-    do {                                                                  \
-        if (!(c)) {                                                       \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c); \
-            failures++;                                                   \
-        }                                                                 \
-    } while (0)
+#include "../check.h"
 
 static int cmp_pair(const void *a, const void *b, void *ctx)
 {
@@ -100,8 +93,8 @@ int main(void)
         if (pairs[i - 1][0] == pairs[i][0])
             CHECK(pairs[i - 1][1] < pairs[i][1]);
     }
-    if (failures) {
-        fprintf(stderr, "%d util checks failed\n", failures);
+    if (tc_failures) {
+        fprintf(stderr, "%d util checks failed\n", tc_failures);
         return 1;
     }
     printf("util ok\n");

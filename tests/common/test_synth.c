@@ -1,5 +1,5 @@
 /*
- * The synthetic training-like stream (common/synth.h):
+ * The synthetic training-like stream (synth/synth.h):
  *  - prints its compressed size per event and FAILS above 4.0 bytes/event at
  *    the writer's default level (the issue's budget);
  *  - is deterministic (same seed, same bytes; another seed, other bytes);

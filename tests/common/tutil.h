@@ -1,5 +1,5 @@
 /*
- * Helpers shared by the tests of common/: checks that report file:line,
+ * Helpers shared by the tests of common/ (the checks are tests/check.h):
  * a deterministic PRNG, random records of every type with full-range and
  * edge values, field-by-field record comparison, and in-memory traces.
  * Header-only (static functions) so each test is one .c file.
@@ -17,42 +17,11 @@
 #include "gmt_io.h"
 #include "synth.h"
 
-static int tu_failures;
+/* A test that goes wrong in a loop stops after 20 failures. */
+#define TC_MAX_FAILURES 20
+#include "../check.h"
 
-#define CHECK(cond, ...)                                                                  \
-    do {                                                                                  \
-        if (!(cond)) {                                                                    \
-            tu_failures++;                                                                \
-            fprintf(stderr, "%s:%d: CHECK failed: %s: ", __FILE__, __LINE__, #cond);     \
-            fprintf(stderr, __VA_ARGS__);                                                 \
-            fputc('\n', stderr);                                                          \
-            if (tu_failures > 20) {                                                       \
-                fprintf(stderr, "too many failures, stopping\n");                         \
-                exit(1);                                                                  \
-            }                                                                             \
-        }                                                                                 \
-    } while (0)
-
-/* Fatal: the test cannot go on (setup failed). */
-#define REQUIRE(cond, ...)                                                                \
-    do {                                                                                  \
-        if (!(cond)) {                                                                    \
-            fprintf(stderr, "%s:%d: REQUIRE failed: %s: ", __FILE__, __LINE__, #cond);   \
-            fprintf(stderr, __VA_ARGS__);                                                 \
-            fputc('\n', stderr);                                                          \
-            exit(1);                                                                      \
-        }                                                                                 \
-    } while (0)
-
-static inline int tu_finish(const char *name)
-{
-    if (tu_failures) {
-        fprintf(stderr, "%s: %d check(s) failed\n", name, tu_failures);
-        return 1;
-    }
-    fprintf(stderr, "%s: ok\n", name);
-    return 0;
-}
+static inline int tu_finish(const char *name) { return tc_result(name); }
 
 /* ---- PRNG (splitmix64: any seed, including 0) ---------------------------- */
 

@@ -282,13 +282,13 @@ def build(work, out):
                 "%s RANGE_BEGIN records" % att[v]["ranges"])
         # the analyzer replays the trace in file order, check_trace by
         # address: they differ when a FREE reaches the trace before its ALLOC
-        # (session 6: records of two threads out of order, peak 1.06 GiB for 675 MiB)
+        # (records of two threads out of order once gave a peak of 1.06 GiB for 675 MiB)
         rep.add("%s: gmem-analyze peak = check_trace peak" % v,
                 att[v]["analyzer_peak"] is not None and att[v]["analyzer_peak"] == att[v]["trace_peak"],
                 "analyzer %s vs check_trace %s" % (att[v]["analyzer_peak"], att[v]["trace_peak"]))
         # every memory record's NVTX range begins before it in the trace
-        # (session 8: an emit_nvtx burst let 74 of sdpa's records overtake
-        # their RANGE_BEGIN, 43 accounted to no range)
+        # (a writer that let an emit_nvtx burst overtake a RANGE_BEGIN
+        # accounted sdpa's records to no range)
         unk = ((an or {}).get("summary") or {}).get("attribution", {}).get("unknown_ranges")
         att[v]["unknown_ranges"] = unk
         rep.add("%s: every memory event's NVTX range known to gmem-analyze" % v, unk == 0,

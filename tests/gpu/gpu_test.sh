@@ -300,7 +300,7 @@ PY
     # launch mode's per-thread caches hold the loop's kernels: a name is sent
     # and a function's attributes asked about once per launching thread (the
     # main thread and autograd's), not on every launch (a thrashing cache
-    # cost 3-4% of a small GPT step in session 6)
+    # cost 3-4% of a small GPT step)
     if "$PY" - "$W/launch.stderr" "$W/launch.kernels.csv" <<'PY'
 import re, sys
 m = re.search(r"cache misses: (\d+) names sent, (\d+) functions queried", open(sys.argv[1]).read())

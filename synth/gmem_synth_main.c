@@ -1,6 +1,6 @@
 /*
  * gmem-synth: writes a deterministic synthetic training-like trace (see
- * common/synth.h and docs/trace-format.md).  The summary goes to stderr;
+ * synth/synth.h and docs/trace-format.md).  The summary goes to stderr;
  * stdout stays empty so the tool composes in pipelines.
  * Exit status: 0 done, 1 runtime failure, 2 bad usage.
  */
