@@ -4,7 +4,7 @@
 #   include/gmemprof/gmemprof.h, LIBDIR/pkgconfig/gmemprof.pc,
 #   LIBDIR/cmake/gmemprof/ (find_package(gmemprof): gmemprof::gmemprof)
 #   share/man/man1/{gmemprof,gmem-analyze}.1
-#   share/bash-completion/completions/{gmemprof,gmem-analyze}
+#   share/bash-completion/completions/{gmemprof,gmem-analyze} (completion/)
 # Included at the end of the top-level CMakeLists.txt: the targets of every
 # folder exist by then. The launcher finds the library in LIBDIR relative to
 # its own bin/ (GMEMPROF_LIBDIR, profiler/launcher.c).
@@ -58,3 +58,12 @@ configure_file(${CMAKE_CURRENT_LIST_DIR}/gmemprof.pc.in ${CMAKE_BINARY_DIR}/gmem
 install(FILES ${CMAKE_BINARY_DIR}/gmemprof.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
 
 install(FILES ${GMP_MAN_PAGES} DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
+
+# bash completion, found by the bash-completion package under the tool's name
+set(GMP_COMPLETION_DIR ${CMAKE_INSTALL_DATADIR}/bash-completion/completions)
+install(FILES ${PROJECT_SOURCE_DIR}/completion/gmem-analyze.bash
+        DESTINATION ${GMP_COMPLETION_DIR} RENAME gmem-analyze)
+if(TARGET gmemprof_launcher)
+  install(FILES ${PROJECT_SOURCE_DIR}/completion/gmemprof.bash
+          DESTINATION ${GMP_COMPLETION_DIR} RENAME gmemprof)
+endif()

@@ -16,7 +16,8 @@ mkdir -p "$work"
 p=$work/prefix
 "$cmake" --install "$build" --prefix "$p" >"$work/install.log" 2>&1 ||
     { cat "$work/install.log" >&2; fail "cmake --install $build --prefix $p failed"; }
-for f in bin/gmem-analyze include/gmemprof/gmemprof.h share/man/man1/gmem-analyze.1; do
+for f in bin/gmem-analyze include/gmemprof/gmemprof.h share/man/man1/gmem-analyze.1 \
+    share/bash-completion/completions/gmem-analyze; do
     [ -f "$p/$f" ] || fail "$f is not installed in $p"
 done
 "$p/bin/gmem-analyze" --version | grep -q '^gmem-analyze [0-9]' || fail "installed gmem-analyze --version"
@@ -48,6 +49,7 @@ lib=$(find "$p" -name libgmemprof.so | head -n 1)
 [ -f "$lib" ] || fail "libgmemprof.so is not installed in $p"
 [ -x "$p/bin/gmemprof" ] || fail "bin/gmemprof is not installed in $p"
 [ -f "$p/share/man/man1/gmemprof.1" ] || fail "the gmemprof man page is not installed"
+[ -f "$p/share/bash-completion/completions/gmemprof" ] || fail "the gmemprof completion is not installed"
 # the launcher finds the library beside itself (no --lib, no GMEMPROF_LIB)
 unset GMEMPROF_LIB CUDA_INJECTION64_PATH NVTX_INJECTION64_PATH || true
 "$e2e" launcher "$app" "$search" "$p/bin/gmemprof" "$lib" "$work/e2e" ||
