@@ -16,7 +16,7 @@
  * a typo fails in a second instead of after an hour-long run.)
  *
  * What it does: finds libgmemprof.so (--lib, else $GMEMPROF_LIB, else
- * ../lib/libgmemprof.so next to this executable); points
+ * ../lib or ../lib64 next to this executable: find_lib_beside_exe); points
  * CUDA_INJECTION64_PATH and NVTX_INJECTION64_PATH at it; turns the options
  * into GMEMPROF_* variables; points GMEMPROF_SUMMARY_FILE at a new temporary
  * file; runs the command; forwards SIGINT/SIGTERM/SIGHUP sent to the launcher;
@@ -82,8 +82,8 @@ static const char usage_text[] =
     "                         kernel records, with GPU start/end; costs more per launch) or\n"
     "                         'none' (allocations only)\n"
     "      --no-kernels       the same as --kernels none\n"
-    "      --lib PATH         libgmemprof.so to use (default: ../lib next to gmemprof, or\n"
-    "                         $GMEMPROF_LIB)\n"
+    "      --lib PATH         libgmemprof.so to use (default: $GMEMPROF_LIB, else ../lib or\n"
+    "                         ../lib64 next to gmemprof)\n"
     "  -q, --quiet            no summary, and the profiler prints only errors\n"
     "  -v, --verbose          show the environment given to COMMAND; profiler debug messages\n"
     "  -h, --help             this help\n"
@@ -197,11 +197,53 @@ static void parse_args(int argc, char **argv, options *o)
 
 /* ---- the library ----------------------------------------------------------- */
 
+/* The library directory of an installed launcher, relative to its bin/ (an
+ * absolute one is used as is): CMake passes its CMAKE_INSTALL_LIBDIR. */
+#ifndef GMEMPROF_LIBDIR
+#define GMEMPROF_LIBDIR "lib"
+#endif
+
+/* Finds libgmemprof.so beside the launcher: in GMEMPROF_LIBDIR, ../lib or
+ * ../lib64 (GNUInstallDirs picks one of them), the first that exists. 0 and
+ * the candidate in out, or -1 after printing where it looked. */
+static int find_lib_beside_exe(char *out, size_t cap)
+{
+    static const char *const dirs[] = { GMEMPROF_LIBDIR, "lib", "lib64" };
+    char exe[PATH_MAX], tried[3 * (PATH_MAX + 64)] = "";
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0) {
+        fprintf(stderr,
+                "gmemprof: cannot find libgmemprof.so: /proc/self/exe is unreadable (%s); pass "
+                "--lib PATH or set GMEMPROF_LIB\n",
+                strerror(errno));
+        return -1;
+    }
+    exe[n] = '\0';
+    char *slash = strrchr(exe, '/');
+    if (slash)
+        *slash = '\0';
+    for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
+        if (dirs[i][0] == '/')
+            snprintf(out, cap, "%s/libgmemprof.so", dirs[i]);
+        else
+            snprintf(out, cap, "%s/../%s/libgmemprof.so", exe, dirs[i]);
+        if (access(out, R_OK) == 0)
+            return 0;
+        if (!strstr(tried, out))
+            snprintf(tried + strlen(tried), sizeof tried - strlen(tried), "%s%s", tried[0] ? ", " : "",
+                     out);
+    }
+    fprintf(stderr, "gmemprof: cannot find libgmemprof.so beside the launcher (looked for %s); pass "
+                    "--lib PATH or set GMEMPROF_LIB\n",
+            tried);
+    return -1;
+}
+
 /* Resolves the library to an absolute path in out. 0, or -1 after printing
  * where it looked. */
 static int find_lib(const options *o, char *out, size_t cap)
 {
-    char exe[PATH_MAX], cand[PATH_MAX + 64], real[PATH_MAX];
+    char cand[PATH_MAX + 64], real[PATH_MAX];
     const char *src, *path = NULL;
     if (o->lib) {
         src = "--lib";
@@ -210,20 +252,9 @@ static int find_lib(const options *o, char *out, size_t cap)
         src = "GMEMPROF_LIB";
         path = getenv("GMEMPROF_LIB");
     } else {
-        ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-        src = "the launcher's directory";
-        if (n <= 0) {
-            fprintf(stderr,
-                    "gmemprof: cannot find libgmemprof.so: /proc/self/exe is unreadable (%s); pass "
-                    "--lib PATH or set GMEMPROF_LIB\n",
-                    strerror(errno));
+        if (find_lib_beside_exe(cand, sizeof cand) != 0)
             return -1;
-        }
-        exe[n] = '\0';
-        char *slash = strrchr(exe, '/');
-        if (slash)
-            *slash = '\0';
-        snprintf(cand, sizeof cand, "%s/../lib/libgmemprof.so", exe);
+        src = "the launcher's directory";
         path = cand;
     }
     if (access(path, R_OK) != 0 || !realpath(path, real)) {
