@@ -323,10 +323,10 @@ static int dur_cmp(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* The steady steps of the windows: from the first to the last step in a
- * window whose length is at most 3 times the median (setup, evaluation
- * and teardown steps are longer). 0 when fewer than 3 steps. */
-static int typical_steps(const gma_replay *r, int64_t *a, int64_t *b)
+/* The steady steps of the windows within [lo, hi]: from the first to the
+ * last step in a window whose length is at most 3 times the median (setup,
+ * evaluation and teardown steps are longer). 0 when fewer than 3 steps. */
+static int typical_steps(const gma_replay *r, int64_t lo, int64_t hi, int64_t *a, int64_t *b)
 {
     size_t n = 0;
     uint64_t *dur = malloc((r->steps.len ? r->steps.len : 1) * sizeof(*dur));
@@ -334,7 +334,8 @@ static int typical_steps(const gma_replay *r, int64_t *a, int64_t *b)
         return 0;
     for (size_t i = 0; i < r->steps.len; i++) {
         const gma_steprow *s = &GMA_VEC_AT(&r->steps, gma_steprow, i);
-        if (s->has_start && s->in_window && s->end_ts > s->start_ts)
+        if (s->has_start && s->in_window && s->end_ts > s->start_ts && gma_rel(r, s->start_ts) >= lo &&
+            gma_rel(r, s->end_ts) <= hi)
             dur[n++] = s->end_ts - s->start_ts;
     }
     int have = 0;
@@ -343,7 +344,8 @@ static int typical_steps(const gma_replay *r, int64_t *a, int64_t *b)
         uint64_t lim = dur[n / 2] * 3;
         for (size_t i = 0; i < r->steps.len; i++) {
             const gma_steprow *s = &GMA_VEC_AT(&r->steps, gma_steprow, i);
-            if (!s->has_start || !s->in_window || s->end_ts <= s->start_ts || s->end_ts - s->start_ts > lim)
+            if (!s->has_start || !s->in_window || s->end_ts <= s->start_ts || s->end_ts - s->start_ts > lim ||
+                gma_rel(r, s->start_ts) < lo || gma_rel(r, s->end_ts) > hi)
                 continue;
             if (!have || gma_rel(r, s->start_ts) < *a)
                 *a = gma_rel(r, s->start_ts);
@@ -356,14 +358,16 @@ static int typical_steps(const gma_replay *r, int64_t *a, int64_t *b)
     return have;
 }
 
-/* The opening view: the steady steps of the windows, else the windows,
- * else every band; the peak always in it. */
+/* The opening view: the windows (the peak's alone when there are more than
+ * 3), narrowed to their steady steps; else every band; the peak always in it. */
 static void lane_view(gtm_lane *l, const gma_replay *r)
 {
     int have = 0;
     int64_t a = 0, b = 0;
     for (size_t i = 0; i < l->windows.len; i++) {
         const gtm_mark *w = &GMA_VEC_AT(&l->windows, gtm_mark, i);
+        if (l->windows.len > 3 && l->has_peak && (l->peak_t < w->t || l->peak_t > w->t_end))
+            continue;
         if (!have || w->t < a)
             a = w->t;
         if (!have || w->t_end > b)
@@ -371,7 +375,7 @@ static void lane_view(gtm_lane *l, const gma_replay *r)
         have = 1;
     }
     int64_t sa = 0, sb = 0;
-    if (typical_steps(r, &sa, &sb) && sb > sa) {
+    if (typical_steps(r, have ? a : INT64_MIN, have ? b : INT64_MAX, &sa, &sb) && sb > sa) {
         a = sa;
         b = sb;
         have = 1;

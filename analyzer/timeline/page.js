@@ -66,7 +66,7 @@
       lv[i] = live;
       if (live > ymax) ymax = live;
     }
-    var G = D.ncolors + 1, mt = new Float64Array(L.merged.t), mv = L.merged.v, k, g;
+    var G = D.ncolors + 1, mt = new Float64Array(L.merged.t), mv = new Float64Array(L.merged.v), k, g;
     if (L.peak && L.peak.bytes > ymax) ymax = L.peak.bytes;
     var mmax = 0;
     for (k = 0; k < mt.length; k++) { var sm = 0; for (g = 0; g < G; g++) sm += mv[k * G + g]; if (sm > mmax) mmax = sm; }
@@ -79,7 +79,7 @@
         if (t1[i] > L.peak.t) atPeak[own[i]] = (atPeak[own[i]] || 0) + sz[i];
     }
     return { L: L, n: n, t0: t0, t1: t1, sz: sz, ad: ad, own: own, kn: kn, rn: rn, st: st, ly: ly, lv: lv,
-             mt: mt, mv: mv, G: G, ymax: ymax * 1.06 || 1, atPeak: atPeak, peakPos: peakPos };
+             mt: mt, mv: mv, me: new Float64Array(L.merged.e), mend: new Float64Array(L.merged.end), G: G, ymax: ymax * 1.06 || 1, atPeak: atPeak, peakPos: peakPos };
   }
 
   var lanes = D.lanes.map(decode);
@@ -158,9 +158,12 @@
     return { t: ct, j: cj };
   }
 
+  /* the merged levels at t: the slice's highest while in it, then the
+   * level it left until the next slice; null before the first */
   function mergedAt(X, t) {
     var k = upper(X.mt, X.mt.length, t) - 1;
-    return k < 0 ? null : k;
+    if (k < 0) return null;
+    return t > X.me[k] ? X.mend.subarray(k * X.G, k * X.G + X.G) : X.mv.subarray(k * X.G, k * X.G + X.G);
   }
 
   function paintBands(X, ctx, PW, PH) {
@@ -186,9 +189,9 @@
           prev = top;
         }
       }
-      var ks = mergedAt(X, tc);
-      if (ks !== null) for (g = 0; g < X.G; g++) {
-        acc += X.mv[ks * X.G + g];
+      var ms = mergedAt(X, tc);
+      if (ms !== null) for (g = 0; g < X.G; g++) {
+        acc += ms[g];
         var mtop = Math.max(0, Math.round(PH - acc * scale));
         for (var y2 = mtop; y2 < prev; y2++) px[y2 * PW + c] = COLM[g];
         if (mtop < prev) prev = mtop;
@@ -328,12 +331,12 @@
       if (bytes < acc + X.sz[i]) return bandText(X, i);
       acc += X.sz[i];
     }
-    var ks = mergedAt(X, lv.t);
-    if (ks !== null) for (var g = 0; g < X.G; g++) {
-      var v = X.mv[ks * X.G + g];
+    var ms = mergedAt(X, lv.t);
+    if (ms !== null) for (var g = 0; g < X.G; g++) {
+      var v = ms[g];
       if (v && bytes < acc + v)
         return 'merged small allocations, ' + (g < D.ncolors ? 'owner ' + S[X.L.legend[g] ? X.L.legend[g][0] : 0] : 'other owners') +
-          '\nhighest level in this slice: ' + fmtB(v) + '\nnear ' + fmtT(lv.t);
+          '\nlevel: ' + fmtB(v) + ' (the highest of its slice while in one)' + '\nnear ' + fmtT(lv.t);
       acc += v;
     }
     return 'at ' + fmtT(lv.t) + ': ' + fmtB(acc) + ' live in the bands drawn';
@@ -408,7 +411,12 @@
   var hook = {
     errors: errors,
     first_paint_ms: firstPaint,
-    lanes: lanes.map(function (X) { return { title: S[X.L.title], bands: X.n, all: X.L.nall, merged: X.L.merged.n, visible: X.visible }; }),
+    lanes: lanes.map(function (X) {
+      var sum = 0;
+      Object.keys(X.atPeak).forEach(function (o) { sum += X.atPeak[o]; });
+      return { title: S[X.L.title], bands: X.n, all: X.L.nall, merged: X.L.merged.n, visible: X.visible,
+               peak: X.L.peak ? X.L.peak.bytes : null, peak_sum: sum };
+    }),
     legend: legendOut,
     view: function () { return [view.a, view.b]; },
     selftest: function () {

@@ -87,10 +87,16 @@ static void merged(FILE *f, const gtm_doc *d, const gtm_lane *l)
             (unsigned long long)l->merged_bytes, (unsigned long long)l->merge_max);
     for (size_t k = 0; k < l->nslices; k++)
         fprintf(f, "%s%lld", k ? "," : "", (long long)(l->slice_t[k] + l->shift));
+    fputs("],\"e\":[", f);
+    for (size_t k = 0; k < l->nslices; k++)
+        fprintf(f, "%s%lld", k ? "," : "", (long long)(l->slice_e[k] + l->shift));
     fputs("],\"v\":[", f);
     size_t G = d->ncolors + 1;
     for (size_t k = 0; k < l->nslices * G; k++)
         fprintf(f, "%s%llu", k ? "," : "", (unsigned long long)l->slice_v[k]);
+    fputs("],\"end\":[", f);
+    for (size_t k = 0; k < l->nslices * G; k++)
+        fprintf(f, "%s%llu", k ? "," : "", (unsigned long long)l->slice_end[k]);
     fputs("]}", f);
 }
 

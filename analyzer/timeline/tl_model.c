@@ -22,7 +22,9 @@ static void lane_free(gtm_lane *l)
     free(l->keep);
     free(l->at_peak);
     free(l->slice_t);
+    free(l->slice_e);
     free(l->slice_v);
+    free(l->slice_end);
     gma_vec_free(&l->steps);
     gma_vec_free(&l->windows);
     gma_vec_free(&l->tags);
@@ -275,9 +277,11 @@ static int merge_series(const gtm_doc *d, gtm_lane *l)
     qsort(ev, ne, sizeof(*ev), mev_cmp);
     size_t ns = ne < GTM_SLICES ? ne : GTM_SLICES;
     l->slice_t = malloc((ns ? ns : 1) * sizeof(*l->slice_t));
+    l->slice_e = malloc((ns ? ns : 1) * sizeof(*l->slice_e));
     l->slice_v = calloc((ns ? ns : 1) * G, sizeof(*l->slice_v));
+    l->slice_end = calloc((ns ? ns : 1) * G, sizeof(*l->slice_end));
     uint64_t *lvl = calloc(G, sizeof(*lvl));
-    if (!l->slice_t || !l->slice_v || !lvl) {
+    if (!l->slice_t || !l->slice_e || !l->slice_v || !l->slice_end || !lvl) {
         free(ev);
         free(lvl);
         return -1;
@@ -294,6 +298,8 @@ static int merge_series(const gtm_doc *d, gtm_lane *l)
             if (*x > v[ev[e].group])
                 v[ev[e].group] = *x;
         }
+        l->slice_e[k] = ev[b - 1].t;
+        memcpy(&l->slice_end[k * G], lvl, G * sizeof(*lvl));
     }
     l->nslices = ns;
     free(lvl);

@@ -48,8 +48,9 @@ typedef struct gtm_lane {
     uint64_t *at_peak;     /* per doc string (owners): bytes live at the peak */
     size_t at_peak_cap;
     size_t nslices;
-    int64_t *slice_t;      /* start of each slice */
-    uint64_t *slice_v;     /* nslices x (ncolors + 1): the highest merged level */
+    int64_t *slice_t, *slice_e; /* each slice's first and last event */
+    uint64_t *slice_v;     /* nslices x (ncolors + 1): the highest merged level in it */
+    uint64_t *slice_end;   /* the same: the level after its last event (until the next slice) */
     gma_vec steps, windows, tags; /* gtm_mark */
     gma_vec drv_t, drv_v;  /* int64_t, uint64_t: driver's used memory */
     int64_t view0, view1;  /* the opening view */

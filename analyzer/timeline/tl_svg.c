@@ -132,16 +132,21 @@ static void lane_merged(FILE *f, const gtm_doc *d, const gtm_lane *l, const pane
     for (size_t g = 0; g < G; g++) {
         fprintf(f, "<path fill=\"%s\" fill-opacity=\"0.45\" d=\"", gtw_color(d, g));
         for (size_t k = 0; k < l->nslices; k++) {
-            double x0 = px_x(p, (double)l->slice_t[k]);
-            double x1 = k + 1 < l->nslices ? px_x(p, (double)l->slice_t[k + 1]) : px_x(p, (double)l->t_max);
-            if (x1 < ML || x0 > W - MR || !l->slice_v[k * G + g])
-                continue;
-            x0 = x0 < ML ? ML : x0;
-            x1 = x1 > W - MR ? W - MR : x1;
-            double below = 0;
-            for (size_t h = 0; h < g; h++)
-                below += (double)l->slice_v[k * G + h];
-            fprintf(f, "M%.1f %.1fH%.1fV%.1fH%.1fz", x0, px_y(p, below), x1, px_y(p, below + (double)l->slice_v[k * G + g]), x0);
+            /* the slice at its highest, then the level it leaves until the next */
+            for (int part = 0; part < 2; part++) {
+                const uint64_t *v = part ? &l->slice_end[k * G] : &l->slice_v[k * G];
+                double x0 = px_x(p, (double)((part ? l->slice_e[k] : l->slice_t[k]) + l->shift));
+                double x1 = part ? (k + 1 < l->nslices ? px_x(p, (double)(l->slice_t[k + 1] + l->shift)) : px_x(p, (double)(l->t_max + l->shift)))
+                                 : px_x(p, (double)(l->slice_e[k] + l->shift));
+                x0 = x0 < ML ? ML : x0;
+                x1 = x1 > W - MR ? W - MR : x1;
+                if (x1 <= x0 || !v[g])
+                    continue;
+                double below = 0;
+                for (size_t h = 0; h < g; h++)
+                    below += (double)v[h];
+                fprintf(f, "M%.1f %.1fH%.1fV%.1fH%.1fz", x0, px_y(p, below), x1, px_y(p, below + (double)v[g]), x0);
+            }
         }
         fputs("\"/>\n", f);
     }

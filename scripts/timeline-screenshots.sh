@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Regenerates the timeline screenshots in docs/img/ from the sample traces:
+# gmem-analyze --timeline writes each page, headless Chromium renders it.
+#   scripts/timeline-screenshots.sh [BUILD_DIR]     (default: build)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=${1:-build}
+analyze=$build/bin/gmem-analyze
+chrome=$(command -v chromium || command -v chromium-browser || true)
+[ -x "$analyze" ] || { echo "timeline-screenshots: build first ($analyze not found)" >&2; exit 1; }
+[ -n "$chrome" ] || { echo "timeline-screenshots: chromium not found (scripts/setup-deps.sh installs it)" >&2; exit 1; }
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+mkdir -p docs/img
+shot() { # NAME ARGS...: the page of gmem-analyze ARGS, 1300x820
+    local name=$1; shift
+    "$analyze" "$@" --timeline "$work/$name.html" >/dev/null
+    "$chrome" --headless --no-sandbox --disable-gpu --no-first-run --disable-background-networking \
+        --disable-component-update --disable-sync --hide-scrollbars --user-data-dir="$work/profile" \
+        --window-size=1300,820 --virtual-time-budget=10000 \
+        --screenshot="docs/img/$name.png" "file://$work/$name.html" >/dev/null 2>&1
+    echo "docs/img/$name.png"
+}
+shot timeline-naive samples/traces/naive.zst
+shot timeline-sdpa samples/traces/sdpa.zst
+shot timeline-naive-range samples/traces/naive.zst --by range
