@@ -47,7 +47,7 @@ void gma_timeline_freed(gma_replay *r, const gma_entry *e, uint64_t ts);
 void gma_timeline_settle(gma_replay *r, uint64_t key, uint32_t kname);
 /* Writes SVG or HTML (by the file name) once the replay has finished. */
 int gma_timeline_write(gma_replay *r);
-/* --diff: A's and B's lanes in one file, each from its trace's start. */
+/* --diff: A's and B's lanes in one file; the page's axis is in steps. */
 int gma_timeline_diff_write(gma_replay *a, gma_replay *b);
 /* The line to print for the file written, NULL before. */
 const char *gma_timeline_summary(const gma_replay *r);

@@ -5,7 +5,8 @@
  * model (timeline/tl_model.c: lanes, owners, colours, merging) and writes
  * the interactive page (timeline/tl_html.c) or the static picture
  * (timeline/tl_svg.c). Several traces: one lane per rank and device;
- * --diff: the two traces' lanes, each from its own start.
+ * --diff: the two traces' lanes on one axis of steps (the page; the SVG
+ * draws each lane on its own time axis).
  *
  * The driver samples and the analyzer's live level go to a fixed number
  * of time buckets (max per bucket); when the trace outgrows them,
@@ -546,7 +547,7 @@ int gma_timeline_multi_take(struct gma_tlmulti *m, gma_replay *r, int64_t rank)
     return 0;
 }
 
-/* --diff: A's lanes, then B's, each from its own trace start. */
+/* --diff: A's lanes, then B's; the page puts them on one axis of steps. */
 int gma_timeline_diff_write(gma_replay *a, gma_replay *b)
 {
     gma_timeline *t = a->timeline;
@@ -555,6 +556,7 @@ int gma_timeline_diff_write(gma_replay *a, gma_replay *b)
     gtm_doc d;
     gtm_init(&d, owner_kind(a->opt.by));
     d.title = gtm_str(&d, a->path);
+    d.step_axis = 1;
     int rc = gma_timeline_model_add(&d, a, "A");
     if (!rc)
         rc = gma_timeline_model_add(&d, b, "B");

@@ -12,15 +12,16 @@ chrome=$(command -v chromium || command -v chromium-browser || true)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir -p docs/img
-shot() { # NAME ARGS...: the page of gmem-analyze ARGS, 1300x820
-    local name=$1; shift
+shot() { # NAME HEIGHT ARGS...: the page of gmem-analyze ARGS, 1300 x HEIGHT
+    local name=$1 height=$2; shift 2
     "$analyze" "$@" --timeline "$work/$name.html" >/dev/null
     "$chrome" --headless --no-sandbox --disable-gpu --no-first-run --disable-background-networking \
         --disable-component-update --disable-sync --hide-scrollbars --user-data-dir="$work/profile" \
-        --window-size=1300,820 --virtual-time-budget=10000 \
+        --window-size=1300,"$height" --virtual-time-budget=10000 \
         --screenshot="docs/img/$name.png" "file://$work/$name.html" >/dev/null 2>&1
     echo "docs/img/$name.png"
 }
-shot timeline-naive samples/traces/naive.zst
-shot timeline-sdpa samples/traces/sdpa.zst
-shot timeline-naive-range samples/traces/naive.zst --by range
+shot timeline-naive 560 samples/traces/naive.zst
+shot timeline-sdpa 560 samples/traces/sdpa.zst
+shot timeline-naive-range 560 samples/traces/naive.zst --by range
+shot timeline-diff 860 samples/traces/naive.zst --diff samples/traces/sdpa.zst

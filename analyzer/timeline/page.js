@@ -83,9 +83,37 @@
   }
 
   var lanes = D.lanes.map(decode);
+  /* lanes are compared: one y scale */
+  var ytop = 0;
+  lanes.forEach(function (X) { ytop = Math.max(ytop, X.ymax); });
+  lanes.forEach(function (X) { X.ymax = ytop; });
+  /* --diff: one axis of steps. A lane's time t in step k (starting at s_k)
+   * is k + (t - s_k) / (s_(k+1) - s_k): both runs' steps line up. */
+  var stepAxis = !!D.stepAxis;
+  lanes.forEach(function (X) {
+    var st = X.L.steps.filter(function (s, i, a) { return !i || s[0] > a[i - 1][0]; });
+    if (st.length < 2) stepAxis = false;
+    X.kt = st.map(function (s) { return s[0]; });
+    X.ku = st.map(function (s, i) { return i && s[1] <= st[i - 1][1] ? st[i - 1][1] + 1 : s[1]; });
+    var n = st.length;
+    if (n >= 2) { X.kt.push(Math.max(X.L.span[1], 2 * X.kt[n - 1] - X.kt[n - 2])); X.ku.push(X.ku[n - 1] + 1); }
+  });
+  function toU(X, t) {
+    if (!stepAxis) return t;
+    var kt = X.kt, ku = X.ku, n = kt.length, k = Math.max(0, Math.min(n - 2, upper(kt, n, t) - 1));
+    return ku[k] + (t - kt[k]) / (kt[k + 1] - kt[k]) * (ku[k + 1] - ku[k]);
+  }
+  function fromU(X, u) {
+    if (!stepAxis) return u;
+    var kt = X.kt, ku = X.ku, n = ku.length, k = Math.max(0, Math.min(n - 2, upper(ku, n, u) - 1));
+    return kt[k] + (u - ku[k]) / (ku[k + 1] - ku[k]) * (kt[k + 1] - kt[k]);
+  }
   var home = { a: Infinity, b: -Infinity };
-  lanes.forEach(function (X) { home.a = Math.min(home.a, X.L.view[0]); home.b = Math.max(home.b, X.L.view[1]); });
-  if (!(home.b > home.a)) { home.a = 0; home.b = 1e6; }
+  lanes.forEach(function (X) {
+    home.a = Math.min(home.a, toU(X, X.L.view[0])); home.b = Math.max(home.b, toU(X, X.L.view[1]));
+  });
+  if (!(home.b > home.a)) { home.a = 0; home.b = stepAxis ? 1 : 1e6; }
+  function fmtU(u) { return stepAxis ? 'step ' + u.toFixed(2) : fmtT(u); }
   var view = { a: home.a, b: home.b };
 
   /* ---- page furniture ---- */
@@ -141,7 +169,7 @@
     var raw = range / n, p = Math.pow(10, Math.floor(Math.log10(raw))), m = raw / p;
     return (m >= 5 ? 5 : m >= 2 ? 2 : 1) * p;
   }
-  function xOf(X, t) { return ML + (t - view.a) / (view.b - view.a) * (X.w - ML - MR); }
+  function xOf(X, t) { return ML + (toU(X, t) - view.a) / (view.b - view.a) * (X.w - ML - MR); }
   function yOf(X, b) { return X.h - MB - b / X.ymax * (X.h - MT - MB); }
 
   /* the moment each pixel column shows, and the last band allocated by then */
@@ -149,7 +177,7 @@
     var ct = new Float64Array(NC), cj = new Int32Array(NC), span = (view.b - view.a) / NC;
     var pk = X.L.peak ? X.L.peak.t : NaN;
     for (var c = 0; c < NC; c++) {
-      var ca = view.a + c * span, cb = ca + span;
+      var ca = fromU(X, view.a + c * span), cb = fromU(X, view.a + (c + 1) * span);
       var lo = upper(X.t0, X.n, ca - 1e-9), hi = upper(X.t0, X.n, cb - 1e-9), best = -1;
       if (pk >= ca && pk < cb) { ct[c] = pk; cj[c] = X.peakPos - 1; continue; }
       for (var i = lo; i < hi; i++) if (best < 0 || X.lv[i] > X.lv[best]) best = i;
@@ -248,7 +276,7 @@
       });
       ctx.stroke(); ctx.restore();
       var over = 0;
-      L.drv.forEach(function (q) { if (q[0] >= view.a && q[0] <= view.b && q[1] > X.ymax) over = Math.max(over, q[1]); });
+      L.drv.forEach(function (q) { var u = toU(X, q[0]); if (u >= view.a && u <= view.b && q[1] > X.ymax) over = Math.max(over, q[1]); });
       var dl = 'dashed: driver used' + (over ? ' (up to ' + fmtB(over) + ' in view, above the scale)' : '');
       ctx.textAlign = 'right'; ctx.fillStyle = 'rgba(255,255,255,0.85)';
       ctx.fillRect(x1 - ctx.measureText(dl).width - 8, MT + 2, ctx.measureText(dl).width + 6, 15);
@@ -284,19 +312,21 @@
     /* time axis */
     ctx.strokeStyle = '#000'; ctx.beginPath(); ctx.moveTo(x0, yb + 0.5); ctx.lineTo(x1, yb + 0.5); ctx.stroke();
     ctx.fillStyle = '#333'; ctx.textAlign = 'center';
-    var span = (view.b - view.a) / 1e6, xsStep = niceStep(span, 8), first = Math.ceil(view.a / 1e6 / xsStep) * xsStep;
+    var sc = stepAxis ? 1 : 1e6, span = (view.b - view.a) / sc, xsStep = niceStep(span, 8);
+    var first = Math.ceil(view.a / sc / xsStep) * xsStep;
     for (var k = 0; k < 40; k++) {
-      var ms = first + k * xsStep, xx3 = xOf(X, ms * 1e6);
+      var ms = first + k * xsStep, xx3 = ML + (ms * sc - view.a) / (view.b - view.a) * (X.w - ML - MR);
       if (xx3 > x1) break;
       ctx.beginPath(); ctx.moveTo(xx3, yb); ctx.lineTo(xx3, yb + 5); ctx.stroke();
-      ctx.fillText(+ms.toPrecision(10) + ' ms', xx3, yb + 16);
+      ctx.fillText(stepAxis ? 'step ' + +ms.toPrecision(10) : +ms.toPrecision(10) + ' ms', xx3, yb + 16);
     }
   }
 
   var firstPaint = null;
   function drawAll() {
     lanes.forEach(drawLane);
-    document.getElementById('viewinfo').textContent = 'view ' + fmtT(view.a) + ' \u2013 ' + fmtT(view.b);
+    document.getElementById('viewinfo').textContent = 'view ' + fmtU(view.a) + ' \u2013 ' + fmtU(view.b) +
+      (stepAxis ? ' (each lane\'s steps stretched to one unit)' : '');
     if (firstPaint === null) firstPaint = performance.now();
   }
 
@@ -375,7 +405,7 @@
     var r = X.cv.getBoundingClientRect(), f = (clientX - r.left - ML) / (X.w - ML - MR);
     f = Math.max(0, Math.min(1, f));
     var t = view.a + f * (view.b - view.a), span = (view.b - view.a) * factor;
-    if (span < 1000) span = 1000;
+    if (span < (stepAxis ? 1e-4 : 1000)) span = stepAxis ? 1e-4 : 1000;
     view.a = t - f * span; view.b = view.a + span;
     drawAll();
   }
@@ -426,7 +456,7 @@
       var cx = r.left + xOf(X, X.L.peak.t);
       X.cv.dispatchEvent(new WheelEvent('wheel', { deltaY: -400, clientX: cx, clientY: r.top + X.h / 2, bubbles: true, cancelable: true }));
       out.zoomed = view.b - view.a < before;
-      out.view_ms = [view.a / 1e6, view.b / 1e6];
+      out.view = [view.a, view.b];
       /* hover the middle of the largest band live at the peak */
       var cx2 = r.left + xOf(X, X.L.peak.t), c = colOf(X, cx2), lv = liveAt(X, c), acc = 0, best = -1, mid = 0;
       lv.bands.forEach(function (i) { if (best < 0 || X.sz[i] > X.sz[best]) { best = i; mid = acc + X.sz[i] / 2; } acc += X.sz[i]; });
