@@ -469,26 +469,33 @@ static void summary(char *out, size_t cap, const char *path, const gtm_doc *d)
              path, d->lanes.len, d->lanes.len == 1 ? "" : "s", bands, merged, d->by);
 }
 
-int gma_timeline_write(gma_replay *r)
+/* One trace (b NULL: lanes titled by device), or --diff's two (lanes "A
+ * devN" and "B devN" on one axis of steps), into a's file. */
+static int write_replays(gma_replay *a, gma_replay *b)
 {
-    gma_timeline *t = r->timeline;
-    if (!t || !t->path)
+    gma_timeline *t = a->timeline;
+    if (!t || !t->path || (b && !b->timeline))
         return 0;
-    if (t->bands.err) {
+    if (t->bands.err || (b && b->timeline->bands.err)) {
         errno = ENOMEM;
         return -1;
     }
     gtm_doc d;
-    gtm_init(&d, owner_kind(r->opt.by));
-    d.title = gtm_str(&d, r->path);
-    int rc = gma_timeline_model_add(&d, r, "");
+    gtm_init(&d, owner_kind(a->opt.by));
+    d.title = gtm_str(&d, a->path);
+    d.step_axis = b != NULL;
+    int rc = gma_timeline_model_add(&d, a, b ? "A" : "");
+    if (!rc && b)
+        rc = gma_timeline_model_add(&d, b, "B");
     if (!rc)
-        rc = write_doc(t->path, t->html, &d, colours(&r->opt));
+        rc = write_doc(t->path, t->html, &d, colours(&a->opt));
     if (!rc)
         summary(t->summary, sizeof(t->summary), t->path, &d);
     gtm_free(&d);
     return rc;
 }
+
+int gma_timeline_write(gma_replay *r) { return write_replays(r, NULL); }
 
 const char *gma_timeline_summary(const gma_replay *r)
 {
@@ -547,26 +554,7 @@ int gma_timeline_multi_take(struct gma_tlmulti *m, gma_replay *r, int64_t rank)
     return 0;
 }
 
-/* --diff: A's lanes, then B's; the page puts them on one axis of steps. */
-int gma_timeline_diff_write(gma_replay *a, gma_replay *b)
-{
-    gma_timeline *t = a->timeline;
-    if (!t || !t->path || !b->timeline)
-        return 0;
-    gtm_doc d;
-    gtm_init(&d, owner_kind(a->opt.by));
-    d.title = gtm_str(&d, a->path);
-    d.step_axis = 1;
-    int rc = gma_timeline_model_add(&d, a, "A");
-    if (!rc)
-        rc = gma_timeline_model_add(&d, b, "B");
-    if (!rc)
-        rc = write_doc(t->path, t->html, &d, colours(&a->opt));
-    if (!rc)
-        summary(t->summary, sizeof(t->summary), t->path, &d);
-    gtm_free(&d);
-    return rc;
-}
+int gma_timeline_diff_write(gma_replay *a, gma_replay *b) { return write_replays(a, b); }
 
 int gma_timeline_multi_write(struct gma_tlmulti *m)
 {
