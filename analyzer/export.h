@@ -1,7 +1,8 @@
 /*
  * Exports written during the replay pass: Chrome/Perfetto trace-event JSON
- * (export_chrome.c) and the SVG/HTML live-memory timeline (export_timeline.c).
- * Both are fed by replay.c as records go by, and keep bounded memory.
+ * (export_chrome.c) and the SVG/HTML memory timeline (export_timeline.c).
+ * Both are fed by replay.c as records go by; the Chrome export keeps bounded
+ * memory, the timeline one small record per device allocation.
  */
 #ifndef GMA_EXPORT_H
 #define GMA_EXPORT_H

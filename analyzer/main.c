@@ -33,7 +33,10 @@ static const char USAGE[] =
     "  -D, --diff OTHER     compare TRACE (A) with OTHER (B): summaries and rows matched by name,\n"
     "                       ranked by |B - A| (default metric: bytes allocated)\n"
     "      --chrome OUT     write a Chrome/Perfetto trace-event JSON (chrome://tracing, ui.perfetto.dev)\n"
-    "      --timeline OUT   write the live-memory timeline: OUT.svg, or OUT.html (self-contained, hover values)\n"
+    "      --timeline OUT   write the memory timeline, a band per allocation coloured by --by (kernel,\n"
+    "                       range, step or stream): OUT.html (interactive, self-contained) or OUT.svg;\n"
+    "                       with --diff, both runs on one axis of steps\n"
+    "                       (exports without --format: one line per file written, no report)\n"
     "      --full-names     demangled names in full (default: shortened)\n"
     "      --per-rank       several traces: the rows of every rank with a rank column\n"
     "                       (default: rows merged across ranks, with a 'ranks' column)\n"
@@ -42,7 +45,7 @@ static const char USAGE[] =
     "  -V, --version        version\n"
     "\n"
     "Several traces are identified by the rank in their header (by position when ranks are missing or\n"
-    "repeated); --chrome then holds one process per rank, --timeline one curve per rank.\n"
+    "repeated); --chrome then holds one process per rank, --timeline one lane per rank.\n"
     "TRACE may be '-' for standard input. Exit status: 0 ok, 1 unreadable or invalid trace, 2 bad usage.\n"
     "Attribution rules: docs/attribution.md. Reading the tables: docs/analyzer.md.\n";
 

@@ -253,7 +253,7 @@
     var ui = 0, unit = 1, UN = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
     while (ui < 4 && X.ymax / unit >= 1024 * 1.5) { unit *= 1024; ui++; }
     var ys = niceStep(X.ymax / unit, 5) * unit;
-    for (var v = 0; v <= X.ymax; v += ys) {
+    for (var gi = 0, v = 0; gi <= 64 && v <= X.ymax; gi++, v = gi * ys) {
       var yy = Math.round(yOf(X, v)) + 0.5;
       ctx.beginPath(); ctx.moveTo(x0, yy); ctx.lineTo(x1, yy); ctx.stroke();
       ctx.fillText(+(v / unit).toPrecision(6) + ' ' + UN[ui], x0 - 5, yy + 4);

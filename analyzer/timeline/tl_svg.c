@@ -39,7 +39,7 @@ static void fmt_b(char *out, size_t cap, double b)
         b /= 1024;
         i++;
     }
-    snprintf(out, cap, i ? "%.2f %s" : "%.0f %s", b, u[i]);
+    snprintf(out, cap, "%.4g %s", b, u[i]);
 }
 
 typedef struct pane {
@@ -156,7 +156,11 @@ static void lane_axes(FILE *f, const gtm_doc *d, const gtm_lane *l, const pane *
 {
     char b[64];
     double y1 = p->y0 + LH - MB;
-    double ys = gma_nice_step(p->ymax / 1048576.0 > 1 ? p->ymax : p->ymax, 5);
+    /* ticks on round numbers of a 1024-based unit */
+    double unit = 1;
+    while (unit < 1099511627776.0 && p->ymax / unit >= 1536)
+        unit *= 1024;
+    double ys = gma_nice_step(p->ymax / unit, 5) * unit;
     for (int i = 0; i <= 64 && ys * i <= p->ymax; i++) {
         fmt_b(b, sizeof(b), ys * i);
         fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#e0e0e0\"/><text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n",
@@ -210,6 +214,7 @@ static void lane_top(FILE *f, const gtm_doc *d, const gtm_lane *l, const pane *p
             double x = px_x(p, (double)(GMA_VEC_AT(&l->drv_t, int64_t, i) + l->shift));
             double xn = i + 1 < l->drv_t.len ? px_x(p, (double)(GMA_VEC_AT(&l->drv_t, int64_t, i + 1) + l->shift)) : W - MR;
             double y = px_y(p, (double)GMA_VEC_AT(&l->drv_v, uint64_t, i));
+            y = y < p->y0 + MT ? p->y0 + MT : y; /* above the scale: on its top edge */
             x = x < ML ? ML : x > W - MR ? W - MR : x;
             xn = xn < ML ? ML : xn > W - MR ? W - MR : xn;
             fprintf(f, "%.1f,%.1f %.1f,%.1f ", x, y, xn, y);
@@ -219,7 +224,7 @@ static void lane_top(FILE *f, const gtm_doc *d, const gtm_lane *l, const pane *p
     fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-weight=\"bold\">", ML, p->y0 + 12);
     xml(f, gtm_s(d, l->title));
     fputs(" live (stacked bands", f);
-    fputs(l->drv_t.len ? "; dashed: driver used" : "", f);
+    fputs(l->drv_t.len ? "; dashed: driver used, on the top edge where above the scale" : "", f);
     fputs(")</text>\n", f);
     if (l->warning) {
         fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" fill=\"#b00000\" font-weight=\"bold\">WARNING: ", ML + 330, p->y0 + 12);
@@ -251,10 +256,15 @@ int gtw_svg(FILE *f, const gtm_doc *d)
     for (size_t k = 0; k < nl; k++) {
         const gtm_lane *l = &GMA_VEC_AT(&d->lanes, gtm_lane, k);
         pane p = { TOP + LH * (double)k, (double)(l->view0 + l->shift), (double)(l->view1 + l->shift), 1 };
+        /* the scale follows the bands (the page's too): a driver figure above it is clipped */
         p.ymax = (double)l->peak;
-        for (size_t i = 0; i < l->drv_v.len; i++)
-            if ((double)GMA_VEC_AT(&l->drv_v, uint64_t, i) > p.ymax)
-                p.ymax = (double)GMA_VEC_AT(&l->drv_v, uint64_t, i);
+        for (size_t k = 0; k < l->nslices; k++) {
+            double sum = 0;
+            for (size_t g = 0; g <= d->ncolors; g++)
+                sum += (double)l->slice_v[k * (d->ncolors + 1) + g];
+            if (sum > p.ymax)
+                p.ymax = sum;
+        }
         p.ymax = p.ymax * 1.08 + 1;
         for (size_t i = 0; i < l->windows.len; i++) {
             const gtm_mark *w = &GMA_VEC_AT(&l->windows, gtm_mark, i);
@@ -281,7 +291,7 @@ int gtw_svg(FILE *f, const gtm_doc *d)
             uint32_t o = d->rank[i];
             fprintf(f, "%s ", gma_fmt_bytes(b, l0 && o < l0->at_peak_cap ? l0->at_peak[o] : 0));
             char nm[64];
-            snprintf(nm, sizeof(nm), "%s", gtm_label(d, o));
+            snprintf(nm, sizeof(nm), "%.54s", gtm_label(d, o)); /* fits its column */
             xml(f, nm);
         } else {
             fputs("every other owner", f);
