@@ -1,7 +1,8 @@
 /*
  * Exports written during the replay pass: Chrome/Perfetto trace-event JSON
- * (export_chrome.c) and the SVG/HTML live-memory timeline (export_timeline.c).
- * Both are fed by replay.c as records go by, and keep bounded memory.
+ * (export_chrome.c) and the SVG/HTML memory timeline (export_timeline.c).
+ * Both are fed by replay.c as records go by; the Chrome export keeps bounded
+ * memory, the timeline one small record per device allocation.
  */
 #ifndef GMA_EXPORT_H
 #define GMA_EXPORT_H
@@ -40,19 +41,32 @@ int gma_timeline_open(gma_replay *r, const char *path);
 void gma_timeline_live(gma_replay *r, uint64_t dev, uint64_t ts, uint64_t live);
 void gma_timeline_driver(gma_replay *r, uint64_t dev, uint64_t ts, uint64_t used);
 void gma_timeline_step(gma_replay *r, uint64_t ts, uint64_t step);
+/* A device allocation (its entry just filled; pending: its kernel comes
+ * with gma_timeline_settle(key)), its free, and a kernel wait settled. */
+void gma_timeline_alloc(gma_replay *r, const gma_entry *e, int pending, uint64_t key);
+void gma_timeline_freed(gma_replay *r, const gma_entry *e, uint64_t ts);
+void gma_timeline_settle(gma_replay *r, uint64_t key, uint32_t kname);
 /* Writes SVG or HTML (by the file name) once the replay has finished. */
 int gma_timeline_write(gma_replay *r);
+/* --diff: A's and B's lanes in one file; the page's axis is in steps. */
+int gma_timeline_diff_write(gma_replay *a, gma_replay *b);
+/* The line to print for the file written, NULL before. */
+const char *gma_timeline_summary(const gma_replay *r);
 void gma_timeline_free(gma_replay *r);
 
-/* Several traces: one live-memory curve per rank (and device) on a common
- * time axis. Each replay collects as usual (gma_timeline_collect: no file);
- * gma_timeline_multi_take copies its curves once it has finished. */
+/* Several traces: one lane per rank and device, on a common time axis.
+ * Each replay collects as usual (gma_timeline_collect: no file);
+ * gma_timeline_multi_take copies its lanes once it has finished. */
 struct gma_tlmulti;
+struct gtm_doc;
 /* Checks that path can be written; NULL with errno otherwise. */
 struct gma_tlmulti *gma_timeline_multi_new(const char *path);
 int gma_timeline_collect(gma_replay *r);
 int gma_timeline_multi_take(struct gma_tlmulti *m, gma_replay *r, int64_t rank);
 int gma_timeline_multi_write(struct gma_tlmulti *m);
+const char *gma_timeline_multi_summary(const struct gma_tlmulti *m);
 void gma_timeline_multi_free(struct gma_tlmulti *m);
+/* Adds a finished replay's lanes (one per device) to a model. */
+int gma_timeline_model_add(struct gtm_doc *d, gma_replay *r, const char *title_prefix);
 
 #endif

@@ -1,29 +1,34 @@
 /*
- * --timeline OUT.svg|OUT.html: live device memory over time as a step line,
- * one colour per device, with the driver's used memory dashed, the peak
- * marked and labelled, step boundaries and tags shown, axes in 1024-based
- * units. The HTML file embeds the same SVG and a small inline script that
- * shows the values under the pointer; it loads nothing from the network.
+ * --timeline OUT.html|OUT.svg: the memory timeline. During the replay it
+ * collects one band per device allocation (timeline/tl_bands.c), the
+ * driver's used memory and the step boundaries; at the end it builds the
+ * model (timeline/tl_model.c: lanes, owners, colours, merging) and writes
+ * the interactive page (timeline/tl_html.c) or the static picture
+ * (timeline/tl_svg.c). Several traces: one lane per rank and device;
+ * --diff: the two traces' lanes on one axis of steps (the page; the SVG
+ * draws each lane on its own time axis).
  *
- * Memory is bounded: the samples go to a fixed number of time buckets
- * (min/max/last per bucket); when the trace outgrows them, neighbouring
- * buckets merge and the bucket width doubles.
+ * The driver samples and the analyzer's live level go to a fixed number
+ * of time buckets (max per bucket); when the trace outgrows them,
+ * neighbouring buckets merge and the bucket width doubles.
  */
 #include <errno.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "export.h"
 #include "names.h"
+#include "timeline/tl_bands.h"
+#include "timeline/tl_model.h"
+#include "timeline/tl_write.h"
 
 #define TL_B 2048      /* buckets */
 #define TL_DEV 8       /* devices drawn */
 #define TL_STEPS 4096  /* step boundaries kept */
 
 typedef struct tlb {
-    uint64_t min, max, last;
+    uint64_t max;
     unsigned char has;
 } tlb;
 
@@ -38,48 +43,53 @@ typedef struct gma_timeline {
     unsigned char used[TL_DEV], drv_used[TL_DEV];
     uint64_t steps_ts[TL_STEPS], steps_no[TL_STEPS];
     size_t nsteps, steps_dropped;
+    gtb_set bands;
+    gma_map kcache, rcache; /* string id -> doc string, while building */
+    char summary[300];   /* the line gmem-analyze prints for the file */
 } gma_timeline;
 
-int gma_timeline_open(gma_replay *r, const char *path)
+static int is_html(const char *path)
 {
     size_t n = strlen(path);
+    return n >= 5 && strcasecmp(path + n - 5, ".html") == 0;
+}
+
+/* Fails now rather than after a long analysis. */
+static int check_writable(const char *path)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return -1;
+    fclose(f);
+    return 0;
+}
+
+int gma_timeline_collect(gma_replay *r)
+{
     gma_timeline *t = calloc(1, sizeof(*t));
     if (!t)
         return -1;
-    t->path = strdup(path);
-    if (!t->path) {
-        free(t);
-        return -1;
-    }
-    t->html = n >= 5 && strcasecmp(path + n - 5, ".html") == 0;
     t->width = 1000;
-    /* Fail now rather than after a long analysis. */
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        int e = errno;
-        free(t->path);
-        free(t);
-        errno = e;
-        return -1;
-    }
-    fclose(f);
+    gtb_init(&t->bands, 0);
     r->timeline = t;
     return 0;
 }
 
-static void merge(tlb *a, const tlb *b)
+int gma_timeline_open(gma_replay *r, const char *path)
 {
-    if (!b->has)
-        return;
-    if (!a->has) {
-        *a = *b;
-        return;
+    if (check_writable(path) != 0)
+        return -1;
+    if (gma_timeline_collect(r) != 0)
+        return -1;
+    gma_timeline *t = r->timeline;
+    t->path = strdup(path);
+    if (!t->path) {
+        gma_timeline_free(r);
+        errno = ENOMEM;
+        return -1;
     }
-    if (b->min < a->min)
-        a->min = b->min;
-    if (b->max > a->max)
-        a->max = b->max;
-    a->last = b->last;
+    t->html = is_html(path);
+    return 0;
 }
 
 static void rescale(gma_timeline *t)
@@ -90,7 +100,9 @@ static void rescale(gma_timeline *t)
             tlb *x = arr[k];
             for (size_t i = 0; i < TL_B / 2; i++) {
                 tlb m = x[2 * i];
-                merge(&m, &x[2 * i + 1]);
+                const tlb *b = &x[2 * i + 1];
+                if (b->has && (!m.has || b->max > m.max))
+                    m = *b;
                 x[i] = m;
             }
             memset(&x[TL_B / 2], 0, sizeof(tlb) * (TL_B / 2));
@@ -100,7 +112,7 @@ static void rescale(gma_timeline *t)
     t->nb = (t->nb + 1) / 2;
 }
 
-static tlb *bucket(gma_timeline *t, tlb *series, uint64_t ts)
+static void bucket_add(gma_timeline *t, tlb *series, uint64_t ts, uint64_t v)
 {
     if (!t->started) {
         t->started = 1;
@@ -112,20 +124,10 @@ static tlb *bucket(gma_timeline *t, tlb *series, uint64_t ts)
     size_t i = (size_t)(off / t->width);
     if (i + 1 > t->nb)
         t->nb = i + 1;
-    return &series[i];
-}
-
-static void add(tlb *b, uint64_t v)
-{
-    if (!b->has) {
-        b->has = 1;
-        b->min = b->max = v;
-    }
-    if (v < b->min)
-        b->min = v;
-    if (v > b->max)
+    tlb *b = &series[i];
+    if (!b->has || v > b->max)
         b->max = v;
-    b->last = v;
+    b->has = 1;
 }
 
 void gma_timeline_live(gma_replay *r, uint64_t dev, uint64_t ts, uint64_t live)
@@ -134,8 +136,7 @@ void gma_timeline_live(gma_replay *r, uint64_t dev, uint64_t ts, uint64_t live)
     if (dev >= TL_DEV)
         return;
     t->used[dev] = 1;
-    tlb *b = bucket(t, t->live[dev], ts);
-    add(b, live);
+    bucket_add(t, t->live[dev], ts, live);
 }
 
 void gma_timeline_driver(gma_replay *r, uint64_t dev, uint64_t ts, uint64_t used)
@@ -144,7 +145,7 @@ void gma_timeline_driver(gma_replay *r, uint64_t dev, uint64_t ts, uint64_t used
     if (dev >= TL_DEV)
         return;
     t->drv_used[dev] = 1;
-    add(bucket(t, t->drv[dev], ts), used);
+    bucket_add(t, t->drv[dev], ts, used);
 }
 
 void gma_timeline_step(gma_replay *r, uint64_t ts, uint64_t step)
@@ -159,346 +160,33 @@ void gma_timeline_step(gma_replay *r, uint64_t ts, uint64_t step)
     t->nsteps++;
 }
 
-/* ---- drawing ------------------------------------------------------------------ */
-
-#define W 1000.0
-#define H 480.0
-#define ML 80.0
-#define MR 24.0
-#define MT 64.0
-#define MB 100.0
-
-static const char *const COLORS[TL_DEV] = { "#1f77b4", "#d62728", "#2ca02c", "#9467bd",
-                                            "#ff7f0e", "#8c564b", "#e377c2", "#17becf" };
-
-typedef struct axes {
-    double t0ms, t1ms;  /* x range, ms from the trace start */
-    double ymax;        /* bytes */
-    double unit;        /* bytes per label unit */
-    const char *uname;
-} axes;
-
-static double xpx(const axes *a, double ms) { return ML + (ms - a->t0ms) / (a->t1ms - a->t0ms) * (W - ML - MR); }
-static double ypx(const axes *a, double bytes) { return H - MB - bytes / a->ymax * (H - MT - MB); }
-
-static void xml_text(FILE *f, const char *s)
-{
-    for (; *s; s++) {
-        switch (*s) {
-        case '<': fputs("&lt;", f); break;
-        case '>': fputs("&gt;", f); break;
-        case '&': fputs("&amp;", f); break;
-        case '"': fputs("&quot;", f); break;
-        default:
-            if ((unsigned char)*s >= 0x20 || *s == '\n' || *s == '\t')
-                fputc(*s, f);
-            break;
-        }
-    }
-}
-
-static double bucket_ms(const gma_replay *r, const gma_timeline *t, size_t i)
-{
-    return (double)gma_rel(r, t->t0 + (uint64_t)i * t->width) / 1e6;
-}
-
-/* The y axis for values up to ymax bytes: a 1024-based unit, and a top a
- * little above ymax on a round tick. */
-static void axes_scale_y(axes *a, uint64_t ymax)
-{
-    a->unit = ymax >= (1ull << 30) ? 1073741824.0 : ymax >= (1ull << 20) ? 1048576.0 : ymax >= 1024 ? 1024.0 : 1.0;
-    a->uname = ymax >= (1ull << 30) ? "GiB" : ymax >= (1ull << 20) ? "MiB" : ymax >= 1024 ? "KiB" : "B";
-    double step = gma_nice_step((double)ymax / a->unit, 6) * a->unit;
-    a->ymax = step * (double)(long long)((double)ymax * 1.08 / step + 0.999);
-    if (a->ymax <= 0)
-        a->ymax = 1;
-}
-
-/* At most this many ticks per axis; gma_nice_step asks for 6 or 8. */
-#define TICKS_MAX 64
-
-/* The y grid with its labels and the x ticks (ms, or s for a span over
- * 10 s). Returns 1 when the x labels are seconds. */
-static int svg_grid(FILE *f, const axes *a)
-{
-    double step = gma_nice_step(a->ymax / a->unit, 6) * a->unit;
-    /* Ticks are counted, not accumulated: at a large offset (a trace whose
-     * clock starts near 2^63 ns) "v += step" can stop changing v, and a
-     * loop on it never ends (fuzz finding analyze-slow-input). */
-    for (int i = 0; i <= TICKS_MAX; i++) {
-        double v = step * i;
-        if (!(v <= a->ymax * 1.0001))
-            break;
-        double y = ypx(a, v);
-        fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#e0e0e0\"/>\n", ML, y, W - MR, y);
-        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%g %s</text>\n", ML - 6, y + 4,
-                v / a->unit, a->uname);
-    }
-    double span = a->t1ms - a->t0ms;
-    int secs = span > 10000.0;
-    double xs = gma_nice_step(secs ? span / 1000.0 : span, 8) * (secs ? 1000.0 : 1.0);
-    double first = xs * floor(a->t0ms / xs);
-    if (first < a->t0ms)
-        first += xs;
-    for (int i = 0; i <= TICKS_MAX; i++) {
-        double ms = first + xs * i;
-        if (!(ms <= a->t1ms + 1e-9))
-            break;
-        double x = xpx(a, ms);
-        fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#888\"/>\n", x, H - MB, x,
-                H - MB + 5);
-        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%g</text>\n", x, H - MB + 17,
-                secs ? ms / 1000.0 : ms);
-    }
-    return secs;
-}
-
-static void write_svg(FILE *f, gma_replay *r, const gma_timeline *t, const axes *a)
-{
-    char b1[GMA_FMT_CAP], b2[GMA_FMT_CAP];
-    fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" id=\"tl\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
-               "font-family=\"sans-serif\" font-size=\"11\">\n", W, H, W, H);
-    fprintf(f, "<rect x=\"0\" y=\"0\" width=\"%.0f\" height=\"%.0f\" fill=\"white\"/>\n", W, H);
-    fputs("<text x=\"80\" y=\"18\" font-size=\"14\" font-weight=\"bold\">Live device memory (shaded: windows): ", f);
-    xml_text(f, r->path);
-    fputs("</text>\n", f);
-    char warnbuf[400];
-    if (gma_trace_warning(r, warnbuf, sizeof(warnbuf))) {
-        fputs("<text x=\"80\" y=\"34\" fill=\"#b00000\" font-weight=\"bold\">WARNING: ", f);
-        xml_text(f, warnbuf);
-        fputs("</text>\n", f);
-    }
-    /* windows, shaded */
-    for (size_t i = 0; i < r->windows.len; i++) {
-        const gma_window *w = &GMA_VEC_AT(&r->windows, gma_window, i);
-        if (r->opt.window >= 0 && w->id != (uint64_t)r->opt.window)
-            continue;
-        double x0 = xpx(a, (double)gma_rel(r, w->begin_ts) / 1e6);
-        double x1 = xpx(a, (double)gma_rel(r, w->closed ? w->end_ts : r->last_ts) / 1e6);
-        if (x0 < ML)
-            x0 = ML;
-        if (x1 > W - MR)
-            x1 = W - MR;
-        if (x1 > x0)
-            fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#eef4fa\"/>\n", x0, MT,
-                    x1 - x0, H - MT - MB);
-    }
-    int secs = svg_grid(f, a);
-    fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">time since trace start (%s)</text>\n",
-            (ML + W - MR) / 2, H - MB + 34, secs ? "s" : "ms");
-    fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"black\"/>\n", ML, H - MB, W - MR, H - MB);
-    fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"black\"/>\n", ML, MT, ML, H - MB);
-    /* step boundaries; labels where there is room for them */
-    double last_label = -1e9;
-    for (size_t i = 0; i < t->nsteps; i++) {
-        double ms = (double)gma_rel(r, t->steps_ts[i]) / 1e6;
-        if (ms < a->t0ms || ms > a->t1ms)
-            continue;
-        double x = xpx(a, ms);
-        fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#aaa\" stroke-dasharray=\"2,3\"/>\n",
-                x, MT, x, H - MB);
-        if (x - last_label >= 56 && x <= W - MR - 30) {
-            fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" fill=\"#666\" text-anchor=\"middle\">step %llu</text>\n", x, MT - 6,
-                    (unsigned long long)t->steps_no[i]);
-            last_label = x;
-        }
-    }
-    /* tags: a marker each (up to 500), a label where there is room */
-    size_t ntag = 0;
-    last_label = -1e9;
-    for (size_t i = 0; i < r->tags.len && ntag < 500; i++) {
-        const gma_tagrow *g = &GMA_VEC_AT(&r->tags, gma_tagrow, i);
-        double ms = (double)gma_rel(r, g->ts) / 1e6;
-        if (ms < a->t0ms || ms > a->t1ms || (i && GMA_VEC_AT(&r->tags, gma_tagrow, i - 1).ts == g->ts))
-            continue;
-        double x = xpx(a, ms);
-        fprintf(f, "<path d=\"M%.1f %.1f l-4 8 l8 0 z\" fill=\"#444\"/>\n", x, H - MB + 40);
-        ntag++;
-        if (x - last_label < 16)
-            continue;
-        last_label = x;
-        size_t len;
-        const char *nm = gma_str(r, g->name, &len);
-        gma_buf b = { 0 };
-        gma_buf_putn(&b, nm, len > 24 ? 24 : len);
-        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" fill=\"#444\" font-size=\"9\" transform=\"rotate(35 %.1f %.1f)\">", x,
-                H - MB + 58, x, H - MB + 58);
-        xml_text(f, gma_buf_str(&b));
-        fputs("</text>\n", f);
-        gma_buf_free(&b);
-    }
-    /* series */
-    for (int d = 0; d < TL_DEV; d++) {
-        if (t->drv_used[d]) {
-            fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-dasharray=\"6,3\" stroke-opacity=\"0.6\" points=\"", COLORS[d]);
-            /* a step line: the driver's value holds until the next sample */
-            int have = 0;
-            double prev_y = 0;
-            for (size_t i = 0; i < t->nb; i++) {
-                if (!t->drv[d][i].has)
-                    continue;
-                double x = xpx(a, bucket_ms(r, t, i)), y = ypx(a, (double)t->drv[d][i].max);
-                if (have)
-                    fprintf(f, " %.1f,%.1f %.1f,%.1f", x, prev_y, x, y);
-                else
-                    fprintf(f, "%.1f,%.1f", x, y);
-                prev_y = y;
-                have = 1;
-            }
-            fputs("\"/>\n", f);
-        }
-        if (!t->used[d])
-            continue;
-        fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" points=\"", COLORS[d]);
-        int have = 0;
-        uint64_t last = 0;
-        for (size_t i = 0; i < t->nb; i++) {
-            const tlb *b = &t->live[d][i];
-            double x0 = xpx(a, bucket_ms(r, t, i)), x1 = xpx(a, bucket_ms(r, t, i + 1));
-            if (!b->has) {
-                if (have)
-                    fprintf(f, " %.1f,%.1f", x1, ypx(a, (double)last));
-                continue;
-            }
-            /* the step line: up to the bucket's max, then on at its last value */
-            fprintf(f, "%s%.1f,%.1f %.1f,%.1f %.1f,%.1f %.1f,%.1f", have ? " " : "", x0, ypx(a, (double)(have ? last : b->max)), x0,
-                    ypx(a, (double)b->max), x1, ypx(a, (double)b->max), x1, ypx(a, (double)b->last));
-            last = b->last;
-            have = 1;
-        }
-        fputs("\"/>\n", f);
-    }
-    /* the peak of each device */
-    for (unsigned d = 0; d < TL_DEV; d++) {
-        const gma_dev *D = &r->dev[d];
-        if (!t->used[d] || !D->has_peak)
-            continue;
-        double ms = (double)gma_rel(r, D->peak_ts) / 1e6;
-        double x = xpx(a, ms), y = ypx(a, (double)D->peak);
-        fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\"/>\n", x, y,
-                COLORS[d]);
-        int right = x > W * 0.7;
-        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\" font-weight=\"bold\" fill=\"%s\">peak dev%u %s at %s ms (step %llu)</text>\n",
-                right ? x - 8 : x + 8, y - 6 < MT + 12 ? MT + 12 : y - 6, right ? "end" : "start", COLORS[d], d,
-                gma_fmt_bytes(b1, D->peak), gma_fmt_ms(b2, gma_rel(r, D->peak_ts)), (unsigned long long)D->peak_step);
-    }
-    /* legend */
-    double lx = W - MR - 230, ly = MT + 4;
-    for (int d = 0; d < TL_DEV; d++) {
-        if (!t->used[d] && !t->drv_used[d])
-            continue;
-        fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"2\"/>", lx, ly + 12,
-                lx + 18, ly + 12, COLORS[d]);
-        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\">dev%d live%s</text>\n", lx + 22, ly + 16, d,
-                t->drv_used[d] ? " (dashed: driver used)" : "");
-        ly += 14;
-    }
-    fputs("</svg>\n", f);
-}
-
-static void write_html(FILE *f, gma_replay *r, const gma_timeline *t, const axes *a)
-{
-    char b1[GMA_FMT_CAP], b2[GMA_FMT_CAP];
-    fputs("<!DOCTYPE html>\n<html xmlns=\"http://www.w3.org/1999/xhtml\" lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n<title>gmemprof timeline: ", f);
-    xml_text(f, r->path);
-    fputs("</title>\n<style>\nbody { font-family: sans-serif; margin: 16px; }\n"
-          "#tip { position: fixed; display: none; background: #ffffe0; border: 1px solid #999; padding: 4px 6px; "
-          "font-size: 12px; pointer-events: none; white-space: pre; }\n</style>\n</head>\n<body>\n<h2>Live device memory</h2>\n<p>",
-          f);
-    xml_text(f, r->path);
-    for (unsigned d = 0; d < GMA_MAX_DEVICES; d++) {
-        const gma_dev *D = &r->dev[d];
-        if (D->has_peak && gma_dev_selected(r, d))
-            fprintf(f, " | dev%u peak %s at %s ms (step %llu)", d, gma_fmt_bytes(b1, D->peak),
-                    gma_fmt_ms(b2, gma_rel(r, D->peak_ts)), (unsigned long long)D->peak_step);
-    }
-    fputs("</p>\n", f);
-    char warnbuf[400];
-    if (gma_trace_warning(r, warnbuf, sizeof(warnbuf))) {
-        fputs("<p style=\"color:#b00000;font-weight:bold\">WARNING: ", f);
-        xml_text(f, warnbuf);
-        fputs("</p>\n", f);
-    }
-    write_svg(f, r, t, a);
-    fputs("<div id=\"tip\"></div>\n<script>\n", f);
-    /* Data for the pointer: bucket start times and max live per device.
-     * The script avoids the characters that XML would need escaped. */
-    fprintf(f, "var D = { L: %.1f, R: %.1f, W: %.1f, t0: %.6f, t1: %.6f, n: %zu, s: [\n", ML, MR, W, a->t0ms, a->t1ms, t->nb);
-    int firstd = 1;
-    for (int d = 0; d < TL_DEV; d++) {
-        if (!t->used[d])
-            continue;
-        fprintf(f, "%s{ d: %d, v: [", firstd ? "" : ",\n", d);
-        uint64_t last = 0;
-        for (size_t i = 0; i < t->nb; i++) {
-            const tlb *b = &t->live[d][i];
-            fprintf(f, "%s%llu", i ? "," : "", (unsigned long long)(b->has ? b->max : last));
-            if (b->has)
-                last = b->last;
-        }
-        fputs("] }", f);
-        firstd = 0;
-    }
-    fputs("\n] };\n", f);
-    fputs("(function () {\n"
-          "  var svg = document.getElementById('tl');\n"
-          "  var tip = document.getElementById('tip');\n"
-          "  function fmt(b) {\n"
-          "    var u = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];\n"
-          "    var i = 0;\n"
-          "    while (b >= 1024) { if (i == 4) { break; } b = b / 1024; i = i + 1; }\n"
-          "    return (i ? b.toFixed(2) : b.toFixed(0)) + ' ' + u[i];\n"
-          "  }\n"
-          "  svg.addEventListener('mousemove', function (e) {\n"
-          "    var r = svg.getBoundingClientRect();\n"
-          "    var x = (e.clientX - r.left) * D.W / r.width;\n"
-          "    var f = (x - D.L) / (D.W - D.L - D.R);\n"
-          "    var i = Math.floor(f * D.n);\n"
-          "    if (0 > i || i >= D.n) { tip.style.display = 'none'; return; }\n"
-          "    var s = 't = ' + (D.t0 + f * (D.t1 - D.t0)).toFixed(3) + ' ms';\n"
-          "    for (var k = 0; k != D.s.length; k = k + 1) { s = s + '\\ndev' + D.s[k].d + ' live (max in bucket): ' + fmt(D.s[k].v[i]); }\n"
-          "    tip.textContent = s;\n"
-          "    tip.style.left = (e.clientX + 14) + 'px';\n"
-          "    tip.style.top = (e.clientY + 14) + 'px';\n"
-          "    tip.style.display = 'block';\n"
-          "  });\n"
-          "  svg.addEventListener('mouseleave', function () { tip.style.display = 'none'; });\n"
-          "})();\n</script>\n</body>\n</html>\n",
-          f);
-}
-
-int gma_timeline_write(gma_replay *r)
+void gma_timeline_alloc(gma_replay *r, const gma_entry *e, int pending, uint64_t key)
 {
     gma_timeline *t = r->timeline;
-    if (!t)
-        return 0;
-    axes a;
-    memset(&a, 0, sizeof(a));
-    uint64_t ymax = 1;
-    for (int d = 0; d < TL_DEV; d++)
-        for (size_t i = 0; i < t->nb; i++) {
-            if (t->live[d][i].has && t->live[d][i].max > ymax)
-                ymax = t->live[d][i].max;
-            if (t->drv[d][i].has && t->drv[d][i].max > ymax)
-                ymax = t->drv[d][i].max;
-        }
-    a.t0ms = t->started ? (double)gma_rel(r, t->t0) / 1e6 : 0.0;
-    a.t1ms = t->started ? bucket_ms(r, t, t->nb ? t->nb : 1) : 1.0;
-    if (a.t1ms <= a.t0ms)
-        a.t1ms = a.t0ms + 1.0;
-    axes_scale_y(&a, ymax);
-    FILE *f = fopen(t->path, "w");
-    if (!f)
-        return -1;
-    if (t->html) {
-        write_html(f, r, t, &a);
-    } else {
-        fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", f);
-        write_svg(f, r, t, &a);
-    }
-    int err = ferror(f) != 0;
-    err |= fclose(f) != 0;
-    return err ? -1 : 0;
+    if (e->device >= TL_DEV)
+        return;
+    gtb_band b;
+    memset(&b, 0, sizeof(b));
+    b.addr = e->addr;
+    b.bytes = e->bytes;
+    b.t0 = e->ts;
+    b.step = e->step;
+    b.kname = e->kname;
+    b.rname = e->rname;
+    b.stream = (uint32_t)e->stream;
+    b.device = e->device;
+    b.layer = 0; /* the allocations CUPTI saw; a second allocator level is another layer */
+    gtb_alloc(&t->bands, &b, (e->flags & GMA_E_BASELINE) != 0, pending, key);
+}
+
+void gma_timeline_freed(gma_replay *r, const gma_entry *e, uint64_t ts)
+{
+    gtb_release(&r->timeline->bands, e->device, e->addr, ts);
+}
+
+void gma_timeline_settle(gma_replay *r, uint64_t key, uint32_t kname)
+{
+    gtb_settle(&r->timeline->bands, key, kname);
 }
 
 void gma_timeline_free(gma_replay *r)
@@ -506,36 +194,324 @@ void gma_timeline_free(gma_replay *r)
     gma_timeline *t = r->timeline;
     if (!t)
         return;
+    gtb_free(&t->bands);
+    gma_map_free(&t->kcache);
+    gma_map_free(&t->rcache);
     free(t->path);
     free(t);
     r->timeline = NULL;
 }
 
-/* ---- several traces: a curve per rank ------------------------------------------ */
+/* ---- the model of one replay ------------------------------------------------ */
 
-#define TLM_SERIES 16  /* curves drawn; more are listed as left out */
+static const char *owner_kind(gma_by by)
+{
+    switch (by) {
+    case GMA_BY_RANGE: return "range";
+    case GMA_BY_STEP: return "step";
+    case GMA_BY_STREAM: return "stream";
+    default: return "kernel";
+    }
+}
 
-static const char *const MCOLORS[TLM_SERIES] = { "#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b",
-                                                 "#e377c2", "#17becf", "#393b79", "#ad494a", "#637939", "#7b4173",
-                                                 "#bcbd22", "#843c39", "#3182bd", "#636363" };
+/* A kernel (is_range 0) or range name as the report shows it, once per id. */
+static uint32_t name_str(gtm_doc *d, gma_replay *r, gma_map *cache, uint32_t id, int is_range)
+{
+    uint32_t v;
+    if (gma_map_get(cache, id, &v))
+        return v;
+    size_t len = 0;
+    const char *raw = is_range || id == GMA_NAME_UNATTR || id == GMA_NAME_BASELINE ? NULL : gma_str(r, id, &len);
+    gma_buf b = { 0 };
+    if (is_range)
+        gma_range_display(r, id, r->opt.full_names, &b);
+    else if (len && !r->opt.full_names && !memchr(raw, 0, len))
+        gma_buf_putn(&b, raw, len); /* whole: shown by its label (gtm_labels) */
+    else
+        gma_kernel_display(r, id, r->opt.full_names, &b);
+    v = gtm_str(d, gma_buf_str(&b));
+    gma_buf_free(&b);
+    if (len && !is_range && !r->opt.full_names) {
+        uint32_t *k = gma_vec_push(&d->kernels);
+        if (!k)
+            d->err = 1;
+        else
+            *k = v;
+    }
+    if (gma_map_put(cache, id, v) != 0)
+        d->err = 1;
+    return v;
+}
 
-typedef struct tlseries {
-    int64_t rank;
-    unsigned dev;
-    uint64_t t0, width;  /* absolute trace-clock ns of bucket 0, ns per bucket */
-    size_t nb;
-    tlb b[TL_B];
-    int has_peak;
-    uint64_t peak, peak_ts;
-} tlseries;
+static void lane_names(gtm_doc *d, gma_replay *r, gtm_lane *l)
+{
+    gma_timeline *t = r->timeline;
+    char buf[64];
+    for (size_t i = 0; i < l->n; i++) {
+        const gtb_band *b = &l->b[i];
+        l->kn[i] = name_str(d, r, &t->kcache, b->kname, 0);
+        l->rn[i] = name_str(d, r, &t->rcache, b->rname, 1);
+        switch (r->opt.by) {
+        case GMA_BY_RANGE: l->own[i] = l->rn[i]; break;
+        case GMA_BY_STEP:
+            snprintf(buf, sizeof(buf), "step %llu", (unsigned long long)b->step);
+            l->own[i] = gtm_str(d, buf);
+            break;
+        case GMA_BY_STREAM:
+            snprintf(buf, sizeof(buf), "stream %u", b->stream);
+            l->own[i] = gtm_str(d, buf);
+            break;
+        default: l->own[i] = l->kn[i]; break;
+        }
+    }
+}
+
+static int push_i64(gma_vec *v, int64_t x)
+{
+    int64_t *p = gma_vec_push(v);
+    if (!p)
+        return -1;
+    *p = x;
+    return 0;
+}
+
+static int push_mark(gma_vec *v, int64_t t, int64_t t_end, uint64_t no, uint32_t name)
+{
+    gtm_mark *m = gma_vec_push(v);
+    if (!m)
+        return -1;
+    *m = (gtm_mark){ t, t_end, no, name };
+    return 0;
+}
+
+/* Steps, windows, tags and the driver's samples of device dev. */
+static int lane_marks(gtm_doc *d, gma_replay *r, gtm_lane *l, unsigned dev)
+{
+    const gma_timeline *t = r->timeline;
+    int err = 0;
+    for (size_t i = 0; i < t->nsteps; i++)
+        err |= push_mark(&l->steps, gma_rel(r, t->steps_ts[i]), 0, t->steps_no[i], 0);
+    for (size_t i = 0; i < r->windows.len; i++) {
+        const gma_window *w = &GMA_VEC_AT(&r->windows, gma_window, i);
+        if (w->implicit || (r->opt.window >= 0 && w->id != (uint64_t)r->opt.window))
+            continue;
+        err |= push_mark(&l->windows, gma_rel(r, w->begin_ts), gma_rel(r, w->closed ? w->end_ts : r->last_ts), w->id, 0);
+    }
+    for (size_t i = 0; i < r->tags.len; i++) {
+        const gma_tagrow *g = &GMA_VEC_AT(&r->tags, gma_tagrow, i);
+        size_t len;
+        const char *nm = gma_str(r, g->name, &len);
+        char buf[80];
+        snprintf(buf, sizeof(buf), "%.*s", (int)(len > 60 ? 60 : len), nm);
+        err |= push_mark(&l->tags, gma_rel(r, g->ts), 0, g->step, gtm_str(d, buf));
+    }
+    if (dev < TL_DEV && t->drv_used[dev]) {
+        for (size_t i = 0; i < t->nb; i++) {
+            if (!t->drv[dev][i].has)
+                continue;
+            uint64_t *v = gma_vec_push(&l->drv_v);
+            if (!v || push_i64(&l->drv_t, gma_rel(r, t->t0 + (uint64_t)i * t->width)) != 0)
+                return -1;
+            *v = t->drv[dev][i].max;
+        }
+    }
+    return err ? -1 : 0;
+}
+
+static int dur_cmp(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The steady steps of the windows within [lo, hi]: from the first to the
+ * last step in a window whose length is at most 3 times the median (setup,
+ * evaluation and teardown steps are longer). 0 when fewer than 3 steps. */
+static int typical_steps(const gma_replay *r, int64_t lo, int64_t hi, int64_t *a, int64_t *b)
+{
+    size_t n = 0;
+    uint64_t *dur = malloc((r->steps.len ? r->steps.len : 1) * sizeof(*dur));
+    if (!dur)
+        return 0;
+    for (size_t i = 0; i < r->steps.len; i++) {
+        const gma_steprow *s = &GMA_VEC_AT(&r->steps, gma_steprow, i);
+        if (s->has_start && s->in_window && s->end_ts > s->start_ts && gma_rel(r, s->start_ts) >= lo &&
+            gma_rel(r, s->end_ts) <= hi)
+            dur[n++] = s->end_ts - s->start_ts;
+    }
+    int have = 0;
+    if (n >= 3) {
+        qsort(dur, n, sizeof(*dur), dur_cmp);
+        uint64_t lim = dur[n / 2] * 3;
+        for (size_t i = 0; i < r->steps.len; i++) {
+            const gma_steprow *s = &GMA_VEC_AT(&r->steps, gma_steprow, i);
+            if (!s->has_start || !s->in_window || s->end_ts <= s->start_ts || s->end_ts - s->start_ts > lim ||
+                gma_rel(r, s->start_ts) < lo || gma_rel(r, s->end_ts) > hi)
+                continue;
+            if (!have || gma_rel(r, s->start_ts) < *a)
+                *a = gma_rel(r, s->start_ts);
+            if (!have || gma_rel(r, s->end_ts) > *b)
+                *b = gma_rel(r, s->end_ts);
+            have = 1;
+        }
+    }
+    free(dur);
+    return have;
+}
+
+/* The opening view: the windows (the peak's alone when there are more than
+ * 3), narrowed to their steady steps; else every band; the peak always in it. */
+static void lane_view(gtm_lane *l, const gma_replay *r)
+{
+    int have = 0;
+    int64_t a = 0, b = 0;
+    for (size_t i = 0; i < l->windows.len; i++) {
+        const gtm_mark *w = &GMA_VEC_AT(&l->windows, gtm_mark, i);
+        if (l->windows.len > 3 && l->has_peak && (l->peak_t < w->t || l->peak_t > w->t_end))
+            continue;
+        if (!have || w->t < a)
+            a = w->t;
+        if (!have || w->t_end > b)
+            b = w->t_end;
+        have = 1;
+    }
+    int64_t sa = 0, sb = 0;
+    if (typical_steps(r, have ? a : INT64_MIN, have ? b : INT64_MAX, &sa, &sb) && sb > sa) {
+        a = sa;
+        b = sb;
+        have = 1;
+    }
+    l->t_min = l->n ? (int64_t)l->b[0].t0 : 0;
+    l->t_max = gma_rel(r, r->last_ts);
+    if (l->t_max < l->t_min)
+        l->t_max = l->t_min;
+    if (!have || b <= a) {
+        a = l->t_min;
+        b = l->t_max;
+    }
+    if (l->has_peak && l->peak_t < a)
+        a = l->peak_t;
+    if (l->has_peak && l->peak_t > b)
+        b = l->peak_t;
+    if (b <= a)
+        b = a + 1000;
+    int64_t pad = (b - a) / 40;
+    l->view0 = a - pad;
+    l->view1 = b + pad;
+}
+
+/* One lane per device with allocations; title_prefix "" for one trace. */
+int gma_timeline_model_add(struct gtm_doc *d, gma_replay *r, const char *title_prefix)
+{
+    gma_timeline *t = r->timeline;
+    char title[200], warn[400];
+    gma_mode mode = gma_allocator_mode(r);
+    int seg = strcmp(mode.mode, "caching-allocator segments") == 0;
+    uint32_t wstr = gma_trace_warning(r, warn, sizeof(warn)) ? gtm_str(d, warn) : 0;
+    for (unsigned dev = 0; dev < TL_DEV; dev++) {
+        int any = 0;
+        for (size_t i = 0; i < t->bands.n && !any; i++)
+            any = t->bands.b[i].device == dev;
+        if (!any && !t->used[dev])
+            continue;
+        gtm_lane *l = gtm_lane_new(d);
+        if (!l || gtm_lane_bands(l, &t->bands, dev, r->origin) != 0)
+            return -1;
+        snprintf(title, sizeof(title), "%s%sdev%u", title_prefix, *title_prefix ? " " : "", dev);
+        l->title = gtm_str(d, title);
+        l->warning = wstr;
+        l->layer_name[0] = gtm_str(d, seg ? "reserved segments (what CUPTI saw of the caching allocator)" : "CUPTI allocations");
+        l->nlayers = 1;
+        const gma_dev *D = &r->dev[dev];
+        l->has_peak = D->has_peak;
+        l->peak = D->peak;
+        l->peak_t = gma_rel(r, D->peak_ts);
+        l->peak_step = D->peak_step;
+        lane_names(d, r, l);
+        if (lane_marks(d, r, l, dev) != 0 || gtm_lane_at_peak(d, l) != 0)
+            return -1;
+        lane_view(l, r);
+    }
+    return d->err ? -1 : 0;
+}
+
+/* ---- writing ------------------------------------------------------------------ */
+
+static void short_name(const char *raw, size_t len, size_t max_len, gma_buf *out) { gma_name_short(raw, len, max_len, out); }
+
+static int write_doc(const char *path, int html, gtm_doc *d, size_t top)
+{
+    if (gtm_labels(d, short_name, 0) != 0 || gtm_finish(d, top) != 0) {
+        errno = ENOMEM;
+        return -1;
+    }
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return -1;
+    int err = html ? gtw_html(f, d) : (fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", f), gtw_svg(f, d));
+    err |= ferror(f) != 0;
+    err |= fclose(f) != 0;
+    return err ? -1 : 0;
+}
+
+/* Colours: --top N (default 10), at most GTM_TOP_MAX. */
+static size_t colours(const gma_opts *o) { return o->top && o->top < GTM_TOP_MAX ? (size_t)o->top : GTM_TOP_MAX; }
+
+static void summary(char *out, size_t cap, const char *path, const gtm_doc *d)
+{
+    size_t bands = 0, merged = 0;
+    for (size_t k = 0; k < d->lanes.len; k++) {
+        const gtm_lane *l = &GMA_VEC_AT(&d->lanes, gtm_lane, k);
+        bands += l->nkeep;
+        merged += l->nmerged;
+    }
+    snprintf(out, cap, "wrote %s (memory timeline: %zu lane%s, %zu bands drawn, %zu small allocations merged, colours by %s)",
+             path, d->lanes.len, d->lanes.len == 1 ? "" : "s", bands, merged, d->by);
+}
+
+/* One trace (b NULL: lanes titled by device), or --diff's two (lanes "A
+ * devN" and "B devN" on one axis of steps), into a's file. */
+static int write_replays(gma_replay *a, gma_replay *b)
+{
+    gma_timeline *t = a->timeline;
+    if (!t || !t->path || (b && !b->timeline))
+        return 0;
+    if (t->bands.err || (b && b->timeline->bands.err)) {
+        errno = ENOMEM;
+        return -1;
+    }
+    gtm_doc d;
+    gtm_init(&d, owner_kind(a->opt.by));
+    d.title = gtm_str(&d, a->path);
+    d.step_axis = b != NULL;
+    int rc = gma_timeline_model_add(&d, a, b ? "A" : "");
+    if (!rc && b)
+        rc = gma_timeline_model_add(&d, b, "B");
+    if (!rc)
+        rc = write_doc(t->path, t->html, &d, colours(&a->opt));
+    if (!rc)
+        summary(t->summary, sizeof(t->summary), t->path, &d);
+    gtm_free(&d);
+    return rc;
+}
+
+int gma_timeline_write(gma_replay *r) { return write_replays(r, NULL); }
+
+const char *gma_timeline_summary(const gma_replay *r)
+{
+    const gma_timeline *t = r->timeline;
+    return t && t->summary[0] ? t->summary : NULL;
+}
+
+/* ---- several traces: a lane per rank (and device) ------------------------------- */
 
 struct gma_tlmulti {
     char *path;
     int html;
-    tlseries *s;
-    size_t n, left_out;
-    uint64_t origin;     /* the earliest trace start: time 0 of the axis */
-    int has_origin;
+    gtm_doc doc;
+    gma_vec origins;     /* uint64_t: each lane's trace origin */
+    size_t top;
+    char summary[300];
 };
 
 struct gma_tlmulti *gma_timeline_multi_new(const char *path)
@@ -543,183 +519,70 @@ struct gma_tlmulti *gma_timeline_multi_new(const char *path)
     struct gma_tlmulti *m = calloc(1, sizeof(*m));
     if (!m)
         return NULL;
-    m->s = calloc(TLM_SERIES, sizeof(*m->s));
     m->path = strdup(path);
-    if (!m->s || !m->path) {
-        gma_timeline_multi_free(m);
-        errno = ENOMEM;
-        return NULL;
-    }
-    size_t n = strlen(path);
-    m->html = n >= 5 && strcasecmp(path + n - 5, ".html") == 0;
-    FILE *f = fopen(path, "w"); /* fail now rather than after every trace */
-    if (!f) {
-        int e = errno;
-        gma_timeline_multi_free(m);
+    if (!m->path || check_writable(path) != 0) {
+        int e = m->path ? errno : ENOMEM;
+        free(m->path);
+        free(m);
         errno = e;
         return NULL;
     }
-    fclose(f);
+    m->html = is_html(path);
+    gtm_init(&m->doc, "kernel");
+    m->doc.title = gtm_str(&m->doc, "several ranks");
+    gma_vec_init(&m->origins, sizeof(uint64_t));
     return m;
-}
-
-int gma_timeline_collect(gma_replay *r)
-{
-    gma_timeline *t = calloc(1, sizeof(*t));
-    if (!t)
-        return -1;
-    t->width = 1000;
-    r->timeline = t;
-    return 0;
 }
 
 int gma_timeline_multi_take(struct gma_tlmulti *m, gma_replay *r, int64_t rank)
 {
-    const gma_timeline *t = r->timeline;
-    if (!t)
+    if (!r->timeline)
         return 0;
-    if (r->has_origin && (!m->has_origin || r->origin < m->origin)) {
-        m->origin = r->origin;
-        m->has_origin = 1;
-    }
-    for (unsigned d = 0; d < TL_DEV; d++) {
-        if (!t->used[d])
-            continue;
-        if (m->n >= TLM_SERIES) {
-            m->left_out++;
-            continue;
-        }
-        tlseries *x = &m->s[m->n++];
-        x->rank = rank;
-        x->dev = d;
-        x->t0 = t->t0;
-        x->width = t->width;
-        x->nb = t->nb;
-        memcpy(x->b, t->live[d], sizeof(x->b));
-        x->has_peak = r->dev[d].has_peak;
-        x->peak = r->dev[d].peak;
-        x->peak_ts = r->dev[d].peak_ts;
+    char prefix[48];
+    snprintf(prefix, sizeof(prefix), "rank %lld", (long long)rank);
+    m->doc.by = owner_kind(r->opt.by);
+    m->top = colours(&r->opt);
+    size_t before = m->doc.lanes.len;
+    if (gma_timeline_model_add(&m->doc, r, prefix) != 0)
+        return -1;
+    for (size_t k = before; k < m->doc.lanes.len; k++) {
+        uint64_t *o = gma_vec_push(&m->origins);
+        if (!o)
+            return -1;
+        *o = r->origin;
     }
     return 0;
 }
 
-static double mms(const struct gma_tlmulti *m, uint64_t ts) { return (double)(int64_t)(ts - m->origin) / 1e6; }
-
-static void write_multi_svg(FILE *f, const struct gma_tlmulti *m, const axes *a)
-{
-    char b1[GMA_FMT_CAP], b2[GMA_FMT_CAP];
-    fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" id=\"tl\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
-               "font-family=\"sans-serif\" font-size=\"11\">\n", W, H, W, H);
-    fprintf(f, "<rect x=\"0\" y=\"0\" width=\"%.0f\" height=\"%.0f\" fill=\"white\"/>\n", W, H);
-    fprintf(f, "<text x=\"80\" y=\"18\" font-size=\"14\" font-weight=\"bold\">Live device memory per rank (%zu curve%s)</text>\n",
-            m->n, m->n == 1 ? "" : "s");
-    if (m->left_out)
-        fprintf(f, "<text x=\"80\" y=\"34\" fill=\"#b00000\">%zu more curves not drawn (at most %d)</text>\n", m->left_out,
-                TLM_SERIES);
-    int secs = svg_grid(f, a);
-    fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">time since the earliest trace start (%s)</text>\n",
-            (ML + W - MR) / 2, H - MB + 34, secs ? "s" : "ms");
-    fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"black\"/>\n", ML, H - MB, W - MR, H - MB);
-    fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"black\"/>\n", ML, MT, ML, H - MB);
-    for (size_t k = 0; k < m->n; k++) {
-        const tlseries *x = &m->s[k];
-        fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" points=\"", MCOLORS[k]);
-        int have = 0;
-        uint64_t last = 0;
-        for (size_t i = 0; i < x->nb; i++) {
-            const tlb *b = &x->b[i];
-            double x0 = xpx(a, mms(m, x->t0 + (uint64_t)i * x->width)), x1 = xpx(a, mms(m, x->t0 + (uint64_t)(i + 1) * x->width));
-            if (!b->has) {
-                if (have)
-                    fprintf(f, " %.1f,%.1f", x1, ypx(a, (double)last));
-                continue;
-            }
-            fprintf(f, "%s%.1f,%.1f %.1f,%.1f %.1f,%.1f %.1f,%.1f", have ? " " : "", x0,
-                    ypx(a, (double)(have ? last : b->max)), x0, ypx(a, (double)b->max), x1, ypx(a, (double)b->max), x1,
-                    ypx(a, (double)b->last));
-            last = b->last;
-            have = 1;
-        }
-        fputs("\"/>\n", f);
-    }
-    /* each rank's peak, circled; labels only for the highest, to stay readable */
-    size_t hi = 0;
-    for (size_t k = 0; k < m->n; k++)
-        if (m->s[k].has_peak && (!m->s[hi].has_peak || m->s[k].peak > m->s[hi].peak))
-            hi = k;
-    for (size_t k = 0; k < m->n; k++) {
-        const tlseries *x = &m->s[k];
-        if (!x->has_peak)
-            continue;
-        double px = xpx(a, mms(m, x->peak_ts)), py = ypx(a, (double)x->peak);
-        fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\"/>\n", px, py,
-                MCOLORS[k]);
-        if (k != hi)
-            continue;
-        int right = px > W * 0.7;
-        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\" font-weight=\"bold\" fill=\"%s\">highest: rank %lld dev%u %s at %s ms</text>\n",
-                right ? px - 8 : px + 8, py - 6 < MT + 12 ? MT + 12 : py - 6, right ? "end" : "start", MCOLORS[k],
-                (long long)x->rank, x->dev, gma_fmt_bytes(b1, x->peak), gma_fmt_ms(b2, (int64_t)(x->peak_ts - m->origin)));
-    }
-    double lx = W - MR - 230, ly = MT + 4;
-    for (size_t k = 0; k < m->n; k++) {
-        const tlseries *x = &m->s[k];
-        fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"2\"/>", lx, ly + 12,
-                lx + 18, ly + 12, MCOLORS[k]);
-        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\">rank %lld dev%u live, peak %s</text>\n", lx + 22, ly + 16,
-                (long long)x->rank, x->dev, x->has_peak ? gma_fmt_bytes(b1, x->peak) : "-");
-        ly += 14;
-    }
-    fputs("</svg>\n", f);
-}
+int gma_timeline_diff_write(gma_replay *a, gma_replay *b) { return write_replays(a, b); }
 
 int gma_timeline_multi_write(struct gma_tlmulti *m)
 {
     if (!m)
         return 0;
-    axes a;
-    memset(&a, 0, sizeof(a));
-    uint64_t ymax = 1;
-    int have = 0;
-    for (size_t k = 0; k < m->n; k++) {
-        const tlseries *x = &m->s[k];
-        for (size_t i = 0; i < x->nb; i++)
-            if (x->b[i].has && x->b[i].max > ymax)
-                ymax = x->b[i].max;
-        double t0 = mms(m, x->t0), t1 = mms(m, x->t0 + (uint64_t)(x->nb ? x->nb : 1) * x->width);
-        if (!have || t0 < a.t0ms)
-            a.t0ms = t0;
-        if (!have || t1 > a.t1ms)
-            a.t1ms = t1;
-        have = 1;
+    uint64_t origin = 0;
+    for (size_t k = 0; k < m->origins.len; k++) {
+        uint64_t o = GMA_VEC_AT(&m->origins, uint64_t, k);
+        if (!k || o < origin)
+            origin = o;
     }
-    if (a.t1ms <= a.t0ms)
-        a.t1ms = a.t0ms + 1.0;
-    axes_scale_y(&a, ymax);
-    FILE *f = fopen(m->path, "w");
-    if (!f)
-        return -1;
-    if (m->html) {
-        fputs("<!DOCTYPE html>\n<html xmlns=\"http://www.w3.org/1999/xhtml\" lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n"
-              "<title>gmemprof timeline: several ranks</title>\n<style>\nbody { font-family: sans-serif; margin: 16px; }\n"
-              "</style>\n</head>\n<body>\n<h2>Live device memory per rank</h2>\n",
-              f);
-        write_multi_svg(f, m, &a);
-        fputs("</body>\n</html>\n", f);
-    } else {
-        fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", f);
-        write_multi_svg(f, m, &a);
-    }
-    int err = ferror(f) != 0;
-    err |= fclose(f) != 0;
-    return err ? -1 : 0;
+    /* one time axis: every lane from the earliest trace start */
+    for (size_t k = 0; k < m->doc.lanes.len; k++)
+        GMA_VEC_AT(&m->doc.lanes, gtm_lane, k).shift = (int64_t)(GMA_VEC_AT(&m->origins, uint64_t, k) - origin);
+    int rc = write_doc(m->path, m->html, &m->doc, m->top ? m->top : 10);
+    if (!rc)
+        summary(m->summary, sizeof(m->summary), m->path, &m->doc);
+    return rc;
 }
+
+const char *gma_timeline_multi_summary(const struct gma_tlmulti *m) { return m && m->summary[0] ? m->summary : NULL; }
 
 void gma_timeline_multi_free(struct gma_tlmulti *m)
 {
     if (!m)
         return;
-    free(m->s);
+    gtm_free(&m->doc);
+    gma_vec_free(&m->origins);
     free(m->path);
     free(m);
 }

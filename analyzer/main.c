@@ -33,7 +33,10 @@ static const char USAGE[] =
     "  -D, --diff OTHER     compare TRACE (A) with OTHER (B): summaries and rows matched by name,\n"
     "                       ranked by |B - A| (default metric: bytes allocated)\n"
     "      --chrome OUT     write a Chrome/Perfetto trace-event JSON (chrome://tracing, ui.perfetto.dev)\n"
-    "      --timeline OUT   write the live-memory timeline: OUT.svg, or OUT.html (self-contained, hover values)\n"
+    "      --timeline OUT   write the memory timeline, a band per allocation coloured by --by (kernel,\n"
+    "                       range, step or stream): OUT.html (interactive, self-contained) or OUT.svg;\n"
+    "                       with --diff, both runs on one axis of steps\n"
+    "                       (exports without --format: one line per file written, no report)\n"
     "      --full-names     demangled names in full (default: shortened)\n"
     "      --per-rank       several traces: the rows of every rank with a rank column\n"
     "                       (default: rows merged across ranks, with a 'ranks' column)\n"
@@ -42,7 +45,7 @@ static const char USAGE[] =
     "  -V, --version        version\n"
     "\n"
     "Several traces are identified by the rank in their header (by position when ranks are missing or\n"
-    "repeated); --chrome then holds one process per rank, --timeline one curve per rank.\n"
+    "repeated); --chrome then holds one process per rank, --timeline one lane per rank.\n"
     "TRACE may be '-' for standard input. Exit status: 0 ok, 1 unreadable or invalid trace, 2 bad usage.\n"
     "Attribution rules: docs/attribution.md. Reading the tables: docs/analyzer.md.\n";
 
@@ -83,7 +86,8 @@ enum { OPT_CHROME = 256, OPT_TIMELINE, OPT_FULL, OPT_PER_RANK, OPT_RANK };
 
 /* Several traces (or --by rank / --per-rank): each replayed on its own, one
  * after the other, keeping only its summary and table (ranks.c). */
-static int run_ranks(const gma_opts *opt, int by_rank, int per_rank, char *const *paths, size_t n, gma_ranks *set)
+static int run_ranks(const gma_opts *opt, int by_rank, int per_rank, int exports_only, char *const *paths, size_t n,
+                     gma_ranks *set)
 {
     static gma_replay r; /* large: kept off the stack */
     char msg[600];
@@ -136,7 +140,7 @@ static int run_ranks(const gma_opts *opt, int by_rank, int per_rank, char *const
             r.chrome = NULL; /* the shared file outlives this replay */
         gma_replay_free(&r);
     }
-    if (!rc && (gma_ranks_print(stdout, set) != 0 || fflush(stdout) != 0)) {
+    if (!rc && !exports_only && (gma_ranks_print(stdout, set) != 0 || fflush(stdout) != 0)) {
         fprintf(stderr, "gmem-analyze: writing the report failed: %s\n", errno ? strerror(errno) : "out of memory");
         rc = EXIT_BAD_INPUT;
     }
@@ -153,8 +157,12 @@ static int run_ranks(const gma_opts *opt, int by_rank, int per_rank, char *const
             fprintf(stderr, "gmem-analyze: writing %s failed: %s\n", opt->timeline_path, strerror(errno));
             rc = EXIT_BAD_INPUT;
         }
+        if (!rc && exports_only && gma_timeline_multi_summary(tl))
+            printf("gmem-analyze: %s\n", gma_timeline_multi_summary(tl));
         gma_timeline_multi_free(tl);
     }
+    if (!rc && exports_only && ch)
+        printf("gmem-analyze: wrote %s (Chrome/Perfetto trace events)\n", opt->chrome_path);
     return rc;
 }
 
@@ -179,7 +187,7 @@ int main(int argc, char **argv)
     opt.format = GMA_FMT_TABLE;
     opt.window = opt.step = opt.device = -1;
     uint64_t v;
-    int c, by_rank = 0, per_rank = 0;
+    int c, by_rank = 0, per_rank = 0, format_given = 0;
     int64_t want_rank = -1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":b:s:n:f:w:S:d:D:hV", longopts, NULL)) != -1) {
@@ -209,6 +217,7 @@ int main(int argc, char **argv)
             if ((i = pick(optarg, formats, 3)) < 0)
                 return usage_error("--format: '%s' is not one of table, csv, json", optarg);
             opt.format = (gma_format)i;
+            format_given = 1;
             break;
         case 'w':
             if (parse_u64(optarg, &v) != 0 || v > INT64_MAX)
@@ -305,11 +314,11 @@ int main(int argc, char **argv)
                 }
                 (void)gma_ranks_peek(&sub, 0, pmsg, sizeof(pmsg));
                 sub.runs[0].id = id;
-                int rc = run_ranks(&opt, by_rank, per_rank, one, 1, &sub);
+                int rc = run_ranks(&opt, by_rank, per_rank, (opt.chrome_path || opt.timeline_path) && !format_given, one, 1, &sub);
                 gma_ranks_free(&sub);
                 return rc;
             }
-            int rc = run_ranks(&opt, by_rank, per_rank, paths, ntraces, &set);
+            int rc = run_ranks(&opt, by_rank, per_rank, (opt.chrome_path || opt.timeline_path) && !format_given, paths, ntraces, &set);
             gma_ranks_free(&set);
             return rc;
         }
@@ -323,6 +332,8 @@ int main(int argc, char **argv)
     if (opt.diff_path && strcmp(opt.diff_path, "-") == 0 && strcmp(path, "-") == 0)
         return usage_error("%s", "standard input can be read once: give a file for TRACE or OTHER");
 
+    /* exports without --format: a line per file written, no report */
+    int exports_only = (opt.chrome_path || opt.timeline_path) && !format_given;
     static gma_replay ra, rb; /* large: kept off the stack */
     char msg[600];
     if (gma_replay_init(&ra, &opt, path) != 0) {
@@ -345,7 +356,10 @@ int main(int argc, char **argv)
     int have_b = 0;
     if (!rc && opt.diff_path) {
         have_b = 1;
-        if (gma_replay_file(&rb, &opt, opt.diff_path, msg, sizeof(msg)) != 0) {
+        if (gma_replay_init(&rb, &opt, opt.diff_path) != 0 || (opt.timeline_path && gma_timeline_collect(&rb) != 0)) {
+            fprintf(stderr, "gmem-analyze: out of memory\n");
+            rc = EXIT_BAD_INPUT;
+        } else if (gma_replay_read(&rb, msg, sizeof(msg)) != 0) {
             fprintf(stderr, "gmem-analyze: %s\n", msg);
             rc = EXIT_BAD_INPUT;
         }
@@ -356,8 +370,10 @@ int main(int argc, char **argv)
             fprintf(stderr, "gmem-analyze: warning: %s: %s\n", path, w);
         if (have_b && gma_trace_warning(&rb, w, sizeof(w)))
             fprintf(stderr, "gmem-analyze: warning: %s: %s\n", opt.diff_path, w);
-        int perr;
-        if (have_b) {
+        int perr = 0;
+        if (exports_only) {
+            /* the report is printed after the exports' lines, which follow */
+        } else if (have_b) {
             perr = gma_diff_print(stdout, &ra, &rb);
         } else {
             gma_report rep;
@@ -380,9 +396,15 @@ int main(int argc, char **argv)
             fprintf(stderr, "gmem-analyze: writing %s failed: %s\n", opt.chrome_path, strerror(errno));
             rc = EXIT_BAD_INPUT;
         }
-        if (opt.timeline_path && gma_timeline_write(&ra) != 0) {
+        if (opt.timeline_path && (have_b ? gma_timeline_diff_write(&ra, &rb) : gma_timeline_write(&ra)) != 0) {
             fprintf(stderr, "gmem-analyze: writing %s failed: %s\n", opt.timeline_path, strerror(errno));
             rc = EXIT_BAD_INPUT;
+        }
+        if (!rc && exports_only) {
+            if (opt.chrome_path)
+                printf("gmem-analyze: wrote %s (Chrome/Perfetto trace events)\n", opt.chrome_path);
+            if (opt.timeline_path && gma_timeline_summary(&ra))
+                printf("gmem-analyze: %s\n", gma_timeline_summary(&ra));
         }
     }
     gma_replay_free(&ra);

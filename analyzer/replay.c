@@ -460,6 +460,8 @@ static inline __attribute__((always_inline)) void slot_settle(gma_replay *r, uin
         e = nx;
     }
     peaks_settle(r, s->key, name);
+    if (r->timeline)
+        gma_timeline_settle(r, s->key, name);
     gma_thread *th = THR(r, (uint32_t)(s->key >> 40));
     if (th->cslot == si + 1)
         th->cslot = 0;
@@ -1300,6 +1302,8 @@ static inline __attribute__((always_inline)) void alloc_record(gma_replay *r, co
             ENT(r, s->head - 1)->prev = ei + 1;
         s->head = ei + 1;
     }
+    if (p_timeline(r, plain) && !host && dsel)
+        gma_timeline_alloc(r, e, a.slot != 0, a.slot ? SLOT(r, a.slot - 1)->key : 0);
 
     gma_srcstat *ss = m->source < GMT_SRC_COUNT_ ? &r->src[m->source] : &r->src_other;
     /* allocations seen: the accounted ones and the first selected window's
@@ -1408,6 +1412,8 @@ static inline __attribute__((always_inline)) void free_record(gma_replay *r, con
     int host = (e->flags & GMA_E_HOST) != 0;
     D = &r->dev[e->device];
     uint64_t live_before = host ? D->live_host : D->live;
+    if (p_timeline(r, plain) && !host)
+        gma_timeline_freed(r, e, m->ts);
     if (host) {
         D->live_host -= bytes;
     } else {

@@ -14,6 +14,9 @@ have_cmd python3 || need+=(python3)
 have_cmd make || need+=(make)
 have_cmd clang || need+=(clang)
 pkg-config --exists libzstd 2>/dev/null || need+=(libzstd-dev)
+# headless Chromium opens the --timeline page in its browser test and
+# renders the screenshots (scripts/timeline-screenshots.sh)
+have_cmd chromium || have_cmd chromium-browser || need+=(chromium)
 # libFuzzer's runtime ships with clang on Debian; LeakSanitizer/ASan with gcc.
 if ((${#need[@]})); then
     SUDO=""

@@ -1,0 +1,478 @@
+/* gmemprof memory timeline page: decodes the JSON model (tl_html.c) and
+ * draws each lane on a canvas. Bands are stacked in allocation order: at
+ * any moment the live bands sit on one another, the oldest at the bottom,
+ * so the top of the stack is the live level and a free lets the younger
+ * bands above it drop. Each pixel column shows one moment: the allocation
+ * in it that left the most memory live (or its middle when none), and the
+ * peak's own moment in the peak's column, so that peaks are not skipped. */
+(function () {
+  'use strict';
+  var errors = [];
+  window.addEventListener('error', function (e) { errors.push(String(e.message)); });
+  var D = JSON.parse(document.getElementById('gmem-data').textContent);
+  var S = D.names;
+  var ML = 74, MR = 12, MT = 22, MB = 44, LANE_H = 300;
+
+  function fmtB(b) {
+    var u = ['B', 'KiB', 'MiB', 'GiB', 'TiB'], i = 0;
+    while (b >= 1024 && i < 4) { b /= 1024; i++; }
+    return (i ? b.toFixed(2) : b.toFixed(0)) + ' ' + u[i];
+  }
+  function fmtT(ns) { return (ns / 1e6).toFixed(3) + ' ms'; }
+  function fmtD(ns) {
+    if (ns < 1e3) return ns.toFixed(0) + ' ns';
+    if (ns < 1e6) return (ns / 1e3).toFixed(1) + ' us';
+    if (ns < 1e9) return (ns / 1e6).toFixed(2) + ' ms';
+    return (ns / 1e9).toFixed(3) + ' s';
+  }
+  function hex(a) { return '0x' + a.toString(16); }
+  function rgba(c, alpha) {
+    var r = parseInt(c.substr(1, 2), 16), g = parseInt(c.substr(3, 2), 16), b = parseInt(c.substr(5, 2), 16);
+    /* little-endian ImageData words: A B G R */
+    return ((alpha << 24) | (b << 16) | (g << 8) | r) >>> 0;
+  }
+  function upper(arr, n, v) { /* first index with arr[i] > v */
+    var lo = 0, hi = n;
+    while (lo < hi) { var m = (lo + hi) >> 1; if (arr[m] <= v) lo = m + 1; else hi = m; }
+    return lo;
+  }
+  function colorOf(o) { var c = D.colorOf[o]; return c === undefined ? D.ncolors : c; }
+
+  D.colorOf = {};
+  D.lanes.forEach(function (L) { L.legend.forEach(function (e, i) { D.colorOf[e[0]] = i; }); });
+  var COL = D.colors.map(function (c) { return rgba(c, 255); });
+  var COLM = D.colors.map(function (c) { return rgba(c, 110); });
+
+  function decode(L) {
+    var n = L.n, i;
+    var t0 = new Float64Array(n), t1 = new Float64Array(n), sz = new Float64Array(n), ad = new Float64Array(n);
+    var own = new Int32Array(n), kn = new Int32Array(n), rn = new Int32Array(n), st = new Float64Array(n);
+    var ly = new Int32Array(n), lv = new Float64Array(n);
+    var t = 0, a = 0, s = 0;
+    for (i = 0; i < n; i++) {
+      t += L.t0[i]; a += L.ad[i]; s += L.st[i];
+      t0[i] = t; t1[i] = L.dur[i] < 0 ? Infinity : t + L.dur[i];
+      sz[i] = L.sz[i]; ad[i] = a; st[i] = s;
+      own[i] = L.own[i]; kn[i] = L.kn[i]; rn[i] = L.rn[i]; ly[i] = L.ly[i];
+    }
+    /* live level (bands drawn) right after each allocation */
+    var order = new Int32Array(n);
+    for (i = 0; i < n; i++) order[i] = i;
+    order.sort(function (x, y) { return t1[x] - t1[y] || x - y; });
+    var live = 0, f = 0, ymax = 0;
+    for (i = 0; i < n; i++) {
+      while (f < n && t1[order[f]] <= t0[i]) { if (order[f] < i) live -= sz[order[f]]; f++; }
+      live += sz[i];
+      lv[i] = live;
+      if (live > ymax) ymax = live;
+    }
+    var G = D.ncolors + 1, mt = new Float64Array(L.merged.t), mv = new Float64Array(L.merged.v), k, g;
+    if (L.peak && L.peak.bytes > ymax) ymax = L.peak.bytes;
+    var mmax = 0;
+    for (k = 0; k < mt.length; k++) { var sm = 0; for (g = 0; g < G; g++) sm += mv[k * G + g]; if (sm > mmax) mmax = sm; }
+    if (ymax < mmax) ymax = mmax;
+    /* bytes at the peak per owner, from the bands themselves */
+    var atPeak = {}, peakPos = 0;
+    if (L.peak) {
+      peakPos = upper(t0, n, L.peak.t);
+      for (i = 0; i < peakPos; i++)
+        if (t1[i] > L.peak.t) atPeak[own[i]] = (atPeak[own[i]] || 0) + sz[i];
+    }
+    return { L: L, n: n, t0: t0, t1: t1, sz: sz, ad: ad, own: own, kn: kn, rn: rn, st: st, ly: ly, lv: lv,
+             mt: mt, mv: mv, me: new Float64Array(L.merged.e), mend: new Float64Array(L.merged.end), G: G, ymax: ymax * 1.06 || 1, atPeak: atPeak, peakPos: peakPos };
+  }
+
+  var lanes = D.lanes.map(decode);
+  /* lanes are compared: one y scale */
+  var ytop = 0;
+  lanes.forEach(function (X) { ytop = Math.max(ytop, X.ymax); });
+  lanes.forEach(function (X) { X.ymax = ytop; });
+  /* --diff: one axis of steps. A lane's time t in step k (starting at s_k)
+   * is k + (t - s_k) / (s_(k+1) - s_k): both runs' steps line up. */
+  var stepAxis = !!D.stepAxis;
+  lanes.forEach(function (X) {
+    var st = X.L.steps.filter(function (s, i, a) { return !i || s[0] > a[i - 1][0]; });
+    if (st.length < 2) stepAxis = false;
+    X.kt = st.map(function (s) { return s[0]; });
+    X.ku = st.map(function (s, i) { return i && s[1] <= st[i - 1][1] ? st[i - 1][1] + 1 : s[1]; });
+    var n = st.length;
+    if (n >= 2) { X.kt.push(Math.max(X.L.span[1], 2 * X.kt[n - 1] - X.kt[n - 2])); X.ku.push(X.ku[n - 1] + 1); }
+  });
+  function toU(X, t) {
+    if (!stepAxis) return t;
+    var kt = X.kt, ku = X.ku, n = kt.length, k = Math.max(0, Math.min(n - 2, upper(kt, n, t) - 1));
+    return ku[k] + (t - kt[k]) / (kt[k + 1] - kt[k]) * (ku[k + 1] - ku[k]);
+  }
+  function fromU(X, u) {
+    if (!stepAxis) return u;
+    var kt = X.kt, ku = X.ku, n = ku.length, k = Math.max(0, Math.min(n - 2, upper(ku, n, u) - 1));
+    return kt[k] + (u - ku[k]) / (ku[k + 1] - ku[k]) * (kt[k + 1] - kt[k]);
+  }
+  var home = { a: Infinity, b: -Infinity };
+  lanes.forEach(function (X) {
+    home.a = Math.min(home.a, toU(X, X.L.view[0])); home.b = Math.max(home.b, toU(X, X.L.view[1]));
+  });
+  if (!(home.b > home.a)) { home.a = 0; home.b = stepAxis ? 1 : 1e6; }
+  function fmtU(u) { return stepAxis ? 'step ' + u.toFixed(2) : fmtT(u); }
+  var view = { a: home.a, b: home.b };
+
+  /* ---- page furniture ---- */
+  document.getElementById('src').textContent = S[D.title] + ' \u00b7 bands coloured by ' + D.by;
+  var notes = document.getElementById('notes');
+  function note(s, cls) { var p = document.createElement('div'); p.textContent = s; if (cls) p.className = cls; notes.appendChild(p); }
+  lanes.forEach(function (X) {
+    var L = X.L;
+    if (L.warning) note(S[L.title] + ': WARNING: ' + S[L.warning], 'warn');
+    var what = S[L.title] + ': ' + L.nall + ' allocations (' + L.layers.map(function (l) { return S[l]; }).join(', ') + ')';
+    if (L.merged.n)
+      what += '; ' + L.n + ' drawn one by one (the ' + D.merge.keep + ' largest and every one live at the peak), ' +
+        L.merged.n + ' smaller ones (each ' + fmtB(L.merged.max) + ' or less, ' + fmtB(L.merged.bytes) +
+        ' in all) merged into one shaded layer per colour on top of the bands, showing each layer\'s highest level in ' +
+        D.merge.slices + ' slices of equal event counts';
+    if (L.leftOut[0]) what += '; ' + L.leftOut[0] + ' later allocations (' + fmtB(L.leftOut[1]) + ') not collected (memory bound)';
+    note(what + '.');
+  });
+  var legend = document.getElementById('legend');
+  var X0 = lanes[0];
+  var lg = document.createElement('div');
+  lg.innerHTML = '<b></b>';
+  lg.firstChild.textContent = 'Owner (' + D.by + ') \u2014 bytes live at the peak' + (X0 && X0.L.peak ? ' of ' + S[X0.L.title] + ' (' + fmtB(X0.L.peak.bytes) + ' at ' + fmtT(X0.L.peak.t) + ', step ' + X0.L.peak.step + ')' : '');
+  legend.appendChild(lg);
+  var legendOut = [];
+  if (X0) X0.L.legend.forEach(function (e, i) {
+    var d = document.createElement('div'), sw = document.createElement('i');
+    sw.style.background = D.colors[i];
+    d.appendChild(sw);
+    d.appendChild(document.createTextNode(fmtB(e[1]) + '  ' + S[e[0]]));
+    d.title = S[e[0]];
+    legend.appendChild(d);
+    legendOut.push({ name: S[e[0]], bytes: e[1], page_bytes: X0.atPeak[e[0]] || 0 });
+  });
+  var other = document.createElement('div'), osw = document.createElement('i');
+  osw.style.background = D.colors[D.ncolors];
+  other.appendChild(osw);
+  other.appendChild(document.createTextNode('every other owner'));
+  legend.appendChild(other);
+
+  var box = document.getElementById('lanes');
+  lanes.forEach(function (X) {
+    var div = document.createElement('div'); div.className = 'lane';
+    var h = document.createElement('h2');
+    h.textContent = S[X.L.title] + (X.L.peak ? ' \u2014 peak ' + fmtB(X.L.peak.bytes) + ' at ' + fmtT(X.L.peak.t) + ' (step ' + X.L.peak.step + ')' : '');
+    var cv = document.createElement('canvas');
+    div.appendChild(h); div.appendChild(cv); box.appendChild(div);
+    X.cv = cv;
+  });
+
+  /* ---- drawing ---- */
+  function niceStep(range, n) {
+    var raw = range / n, p = Math.pow(10, Math.floor(Math.log10(raw))), m = raw / p;
+    return (m >= 5 ? 5 : m >= 2 ? 2 : 1) * p;
+  }
+  function xOf(X, t) { return ML + (toU(X, t) - view.a) / (view.b - view.a) * (X.w - ML - MR); }
+  function yOf(X, b) { return X.h - MB - b / X.ymax * (X.h - MT - MB); }
+
+  /* the moment each pixel column shows, and the last band allocated by then */
+  function columns(X, NC) {
+    var ct = new Float64Array(NC), cj = new Int32Array(NC), span = (view.b - view.a) / NC;
+    var pk = X.L.peak ? X.L.peak.t : NaN;
+    for (var c = 0; c < NC; c++) {
+      var ca = fromU(X, view.a + c * span), cb = fromU(X, view.a + (c + 1) * span);
+      var lo = upper(X.t0, X.n, ca - 1e-9), hi = upper(X.t0, X.n, cb - 1e-9), best = -1;
+      if (pk >= ca && pk < cb) { ct[c] = pk; cj[c] = X.peakPos - 1; continue; }
+      for (var i = lo; i < hi; i++) if (best < 0 || X.lv[i] > X.lv[best]) best = i;
+      if (best >= 0) { ct[c] = X.t0[best]; cj[c] = best; } else { ct[c] = (ca + cb) / 2; cj[c] = lo - 1; }
+    }
+    return { t: ct, j: cj };
+  }
+
+  /* the merged levels at t: the slice's highest while in it, then the
+   * level it left until the next slice; null before the first */
+  function mergedAt(X, t) {
+    var k = upper(X.mt, X.mt.length, t) - 1;
+    if (k < 0) return null;
+    return t > X.me[k] ? X.mend.subarray(k * X.G, k * X.G + X.G) : X.mv.subarray(k * X.G, k * X.G + X.G);
+  }
+
+  function paintBands(X, ctx, PW, PH) {
+    var img = ctx.createImageData(PW, PH), px = new Uint32Array(img.data.buffer);
+    var cols = columns(X, PW), active = new Int32Array(X.n), na = 0, p = 0, scale = PH / X.ymax;
+    var drawn = new Uint8Array(X.n), i, k, g;
+    for (var c = 0; c < PW; c++) {
+      var tc = cols.t[c], j = cols.j[c];
+      while (p <= j) active[na++] = p++;
+      var m = 0;
+      for (k = 0; k < na; k++) if (X.t1[active[k]] > tc) active[m++] = active[k];
+      na = m;
+      var acc = 0, prev = PH;
+      for (k = 0; k < na; k++) {
+        i = active[k];
+        acc += X.sz[i];
+        var top = Math.round(PH - acc * scale);
+        if (top < 0) top = 0;
+        if (top < prev) {
+          var col = COL[colorOf(X.own[i])];
+          for (var y = top; y < prev; y++) px[y * PW + c] = col;
+          drawn[i] = 1;
+          prev = top;
+        }
+      }
+      var ms = mergedAt(X, tc);
+      if (ms !== null) for (g = 0; g < X.G; g++) {
+        acc += ms[g];
+        var mtop = Math.max(0, Math.round(PH - acc * scale));
+        for (var y2 = mtop; y2 < prev; y2++) px[y2 * PW + c] = COLM[g];
+        if (mtop < prev) prev = mtop;
+      }
+    }
+    X.cols = cols;
+    var nd = 0;
+    for (i = 0; i < X.n; i++) nd += drawn[i];
+    X.visible = nd;
+    return img;
+  }
+
+  function drawLane(X) {
+    var dpr = window.devicePixelRatio || 1, cv = X.cv;
+    var w = cv.clientWidth || 1000, h = cv.clientHeight || LANE_H;
+    cv.width = Math.round(w * dpr); cv.height = Math.round(h * dpr);
+    X.w = w; X.h = h;
+    var ctx = cv.getContext('2d');
+    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    ctx.fillStyle = '#fff'; ctx.fillRect(0, 0, w, h);
+    ctx.font = '11px sans-serif';
+    var L = X.L, x0 = ML, x1 = w - MR, yb = h - MB;
+    /* windows */
+    ctx.fillStyle = '#eef4fa';
+    L.wins.forEach(function (wn) {
+      var a = Math.max(x0, xOf(X, wn[0])), b = Math.min(x1, xOf(X, wn[1]));
+      if (b > a) ctx.fillRect(a, MT, b - a, yb - MT);
+    });
+    /* y grid */
+    ctx.strokeStyle = '#e4e4e4'; ctx.fillStyle = '#333'; ctx.textAlign = 'right';
+    var ui = 0, unit = 1, UN = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+    while (ui < 4 && X.ymax / unit >= 1024 * 1.5) { unit *= 1024; ui++; }
+    var ys = niceStep(X.ymax / unit, 5) * unit;
+    for (var gi = 0, v = 0; gi <= 64 && v <= X.ymax; gi++, v = gi * ys) {
+      var yy = Math.round(yOf(X, v)) + 0.5;
+      ctx.beginPath(); ctx.moveTo(x0, yy); ctx.lineTo(x1, yy); ctx.stroke();
+      ctx.fillText(+(v / unit).toPrecision(6) + ' ' + UN[ui], x0 - 5, yy + 4);
+    }
+    /* the bands, at device pixels */
+    var PW = Math.max(1, Math.round((x1 - x0) * dpr)), PH = Math.max(1, Math.round((yb - MT) * dpr));
+    var off = document.createElement('canvas'); off.width = PW; off.height = PH;
+    var octx = off.getContext('2d');
+    octx.putImageData(paintBands(X, octx, PW, PH), 0, 0);
+    ctx.drawImage(off, x0, MT, x1 - x0, yb - MT);
+    /* driver's used memory */
+    if (L.drv.length) {
+      ctx.save(); ctx.beginPath(); ctx.rect(x0, MT - 2, x1 - x0, yb - MT + 2); ctx.clip();
+      ctx.strokeStyle = '#333'; ctx.setLineDash([5, 3]); ctx.lineWidth = 1.2; ctx.beginPath();
+      L.drv.forEach(function (q, i) {
+        var xx = xOf(X, q[0]), yy2 = yOf(X, q[1]);
+        if (i) ctx.lineTo(xx, yy2); else ctx.moveTo(xx, yy2);
+        var nx = i + 1 < L.drv.length ? xOf(X, L.drv[i + 1][0]) : x1;
+        ctx.lineTo(nx, yy2);
+      });
+      ctx.stroke(); ctx.restore();
+      var over = 0;
+      L.drv.forEach(function (q) { var u = toU(X, q[0]); if (u >= view.a && u <= view.b && q[1] > X.ymax) over = Math.max(over, q[1]); });
+      var dl = 'dashed: driver used' + (over ? ' (up to ' + fmtB(over) + ' in view, above the scale)' : '');
+      ctx.textAlign = 'right'; ctx.fillStyle = 'rgba(255,255,255,0.85)';
+      ctx.fillRect(x1 - ctx.measureText(dl).width - 8, MT + 2, ctx.measureText(dl).width + 6, 15);
+      ctx.fillStyle = '#333'; ctx.fillText(dl, x1 - 5, MT + 13);
+    }
+    /* steps */
+    ctx.strokeStyle = '#999'; ctx.setLineDash([2, 3]); ctx.fillStyle = '#555'; ctx.textAlign = 'center';
+    var lastLabel = -1e9;
+    L.steps.forEach(function (s) {
+      var xs = xOf(X, s[0]);
+      if (xs < x0 || xs > x1) return;
+      ctx.beginPath(); ctx.moveTo(xs + 0.5, MT); ctx.lineTo(xs + 0.5, yb); ctx.stroke();
+      if (xs - lastLabel > 52) { ctx.fillText('step ' + s[1], xs, MT - 6); lastLabel = xs; }
+    });
+    ctx.setLineDash([]);
+    /* tags */
+    ctx.fillStyle = '#444'; lastLabel = -1e9;
+    L.tags.forEach(function (g) {
+      var xt = xOf(X, g[0]);
+      if (xt < x0 || xt > x1) return;
+      ctx.beginPath(); ctx.moveTo(xt, yb + 22); ctx.lineTo(xt - 4, yb + 30); ctx.lineTo(xt + 4, yb + 30); ctx.fill();
+      if (xt - lastLabel > 70) { ctx.textAlign = 'left'; ctx.fillText(S[g[1]].substr(0, 24), xt + 5, yb + 30); lastLabel = xt; }
+    });
+    /* peak */
+    if (L.peak) {
+      var px = xOf(X, L.peak.t), py = yOf(X, L.peak.bytes);
+      if (px >= x0 && px <= x1) {
+        ctx.strokeStyle = '#000'; ctx.lineWidth = 2; ctx.beginPath(); ctx.arc(px, py, 4, 0, 7); ctx.stroke(); ctx.lineWidth = 1;
+        ctx.fillStyle = '#000'; ctx.textAlign = px > w * 0.7 ? 'right' : 'left';
+        ctx.fillText('peak ' + fmtB(L.peak.bytes), px + (px > w * 0.7 ? -8 : 8), Math.max(MT + 10, py - 6));
+      }
+    }
+    /* time axis */
+    ctx.strokeStyle = '#000'; ctx.beginPath(); ctx.moveTo(x0, yb + 0.5); ctx.lineTo(x1, yb + 0.5); ctx.stroke();
+    ctx.fillStyle = '#333'; ctx.textAlign = 'center';
+    var sc = stepAxis ? 1 : 1e6, span = (view.b - view.a) / sc, xsStep = niceStep(span, 8);
+    var first = Math.ceil(view.a / sc / xsStep) * xsStep;
+    for (var k = 0; k < 40; k++) {
+      var ms = first + k * xsStep, xx3 = ML + (ms * sc - view.a) / (view.b - view.a) * (X.w - ML - MR);
+      if (xx3 > x1) break;
+      ctx.beginPath(); ctx.moveTo(xx3, yb); ctx.lineTo(xx3, yb + 5); ctx.stroke();
+      ctx.fillText(stepAxis ? 'step ' + +ms.toPrecision(10) : +ms.toPrecision(10) + ' ms', xx3, yb + 16);
+    }
+  }
+
+  var firstPaint = null;
+  function drawAll() {
+    lanes.forEach(drawLane);
+    document.getElementById('viewinfo').textContent = 'view ' + fmtU(view.a) + ' \u2013 ' + fmtU(view.b) +
+      (stepAxis ? ' (each lane\'s steps stretched to one unit)' : '');
+    if (firstPaint === null) firstPaint = performance.now();
+  }
+
+  /* ---- what is live at a column ---- */
+  function liveAt(X, c) {
+    var tc = X.cols.t[c], j = X.cols.j[c], out = [];
+    for (var i = 0; i <= j; i++) if (X.t1[i] > tc) out.push(i);
+    return { t: tc, bands: out };
+  }
+  function colOf(X, clientX) {
+    var r = X.cv.getBoundingClientRect(), x = clientX - r.left;
+    if (x < ML || x > X.w - MR || !X.cols) return -1;
+    var c = Math.floor((x - ML) / (X.w - ML - MR) * X.cols.t.length);
+    return Math.max(0, Math.min(X.cols.t.length - 1, c));
+  }
+  function bandText(X, i) {
+    var fr = X.t1[i] === Infinity;
+    return 'size ' + fmtB(X.sz[i]) + ' at ' + hex(X.ad[i]) + '\n' +
+      'owner (' + D.by + '): ' + S[X.own[i]] + '\n' + 'kernel: ' + S[X.kn[i]] + '\n' + 'range: ' + S[X.rn[i]] + '\n' +
+      'step ' + X.st[i] + ' \u00b7 layer: ' + S[X.L.layers[X.ly[i]] || 0] + '\n' +
+      'allocated ' + fmtT(X.t0[i]) + ', ' + (fr ? 'never freed' : 'freed ' + fmtT(X.t1[i]) + ', lifetime ' + fmtD(X.t1[i] - X.t0[i]));
+  }
+  function hitText(X, clientX, clientY) {
+    var c = colOf(X, clientX);
+    if (c < 0) return null;
+    var r = X.cv.getBoundingClientRect(), y = clientY - r.top;
+    var bytes = (X.h - MB - y) / (X.h - MT - MB) * X.ymax;
+    if (bytes < 0) return null;
+    var lv = liveAt(X, c), acc = 0;
+    for (var k = 0; k < lv.bands.length; k++) {
+      var i = lv.bands[k];
+      if (bytes < acc + X.sz[i]) return bandText(X, i);
+      acc += X.sz[i];
+    }
+    var ms = mergedAt(X, lv.t);
+    if (ms !== null) for (var g = 0; g < X.G; g++) {
+      var v = ms[g];
+      if (v && bytes < acc + v)
+        return 'merged small allocations, ' + (g < D.ncolors ? 'owner ' + S[X.L.legend[g] ? X.L.legend[g][0] : 0] : 'other owners') +
+          '\nlevel: ' + fmtB(v) + ' (the highest of its slice while in one)' + '\nnear ' + fmtT(lv.t);
+      acc += v;
+    }
+    return 'at ' + fmtT(lv.t) + ': ' + fmtB(acc) + ' live in the bands drawn';
+  }
+
+  var tip = document.getElementById('tip');
+  function showTip(text, cx, cy) {
+    if (!text) { tip.style.display = 'none'; return; }
+    tip.textContent = text;
+    tip.style.left = (cx + 14) + 'px'; tip.style.top = (cy + 14) + 'px'; tip.style.display = 'block';
+  }
+  function listLive(X, clientX) {
+    var c = colOf(X, clientX);
+    if (c < 0) return;
+    var lv = liveAt(X, c), box2 = document.getElementById('live');
+    lv.bands.sort(function (a, b) { return X.sz[b] - X.sz[a] || a - b; });
+    var total = 0;
+    lv.bands.forEach(function (i) { total += X.sz[i]; });
+    var h = document.createElement('div');
+    h.textContent = S[X.L.title] + ': live at ' + fmtT(lv.t) + ' \u2014 ' + lv.bands.length + ' bands, ' + fmtB(total) + ' (largest first)';
+    var tb = document.createElement('table');
+    tb.innerHTML = '<tr><th>size</th><th>owner</th><th>address</th><th>allocated</th><th>lifetime</th></tr>';
+    lv.bands.slice(0, 40).forEach(function (i) {
+      var tr = document.createElement('tr');
+      [fmtB(X.sz[i]), S[X.own[i]], hex(X.ad[i]), fmtT(X.t0[i]), X.t1[i] === Infinity ? 'never freed' : fmtD(X.t1[i] - X.t0[i])]
+        .forEach(function (s, k) { var td = document.createElement('td'); td.textContent = s; if (!k) td.className = 'n'; tr.appendChild(td); });
+      tb.appendChild(tr);
+    });
+    box2.textContent = '';
+    box2.appendChild(h); box2.appendChild(tb);
+    if (lv.bands.length > 40) { var more = document.createElement('div'); more.textContent = '\u2026 and ' + (lv.bands.length - 40) + ' more'; box2.appendChild(more); }
+  }
+
+  /* ---- interaction ---- */
+  function zoomAt(X, clientX, factor) {
+    var r = X.cv.getBoundingClientRect(), f = (clientX - r.left - ML) / (X.w - ML - MR);
+    f = Math.max(0, Math.min(1, f));
+    var t = view.a + f * (view.b - view.a), span = (view.b - view.a) * factor;
+    if (span < (stepAxis ? 1e-4 : 1000)) span = stepAxis ? 1e-4 : 1000;
+    view.a = t - f * span; view.b = view.a + span;
+    drawAll();
+  }
+  var drag = null;
+  lanes.forEach(function (X) {
+    var cv = X.cv;
+    cv.addEventListener('wheel', function (e) {
+      e.preventDefault();
+      zoomAt(X, e.clientX, Math.pow(1.0015, e.deltaY));
+    }, { passive: false });
+    cv.addEventListener('mousedown', function (e) { drag = { x: e.clientX, a: view.a, b: view.b, moved: false, X: X }; });
+    cv.addEventListener('mousemove', function (e) {
+      if (drag && drag.X === X && (e.buttons & 1)) {
+        var dx = e.clientX - drag.x;
+        if (Math.abs(dx) > 2) drag.moved = true;
+        var dt = dx / (X.w - ML - MR) * (drag.b - drag.a);
+        view.a = drag.a - dt; view.b = drag.b - dt;
+        drawAll();
+        return;
+      }
+      showTip(hitText(X, e.clientX, e.clientY), e.clientX, e.clientY);
+    });
+    cv.addEventListener('mouseleave', function () { showTip(null); });
+    cv.addEventListener('click', function (e) { if (!(drag && drag.moved)) listLive(X, e.clientX); drag = null; });
+  });
+  window.addEventListener('mouseup', function () { setTimeout(function () { drag = null; }, 0); });
+  document.getElementById('reset').addEventListener('click', function () { view.a = home.a; view.b = home.b; drawAll(); });
+  window.addEventListener('resize', drawAll);
+
+  drawAll();
+
+  /* ---- test hook: the numbers the page computed, and a driven zoom and hover ---- */
+  var hook = {
+    errors: errors,
+    first_paint_ms: firstPaint,
+    lanes: lanes.map(function (X) {
+      var sum = 0;
+      Object.keys(X.atPeak).forEach(function (o) { sum += X.atPeak[o]; });
+      return { title: S[X.L.title], bands: X.n, all: X.L.nall, merged: X.L.merged.n, visible: X.visible,
+               peak: X.L.peak ? X.L.peak.bytes : null, peak_sum: sum };
+    }),
+    legend: legendOut,
+    view: function () { return [view.a, view.b]; },
+    selftest: function () {
+      var X = lanes[0], out = { zoomed: false, tip: '' };
+      if (!X || !X.L.peak) return out;
+      var r = X.cv.getBoundingClientRect(), before = view.b - view.a;
+      var cx = r.left + xOf(X, X.L.peak.t);
+      X.cv.dispatchEvent(new WheelEvent('wheel', { deltaY: -400, clientX: cx, clientY: r.top + X.h / 2, bubbles: true, cancelable: true }));
+      out.zoomed = view.b - view.a < before;
+      out.view = [view.a, view.b];
+      /* hover the middle of the largest band live at the peak */
+      var cx2 = r.left + xOf(X, X.L.peak.t), c = colOf(X, cx2), lv = liveAt(X, c), acc = 0, best = -1, mid = 0;
+      lv.bands.forEach(function (i) { if (best < 0 || X.sz[i] > X.sz[best]) { best = i; mid = acc + X.sz[i] / 2; } acc += X.sz[i]; });
+      if (best >= 0) {
+        X.cv.dispatchEvent(new MouseEvent('mousemove', { clientX: cx2, clientY: r.top + yOf(X, mid), bubbles: true }));
+        out.tip = tip.textContent;
+        out.expect = bandText(X, best);
+      }
+      return out;
+    }
+  };
+  window.__gmem = hook;
+  if (location.hash.indexOf('selftest') >= 0) {
+    var res = { errors: errors, first_paint_ms: firstPaint, lanes: hook.lanes, legend: legendOut };
+    try { res.selftest = hook.selftest(); } catch (e) { errors.push(String(e)); }
+    var pre = document.getElementById('gmem-test');
+    pre.textContent = JSON.stringify(res);
+  }
+})();

@@ -1,0 +1,97 @@
+/* Band collection for the memory timeline (see tl_bands.h). */
+#include "tl_bands.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void gtb_init(gtb_set *s, size_t max)
+{
+    memset(s, 0, sizeof(*s));
+    s->max = max ? max : (size_t)1 << 24;
+}
+
+void gtb_free(gtb_set *s)
+{
+    free(s->b);
+    gma_map_free(&s->open);
+    gma_map_free(&s->pend);
+    memset(s, 0, sizeof(*s));
+}
+
+static uint64_t open_key(unsigned device, uint64_t addr) { return addr ^ ((uint64_t)device << 58); }
+
+static int grow(gtb_set *s)
+{
+    size_t nc = s->cap ? s->cap * 2 : 4096;
+    if (nc > s->max)
+        nc = s->max;
+    gtb_band *nb = realloc(s->b, nc * sizeof(*nb));
+    if (!nb)
+        return -1;
+    s->b = nb;
+    s->cap = nc;
+    return 0;
+}
+
+int gtb_alloc(gtb_set *s, const gtb_band *b, int baseline, int pending, uint64_t key)
+{
+    uint64_t ok = open_key(b->device, b->addr);
+    uint32_t old;
+    if (gma_map_get(&s->open, ok, &old)) {
+        gtb_band *o = &s->b[old];
+        if (baseline && o->bytes == b->bytes)
+            return 0; /* the window repeats what is live: the band goes on */
+        o->t1 = b->t0; /* its free was lost: the new allocation replaces it */
+        gma_map_del(&s->open, ok, NULL);
+    }
+    if (s->n >= s->max) {
+        s->left_out++;
+        s->left_out_bytes += b->bytes;
+        return 0;
+    }
+    if (s->n == s->cap && grow(s) != 0) {
+        s->err = 1;
+        return -1;
+    }
+    uint32_t i = (uint32_t)s->n;
+    gtb_band *nb = &s->b[i];
+    *nb = *b;
+    nb->t1 = GTB_OPEN;
+    nb->seq = s->n;
+    nb->pend_next = 0;
+    if (gma_map_put(&s->open, ok, i) != 0) {
+        s->err = 1;
+        return -1;
+    }
+    if (pending) {
+        uint32_t head;
+        if (gma_map_get(&s->pend, key, &head))
+            nb->pend_next = head + 1;
+        if (gma_map_put(&s->pend, key, i) != 0) {
+            s->err = 1;
+            return -1;
+        }
+    }
+    s->n++;
+    return 0;
+}
+
+void gtb_release(gtb_set *s, unsigned device, uint64_t addr, uint64_t ts)
+{
+    uint32_t i;
+    if (gma_map_del(&s->open, open_key(device, addr), &i))
+        s->b[i].t1 = ts;
+}
+
+void gtb_settle(gtb_set *s, uint64_t key, uint32_t kname)
+{
+    uint32_t i;
+    if (!gma_map_del(&s->pend, key, &i))
+        return;
+    for (uint32_t k = i + 1; k;) {
+        gtb_band *b = &s->b[k - 1];
+        b->kname = kname;
+        k = b->pend_next;
+        b->pend_next = 0;
+    }
+}

@@ -1,0 +1,191 @@
+/*
+ * The interactive timeline page: one HTML file with the model as JSON in a
+ * <script type="application/json"> element and the inline script/style of
+ * page.js/page.css. Nothing is loaded from the network.
+ *
+ * The JSON is compact: per band drawn, columns of integers (allocation
+ * time as the delta from the previous band's, lifetime (-1: never freed),
+ * bytes, address as a delta, owner/kernel/range string, step delta, layer).
+ */
+#include <string.h>
+
+#include "tl_write.h"
+
+static const char *const PALETTE[GTM_TOP_MAX] = {
+    "#d62728", "#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22", "#393b79",
+    "#ad494a", "#637939", "#7b4173", "#3182bd", "#e6550d", "#31a354", "#756bb1", "#843c39", "#8ca252", "#de9ed6",
+};
+
+const char *gtw_color(const gtm_doc *d, size_t i) { return i < d->ncolors ? PALETTE[i] : "#c7c7c7"; }
+
+/* A JSON string safe inside <script>: <, > and & as \u escapes. */
+static void jstr(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            fprintf(f, "\\%c", c);
+        else if (c < 0x20 || c == '<' || c == '>' || c == '&')
+            fprintf(f, "\\u%04x", c);
+        else
+            fputc(c, f);
+    }
+    fputc('"', f);
+}
+
+typedef enum col { C_T0, C_DUR, C_SZ, C_AD, C_OWN, C_KN, C_RN, C_ST, C_LY, C_N_ } col;
+static const char *const COLNAME[C_N_] = { "t0", "dur", "sz", "ad", "own", "kn", "rn", "st", "ly" };
+
+/* One column of the bands drawn. */
+static void band_column(FILE *f, const gtm_lane *l, col c)
+{
+    fprintf(f, "\"%s\":[", COLNAME[c]);
+    int64_t prev_t = 0, prev_a = 0, prev_s = 0;
+    int first = 1;
+    for (size_t i = 0; i < l->n; i++) {
+        if (!l->keep[i])
+            continue;
+        const gtb_band *b = &l->b[i];
+        int64_t v = 0;
+        switch (c) {
+        case C_T0: v = (int64_t)b->t0 - prev_t; prev_t = (int64_t)b->t0; break;
+        case C_DUR: v = b->t1 == GTB_OPEN ? -1 : (int64_t)(b->t1 - b->t0); break;
+        case C_SZ: v = (int64_t)b->bytes; break;
+        case C_AD: v = (int64_t)(b->addr - (uint64_t)prev_a); prev_a = (int64_t)b->addr; break;
+        case C_OWN: v = l->own[i]; break;
+        case C_KN: v = l->kn[i]; break;
+        case C_RN: v = l->rn[i]; break;
+        case C_ST: v = (int64_t)(b->step - (uint64_t)prev_s); prev_s = (int64_t)b->step; break;
+        default: v = b->layer; break;
+        }
+        fprintf(f, first ? "%lld" : ",%lld", (long long)v);
+        first = 0;
+    }
+    fputs("]", f);
+}
+
+static void marks(FILE *f, const char *key, const gma_vec *v, int64_t sh, int kind)
+{
+    fprintf(f, ",\"%s\":[", key);
+    for (size_t i = 0; i < v->len; i++) {
+        const gtm_mark *m = &GMA_VEC_AT(v, gtm_mark, i);
+        if (kind == 0)
+            fprintf(f, "%s[%lld,%llu]", i ? "," : "", (long long)(m->t + sh), (unsigned long long)m->no);
+        else if (kind == 1)
+            fprintf(f, "%s[%lld,%lld,%llu]", i ? "," : "", (long long)(m->t + sh), (long long)(m->t_end + sh),
+                    (unsigned long long)m->no);
+        else
+            fprintf(f, "%s[%lld,%u]", i ? "," : "", (long long)(m->t + sh), m->name);
+    }
+    fputs("]", f);
+}
+
+static void merged(FILE *f, const gtm_doc *d, const gtm_lane *l)
+{
+    fprintf(f, ",\"merged\":{\"n\":%zu,\"bytes\":%llu,\"max\":%llu,\"t\":[", l->nmerged,
+            (unsigned long long)l->merged_bytes, (unsigned long long)l->merge_max);
+    for (size_t k = 0; k < l->nslices; k++)
+        fprintf(f, "%s%lld", k ? "," : "", (long long)(l->slice_t[k] + l->shift));
+    fputs("],\"e\":[", f);
+    for (size_t k = 0; k < l->nslices; k++)
+        fprintf(f, "%s%lld", k ? "," : "", (long long)(l->slice_e[k] + l->shift));
+    fputs("],\"v\":[", f);
+    size_t G = d->ncolors + 1;
+    for (size_t k = 0; k < l->nslices * G; k++)
+        fprintf(f, "%s%llu", k ? "," : "", (unsigned long long)l->slice_v[k]);
+    fputs("],\"end\":[", f);
+    for (size_t k = 0; k < l->nslices * G; k++)
+        fprintf(f, "%s%llu", k ? "," : "", (unsigned long long)l->slice_end[k]);
+    fputs("]}", f);
+}
+
+static void lane(FILE *f, const gtm_doc *d, const gtm_lane *l)
+{
+    int64_t sh = l->shift;
+    fprintf(f, "{\"title\":%u,\"warning\":%u,\"layers\":[", l->title, l->warning);
+    for (unsigned k = 0; k < l->nlayers; k++)
+        fprintf(f, "%s%u", k ? "," : "", l->layer_name[k]);
+    fputs("],\"peak\":", f);
+    if (l->has_peak)
+        fprintf(f, "{\"t\":%lld,\"bytes\":%llu,\"step\":%llu}", (long long)(l->peak_t + sh),
+                (unsigned long long)l->peak, (unsigned long long)l->peak_step);
+    else
+        fputs("null", f);
+    fprintf(f, ",\"view\":[%lld,%lld],\"span\":[%lld,%lld],\"nall\":%zu,\"n\":%zu,\"leftOut\":[%llu,%llu],\"t0base\":%lld,",
+            (long long)(l->view0 + sh), (long long)(l->view1 + sh), (long long)(l->t_min + sh),
+            (long long)(l->t_max + sh), l->n, l->nkeep, (unsigned long long)l->left_out,
+            (unsigned long long)l->left_out_bytes, (long long)sh);
+    for (int c = 0; c < C_N_; c++) {
+        band_column(f, l, (col)c);
+        fputs(",\n", f);
+    }
+    /* the analyzer's bytes at the peak, per coloured owner (the legend) */
+    fputs("\"legend\":[", f);
+    for (size_t i = 0; i < d->ncolors; i++) {
+        uint32_t o = d->rank[i];
+        fprintf(f, "%s[%u,%llu]", i ? "," : "", o, (unsigned long long)(o < l->at_peak_cap ? l->at_peak[o] : 0));
+    }
+    fputs("]", f);
+    merged(f, d, l);
+    marks(f, "steps", &l->steps, sh, 0);
+    marks(f, "wins", &l->windows, sh, 1);
+    marks(f, "tags", &l->tags, sh, 2);
+    fputs(",\"drv\":[", f);
+    for (size_t i = 0; i < l->drv_t.len; i++)
+        fprintf(f, "%s[%lld,%llu]", i ? "," : "", (long long)(GMA_VEC_AT(&l->drv_t, int64_t, i) + sh),
+                (unsigned long long)GMA_VEC_AT(&l->drv_v, uint64_t, i));
+    fputs("]}", f);
+}
+
+static void data(FILE *f, const gtm_doc *d)
+{
+    fprintf(f, "{\"v\":1,\"title\":%u,\"by\":", d->title);
+    jstr(f, d->by);
+    fprintf(f, ",\"stepAxis\":%d,\"ncolors\":%zu,\"colors\":[", d->step_axis, d->ncolors);
+    for (size_t i = 0; i <= d->ncolors; i++) {
+        fputs(i ? "," : "", f);
+        jstr(f, gtw_color(d, i));
+    }
+    fprintf(f, "],\"merge\":{\"at\":%d,\"keep\":%d,\"slices\":%d},\"names\":[", GTM_MERGE_AT, GTM_KEEP, GTM_SLICES);
+    for (size_t i = 0; i < d->nstr; i++) {
+        fputs(i ? "," : "", f);
+        jstr(f, gtm_label(d, (uint32_t)i));
+    }
+    fputs("],\n\"lanes\":[", f);
+    for (size_t k = 0; k < d->lanes.len; k++) {
+        fputs(k ? ",\n" : "", f);
+        lane(f, d, &GMA_VEC_AT(&d->lanes, gtm_lane, k));
+    }
+    fputs("]}", f);
+}
+
+static void text(FILE *f, const char *s)
+{
+    for (; *s; s++) {
+        switch (*s) {
+        case '<': fputs("&lt;", f); break;
+        case '>': fputs("&gt;", f); break;
+        case '&': fputs("&amp;", f); break;
+        default: fputc(*s, f); break;
+        }
+    }
+}
+
+int gtw_html(FILE *f, const gtm_doc *d)
+{
+    fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>gmemprof timeline: ", f);
+    text(f, gtm_s(d, d->title));
+    fprintf(f, "</title>\n<style>\n%s</style>\n</head>\n<body>\n", gtw_page_css);
+    fputs("<header><h1>GPU memory timeline</h1><span id=\"src\"></span></header>\n"
+          "<div id=\"bar\"><button id=\"reset\" type=\"button\">Reset view</button>"
+          "<span id=\"hint\">wheel: zoom &middot; drag: pan &middot; hover: a band &middot; click: what was live then</span>"
+          "<span id=\"viewinfo\"></span></div>\n"
+          "<div id=\"notes\"></div>\n<div id=\"lanes\"></div>\n<div id=\"legend\"></div>\n"
+          "<div id=\"live\"></div>\n<div id=\"tip\"></div>\n<pre id=\"gmem-test\" hidden></pre>\n"
+          "<script type=\"application/json\" id=\"gmem-data\">",
+          f);
+    data(f, d);
+    fprintf(f, "</script>\n<script>\n%s</script>\n</body>\n</html>\n", gtw_page_js);
+    return ferror(f) ? -1 : 0;
+}

@@ -1,0 +1,447 @@
+/* The timeline's model: lanes, owners, colours, merging (see tl_model.h). */
+#include "tl_model.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void gtm_init(gtm_doc *d, const char *by)
+{
+    memset(d, 0, sizeof(*d));
+    gma_vec_init(&d->lanes, sizeof(gtm_lane));
+    gma_vec_init(&d->kernels, sizeof(uint32_t));
+    d->by = by;
+    gtm_str(d, "");
+}
+
+static void lane_free(gtm_lane *l)
+{
+    free(l->b);
+    free(l->own);
+    free(l->kn);
+    free(l->rn);
+    free(l->keep);
+    free(l->at_peak);
+    free(l->slice_t);
+    free(l->slice_e);
+    free(l->slice_v);
+    free(l->slice_end);
+    gma_vec_free(&l->steps);
+    gma_vec_free(&l->windows);
+    gma_vec_free(&l->tags);
+    gma_vec_free(&l->drv_t);
+    gma_vec_free(&l->drv_v);
+}
+
+void gtm_free(gtm_doc *d)
+{
+    for (size_t i = 0; i < d->lanes.len; i++)
+        lane_free(&GMA_VEC_AT(&d->lanes, gtm_lane, i));
+    gma_vec_free(&d->lanes);
+    for (size_t i = 0; i < d->nstr; i++)
+        free(d->str[i]);
+    free(d->str);
+    gma_map_free(&d->str_of);
+    free(d->rank);
+    free(d->color_of);
+    free(d->label);
+    gma_vec_free(&d->kernels);
+    memset(d, 0, sizeof(*d));
+}
+
+static uint64_t fnv(const char *s)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h;
+}
+
+uint32_t gtm_str(gtm_doc *d, const char *s)
+{
+    uint64_t h = fnv(s);
+    uint32_t i;
+    /* a colliding hash probes on with the next key */
+    for (; gma_map_get(&d->str_of, h, &i); h++)
+        if (strcmp(d->str[i], s) == 0)
+            return i;
+    if (d->nstr == d->str_cap) {
+        size_t nc = d->str_cap ? d->str_cap * 2 : 256;
+        char **ns = realloc(d->str, nc * sizeof(*ns));
+        if (!ns) {
+            d->err = 1;
+            return 0;
+        }
+        d->str = ns;
+        d->str_cap = nc;
+    }
+    char *c = strdup(s);
+    if (!c || gma_map_put(&d->str_of, h, (uint32_t)d->nstr) != 0) {
+        free(c);
+        d->err = 1;
+        return 0;
+    }
+    d->str[d->nstr] = c;
+    return (uint32_t)d->nstr++;
+}
+
+gtm_lane *gtm_lane_new(gtm_doc *d)
+{
+    gtm_lane *l = gma_vec_push(&d->lanes);
+    if (!l) {
+        d->err = 1;
+        return NULL;
+    }
+    gma_vec_init(&l->steps, sizeof(gtm_mark));
+    gma_vec_init(&l->windows, sizeof(gtm_mark));
+    gma_vec_init(&l->tags, sizeof(gtm_mark));
+    gma_vec_init(&l->drv_t, sizeof(int64_t));
+    gma_vec_init(&l->drv_v, sizeof(uint64_t));
+    return l;
+}
+
+static int band_cmp(const void *a, const void *b)
+{
+    const gtb_band *x = a, *y = b;
+    if (x->t0 != y->t0)
+        return x->t0 < y->t0 ? -1 : 1;
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+int gtm_lane_bands(gtm_lane *l, const gtb_set *s, unsigned device, uint64_t origin)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < s->n; i++)
+        n += s->b[i].device == device;
+    l->b = malloc((n ? n : 1) * sizeof(*l->b));
+    l->own = calloc(n ? n : 1, sizeof(*l->own));
+    l->kn = calloc(n ? n : 1, sizeof(*l->kn));
+    l->rn = calloc(n ? n : 1, sizeof(*l->rn));
+    l->keep = calloc(n ? n : 1, 1);
+    if (!l->b || !l->own || !l->kn || !l->rn || !l->keep)
+        return -1;
+    size_t k = 0;
+    for (size_t i = 0; i < s->n; i++) {
+        if (s->b[i].device != device)
+            continue;
+        gtb_band b = s->b[i];
+        b.t0 -= origin;
+        if (b.t1 != GTB_OPEN)
+            b.t1 -= origin;
+        l->b[k++] = b;
+    }
+    l->n = n;
+    /* times relative to the origin are compared as signed values: a band
+     * before the origin (clock skew) sorts first either way */
+    for (size_t i = 0; i < n; i++)
+        l->b[i].t0 ^= 1ull << 63;
+    qsort(l->b, n, sizeof(*l->b), band_cmp);
+    for (size_t i = 0; i < n; i++)
+        l->b[i].t0 ^= 1ull << 63;
+    l->device = device;
+    l->left_out = s->left_out;
+    l->left_out_bytes = s->left_out_bytes;
+    return 0;
+}
+
+static int live_at(const gtm_lane *l, size_t i)
+{
+    return i < l->peak_pos && (l->b[i].t1 == GTB_OPEN || (int64_t)l->b[i].t1 > l->peak_t);
+}
+
+int gtm_lane_at_peak(gtm_doc *d, gtm_lane *l)
+{
+    l->at_peak_cap = d->nstr;
+    l->at_peak = calloc(d->nstr ? d->nstr : 1, sizeof(*l->at_peak));
+    if (!l->at_peak)
+        return -1;
+    if (!l->has_peak)
+        return 0;
+    /* the bands allocated by the peak: binary search on t0 */
+    size_t lo = 0, hi = l->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if ((int64_t)l->b[mid].t0 <= l->peak_t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    l->peak_pos = lo;
+    for (size_t i = 0; i < lo; i++)
+        if (live_at(l, i))
+            l->at_peak[l->own[i]] += l->b[i].bytes;
+    return 0;
+}
+
+size_t gtm_color(const gtm_doc *d, uint32_t owner)
+{
+    return d->color_of && owner < d->nstr ? d->color_of[owner] : d->ncolors;
+}
+
+typedef struct owner_score {
+    uint32_t s;
+    uint64_t at_peak, total;
+    const char *name;
+} owner_score;
+
+static int score_cmp(const void *a, const void *b)
+{
+    const owner_score *x = a, *y = b;
+    if (x->at_peak != y->at_peak)
+        return x->at_peak > y->at_peak ? -1 : 1;
+    if (x->total != y->total)
+        return x->total > y->total ? -1 : 1;
+    return strcmp(x->name, y->name);
+}
+
+/* Owners ranked by their largest bytes at a lane's peak, then by bytes
+ * allocated; the first ntop coloured. */
+static int rank_owners(gtm_doc *d, size_t ntop)
+{
+    owner_score *sc = calloc(d->nstr ? d->nstr : 1, sizeof(*sc));
+    d->color_of = malloc((d->nstr ? d->nstr : 1) * sizeof(*d->color_of));
+    d->rank = malloc((d->nstr ? d->nstr : 1) * sizeof(*d->rank));
+    if (!sc || !d->color_of || !d->rank) {
+        free(sc);
+        return -1;
+    }
+    unsigned char *used = calloc(d->nstr ? d->nstr : 1, 1);
+    if (!used) {
+        free(sc);
+        return -1;
+    }
+    for (size_t k = 0; k < d->lanes.len; k++) {
+        const gtm_lane *l = &GMA_VEC_AT(&d->lanes, gtm_lane, k);
+        for (size_t i = 0; i < l->n; i++) {
+            used[l->own[i]] = 1;
+            sc[l->own[i]].total += l->b[i].bytes;
+        }
+        for (size_t o = 0; o < l->at_peak_cap; o++)
+            if (l->at_peak[o] > sc[o].at_peak)
+                sc[o].at_peak = l->at_peak[o];
+    }
+    size_t n = 0;
+    for (size_t o = 0; o < d->nstr; o++)
+        if (used[o]) {
+            sc[o].s = (uint32_t)o;
+            sc[o].name = d->str[o];
+            sc[n++] = sc[o];
+        }
+    free(used);
+    qsort(sc, n, sizeof(*sc), score_cmp);
+    if (ntop > GTM_TOP_MAX)
+        ntop = GTM_TOP_MAX;
+    d->ncolors = n < ntop ? n : ntop;
+    for (size_t o = 0; o < d->nstr; o++)
+        d->color_of[o] = (uint32_t)d->ncolors;
+    for (size_t i = 0; i < n; i++) {
+        d->rank[i] = sc[i].s;
+        if (i < d->ncolors)
+            d->color_of[sc[i].s] = (uint32_t)i;
+    }
+    d->nrank = n;
+    free(sc);
+    return 0;
+}
+
+typedef struct mev {
+    int64_t t;
+    uint64_t bytes;
+    uint32_t group;
+    int32_t add;
+} mev;
+
+static int mev_cmp(const void *a, const void *b)
+{
+    const mev *x = a, *y = b;
+    if (x->t != y->t)
+        return x->t < y->t ? -1 : 1;
+    return x->add - y->add; /* frees first: the level is not overstated */
+}
+
+/* The merged series: per slice of equal event counts, the highest level of
+ * each colour's merged bands. */
+static int merge_series(const gtm_doc *d, gtm_lane *l)
+{
+    size_t G = d->ncolors + 1, ne = 0;
+    mev *ev = malloc((2 * l->nmerged + 1) * sizeof(*ev));
+    if (!ev)
+        return -1;
+    for (size_t i = 0; i < l->n; i++) {
+        if (l->keep[i])
+            continue;
+        uint32_t g = (uint32_t)gtm_color(d, l->own[i]);
+        ev[ne++] = (mev){ (int64_t)l->b[i].t0, l->b[i].bytes, g, 1 };
+        if (l->b[i].t1 != GTB_OPEN)
+            ev[ne++] = (mev){ (int64_t)l->b[i].t1, l->b[i].bytes, g, 0 };
+    }
+    qsort(ev, ne, sizeof(*ev), mev_cmp);
+    size_t ns = ne < GTM_SLICES ? ne : GTM_SLICES;
+    l->slice_t = malloc((ns ? ns : 1) * sizeof(*l->slice_t));
+    l->slice_e = malloc((ns ? ns : 1) * sizeof(*l->slice_e));
+    l->slice_v = calloc((ns ? ns : 1) * G, sizeof(*l->slice_v));
+    l->slice_end = calloc((ns ? ns : 1) * G, sizeof(*l->slice_end));
+    uint64_t *lvl = calloc(G, sizeof(*lvl));
+    if (!l->slice_t || !l->slice_e || !l->slice_v || !l->slice_end || !lvl) {
+        free(ev);
+        free(lvl);
+        return -1;
+    }
+    for (size_t k = 0; k < ns; k++) {
+        size_t a = k * ne / ns, b = (k + 1) * ne / ns;
+        uint64_t *v = &l->slice_v[k * G];
+        l->slice_t[k] = ev[a].t;
+        for (size_t g = 0; g < G; g++)
+            v[g] = lvl[g];
+        for (size_t e = a; e < b; e++) {
+            uint64_t *x = &lvl[ev[e].group];
+            *x = ev[e].add ? *x + ev[e].bytes : *x - ev[e].bytes;
+            if (*x > v[ev[e].group])
+                v[ev[e].group] = *x;
+        }
+        l->slice_e[k] = ev[b - 1].t;
+        memcpy(&l->slice_end[k * G], lvl, G * sizeof(*lvl));
+    }
+    l->nslices = ns;
+    free(lvl);
+    free(ev);
+    return 0;
+}
+
+typedef struct bsize {
+    uint64_t bytes, seq;
+    uint32_t i;
+} bsize;
+
+static int size_cmp(const void *a, const void *b)
+{
+    const bsize *x = a, *y = b;
+    if (x->bytes != y->bytes)
+        return x->bytes > y->bytes ? -1 : 1;
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* Keeps the GTM_KEEP largest bands and those live at the peak; merges the rest. */
+static int merge_lane(const gtm_doc *d, gtm_lane *l)
+{
+    if (l->n <= GTM_MERGE_AT) {
+        memset(l->keep, 1, l->n);
+        l->nkeep = l->n;
+        return 0;
+    }
+    bsize *idx = malloc(l->n * sizeof(*idx));
+    if (!idx)
+        return -1;
+    for (size_t i = 0; i < l->n; i++)
+        idx[i] = (bsize){ l->b[i].bytes, l->b[i].seq, (uint32_t)i };
+    qsort(idx, l->n, sizeof(*idx), size_cmp);
+    for (size_t i = 0; i < l->n; i++)
+        l->keep[idx[i].i] = i < GTM_KEEP || live_at(l, idx[i].i);
+    free(idx);
+    for (size_t i = 0; i < l->n; i++) {
+        if (l->keep[i]) {
+            l->nkeep++;
+            continue;
+        }
+        l->nmerged++;
+        l->merged_bytes += l->b[i].bytes;
+        if (l->b[i].bytes > l->merge_max)
+            l->merge_max = l->b[i].bytes;
+    }
+    return merge_series(d, l);
+}
+
+int gtm_finish(gtm_doc *d, size_t ntop)
+{
+    if (d->err || rank_owners(d, ntop) != 0)
+        return -1;
+    for (size_t k = 0; k < d->lanes.len; k++)
+        if (merge_lane(d, &GMA_VEC_AT(&d->lanes, gtm_lane, k)) != 0)
+            return -1;
+    return 0;
+}
+
+typedef struct lab {
+    const char *s;
+    uint32_t raw;
+} lab;
+
+static int lab_cmp(const void *a, const void *b)
+{
+    const lab *x = a, *y = b;
+    int c = strcmp(x->s, y->s);
+    return c ? c : (x->raw > y->raw) - (x->raw < y->raw);
+}
+
+/* Marks in dup[] the labels shared by several raw names. */
+static int find_dups(gtm_doc *d, size_t n, const uint32_t *raw, unsigned char *dup)
+{
+    lab *v = malloc((n ? n : 1) * sizeof(*v));
+    if (!v)
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        v[i] = (lab){ d->str[d->label[raw[i]]], raw[i] };
+    qsort(v, n, sizeof(*v), lab_cmp);
+    memset(dup, 0, d->nlabel);
+    for (size_t i = 1; i < n; i++)
+        if (v[i].raw != v[i - 1].raw && strcmp(v[i].s, v[i - 1].s) == 0)
+            dup[v[i].raw] = dup[v[i - 1].raw] = 1;
+    free(v);
+    return 0;
+}
+
+int gtm_labels(gtm_doc *d, void (*label)(const char *raw, size_t len, size_t max_len, gma_buf *out), int full)
+{
+    /* each raw name once (several string ids may carry one name) */
+    uint32_t *raw = d->kernels.data;
+    size_t nk = 0;
+    unsigned char *seen = calloc(d->nstr ? d->nstr : 1, 1);
+    if (!seen)
+        return -1;
+    for (size_t k = 0; k < d->kernels.len; k++)
+        if (!seen[raw[k]]) {
+            seen[raw[k]] = 1;
+            raw[nk++] = raw[k];
+        }
+    free(seen);
+    d->kernels.len = nk;
+    d->nlabel = d->nstr;
+    free(d->label);
+    d->label = malloc((d->nstr ? d->nstr : 1) * sizeof(*d->label));
+    unsigned char *dup = malloc(d->nstr ? d->nstr : 1);
+    if (!d->label || !dup) {
+        free(dup);
+        return -1;
+    }
+    for (size_t i = 0; i < d->nstr; i++)
+        d->label[i] = (uint32_t)i;
+    gma_buf b = { 0 };
+    uint32_t *base = malloc((nk ? nk : 1) * sizeof(*base));
+    for (int pass = 0; pass < 3 && !full && base; pass++) {
+        if (pass && find_dups(d, nk, raw, dup) != 0)
+            break;
+        for (size_t k = 0; k < nk; k++)
+            base[k] = d->label[raw[k]]; /* equal labels are one doc string */
+        for (size_t k = 0; k < nk; k++) {
+            uint32_t o = raw[k];
+            if (pass && !dup[o])
+                continue;
+            gma_buf_reset(&b);
+            if (pass < 2) {
+                label(d->str[o], strlen(d->str[o]), pass ? 110 : 60, &b);
+            } else { /* still shared: numbered in the order the names came */
+                unsigned no = 1;
+                for (size_t j = 0; j < k; j++)
+                    no += dup[raw[j]] && base[j] == base[k];
+                gma_buf_puts(&b, d->str[base[k]]);
+                if (no > 1)
+                    gma_buf_printf(&b, " #%u", no);
+            }
+            d->label[o] = gtm_str(d, gma_buf_str(&b));
+        }
+    }
+    gma_buf_free(&b);
+    free(dup);
+    int err = !base || d->err;
+    free(base);
+    return err ? -1 : 0;
+}

@@ -1,0 +1,110 @@
+/*
+ * What a memory timeline page or picture shows, built from band sets
+ * (tl_bands.h) once their replays have finished: lanes (a device of a
+ * trace, a rank, a side of a diff), each with its bands sorted by
+ * allocation, its owners' bytes at its peak, its axis marks and the
+ * driver's used memory; owners ranked over all lanes, the top ones
+ * coloured; and, above GTM_MERGE_AT bands in a lane, the small ones merged
+ * into one series per colour (the highest level in each of GTM_SLICES
+ * slices of equal event counts). Names are copied: a lane outlives its
+ * replay. Times are ns from the lane's origin (gtm_lane_add's shift).
+ */
+#ifndef GTM_MODEL_H
+#define GTM_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tl_bands.h"
+#include "util/gma_util.h"
+
+#define GTM_MERGE_AT 100000 /* bands in a lane above which small ones merge */
+#define GTM_KEEP 40000      /* bands drawn one by one once merging (plus those live at the peak) */
+#define GTM_SLICES 4096     /* slices of a merged series */
+#define GTM_TOP_MAX 20      /* colours */
+#define GTM_LAYERS 4
+
+typedef struct gtm_mark {
+    int64_t t, t_end;      /* t_end: windows */
+    uint64_t no;           /* step number */
+    uint32_t name;         /* doc string: tags */
+} gtm_mark;
+
+typedef struct gtm_lane {
+    uint32_t title;        /* doc string */
+    unsigned device;
+    size_t n;
+    gtb_band *b;           /* sorted by (t0, seq); t0/t1 relative, t1 GTB_OPEN kept */
+    uint32_t *own, *kn, *rn; /* doc strings per band */
+    unsigned char *keep;   /* drawn one by one */
+    size_t nkeep, nmerged;
+    uint64_t merged_bytes, merge_max; /* merged: allocations of merge_max bytes or fewer */
+    uint64_t left_out, left_out_bytes; /* not collected (tl_bands' bound) */
+    int has_peak;
+    uint64_t peak;         /* the analyzer's peak of this device */
+    int64_t peak_t;
+    uint64_t peak_step;
+    size_t peak_pos;       /* bands [0, peak_pos) were allocated by the peak */
+    uint64_t *at_peak;     /* per doc string (owners): bytes live at the peak */
+    size_t at_peak_cap;
+    size_t nslices;
+    int64_t *slice_t, *slice_e; /* each slice's first and last event */
+    uint64_t *slice_v;     /* nslices x (ncolors + 1): the highest merged level in it */
+    uint64_t *slice_end;   /* the same: the level after its last event (until the next slice) */
+    gma_vec steps, windows, tags; /* gtm_mark */
+    gma_vec drv_t, drv_v;  /* int64_t, uint64_t: driver's used memory */
+    int64_t view0, view1;  /* the opening view */
+    int64_t shift;         /* added to every time when written: lanes of several traces */
+    int64_t t_min, t_max;
+    uint32_t layer_name[GTM_LAYERS]; /* doc strings */
+    unsigned nlayers;
+    uint32_t warning;      /* doc string, 0 none */
+} gtm_lane;
+
+typedef struct gtm_doc {
+    gma_vec lanes;         /* gtm_lane */
+    char **str;            /* doc strings; 0 is "" */
+    size_t nstr, str_cap;
+    gma_map str_of;        /* string hash -> index */
+    const char *by;        /* owner kind: "kernel", "range", ... */
+    uint32_t title;
+    /* owners by rank (doc strings), the first ncolors coloured */
+    uint32_t *rank;
+    size_t nrank, ncolors;
+    uint32_t *color_of;    /* per doc string: its colour, filled by gtm_finish */
+    int step_axis;         /* lanes share a step-normalised axis (--diff) */
+    /* kernel names are kept whole (an owner per kernel, as the report
+     * groups them) and shown by a label: short, longer where short forms
+     * collide, numbered where those still do (gtm_labels) */
+    gma_vec kernels;       /* uint32_t: doc strings that are raw kernel names */
+    uint32_t *label;       /* per doc string: the string shown */
+    size_t nlabel;
+    int err;
+} gtm_doc;
+
+void gtm_init(gtm_doc *d, const char *by);
+void gtm_free(gtm_doc *d);
+/* The string's index (a copy); 0 on OOM (d->err). */
+uint32_t gtm_str(gtm_doc *d, const char *s);
+static inline const char *gtm_s(const gtm_doc *d, uint32_t i) { return i < d->nstr ? d->str[i] : ""; }
+/* A new lane, its fields zero but for the vectors; NULL on OOM. */
+gtm_lane *gtm_lane_new(gtm_doc *d);
+/* Copies s's bands of one device into l (times made relative: minus
+ * origin), sorted; owner/kernel/range strings are set by the caller after. */
+int gtm_lane_bands(gtm_lane *l, const gtb_set *s, unsigned device, uint64_t origin);
+/* Once every band knows its owner and the peak is set: bytes at the peak. */
+int gtm_lane_at_peak(gtm_doc *d, gtm_lane *l);
+/* Ranks owners over the lanes (bytes at the peak, then size), colours the
+ * first ntop, and merges small bands where a lane has many. */
+int gtm_finish(gtm_doc *d, size_t ntop);
+/* Labels for the kernel names: label(raw, max_len, out) writes a short
+ * form; 0, or -1 on OOM. gtm_finish needs them set. */
+int gtm_labels(gtm_doc *d, void (*label)(const char *raw, size_t len, size_t max_len, gma_buf *out), int full);
+static inline const char *gtm_label(const gtm_doc *d, uint32_t i)
+{
+    return gtm_s(d, d->label && i < d->nlabel ? d->label[i] : i);
+}
+/* Colour of an owner: 0..ncolors-1, ncolors for grey. */
+size_t gtm_color(const gtm_doc *d, uint32_t owner);
+
+#endif

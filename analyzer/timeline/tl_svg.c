@@ -1,0 +1,303 @@
+/*
+ * The static timeline picture (OUT.svg): per lane, the stacked bands of the
+ * opening view as the page draws them (allocation order, one moment per
+ * column: see page.js), as rectangles that run on while a band keeps its
+ * place; the merged layers, the driver's used memory dashed, windows
+ * shaded, steps, tags and the peak marked; the legend below.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tl_write.h"
+
+#define W 1000.0
+#define LH 300.0  /* lane height */
+#define ML 80.0
+#define MR 24.0
+#define MT 28.0
+#define MB 56.0
+#define NC 900    /* columns */
+#define TOP 44.0  /* title */
+
+static void xml(FILE *f, const char *s)
+{
+    for (; *s; s++) {
+        if (*s == '<') fputs("&lt;", f);
+        else if (*s == '>') fputs("&gt;", f);
+        else if (*s == '&') fputs("&amp;", f);
+        else if (*s == '"') fputs("&quot;", f);
+        else if ((unsigned char)*s >= 0x20) fputc(*s, f);
+    }
+}
+
+static void fmt_b(char *out, size_t cap, double b)
+{
+    const char *u[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+    int i = 0;
+    while (b >= 1024 && i < 4) {
+        b /= 1024;
+        i++;
+    }
+    snprintf(out, cap, "%.4g %s", b, u[i]);
+}
+
+typedef struct pane {
+    double y0, v0, v1, ymax; /* top, view (ns), bytes at the top */
+} pane;
+
+static double px_x(const pane *p, double t) { return ML + (t - p->v0) / (p->v1 - p->v0) * (W - ML - MR); }
+static double px_y(const pane *p, double b) { return p->y0 + LH - MB - b / p->ymax * (LH - MT - MB); }
+
+/* The band last allocated by column c's moment, and the moment (page.js's columns()). */
+static size_t column_moment(const gtm_lane *l, const pane *p, int c, size_t *pos, double *tc)
+{
+    double span = (p->v1 - p->v0) / NC, ca = p->v0 + c * span, cb = ca + span;
+    double pk = (double)(l->peak_t + l->shift);
+    if (l->has_peak && pk >= ca && pk < cb) {
+        *tc = pk;
+        return l->peak_pos;
+    }
+    while (*pos < l->n && (double)((int64_t)l->b[*pos].t0 + l->shift) < ca)
+        (*pos)++;
+    *tc = (ca + cb) / 2;
+    size_t end = *pos;
+    while (end < l->n && (double)((int64_t)l->b[end].t0 + l->shift) < cb)
+        end++;
+    if (end > *pos) {
+        *tc = (double)((int64_t)l->b[end - 1].t0 + l->shift);
+    }
+    return end;
+}
+
+static void lane_bands(FILE *f, const gtm_doc *d, const gtm_lane *l, const pane *p)
+{
+    int *run_c = malloc((l->n ? l->n : 1) * sizeof(int));
+    double *run_y = malloc((l->n ? l->n : 1) * sizeof(double)), *run_h = malloc((l->n ? l->n : 1) * sizeof(double));
+    if (!run_c || !run_y || !run_h) {
+        free(run_c);
+        free(run_y);
+        free(run_h);
+        return;
+    }
+    size_t nk = 0, *kept = malloc((l->n ? l->n : 1) * sizeof(*kept));
+    if (!kept) {
+        free(run_c);
+        free(run_y);
+        free(run_h);
+        return;
+    }
+    for (size_t i = 0; i < l->n; i++) {
+        run_c[i] = -1;
+        if (l->keep[i])
+            kept[nk++] = i;
+    }
+    double cw = (W - ML - MR) / NC, scale = (LH - MT - MB) / p->ymax, base = p->y0 + LH - MB;
+    size_t pos = 0;
+    for (int c = 0; c <= NC; c++) {
+        double tc = 0, acc = 0;
+        size_t end = c < NC ? column_moment(l, p, c, &pos, &tc) : 0;
+        for (size_t k = 0; k < nk; k++) {
+            size_t i = kept[k];
+            int live = c < NC && i < end && (l->b[i].t1 == GTB_OPEN || (double)((int64_t)l->b[i].t1 + l->shift) > tc);
+            double y = base - (acc + (live ? (double)l->b[i].bytes : 0)) * scale;
+            double h = live ? (double)l->b[i].bytes * scale : 0;
+            if (run_c[i] >= 0 && (!live || fabs(y - run_y[i]) > 0.05)) {
+                if (run_h[i] >= 0.1)
+                    fprintf(f, "<rect x=\"%.1f\" y=\"%.2f\" width=\"%.1f\" height=\"%.2f\" fill=\"%s\"/>\n", ML + run_c[i] * cw,
+                            run_y[i], (c - run_c[i]) * cw + 0.3, run_h[i], gtw_color(d, gtm_color(d, l->own[i])));
+                run_c[i] = -1;
+            }
+            if (live && run_c[i] < 0) {
+                run_c[i] = c;
+                run_y[i] = y;
+                run_h[i] = h;
+            }
+            if (live)
+                acc += (double)l->b[i].bytes;
+        }
+    }
+    free(kept);
+    free(run_c);
+    free(run_y);
+    free(run_h);
+}
+
+/* The merged layers: one path per colour, above the bands' level of each slice. */
+static void lane_merged(FILE *f, const gtm_doc *d, const gtm_lane *l, const pane *p)
+{
+    size_t G = d->ncolors + 1;
+    if (!l->nslices)
+        return;
+    for (size_t g = 0; g < G; g++) {
+        fprintf(f, "<path fill=\"%s\" fill-opacity=\"0.45\" d=\"", gtw_color(d, g));
+        for (size_t k = 0; k < l->nslices; k++) {
+            /* the slice at its highest, then the level it leaves until the next */
+            for (int part = 0; part < 2; part++) {
+                const uint64_t *v = part ? &l->slice_end[k * G] : &l->slice_v[k * G];
+                double x0 = px_x(p, (double)((part ? l->slice_e[k] : l->slice_t[k]) + l->shift));
+                double x1 = part ? (k + 1 < l->nslices ? px_x(p, (double)(l->slice_t[k + 1] + l->shift)) : px_x(p, (double)(l->t_max + l->shift)))
+                                 : px_x(p, (double)(l->slice_e[k] + l->shift));
+                x0 = x0 < ML ? ML : x0;
+                x1 = x1 > W - MR ? W - MR : x1;
+                if (x1 <= x0 || !v[g])
+                    continue;
+                double below = 0;
+                for (size_t h = 0; h < g; h++)
+                    below += (double)v[h];
+                fprintf(f, "M%.1f %.1fH%.1fV%.1fH%.1fz", x0, px_y(p, below), x1, px_y(p, below + (double)v[g]), x0);
+            }
+        }
+        fputs("\"/>\n", f);
+    }
+}
+
+static void lane_axes(FILE *f, const gtm_doc *d, const gtm_lane *l, const pane *p)
+{
+    char b[64];
+    double y1 = p->y0 + LH - MB;
+    /* ticks on round numbers of a 1024-based unit */
+    double unit = 1;
+    while (unit < 1099511627776.0 && p->ymax / unit >= 1536)
+        unit *= 1024;
+    double ys = gma_nice_step(p->ymax / unit, 5) * unit;
+    for (int i = 0; i <= 64 && ys * i <= p->ymax; i++) {
+        fmt_b(b, sizeof(b), ys * i);
+        fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#e0e0e0\"/><text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n",
+                ML, px_y(p, ys * i), W - MR, px_y(p, ys * i), ML - 6, px_y(p, ys * i) + 4, b);
+    }
+    double span = (p->v1 - p->v0) / 1e6, xs = gma_nice_step(span, 8), first = ceil(p->v0 / 1e6 / xs) * xs;
+    for (int i = 0; i <= 64; i++) {
+        double ms = first + xs * i, x = px_x(p, ms * 1e6);
+        if (x > W - MR)
+            break;
+        fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#888\"/><text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%g</text>\n",
+                x, y1, x, y1 + 5, x, y1 + 17, ms);
+    }
+    fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">time since trace start (ms)</text>\n", (ML + W - MR) / 2, y1 + 30);
+    fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"black\"/>\n", ML, y1, W - MR, y1);
+    double last = -1e9;
+    for (size_t i = 0; i < l->steps.len; i++) {
+        const gtm_mark *m = &GMA_VEC_AT(&l->steps, gtm_mark, i);
+        double x = px_x(p, (double)(m->t + l->shift));
+        if (x < ML || x > W - MR)
+            continue;
+        fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#999\" stroke-dasharray=\"2,3\"/>\n", x, p->y0 + MT, x, y1);
+        if (x - last >= 56) {
+            fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" fill=\"#666\" text-anchor=\"middle\">step %llu</text>\n", x, p->y0 + MT - 5,
+                    (unsigned long long)m->no);
+            last = x;
+        }
+    }
+    last = -1e9;
+    for (size_t i = 0; i < l->tags.len && i < 500; i++) {
+        const gtm_mark *m = &GMA_VEC_AT(&l->tags, gtm_mark, i);
+        double x = px_x(p, (double)(m->t + l->shift));
+        if (x < ML || x > W - MR)
+            continue;
+        fprintf(f, "<path d=\"M%.1f %.1f l-4 8 l8 0 z\" fill=\"#444\"/>\n", x, y1 + 36);
+        if (x - last < 60)
+            continue;
+        last = x;
+        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" fill=\"#444\" font-size=\"9\">", x + 5, y1 + 44);
+        xml(f, gtm_s(d, m->name));
+        fputs("</text>\n", f);
+    }
+}
+
+static void lane_top(FILE *f, const gtm_doc *d, const gtm_lane *l, const pane *p)
+{
+    char b1[GMA_FMT_CAP], b2[GMA_FMT_CAP];
+    if (l->drv_t.len) {
+        fputs("<polyline fill=\"none\" stroke=\"#333\" stroke-dasharray=\"6,3\" points=\"", f);
+        for (size_t i = 0; i < l->drv_t.len; i++) {
+            double x = px_x(p, (double)(GMA_VEC_AT(&l->drv_t, int64_t, i) + l->shift));
+            double xn = i + 1 < l->drv_t.len ? px_x(p, (double)(GMA_VEC_AT(&l->drv_t, int64_t, i + 1) + l->shift)) : W - MR;
+            double y = px_y(p, (double)GMA_VEC_AT(&l->drv_v, uint64_t, i));
+            y = y < p->y0 + MT ? p->y0 + MT : y; /* above the scale: on its top edge */
+            x = x < ML ? ML : x > W - MR ? W - MR : x;
+            xn = xn < ML ? ML : xn > W - MR ? W - MR : xn;
+            fprintf(f, "%.1f,%.1f %.1f,%.1f ", x, y, xn, y);
+        }
+        fputs("\"/>\n", f);
+    }
+    fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-weight=\"bold\">", ML, p->y0 + 12);
+    xml(f, gtm_s(d, l->title));
+    fputs(" live (stacked bands", f);
+    fputs(l->drv_t.len ? "; dashed: driver used, on the top edge where above the scale" : "", f);
+    fputs(")</text>\n", f);
+    if (l->warning) {
+        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" fill=\"#b00000\" font-weight=\"bold\">WARNING: ", ML + 330, p->y0 + 12);
+        xml(f, gtm_s(d, l->warning));
+        fputs("</text>\n", f);
+    }
+    if (l->has_peak) {
+        double x = px_x(p, (double)(l->peak_t + l->shift)), y = px_y(p, (double)l->peak);
+        int right = x > W * 0.7;
+        fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"none\" stroke=\"black\" stroke-width=\"2\"/>\n", x, y);
+        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\" font-weight=\"bold\">peak ", right ? x - 8 : x + 8,
+                y - 6 < p->y0 + MT + 12 ? p->y0 + MT + 12 : y - 6, right ? "end" : "start");
+        xml(f, gtm_s(d, l->title));
+        fprintf(f, " %s at %s ms (step %llu)</text>\n", gma_fmt_bytes(b1, l->peak), gma_fmt_ms(b2, l->peak_t + l->shift),
+                (unsigned long long)l->peak_step);
+    }
+}
+
+int gtw_svg(FILE *f, const gtm_doc *d)
+{
+    size_t nl = d->lanes.len, nleg = d->ncolors + 1;
+    double H = TOP + LH * (double)nl + 16.0 * (double)((nleg + 1) / 2) + 40;
+    fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" id=\"tl\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
+               "font-family=\"sans-serif\" font-size=\"11\">\n<rect x=\"0\" y=\"0\" width=\"%.0f\" height=\"%.0f\" fill=\"white\"/>\n",
+            W, H, W, H, W, H);
+    fputs("<text x=\"80\" y=\"20\" font-size=\"14\" font-weight=\"bold\">GPU memory timeline (shaded: windows): ", f);
+    xml(f, gtm_s(d, d->title));
+    fprintf(f, "</text>\n<text x=\"80\" y=\"36\" fill=\"#555\">one band per allocation, stacked in allocation order, coloured by %s</text>\n", d->by);
+    for (size_t k = 0; k < nl; k++) {
+        const gtm_lane *l = &GMA_VEC_AT(&d->lanes, gtm_lane, k);
+        pane p = { TOP + LH * (double)k, (double)(l->view0 + l->shift), (double)(l->view1 + l->shift), 1 };
+        /* the scale follows the bands (the page's too): a driver figure above it is clipped */
+        p.ymax = (double)l->peak;
+        for (size_t k = 0; k < l->nslices; k++) {
+            double sum = 0;
+            for (size_t g = 0; g <= d->ncolors; g++)
+                sum += (double)l->slice_v[k * (d->ncolors + 1) + g];
+            if (sum > p.ymax)
+                p.ymax = sum;
+        }
+        p.ymax = p.ymax * 1.08 + 1;
+        for (size_t i = 0; i < l->windows.len; i++) {
+            const gtm_mark *w = &GMA_VEC_AT(&l->windows, gtm_mark, i);
+            double x0 = px_x(&p, (double)(w->t + l->shift)), x1 = px_x(&p, (double)(w->t_end + l->shift));
+            x0 = x0 < ML ? ML : x0;
+            x1 = x1 > W - MR ? W - MR : x1;
+            if (x1 > x0)
+                fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#eef4fa\"/>\n", x0, p.y0 + MT, x1 - x0, LH - MT - MB);
+        }
+        lane_axes(f, d, l, &p);
+        lane_bands(f, d, l, &p);
+        lane_merged(f, d, l, &p);
+        lane_top(f, d, l, &p);
+    }
+    const gtm_lane *l0 = nl ? &GMA_VEC_AT(&d->lanes, gtm_lane, 0) : NULL;
+    double ly = TOP + LH * (double)nl + 6;
+    fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-weight=\"bold\">bytes live at the peak, by %s</text>\n", ML, ly + 8, d->by);
+    for (size_t i = 0; i < nleg; i++) {
+        char b[GMA_FMT_CAP];
+        double x = ML + (double)(i % 2) * 450, y = ly + 16 + 16 * (double)(i / 2);
+        fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"12\" fill=\"%s\"/><text x=\"%.1f\" y=\"%.1f\">", x, y, gtw_color(d, i),
+                x + 18, y + 10);
+        if (i < d->ncolors) {
+            uint32_t o = d->rank[i];
+            fprintf(f, "%s ", gma_fmt_bytes(b, l0 && o < l0->at_peak_cap ? l0->at_peak[o] : 0));
+            char nm[64];
+            snprintf(nm, sizeof(nm), "%.54s", gtm_label(d, o)); /* fits its column */
+            xml(f, nm);
+        } else {
+            fputs("every other owner", f);
+        }
+        fputs("</text>\n", f);
+    }
+    fputs("</svg>\n", f);
+    return ferror(f) ? -1 : 0;
+}
