@@ -15,6 +15,7 @@
 #include "gmemprof/trace_format.h"
 #include "gmt_io.h"
 #include "util/gma_util.h"
+#include "layer.h"
 
 #define GMA_MAX_DEVICES 64
 #define GMA_MAX_STRING_ID (1u << 24)  /* larger string ids are ignored */
@@ -67,6 +68,7 @@ typedef struct gma_opts {
     const char *chrome_path;
     const char *timeline_path;
     int full_names;
+    int layer;             /* gma_layer_kind: which allocations the who-tables take */
 } gma_opts;
 
 /* ---- rows --------------------------------------------------------------- */
@@ -103,6 +105,8 @@ typedef struct gma_steprow {
 typedef struct gma_tagrow {
     uint64_t ts, name, step, device;
     uint64_t live, driver_used, driver_total;
+    uint64_t fw_allocated, fw_reserved; /* with has_fw: the framework allocator's view */
+    int has_fw;
 } gma_tagrow;
 
 typedef struct gma_streamrow {
@@ -330,6 +334,11 @@ typedef struct gma_replay {
     int64_t baseline_win;  /* first selected window: the summary's baseline */
     int window_records;    /* a WINDOW_BEGIN/END was read */
 
+    /* the framework layer (layer.h): fw 1 when BLOCK records are the
+     * allocations and CUPTI's feed only the layer's numbers */
+    gma_layer layer;
+    int fw;
+
     /* allocator sources */
     gma_srcstat src[GMT_SRC_COUNT_];
     gma_srcstat src_other;
@@ -402,6 +411,8 @@ typedef struct gma_mode {
     const char *meaning;
 } gma_mode;
 gma_mode gma_allocator_mode(const gma_replay *r);
+/* 1 when the trace's first records include a BLOCK (the PyTorch bridge). */
+int gma_trace_has_blocks(const char *path);
 
 /* True when the trace ended badly (cut, no trailer, error): the warning. */
 int gma_trace_warning(const gma_replay *r, char *out, size_t cap);

@@ -162,7 +162,8 @@ void gma_range_display(const gma_replay *r, uint32_t name, int full, gma_buf *ou
 const char *gma_source_label(uint64_t src)
 {
     static const char *const tab[GMT_SRC_COUNT_] = { "unknown",   "cudaMalloc",  "async pool",   "VMM",
-                                                     "managed",   "pinned host", "pitched/array", "static" };
+                                                     "managed",   "pinned host", "pitched/array", "static",
+                                                     "PyTorch blocks" };
     return src < GMT_SRC_COUNT_ ? tab[src] : "unknown";
 }
 
@@ -1685,6 +1686,32 @@ static void on_step(gma_replay *r, const gmt_step *s)
     }
 }
 
+/* With the blocks layer, CUDA's own allocations only feed the layer's
+ * numbers (reserved and outside the allocator). */
+static void fw_cuda(gma_replay *r, const gmt_mem *m, int is_alloc)
+{
+    note_ts(r, m->ts);
+    if (gma_layer_cuda(&r->layer, m, is_alloc) != 0)
+        oom(r);
+}
+
+/* A framework allocator event: its numbers, and with the blocks layer its
+ * blocks as the allocations every table and the peak are made of. */
+static void on_block(gma_replay *r, const gmt_block *b)
+{
+    note_ts(r, b->ts);
+    if (!gma_layer_block(&r->layer, b) || !r->fw)
+        return;
+    gmt_mem m;
+    gma_layer_as_mem(b, &m);
+    if (b->action == GMT_BLK_FREE_REQUESTED)
+        on_free(r, &m);
+    else if (m.flags & GMT_MEMF_BASELINE)
+        on_baseline(r, &m);
+    else
+        on_alloc(r, &m);
+}
+
 static void on_tag(gma_replay *r, const gmt_tag *t)
 {
     note_ts(r, t->ts);
@@ -1724,6 +1751,9 @@ static void on_tag(gma_replay *r, const gmt_tag *t)
         row->live = td->live_bytes;
         row->driver_used = td->driver_used;
         row->driver_total = td->driver_total;
+        row->has_fw = t->has_framework != 0;
+        row->fw_allocated = td->fw_allocated;
+        row->fw_reserved = td->fw_reserved;
     }
 }
 
@@ -1749,6 +1779,7 @@ static void on_window_begin(gma_replay *r, const gmt_window_begin *b)
 {
     note_ts(r, b->ts);
     r->window_records = 1;
+    gma_layer_window_begin(&r->layer);
     if (r->cur_win >= 0)
         window_close(r, b->ts, WIN(r, r->cur_win)->last_step, GMT_WEND_SCHEDULE, 0);
     /* The baseline that follows is the live set: drop what we had. The walk
@@ -1826,6 +1857,10 @@ static void on_device(gma_replay *r, const gmt_device *d)
 static inline __attribute__((always_inline)) int replay_record(gma_replay *r, const gmt_record *rec, const int plain)
 {
     r->records++;
+    if (r->fw && (rec->type == GMT_REC_ALLOC || rec->type == GMT_REC_FREE)) {
+        fw_cuda(r, &rec->u.mem, rec->type == GMT_REC_ALLOC);
+        return r->err ? -1 : 0;
+    }
     switch (rec->type) {
     case GMT_REC_ALLOC:
         if (rec->u.mem.flags & GMT_MEMF_BASELINE)
@@ -1842,6 +1877,7 @@ static inline __attribute__((always_inline)) int replay_record(gma_replay *r, co
     case GMT_REC_MEMSET: on_copy(r, &rec->u.copy, 1); break;
     case GMT_REC_STEP: on_step(r, &rec->u.step); break;
     case GMT_REC_TAG: on_tag(r, &rec->u.tag); break;
+    case GMT_REC_BLOCK: on_block(r, &rec->u.block); break;
     case GMT_REC_MEMSAMPLE: on_sample(r, &rec->u.sample); break;
     case GMT_REC_MARK:
         note_ts(r, rec->u.mark.ts);
@@ -1877,7 +1913,9 @@ static inline __attribute__((always_inline)) int replay_hot(gma_replay *r, const
      * calls their out-of-line copies. The three types of nearly every
      * record are tested first: compares cost less than a jump table. */
     gmt_type t = h->type;
-    if (t == GMT_REC_FREE) {
+    if (__builtin_expect(r->fw, 0) && (t == GMT_REC_FREE || t == GMT_REC_ALLOC)) {
+        fw_cuda(r, &h->u.mem, t == GMT_REC_ALLOC);
+    } else if (t == GMT_REC_FREE) {
         free_record(r, &h->u.mem, plain, h + 1, end);
     } else if (t == GMT_REC_KERNEL) {
         kernel_record(r, &h->u.kernel, plain);
@@ -1964,6 +2002,7 @@ void gma_replay_free(gma_replay *r)
     gma_vec_free(&r->steps);
     gma_map_free(&r->step_of);
     gma_vec_free(&r->tags);
+    gma_layer_free(&r->layer);
     gma_vec_free(&r->streams);
     gma_map_free(&r->stream_of);
     gma_vec_free(&r->windows);
@@ -2042,10 +2081,29 @@ static inline __attribute__((always_inline)) int read_loop(gma_replay *r, gmt_re
     }
 }
 
+/* Whether the trace holds BLOCK records, from its beginning: the bridge
+ * attaches at the first CUDA context, so its first records come early; a
+ * trace without them pays at most this many records read twice. */
+#define GMA_BLOCK_SCAN 2000000u
+
+int gma_trace_has_blocks(const char *path)
+{
+    gmt_reader *rd = gmt_reader_open(path);
+    if (!rd)
+        return 0;
+    gmt_record rec;
+    int found = 0;
+    for (uint64_t n = 0; n < GMA_BLOCK_SCAN && !found && gmt_reader_next(rd, &rec) > 0; n++)
+        found = rec.type == GMT_REC_BLOCK;
+    gmt_reader_close(rd);
+    return found;
+}
+
 int gma_replay_read(gma_replay *r, char *msg, size_t msgcap)
 {
     const char *path = r->path;
     msg[0] = 0;
+    r->fw = r->opt.layer == GMA_LAYER_BLOCKS || (r->opt.layer == GMA_LAYER_AUTO && gma_trace_has_blocks(path));
     gmt_reader *rd = gmt_reader_open(path);
     if (!rd) {
         snprintf(msg, msgcap, "cannot open %s: %s", path, strerror(errno));
@@ -2109,6 +2167,13 @@ gma_mode gma_allocator_mode(const gma_replay *r)
                          s[GMT_SRC_MANAGED].bytes + s[GMT_SRC_PITCHED].bytes + s[GMT_SRC_STATIC].bytes +
                          s[GMT_SRC_UNKNOWN].bytes;
     gma_mode m = { "none", "no device allocations were seen in the selection" };
+    if (r->fw) {
+        m.mode = "PyTorch caching allocator, tensors";
+        m.meaning = "the PyTorch bridge reported every block of the caching allocator: bytes are tensors as "
+                    "torch.cuda.memory_allocated counts them; reserved and outside-allocator bytes come from "
+                    "its segments and CUPTI (--layer segments shows what CUDA handed out instead)";
+        return m;
+    }
     if (!dev_bytes && s[GMT_SRC_PINNED_HOST].count) {
         m.mode = "pinned host memory";
         m.meaning = "only cudaMallocHost/cudaHostAlloc buffers: host memory pinned for fast copies, no device memory";

@@ -205,6 +205,29 @@ int gma_print_json(FILE *f, const gma_report *rep)
         gma_jw_ku64(j, "kernel_ns", rep->kernel_ns);
     }
 
+    if (r->layer.seen) {
+        /* the PyTorch bridge: torch.cuda's own counters, over the trace */
+        gma_jw_key(j, "framework");
+        gma_jw_begin(j, '[');
+        for (unsigned d = 0; d < GMA_LAYER_DEVICES; d++) {
+            const gma_layer_dev *L = &r->layer.dev[d];
+            if (!L->allocated_peak && !L->reserved_peak)
+                continue;
+            gma_jw_begin(j, '{');
+            gma_jw_ku64(j, "device", d);
+            gma_jw_ku64(j, "allocated_peak_bytes", L->allocated_peak);
+            gma_jw_ki64(j, "allocated_peak_time_ns", gma_rel(r, L->allocated_peak_ts));
+            gma_jw_ku64(j, "reserved_peak_bytes", L->reserved_peak);
+            gma_jw_ku64(j, "at_peak_reserved_bytes", L->at_peak_reserved);
+            gma_jw_ku64(j, "at_peak_unallocated_bytes",
+                        L->at_peak_reserved > L->allocated_peak ? L->at_peak_reserved - L->allocated_peak : 0);
+            gma_jw_ku64(j, "at_peak_outside_allocator_bytes", gma_layer_outside(L->at_peak_cuda, L->at_peak_reserved));
+            gma_jw_ku64(j, "cuda_peak_bytes", L->cuda_peak);
+            gma_jw_ku64(j, "ooms", L->ooms);
+            gma_jw_end(j, '}');
+        }
+        gma_jw_end(j, ']');
+    }
     gma_jw_key(j, "allocator");
     gma_jw_begin(j, '{');
     gma_jw_kstr(j, "mode", rep->mode.mode);

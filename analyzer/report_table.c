@@ -133,6 +133,22 @@ static void print_summary(FILE *f, const gma_report *rep)
             fprintf(f, "           outside the selection the live bytes reached %s (%s ms)\n",
                     gma_fmt_bytes(b1, D->all_peak), gma_fmt_ms(b2, gma_rel(r, D->all_peak_ts)));
     }
+    for (unsigned d = 0; r->layer.seen && d < GMA_LAYER_DEVICES; d++) {
+        const gma_layer_dev *L = &r->layer.dev[d];
+        if (!L->allocated_peak && !L->reserved_peak)
+            continue;
+        char b6[GMA_FMT_CAP];
+        uint64_t unalloc = L->at_peak_reserved > L->allocated_peak ? L->at_peak_reserved - L->allocated_peak : 0;
+        fprintf(f, "PyTorch    dev%u: allocated peak %s at %s ms (torch.cuda.max_memory_allocated), reserved peak %s "
+                   "(max_memory_reserved)\n           at the allocated peak: reserved %s, of it cached or "
+                   "fragmented %s; outside PyTorch's allocator %s\n",
+                d, gma_fmt_bytes(b1, L->allocated_peak), gma_fmt_ms(b2, gma_rel(r, L->allocated_peak_ts)),
+                gma_fmt_bytes(b3, L->reserved_peak), gma_fmt_bytes(b4, L->at_peak_reserved), gma_fmt_bytes(b5, unalloc),
+                gma_fmt_bytes(b6, gma_layer_outside(L->at_peak_cuda, L->at_peak_reserved)));
+        if (L->ooms)
+            fprintf(f, "           %llu out-of-memory failure%s, the largest request %s\n", (unsigned long long)L->ooms,
+                    pl(L->ooms), gma_fmt_bytes(b1, L->oom_bytes));
+    }
     fprintf(f, "Baseline   %s in %s allocation%s live at window start\n", gma_fmt_bytes(b1, rep->baseline_bytes),
             gma_fmt_count(b2, rep->baseline_count), pl(rep->baseline_count));
     fprintf(f, "Allocated  %s in %s allocation%s; freed %s in %s free%s; net %s\n", gma_fmt_bytes(b1, rep->alloc_bytes),

@@ -290,6 +290,20 @@ static const gma_col TCOLS[] = {
     { "d live", "live_change_bytes", GMA_CT_DBYTES, 1, 0 }, { "d used", "used_change_bytes", GMA_CT_DBYTES, 1, 0 },
 };
 
+/* With the PyTorch bridge: the MemoryMonitor table (allocated, reserved,
+ * outside the allocator, driver used, and the change since the tag before). */
+static const gma_col TFCOLS[] = {
+    { "tag", "name", GMA_CT_STR, 1, 0 },              { "device", "device", GMA_CT_U64, 1, 0 },
+    { "step", "step", GMA_CT_U64, 1, 0 },             { "time ms", "time_ns", GMA_CT_TS, 1, 0 },
+    { "allocated", "allocated_bytes", GMA_CT_BYTES, 1, 0 }, { "reserved", "reserved_bytes", GMA_CT_BYTES, 1, 0 },
+    { "outside", "outside_allocator_bytes", GMA_CT_BYTES, 1, 0 },
+    { "driver used", "driver_used_bytes", GMA_CT_BYTES, 1, 0 },
+    { "driver total", "driver_total_bytes", GMA_CT_BYTES, 0, 0 },
+    { "d allocated", "allocated_change_bytes", GMA_CT_DBYTES, 1, 0 },
+    { "d reserved", "reserved_change_bytes", GMA_CT_DBYTES, 1, 0 },
+    { "d used", "used_change_bytes", GMA_CT_DBYTES, 1, 0 },
+};
+
 static const gma_col STCOLS[] = {
     { "device", "device", GMA_CT_U64, 1, 0 },         { "stream", "stream", GMA_CT_STR, 1, 0 },
     { "kernels", "kernels", GMA_CT_U64, 1, 0 },       { "kernel time", "kernel_ns", GMA_CT_NS, 1, 0 },
@@ -615,32 +629,51 @@ static int build_steps(const gma_replay *r, gma_table *t, uint64_t top)
     return err ? -1 : 0;
 }
 
+/* A tag's values: in framework terms (TFCOLS) when the trace has them. */
+typedef struct tagvals {
+    uint64_t main, reserved, used; /* live bytes or allocated; reserved; driver used */
+} tagvals;
+
+static tagvals tag_vals(const gma_tagrow *g, int fw)
+{
+    tagvals v = { fw ? g->fw_allocated : g->live, g->fw_reserved, g->driver_used };
+    return v;
+}
+
 static int build_tags(const gma_replay *r, gma_table *t, uint64_t top)
 {
-    gma_table_init(t, "Tags (memory snapshots)", TCOLS, NCOLS(TCOLS));
     size_t n = r->tags.len;
+    int fw = 0;
+    for (size_t i = 0; i < n; i++)
+        fw |= GMA_VEC_AT(&r->tags, gma_tagrow, i).has_fw;
+    if (fw)
+        gma_table_init(t, "Tags (memory snapshots; PyTorch's allocated and reserved)", TFCOLS, NCOLS(TFCOLS));
+    else
+        gma_table_init(t, "Tags (memory snapshots)", TCOLS, NCOLS(TCOLS));
     srow *rows = calloc(n ? n : 1, sizeof(*rows));
     int64_t *dlive = calloc(n ? n : 1, sizeof(*dlive)), *dused = calloc(n ? n : 1, sizeof(*dused));
+    int64_t *dres = calloc(n ? n : 1, sizeof(*dres));
     char *hasprev = calloc(n ? n : 1, 1);
     gma_strs names = { 0 };
-    int err = !rows || !dlive || !dused || !hasprev;
+    int err = !rows || !dlive || !dused || !dres || !hasprev;
     /* changes since the previous tag of the same device (record order is time order) */
     struct {
         int have;
-        uint64_t live, used;
+        tagvals v;
     } prev[GMA_MAX_DEVICES];
     memset(prev, 0, sizeof(prev));
     for (size_t i = 0; i < n && !err; i++) {
         const gma_tagrow *g = &GMA_VEC_AT(&r->tags, gma_tagrow, i);
         unsigned d = (unsigned)g->device;
+        tagvals v = tag_vals(g, fw);
         if (prev[d].have) {
-            dlive[i] = (int64_t)(g->live - prev[d].live);
-            dused[i] = (int64_t)(g->driver_used - prev[d].used);
+            dlive[i] = (int64_t)(v.main - prev[d].v.main);
+            dres[i] = (int64_t)(v.reserved - prev[d].v.reserved);
+            dused[i] = (int64_t)(v.used - prev[d].v.used);
             hasprev[i] = 1;
         }
         prev[d].have = 1;
-        prev[d].live = g->live;
-        prev[d].used = g->driver_used;
+        prev[d].v = v;
         size_t len;
         const char *nm = gma_str(r, g->name, &len);
         srow *x = &rows[i];
@@ -649,7 +682,7 @@ static int build_tags(const gma_replay *r, gma_table *t, uint64_t top)
         x->idx = (uint32_t)i;
         switch (r->opt.sort) {
         case GMA_SORT_MEM:
-        case GMA_SORT_ALLOC: x->key = sat(g->live); break;
+        case GMA_SORT_ALLOC: x->key = sat(v.main); break;
         case GMA_SORT_PEAK: x->key = sat(g->driver_used); break;
         default: x->key = (int64_t)i; break; /* time, count: chronological */
         }
@@ -670,6 +703,18 @@ static int build_tags(const gma_replay *r, gma_table *t, uint64_t top)
         set_u(&c[1], g->device);
         set_u(&c[2], g->step);
         set_i(&c[3], gma_rel(r, g->ts));
+        if (fw) {
+            set_u(&c[4], g->fw_allocated);
+            set_u(&c[5], g->fw_reserved);
+            set_u(&c[6], gma_layer_outside(g->live, g->fw_reserved));
+            set_u(&c[7], g->driver_used);
+            set_u(&c[8], g->driver_total);
+            set_i(&c[9], dlive[i]);
+            set_i(&c[10], dres[i]);
+            set_i(&c[11], dused[i]);
+            c[9].null = c[10].null = c[11].null = !hasprev[i];
+            continue;
+        }
         set_u(&c[4], g->live);
         set_u(&c[5], g->driver_used);
         set_u(&c[6], g->driver_total);
@@ -680,6 +725,7 @@ static int build_tags(const gma_replay *r, gma_table *t, uint64_t top)
     free(rows);
     free(dlive);
     free(dused);
+    free(dres);
     free(hasprev);
     gma_strs_free(&names);
     return err ? -1 : 0;

@@ -70,7 +70,7 @@ const char *gmt_mem_kind_name(uint64_t kind)
 const char *gmt_mem_source_name(uint64_t source)
 {
     static const char *const tab[GMT_SRC_COUNT_] = {
-        "unknown", "malloc", "async_pool", "vmm", "managed", "pinned_host", "pitched", "static",
+        "unknown", "malloc", "async_pool", "vmm", "managed", "pinned_host", "pitched", "static", "framework",
     };
     return NAME_OF(tab, source);
 }

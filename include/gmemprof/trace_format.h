@@ -163,6 +163,8 @@ typedef enum gmt_mem_source {
     GMT_SRC_PINNED_HOST = 5, /* cudaMallocHost / cudaHostAlloc */
     GMT_SRC_PITCHED = 6,     /* cudaMallocPitch / arrays */
     GMT_SRC_STATIC = 7,      /* module globals (__device__ variables) */
+    GMT_SRC_FRAMEWORK = 8,   /* a framework allocator's block (a BLOCK record as the analyzer
+                              * replays it; never in an ALLOC record) */
     GMT_SRC_COUNT_
 } gmt_mem_source;
 
