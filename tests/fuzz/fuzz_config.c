@@ -60,7 +60,7 @@ typedef struct env {
 
 /* ---- the reference model of the settings ----------------------------------- */
 
-typedef enum kind { K_BOOL, K_U64, K_INT, K_LOG, K_SCHED, K_OUTPUT, K_NAME, K_PATH } kind;
+typedef enum kind { K_BOOL, K_KMODE, K_U64, K_INT, K_LOG, K_SCHED, K_OUTPUT, K_NAME, K_PATH } kind;
 
 typedef struct model_setting {
     const char *name;
@@ -80,10 +80,12 @@ static const model_setting known[] = {
     {"GMEMPROF_HOST_BUFFER_MB", K_U64, 4, 4096},
     {"GMEMPROF_CUPTI_BUFFER_KB", K_U64, 32, 65536},
     {"GMEMPROF_DEVICE_BUFFER_KB", K_U64, 64, 65536},
-    {"GMEMPROF_KERNELS", K_BOOL, 0, 0},
+    {"GMEMPROF_KERNELS", K_KMODE, 0, 0},
     {"GMEMPROF_ZSTD_LEVEL", K_INT, 1, 19},
     {"GMEMPROF_LOG", K_LOG, 0, 0},
     {"GMEMPROF_SUMMARY_FILE", K_PATH, 0, 0},
+    {"GMEMPROF_TORCH", K_BOOL, 0, 0},
+    {"GMEMPROF_TORCH_BRIDGE", K_PATH, 0, 0},
 };
 #define NKNOWN (sizeof known / sizeof known[0])
 /* Other names the one-letter keys reach (read by the rank helpers). */
@@ -139,6 +141,25 @@ static int ref_u64(const char *v, uint64_t *out)
     }
     *out = x;
     return 0;
+}
+
+static int ref_bool(const char *v, int *out);
+
+/* GMEMPROF_KERNELS: a yes/no value (gpu / none), or gpu, launch, none. */
+static int ref_kmode(const char *v, int *out)
+{
+    static const char *const names[] = {"none", "gpu", "launch"};
+    static const int modes[] = {GMP_KERNELS_NONE, GMP_KERNELS_GPU, GMP_KERNELS_LAUNCH};
+    char t[16];
+    int b = 0;
+    if (ref_bool(v, &b) == 0)
+        return *out = b ? GMP_KERNELS_GPU : GMP_KERNELS_NONE, 0;
+    if (ref_trim(v, t, sizeof t) == (size_t)-1)
+        return -1;
+    for (int i = 0; i < 3; i++)
+        if (strcasecmp(t, names[i]) == 0)
+            return *out = modes[i], 0;
+    return -1;
 }
 
 static int ref_bool(const char *v, int *out)
@@ -226,7 +247,12 @@ static void model_load(const env *e, expect *x)
             if (ok && strcmp(s->name, "GMEMPROF_ENABLE") == 0)
                 c->enabled = b;
             else if (ok)
-                c->kernels = b;
+                c->torch = b;
+            break;
+        case K_KMODE:
+            ok = ref_kmode(v, &lv) == 0;
+            if (ok)
+                c->kernels = lv;
             break;
         case K_U64:
         case K_INT:
@@ -274,7 +300,9 @@ static void model_load(const env *e, expect *x)
             break;
         case K_PATH:
             ok = n < GMP_PATH_MAX;
-            if (ok)
+            if (ok && strcmp(s->name, "GMEMPROF_TORCH_BRIDGE") == 0)
+                snprintf(c->torch_bridge, sizeof c->torch_bridge, "%s", v);
+            else if (ok)
                 snprintf(c->summary_file, sizeof c->summary_file, "%s", v);
             break;
         }
@@ -363,6 +391,9 @@ static void check_config(const gmp_config *got, const expect *x, const gmp_diag 
     FZ_CHECK(strcmp(got->step_marker, w->step_marker) == 0, "step_marker differs");
     FZ_CHECK(strcmp(got->tag_prefix, w->tag_prefix) == 0, "tag_prefix differs");
     FZ_CHECK(strcmp(got->summary_file, w->summary_file) == 0, "summary_file differs");
+    check_terminated(got->torch_bridge, sizeof got->torch_bridge, "torch_bridge");
+    FZ_CHECK(strcmp(got->torch_bridge, w->torch_bridge) == 0, "torch_bridge differs");
+    FZ_CHECK(got->torch == w->torch, "torch %d, expected %d", got->torch, w->torch);
     FZ_CHECK(got->sample_period_ms == w->sample_period_ms, "sample_ms %llu, expected %llu",
              (unsigned long long)got->sample_period_ms, (unsigned long long)w->sample_period_ms);
     FZ_CHECK(got->flush_period_ms == w->flush_period_ms, "flush_ms %llu, expected %llu",
