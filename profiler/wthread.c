@@ -4,8 +4,8 @@
  *
  * Inputs, in one loop:
  *   - the event ring (NVTX ranges/marks, tags, devices, VMM notices, syncs),
- *   - the schedule epochs (gmp_g.epochs, published by whoever made a step),
- *   - completed CUPTI buffers (the buffer queue of collect.c).
+ *   - the schedule epochs (steps.h, published by whoever made a step),
+ *   - completed CUPTI buffers (the buffer queue of activity.c).
  * Each round it pops the ring FIRST, then reads the epochs, then takes the
  * buffers. Whoever wants a record to be ordered before an event (a tag, a
  * window edge) does a forced CUPTI flush before publishing it, so the
@@ -50,15 +50,21 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "wthread.h"
+
+#include "activity.h"
+#include "devices.h"
+#include "families.h"
 #include "gmp_rt.h"
+#include "gmt_io.h"
+#include "launch.h"
+#include "live.h"
+#include "log.h"
+#include "post.h"
+#include "steps.h"
+#include "summary.h"
 #include "torch.h"
 #include "torch_bridge.h"
-#include "gmt_io.h"
-#include "live.h"
-#include "summary.h"
-
-GMP_HIDDEN void gmp_post_rearm(void);
-GMP_HIDDEN size_t gmp_writer_staging_bytes(void);
 
 /* ---- staged activity records ------------------------------------------------ */
 
@@ -172,7 +178,7 @@ static struct {
     int summary_status_ok;
 } W = {.done_pipe = {-1, -1}};
 
-size_t gmp_writer_staging_bytes(void)
+size_t gmp_wt_staging_bytes(void)
 {
     size_t total = (size_t)gmp_g.cfg.host_buffer_mb << 20;
     size_t n = total / 16 / sizeof(staged);
@@ -307,7 +313,7 @@ static uint64_t writer_cpu_ns(void)
 
 static uint64_t dropped_writer(void)
 {
-    return atomic_load(&gmp_g.ring.dropped) + atomic_load(&gmp_g.dropped_buffers) +
+    return atomic_load(&gmp_g.ring.dropped) + gmp_activity_dropped_buffers() +
            gmt_writer_dropped(W.w) + W.bad_records;
 }
 
@@ -319,10 +325,10 @@ static void put_stats(void)
     gmt_stats *s = &r.u.stats;
     s->ts = gmp_now();
     s->records_written = gmt_writer_records(W.w) + 1; /* this one included */
-    s->dropped_cupti = atomic_load(&gmp_g.dropped_cupti);
+    s->dropped_cupti = gmp_activity_dropped_cupti();
     s->dropped_writer = dropped_writer();
     s->host_time_ns = writer_cpu_ns() + atomic_load(&gmp_g.cb_time_ns);
-    s->own_device_bytes = atomic_load(&gmp_g.own_device_bytes);
+    s->own_device_bytes = gmp_devices_own_bytes();
     s->own_host_bytes = gmp_bufq_host_bytes() + gmp_live_footprint(W.live) +
                         (W.fw_seen ? gmp_live_footprint(W.blocks) + gmp_live_footprint(W.segs) : 0) +
                         W.open_cap * sizeof(open_range) + (W.capres + W.capmaps) * sizeof(vrange);
@@ -338,12 +344,9 @@ static void pull_epochs(void)
     uint32_t cur = atomic_load_explicit(&gmp_g.epoch, memory_order_acquire);
     if (W.have_epochs && cur == W.known)
         return;
-    if (W.sig_mode) {
-        if (pthread_mutex_trylock(&gmp_g.step_lock) != 0)
-            return;
-    } else {
-        pthread_mutex_lock(&gmp_g.step_lock);
-    }
+    const gmp_epoch_info *src = gmp_steps_lock(W.sig_mode);
+    if (!src)
+        return;
     cur = atomic_load_explicit(&gmp_g.epoch, memory_order_relaxed);
     uint32_t from = W.have_epochs ? W.known + 1 : 0;
     if (cur - from >= GMP_EPOCH_HIST - 1) {
@@ -356,8 +359,8 @@ static void pull_epochs(void)
             W.next_epoch = from;
     }
     for (uint32_t e = from; e != cur + 1; e++)
-        W.hist[e % GMP_EPOCH_HIST] = gmp_g.epochs[e % GMP_EPOCH_HIST];
-    pthread_mutex_unlock(&gmp_g.step_lock);
+        W.hist[e % GMP_EPOCH_HIST] = src[e % GMP_EPOCH_HIST];
+    gmp_steps_unlock();
     W.known = cur;
     W.have_epochs = 1;
 }
@@ -542,10 +545,9 @@ static void put_device(unsigned d)
 {
     if (d >= GMP_MAX_DEVICES)
         return;
-    const gmp_devinfo *i = &gmp_g.dev[d];
     if (W.dev_written[d])
         return;
-    gmp_device_query(d);
+    const gmp_devinfo *i = gmp_devices_query(d);
     W.dev_written[d] = 1;
     gmt_record r;
     memset(&r, 0, sizeof r.type + sizeof r.u.device + 16);
@@ -577,7 +579,7 @@ static void sample_devices_at(uint64_t ticket)
             f = sn.free_b[d];
             t = sn.total_b[d];
             ts = sn.ts;
-        } else if (gmp_device_meminfo(d, &f, &t) == 0) {
+        } else if (gmp_devices_meminfo(d, &f, &t) == 0) {
             ts = gmp_now();
         } else {
             continue;
@@ -913,7 +915,7 @@ static void put_tag(const gmp_ev *ev)
             td->driver_free = sn.free_b[d];
             td->driver_total = sn.total_b[d];
             td->driver_used = sn.total_b[d] >= sn.free_b[d] ? sn.total_b[d] - sn.free_b[d] : 0;
-        } else if (!W.sig_mode && gmp_device_meminfo(d, &f, &t) == 0) {
+        } else if (!W.sig_mode && gmp_devices_meminfo(d, &f, &t) == 0) {
             td->driver_free = f;
             td->driver_total = t;
             td->driver_used = t >= f ? t - f : 0;
@@ -1594,7 +1596,7 @@ static void append_summary(uint64_t size, uint64_t windows, uint64_t records, ui
 
 static void write_summary(int ok)
 {
-    uint64_t dropped = atomic_load(&gmp_g.dropped_cupti) + W.summary_dropped;
+    uint64_t dropped = gmp_activity_dropped_cupti() + W.summary_dropped;
     struct stat sb;
     uint64_t size = stat(gmp_g.path, &sb) == 0 ? (uint64_t)sb.st_size : W.summary_bytes;
     if (gmp_g.cfg.summary_file[0]) {
@@ -1655,10 +1657,7 @@ static void finalize(int reason)
                       " late memory records, %" PRIu64 " lost transitions",
                       W.unmatched, W.bad_records, W.late_mem, W.lost_epochs);
     if (gmp_g.cfg.kernels == GMP_KERNELS_LAUNCH)
-        gmp_log_debug("launch mode: cache misses: %" PRIu64 " names sent, %" PRIu64 " functions queried, %" PRIu64
-                      " stream lookups, %" PRIu64 " cache resets",
-                      atomic_load(&gmp_g.lmiss_name), atomic_load(&gmp_g.lmiss_func),
-                      atomic_load(&gmp_g.lmiss_stream), atomic_load(&gmp_g.lmiss_gen));
+        gmp_launch_log_misses();
     int ok = gmt_writer_close(W.w) == GMT_OK && !W.io_error;
     W.w = NULL;
     if (!atomic_load(&gmp_g.ctx_seen) && !atomic_load(&gmp_g.forked)) {
@@ -1686,11 +1685,10 @@ static void periodic(void)
     uint64_t flush_ns = gmp_g.cfg.flush_period_ms * 1000000ull;
     uint64_t cupti_ns = flush_ns / 4 < 100000000ull ? flush_ns / 4 : 100000000ull;
     if (gmp_g.cfg.schedule.kind == GMP_SCHED_TIME)
-        gmp_transition(GMP_TR_TICK, 0, GMT_STEPSRC_TIME);
+        gmp_steps_transition(GMP_TR_TICK, 0, GMT_STEPSRC_TIME);
     if (now - W.last_flush_ns >= cupti_ns) {
         /* Completed buffers only: cheap, and never cuts a record short. */
-        if (gmp_on() && gmp_g.sub)
-            gmp_g.api.ActivityFlushAll(0);
+        gmp_activity_flush_completed();
         W.last_flush_ns = now;
     }
     if (W.win_open && gmp_g.cfg.sample_period_ms &&
@@ -1719,7 +1717,7 @@ static void *writer_main(void *arg)
         int sig = atomic_load(&W.finish_sig);
         if (sig && !req) {
             W.sig_mode = 1;
-            gmp_flush_forced();
+            gmp_activity_flush_forced();
             req = GMT_WEND_SIGNAL + 1;
         }
         if (req) {
@@ -1730,15 +1728,16 @@ static void *writer_main(void *arg)
         periodic();
         if (gmp_ring_size(&gmp_g.ring) > 0 || gmp_bufq_pending() > 0)
             continue;
-        struct pollfd p = {gmp_g.wake_fd, POLLIN, 0};
+        struct pollfd p = {gmp_wake_fd(), POLLIN, 0};
         if (poll(&p, 1, (int)wait_ms()) > 0) {
             uint64_t v;
-            ssize_t k = read(gmp_g.wake_fd, &v, sizeof v);
+            ssize_t k = read(gmp_wake_fd(), &v, sizeof v);
             (void)k;
         }
     }
     atomic_store(&W.finished, 1);
     atomic_store(&W.running, 0);
+    gmp_bufq_accept(0);
     if (W.done_pipe[1] >= 0) {
         char c = 1;
         ssize_t k = write(W.done_pipe[1], &c, 1);
@@ -1752,7 +1751,7 @@ int gmp_wt_start(gmt_writer *w, char *err, size_t cap)
     W.w = w;
     W.strtab = gmt_strtab_create();
     W.live = gmp_live_create(1024);
-    W.cap_st = (gmp_writer_staging_bytes() - EV_BATCH * sizeof(gmp_ev)) / sizeof(staged);
+    W.cap_st = (gmp_wt_staging_bytes() - EV_BATCH * sizeof(gmp_ev)) / sizeof(staged);
     W.st = calloc(W.cap_st, sizeof *W.st);
     W.evs = calloc(EV_BATCH, sizeof *W.evs);
     if (!W.strtab || !W.live || !W.st || !W.evs || pipe2(W.done_pipe, O_CLOEXEC) != 0) {
@@ -1760,9 +1759,11 @@ int gmp_wt_start(gmt_writer *w, char *err, size_t cap)
         return -1;
     }
     atomic_store(&W.running, 1);
+    gmp_bufq_accept(1);
     int e = pthread_create(&W.th, NULL, writer_main, NULL);
     if (e != 0) {
         atomic_store(&W.running, 0);
+        gmp_bufq_accept(0);
         snprintf(err, cap, "cannot start the writer thread: %s", strerror(e));
         return -1;
     }
@@ -1771,15 +1772,6 @@ int gmp_wt_start(gmt_writer *w, char *err, size_t cap)
 }
 
 int gmp_wt_running(void) { return atomic_load_explicit(&W.running, memory_order_relaxed); }
-
-void gmp_wt_wake(void)
-{
-    if (gmp_g.wake_fd < 0)
-        return;
-    uint64_t one = 1;
-    ssize_t k = write(gmp_g.wake_fd, &one, sizeof one); /* EAGAIN: already pending */
-    (void)k;
-}
 
 void gmp_wt_sync(unsigned timeout_ms)
 {
@@ -1791,7 +1783,7 @@ void gmp_wt_sync(unsigned timeout_ms)
     ev.type = GMP_EV_SYNC;
     ev.a = ticket;
     gmp_post(&ev);
-    gmp_wt_wake();
+    gmp_wake();
     for (unsigned waited = 0; waited < timeout_ms && gmp_wt_running(); waited++) {
         if (atomic_load_explicit(&W.sync_done, memory_order_acquire) >= ticket)
             return;
@@ -1805,7 +1797,7 @@ void gmp_wt_finish(int reason, unsigned timeout_ms)
     if (!gmp_wt_running())
         return;
     atomic_store(&W.finish_req, reason + 1);
-    gmp_wt_wake();
+    gmp_wake();
     struct timespec dl;
     clock_gettime(CLOCK_REALTIME, &dl);
     dl.tv_sec += timeout_ms / 1000;
@@ -1825,7 +1817,7 @@ void gmp_wt_finish_from_signal(int sig, unsigned timeout_ms)
     if (!atomic_load(&W.running) || W.done_pipe[0] < 0)
         return;
     atomic_store(&W.finish_sig, sig);
-    gmp_wt_wake();
+    gmp_wake();
     struct pollfd p = {W.done_pipe[0], POLLIN, 0};
     int left = (int)timeout_ms;
     while (left > 0 && !atomic_load(&W.finished)) {
