@@ -69,6 +69,7 @@ typedef struct vrange {
     uint64_t base, size;
     uint32_t tid, epoch;
     uint64_t range, seq;
+    uint64_t start; /* covers records from this time on (the call's ENTER; 0 always) */
 } vrange;
 
 typedef struct open_range {
@@ -304,7 +305,8 @@ static void vr_remove(vrange *arr, size_t *n, uint64_t base)
         }
 }
 
-static const vrange *map_find(gmp_asm *a, uint64_t addr)
+/* The mapping that covers addr at time ts. */
+static const vrange *map_find(gmp_asm *a, uint64_t addr, uint64_t ts)
 {
     size_t lo = 0, hi = a->nmaps;
     while (lo < hi) {
@@ -317,7 +319,7 @@ static const vrange *map_find(gmp_asm *a, uint64_t addr)
     if (lo == 0)
         return NULL;
     const vrange *v = &a->maps[lo - 1];
-    return addr - v->base < v->size ? v : NULL;
+    return addr - v->base < v->size && v->start <= ts ? v : NULL;
 }
 
 /* The latest cuMemUnmap that covered addr (a release record without a
@@ -333,12 +335,16 @@ static const vrange *unmap_find(gmp_asm *a, uint64_t addr)
     return NULL;
 }
 
-static int in_reserved(gmp_asm *a, uint64_t addr)
+/* Inside a VMM reservation or mapping at the record's time: an address a
+ * program reserves only after a plain allocation there was freed does not
+ * make that allocation VMM (ranges are applied when popped, before the
+ * round's records; their start time puts them in time order). */
+static int in_reserved(gmp_asm *a, uint64_t addr, uint64_t ts)
 {
     for (size_t i = 0; i < a->nres; i++)
-        if (addr - a->res[i].base < a->res[i].size)
+        if (addr - a->res[i].base < a->res[i].size && a->res[i].start <= ts)
             return 1;
-    return map_find(a, addr) != NULL;
+    return map_find(a, addr, ts) != NULL;
 }
 
 /* ---- open NVTX ranges (for the RANGE_BEGINs at a window begin) ----------- */
@@ -669,12 +675,12 @@ static void emit_mem(gmp_asm *a, staged *s)
     r.u.mem = s->u.m;
     gmt_mem *m = &r.u.mem;
     const gmp_epoch_info *ep = epinfo(a, s->epoch);
-    int vmm = in_reserved(a, m->address);
+    int vmm = in_reserved(a, m->address, m->ts);
     if (!s->matched) {
         /* No API callback (PyTorch's expandable segments show correlation id
          * 0): the VMM mapping covering the address says who mapped it, or
          * for a release, the unmap that covered it. */
-        const vrange *v = map_find(a, m->address);
+        const vrange *v = map_find(a, m->address, m->ts);
         if (!v && s->type == GMT_REC_FREE)
             v = unmap_find(a, m->address);
         if (v) {
@@ -1017,7 +1023,7 @@ static void emit_event(gmp_asm *a, gmp_ev *ev)
         vr_remove(a->res, &a->nres, ev->a);
         break;
     case GMP_EV_VMM_UNMAP: {
-        vrange v = {ev->a, ev->b, ev->tid, ev->epoch, ev->c, ev->d};
+        vrange v = {ev->a, ev->b, ev->tid, ev->epoch, ev->c, ev->d, 0};
         a->unmapped[a->nunmapped++ % 64] = v;
         vr_remove(a->maps, &a->nmaps, ev->a);
         break;
@@ -1370,7 +1376,7 @@ static void apply_vmm(gmp_asm *a)
     for (size_t i = a->first; i < a->nev; i++) {
         const gmp_ev *e = &a->evs[i];
         if (e->type == GMP_EV_VMM_RESERVE || e->type == GMP_EV_VMM_MAP) {
-            vrange v = {e->a, e->b, e->tid, e->epoch, e->c, e->d};
+            vrange v = {e->a, e->b, e->tid, e->epoch, e->c, e->d, e->vmm.start};
             if (e->type == GMP_EV_VMM_RESERVE)
                 vr_add(&a->res, &a->nres, &a->capres, &v, 0);
             else

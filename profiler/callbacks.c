@@ -245,6 +245,8 @@ static void post_vmm(int type, uint64_t a, uint64_t b, const gmp_tls *t, uint32_
     ev.d = t->cur_seq;
     ev.corr = corr;
     ev.epoch = t->cur_epoch;
+    ev.vmm.start = t->vmm_ts;
+    ev.len = sizeof ev.vmm;
     gmp_post(&ev);
 }
 
@@ -256,6 +258,10 @@ static void api_enter(gmp_tls *t, CUpti_CallbackDomain dom, CUpti_CallbackId cbi
     if (t->rt_depth && t->rt_gen != gen)
         t->rt_depth = 0; /* an EXIT was lost while callbacks were switched */
     int nested = t->rt_depth > 0;
+    /* when the range starts to cover records (a mapping's own MEMORY2 record
+     * is made inside the call); VMM calls only: launches pay no clock read */
+    if (__builtin_expect(gmp_fam_is_vmm(fam), 0))
+        t->vmm_ts = gmp_now();
     if (!nested) {
         if (fam == GMP_FAM_LAUNCH || fam == GMP_FAM_GRAPH)
             t->seq++;

@@ -71,6 +71,7 @@ typedef struct gmp_tls {
     uint32_t sample;     /* callback counter for the cost estimate */
     int internal;        /* a profiler thread: its CUDA calls are not the program's */
     uint32_t pause_corr; /* the context-teardown call that paused sampling (0 none) */
+    uint64_t vmm_ts;     /* ENTER time of the VMM call in progress (VMM calls only) */
     uint64_t ranges[GMP_RANGE_STACK];
 
     /* GMEMPROF_KERNELS=launch (launch.c): the launch being made

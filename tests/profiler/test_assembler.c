@@ -147,8 +147,9 @@ static CUpti_ActivityMemory4 mem_rec(int alloc, uint32_t corr, uint64_t addr, ui
 
 static void stage(gmp_asm *a, CUpti_ActivityMemory4 r) { gmp_asm_stage(a, (const CUpti_Activity *)&r); }
 
-static void event(gmp_asm *a, uint16_t type, uint32_t epoch_, uint64_t ts, uint64_t x, uint64_t y,
-                  const char *name)
+/* The next event slot, filled; gmp_asm_event_added hands it over. */
+static gmp_ev *ev_fill(gmp_asm *a, uint16_t type, uint32_t epoch_, uint64_t ts, uint64_t x, uint64_t y,
+                       const char *name)
 {
     gmp_ev *e = gmp_asm_event_slot(a);
     REQUIRE(e != NULL, "the event batch is full");
@@ -161,6 +162,13 @@ static void event(gmp_asm *a, uint16_t type, uint32_t epoch_, uint64_t ts, uint6
     e->b = y;
     if (name)
         gmp_ev_set_name(e, name, strlen(name));
+    return e;
+}
+
+static void event(gmp_asm *a, uint16_t type, uint32_t epoch_, uint64_t ts, uint64_t x, uint64_t y,
+                  const char *name)
+{
+    ev_fill(a, type, epoch_, ts, x, y, name);
     gmp_asm_event_added(a);
 }
 
@@ -363,27 +371,72 @@ static void test_horizon(void)
 
 /* ---- VMM ranges ----------------------------------------------------------------- */
 
-/* A plain allocation inside a reservation made before it is VMM; one whose
- * address is reserved after it keeps its own source. */
+static void vmm_event(gmp_asm *a, uint16_t type, uint64_t start, uint64_t ts, uint64_t base, uint64_t size,
+                      uint64_t range, uint64_t seq)
+{
+    gmp_ev *e = ev_fill(a, type, 0, ts, base, size, NULL);
+    e->c = range;
+    e->d = seq;
+    e->vmm.start = start;
+    e->len = sizeof e->vmm;
+    gmp_asm_event_added(a);
+}
+
+/* Reservations and mappings cover records from their call on, whatever
+ * batch they come in: a plain allocation at an address that is reserved
+ * afterwards stays a plain allocation. */
 static void test_vmm(void)
 {
     reset_out();
     gmp_asm *a = gmp_asm_create(&fake_io, &corr, 64u << 20);
     REQUIRE(a != NULL, "create");
     epoch(0, GMP_SCHED_EV_PHASE | GMP_SCHED_EV_WINDOW_BEGIN, 100, 0, 1, GMT_PHASE_ACTIVE, 1);
-    gmp_corr_put(&corr, 30, 7, 0, 0, 0, GMP_FAM_MALLOC);
     gmp_corr_put(&corr, 31, 7, 0, 0, 0, GMP_FAM_MALLOC);
+    gmp_corr_put(&corr, 32, 7, 0, 0, 0, GMP_FAM_FREE);
+    gmp_corr_put(&corr, 33, 7, 0, 0, 0, GMP_FAM_MALLOC);
     gmp_asm_round_begin(a, 10000);
-    event(a, GMP_EV_VMM_RESERVE, 0, 1000, 0x100000, 0x10000, NULL); /* [1 MiB, +64 KiB) */
+    /* cuMemAddressReserve [1 MiB, +64 KiB) from 3000 to 3100, then cuMemMap
+     * of its first 32 KiB from 3200 to 3300 by thread 7 in range 9, seq 2 */
+    vmm_event(a, GMP_EV_VMM_RESERVE, 3000, 3100, 0x100000, 0x10000, 0, 0);
+    vmm_event(a, GMP_EV_VMM_MAP, 3200, 3300, 0x100000, 0x8000, 9, 2);
     gmp_asm_events_done(a, 0);
     gmp_asm_take_epochs(a, hist, 0);
-    stage(a, mem_rec(1, 30, 0x104000, 4096, 2000)); /* after the reservation: inside it */
+    stage(a, mem_rec(1, 31, 0x104000, 4096, 1000)); /* cudaMalloc before the reservation */
+    stage(a, mem_rec(0, 32, 0x104000, 4096, 1500)); /* and its cudaFree */
+    stage(a, mem_rec(1, 0, 0x102000, 2048, 2500));  /* no API call, before the mapping */
+    stage(a, mem_rec(1, 0, 0x100000, 0x8000, 3250)); /* the mapping's own record, inside cuMemMap */
+    stage(a, mem_rec(1, 33, 0x10c000, 4096, 4000)); /* cudaMalloc inside the reservation, after it */
     gmp_asm_drain(a, 0);
+    /* WINDOW_BEGIN, STEP 0, then the records in time order:
+     *   0x104000 ALLOC and FREE: MALLOC (the reservation came after them)
+     *   0x102000: MALLOC (its memory kind), no thread: the mapping came after it
+     *   0x100000: VMM, with the mapping's thread 7, range 9, seq 2
+     *   0x10c000: VMM (inside the reservation, after it) */
     rec_at(0, GMT_REC_WINDOW_BEGIN);
     rec_at(1, GMT_REC_STEP);
     const gmt_record *r = rec_at(2, GMT_REC_ALLOC);
+    CHECK_EQ_U64(r->u.mem.address, 0x104000);
+    CHECK_EQ_U64(r->u.mem.source, GMT_SRC_MALLOC);
+    r = rec_at(3, GMT_REC_FREE);
+    CHECK_EQ_U64(r->u.mem.address, 0x104000);
+    CHECK_EQ_U64(r->u.mem.source, GMT_SRC_MALLOC);
+    r = rec_at(4, GMT_REC_ALLOC);
+    CHECK_EQ_U64(r->u.mem.address, 0x102000);
+    CHECK_EQ_U64(r->u.mem.source, GMT_SRC_MALLOC);
+    CHECK_EQ_U64(r->u.mem.tid, 0);
+    CHECK_EQ_U64(r->u.mem.flags, GMT_MEMF_NO_THREAD);
+    r = rec_at(5, GMT_REC_ALLOC);
+    CHECK_EQ_U64(r->u.mem.address, 0x100000);
+    CHECK_EQ_U64(r->u.mem.source, GMT_SRC_VMM);
+    CHECK_EQ_U64(r->u.mem.tid, 7);
+    CHECK_EQ_U64(r->u.mem.range, 9);
+    CHECK_EQ_U64(r->u.mem.seq, 2);
+    CHECK_EQ_U64(r->u.mem.flags, 0);
+    r = rec_at(6, GMT_REC_ALLOC);
+    CHECK_EQ_U64(r->u.mem.address, 0x10c000);
     CHECK_EQ_U64(r->u.mem.source, GMT_SRC_VMM);
     tc_context(NULL);
+    CHECK_EQ_U64(nout, 7);
     gmp_asm_destroy(a);
 }
 
