@@ -28,7 +28,12 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "copies.h"
+
 #include "gmp_rt.h"
+#include "launch.h"
+#include "log.h"
+#include "post.h"
 
 /* What an API says of one end of a copy. */
 enum {

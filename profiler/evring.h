@@ -21,9 +21,9 @@ typedef enum gmp_ev_type {
     GMP_EV_MARK = 3,        /* name */
     GMP_EV_TAG = 4,         /* name (prefix already stripped) */
     GMP_EV_DEVICE = 5,      /* a=device ordinal: gmp_g.dev[a] is filled */
-    GMP_EV_VMM_RESERVE = 6, /* a=base b=size */
+    GMP_EV_VMM_RESERVE = 6, /* a=base b=size; `vmm` */
     GMP_EV_VMM_ADDRFREE = 7,/* a=base b=size */
-    GMP_EV_VMM_MAP = 8,     /* a=ptr b=size c=range d=seq, corr; tid, epoch of the call */
+    GMP_EV_VMM_MAP = 8,     /* a=ptr b=size c=range d=seq, corr; tid, epoch of the call; `vmm` */
     GMP_EV_VMM_UNMAP = 9,   /* a=ptr b=size */
     GMP_EV_SYNC = 10,       /* a=ticket: end the frame, then acknowledge */
     GMP_EV_RESET = 11,      /* a=device: cudaDeviceReset finished */
@@ -64,6 +64,13 @@ typedef struct gmp_ev_copy {
     uint8_t dst_kind; /* memcpy: the destination; memset: 0 */
 } gmp_ev_copy;
 
+/* What a VMM event carries besides the common fields: the time of the
+ * call's ENTER (the event itself is stamped at its EXIT), from which on
+ * the range covers records (0: unknown, always). */
+typedef struct gmp_ev_vmm {
+    uint64_t start;
+} gmp_ev_vmm;
+
 /* What a block event carries besides the common fields. */
 typedef struct gmp_ev_block {
     uint64_t range;   /* innermost open range of the thread, 0 none */
@@ -89,6 +96,7 @@ typedef struct gmp_ev {
         gmp_ev_launch launch; /* GMP_EV_LAUNCH: `len` covers the bytes of it in use */
         gmp_ev_copy copy;     /* GMP_EV_COPY: `len` = sizeof copy */
         gmp_ev_block block;   /* GMP_EV_BLOCK: `len` = sizeof block */
+        gmp_ev_vmm vmm;       /* GMP_EV_VMM_*: `len` = sizeof vmm */
     };
 } gmp_ev;
 

@@ -1,13 +1,13 @@
 /*
- * Run-time state of libgmemprof.so shared by its modules:
- *   inject.c   entry points, init, exit/signal/fork handling, the in-app API
- *   nvtx.c     the NVTX injection (export table handlers)
- *   collect.c  CUPTI: subscription, callbacks, activity buffers, the window
- *              transitions (schedule glue)
- *   copies.c   launch mode's memcpy/memset records, from their API calls
- *   wthread.c  the writer thread: the only owner of the trace writer, the
- *              string table and the live-allocation table
- * Internal: nothing here is exported from the library.
+ * The run-time state that libgmemprof.so's modules truly share: the
+ * profiler's life state, the settings, the CUPTI and driver entry points,
+ * the trace path and start time, the published schedule epoch, the event
+ * ring and the correlation table (the two hand-overs every source writes
+ * and the writer reads), and each application thread's block.
+ *
+ * Everything else belongs to one module, behind its header (see
+ * docs/profiler-internals.md, "Modules"). Internal: nothing here is
+ * exported from the library.
  */
 #ifndef GMEMPROF_PROFILER_GMP_RT_H
 #define GMEMPROF_PROFILER_GMP_RT_H
@@ -21,10 +21,6 @@
 #include "corrtab.h"
 #include "cuapi.h"
 #include "evring.h"
-#include "gmt_io.h"
-#include "schedule.h"
-
-#define GMP_HIDDEN __attribute__((visibility("hidden")))
 
 /* Life of the profiler in this process. */
 enum gmp_state {
@@ -33,86 +29,6 @@ enum gmp_state {
     GMP_ST_ON = 2,    /* collecting */
     GMP_ST_OFF = 3    /* turned off (setting, error, conflict, fork, after exit) */
 };
-
-/* API families: what kind of CUDA call a correlation id belongs to. */
-enum gmp_fam {
-    GMP_FAM_NONE = 0,
-    GMP_FAM_MALLOC,       /* cudaMalloc, cuMemAlloc */
-    GMP_FAM_PITCH,        /* cudaMallocPitch/3D/Array, cuMemAllocPitch, cuArrayCreate */
-    GMP_FAM_HOST,         /* cudaMallocHost/HostAlloc, cuMemHostAlloc/AllocHost */
-    GMP_FAM_MANAGED,      /* cudaMallocManaged, cuMemAllocManaged */
-    GMP_FAM_ASYNC,        /* cudaMallocAsync/FromPoolAsync, cuMemAllocAsync/FromPoolAsync */
-    GMP_FAM_FREE,         /* cudaFree, cuMemFree, array frees */
-    GMP_FAM_FREE_HOST,    /* cudaFreeHost, cuMemFreeHost */
-    GMP_FAM_FREE_ASYNC,   /* cudaFreeAsync, cuMemFreeAsync */
-    GMP_FAM_VMM_CREATE,   /* cuMemCreate */
-    GMP_FAM_VMM_RELEASE,  /* cuMemRelease */
-    GMP_FAM_VMM_MAP,      /* cuMemMap */
-    GMP_FAM_VMM_UNMAP,    /* cuMemUnmap */
-    GMP_FAM_VMM_RESERVE,  /* cuMemAddressReserve */
-    GMP_FAM_VMM_ADDRFREE, /* cuMemAddressFree */
-    GMP_FAM_LAUNCH,       /* kernel launches */
-    GMP_FAM_GRAPH,        /* graph launches */
-    GMP_FAM_MEMCPY,
-    GMP_FAM_MEMSET,
-    GMP_FAM_PROF_START,   /* cudaProfilerStart, cuProfilerStart */
-    GMP_FAM_PROF_STOP,
-    GMP_FAM_RESET,        /* cudaDeviceReset, cuDevicePrimaryCtxReset */
-    GMP_FAM_CTX_DESTROY,  /* cuCtxDestroy, cuDevicePrimaryCtxRelease */
-    GMP_FAM_COUNT_
-};
-
-static inline int gmp_fam_is_vmm(unsigned f) { return f >= GMP_FAM_VMM_CREATE && f <= GMP_FAM_VMM_ADDRFREE; }
-/* Families whose callbacks are on only while kernels are collected. */
-static inline int gmp_fam_is_collect(unsigned f)
-{
-    return f == GMP_FAM_LAUNCH || f == GMP_FAM_GRAPH || f == GMP_FAM_MEMCPY || f == GMP_FAM_MEMSET;
-}
-
-#define GMP_MAX_DEVICES 64
-
-typedef struct gmp_devinfo {
-    _Atomic int ready;     /* fields below are filled (release; by the writer) */
-    uint64_t total_mem, sm_count, cc_major, cc_minor;
-    uint8_t uuid[16];
-    char name[256];
-    CUcontext ctx;         /* a live context of this device, for cuMemGetInfo; dev_lock */
-} gmp_devinfo;
-
-/* One schedule transition. Epoch 0 is gmp_sched_init; every later step,
- * capture edge or time tick that the schedule sees makes the next epoch.
- * Application threads stamp every API call and event with the current epoch,
- * so the writer knows exactly which step and phase each record belongs to,
- * however late it arrives. */
-#define GMP_EPOCH_HIST 4096u
-enum gmp_tr_kind { GMP_TR_INIT = 0, GMP_TR_STEP = 1, GMP_TR_CAPTURE = 2, GMP_TR_TICK = 3 };
-
-typedef struct gmp_epoch_info {
-    uint32_t epoch;
-    uint32_t ev;       /* GMP_SCHED_EV_* */
-    uint64_t ts;
-    uint64_t step;     /* step number from this epoch on */
-    uint64_t window;   /* sched.window after the transition (windows begun) */
-    uint8_t phase;     /* gmt_phase from this epoch on */
-    uint8_t source;    /* gmt_step_source */
-    uint8_t kind;      /* gmp_tr_kind */
-    uint8_t in_window; /* sched.in_window after the transition */
-    uint64_t snap;     /* driver memory at the transition (gmp_snapshot_take), 0 none */
-} gmp_epoch_info;
-
-/* Driver memory (cuMemGetInfo) of every device with a context, taken on the
- * thread that makes a step or a tag, at that moment: the writer handles the
- * event later, and what the driver says then is not what it said at the
- * boundary. Kept in a small ring; a ticket the ring has overwritten makes
- * the writer sample when it gets there instead. */
-#define GMP_SNAPS 64u
-typedef struct gmp_snap {
-    uint64_t ticket;
-    uint64_t ts;
-    uint64_t mask; /* devices sampled */
-    uint64_t free_b[GMP_MAX_DEVICES];
-    uint64_t total_b[GMP_MAX_DEVICES];
-} gmp_snap;
 
 /* Launch mode (copies.c): the memcpy/memset call in progress on a thread,
  * from its outermost ENTER to its EXIT. */
@@ -155,12 +71,13 @@ typedef struct gmp_tls {
     uint32_t sample;     /* callback counter for the cost estimate */
     int internal;        /* a profiler thread: its CUDA calls are not the program's */
     uint32_t pause_corr; /* the context-teardown call that paused sampling (0 none) */
+    uint64_t vmm_ts;     /* ENTER time of the VMM call in progress (VMM calls only) */
     uint64_t ranges[GMP_RANGE_STACK];
 
-    /* GMEMPROF_KERNELS=launch (collect.c, launch_*): the launch being made
+    /* GMEMPROF_KERNELS=launch (launch.c): the launch being made
      * (its KERNEL event goes out at the outermost EXIT) and small caches
      * that keep the per-launch work free of CUPTI calls and string copies.
-     * The caches belong to module generation lgen (gmp_g.mod_gen). */
+     * The caches belong to module generation lgen (launch.c). */
     uint8_t lpend;       /* lev holds a launch whose outermost EXIT is due */
     uint8_t lctx_ok;     /* lctx/ldev valid */
     uint32_t lgen;
@@ -190,51 +107,20 @@ typedef struct gmp_rt {
     _Atomic int ctx_seen;      /* a CUDA context was created: the trace is worth keeping */
     gmp_config cfg;
     gmp_cuapi api;
-    CUpti_SubscriberHandle sub;
     char path[GMP_PATH_MAX];   /* the trace file ("" until chosen) */
     uint64_t start_ts;
     uint64_t start_unix_ns;
-
-    /* The schedule: only under step_lock. */
-    pthread_mutex_t step_lock;
-    gmp_sched sched;
-    gmp_epoch_info epochs[GMP_EPOCH_HIST];
-    _Atomic uint32_t epoch;    /* latest published epoch (release after epochs[] is filled) */
-    _Atomic int collecting;    /* kernel/memcpy/memset collection is on */
-    _Atomic uint32_t cb_gen;   /* bumped when launch callbacks are switched */
-    _Atomic int api_steps;     /* gmemprof_step() was called: NVTX step markers are ignored */
-    _Atomic uint64_t range_ids;
-    /* Launch mode: bumped when a module is unloaded or a stream or context
-     * destroyed, so no thread keeps using a cached name pointer, stream or
-     * context that may now denote something else. */
-    _Atomic uint32_t mod_gen;
-
-    gmp_ring ring;
-    gmp_corrtab corr;
-    int wake_fd;               /* eventfd that wakes the writer (-1 none) */
-
-    pthread_mutex_t dev_lock;
-    gmp_devinfo dev[GMP_MAX_DEVICES];
-    _Atomic uint32_t ndev_seen;
-    size_t devbuf_bytes;       /* CUPTI device buffer size we set */
-    size_t devbuf_prealloc;    /* buffers CUPTI pre-allocates per context */
-    _Atomic uint64_t own_device_bytes;
-    pthread_mutex_t snap_lock;
-    uint64_t snap_next;
-    gmp_snap snaps[GMP_SNAPS];
-
-    /* Counters (cumulative). */
-    _Atomic uint64_t dropped_cupti;   /* CUPTI's own drops */
-    _Atomic uint64_t dropped_buffers; /* records in buffers we had to discard */
-    _Atomic uint64_t cb_time_ns;      /* estimated time in our callbacks */
-    _Atomic uint64_t buf_overbudget;  /* buffers handed out beyond the budget */
-    /* launch mode's per-thread caches missed (collect.c; GMEMPROF_LOG=debug
-     * prints them at the end): each is work a launch paid beyond a probe */
-    _Atomic uint64_t lmiss_name, lmiss_func, lmiss_stream, lmiss_gen;
+    /* The latest published schedule epoch (steps.c publishes, with release,
+     * after its history entry is filled): every call and event is stamped
+     * with it on the hot path. */
+    _Atomic uint32_t epoch;
+    gmp_ring ring;             /* events to the writer (post.h) */
+    gmp_corrtab corr;          /* API calls, for the assembler's join */
+    _Atomic uint64_t cb_time_ns; /* estimated time in our callbacks (STATS) */
 } gmp_rt;
 
-GMP_HIDDEN extern gmp_rt gmp_g;
-GMP_HIDDEN extern __thread gmp_tls gmp_t;
+extern gmp_rt gmp_g;
+extern __thread gmp_tls gmp_t;
 
 /* The calling thread's block, its address computed once. gmp_t lives in a
  * dlopen'd library (general-dynamic TLS: every address is a __tls_get_addr
@@ -270,90 +156,6 @@ static inline int gmp_live_state(void)
     int s = atomic_load_explicit(&gmp_g.state, memory_order_relaxed);
     return s == GMP_ST_ON || s == GMP_ST_LIGHT;
 }
-
-/* ---- inject.c ---------------------------------------------------------- */
-/* One "gmemprof: ..." line on stderr with a single write(). Errors print at
- * every GMEMPROF_LOG level (a problem is never silent); info and debug
- * follow the level. */
-GMP_HIDDEN void gmp_log_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-GMP_HIDDEN void gmp_log_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-GMP_HIDDEN void gmp_log_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-GMP_HIDDEN int gmp_init_light(void);
-GMP_HIDDEN int gmp_init_full(void);
-/* Turns the profiler off after an error (the line was printed already). */
-GMP_HIDDEN void gmp_turn_off(void);
-
-/* ---- collect.c --------------------------------------------------------- */
-GMP_HIDDEN int gmp_collect_setup_buffers(char *err, size_t cap);
-GMP_HIDDEN int gmp_collect_subscribe(char *err, size_t cap);
-GMP_HIDDEN int gmp_collect_enable(char *err, size_t cap);
-GMP_HIDDEN void gmp_collect_unsubscribe(void);
-/* Turns kernel/memcpy/memset collection on or off (step_lock held). */
-GMP_HIDDEN void gmp_collect_kernels(int on);
-/* Forced flush of CUPTI's buffers into our queue (no-op unless ON). */
-GMP_HIDDEN void gmp_flush_forced(void);
-/* A schedule transition from any thread (kind GMP_TR_*; arg: capture on/off). */
-GMP_HIDDEN void gmp_transition(int kind, int arg, int source);
-/* Epoch 0 from gmp_sched_init (init only, no other thread running yet). */
-GMP_HIDDEN void gmp_transition_init(void);
-/* cuMemGetInfo for a device through its context: 0 ok, -1 no context/error. */
-GMP_HIDDEN int gmp_device_meminfo(unsigned dev, uint64_t *free_b, uint64_t *total_b);
-/* Fills gmp_g.dev[dev] (name, memory...) and marks it ready: writer only. */
-GMP_HIDDEN void gmp_device_query(unsigned dev);
-/* Samples every device now; returns the ticket (0: no device, or not ON). */
-GMP_HIDDEN uint64_t gmp_snapshot_take(void);
-/* 1 with *out filled when the ticket is still in the ring. */
-GMP_HIDDEN int gmp_snapshot_get(uint64_t ticket, gmp_snap *out);
-/* Host buffer pool, for the writer. */
-typedef struct gmp_done_buf {
-    uint8_t *buf;
-    size_t valid;
-} gmp_done_buf;
-GMP_HIDDEN size_t gmp_bufq_take(gmp_done_buf *out, size_t max);
-GMP_HIDDEN void gmp_bufq_release(uint8_t *buf);
-GMP_HIDDEN size_t gmp_bufq_host_bytes(void);
-GMP_HIDDEN size_t gmp_bufq_pending(void);
-/* Budget split (bytes) decided in gmp_collect_setup_buffers. */
-GMP_HIDDEN size_t gmp_collect_fixed_bytes(void);
-
-/* Launch mode's per-thread caches (collect.c): the CUPTI device id of a
- * context and the CUPTI stream id of a stream handle. */
-GMP_HIDDEN uint32_t gmp_launch_device(gmp_tls *t, CUcontext ctx);
-GMP_HIDDEN uint32_t gmp_launch_stream(gmp_tls *t, CUcontext ctx, CUstream h, int ptsz);
-
-/* ---- copies.c (launch mode) --------------------------------------------- */
-/* The callback ids whose parameters are read (called from families_init). */
-GMP_HIDDEN void gmp_copy_init(void);
-/* Outermost ENTER of a memcpy/memset call (either domain). */
-GMP_HIDDEN void gmp_copy_begin(gmp_tls *t, CUpti_CallbackDomain dom, CUpti_CallbackId cbid,
-                               const CUpti_CallbackData *cb);
-/* A driver copy inside a runtime one whose parameters could not be read. */
-GMP_HIDDEN void gmp_copy_nested(gmp_tls *t, CUpti_CallbackId cbid, const CUpti_CallbackData *cb);
-/* Outermost EXIT: queues the MEMCPY/MEMSET event when the call succeeded. */
-GMP_HIDDEN void gmp_copy_end(gmp_tls *t, const CUpti_CallbackData *cb);
-
-/* ---- wthread.c --------------------------------------------------------- */
-GMP_HIDDEN int gmp_wt_start(gmt_writer *w, char *err, size_t cap);
-GMP_HIDDEN void gmp_wt_wake(void);
-/* Makes the writer take in everything queued so far and end its frame;
- * waits at most timeout_ms. */
-GMP_HIDDEN void gmp_wt_sync(unsigned timeout_ms);
-/* Normal end (exit, destructor): the writer writes the rest, the trailer,
- * closes the file and prints the summary; waits at most timeout_ms. */
-GMP_HIDDEN void gmp_wt_finish(int reason, unsigned timeout_ms);
-/* From a signal handler (async-signal-safe): asks for the same and waits at
- * most timeout_ms. */
-GMP_HIDDEN void gmp_wt_finish_from_signal(int sig, unsigned timeout_ms);
-GMP_HIDDEN int gmp_wt_running(void);
-
-/* ---- nvtx.c ------------------------------------------------------------ */
-GMP_HIDDEN int gmp_nvtx_attach(const void *(*get_export_table)(uint32_t));
-
-/* ---- shared event helpers (collect.c) ---------------------------------- */
-GMP_HIDDEN void gmp_on_step(int source);
-GMP_HIDDEN void gmp_on_tag(const char *name, size_t len);
-GMP_HIDDEN void gmp_post(gmp_ev *ev); /* fills tid/epoch/ts if 0, pushes, counts drops */
-GMP_HIDDEN int gmp_post_ready(const gmp_ev *ev); /* pushes as is: 0, or -1 dropped (counted) */
 
 #include <sys/syscall.h>
 #include <unistd.h>

@@ -47,66 +47,22 @@
 #include <unistd.h>
 
 #include "gmemprof/gmemprof.h"
+#include "activity.h"
+#include "callbacks.h"
 #include "gmp_rt.h"
-#include "torch.h"
 #include "gmt_io.h"
+#include "log.h"
+#include "nvtx.h"
+#include "post.h"
+#include "steps.h"
 #include "summary.h"
+#include "torch.h"
+#include "wthread.h"
 
 #define GMP_API __attribute__((visibility("default")))
 
-gmp_rt gmp_g = {
-    .step_lock = PTHREAD_MUTEX_INITIALIZER,
-    .dev_lock = PTHREAD_MUTEX_INITIALIZER,
-    .snap_lock = PTHREAD_MUTEX_INITIALIZER,
-    .wake_fd = -1,
-};
+gmp_rt gmp_g;
 __thread gmp_tls gmp_t;
-
-/* ---- logging ------------------------------------------------------------- */
-
-static void vlog(const char *fmt, va_list ap)
-{
-    char line[1024];
-    int n = snprintf(line, sizeof line, "gmemprof: ");
-    int k = vsnprintf(line + n, sizeof line - (size_t)n - 1, fmt, ap);
-    if (k < 0)
-        return;
-    size_t len = (size_t)n + (size_t)k;
-    if (len > sizeof line - 2)
-        len = sizeof line - 2;
-    line[len++] = '\n';
-    /* One write: lines of several threads or processes never interleave. */
-    ssize_t w = write(STDERR_FILENO, line, len);
-    (void)w;
-}
-
-void gmp_log_error(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vlog(fmt, ap);
-    va_end(ap);
-}
-
-void gmp_log_info(const char *fmt, ...)
-{
-    if (gmp_g.cfg.log < GMP_LOG_INFO)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vlog(fmt, ap);
-    va_end(ap);
-}
-
-void gmp_log_debug(const char *fmt, ...)
-{
-    if (gmp_g.cfg.log < GMP_LOG_DEBUG)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vlog(fmt, ap);
-    va_end(ap);
-}
 
 /* ---- off ----------------------------------------------------------------- */
 
@@ -129,7 +85,7 @@ static void write_disabled_summary(void)
     close(fd);
 }
 
-void gmp_turn_off(void)
+static void turn_off(void)
 {
     atomic_store(&g_disabled_by_error, 1);
     atomic_store(&gmp_g.state, GMP_ST_OFF);
@@ -147,7 +103,7 @@ static void gmp_shutdown(int reason)
     if (st == GMP_ST_ON) {
         gmp_torch_flush();
         gmp_torch_detach(); /* its allocator may still run in atexit handlers */
-        gmp_flush_forced();
+        gmp_activity_flush_forced();
         gmp_wt_finish(reason, 10000);
         atomic_store(&gmp_g.state, GMP_ST_OFF);
         return;
@@ -165,7 +121,7 @@ static void on_fork_child(void)
 {
     atomic_store(&gmp_g.forked, 1);
     atomic_store(&gmp_g.state, GMP_ST_OFF);
-    gmp_g.wake_fd = -1; /* shared with the parent: never poke the parent's writer */
+    gmp_wake_forget(); /* shared with the parent: never poke the parent's writer */
 }
 
 static const int g_sigs[2] = {SIGTERM, SIGINT};
@@ -268,7 +224,7 @@ static int light_body(void)
     gmp_g.start_unix_ns = gmp_now();
     gmp_g.start_ts = gmp_g.start_unix_ns; /* the trace clock is the same clock */
 
-    /* Fixed parts of the host budget (see gmp_collect_setup_buffers). */
+    /* Fixed parts of the host budget (see gmp_activity_setup_buffers). */
     size_t total = (size_t)gmp_g.cfg.host_buffer_mb << 20;
     size_t ring = pow2_floor(total / 16 / sizeof(gmp_ring_cell));
     if (ring > 16384)
@@ -288,8 +244,8 @@ static int light_body(void)
     }
     /* Without an eventfd the writer still polls the ring every 20 ms: only
      * the early wake-ups are lost. */
-    gmp_g.wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-    gmp_transition_init();
+    gmp_wake_open();
+    gmp_steps_init(gmp_callbacks_collect);
     /* Without the fork handler a child would try to use a writer thread it
      * does not have: refuse to run rather than risk a hang in the child. */
     if (pthread_atfork(NULL, NULL, on_fork_child) != 0) {
@@ -328,7 +284,8 @@ static int full_body(void)
         return -1;
     }
     gmp_log_debug("CUPTI: %s", gmp_g.api.cupti_from);
-    if (gmp_collect_subscribe(err, sizeof err) != 0) {
+    gmp_callbacks_init();
+    if (gmp_activity_subscribe(gmp_callbacks_fn(), err, sizeof err) != 0) {
         gmp_log_error("%s", err);
         return -1;
     }
@@ -342,7 +299,7 @@ static int full_body(void)
     if (gmp_config_expand_output(gmp_g.cfg.output, gmp_g.path, sizeof gmp_g.path, (long)getpid(), host,
                                  gmp_config_rank(NULL, NULL), gmp_g.start_unix_ns, &diag) != 0) {
         gmp_log_error("%s; profiling is off", diag.count ? diag.line[0] : "bad GMEMPROF_OUTPUT");
-        gmp_collect_unsubscribe();
+        gmp_activity_unsubscribe();
         return -1;
     }
     if (gmp_g.path[0] != '/') {
@@ -357,32 +314,33 @@ static int full_body(void)
     if (!w) {
         gmp_log_error("cannot write the trace to %s: %s; profiling is off (the program runs on)",
                       gmp_g.path, strerror(errno));
-        gmp_collect_unsubscribe();
+        gmp_activity_unsubscribe();
         return -1;
     }
-    if (gmp_collect_setup_buffers(err, sizeof err) != 0 || gmp_wt_start(w, err, sizeof err) != 0) {
+    size_t fixed = gmp_ring_bytes(&gmp_g.ring) + ((size_t)gmp_g.corr.mask + 1) * sizeof(gmp_corr_slot) +
+                   gmp_wt_staging_bytes();
+    if (gmp_activity_setup_buffers(fixed, err, sizeof err) != 0 || gmp_wt_start(w, err, sizeof err) != 0) {
         gmp_log_error("%s; profiling is off", err);
-        gmp_collect_unsubscribe();
+        gmp_activity_unsubscribe();
         if (!gmp_wt_running()) {
             gmt_writer_close(w);
             unlink(gmp_g.path);
         }
         return -1;
     }
-    if (gmp_collect_enable(err, sizeof err) != 0) {
+    if (gmp_activity_enable(err, sizeof err) != 0) {
         gmp_log_error("%s; profiling is off", err);
         gmp_wt_finish(GMT_WEND_ERROR, 5000);
-        gmp_collect_unsubscribe();
+        gmp_activity_unsubscribe();
         return -1;
     }
+    gmp_callbacks_enable();
     atomic_store(&gmp_g.state, GMP_ST_ON);
     /* Kernel collection as the current phase wants it (steps may have come
      * through NVTX or the in-app API before CUDA started). */
-    pthread_mutex_lock(&gmp_g.step_lock);
-    gmp_collect_kernels(gmp_sched_collects(&gmp_g.sched));
-    pthread_mutex_unlock(&gmp_g.step_lock);
+    gmp_steps_apply_collect();
     install_signal_handlers();
-    gmp_wt_wake();
+    gmp_wake();
     return 0;
 }
 
@@ -402,7 +360,7 @@ int gmp_init_full(void)
     g_in_init = 1;
     int rc = full_body();
     if (rc != 0)
-        gmp_turn_off();
+        turn_off();
     g_in_init = 0;
     atomic_store(&g_full, 2);
     return rc;
@@ -462,12 +420,12 @@ GMP_API void gmemprof_step_impl(void)
 {
     if (gmp_init_light() != 0)
         return;
-    gmp_on_step(GMT_STEPSRC_API);
+    gmp_steps_step(GMT_STEPSRC_API);
 }
 
 GMP_API void gmemprof_mark_impl(const char *name)
 {
     if (!name || gmp_init_light() != 0)
         return;
-    gmp_on_tag(name, strlen(name));
+    gmp_steps_tag(name, strlen(name));
 }

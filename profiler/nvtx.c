@@ -33,6 +33,12 @@
 #include <wchar.h>
 
 #include "gmp_rt.h"
+#include "nvtx.h"
+#include "post.h"
+#include "steps.h"
+
+/* NVTX range ids, process-wide (0 is "no range"). */
+static _Atomic uint64_t range_ids;
 
 #define NAME_BUF 512
 
@@ -91,12 +97,12 @@ static void on_mark(const char *name)
     if (!name || !gmp_live_state())
         return;
     if (gmp_config_is_step_marker(&gmp_g.cfg, name)) {
-        gmp_on_step(GMT_STEPSRC_NVTX);
+        gmp_steps_step(GMT_STEPSRC_NVTX);
         return;
     }
     const char *tag = NULL;
     if (gmp_config_tag_name(&gmp_g.cfg, name, &tag) && tag) {
-        gmp_on_tag(tag, strlen(tag));
+        gmp_steps_tag(tag, strlen(tag));
         return;
     }
     gmp_ev ev;
@@ -112,7 +118,7 @@ static uint64_t range_begin(const char *name, int push)
     if (!gmp_live_state())
         return 0;
     if (name && gmp_config_is_step_marker(&gmp_g.cfg, name))
-        gmp_on_step(GMT_STEPSRC_NVTX);
+        gmp_steps_step(GMT_STEPSRC_NVTX);
     uint64_t parent = 0;
     if (push) {
         uint32_t d = t->nranges++;
@@ -120,7 +126,7 @@ static uint64_t range_begin(const char *name, int push)
             return 0; /* too deep: counted in the depth, not recorded */
         parent = d ? t->ranges[d - 1] : 0;
     }
-    uint64_t id = atomic_fetch_add_explicit(&gmp_g.range_ids, 1, memory_order_relaxed) + 1;
+    uint64_t id = atomic_fetch_add_explicit(&range_ids, 1, memory_order_relaxed) + 1;
     if (push)
         t->ranges[t->nranges - 1] = id;
     gmp_ev ev;

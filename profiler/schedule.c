@@ -158,6 +158,98 @@ enum { K_SKIP, K_WAIT, K_WARMUP, K_ACTIVE, K_REPEAT, K_DELAY, K_DURATION, K_COUN
 static const char *const key_names[K_COUNT] = {"skip_first", "wait",  "warmup",  "active",
                                                "repeat",     "delay", "duration"};
 
+/* One key=value field into val/seen: 0, or -1 with err filled. */
+static int parse_keyed(const char *field, const char *eq, uint64_t *val, int *seen, char *err, size_t errcap)
+{
+    char key[40], value[64];
+    trim_copy(field, (size_t)(eq - field), key, sizeof key);
+    trim_copy(eq + 1, strlen(eq + 1), value, sizeof value);
+    int k;
+    for (k = 0; k < K_COUNT; k++)
+        if (strcasecmp(key, key_names[k]) == 0)
+            break;
+    if (k == K_COUNT) {
+        if (strcasecmp(key, "skip_first_wait") == 0)
+            sched_err(err, errcap,
+                      "'%s' (torch's skip_first_wait) is not supported; use skip_first",
+                      key);
+        else
+            sched_err(err, errcap,
+                      "unknown key '%s'; keys are skip_first, wait, warmup, active, repeat "
+                      "(steps) or delay, duration (time)",
+                      key);
+        return -1;
+    }
+    if (seen[k]) {
+        sched_err(err, errcap, "'%s' is given twice", key_names[k]);
+        return -1;
+    }
+    seen[k] = 1;
+    if (k == K_DELAY || k == K_DURATION) {
+        if (parse_duration(value, &val[k]) != 0) {
+            sched_err(err, errcap,
+                      "%s='%s' is not a duration; write e.g. 5s, 1.5s, 200ms, 10us, "
+                      "500ns (a bare number is seconds, at most 10000000s)",
+                      key_names[k], value);
+            return -1;
+        }
+    } else if (parse_steps(value, &val[k]) != 0) {
+        sched_err(err, errcap, "%s='%s' is not a whole number of steps (0..1000000000000)",
+                  key_names[k], value);
+        return -1;
+    }
+    return 0;
+}
+
+/* The comma-separated fields of text into val/seen (positional ones in
+ * val[0..*nfields)); *keyed: 1 key=value, 0 positional. 0, or -1 with err. */
+static int parse_fields(const char *text, const char *whole, uint64_t *val, int *seen, int *nfields, int *keyed,
+                        char *err, size_t errcap)
+{
+    const char *p = text;
+    for (;;) {
+        const char *end = strchr(p, ',');
+        size_t n = end ? (size_t)(end - p) : strlen(p);
+        char field[80];
+        trim_copy(p, n, field, sizeof field);
+        if (field[0] == '\0') {
+            sched_err(err, errcap, "an empty field between commas in '%s'; " GMP_SCHED_FORMS,
+                      whole);
+            return -1;
+        }
+        const char *eq = strchr(field, '=');
+        int this_keyed = eq != NULL;
+        if (*keyed >= 0 && *keyed != this_keyed) {
+            sched_err(err, errcap,
+                      "mixes key=value and positional fields ('%s'); use one form, " GMP_SCHED_FORMS,
+                      field);
+            return -1;
+        }
+        *keyed = this_keyed;
+        if (this_keyed) {
+            if (parse_keyed(field, eq, val, seen, err, errcap) != 0)
+                return -1;
+        } else {
+            if (*nfields >= 5) {
+                sched_err(err, errcap,
+                          "'%s' has more than 5 numbers; " GMP_SCHED_FORMS, whole);
+                return -1;
+            }
+            if (parse_steps(field, &val[*nfields]) != 0) {
+                sched_err(err, errcap,
+                          "'%s' is not a whole number of steps (0..1000000000000); " GMP_SCHED_FORMS,
+                          field);
+                return -1;
+            }
+        }
+        (*nfields)++;
+        if (!end)
+            break;
+        p = end + 1;
+    }
+    return 0;
+}
+
 int gmp_sched_parse(const char *text, gmp_sched_spec *spec, char *err, size_t errcap)
 {
     gmp_sched_spec r;
@@ -186,82 +278,8 @@ int gmp_sched_parse(const char *text, gmp_sched_spec *spec, char *err, size_t er
     uint64_t val[K_COUNT] = {0};
     int seen[K_COUNT] = {0};
     int nfields = 0, keyed = -1; /* -1 unknown yet, 0 positional, 1 key=value */
-    const char *p = text;
-    for (;;) {
-        const char *end = strchr(p, ',');
-        size_t n = end ? (size_t)(end - p) : strlen(p);
-        char field[80], key[40], value[64];
-        trim_copy(p, n, field, sizeof field);
-        if (field[0] == '\0') {
-            sched_err(err, errcap, "an empty field between commas in '%s'; " GMP_SCHED_FORMS,
-                      whole);
-            return -1;
-        }
-        const char *eq = strchr(field, '=');
-        int this_keyed = eq != NULL;
-        if (keyed >= 0 && keyed != this_keyed) {
-            sched_err(err, errcap,
-                      "mixes key=value and positional fields ('%s'); use one form, " GMP_SCHED_FORMS,
-                      field);
-            return -1;
-        }
-        keyed = this_keyed;
-        if (this_keyed) {
-            trim_copy(field, (size_t)(eq - field), key, sizeof key);
-            trim_copy(eq + 1, strlen(eq + 1), value, sizeof value);
-            int k;
-            for (k = 0; k < K_COUNT; k++)
-                if (strcasecmp(key, key_names[k]) == 0)
-                    break;
-            if (k == K_COUNT) {
-                if (strcasecmp(key, "skip_first_wait") == 0)
-                    sched_err(err, errcap,
-                              "'%s' (torch's skip_first_wait) is not supported; use skip_first",
-                              key);
-                else
-                    sched_err(err, errcap,
-                              "unknown key '%s'; keys are skip_first, wait, warmup, active, repeat "
-                              "(steps) or delay, duration (time)",
-                              key);
-                return -1;
-            }
-            if (seen[k]) {
-                sched_err(err, errcap, "'%s' is given twice", key_names[k]);
-                return -1;
-            }
-            seen[k] = 1;
-            if (k == K_DELAY || k == K_DURATION) {
-                if (parse_duration(value, &val[k]) != 0) {
-                    sched_err(err, errcap,
-                              "%s='%s' is not a duration; write e.g. 5s, 1.5s, 200ms, 10us, "
-                              "500ns (a bare number is seconds, at most 10000000s)",
-                              key_names[k], value);
-                    return -1;
-                }
-            } else if (parse_steps(value, &val[k]) != 0) {
-                sched_err(err, errcap, "%s='%s' is not a whole number of steps (0..1000000000000)",
-                          key_names[k], value);
-                return -1;
-            }
-        } else {
-            if (nfields >= 5) {
-                sched_err(err, errcap,
-                          "'%s' has more than 5 numbers; " GMP_SCHED_FORMS, whole);
-                return -1;
-            }
-            if (parse_steps(field, &val[nfields]) != 0) {
-                sched_err(err, errcap,
-                          "'%s' is not a whole number of steps (0..1000000000000); " GMP_SCHED_FORMS,
-                          field);
-                return -1;
-            }
-        }
-        nfields++;
-        if (!end)
-            break;
-        p = end + 1;
-    }
-
+    if (parse_fields(text, whole, val, seen, &nfields, &keyed, err, errcap) != 0)
+        return -1;
     if (keyed == 0) {
         /* Positional: remap val[0..n) to the key slots. */
         uint64_t v[5];

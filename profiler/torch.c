@@ -12,6 +12,8 @@
 #include <string.h>
 
 #include "gmp_rt.h"
+#include "log.h"
+#include "post.h"
 #include "torch_bridge.h"
 
 #define BRIDGE_FILE "libgmemprof_torch.so"

@@ -1,0 +1,102 @@
+/*
+ * The assembler (assembler.c): turns what the sources hand over into trace
+ * records, in order. Pure: no thread, no lock, no global state, no CUDA or
+ * CUPTI call, no I/O of its own. The writer thread (wthread.c) feeds it and
+ * writes what it emits; tests/profiler/test_assembler.c feeds it synthetic
+ * CUPTI records and events.
+ *
+ * Inputs, each round:
+ *   1. the ring's events (gmp_asm_event_slot / _event_added / _events_done),
+ *   2. the published schedule epochs (gmp_asm_take_epochs),
+ *   3. CUPTI activity records (gmp_asm_stage, gmp_asm_stage_buffer),
+ * then gmp_asm_drain. Records are joined with their API call through the
+ * correlation table (thread, epoch, launch seq, range, API family), staged,
+ * merged with the events in (epoch, time) order, gated by the window of
+ * their epoch, and emitted through the io table; the live-allocation table,
+ * the open NVTX ranges and the VMM address ranges are the assembler's own.
+ */
+#ifndef GMEMPROF_PROFILER_ASSEMBLER_H
+#define GMEMPROF_PROFILER_ASSEMBLER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cupti.h>
+
+#include "corrtab.h"
+#include "epoch.h"
+#include "evring.h"
+#include "gmemprof/trace_format.h"
+
+/* Everything the assembler needs from outside, as calls. */
+typedef struct gmp_asm_io {
+    void *ctx;
+    void (*put)(void *ctx, const gmt_record *r);              /* one record to the trace */
+    uint64_t (*intern)(void *ctx, const char *s, size_t n);   /* a string's id (n <= GMT_MAX_STRING) */
+    void (*end_frame)(void *ctx);                              /* end the current frame */
+    void (*stats)(void *ctx);                                  /* write a STATS record */
+    /* a DEVICE record's fields for device d (name valid until the next call) */
+    void (*device)(void *ctx, unsigned d, gmt_device *out);
+    /* driver memory of device d now: 0, or -1 none */
+    int (*meminfo)(void *ctx, unsigned d, uint64_t *free_b, uint64_t *total_b);
+    /* the snapshot of a ticket: 1 with *out filled, 0 gone or none */
+    int (*snapshot)(void *ctx, uint64_t ticket, gmp_snap *out);
+    uint64_t (*now)(void *ctx);  /* the trace clock (ns) */
+    uint64_t (*mono)(void *ctx); /* a monotonic clock (ns), for the sample period */
+    void (*synced)(void *ctx, uint64_t ticket); /* a SYNC event was reached (its frame ended) */
+} gmp_asm_io;
+
+typedef struct gmp_asm gmp_asm;
+
+/* Staging bytes for a host budget (activity records and events of a round). */
+size_t gmp_asm_staging_bytes(size_t host_budget_bytes);
+/* NULL when out of memory. corr: the correlation table the callbacks fill. */
+gmp_asm *gmp_asm_create(const gmp_asm_io *io, const gmp_corrtab *corr, size_t host_budget_bytes);
+void gmp_asm_destroy(gmp_asm *a);
+
+/* ---- a round ---- */
+/* Starts a round: `now` (the trace clock before the ring is read) is the
+ * horizon no record of this round may pass unless the next round allows. */
+void gmp_asm_round_begin(gmp_asm *a, uint64_t now);
+/* A slot for the next event popped from the ring (NULL: the batch is full);
+ * gmp_asm_event_added once it is filled. */
+gmp_ev *gmp_asm_event_slot(gmp_asm *a);
+void gmp_asm_event_added(gmp_asm *a);
+/* The ring was read (`published`: the epoch published before the read). */
+void gmp_asm_events_done(gmp_asm *a, uint32_t published);
+/* 1 when epochs newer than those known were published (up to `published`). */
+int gmp_asm_wants_epochs(const gmp_asm *a, uint32_t published);
+/* Copies epochs up to `published` from the history ring `hist` (of
+ * GMP_EPOCH_HIST entries, indexed by epoch modulo its size). */
+void gmp_asm_take_epochs(gmp_asm *a, const gmp_epoch_info *hist, uint32_t published);
+/* One activity record; makes room first by draining what can be written. */
+void gmp_asm_stage(gmp_asm *a, const CUpti_Activity *rec);
+/* Every record of a CUPTI buffer, read with next (cuptiActivityGetNextRecord). */
+typedef CUptiResult (*gmp_asm_next_fn)(uint8_t *buf, size_t valid, CUpti_Activity **rec);
+void gmp_asm_stage_buffer(gmp_asm *a, uint8_t *buf, size_t valid, gmp_asm_next_fn next);
+/* Emits what is due: force (the end) emits everything. */
+void gmp_asm_drain(gmp_asm *a, int force);
+
+/* ---- the writer's other calls ---- */
+/* 1 while a transition that is known is not yet applied. */
+int gmp_asm_epochs_pending(const gmp_asm *a);
+/* The end: everything left, then WINDOW_END (with a STATS and a frame end)
+ * or a STATS. */
+void gmp_asm_finish(gmp_asm *a, int reason);
+/* A MEMSAMPLE of every device when inside a window and period_ns have
+ * passed since the last one (mono: the io's monotonic clock). */
+void gmp_asm_sample_due(gmp_asm *a, uint64_t mono, uint64_t period_ns);
+
+typedef struct gmp_asm_counts {
+    uint64_t windows;       /* windows begun */
+    uint64_t unmatched;     /* records whose API call was not found */
+    uint64_t bad_records;   /* unreadable records, failed tables */
+    uint64_t late_mem;      /* ALLOC/FREE whose window had closed */
+    uint64_t lost_epochs;   /* transitions lost to a writer far behind */
+    uint64_t block_events;  /* framework allocator events */
+    int fw_seen;            /* a framework allocator reported */
+    size_t host_bytes;      /* the assembler's tables (STATS own_host_bytes) */
+} gmp_asm_counts;
+void gmp_asm_get_counts(const gmp_asm *a, gmp_asm_counts *out);
+
+#endif

@@ -1,0 +1,23 @@
+/*
+ * The CUDA API and resource callbacks (callbacks.c): the hot path that
+ * stamps every CUDA call with its thread, epoch, launch count and range in
+ * the correlation table, and the switches that turn kernel collection on and
+ * off at the schedule's phase edges.
+ */
+#ifndef GMEMPROF_PROFILER_CALLBACKS_H
+#define GMEMPROF_PROFILER_CALLBACKS_H
+
+#include <cupti.h>
+
+/* The API families of every callback id (needs CUPTI loaded: names). */
+void gmp_callbacks_init(void);
+/* The function to subscribe (gmp_activity_subscribe). */
+CUpti_CallbackFunc gmp_callbacks_fn(void);
+/* After gmp_activity_enable: the resource callbacks and the API callbacks
+ * that are on all run. */
+void gmp_callbacks_enable(void);
+/* Kernel, memcpy and memset collection on or off (the step lock held:
+ * steps.c calls it at the phase edges). */
+void gmp_callbacks_collect(int on);
+
+#endif

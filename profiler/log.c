@@ -1,0 +1,55 @@
+/*
+ * The profiler's stderr lines (log.h).
+ */
+#include "log.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "gmp_rt.h"
+
+static void vlog(const char *fmt, va_list ap)
+{
+    char line[1024];
+    int n = snprintf(line, sizeof line, "gmemprof: ");
+    int k = vsnprintf(line + n, sizeof line - (size_t)n - 1, fmt, ap);
+    if (k < 0)
+        return;
+    size_t len = (size_t)n + (size_t)k;
+    if (len > sizeof line - 2)
+        len = sizeof line - 2;
+    line[len++] = '\n';
+    /* One write: lines of several threads or processes never interleave. */
+    ssize_t w = write(STDERR_FILENO, line, len);
+    (void)w;
+}
+
+void gmp_log_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vlog(fmt, ap);
+    va_end(ap);
+}
+
+void gmp_log_info(const char *fmt, ...)
+{
+    if (gmp_g.cfg.log < GMP_LOG_INFO)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vlog(fmt, ap);
+    va_end(ap);
+}
+
+void gmp_log_debug(const char *fmt, ...)
+{
+    if (gmp_g.cfg.log < GMP_LOG_DEBUG)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vlog(fmt, ap);
+    va_end(ap);
+}
+

@@ -1,0 +1,145 @@
+/*
+ * Schedule transitions (steps.h): every step source (the in-app API, NVTX
+ * step markers, cudaProfilerStart/Stop, the time schedule's tick) and every
+ * tag goes through here. A transition runs the schedule (schedule.c) under
+ * the step lock, switches kernel collection at the phase edges, takes a
+ * driver snapshot, and publishes the next epoch (gmp_g.epoch) for every
+ * thread to stamp its calls with; the writer reads the epochs back under
+ * the same lock.
+ */
+#include "steps.h"
+
+#include <stddef.h>
+#include <string.h>
+
+#include "activity.h"
+#include "devices.h"
+#include "gmp_rt.h"
+#include "post.h"
+#include "torch.h"
+
+static struct {
+    pthread_mutex_t lock;       /* the schedule and the epoch history */
+    gmp_sched sched;
+    gmp_epoch_info epochs[GMP_EPOCH_HIST];
+    _Atomic int api_steps;      /* gmemprof_step() was called: NVTX step markers are ignored */
+    void (*collect)(int on);    /* kernel collection on/off (callbacks.c), lock held */
+} S = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+static void collect_none(int on) { (void)on; }
+
+static void publish_epoch(unsigned ev, int kind, int source, uint64_t snap)
+{
+    const gmp_sched *s = &S.sched;
+    uint32_t e = atomic_load_explicit(&gmp_g.epoch, memory_order_relaxed) + (kind == GMP_TR_INIT ? 0 : 1);
+    gmp_epoch_info *info = &S.epochs[e % GMP_EPOCH_HIST];
+    info->epoch = e;
+    info->ev = ev;
+    info->ts = gmp_now();
+    info->step = s->step;
+    info->window = s->window;
+    info->phase = (uint8_t)s->phase;
+    info->source = (uint8_t)source;
+    info->kind = (uint8_t)kind;
+    info->in_window = (uint8_t)s->in_window;
+    info->snap = snap;
+    atomic_store_explicit(&gmp_g.epoch, e, memory_order_release);
+}
+
+void gmp_steps_init(void (*collect)(int on))
+{
+    S.collect = collect ? collect : collect_none;
+    pthread_mutex_lock(&S.lock);
+    unsigned ev = gmp_sched_init(&S.sched, &gmp_g.cfg.schedule, gmp_now());
+    atomic_store(&gmp_g.epoch, 0);
+    publish_epoch(ev, GMP_TR_INIT, GMT_STEPSRC_NONE, 0);
+    pthread_mutex_unlock(&S.lock);
+}
+
+void gmp_steps_transition(int kind, int arg, int source)
+{
+    if (!gmp_live_state() || atomic_load(&gmp_g.stopping))
+        return;
+    gmp_torch_flush(); /* the allocator's events of the step that ends, first */
+    pthread_mutex_lock(&S.lock);
+    unsigned ev;
+    switch (kind) {
+    case GMP_TR_STEP:
+        ev = gmp_sched_step(&S.sched);
+        break;
+    case GMP_TR_CAPTURE:
+        ev = gmp_sched_capture(&S.sched, arg);
+        break;
+    case GMP_TR_TICK:
+        ev = gmp_sched_tick(&S.sched, gmp_now());
+        break;
+    default:
+        ev = 0;
+        break;
+    }
+    if (kind != GMP_TR_STEP && ev == 0) {
+        pthread_mutex_unlock(&S.lock);
+        return; /* nothing changed: no new epoch */
+    }
+    /* A window edge needs every record made before it in our queue first,
+     * so the writer can put the baseline (and the window's last records)
+     * exactly: forced flush, synchronous. Edges are rare. */
+    if (ev & (GMP_SCHED_EV_WINDOW_BEGIN | GMP_SCHED_EV_WINDOW_END))
+        gmp_activity_flush_forced();
+    if (ev & GMP_SCHED_EV_COLLECT_BEGIN)
+        S.collect(1);
+    if (ev & GMP_SCHED_EV_COLLECT_END)
+        S.collect(0);
+    publish_epoch(ev, kind, source, gmp_snapshot_take());
+    pthread_mutex_unlock(&S.lock);
+    gmp_wake();
+}
+
+void gmp_steps_step(int source)
+{
+    if (!gmp_live_state())
+        return;
+    gmp_torch_maybe_attach();
+    if (source == GMT_STEPSRC_API)
+        atomic_store(&S.api_steps, 1);
+    else if (source == GMT_STEPSRC_NVTX && atomic_load(&S.api_steps))
+        return; /* gmemprof_step() is the step source now */
+    gmp_steps_transition(GMP_TR_STEP, 0, source);
+}
+
+void gmp_steps_tag(const char *name, size_t len)
+{
+    if (!gmp_live_state())
+        return;
+    gmp_torch_maybe_attach();
+    gmp_torch_flush();
+    /* The snapshot must include every allocation made before this call. */
+    gmp_activity_flush_forced();
+    gmp_ev ev;
+    memset(&ev, 0, offsetof(gmp_ev, name));
+    ev.type = GMP_EV_TAG;
+    ev.c = gmp_snapshot_take(); /* the driver's view now, not when the writer gets there */
+    gmp_ev_set_name(&ev, name, len);
+    gmp_post(&ev);
+    gmp_wake();
+}
+
+void gmp_steps_apply_collect(void)
+{
+    pthread_mutex_lock(&S.lock);
+    S.collect(gmp_sched_collects(&S.sched));
+    pthread_mutex_unlock(&S.lock);
+}
+
+const gmp_epoch_info *gmp_steps_lock(int try_only)
+{
+    if (try_only) {
+        if (pthread_mutex_trylock(&S.lock) != 0)
+            return NULL;
+    } else {
+        pthread_mutex_lock(&S.lock);
+    }
+    return S.epochs;
+}
+
+void gmp_steps_unlock(void) { pthread_mutex_unlock(&S.lock); }

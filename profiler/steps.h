@@ -1,0 +1,35 @@
+/*
+ * Schedule transitions (steps.c): steps, capture edges, time ticks and tags
+ * from any thread, turned into schedule epochs (epoch.h) that the writer
+ * applies in order.
+ */
+#ifndef GMEMPROF_PROFILER_STEPS_H
+#define GMEMPROF_PROFILER_STEPS_H
+
+#include <stddef.h>
+
+#include "epoch.h"
+
+/* Epoch 0 from the schedule's start (light init, before any other thread).
+ * collect switches kernel collection on or off (the callbacks module); it
+ * is called with the step lock held. */
+void gmp_steps_init(void (*collect)(int on));
+/* Kernel collection as the current phase wants it (full init: steps may
+ * have come before CUDA started). */
+void gmp_steps_apply_collect(void);
+/* A transition from any thread (kind GMP_TR_*; arg: capture on/off;
+ * source: gmt_step_source). */
+void gmp_steps_transition(int kind, int arg, int source);
+/* A step from a step source (GMT_STEPSRC_*): once gmemprof_step() has been
+ * called, NVTX step markers are ignored. */
+void gmp_steps_step(int source);
+/* A tag: every allocation made before the call is in the snapshot. */
+void gmp_steps_tag(const char *name, size_t len);
+
+/* The writer: the epoch history (a ring of GMP_EPOCH_HIST, indexed by epoch
+ * modulo its size) under the step lock; NULL when try_only and the lock is
+ * taken (a signal may have interrupted its holder). */
+const gmp_epoch_info *gmp_steps_lock(int try_only);
+void gmp_steps_unlock(void);
+
+#endif

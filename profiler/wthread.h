@@ -1,0 +1,28 @@
+/*
+ * The writer thread (wthread.c): the only thread that touches the trace
+ * writer; it moves events and activity buffers to the assembler and writes
+ * what it emits, frame by frame, until the trailer.
+ */
+#ifndef GMEMPROF_PROFILER_WTHREAD_H
+#define GMEMPROF_PROFILER_WTHREAD_H
+
+#include <stddef.h>
+
+#include "gmt_io.h"
+
+/* Bytes of the writer's staging area for the host budget (activity.h). */
+size_t gmp_wt_staging_bytes(void);
+/* Takes w and starts the thread: 0, or -1 with err filled. */
+int gmp_wt_start(gmt_writer *w, char *err, size_t cap);
+int gmp_wt_running(void);
+/* Makes the writer take in everything queued so far and end its frame;
+ * waits at most timeout_ms. */
+void gmp_wt_sync(unsigned timeout_ms);
+/* Normal end (exit, destructor): the writer writes the rest, the trailer,
+ * closes the file and prints the summary; waits at most timeout_ms. */
+void gmp_wt_finish(int reason, unsigned timeout_ms);
+/* From a signal handler (async-signal-safe): asks for the same and waits at
+ * most timeout_ms. */
+void gmp_wt_finish_from_signal(int sig, unsigned timeout_ms);
+
+#endif

@@ -1,0 +1,453 @@
+/*
+ * The assembler without a thread: synthetic CUPTI records, ring events and
+ * schedule epochs in, the records it emits caught by a fake io table and
+ * checked one by one. Every expected value is worked out by hand in the
+ * comments next to it.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "assembler.h"
+#include "families.h"
+#include "schedule.h"
+#include "tcheck.h"
+
+/* ---- a fake io: the records in an array -------------------------------------- */
+
+#define OUT_MAX 256
+static gmt_record out[OUT_MAX];
+static size_t nout;
+static unsigned frames_ended;
+static char strings[16][64];
+static unsigned nstrings;
+static uint64_t fake_now = 99999;
+
+static void io_put(void *ctx, const gmt_record *r)
+{
+    (void)ctx;
+    if (nout < OUT_MAX)
+        out[nout++] = *r;
+}
+
+static uint64_t io_intern(void *ctx, const char *s, size_t n)
+{
+    (void)ctx;
+    for (unsigned i = 0; i < nstrings; i++)
+        if (strlen(strings[i]) == n && memcmp(strings[i], s, n) == 0)
+            return i + 1;
+    if (nstrings == 16 || n >= 64)
+        return 0;
+    memcpy(strings[nstrings], s, n);
+    strings[nstrings][n] = '\0';
+    return ++nstrings;
+}
+
+static void io_end_frame(void *ctx)
+{
+    (void)ctx;
+    frames_ended++;
+}
+
+/* A STATS marker: the writer fills the real one. */
+static void io_stats(void *ctx)
+{
+    gmt_record r;
+    memset(&r, 0, sizeof r);
+    r.type = GMT_REC_STATS;
+    io_put(ctx, &r);
+}
+
+static void io_device(void *ctx, unsigned d, gmt_device *o)
+{
+    (void)ctx;
+    (void)d;
+    o->total_mem = 1000;
+}
+
+static int io_meminfo(void *ctx, unsigned d, uint64_t *f, uint64_t *t)
+{
+    (void)ctx;
+    (void)d;
+    (void)f;
+    (void)t;
+    return -1; /* no driver */
+}
+
+static int io_snapshot(void *ctx, uint64_t ticket, gmp_snap *o)
+{
+    (void)ctx;
+    (void)ticket;
+    (void)o;
+    return 0;
+}
+
+static uint64_t io_now(void *ctx)
+{
+    (void)ctx;
+    return fake_now;
+}
+
+static uint64_t io_mono(void *ctx)
+{
+    (void)ctx;
+    return 0;
+}
+
+static void io_synced(void *ctx, uint64_t ticket)
+{
+    (void)ctx;
+    (void)ticket;
+}
+
+static const gmp_asm_io fake_io = {NULL,       io_put,      io_intern, io_end_frame, io_stats, io_device,
+                                   io_meminfo, io_snapshot, io_now,    io_mono,      io_synced};
+
+static void reset_out(void)
+{
+    nout = 0;
+    frames_ended = 0;
+    nstrings = 0;
+}
+
+/* ---- inputs ------------------------------------------------------------------- */
+
+static gmp_epoch_info hist[GMP_EPOCH_HIST];
+
+static void epoch(uint32_t e, unsigned ev, uint64_t ts, uint64_t step, uint64_t window, unsigned phase,
+                  int in_window)
+{
+    gmp_epoch_info *i = &hist[e % GMP_EPOCH_HIST];
+    memset(i, 0, sizeof *i);
+    i->epoch = e;
+    i->ev = ev;
+    i->ts = ts;
+    i->step = step;
+    i->window = window;
+    i->phase = (uint8_t)phase;
+    i->in_window = (uint8_t)in_window;
+}
+
+/* A MEMORY2 record (an allocation when alloc, else a release). */
+static CUpti_ActivityMemory4 mem_rec(int alloc, uint32_t corr, uint64_t addr, uint64_t bytes, uint64_t ts)
+{
+    CUpti_ActivityMemory4 r;
+    memset(&r, 0, sizeof r);
+    r.kind = CUPTI_ACTIVITY_KIND_MEMORY2;
+    r.memoryOperationType = alloc ? CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION
+                                  : CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_RELEASE;
+    r.memoryKind = CUPTI_ACTIVITY_MEMORY_KIND_DEVICE;
+    r.correlationId = corr;
+    r.address = addr;
+    r.bytes = bytes;
+    r.timestamp = ts;
+    r.streamId = CUPTI_INVALID_STREAM_ID;
+    r.memoryPoolConfig.memoryPoolType = CUPTI_ACTIVITY_MEMORY_POOL_TYPE_INVALID;
+    return r;
+}
+
+static void stage(gmp_asm *a, CUpti_ActivityMemory4 r) { gmp_asm_stage(a, (const CUpti_Activity *)&r); }
+
+/* The next event slot, filled; gmp_asm_event_added hands it over. */
+static gmp_ev *ev_fill(gmp_asm *a, uint16_t type, uint32_t epoch_, uint64_t ts, uint64_t x, uint64_t y,
+                       const char *name)
+{
+    gmp_ev *e = gmp_asm_event_slot(a);
+    REQUIRE(e != NULL, "the event batch is full");
+    memset(e, 0, sizeof *e);
+    e->type = type;
+    e->tid = 7;
+    e->epoch = epoch_;
+    e->ts = ts;
+    e->a = x;
+    e->b = y;
+    if (name)
+        gmp_ev_set_name(e, name, strlen(name));
+    return e;
+}
+
+static void event(gmp_asm *a, uint16_t type, uint32_t epoch_, uint64_t ts, uint64_t x, uint64_t y,
+                  const char *name)
+{
+    ev_fill(a, type, epoch_, ts, x, y, name);
+    gmp_asm_event_added(a);
+}
+
+static gmp_corrtab corr;
+
+static const gmt_record *rec_at(size_t i, gmt_type type)
+{
+    static gmt_record none;
+    tc_context("record %zu", i);
+    CHECK(i < nout, "only %zu records", nout);
+    if (i >= nout)
+        return &none;
+    CHECK_EQ_U64(out[i].type, type);
+    return &out[i];
+}
+
+/* ---- one window: join, order, gate, baseline ---------------------------------- */
+
+static void test_window(void)
+{
+    reset_out();
+    gmp_asm *a = gmp_asm_create(&fake_io, &corr, 64u << 20);
+    REQUIRE(a != NULL, "create");
+
+    /* epoch 0: waiting; 1: step 1 opens window 1 (index 0); 2: step 2 closes it */
+    epoch(0, 0, 100, 0, 0, GMT_PHASE_WAIT, 0);
+    epoch(1, GMP_SCHED_EV_PHASE | GMP_SCHED_EV_WINDOW_BEGIN, 1000, 1, 1, GMT_PHASE_ACTIVE, 1);
+    epoch(2, GMP_SCHED_EV_PHASE | GMP_SCHED_EV_WINDOW_END, 2000, 2, 1, GMT_PHASE_DONE, 0);
+    /* the API calls: thread 7 before and inside the window, thread 8 after */
+    gmp_corr_put(&corr, 10, 7, 0, 0, 0, GMP_FAM_MALLOC);
+    gmp_corr_put(&corr, 11, 7, 1, 3, 5, GMP_FAM_MALLOC);
+    gmp_corr_put(&corr, 12, 8, 2, 0, 0, GMP_FAM_MALLOC);
+
+    gmp_asm_round_begin(a, 10000); /* every record below is older than the horizon */
+    event(a, GMP_EV_RANGE_BEGIN, 1, 1200, 5, 0, "fwd");
+    event(a, GMP_EV_RANGE_END, 1, 1550, 5, 0, NULL);
+    gmp_asm_events_done(a, 2);
+    REQUIRE(gmp_asm_wants_epochs(a, 2));
+    gmp_asm_take_epochs(a, hist, 2);
+    CHECK(!gmp_asm_wants_epochs(a, 2));
+    /* out of time order on purpose: the assembler sorts by (epoch, time) */
+    stage(a, mem_rec(1, 12, 0x3000, 1024, 2500));
+    stage(a, mem_rec(0, 13, 0x1000, 0, 1600)); /* corr 13: no API call (unmatched) */
+    stage(a, mem_rec(1, 11, 0x2000, 512, 1500));
+    stage(a, mem_rec(1, 10, 0x1000, 256, 500));
+    /* epoch 3 is not published yet: its record waits */
+    gmp_corr_put(&corr, 14, 7, 3, 4, 0, GMP_FAM_MALLOC);
+    stage(a, mem_rec(1, 14, 0x4000, 2048, 3500));
+    gmp_asm_drain(a, 0);
+
+    /* Expected, in order:
+     *  0 STEP 0 (epoch 0 applied first)        the 0x1000 ALLOC: epoch 0, not in a window: live only
+     *  1 WINDOW_BEGIN ts 1000 window 0 step 1, baseline 1 allocation of 256 bytes
+     *  2 ALLOC 0x1000 baseline (step 0, thread 7, source MALLOC)
+     *  3 STEP 1 ACTIVE
+     *  4 RANGE_BEGIN 5 "fwd" at 1200 (before the 1500 ALLOC of its epoch)
+     *  5 ALLOC 0x2000 512 step 1, thread 7, seq 3, range 5
+     *  6 RANGE_END 5 at 1550
+     *  7 FREE 0x1000: no API call, so the epoch of its time (1600: epoch 1), step 1,
+     *    no thread, bytes and source from the live table (256, MALLOC)
+     *  8 WINDOW_END ts 2000 window 0 step 1 reason SCHEDULE, 9 STATS (and a frame end)
+     * 10 STEP 2                                 the 0x3000 ALLOC: epoch 2, out of window
+     */
+    const gmt_record *r = rec_at(0, GMT_REC_STEP);
+    CHECK_EQ_U64(r->u.step.step, 0);
+    r = rec_at(1, GMT_REC_WINDOW_BEGIN);
+    CHECK_EQ_U64(r->u.wbegin.ts, 1000);
+    CHECK_EQ_U64(r->u.wbegin.window, 0);
+    CHECK_EQ_U64(r->u.wbegin.step, 1);
+    CHECK_EQ_U64(r->u.wbegin.baseline_count, 1);
+    CHECK_EQ_U64(r->u.wbegin.baseline_bytes, 256);
+    r = rec_at(2, GMT_REC_ALLOC);
+    CHECK_EQ_U64(r->u.mem.address, 0x1000);
+    CHECK_EQ_U64(r->u.mem.flags, GMT_MEMF_BASELINE);
+    CHECK_EQ_U64(r->u.mem.tid, 7);
+    CHECK_EQ_U64(r->u.mem.step, 0);
+    CHECK_EQ_U64(r->u.mem.source, GMT_SRC_MALLOC);
+    CHECK_EQ_U64(r->u.mem.kind, GMT_MEMKIND_DEVICE);
+    r = rec_at(3, GMT_REC_STEP);
+    CHECK_EQ_U64(r->u.step.step, 1);
+    CHECK_EQ_U64(r->u.step.phase, GMT_PHASE_ACTIVE);
+    r = rec_at(4, GMT_REC_RANGE_BEGIN);
+    CHECK_EQ_U64(r->u.range.id, 5);
+    CHECK_EQ_U64(r->u.range.ts, 1200);
+    CHECK_EQ_U64(r->u.range.name, 1);
+    CHECK_STR(strings[0], "fwd");
+    r = rec_at(5, GMT_REC_ALLOC);
+    CHECK_EQ_U64(r->u.mem.address, 0x2000);
+    CHECK_EQ_U64(r->u.mem.bytes, 512);
+    CHECK_EQ_U64(r->u.mem.step, 1);
+    CHECK_EQ_U64(r->u.mem.tid, 7);
+    CHECK_EQ_U64(r->u.mem.seq, 3);
+    CHECK_EQ_U64(r->u.mem.range, 5);
+    CHECK_EQ_U64(r->u.mem.corr, 11);
+    CHECK_EQ_U64(r->u.mem.flags, 0);
+    r = rec_at(6, GMT_REC_RANGE_END);
+    CHECK_EQ_U64(r->u.range.id, 5);
+    r = rec_at(7, GMT_REC_FREE);
+    CHECK_EQ_U64(r->u.mem.address, 0x1000);
+    CHECK_EQ_U64(r->u.mem.bytes, 256);
+    CHECK_EQ_U64(r->u.mem.step, 1);
+    CHECK_EQ_U64(r->u.mem.tid, 0);
+    CHECK_EQ_U64(r->u.mem.flags, GMT_MEMF_NO_THREAD);
+    CHECK_EQ_U64(r->u.mem.source, GMT_SRC_MALLOC);
+    r = rec_at(8, GMT_REC_WINDOW_END);
+    CHECK_EQ_U64(r->u.wend.ts, 2000);
+    CHECK_EQ_U64(r->u.wend.window, 0);
+    CHECK_EQ_U64(r->u.wend.step, 1);
+    CHECK_EQ_U64(r->u.wend.reason, GMT_WEND_SCHEDULE);
+    rec_at(9, GMT_REC_STATS);
+    r = rec_at(10, GMT_REC_STEP);
+    CHECK_EQ_U64(r->u.step.step, 2);
+    tc_context(NULL);
+    CHECK_EQ_U64(nout, 11);
+    CHECK_EQ_U64(frames_ended, 2); /* one at the window's begin, one at its end */
+    CHECK(!gmp_asm_epochs_pending(a));
+
+    /* Round 2: epoch 3 (step 3) opens window 2; the record that waited goes out.
+     * Baseline: 0x2000 (512, ts 1500) and 0x3000 (1024, ts 2500) are live
+     * (0x1000 was freed): 2 allocations, 1536 bytes, in time order. */
+    nout = 0;
+    epoch(3, GMP_SCHED_EV_PHASE | GMP_SCHED_EV_WINDOW_BEGIN, 3000, 3, 2, GMT_PHASE_ACTIVE, 1);
+    gmp_asm_round_begin(a, 10000);
+    gmp_asm_events_done(a, 3);
+    gmp_asm_take_epochs(a, hist, 3);
+    gmp_asm_drain(a, 0);
+    r = rec_at(0, GMT_REC_WINDOW_BEGIN);
+    CHECK_EQ_U64(r->u.wbegin.window, 1);
+    CHECK_EQ_U64(r->u.wbegin.baseline_count, 2);
+    CHECK_EQ_U64(r->u.wbegin.baseline_bytes, 1536);
+    r = rec_at(1, GMT_REC_ALLOC);
+    CHECK_EQ_U64(r->u.mem.address, 0x2000);
+    r = rec_at(2, GMT_REC_ALLOC);
+    CHECK_EQ_U64(r->u.mem.address, 0x3000);
+    CHECK_EQ_U64(r->u.mem.tid, 8);
+    CHECK_EQ_U64(r->u.mem.step, 2);
+    rec_at(3, GMT_REC_STEP);
+    r = rec_at(4, GMT_REC_ALLOC);
+    CHECK_EQ_U64(r->u.mem.address, 0x4000);
+    CHECK_EQ_U64(r->u.mem.step, 3);
+    CHECK_EQ_U64(r->u.mem.seq, 4);
+    tc_context(NULL);
+    CHECK_EQ_U64(nout, 5);
+
+    /* The end inside the window: WINDOW_END at the io's clock, reason EXIT. */
+    nout = 0;
+    gmp_asm_finish(a, GMT_WEND_EXIT);
+    r = rec_at(0, GMT_REC_WINDOW_END);
+    CHECK_EQ_U64(r->u.wend.ts, 99999);
+    CHECK_EQ_U64(r->u.wend.window, 1);
+    CHECK_EQ_U64(r->u.wend.step, 3);
+    CHECK_EQ_U64(r->u.wend.reason, GMT_WEND_EXIT);
+    rec_at(1, GMT_REC_STATS);
+    tc_context(NULL);
+
+    gmp_asm_counts c;
+    gmp_asm_get_counts(a, &c);
+    CHECK_EQ_U64(c.windows, 2);
+    CHECK_EQ_U64(c.unmatched, 1); /* corr 13 */
+    CHECK_EQ_U64(c.late_mem, 0);
+    gmp_asm_destroy(a);
+}
+
+/* ---- a record newer than the horizon waits for the next round ------------------- */
+
+static void test_horizon(void)
+{
+    reset_out();
+    gmp_asm *a = gmp_asm_create(&fake_io, &corr, 64u << 20);
+    REQUIRE(a != NULL, "create");
+    epoch(0, GMP_SCHED_EV_PHASE | GMP_SCHED_EV_WINDOW_BEGIN, 100, 0, 1, GMT_PHASE_ACTIVE, 1);
+    gmp_corr_put(&corr, 20, 7, 0, 0, 0, GMP_FAM_MALLOC);
+    gmp_corr_put(&corr, 21, 7, 0, 0, 0, GMP_FAM_MALLOC);
+    gmp_asm_round_begin(a, 5000);
+    gmp_asm_events_done(a, 0);
+    gmp_asm_take_epochs(a, hist, 0);
+    stage(a, mem_rec(1, 20, 0xa000, 64, 4000));
+    stage(a, mem_rec(1, 21, 0xb000, 64, 6000)); /* after the horizon (5000): the next round's */
+    gmp_asm_drain(a, 0);
+    /* WINDOW_BEGIN (empty baseline), STEP 0, ALLOC 0xa000; 0xb000 waits */
+    rec_at(0, GMT_REC_WINDOW_BEGIN);
+    rec_at(1, GMT_REC_STEP);
+    const gmt_record *r = rec_at(2, GMT_REC_ALLOC);
+    CHECK_EQ_U64(r->u.mem.address, 0xa000);
+    tc_context(NULL);
+    CHECK_EQ_U64(nout, 3);
+    /* an event at 5500 popped in the next round comes before the 6000 record */
+    nout = 0;
+    gmp_asm_round_begin(a, 7000);
+    event(a, GMP_EV_MARK, 0, 5500, 0, 0, "m");
+    gmp_asm_events_done(a, 0);
+    gmp_asm_drain(a, 0);
+    rec_at(0, GMT_REC_MARK);
+    r = rec_at(1, GMT_REC_ALLOC);
+    CHECK_EQ_U64(r->u.mem.address, 0xb000);
+    tc_context(NULL);
+    CHECK_EQ_U64(nout, 2);
+    gmp_asm_destroy(a);
+}
+
+/* ---- VMM ranges ----------------------------------------------------------------- */
+
+static void vmm_event(gmp_asm *a, uint16_t type, uint64_t start, uint64_t ts, uint64_t base, uint64_t size,
+                      uint64_t range, uint64_t seq)
+{
+    gmp_ev *e = ev_fill(a, type, 0, ts, base, size, NULL);
+    e->c = range;
+    e->d = seq;
+    e->vmm.start = start;
+    e->len = sizeof e->vmm;
+    gmp_asm_event_added(a);
+}
+
+/* Reservations and mappings cover records from their call on, whatever
+ * batch they come in: a plain allocation at an address that is reserved
+ * afterwards stays a plain allocation. */
+static void test_vmm(void)
+{
+    reset_out();
+    gmp_asm *a = gmp_asm_create(&fake_io, &corr, 64u << 20);
+    REQUIRE(a != NULL, "create");
+    epoch(0, GMP_SCHED_EV_PHASE | GMP_SCHED_EV_WINDOW_BEGIN, 100, 0, 1, GMT_PHASE_ACTIVE, 1);
+    gmp_corr_put(&corr, 31, 7, 0, 0, 0, GMP_FAM_MALLOC);
+    gmp_corr_put(&corr, 32, 7, 0, 0, 0, GMP_FAM_FREE);
+    gmp_corr_put(&corr, 33, 7, 0, 0, 0, GMP_FAM_MALLOC);
+    gmp_asm_round_begin(a, 10000);
+    /* cuMemAddressReserve [1 MiB, +64 KiB) from 3000 to 3100, then cuMemMap
+     * of its first 32 KiB from 3200 to 3300 by thread 7 in range 9, seq 2 */
+    vmm_event(a, GMP_EV_VMM_RESERVE, 3000, 3100, 0x100000, 0x10000, 0, 0);
+    vmm_event(a, GMP_EV_VMM_MAP, 3200, 3300, 0x100000, 0x8000, 9, 2);
+    gmp_asm_events_done(a, 0);
+    gmp_asm_take_epochs(a, hist, 0);
+    stage(a, mem_rec(1, 31, 0x104000, 4096, 1000)); /* cudaMalloc before the reservation */
+    stage(a, mem_rec(0, 32, 0x104000, 4096, 1500)); /* and its cudaFree */
+    stage(a, mem_rec(1, 0, 0x102000, 2048, 2500));  /* no API call, before the mapping */
+    stage(a, mem_rec(1, 0, 0x100000, 0x8000, 3250)); /* the mapping's own record, inside cuMemMap */
+    stage(a, mem_rec(1, 33, 0x10c000, 4096, 4000)); /* cudaMalloc inside the reservation, after it */
+    gmp_asm_drain(a, 0);
+    /* WINDOW_BEGIN, STEP 0, then the records in time order:
+     *   0x104000 ALLOC and FREE: MALLOC (the reservation came after them)
+     *   0x102000: MALLOC (its memory kind), no thread: the mapping came after it
+     *   0x100000: VMM, with the mapping's thread 7, range 9, seq 2
+     *   0x10c000: VMM (inside the reservation, after it) */
+    rec_at(0, GMT_REC_WINDOW_BEGIN);
+    rec_at(1, GMT_REC_STEP);
+    const gmt_record *r = rec_at(2, GMT_REC_ALLOC);
+    CHECK_EQ_U64(r->u.mem.address, 0x104000);
+    CHECK_EQ_U64(r->u.mem.source, GMT_SRC_MALLOC);
+    r = rec_at(3, GMT_REC_FREE);
+    CHECK_EQ_U64(r->u.mem.address, 0x104000);
+    CHECK_EQ_U64(r->u.mem.source, GMT_SRC_MALLOC);
+    r = rec_at(4, GMT_REC_ALLOC);
+    CHECK_EQ_U64(r->u.mem.address, 0x102000);
+    CHECK_EQ_U64(r->u.mem.source, GMT_SRC_MALLOC);
+    CHECK_EQ_U64(r->u.mem.tid, 0);
+    CHECK_EQ_U64(r->u.mem.flags, GMT_MEMF_NO_THREAD);
+    r = rec_at(5, GMT_REC_ALLOC);
+    CHECK_EQ_U64(r->u.mem.address, 0x100000);
+    CHECK_EQ_U64(r->u.mem.source, GMT_SRC_VMM);
+    CHECK_EQ_U64(r->u.mem.tid, 7);
+    CHECK_EQ_U64(r->u.mem.range, 9);
+    CHECK_EQ_U64(r->u.mem.seq, 2);
+    CHECK_EQ_U64(r->u.mem.flags, 0);
+    r = rec_at(6, GMT_REC_ALLOC);
+    CHECK_EQ_U64(r->u.mem.address, 0x10c000);
+    CHECK_EQ_U64(r->u.mem.source, GMT_SRC_VMM);
+    tc_context(NULL);
+    CHECK_EQ_U64(nout, 7);
+    gmp_asm_destroy(a);
+}
+
+int main(void)
+{
+    corr.mask = 1023;
+    corr.slots = calloc(corr.mask + 1, sizeof *corr.slots);
+    REQUIRE(corr.slots != NULL, "out of memory");
+    test_window();
+    test_horizon();
+    test_vmm();
+    free(corr.slots);
+    return tcheck_result("profiler.assembler");
+}
