@@ -50,6 +50,7 @@
 #include "gmp_rt.h"
 #include "torch.h"
 #include "gmt_io.h"
+#include "gmt_text.h"
 #include "summary.h"
 
 #define GMP_API __attribute__((visibility("default")))
@@ -67,11 +68,11 @@ __thread gmp_tls gmp_t;
 static void vlog(const char *fmt, va_list ap)
 {
     char line[1024];
+    char raw[sizeof line];
     int n = snprintf(line, sizeof line, "gmemprof: ");
-    int k = vsnprintf(line + n, sizeof line - (size_t)n - 1, fmt, ap);
-    if (k < 0)
+    if (vsnprintf(raw, sizeof raw, fmt, ap) < 0)
         return;
-    size_t len = (size_t)n + (size_t)k;
+    size_t len = (size_t)n + gmt_text_escape(line + n, sizeof line - (size_t)n - 1, raw); /* no raw control byte */
     if (len > sizeof line - 2)
         len = sizeof line - 2;
     line[len++] = '\n';
@@ -353,13 +354,15 @@ static int full_body(void)
             memcpy(gmp_g.path, abs, strlen(abs) + 1);
     }
     gmt_writer_opts wo = {gmp_g.cfg.zstd_level, 0};
-    gmt_writer *w = gmt_writer_open(gmp_g.path, &wo);
+    char why[GMP_PATH_MAX + 128];
+    gmt_writer *w = gmt_writer_create(gmp_g.path, sizeof gmp_g.path, &wo, why, sizeof why);
     if (!w) {
-        gmp_log_error("cannot write the trace to %s: %s; profiling is off (the program runs on)",
-                      gmp_g.path, strerror(errno));
+        gmp_log_error("%s; profiling is off (the program runs on)", why);
         gmp_collect_unsubscribe();
         return -1;
     }
+    if (why[0])
+        gmp_log_info("%s", why); /* another process holds the name: this one's own file */
     if (gmp_collect_setup_buffers(err, sizeof err) != 0 || gmp_wt_start(w, err, sizeof err) != 0) {
         gmp_log_error("%s; profiling is off", err);
         gmp_collect_unsubscribe();
