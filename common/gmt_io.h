@@ -88,6 +88,7 @@ typedef struct gmt_reader_end {
     uint64_t file_size;     /* compressed bytes read in total */
     uint64_t skipped_unknown; /* records of unknown types skipped */
     uint16_t major, minor;  /* version seen (0 before the preamble) */
+    uint64_t unchecked_frames; /* frames without a zstd checksum (gmemprof writes one in each) */
     char message[256];      /* human-readable: what happened and where */
 } gmt_reader_end;
 
