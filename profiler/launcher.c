@@ -71,7 +71,11 @@ static const char usage_text[] =
     "Profiles the GPU memory of COMMAND with libgmemprof.so and prints a summary on stderr.\n"
     "\n"
     "  -o, --output FILE      trace file pattern (%p pid, %h host, %r rank, %t start time,\n"
-    "                         %% percent); default gmemprof-%h-%p.zst in the working directory\n"
+    "                         %% percent); default gmemprof-%h-%p.zst in the working directory;\n"
+    "                         ending in '/': that directory. Checked before COMMAND starts: its\n"
+    "                         directory must exist; a directory, FIFO or socket is refused. The\n"
+    "                         trace is a new file (a file or link there is replaced, never written\n"
+    "                         through); a second process given the same name writes NAME.<pid>.zst\n"
     "      --schedule SPEC    steps to record: 'wait=2,warmup=1,active=3[,repeat=1][,skip_first=N]',\n"
     "                         'delay=5s,duration=10s', 'capture' (cudaProfilerStart/Stop) or\n"
     "                         'whole' (default: the whole run)\n"
@@ -92,7 +96,8 @@ static const char usage_text[] =
     "      --version          the version\n"
     "\n"
     "Other settings are read from GMEMPROF_* variables (docs/user-guide.md).\n"
-    "Exit status: COMMAND's (death by the same signal if it was killed); 2 bad usage;\n"
+    "Exit status: COMMAND's (death by the same signal if it was killed); 2 bad usage or an\n"
+    "output that cannot be written (-o);\n"
     "125 the run could not start; 126 COMMAND cannot be executed; 127 COMMAND not found.\n";
 
 static void usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
