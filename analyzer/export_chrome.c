@@ -23,9 +23,11 @@
 
 #include "export.h"
 #include "names.h"
+#include "outfile.h"
 
 typedef struct gma_chrome {
     FILE *f;
+    gma_out *out;           /* f's file: renamed into place at a good close */
     int first;
     gma_map seen;           /* streams (dev << 48 ^ stream) and host threads (tid | 1 << 63) */
     unsigned char dev_named[GMA_MAX_DEVICES];
@@ -74,13 +76,14 @@ static gma_chrome *chrome_new(const char *path)
     gma_chrome *c = calloc(1, sizeof(*c));
     if (!c)
         return NULL;
-    c->f = fopen(path, "w");
-    if (!c->f) {
+    c->out = gma_out_open(path);
+    if (!c->out) {
         int e = errno;
         free(c);
         errno = e;
         return NULL;
     }
+    c->f = c->out->f;
     c->first = 1;
     fputs("{\"traceEvents\":[", c->f);
     return c;
@@ -384,8 +387,8 @@ int gma_chrome_close(gma_replay *r)
         gma_json_cstr(c->f, w);
     }
     fprintf(c->f, ",\"events\":%llu}}\n", (unsigned long long)c->events);
-    int err = ferror(c->f) != 0;
-    err |= fclose(c->f) != 0;
+    int err = gma_out_close(c->out, 1) != 0;
+    c->out = NULL;
     c->f = NULL;
     gma_chrome_free(r);
     return err ? -1 : 0;
@@ -393,8 +396,7 @@ int gma_chrome_close(gma_replay *r)
 
 static void chrome_release(gma_chrome *c)
 {
-    if (c->f)
-        fclose(c->f);
+    gma_out_close(c->out, 0); /* unfinished: the target keeps what it held */
     gma_map_free(&c->seen);
     gma_strs_free(&c->names);
     free(c->name_off);
@@ -488,8 +490,8 @@ int gma_chrome_multi_close(struct gma_chrome *c, const char *const *paths, size_
         gma_json_cstr(c->f, paths[i]);
     }
     fprintf(c->f, "],\"events\":%llu}}\n", (unsigned long long)c->events);
-    int err = ferror(c->f) != 0;
-    err |= fclose(c->f) != 0;
+    int err = gma_out_close(c->out, 1) != 0;
+    c->out = NULL;
     c->f = NULL;
     chrome_release(c);
     return err ? -1 : 0;

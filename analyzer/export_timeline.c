@@ -18,6 +18,7 @@
 #include <strings.h>
 
 #include "export.h"
+#include "outfile.h"
 #include "names.h"
 #include "timeline/tl_bands.h"
 #include "timeline/tl_model.h"
@@ -54,15 +55,8 @@ static int is_html(const char *path)
     return n >= 5 && strcasecmp(path + n - 5, ".html") == 0;
 }
 
-/* Fails now rather than after a long analysis. */
-static int check_writable(const char *path)
-{
-    FILE *f = fopen(path, "w");
-    if (!f)
-        return -1;
-    fclose(f);
-    return 0;
-}
+/* Fails now rather than after a long analysis, leaving path as it is. */
+static int check_writable(const char *path) { return gma_out_probe(path); }
 
 int gma_timeline_collect(gma_replay *r)
 {
@@ -445,13 +439,17 @@ static int write_doc(const char *path, int html, gtm_doc *d, size_t top)
         errno = ENOMEM;
         return -1;
     }
-    FILE *f = fopen(path, "w");
-    if (!f)
+    gma_out *o = gma_out_open(path);
+    if (!o)
         return -1;
+    FILE *f = o->f;
     int err = html ? gtw_html(f, d) : (fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", f), gtw_svg(f, d));
-    err |= ferror(f) != 0;
-    err |= fclose(f) != 0;
-    return err ? -1 : 0;
+    if (err) {
+        gma_out_close(o, 0);
+        errno = errno ? errno : EIO;
+        return -1;
+    }
+    return gma_out_close(o, 1);
 }
 
 /* Colours: --top N (default 10), at most GTM_TOP_MAX. */
@@ -466,7 +464,7 @@ static void summary(char *out, size_t cap, const char *path, const gtm_doc *d)
         merged += l->nmerged;
     }
     snprintf(out, cap, "wrote %s (memory timeline: %zu lane%s, %zu bands drawn, %zu small allocations merged, colours by %s)",
-             path, d->lanes.len, d->lanes.len == 1 ? "" : "s", bands, merged, d->by);
+             gma_out_shown(path), d->lanes.len, d->lanes.len == 1 ? "" : "s", bands, merged, d->by);
 }
 
 /* One trace (b NULL: lanes titled by device), or --diff's two (lanes "A

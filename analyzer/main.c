@@ -1,6 +1,8 @@
 /*
  * gmem-analyze: the command line. Exit status: 0 success, 1 the trace is
- * unreadable or invalid (or an output cannot be written), 2 bad usage.
+ * unreadable or invalid (or an output cannot be written), 2 bad usage, 3 the
+ * report was made but a trace is incomplete (truncated, damaged, no trailer,
+ * frames without a checksum).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -9,11 +11,13 @@
 #include <strings.h>
 
 #include "export.h"
+#include "outfile.h"
 #include "ranks.h"
 #include "report.h"
 
 #define EXIT_BAD_INPUT 1
 #define EXIT_USAGE 2
+#define EXIT_DAMAGED 3
 
 static const char USAGE[] =
     "Usage: gmem-analyze TRACE [options]\n"
@@ -32,7 +36,8 @@ static const char USAGE[] =
     "  -d, --device N       only device N\n"
     "  -D, --diff OTHER     compare TRACE (A) with OTHER (B): summaries and rows matched by name,\n"
     "                       ranked by |B - A| (default metric: bytes allocated)\n"
-    "      --chrome OUT     write a Chrome/Perfetto trace-event JSON (chrome://tracing, ui.perfetto.dev)\n"
+    "      --chrome OUT     write a Chrome/Perfetto trace-event JSON (chrome://tracing, ui.perfetto.dev);\n"
+    "                       not '-': name a file\n"
     "      --timeline OUT   write the memory timeline, a band per allocation coloured by --by (kernel,\n"
     "                       range, step or stream): OUT.html (interactive, self-contained) or OUT.svg;\n"
     "                       with --diff, both runs on one axis of steps\n"
@@ -46,7 +51,11 @@ static const char USAGE[] =
     "\n"
     "Several traces are identified by the rank in their header (by position when ranks are missing or\n"
     "repeated); --chrome then holds one process per rank, --timeline one lane per rank.\n"
-    "TRACE may be '-' for standard input. Exit status: 0 ok, 1 unreadable or invalid trace, 2 bad usage.\n"
+    "TRACE may be '-' for standard input. An export is written whole or not at all (a temporary file\n"
+    "renamed into place); an output that is a TRACE, or two outputs that are one file, are refused.\n"
+    "Exit status: 0 ok; 1 unreadable or invalid trace, or an output could not be written; 2 bad usage;\n"
+    "3 the report was made, but a trace is incomplete (truncated, damaged, no trailer, or frames\n"
+    "without a checksum; the warning says which).\n"
     "Attribution rules: docs/attribution.md. Reading the tables: docs/analyzer.md.\n";
 
 static int usage_error(const char *fmt, const char *arg)
@@ -106,7 +115,7 @@ static int run_ranks(const gma_opts *opt, int by_rank, int per_rank, int exports
         gma_chrome_multi_abort(ch);
         return EXIT_BAD_INPUT;
     }
-    int rc = 0;
+    int rc = 0, damaged = 0;
     for (size_t i = 0; i < n && !rc; i++) {
         if (gma_replay_init(&r, opt, paths[i]) != 0) {
             fprintf(stderr, "gmem-analyze: out of memory\n");
@@ -125,7 +134,7 @@ static int run_ranks(const gma_opts *opt, int by_rank, int per_rank, int exports
         }
         if (!rc) {
             char w[400];
-            if (gma_trace_warning(&r, w, sizeof(w)))
+            if (gma_trace_warning(&r, w, sizeof(w)) && (damaged = 1))
                 fprintf(stderr, "gmem-analyze: warning: %s: %s\n", paths[i], w);
             if (tl)
                 gma_timeline_multi_take(tl, &r, set->runs[i].id);
@@ -162,8 +171,24 @@ static int run_ranks(const gma_opts *opt, int by_rank, int per_rank, int exports
         gma_timeline_multi_free(tl);
     }
     if (!rc && exports_only && ch)
-        printf("gmem-analyze: wrote %s (Chrome/Perfetto trace events)\n", opt->chrome_path);
-    return rc;
+        printf("gmem-analyze: wrote %s (Chrome/Perfetto trace events)\n", gma_out_shown(opt->chrome_path));
+    return rc ? rc : damaged ? EXIT_DAMAGED : 0;
+}
+
+/* Outputs that would destroy an input or each other: refused (exit 2). */
+static int check_outputs(const gma_opts *o, char *const *paths, size_t n)
+{
+    const char *outs[] = { o->chrome_path, o->timeline_path };
+    const char **ins = calloc(n + 1, sizeof(*ins));
+    char msg[8400]; /* two paths */
+    if (!ins)
+        return 0; /* the check is a safeguard; out of memory is reported later */
+    for (size_t i = 0; i < n; i++)
+        ins[i] = paths[i];
+    ins[n] = o->diff_path;
+    int bad = gma_out_check(outs, 2, ins, n + 1, msg, sizeof(msg)) != 0;
+    free(ins);
+    return bad ? usage_error("%s", msg) : 0;
 }
 
 int main(int argc, char **argv)
@@ -190,6 +215,7 @@ int main(int argc, char **argv)
     int c, by_rank = 0, per_rank = 0, format_given = 0;
     int64_t want_rank = -1;
     opterr = 0;
+    gma_out_escape_stderr();
     while ((c = getopt_long(argc, argv, ":b:s:n:f:w:S:d:D:hV", longopts, NULL)) != -1) {
         int i;
         switch (c) {
@@ -235,7 +261,11 @@ int main(int argc, char **argv)
             opt.device = (int64_t)v;
             break;
         case 'D': opt.diff_path = optarg; break;
-        case OPT_CHROME: opt.chrome_path = optarg; break;
+        case OPT_CHROME:
+            if (strcmp(optarg, "-") == 0) /* the report goes there */
+                return usage_error("--chrome: '%s' (standard output) is not supported: name a file ('./-' for a file named '-')", optarg);
+            opt.chrome_path = optarg;
+            break;
         case OPT_TIMELINE: {
             size_t n = strlen(optarg);
             if (!((n > 4 && strcasecmp(optarg + n - 4, ".svg") == 0) ||
@@ -271,6 +301,8 @@ int main(int argc, char **argv)
     for (size_t i = 0; ntraces > 1 && i < ntraces; i++)
         if (strcmp(paths[i], "-") == 0)
             return usage_error("%s", "standard input is one trace: with several traces, give files");
+    if (check_outputs(&opt, paths, ntraces) != 0)
+        return EXIT_USAGE;
     if (!opt.sort_given && !by_rank && (opt.by == GMA_BY_STEP || opt.by == GMA_BY_TAG))
         opt.sort = GMA_SORT_TIME;
     if (ntraces > 1 || by_rank || per_rank || want_rank >= 0) {
@@ -353,7 +385,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "gmem-analyze: %s\n", msg);
         rc = EXIT_BAD_INPUT;
     }
-    int have_b = 0;
+    int have_b = 0, damaged = 0;
     if (!rc && opt.diff_path) {
         have_b = 1;
         if (gma_replay_init(&rb, &opt, opt.diff_path) != 0 || (opt.timeline_path && gma_timeline_collect(&rb) != 0)) {
@@ -366,9 +398,9 @@ int main(int argc, char **argv)
     }
     if (!rc) {
         char w[400];
-        if (gma_trace_warning(&ra, w, sizeof(w)))
+        if (gma_trace_warning(&ra, w, sizeof(w)) && (damaged = 1))
             fprintf(stderr, "gmem-analyze: warning: %s: %s\n", path, w);
-        if (have_b && gma_trace_warning(&rb, w, sizeof(w)))
+        if (have_b && gma_trace_warning(&rb, w, sizeof(w)) && (damaged = 1))
             fprintf(stderr, "gmem-analyze: warning: %s: %s\n", opt.diff_path, w);
         int perr = 0;
         if (exports_only) {
@@ -402,7 +434,7 @@ int main(int argc, char **argv)
         }
         if (!rc && exports_only) {
             if (opt.chrome_path)
-                printf("gmem-analyze: wrote %s (Chrome/Perfetto trace events)\n", opt.chrome_path);
+                printf("gmem-analyze: wrote %s (Chrome/Perfetto trace events)\n", gma_out_shown(opt.chrome_path));
             if (opt.timeline_path && gma_timeline_summary(&ra))
                 printf("gmem-analyze: %s\n", gma_timeline_summary(&ra));
         }
@@ -410,5 +442,5 @@ int main(int argc, char **argv)
     gma_replay_free(&ra);
     if (have_b)
         gma_replay_free(&rb);
-    return rc;
+    return rc ? rc : damaged ? EXIT_DAMAGED : 0;
 }

@@ -2242,5 +2242,11 @@ int gma_trace_warning(const gma_replay *r, char *out, size_t cap)
                  e->message[0] ? e->message : "the profiler did not finish writing", (unsigned long long)r->records);
         return 1;
     }
+    if (e->unchecked_frames) { /* gmemprof writes a checksum in every frame */
+        snprintf(out, cap, "trace altered: %llu of %llu frames carry no zstd checksum (gmemprof writes one in every "
+                 "frame), so damage in them would go unnoticed: the trace was not left as the profiler wrote it",
+                 (unsigned long long)e->unchecked_frames, (unsigned long long)e->frames);
+        return 1;
+    }
     return 0;
 }

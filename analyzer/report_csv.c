@@ -34,7 +34,8 @@ int gma_print_csv(FILE *f, const gma_report *rep)
     for (size_t i = 0; i < rep->nwarn; i++)
         fprintf(f, "# WARNING: %s\n", rep->warn[i]);
     fprintf(f, "# trace: records=%llu duration_ns=%llu truncated=%d has_trailer=%d", (unsigned long long)r->records,
-            (unsigned long long)(r->has_ts ? r->last_ts - r->first_ts : 0), r->rend.truncated, r->rend.has_trailer);
+            (unsigned long long)(r->has_ts ? r->last_ts - r->first_ts : 0),
+            r->rend.truncated || r->rend.status != GMT_OK, r->rend.has_trailer); /* as JSON's "truncated" */
     if (r->has_header) {
         fprintf(f, " pid=%llu rank=%lld", (unsigned long long)r->hdr.pid, (long long)r->hdr.rank);
         kv_str(f, "host", gma_strs_get(&r->strs, r->hdr_host));

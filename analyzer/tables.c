@@ -1078,6 +1078,14 @@ static void build_messages(gma_report *rep)
              (unsigned long long)r->stats.dropped_cupti, (unsigned long long)r->stats.dropped_writer);
     if (r->opt.window >= 0 && !rep->windows_selected)
         warn(rep, "window %lld is not in this trace", (long long)r->opt.window);
+    /* --step and --device as --window: a selection that matches nothing says so */
+    int step_found = 0;
+    for (size_t i = 0; r->opt.step >= 0 && i < r->steps.len && !step_found; i++)
+        step_found = GMA_VEC_AT(&r->steps, gma_steprow, i).step == (uint64_t)r->opt.step;
+    if (r->opt.step >= 0 && !step_found)
+        warn(rep, "step %lld is not in this trace", (long long)r->opt.step);
+    if (r->opt.device >= 0 && r->opt.device < GMA_MAX_DEVICES && !r->dev[r->opt.device].present)
+        warn(rep, "device %lld is not in this trace", (long long)r->opt.device);
     if (r->unmatched_frees)
         note(rep, "frees of addresses not in the live set, ignored: %llu (%s)", (unsigned long long)r->unmatched_frees,
              gma_fmt_bytes(b1, r->unmatched_free_bytes));

@@ -40,7 +40,18 @@ typedef struct gmt_writer_opts {
 /* Takes ownership of fd (closed by gmt_writer_close). Writes nothing until
  * the first record. Returns NULL on OOM. */
 gmt_writer *gmt_writer_open_fd(int fd, const gmt_writer_opts *opts);
-/* Opens (creates/truncates) path; NULL and errno set on failure. */
+/* Creates the trace file at path, never writing through an existing file or
+ * a link: a new file (mode 0666 less the umask) under a temporary name in
+ * the same directory, locked (flock) while the writer is open, renamed to
+ * path.  A file at path that no open writer holds is replaced; a link at
+ * path is replaced, its target untouched; a character device (/dev/null) is
+ * written in place; a FIFO, socket or directory is refused.  When a live
+ * writer holds path, gmt_writer_create writes beside it, at path with
+ * ".<pid>" before its extension (s.zst -> s.1234.zst), and rewrites path
+ * (cap bytes) to the name it took; gmt_writer_open fails with EBUSY.
+ * NULL and errno on failure; msg (may be NULL) gets one line saying what
+ * went wrong, or on success a line when another name was taken, else "". */
+gmt_writer *gmt_writer_create(char *path, size_t cap, const gmt_writer_opts *opts, char *msg, size_t msgcap);
 gmt_writer *gmt_writer_open(const char *path, const gmt_writer_opts *opts);
 
 /* Appends one record (the preamble goes first automatically). A frame ends
@@ -77,6 +88,7 @@ typedef struct gmt_reader_end {
     uint64_t file_size;     /* compressed bytes read in total */
     uint64_t skipped_unknown; /* records of unknown types skipped */
     uint16_t major, minor;  /* version seen (0 before the preamble) */
+    uint64_t unchecked_frames; /* frames without a zstd checksum (gmemprof writes one in each) */
     char message[256];      /* human-readable: what happened and where */
 } gmt_reader_end;
 

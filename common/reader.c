@@ -77,6 +77,7 @@ struct gmt_reader {
     uint64_t frame_start;
     uint64_t frame_end;
     uint64_t frame_content;
+    uint64_t hdr_seen_at; /* consumed + 1 at the last frame header looked at */
     int stalls;
     /* decoding */
     int fast;           /* have_preamble && !finished: gmt_reader_next may decode inline */
@@ -349,6 +350,20 @@ static int whole_frame(gmt_reader *r)
     r->frame_end = r->consumed;
     r->stalls = 0;
     return 1;
+}
+
+/* gmemprof writes every frame with zstd's content checksum (bit 2 of the
+ * frame header descriptor, RFC 8878 3.1.1.1.1), so a frame without one was
+ * not written so: counted (gmt_reader_end.unchecked_frames), for a warning.
+ * Called at a frame start; once per frame. */
+static void note_frame_header(gmt_reader *r)
+{
+    const uint8_t *p = (const uint8_t *)r->in.src + r->in.pos;
+    if (r->hdr_seen_at == r->consumed + 1 || r->in.size - r->in.pos < 5)
+        return;
+    r->hdr_seen_at = r->consumed + 1;
+    if (p[0] == 0x28 && p[1] == 0xb5 && p[2] == 0x2f && p[3] == 0xfd && !(p[4] & 0x04))
+        r->end.unchecked_frames++;
 }
 
 /* Does p[0..n) start like a zstd frame or a zstd skippable frame? */
@@ -678,6 +693,8 @@ static __attribute__((noinline)) int reader_next_slow(gmt_reader *r, gmt_record 
             continue; /* refill made progress */
         }
         /* 5. Decompress: a whole frame in one call, or one streaming step. */
+        if (!r->frame_open)
+            note_frame_header(r);
         if (!r->frame_open && r->ob_len == 0) {
             int k = whole_frame(r);
             if (k < 0)

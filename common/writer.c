@@ -18,8 +18,14 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 #include <zstd.h>
 
@@ -141,21 +147,259 @@ oom:
     return NULL;
 }
 
+/* ---- creating the file -------------------------------------------------
+ *
+ * The trace is created as a new file under a temporary name in the same
+ * directory (O_CREAT|O_EXCL|O_NOFOLLOW: never an existing file, never through
+ * a link, owned by this process, mode 0666 less the umask), locked with
+ * flock, then renamed to its name.  The lock is held until the writer closes,
+ * so a second process handed the same name finds it locked and writes
+ * NAME-with-.PID beside it instead of into it; an unlocked file there is a
+ * finished or abandoned trace and is replaced (rename: atomic, and a link
+ * there is replaced, not followed).  An existing character device (/dev/null,
+ * /dev/full) is written in place; any other non-regular file (a FIFO, which
+ * would block open(), a socket, a directory) is refused. */
+
+enum { PLACE_OK, PLACE_TAKEN, PLACE_FAIL };
+
+static void say(char *msg, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void say(char *msg, size_t cap, const char *fmt, ...)
+{
+    if (!msg || !cap)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, cap, fmt, ap);
+    va_end(ap);
+}
+
+/* rename that fails with EEXIST instead of replacing: renameat2 where the
+ * file system has it, else link + unlink. */
+static int rename_noreplace(const char *from, const char *to)
+{
+#ifdef SYS_renameat2
+    if (syscall(SYS_renameat2, AT_FDCWD, from, AT_FDCWD, to, 1 /* RENAME_NOREPLACE */) == 0)
+        return 0;
+    if (errno != EINVAL && errno != ENOSYS && errno != ENOTSUP)
+        return -1;
+#endif
+    if (link(from, to) != 0)
+        return -1;
+    unlink(from);
+    return 0;
+}
+
+static const char *kind_of(mode_t m)
+{
+    return S_ISFIFO(m) ? "a FIFO" : S_ISSOCK(m) ? "a socket" : S_ISDIR(m) ? "a directory"
+                                  : S_ISBLK(m)  ? "a block device" : "not a regular file";
+}
+
+/* Puts the locked temporary file tmp (descriptor *fd) at path.  PLACE_OK (a
+ * character device: *fd is replaced by one open on it, tmp removed),
+ * PLACE_TAKEN (a live writer holds path), PLACE_FAIL with errno and msg. */
+static int place(const char *tmp, const char *path, int *fd, char *msg, size_t cap)
+{
+    for (int tries = 0; tries < 16; tries++) {
+        struct stat ls, st;
+        if (lstat(path, &ls) != 0) {
+            if (errno == ENOENT && rename_noreplace(tmp, path) == 0)
+                return PLACE_OK;
+            if (errno == EEXIST)
+                continue; /* created meanwhile: look again */
+            break;
+        }
+        if (S_ISLNK(ls.st_mode)) {
+            if (rename(tmp, path) == 0)
+                return PLACE_OK; /* the link replaced, its target untouched */
+            break;
+        }
+        if (S_ISCHR(ls.st_mode)) {
+            int dfd = open(path, O_WRONLY | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
+            if (dfd < 0)
+                break;
+            if (fstat(dfd, &st) != 0 || !S_ISCHR(st.st_mode)) {
+                close(dfd);
+                continue; /* replaced meanwhile */
+            }
+            unlink(tmp);
+            close(*fd);
+            *fd = dfd;
+            return PLACE_OK;
+        }
+        if (!S_ISREG(ls.st_mode)) {
+            say(msg, cap, "cannot write the trace to %s: it is %s; name a regular file", path, kind_of(ls.st_mode));
+            errno = S_ISDIR(ls.st_mode) ? EISDIR : EINVAL;
+            return PLACE_FAIL;
+        }
+        /* A regular file: a live writer holds its lock. */
+        int ofd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+        if (ofd < 0) {
+            if (errno == EACCES && rename(tmp, path) == 0)
+                return PLACE_OK; /* unreadable to us: not ours to wait for */
+            if (errno == ENOENT || errno == ELOOP)
+                continue;
+            break;
+        }
+        if (fstat(ofd, &st) != 0 || st.st_dev != ls.st_dev || st.st_ino != ls.st_ino) {
+            close(ofd);
+            continue;
+        }
+        if (flock(ofd, LOCK_EX | LOCK_NB) != 0) {
+            int e = errno;
+            close(ofd);
+            if (e == EWOULDBLOCK)
+                return PLACE_TAKEN;
+            errno = e;
+            break;
+        }
+        /* Locked: still the file at path?  (Another creator may have
+         * replaced it between the lstat and the lock.) */
+        struct stat now;
+        int same = lstat(path, &now) == 0 && now.st_dev == st.st_dev && now.st_ino == st.st_ino;
+        int rc = same ? rename(tmp, path) : 0;
+        int e = errno;
+        close(ofd);
+        if (!same)
+            continue;
+        if (rc == 0)
+            return PLACE_OK;
+        errno = e;
+        break;
+    }
+    if (errno == EEXIST || errno == 0)
+        errno = EAGAIN;
+    say(msg, cap, "cannot write the trace to %s: %s", path, strerror(errno));
+    return PLACE_FAIL;
+}
+
+/* A new, locked file beside path. -1 with errno and msg. */
+static int create_tmp(const char *path, char *tmp, size_t cap, char *msg, size_t msgcap)
+{
+    static _Atomic unsigned seq;
+    for (int i = 0; i < 64; i++) {
+        unsigned n = atomic_fetch_add(&seq, 1);
+        if ((size_t)snprintf(tmp, cap, "%s.%ld-%u.tmp", path, (long)getpid(), n) >= cap) {
+            errno = ENAMETOOLONG;
+            break;
+        }
+        int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC, 0666);
+        if (fd < 0 && errno == EEXIST)
+            continue;
+        if (fd < 0)
+            break;
+        if (flock(fd, LOCK_EX | LOCK_NB) != 0) { /* a fresh file: cannot be held */
+            int e = errno;
+            close(fd);
+            unlink(tmp);
+            errno = e;
+            break;
+        }
+        return fd;
+    }
+    say(msg, msgcap, "cannot write the trace to %s: %s", path, strerror(errno));
+    return -1;
+}
+
+/* path with ".<pid>" (and "-<k>" after the first try) before its extension. */
+static int other_name(const char *path, int k, char *out, size_t cap)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    const char *dot = strrchr(base, '.');
+    size_t stem = dot && dot > base ? (size_t)(dot - path) : strlen(path);
+    char sfx[48];
+    if (k == 0)
+        snprintf(sfx, sizeof sfx, ".%ld", (long)getpid());
+    else
+        snprintf(sfx, sizeof sfx, ".%ld-%d", (long)getpid(), k);
+    return (size_t)snprintf(out, cap, "%.*s%s%s", (int)stem, path, sfx, path + stem) < cap ? 0 : -1;
+}
+
+static gmt_writer *create(char *path, size_t cap, int fallback, const gmt_writer_opts *opts, char *msg,
+                          size_t msgcap)
+{
+    if (msg && msgcap)
+        msg[0] = '\0';
+    if (!path || !path[0]) {
+        errno = EINVAL;
+        say(msg, msgcap, "no trace file name given");
+        return NULL;
+    }
+    size_t tcap = strlen(path) + 160;
+    char *tmp = malloc(tcap), *want = strdup(path);
+    int fd = -1, rc = PLACE_FAIL;
+    if (!tmp || !want) {
+        errno = ENOMEM;
+        say(msg, msgcap, "cannot write the trace to %s: out of memory", path);
+        goto out;
+    }
+    for (int k = 0; k < 8; k++) {
+        if (k > 0 && other_name(want, k - 1, path, cap) != 0) {
+            errno = ENAMETOOLONG;
+            say(msg, msgcap, "cannot write the trace to %s: a name beside it is too long", want);
+            break;
+        }
+        if ((fd = create_tmp(path, tmp, tcap, msg, msgcap)) < 0)
+            break;
+        rc = place(tmp, path, &fd, msg, msgcap);
+        if (rc == PLACE_OK)
+            break;
+        int e = errno;
+        unlink(tmp);
+        close(fd);
+        fd = -1;
+        errno = e;
+        if (rc == PLACE_FAIL)
+            break;
+        if (!fallback) {
+            errno = EBUSY;
+            say(msg, msgcap, "cannot write the trace to %s: another process is writing it", path);
+            break;
+        }
+    }
+out:
+    free(tmp);
+    gmt_writer *w = NULL;
+    if (rc == PLACE_OK) {
+        if (strcmp(want, path) != 0)
+            say(msg, msgcap, "%s is being written by another process: this one writes %s", want, path);
+        w = gmt_writer_open_fd(fd, opts);
+        if (!w) {
+            int e = errno;
+            close(fd);
+            errno = e;
+            say(msg, msgcap, "cannot write the trace to %s: out of memory", path);
+        }
+    } else if (want && strcmp(want, path) != 0) {
+        snprintf(path, cap, "%s", want); /* the failure names what was asked for */
+    }
+    free(want);
+    return w;
+}
+
+gmt_writer *gmt_writer_create(char *path, size_t cap, const gmt_writer_opts *opts, char *msg, size_t msgcap)
+{
+    return create(path, cap, 1, opts, msg, msgcap);
+}
+
 gmt_writer *gmt_writer_open(const char *path, const gmt_writer_opts *opts)
 {
     if (!path) {
         errno = EINVAL;
         return NULL;
     }
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0)
+    size_t n = strlen(path) + 1;
+    char *p = malloc(n);
+    if (!p) {
+        errno = ENOMEM;
         return NULL;
-    gmt_writer *w = gmt_writer_open_fd(fd, opts);
-    if (!w) {
-        int e = errno;
-        close(fd);
-        errno = e;
     }
+    memcpy(p, path, n);
+    gmt_writer *w = create(p, n, 0, opts, NULL, 0);
+    int e = errno;
+    free(p);
+    errno = e;
     return w;
 }
 

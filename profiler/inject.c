@@ -310,13 +310,15 @@ static int full_body(void)
             memcpy(gmp_g.path, abs, strlen(abs) + 1);
     }
     gmt_writer_opts wo = {gmp_g.cfg.zstd_level, 0};
-    gmt_writer *w = gmt_writer_open(gmp_g.path, &wo);
+    char why[GMP_PATH_MAX + 128];
+    gmt_writer *w = gmt_writer_create(gmp_g.path, sizeof gmp_g.path, &wo, why, sizeof why);
     if (!w) {
-        gmp_log_error("cannot write the trace to %s: %s; profiling is off (the program runs on)",
-                      gmp_g.path, strerror(errno));
+        gmp_log_error("%s; profiling is off (the program runs on)", why);
         gmp_activity_unsubscribe();
         return -1;
     }
+    if (why[0])
+        gmp_log_info("%s", why); /* another process holds the name: this one's own file */
     size_t fixed = gmp_ring_bytes(&gmp_g.ring) + ((size_t)gmp_g.corr.mask + 1) * sizeof(gmp_corr_slot) +
                    gmp_wt_staging_bytes();
     if (gmp_activity_setup_buffers(fixed, err, sizeof err) != 0 || gmp_wt_start(w, err, sizeof err) != 0) {

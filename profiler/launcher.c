@@ -8,10 +8,11 @@
  *
  * BUILD: needs only libc and these sources (no gmt, no zstd, no CUDA):
  *   profiler/launcher.c profiler/summary.c profiler/config.c profiler/schedule.c
- * with include directories include/ and profiler/, e.g.
+ *   common/gmt_text.c
+ * with include directories include/, profiler/ and common/, e.g.
  *   add_executable(gmemprof profiler/launcher.c profiler/summary.c
- *                  profiler/config.c profiler/schedule.c)
- *   target_include_directories(gmemprof PRIVATE include profiler)
+ *                  profiler/config.c profiler/schedule.c common/gmt_text.c)
+ *   target_include_directories(gmemprof PRIVATE include profiler common)
  * (config.c/schedule.c validate option values before the command starts, so
  * a typo fails in a second instead of after an hour-long run.)
  *
@@ -46,6 +47,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "gmt_text.h"
 #include "summary.h"
 
 #ifndef GMEMPROF_VERSION
@@ -69,7 +71,11 @@ static const char usage_text[] =
     "Profiles the GPU memory of COMMAND with libgmemprof.so and prints a summary on stderr.\n"
     "\n"
     "  -o, --output FILE      trace file pattern (%p pid, %h host, %r rank, %t start time,\n"
-    "                         %% percent); default gmemprof-%h-%p.zst in the working directory\n"
+    "                         %% percent); default gmemprof-%h-%p.zst in the working directory;\n"
+    "                         ending in '/': that directory. Checked before COMMAND starts: its\n"
+    "                         directory must exist; a directory, FIFO or socket is refused. The\n"
+    "                         trace is a new file (a file or link there is replaced, never written\n"
+    "                         through); a second process given the same name writes NAME.<pid>.zst\n"
     "      --schedule SPEC    steps to record: 'wait=2,warmup=1,active=3[,repeat=1][,skip_first=N]',\n"
     "                         'delay=5s,duration=10s', 'capture' (cudaProfilerStart/Stop) or\n"
     "                         'whole' (default: the whole run)\n"
@@ -90,19 +96,36 @@ static const char usage_text[] =
     "      --version          the version\n"
     "\n"
     "Other settings are read from GMEMPROF_* variables (docs/user-guide.md).\n"
-    "Exit status: COMMAND's (death by the same signal if it was killed); 2 bad usage;\n"
+    "Exit status: COMMAND's (death by the same signal if it was killed); 2 bad usage or an\n"
+    "output that cannot be written (-o);\n"
     "125 the run could not start; 126 COMMAND cannot be executed; 127 COMMAND not found.\n";
 
 static void usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 static void usage_error(const char *fmt, ...)
 {
     va_list ap;
-    fprintf(stderr, "gmemprof: ");
+    char raw[2 * PATH_MAX], shown[8 * PATH_MAX];
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    vsnprintf(raw, sizeof raw, fmt, ap);
     va_end(ap);
-    fprintf(stderr, "\nusage: gmemprof [options] -- COMMAND [ARGS...]  (gmemprof --help for more)\n");
+    gmt_text_escape(shown, sizeof shown, raw); /* option values may hold control bytes */
+    fprintf(stderr, "gmemprof: %s\nusage: gmemprof [options] -- COMMAND [ARGS...]  (gmemprof --help for more)\n",
+            shown);
     exit(EXIT_USAGE);
+}
+
+/* One "gmemprof: " line on stderr, its control bytes escaped (paths and
+ * names in it come from the user). */
+static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void say(const char *fmt, ...)
+{
+    va_list ap;
+    char raw[4 * PATH_MAX], shown[16 * PATH_MAX];
+    va_start(ap, fmt);
+    vsnprintf(raw, sizeof raw, fmt, ap);
+    va_end(ap);
+    gmt_text_escape(shown, sizeof shown, raw);
+    fprintf(stderr, "gmemprof: %s\n", shown);
 }
 
 /* ---- options ------------------------------------------------------------ */
@@ -145,6 +168,49 @@ static void check_option(const char *opt, const char *var, const char *value)
     else
         snprintf(msg, sizeof msg, "%s: %s", opt, err);
     usage_error("%s", msg);
+}
+
+/* The text of n bytes of a pattern with "%%" as '%'. -1 when it holds
+ * another escape (%p, %h...): then only the library can tell the name. */
+static int pattern_literal(const char *pat, size_t n, char *out, size_t cap)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (pat[i] == '%' && (i + 1 >= n || pat[++i] != '%'))
+            return -1;
+        if (k + 1 >= cap)
+            return -1;
+        out[k++] = pat[i];
+    }
+    out[k] = '\0';
+    return 0;
+}
+
+/* Refuses, before the command starts, an output the library could not
+ * create: a missing or unwritable directory, a directory named as the file,
+ * a FIFO (opening it would block the program). Otherwise the whole run would
+ * go unprofiled. what: the option as the user gave it; path: absolute. */
+static void check_output(const char *what, const char *shown, const char *path)
+{
+    char lit[PATH_MAX];
+    struct stat st;
+    const char *slash = strrchr(path, '/');
+    if (slash && slash > path && pattern_literal(path, (size_t)(slash - path), lit, sizeof lit) == 0) {
+        if (stat(lit, &st) != 0)
+            usage_error("%s '%s': the directory %s: %s; create it first", what, shown, lit, strerror(errno));
+        if (!S_ISDIR(st.st_mode))
+            usage_error("%s '%s': %s is not a directory", what, shown, lit);
+        if (access(lit, W_OK | X_OK) != 0)
+            usage_error("%s '%s': cannot create a file in %s: %s", what, shown, lit, strerror(errno));
+    }
+    if ((slash && !slash[1]) || pattern_literal(path, strlen(path), lit, sizeof lit) != 0 || stat(lit, &st) != 0)
+        return; /* a directory for the default name, a pattern, or a new file */
+    if (S_ISDIR(st.st_mode))
+        usage_error("%s '%s' is a directory: name a file in it, or end it with '/' for the default name there",
+                    what, shown);
+    if (!S_ISREG(st.st_mode) && !S_ISCHR(st.st_mode))
+        usage_error("%s '%s' is %s, not a regular file: name a file", what, shown,
+                    S_ISFIFO(st.st_mode) ? "a FIFO" : S_ISSOCK(st.st_mode) ? "a socket" : "a device");
 }
 
 static void parse_args(int argc, char **argv, options *o)
@@ -212,10 +278,8 @@ static int find_lib_beside_exe(char *out, size_t cap)
     char exe[PATH_MAX], tried[3 * (PATH_MAX + 64)] = "";
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
     if (n <= 0) {
-        fprintf(stderr,
-                "gmemprof: cannot find libgmemprof.so: /proc/self/exe is unreadable (%s); pass "
-                "--lib PATH or set GMEMPROF_LIB\n",
-                strerror(errno));
+        say("cannot find libgmemprof.so: /proc/self/exe is unreadable (%s); pass --lib PATH or set GMEMPROF_LIB",
+            strerror(errno));
         return -1;
     }
     exe[n] = '\0';
@@ -233,9 +297,8 @@ static int find_lib_beside_exe(char *out, size_t cap)
             snprintf(tried + strlen(tried), sizeof tried - strlen(tried), "%s%s", tried[0] ? ", " : "",
                      out);
     }
-    fprintf(stderr, "gmemprof: cannot find libgmemprof.so beside the launcher (looked for %s); pass "
-                    "--lib PATH or set GMEMPROF_LIB\n",
-            tried);
+    say("cannot find libgmemprof.so beside the launcher (looked for %s); pass --lib PATH or set GMEMPROF_LIB",
+        tried);
     return -1;
 }
 
@@ -258,15 +321,12 @@ static int find_lib(const options *o, char *out, size_t cap)
         path = cand;
     }
     if (access(path, R_OK) != 0 || !realpath(path, real)) {
-        fprintf(stderr, "gmemprof: cannot use %s (from %s): %s; pass --lib PATH or set GMEMPROF_LIB\n",
-                path, src, strerror(errno));
+        say("cannot use %s (from %s): %s; pass --lib PATH or set GMEMPROF_LIB", path, src, strerror(errno));
         return -1;
     }
     struct stat st;
     if (stat(real, &st) != 0 || !S_ISREG(st.st_mode)) {
-        fprintf(stderr, "gmemprof: %s (from %s) is not a regular file; pass --lib PATH to "
-                        "libgmemprof.so\n",
-                real, src);
+        say("%s (from %s) is not a regular file; pass --lib PATH to libgmemprof.so", real, src);
         return -1;
     }
     snprintf(out, cap, "%s", real);
@@ -277,14 +337,21 @@ static void set_var(const options *o, const char *name, const char *value)
 {
     const char *old = getenv(name);
     if (old && strcmp(old, value) != 0 && o->verbosity >= 0 &&
-        (strcmp(name, "CUDA_INJECTION64_PATH") == 0 || strcmp(name, "NVTX_INJECTION64_PATH") == 0))
-        fprintf(stderr, "gmemprof: %s was %s; using %s for this run\n", name, old, value);
+        (strcmp(name, "CUDA_INJECTION64_PATH") == 0 || strcmp(name, "NVTX_INJECTION64_PATH") == 0)) {
+        char was[PATH_MAX], now[PATH_MAX];
+        gmt_text_escape(was, sizeof was, old);
+        gmt_text_escape(now, sizeof now, value);
+        fprintf(stderr, "gmemprof: %s was %s; using %s for this run\n", name, was, now);
+    }
     if (setenv(name, value, 1) != 0) {
         fprintf(stderr, "gmemprof: cannot set %s: %s\n", name, strerror(errno));
         exit(EXIT_LAUNCH);
     }
-    if (o->verbosity > 0)
-        fprintf(stderr, "gmemprof: %s=%s\n", name, value);
+    if (o->verbosity > 0) {
+        char shown[2 * PATH_MAX];
+        gmt_text_escape(shown, sizeof shown, value);
+        fprintf(stderr, "gmemprof: %s=%s\n", name, shown);
+    }
 }
 
 /* ---- signals ----------------------------------------------------------- */
@@ -353,7 +420,16 @@ static const char *display_path(const char *path, const char *cwd)
     return path;
 }
 
-/* Single-quotes a path for the "next:" command when the shell would need it. */
+/* The same, its control bytes escaped (\x1b): never raw to the terminal. */
+static const char *shown_path(const char *path, const char *cwd, char *out, size_t cap)
+{
+    gmt_text_escape(out, cap, display_path(path, cwd));
+    return out;
+}
+
+/* Single-quotes a path for the "next:" command when the shell would need it;
+ * one with control bytes as $'...' with them escaped, which bash and zsh read
+ * back to the same bytes. */
 static void shell_word(const char *s, char *out, size_t cap)
 {
     size_t n = 0;
@@ -363,6 +439,21 @@ static void shell_word(const char *s, char *out, size_t cap)
             plain = 0;
     if (plain) {
         snprintf(out, cap, "%s", s);
+        return;
+    }
+    if (gmt_text_has_ctrl(s) && cap > 4) {
+        out[n++] = '$';
+        out[n++] = '\'';
+        for (const char *p = s; *p && n + 8 < cap; p++) {
+            if (*p == '\'' || *p == '\\') {
+                out[n++] = '\\';
+                out[n++] = *p;
+            } else {
+                n += gmt_text_escape_n(out + n, cap - n, p, 1); /* room: n + 8 < cap */
+            }
+        }
+        out[n++] = '\'';
+        out[n] = '\0';
         return;
     }
     if (cap < 3) {
@@ -411,7 +502,7 @@ static void print_summary(int fd, int wstatus, const char *cwd)
     size_t linecap = 0;
     gmp_summary *s = malloc(sizeof *s), *first = malloc(sizeof *first);
     int good = 0, bad = 0, noctx = 0;
-    char info[512], word[2 * GMP_SUMMARY_PATH_MAX + 8];
+    char info[512], word[4 * GMP_SUMMARY_PATH_MAX + 8], shown[4 * GMP_SUMMARY_PATH_MAX];
 
     if (dupfd >= 0 && lseek(dupfd, 0, SEEK_SET) == 0)
         f = fdopen(dupfd, "r");
@@ -447,13 +538,12 @@ static void print_summary(int fd, int wstatus, const char *cwd)
     }
     if (good == 1) {
         describe_trace(first, info, sizeof info);
-        const char *shown = display_path(first->trace, cwd);
         if (first->bytes == 0 && strcmp(first->status, GMP_SUMMARY_STATUS_DISABLED) == 0) {
             fprintf(stderr, "gmemprof: no trace: the profiler turned itself off (see its message above)\n");
         } else {
-            shell_word(shown, word, sizeof word);
-            fprintf(stderr, "gmemprof: trace %s (%s) \xe2\x80\x94 next: gmem-analyze %s\n", shown,
-                    info, word);
+            shell_word(display_path(first->trace, cwd), word, sizeof word);
+            fprintf(stderr, "gmemprof: trace %s (%s) \xe2\x80\x94 next: gmem-analyze %s\n",
+                    shown_path(first->trace, cwd, shown, sizeof shown), info, word);
         }
     } else if (good > 1) {
         shell_word(display_path(first->trace, cwd), word, sizeof word);
@@ -464,7 +554,7 @@ static void print_summary(int fd, int wstatus, const char *cwd)
             if (gmp_summary_parse_line(line, s) != 0 || strcmp(s->status, GMP_SUMMARY_STATUS_NOCTX) == 0)
                 continue;
             describe_trace(s, info, sizeof info);
-            fprintf(stderr, "gmemprof:   %s (%s)\n", display_path(s->trace, cwd), info);
+            fprintf(stderr, "gmemprof:   %s (%s)\n", shown_path(s->trace, cwd, shown, sizeof shown), info);
         }
     } else if (bad == 0) {
         const char *pat = getenv("GMEMPROF_OUTPUT");
@@ -476,7 +566,7 @@ static void print_summary(int fd, int wstatus, const char *cwd)
                     "gmemprof: the command was killed by signal %d (%s) before the profiler could "
                     "finish; the trace cut short at %s (%lld bytes) holds what was written: "
                     "gmem-analyze reads it and says what was lost\n",
-                    WTERMSIG(wstatus), strsignal(WTERMSIG(wstatus)), display_path(pat, cwd),
+                    WTERMSIG(wstatus), strsignal(WTERMSIG(wstatus)), shown_path(pat, cwd, shown, sizeof shown),
                     (long long)st.st_size);
         else if (WIFSIGNALED(wstatus))
             fprintf(stderr,
@@ -563,7 +653,11 @@ int main(int argc, char **argv)
         }
         snprintf(outbuf + n, sizeof outbuf - n, "%s", o.output);
         check_option("-o", "GMEMPROF_OUTPUT", outbuf); /* still within the length limit */
+        check_output("-o", o.output, outbuf);
         set_var(&o, "GMEMPROF_OUTPUT", outbuf);
+    } else if (getenv("GMEMPROF_OUTPUT") && getenv("GMEMPROF_OUTPUT")[0] &&
+               gmp_config_check_value("GMEMPROF_OUTPUT", getenv("GMEMPROF_OUTPUT"), NULL, 0) == 0) {
+        check_output("GMEMPROF_OUTPUT", getenv("GMEMPROF_OUTPUT"), getenv("GMEMPROF_OUTPUT"));
     }
     if (o.schedule)
         set_var(&o, "GMEMPROF_SCHEDULE", o.schedule);
@@ -586,10 +680,21 @@ int main(int argc, char **argv)
         tmp = "/tmp";
     snprintf(sumpath, sizeof sumpath, "%s/gmemprof-summary-XXXXXX", tmp);
     sumfd = mkostemp(sumpath, O_CLOEXEC);
+    /* Room for the lines reserved now: on a full TMPDIR the file is made
+     * but no line could be added, and an empty summary would read as "no
+     * CUDA context". Without the summary file each process prints its own. */
+    if (sumfd >= 0 && fallocate(sumfd, FALLOC_FL_KEEP_SIZE, 0, 64 << 10) != 0 && errno != EOPNOTSUPP &&
+        errno != ENOSYS) {
+        int e = errno;
+        close(sumfd);
+        unlink(sumpath);
+        sumfd = -1;
+        errno = e;
+    }
     if (sumfd < 0) {
         if (o.verbosity >= 0)
-            fprintf(stderr, "gmemprof: cannot create a summary file in %s (%s); no summary at the end\n",
-                    tmp, strerror(errno));
+            say("cannot create a summary file in %s (%s); each profiled process prints its own line instead",
+                tmp, strerror(errno));
         unsetenv(GMP_SUMMARY_ENV);
     } else {
         set_var(&o, GMP_SUMMARY_ENV, sumpath);
@@ -622,7 +727,7 @@ int main(int argc, char **argv)
     fflush(stderr);
     pid_t pid = fork();
     if (pid < 0) {
-        fprintf(stderr, "gmemprof: cannot start %s: fork failed: %s\n", o.cmd[0], strerror(errno));
+        say("cannot start %s: fork failed: %s", o.cmd[0], strerror(errno));
         if (sumfd >= 0)
             unlink(sumpath);
         return EXIT_LAUNCH;
@@ -664,9 +769,9 @@ int main(int argc, char **argv)
 
     if (r == (ssize_t)sizeof exec_errno) {
         if (exec_errno == ENOENT || exec_errno == ENOTDIR)
-            fprintf(stderr, "gmemprof: cannot run '%s': command not found\n", o.cmd[0]);
+            say("cannot run '%s': command not found", o.cmd[0]);
         else
-            fprintf(stderr, "gmemprof: cannot run '%s': %s\n", o.cmd[0], strerror(exec_errno));
+            say("cannot run '%s': %s", o.cmd[0], strerror(exec_errno));
         if (sumfd >= 0)
             unlink(sumpath);
         return exec_errno == ENOENT || exec_errno == ENOTDIR ? EXIT_NOTFOUND : EXIT_NOEXEC;

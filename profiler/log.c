@@ -8,15 +8,17 @@
 #include <unistd.h>
 
 #include "gmp_rt.h"
+#include "gmt_text.h"
 
 static void vlog(const char *fmt, va_list ap)
 {
     char line[1024];
+    char raw[sizeof line];
     int n = snprintf(line, sizeof line, "gmemprof: ");
-    int k = vsnprintf(line + n, sizeof line - (size_t)n - 1, fmt, ap);
-    if (k < 0)
+    if (vsnprintf(raw, sizeof raw, fmt, ap) < 0)
         return;
-    size_t len = (size_t)n + (size_t)k;
+    /* Escaped: a path or name with control bytes cannot break the line or the terminal. */
+    size_t len = (size_t)n + gmt_text_escape(line + n, sizeof line - (size_t)n - 1, raw);
     if (len > sizeof line - 2)
         len = sizeof line - 2;
     line[len++] = '\n';

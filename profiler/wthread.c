@@ -331,12 +331,19 @@ static void append_summary(uint64_t size, uint64_t windows, uint64_t records, ui
     size_t n = gmp_summary_format_line(line, sizeof line, gmp_g.path, size, windows, records, dropped,
                                        status);
     int fd = open(gmp_g.cfg.summary_file, O_WRONLY | O_APPEND | O_CLOEXEC);
-    if (n < sizeof line && fd >= 0) {
-        ssize_t w = write(fd, line, n);
-        (void)w;
+    int e = fd < 0 ? errno : 0;
+    if (fd >= 0) {
+        ssize_t w = n < sizeof line ? write(fd, line, n) : -1;
+        e = n >= sizeof line ? EMSGSIZE : w < 0 ? errno : w != (ssize_t)n ? ENOSPC : 0;
+        if (close(fd) != 0 && !e && errno != EINTR)
+            e = errno;
     }
-    if (fd >= 0)
-        close(fd);
+    if (!e)
+        return;
+    /* Never silent: what the launcher would have said, on stderr. */
+    gmp_log_info("cannot add this run's summary to %s (%s): trace %s, %" PRIu64 " bytes, %" PRIu64
+                 " windows, %" PRIu64 " records, %" PRIu64 " dropped, status %s",
+                 gmp_g.cfg.summary_file, strerror(e), gmp_g.path, size, windows, records, dropped, status);
 }
 
 static void write_summary(int ok)

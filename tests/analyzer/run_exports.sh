@@ -19,7 +19,7 @@ cd "$tracedir" || exit 1
 if command -v python3 >/dev/null 2>&1; then
     python3 -m json.tool "$work/basic.json" >/dev/null || fail "python3 json.tool rejects basic.json"
 fi
-"$analyze" truncated.gmt --chrome "$work/trunc.json" >/dev/null 2>&1 || fail "--chrome truncated"
+"$analyze" truncated.gmt --chrome "$work/trunc.json" >/dev/null 2>&1; [ $? -eq 3 ] || fail "--chrome truncated: exit 3"
 "$checkfmt" json "$work/trunc.json" '"cat":"warning"=1' '"warning":"trace truncated=1' || fail "chrome truncated"
 "$analyze" attn_naive.gmt --chrome "$work/attn.json" --step 0 >/dev/null || fail "--chrome attn"
 "$checkfmt" json "$work/attn.json" '"cat":"kernel"=4' || fail "chrome attn"
@@ -36,7 +36,7 @@ for s in 'id="gmem-data"' '"nall":9,'; do
     grep -q "$s" "$work/basic.html" || fail "timeline basic.html lacks $s"
 done
 if grep -q -e 'src="http' -e 'href="http' -e 'url(http' "$work/basic.html"; then fail "timeline basic.html loads from the network"; fi
-"$analyze" truncated.gmt --timeline "$work/trunc.svg" >/dev/null 2>&1 || fail "--timeline truncated"
+"$analyze" truncated.gmt --timeline "$work/trunc.svg" >/dev/null 2>&1; [ $? -eq 3 ] || fail "--timeline truncated: exit 3"
 "$checkfmt" xml "$work/trunc.svg" 'WARNING: trace truncated=1' || fail "timeline truncated warning"
 "$analyze" twodev.gmt --timeline "$work/twodev.html" >/dev/null || fail "--timeline twodev"
 grep -q '"dev1"' "$work/twodev.html" || fail "timeline twodev: no lane dev1"

@@ -716,6 +716,70 @@ int sc_truncated(const char *path)
     return rc;
 }
 
+/* damaged: basic with one byte of its last frame's compressed data flipped:
+ * the reader stops at that frame with a zstd error; the input is whole
+ * (not truncated). */
+int sc_damaged(const char *path)
+{
+    if (sc_basic(path) != 0)
+        return -1;
+    unsigned char *d;
+    size_t n;
+    if (slurp(path, &d, &n) != 0)
+        return -1;
+    size_t last = 0;
+    for (size_t i = 0; i + 4 <= n; i++)
+        if (d[i] == 0x28 && d[i + 1] == 0xb5 && d[i + 2] == 0x2f && d[i + 3] == 0xfd)
+            last = i;
+    int rc = -1;
+    if (last && n - last > 16) {
+        d[last + (n - last) / 2] ^= 0x5a;
+        rc = spit(path, d, n);
+    }
+    free(d);
+    return rc;
+}
+
+/* nochecksum: basic with every frame compressed again without zstd's
+ * checksum, which gmemprof always writes: the same records, each frame
+ * unverified. */
+int sc_nochecksum(const char *path)
+{
+    if (sc_basic(path) != 0)
+        return -1;
+    unsigned char *d, *out = NULL, *plain = NULL;
+    size_t n, on = 0;
+    if (slurp(path, &d, &n) != 0)
+        return -1;
+    ZSTD_CCtx *cc = ZSTD_createCCtx();
+    int rc = cc && (out = malloc(2 * n + 4096)) ? 0 : -1;
+    for (size_t pos = 0; rc == 0 && pos < n;) {
+        size_t fl = ZSTD_findFrameCompressedSize(d + pos, n - pos);
+        unsigned long long cl = ZSTD_getFrameContentSize(d + pos, n - pos);
+        if (ZSTD_isError(fl) || cl == ZSTD_CONTENTSIZE_UNKNOWN || cl == ZSTD_CONTENTSIZE_ERROR ||
+            !(plain = realloc(plain, (size_t)cl + 1)) ||
+            ZSTD_decompress(plain, (size_t)cl, d + pos, fl) != (size_t)cl) {
+            rc = -1;
+            break;
+        }
+        ZSTD_CCtx_reset(cc, ZSTD_reset_session_and_parameters);
+        ZSTD_CCtx_setParameter(cc, ZSTD_c_checksumFlag, 0);
+        size_t k = ZSTD_compress2(cc, out + on, 2 * n + 4096 - on, plain, (size_t)cl);
+        if (ZSTD_isError(k))
+            rc = -1;
+        else
+            on += k;
+        pos += fl;
+    }
+    if (rc == 0)
+        rc = spit(path, out, on);
+    ZSTD_freeCCtx(cc);
+    free(plain);
+    free(out);
+    free(d);
+    return rc;
+}
+
 int sc_newer(const char *path)
 {
     unsigned char pre[GMT_PREAMBLE_LEN] = { 'G', 'M', 'E', 'M', 'P', 'R', 'O', 'F', GMT_VERSION_MAJOR + 1, 0, 0, 0 };
@@ -808,7 +872,7 @@ int sc_write_all(const char *dir)
         { "basic", sc_basic },     { "launch", sc_launch },         { "multiwin", sc_multiwin },     { "threads", sc_threads },
         { "nowindow", sc_nowindow }, { "twodev", sc_twodev },       { "edge", sc_edge },
         { "torchnames", sc_torchnames }, { "attn_naive", sc_attn_naive }, { "attn_flash", sc_attn_flash },
-        { "truncated", sc_truncated },
+        { "truncated", sc_truncated },   { "damaged", sc_damaged },       { "nochecksum", sc_nochecksum },
         { "newer", sc_newer },     { "garbage", sc_garbage },       { "empty", sc_empty },
         { "rank0", sc_rank0 },     { "rank1", sc_rank1 },           { "rank2", sc_rank2 },
         { "rank3", sc_rank3 },     { "norank", sc_rank_norank },    { "world8", sc_rank_world8 },

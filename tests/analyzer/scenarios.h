@@ -26,6 +26,8 @@ int sc_torchnames(const char *path);     /* emit_nvtx range names, colliding tem
 int sc_attn_naive(const char *path);     /* attention with a materialized score matrix */
 int sc_attn_flash(const char *path);     /* the same layer with a fused kernel */
 int sc_truncated(const char *path);      /* basic, cut inside its last frame */
+int sc_damaged(const char *path);        /* basic, a byte of its last frame flipped */
+int sc_nochecksum(const char *path);     /* basic, its frames without zstd checksums */
 int sc_newer(const char *path);          /* a valid zstd file with format major 2 */
 int sc_garbage(const char *path);        /* bytes that are not a trace */
 int sc_empty(const char *path);          /* zero bytes */

@@ -2214,6 +2214,139 @@ static void t_torch_unused(void)
     trace_free(&t);
 }
 
+
+/* ---- issue 26: the trace file and its name ----------------------------------- */
+
+/* A directory of the test's own beside the run's (run_prog empties that). */
+static void side_dir(const char *name, char *out, size_t cap)
+{
+    snprintf(out, cap, "%s/%s", g_work, name);
+    mkdir(g_work, 0755);
+    mkdir(out, 0755);
+    rm_tree(out);
+}
+
+/* One fixed -o for two processes (the program fork+execs a second CUDA
+ * process): each ends with a complete trace of its own; the second says it
+ * took NAME.<pid>.zst; the launcher lists both real files. */
+static void t_samename(void)
+{
+    char d[1300], out[1400], second[1500];
+    side_dir("samename.d", d, sizeof d);
+    snprintf(out, sizeof out, "%s/s.zst", d);
+    char *argv[] = {(char *)g_launcher, "-o", out, "--", (char *)g_app, "forkexec", NULL};
+    run r;
+    run_prog("samename", argv, NULL, &r);
+    CHECK(exited(&r, 0));
+    CHECK_STR(r.out, "");
+    CHECK_EQ_U64(F("child_exit"), 0);
+    pid_t child = (pid_t)F("child");
+    snprintf(second, sizeof second, "%s/s.%d.zst", d, (int)child);
+    trace t;
+    CHECK(trace_load(out, &t) == 0);
+    check_complete(&t);
+    CHECK(kernel_by_name(&t, "k_parent") != NULL);
+    CHECK(kernel_by_name(&t, "k") == NULL);
+    trace_free(&t);
+    CHECK(trace_load(second, &t) == 0);
+    check_complete(&t);
+    CHECK(kernel_by_name(&t, "k") != NULL);
+    CHECK(kernel_by_name(&t, "k_parent") == NULL);
+    CHECK(nth(&t, GMT_REC_HEADER, 0) && nth(&t, GMT_REC_HEADER, 0)->u.hdr.pid == (uint64_t)child);
+    trace_free(&t);
+    CHECK_HAS(r.err, "s.zst is being written by another process: this one writes ");
+    CHECK_HAS(r.err, "gmemprof: 2 traces");
+    char l1[1500], l2[1600];
+    snprintf(l1, sizeof l1, "samename.d/s.zst (");  /* shown relative to the working directory */
+    snprintf(l2, sizeof l2, "samename.d/s.%d.zst (", (int)child);
+    CHECK_HAS(r.err, l1);
+    CHECK_HAS(r.err, l2);
+}
+
+/* GMEMPROF_OUTPUT is a link (planted in a shared directory): the link is
+ * replaced by the trace, its target is never written. */
+static void t_outlink(void)
+{
+    char d[1300], victim[1400], link_[1400], env0[1500];
+    side_dir("outlink.d", d, sizeof d);
+    snprintf(victim, sizeof victim, "%s/victim", d);
+    snprintf(link_, sizeof link_, "%s/t.zst", d);
+    FILE *f = fopen(victim, "w");
+    REQUIRE(f && fputs("precious\n", f) >= 0 && fclose(f) == 0, "victim");
+    REQUIRE(symlink(victim, link_) == 0, "symlink");
+    snprintf(env0, sizeof env0, "GMEMPROF_OUTPUT=%s", link_);
+    const char *env[] = {env0, NULL};
+    run r;
+    run_app_in("outlink", "plain", env, &r);
+    CHECK(exited(&r, 0));
+    char *v = slurp(victim);
+    CHECK_STR(v, "precious\n");
+    free(v);
+    struct stat st;
+    CHECK(lstat(link_, &st) == 0 && S_ISREG(st.st_mode));
+    trace t;
+    CHECK(trace_load(link_, &t) == 0);
+    check_complete(&t);
+    trace_free(&t);
+}
+
+/* GMEMPROF_OUTPUT is a FIFO nobody reads: refused at once, one line, the
+ * program runs on (opening it for writing would block forever). */
+static void t_fifo(void)
+{
+    char d[1300], fifo[1400], env0[1500];
+    side_dir("fifo.d", d, sizeof d);
+    snprintf(fifo, sizeof fifo, "%s/t.zst", d);
+    REQUIRE(mkfifo(fifo, 0644) == 0, "mkfifo");
+    snprintf(env0, sizeof env0, "GMEMPROF_OUTPUT=%s", fifo);
+    const char *env[] = {env0, NULL};
+    run r;
+    run_app_in("fifo", "plain", env, &r);
+    CHECK(exited(&r, 0));
+    CHECK_STR(r.out, "");
+    CHECK_EQ_U64(count_lines(r.err, "gmemprof: "), 1);
+    CHECK_HAS(r.err, "a FIFO");
+    CHECK(has_fact("A.corr")); /* the program ran on */
+}
+
+/* Control bytes in the trace's name: the library's lines show them escaped. */
+static void t_escpath(void)
+{
+    char env0[1500], raw[1400];
+    run r;
+    snprintf(env0, sizeof env0, "GMEMPROF_OUTPUT=%s/escpath/e\x1b[31m.zst", g_work);
+    snprintf(raw, sizeof raw, "%s/escpath/e\x1b[31m.zst", g_work);
+    const char *env[] = {env0, NULL};
+    run_app_in("escpath", "plain", env, &r);
+    CHECK(exited(&r, 0));
+    CHECK(strchr(r.err, '\x1b') == NULL, "a raw ESC on stderr");
+    CHECK_HAS(r.err, "gmemprof: wrote ");
+    CHECK_HAS(r.err, "/escpath/e\\x1b[31m.zst (");
+    trace t;
+    CHECK(trace_load(raw, &t) == 0); /* the file itself has the name asked for */
+    check_complete(&t);
+    trace_free(&t);
+}
+
+/* A GMEMPROF_SUMMARY_FILE that cannot take the line: the line goes to
+ * stderr instead of nowhere. */
+static void t_summaryfile(void)
+{
+    const char *env[] = {"GMEMPROF_SUMMARY_FILE=/dev/full", NULL};
+    run r;
+    run_app_in("summaryfile", "plain", env, &r);
+    CHECK(exited(&r, 0));
+    CHECK_EQ_U64(count_lines(r.err, "gmemprof: "), 1);
+    CHECK_HAS(r.err, "cannot add this run's summary to /dev/full (No space left on device): trace ");
+    CHECK_HAS(r.err, "status ok");
+    char env1[1400];
+    snprintf(env1, sizeof env1, "GMEMPROF_SUMMARY_FILE=%s/no/such/summary", g_work);
+    const char *env2[] = {env1, NULL};
+    run_app_in("summaryfile", "plain", env2, &r);
+    CHECK(exited(&r, 0));
+    CHECK_HAS(r.err, "No such file or directory): trace ");
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 7) {
@@ -2244,6 +2377,8 @@ int main(int argc, char **argv)
         {"exit", t_exit},         {"abort", t_abort},         {"forkexec", t_forkexec},
         {"devices", t_devices},   {"long", t_long},           {"agent", t_agent},
         {"noperm", t_noperm},     {"launch", t_launch},     {"copies", t_copies},     {"launch_many", t_launch_many},     {"xthread", t_xthread},     {"burst", t_burst},
+        {"samename", t_samename}, {"outlink", t_outlink}, {"fifo", t_fifo}, {"escpath", t_escpath},
+        {"summaryfile", t_summaryfile},
     };
     if (strcmp(sc, "sigterm") == 0)
         t_signal("sigterm", SIGTERM);

@@ -14,6 +14,8 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -317,10 +319,12 @@ static void test_environment(void)
 
     /* --opt=value forms, -oFILE, an absolute output kept as is; nothing set
      * that was not asked for. */
-    run(&r, env_plus(NULL), ARGS("-o/abs/x.zst", "--schedule=capture", "--", CHILD, "env", envfile));
+    char absopt[PATH_MAX + 16];
+    snprintf(absopt, sizeof absopt, "-o%s/x.zst", workdir); /* a directory that exists (checked first) */
+    run(&r, env_plus(NULL), ARGS(absopt, "--schedule=capture", "--", CHILD, "env", envfile));
     CHECK(exited_with(&r, 0));
     slurp(envfile, text, sizeof text);
-    expect_var(text, "GMEMPROF_OUTPUT", "/abs/x.zst");
+    expect_var(text, "GMEMPROF_OUTPUT", absopt + 2);
     expect_var(text, "GMEMPROF_SCHEDULE", "capture");
     CHECK(strstr(text, "GMEMPROF_KERNELS") == NULL);
     CHECK(strstr(text, "GMEMPROF_LOG") == NULL);
@@ -473,6 +477,119 @@ static void test_forwarding(void)
     CHECK(tmp_is_empty());
 }
 
+
+/* -o checked before the command starts (issue 26, item 11): a missing
+ * directory, a directory named as the file, a FIFO. Exit 2 and the command
+ * never runs (CHILD exit 3 would show). */
+static void test_output_checked(void)
+{
+    result r;
+    char o1[PATH_MAX + 32], fifo[PATH_MAX + 32], okdir[PATH_MAX + 32], env[PATH_MAX + 48];
+    snprintf(o1, sizeof o1, "%s/no-such-dir/t.zst", workdir);
+    run(&r, env_plus(NULL), ARGS("-o", o1, "--", CHILD, "exit", "3"));
+    CHECK(exited_with(&r, 2));
+    CHECK_HAS(r.err, "no-such-dir");
+    CHECK_HAS(r.err, "create it first");
+
+    run(&r, env_plus(NULL), ARGS("-o", workdir, "--", CHILD, "exit", "3"));
+    CHECK(exited_with(&r, 2));
+    CHECK_HAS(r.err, "is a directory");
+
+    snprintf(fifo, sizeof fifo, "%s/out.fifo", workdir);
+    unlink(fifo);
+    CHECK(mkfifo(fifo, 0644) == 0);
+    run(&r, env_plus(NULL), ARGS("-o", "out.fifo", "--", CHILD, "exit", "3"));
+    CHECK(exited_with(&r, 2));
+    CHECK_HAS(r.err, "a FIFO");
+    /* the same through the environment */
+    snprintf(env, sizeof env, "GMEMPROF_OUTPUT=%s", fifo);
+    const char *fe[] = {"GMEMPROF_LIB", "CUDA_INJECTION64_PATH", "NVTX_INJECTION64_PATH", "GMEMPROF_SUMMARY_FILE",
+                        tmpdir_env, env, NULL};
+    run(&r, fe, ARGS("--", CHILD, "exit", "3"));
+    CHECK(exited_with(&r, 2));
+    CHECK_HAS(r.err, "GMEMPROF_OUTPUT");
+    CHECK_HAS(r.err, "a FIFO");
+    unlink(fifo);
+
+    /* fine: a directory with the trailing '/', a pattern, a new file */
+    snprintf(okdir, sizeof okdir, "%s/", workdir);
+    run(&r, env_plus(NULL), ARGS("-o", okdir, "--", CHILD, "exit", "3"));
+    CHECK(exited_with(&r, 3));
+    run(&r, env_plus(NULL), ARGS("-o", "t-%p.zst", "--", CHILD, "exit", "3"));
+    CHECK(exited_with(&r, 3));
+    run(&r, env_plus(NULL), ARGS("-o", "new.zst", "--", CHILD, "exit", "3"));
+    CHECK(exited_with(&r, 3));
+    CHECK(tmp_is_empty());
+}
+
+/* Control bytes in a path never reach the terminal raw (item 5): the
+ * summary, the list of traces, the suggested command ($'...' quoting), a
+ * usage error naming the path. */
+static void test_escaped_paths(void)
+{
+    result r;
+    char p1[PATH_MAX + 32], p2[PATH_MAX + 32], bad[PATH_MAX + 32];
+    snprintf(p1, sizeof p1, "%s/a\x1b[31mb.zst", workdir);
+    snprintf(p2, sizeof p2, "%s/c\nd.zst", workdir);
+    run(&r, env_plus(NULL), ARGS("--", CHILD, "summary", p1, "10", "1", "1", "0", "ok"));
+    CHECK(exited_with(&r, 0));
+    CHECK(strchr(r.err, '\x1b') == NULL);
+    CHECK_HAS(r.err, "gmemprof: trace a\\x1b[31mb.zst (10 B,");
+    CHECK_HAS(r.err, "next: gmem-analyze $'a\\x1b[31mb.zst'\n");
+    run(&r, env_plus(NULL), ARGS("--", CHILD, "summary", p1, "10", "1", "1", "0", "ok", p2, "10", "1", "1", "0", "ok"));
+    CHECK(strchr(r.err, '\x1b') == NULL);
+    CHECK_HAS(r.err, "gmemprof:   a\\x1b[31mb.zst (10 B");
+    CHECK_HAS(r.err, "gmemprof:   c\\nd.zst (10 B");
+    snprintf(bad, sizeof bad, "%s/no\x1b]0;x\a/t.zst", workdir);
+    run(&r, env_plus(NULL), ARGS("-o", bad, "--", CHILD, "exit", "0"));
+    CHECK(exited_with(&r, 2));
+    CHECK(strchr(r.err, '\x1b') == NULL && strchr(r.err, '\a') == NULL);
+    CHECK_HAS(r.err, "no\\x1b]0;x\\x07/t.zst");
+}
+
+/* TMPDIR full (item 6): the summary file can be made but no line added.
+ * The launcher finds out before the run (it reserves room) and says so,
+ * instead of "no CUDA context was created" afterwards. Needs a small tmpfs:
+ * root in a private mount namespace; skipped otherwise. */
+static void test_full_tmpdir(void)
+{
+    char full[PATH_MAX + 16], env[PATH_MAX + 32], fill[PATH_MAX + 32], p1[PATH_MAX + 32];
+    snprintf(full, sizeof full, "%s/fulltmp", workdir);
+    snprintf(env, sizeof env, "TMPDIR=%s", full);
+    snprintf(fill, sizeof fill, "%s/fill", full);
+    snprintf(p1, sizeof p1, "%s/t.zst", workdir);
+    mkdir(full, 0755);
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        if (unshare(CLONE_NEWNS) != 0 || mount("none", "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0 ||
+            mount("tmpfs", full, "tmpfs", 0, "size=16k") != 0)
+            _exit(77);
+        int fd = open(fill, O_WRONLY | O_CREAT, 0644);
+        char blk[4096] = {0};
+        while (fd >= 0 && write(fd, blk, sizeof blk) > 0)
+            ;
+        const char *e[] = {"GMEMPROF_LIB", "CUDA_INJECTION64_PATH", "NVTX_INJECTION64_PATH", "GMEMPROF_OUTPUT",
+                           "GMEMPROF_SUMMARY_FILE", env, NULL};
+        result r;
+        run(&r, e, ARGS("--", CHILD, "summary", p1, "10", "1", "1", "0", "ok"));
+        _exit(0);
+    }
+    int st = 0;
+    waitpid(pid, &st, 0);
+    if (WIFEXITED(st) && WEXITSTATUS(st) == 77) {
+        fprintf(stderr, "test_full_tmpdir: skipped (no private tmpfs: not root)\n");
+        return;
+    }
+    CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    char err[16384], path[PATH_MAX + 16];
+    snprintf(path, sizeof path, "%s/err.txt", workdir);
+    slurp(path, err, sizeof err);
+    CHECK_HAS(err, "No space left on device");
+    CHECK_HAS(err, "each profiled process prints its own line instead");
+    CHECK(strstr(err, "no CUDA context") == NULL, "stderr: %s", err);
+}
+
 int main(void)
 {
     snprintf(workdir, sizeof workdir, "%s", WORKDIR);
@@ -497,5 +614,8 @@ int main(void)
     test_environment();
     test_summary();
     test_forwarding();
+    test_output_checked();
+    test_escaped_paths();
+    test_full_tmpdir();
     return tcheck_result("test_launcher");
 }

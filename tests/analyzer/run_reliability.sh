@@ -1,0 +1,106 @@
+#!/bin/sh
+# run_reliability.sh ANALYZE TRACEDIR WORKDIR: what gmem-analyze does with
+# outputs that name its inputs, failed runs, damaged traces (issue 26).
+#   1  an output that is an input (same inode, by any name) or another output:
+#      exit 2, nothing touched; --chrome - refused; a failed run leaves an
+#      earlier export as it was and no temporary file
+#   5  control bytes in paths never reach the terminal raw
+#   7  --step / --device that match nothing warn, as --window does
+#   8  CSV's truncated= agrees with JSON's "truncated" on a damaged trace
+#   9  exit 3 for a report made from an incomplete trace (truncated,
+#      damaged, no checksum), 0 for a complete one
+#  10  frames without a zstd checksum give a warning
+set -u
+analyze=$1 tracedir=$2 work=$3
+fail() { echo "FAIL: $*" >&2; failed=1; }
+failed=0
+rm -rf "$work" && mkdir -p "$work" || exit 1
+cd "$work" || exit 1
+cp "$tracedir/basic.gmt" t.gmt && cp "$tracedir/twodev.gmt" b.gmt && cp "$tracedir/rank0.gmt" r0.gmt &&
+    cp "$tracedir/rank1.gmt" r1.gmt || exit 1
+cp t.gmt t.orig && cp b.gmt b.orig && cp r1.gmt r1.orig
+
+# expect RC WHAT CMD...: runs CMD, stdout to out, stderr to err
+expect() {
+    want=$1 what=$2
+    shift 2
+    "$@" >out 2>err
+    rc=$?
+    [ "$rc" -eq "$want" ] || fail "$what: exit $rc, expected $want: $(cat err)"
+}
+has() { grep -qF -- "$2" "$1" || fail "no '$2' in $1: $(cat "$1")"; }
+
+# ---- 1: outputs that are inputs -----------------------------------------------
+expect 2 "--chrome onto the trace" "$analyze" t.gmt --chrome t.gmt
+has err "is the trace t.gmt"
+cmp -s t.gmt t.orig || fail "--chrome t.gmt changed the trace"
+expect 2 "--diff B --chrome B" "$analyze" t.gmt --diff b.gmt --chrome b.gmt
+cmp -s b.gmt b.orig || fail "--diff B --chrome B changed B"
+expect 2 "a rank trace as --chrome" "$analyze" r0.gmt r1.gmt --chrome r1.gmt
+cmp -s r1.gmt r1.orig || fail "rank trace changed"
+ln -sf t.gmt link.gmt
+expect 2 "--chrome through a link to the trace" "$analyze" t.gmt --chrome link.gmt
+cmp -s t.gmt t.orig || fail "the trace changed through a link"
+mkdir -p sub && expect 2 "--chrome by another name" "$analyze" t.gmt --chrome sub/../t.gmt
+expect 2 "--timeline onto the trace" "$analyze" t.gmt --timeline t.gmt.svg --chrome t.gmt
+cmp -s t.gmt t.orig || fail "the trace changed"
+# two outputs, one file (both new)
+expect 2 "--chrome X --timeline X" "$analyze" t.gmt --chrome x.html --timeline x.html
+has err "are one file"
+[ ! -e x.html ] || fail "x.html written"
+# --chrome -: refused, no file named '-'
+expect 2 "--chrome -" "$analyze" t.gmt --chrome -
+has err "standard output"
+[ ! -e ./- ] || fail "a file named - was written"
+# a failed run leaves the earlier export, and no temporary file
+expect 0 "a good export" "$analyze" t.gmt --chrome good.json --timeline good.svg
+cp good.json good.json.orig && cp good.svg good.svg.orig
+cp "$tracedir/garbage.gmt" bad.gmt
+expect 1 "a failed run over an export" "$analyze" bad.gmt --chrome good.json --timeline good.svg
+cmp -s good.json good.json.orig || fail "the failed run changed good.json"
+cmp -s good.svg good.svg.orig || fail "the failed run changed good.svg"
+expect 1 "a failed rank run over an export" "$analyze" r0.gmt bad.gmt --chrome good.json
+cmp -s good.json good.json.orig || fail "the failed rank run changed good.json"
+leftover=$(ls -A | grep -c '^\.good')
+[ "$leftover" -eq 0 ] || fail "temporary files left: $(ls -A)"
+
+# ---- 5: control bytes in paths ----------------------------------------------------
+esc=$(printf 'e\033[31m')
+expect 1 "a missing trace with ESC in its name" "$analyze" "$esc.gmt"
+if grep -q "$(printf '\033')" err; then fail "raw ESC on stderr: $(cat err)"; fi
+has err 'e\x1b[31m.gmt'
+expect 0 "an export with ESC in its name" "$analyze" t.gmt --chrome "$esc.json"
+if grep -q "$(printf '\033')" out; then fail "raw ESC on stdout: $(cat out)"; fi
+has out 'wrote e\x1b[31m.json'
+[ -f "$esc.json" ] || fail "the file was not written under its own name"
+
+# ---- 7: selections that match nothing --------------------------------------------
+expect 0 "--step 999" "$analyze" t.gmt --step 999
+has out "WARNING: step 999 is not in this trace"
+expect 0 "--device 5" "$analyze" t.gmt --device 5
+has out "WARNING: device 5 is not in this trace"
+expect 0 "--window 9" "$analyze" t.gmt --window 9
+has out "WARNING: window 9 is not in this trace"
+expect 0 "--step 1 (present)" "$analyze" t.gmt --step 1
+if grep -q "WARNING" out; then fail "--step 1 warned: $(cat out)"; fi
+
+# ---- 8, 9: damaged and truncated traces ---------------------------------------------
+expect 3 "a damaged trace (csv)" "$analyze" "$tracedir/damaged.gmt" --format csv
+has out "truncated=1"
+has err "warning:"
+expect 3 "a damaged trace (json)" "$analyze" "$tracedir/damaged.gmt" --format json
+has out '"truncated": true'
+expect 3 "a truncated trace" "$analyze" "$tracedir/truncated.gmt"
+expect 3 "a truncated trace in a diff" "$analyze" t.gmt --diff "$tracedir/truncated.gmt"
+expect 3 "a truncated rank" "$analyze" r0.gmt "$tracedir/truncated.gmt"
+expect 0 "a complete trace" "$analyze" t.gmt --format csv
+has out "truncated=0"
+expect 0 "--help" "$analyze" --help
+has out "3 the report was made, but a trace is incomplete"
+
+# ---- 10: frames without a checksum ----------------------------------------------------
+expect 3 "frames without a checksum" "$analyze" "$tracedir/nochecksum.gmt"
+has err "2 of 2 frames carry no zstd checksum"
+has out "WARNING: trace altered"
+
+exit $failed
