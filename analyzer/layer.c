@@ -354,6 +354,12 @@ void gma_layer_as_mem(const gmt_block *b, gmt_mem *m)
     m->range = b->range;
     m->seq = b->seq;
     m->step = b->step;
+    /* a block from the allocator's snapshot: made before the bridge
+     * attached, by a call nobody saw (its thread is the attaching one) */
+    if (b->flags & GMT_BLKF_SEEDED) {
+        m->flags |= GMT_MEMF_NO_THREAD;
+        m->tid = m->range = 0;
+    }
 }
 
 int gma_layer_cuda(gma_layer *l, const gmt_mem *m, int is_alloc)

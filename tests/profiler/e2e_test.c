@@ -2088,6 +2088,19 @@ static const char KERNELS_CUDA[] =
     "k_b,1,0,0,0,,0,0,4000,4000,4000,4000,32,5120,16\n"
     "k_c,1,0,0,0,,0,0,4000,4000,4000,4000,32,5120,16\n";
 
+/* The same run's kernel table in tensor blocks: k_a the 4 MiB block made
+ * before it (live 1.5 + 4 = 5.5 MiB); k_b the 2 MiB one (peak 7.5 MiB); k_c
+ * the 1 MiB record_stream block and the frees of it and of the 2 MiB one
+ * (live then 1.5 + 4 + 1 = 6.5 MiB); (unattributed) the two seeded blocks,
+ * made before the bridge attached, and the second thread's 1 MiB on dev1. */
+static const char KERNELS_BLOCKS[] =
+    "name,calls,self_bytes,alloc_bytes,freed_bytes,peak_bytes,alloc_count,free_count,time_ns,mean_ns,min_ns,max_ns,"
+    "registers,shared_mem_bytes,local_mem_bytes\n"
+    "k_a,1,4194304,4194304,0,5767168,1,0,4000,4000,4000,4000,32,5120,16\n"
+    "(unattributed),,2621440,2621440,0,1572864,3,0,,,,,,,\n"
+    "k_b,1,2097152,2097152,0,7864320,1,0,4000,4000,4000,4000,32,5120,16\n"
+    "k_c,1,-2097152,1048576,3145728,6815744,1,2,4000,4000,4000,4000,32,5120,16\n";
+
 /* The analyzer on the fake bridge's trace: seeded 1 MiB + 512 KiB in a
  * 20 MiB segment, then a 20 MiB segment with 4 MiB and 2 MiB: peak 7.5 MiB
  * with 40 MiB reserved, 32.5 MiB unallocated in two holes (18.5 MiB after
@@ -2112,6 +2125,9 @@ static void torch_analyzed(const run *r)
     CHECK(has_tag_row(tags, "end", 0, 1 * MIB + 512 * 1024 + 4 * MIB, 40 * MIB));
     CHECK(has_tag_row(tags, "end", 1, 1 * MIB, 2 * MIB));
     free(tags);
+    char *blk = analyze(r, "--format csv --top 0", 1);
+    CHECK_STR(blk ? blk : "", KERNELS_BLOCKS);
+    free(blk);
     char *seg = analyze(r, "--layer segments --format csv --top 0", 1);
     CHECK_STR(seg ? seg : "", KERNELS_CUDA);
     free(seg);
