@@ -243,6 +243,16 @@ static size_t summary_lines(const gma_report *ra, const gma_report *rb, sline *o
         snprintf(nm, sizeof(nm), "peak dev%u", d);
         SL(nm, U_BYTES, A->peak, B->peak);
     }
+    for (unsigned d = 0; ra->r->layer.seen && rb->r->layer.seen && d < GMA_LAYER_DEVICES; d++) {
+        const gma_layer_dev *A = &ra->r->layer.dev[d], *B = &rb->r->layer.dev[d];
+        if (!gma_layer_dev_used(A) && !gma_layer_dev_used(B))
+            continue;
+        char nm[48];
+        snprintf(nm, sizeof(nm), "allocated peak dev%u", d);
+        SL(nm, U_BYTES, A->allocated_peak, B->allocated_peak);
+        snprintf(nm, sizeof(nm), "reserved peak dev%u", d);
+        SL(nm, U_BYTES, A->reserved_peak, B->reserved_peak);
+    }
     SL("baseline", U_BYTES, ra->baseline_bytes, rb->baseline_bytes);
     SL("allocated", U_BYTES, ra->alloc_bytes, rb->alloc_bytes);
     SL("allocations", U_COUNT, ra->alloc_count, rb->alloc_count);
@@ -370,7 +380,7 @@ int gma_diff_print(FILE *f, const gma_replay *a, const gma_replay *b)
         cl[7].null = x->has[0] && x->has[1];
     }
 
-    sline sl[GMA_MAX_DEVICES + 16];
+    sline sl[3 * GMA_MAX_DEVICES + 16];
     size_t ns = summary_lines(&ra, &rb, sl, sizeof(sl) / sizeof(sl[0]));
     char b1[GMA_FMT_CAP], b2[GMA_FMT_CAP], b3[GMA_FMT_CAP];
     const char *ml = metric_label(o->by, m);
@@ -508,4 +518,20 @@ int gma_diff_print(FILE *f, const gma_replay *a, const gma_replay *b)
     if (err)
         return -1;
     return ferror(f) ? -1 : 0;
+}
+
+int gma_diff_layer(gma_opts *opt, const char *a, const char *b, char *note, size_t cap)
+{
+    note[0] = 0;
+    if (opt->layer != GMA_LAYER_AUTO)
+        return 0;
+    int ha = gma_trace_has_blocks(a), hb = gma_trace_has_blocks(b);
+    if (ha == hb)
+        return 0;
+    opt->layer = GMA_LAYER_SEGMENTS;
+    snprintf(note, cap,
+             "only %s has PyTorch blocks (the other was recorded without the bridge): both are compared in "
+             "CUDA's allocations, as with --layer segments",
+             ha ? a : b);
+    return 1;
 }

@@ -107,6 +107,7 @@ typedef struct gma_tagrow {
     uint64_t live, driver_used, driver_total;
     uint64_t fw_allocated, fw_reserved; /* with has_fw: the framework allocator's view */
     int has_fw;
+    int nodev; /* made before the first CUDA call: no device, no driver reading */
 } gma_tagrow;
 
 typedef struct gma_streamrow {
@@ -338,6 +339,7 @@ typedef struct gma_replay {
      * allocations and CUPTI's feed only the layer's numbers */
     gma_layer layer;
     int fw;
+    int fw_cuda;   /* the trace has blocks: CUPTI's allocations feed the layer too */
 
     /* allocator sources */
     gma_srcstat src[GMT_SRC_COUNT_];

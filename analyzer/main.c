@@ -42,6 +42,9 @@ static const char USAGE[] =
     "                       range, step or stream): OUT.html (interactive, self-contained) or OUT.svg;\n"
     "                       with --diff, both runs on one axis of steps\n"
     "                       (exports without --format: one line per file written, no report)\n"
+    "      --layer WHICH    the allocations of the tables in a trace with PyTorch blocks: blocks (the\n"
+    "                       default there: tensors as torch.cuda counts them) or segments (what CUDA\n"
+    "                       handed out: the allocator's segments and other libraries' memory)\n"
     "      --full-names     demangled names in full (default: shortened)\n"
     "      --per-rank       several traces: the rows of every rank with a rank column\n"
     "                       (default: rows merged across ranks, with a 'ranks' column)\n"
@@ -91,7 +94,7 @@ static int parse_u64(const char *s, uint64_t *out)
     return 0;
 }
 
-enum { OPT_CHROME = 256, OPT_TIMELINE, OPT_FULL, OPT_PER_RANK, OPT_RANK };
+enum { OPT_CHROME = 256, OPT_TIMELINE, OPT_FULL, OPT_PER_RANK, OPT_RANK, OPT_LAYER };
 
 /* Several traces (or --by rank / --per-rank): each replayed on its own, one
  * after the other, keeping only its summary and table (ranks.c). */
@@ -201,7 +204,8 @@ int main(int argc, char **argv)
         { "chrome", required_argument, NULL, OPT_CHROME }, { "timeline", required_argument, NULL, OPT_TIMELINE },
         { "full-names", no_argument, NULL, OPT_FULL }, { "help", no_argument, NULL, 'h' },
         { "per-rank", no_argument, NULL, OPT_PER_RANK }, { "rank", required_argument, NULL, OPT_RANK },
-        { "version", no_argument, NULL, 'V' },         { NULL, 0, NULL, 0 },
+        { "layer", required_argument, NULL, OPT_LAYER }, { "version", no_argument, NULL, 'V' },
+        { NULL, 0, NULL, 0 },
     };
     static const char *const formats[] = { "table", "csv", "json" };
     gma_opts opt;
@@ -275,6 +279,11 @@ int main(int argc, char **argv)
             break;
         }
         case OPT_FULL: opt.full_names = 1; break;
+        case OPT_LAYER:
+            if ((i = pick(optarg, gma_layer_names + 1, 2)) < 0)
+                return usage_error("--layer: '%s' is not one of blocks, segments", optarg);
+            opt.layer = i + 1;
+            break;
         case OPT_PER_RANK: per_rank = 1; break;
         case OPT_RANK:
             if (parse_u64(optarg, &v) != 0 || v > INT64_MAX)
@@ -368,6 +377,8 @@ int main(int argc, char **argv)
     int exports_only = (opt.chrome_path || opt.timeline_path) && !format_given;
     static gma_replay ra, rb; /* large: kept off the stack */
     char msg[600];
+    if (opt.diff_path && gma_diff_layer(&opt, path, opt.diff_path, msg, sizeof(msg)))
+        fprintf(stderr, "gmem-analyze: note: %s\n", msg);
     if (gma_replay_init(&ra, &opt, path) != 0) {
         fprintf(stderr, "gmem-analyze: out of memory\n");
         return EXIT_BAD_INPUT;

@@ -1686,13 +1686,16 @@ static void on_step(gma_replay *r, const gmt_step *s)
     }
 }
 
-/* With the blocks layer, CUDA's own allocations only feed the layer's
- * numbers (reserved and outside the allocator). */
-static void fw_cuda(gma_replay *r, const gmt_mem *m, int is_alloc)
+/* In a trace with blocks, CUDA's own allocations feed the layer's numbers
+ * (reserved and outside the allocator); with the blocks layer (returns 1)
+ * nothing else. */
+static int fw_cuda(gma_replay *r, const gmt_mem *m, int is_alloc)
 {
-    note_ts(r, m->ts);
     if (gma_layer_cuda(&r->layer, m, is_alloc) != 0)
         oom(r);
+    if (r->fw)
+        note_ts(r, m->ts);
+    return r->fw;
 }
 
 /* A framework allocator event: its numbers, and with the blocks layer its
@@ -1700,7 +1703,10 @@ static void fw_cuda(gma_replay *r, const gmt_mem *m, int is_alloc)
 static void on_block(gma_replay *r, const gmt_block *b)
 {
     note_ts(r, b->ts);
-    if (!gma_layer_block(&r->layer, b) || !r->fw)
+    int as_alloc = gma_layer_block(&r->layer, b);
+    if (r->layer.err)
+        oom(r);
+    if (!as_alloc || !r->fw)
         return;
     gmt_mem m;
     gma_layer_as_mem(b, &m);
@@ -1722,6 +1728,7 @@ static void on_tag(gma_replay *r, const gmt_tag *t)
         if (!D)
             continue;
         sample_update(D, t->ts, td->driver_used, td->driver_total);
+        gma_layer_sample(&r->layer, td->device, t->ts, td->driver_used);
     }
     if (r->opt.window >= 0) {
         int64_t w = win_of(r, t->ts);
@@ -1735,8 +1742,11 @@ static void on_tag(gma_replay *r, const gmt_tag *t)
     /* Tag rows are kept only where they are shown: they grow with the run. */
     if (r->opt.by != GMA_BY_TAG && !r->timeline)
         return;
-    for (uint64_t i = 0; i < n; i++) {
-        const gmt_tag_device *td = &t->dev[i];
+    /* A tag made before the program's first CUDA call names no device:
+     * nothing was on any, shown as device 0 with 0 B. */
+    static const gmt_tag_device none;
+    for (uint64_t i = 0; i < (n ? n : 1); i++) {
+        const gmt_tag_device *td = n ? &t->dev[i] : &none;
         if (td->device >= GMA_MAX_DEVICES || !gma_dev_selected(r, td->device))
             continue;
         gma_tagrow *row = gma_vec_push(&r->tags);
@@ -1754,6 +1764,7 @@ static void on_tag(gma_replay *r, const gmt_tag *t)
         row->has_fw = t->has_framework != 0;
         row->fw_allocated = td->fw_allocated;
         row->fw_reserved = td->fw_reserved;
+        row->nodev = n == 0;
     }
 }
 
@@ -1764,6 +1775,7 @@ static void on_sample(gma_replay *r, const gmt_memsample *s)
         return;
     note_ts(r, s->ts);
     sample_update(D, s->ts, s->used, s->total);
+    gma_layer_sample(&r->layer, s->device, s->ts, s->used);
     if (!gma_dev_selected(r, s->device))
         return;
     int64_t w = r->opt.window >= 0 ? win_of(r, s->ts) : 0;
@@ -1857,10 +1869,9 @@ static void on_device(gma_replay *r, const gmt_device *d)
 static inline __attribute__((always_inline)) int replay_record(gma_replay *r, const gmt_record *rec, const int plain)
 {
     r->records++;
-    if (r->fw && (rec->type == GMT_REC_ALLOC || rec->type == GMT_REC_FREE)) {
-        fw_cuda(r, &rec->u.mem, rec->type == GMT_REC_ALLOC);
+    if (r->fw_cuda && (rec->type == GMT_REC_ALLOC || rec->type == GMT_REC_FREE) &&
+        fw_cuda(r, &rec->u.mem, rec->type == GMT_REC_ALLOC))
         return r->err ? -1 : 0;
-    }
     switch (rec->type) {
     case GMT_REC_ALLOC:
         if (rec->u.mem.flags & GMT_MEMF_BASELINE)
@@ -1913,8 +1924,9 @@ static inline __attribute__((always_inline)) int replay_hot(gma_replay *r, const
      * calls their out-of-line copies. The three types of nearly every
      * record are tested first: compares cost less than a jump table. */
     gmt_type t = h->type;
-    if (__builtin_expect(r->fw, 0) && (t == GMT_REC_FREE || t == GMT_REC_ALLOC)) {
-        fw_cuda(r, &h->u.mem, t == GMT_REC_ALLOC);
+    if (__builtin_expect(r->fw_cuda, 0) && (t == GMT_REC_FREE || t == GMT_REC_ALLOC) &&
+        fw_cuda(r, &h->u.mem, t == GMT_REC_ALLOC)) {
+        /* the blocks layer: CUDA's allocations feed its numbers alone */
     } else if (t == GMT_REC_FREE) {
         free_record(r, &h->u.mem, plain, h + 1, end);
     } else if (t == GMT_REC_KERNEL) {
@@ -2088,6 +2100,8 @@ static inline __attribute__((always_inline)) int read_loop(gma_replay *r, gmt_re
 
 int gma_trace_has_blocks(const char *path)
 {
+    if (strcmp(path, "-") == 0)
+        return 0; /* standard input is read once: --layer blocks says it */
     gmt_reader *rd = gmt_reader_open(path);
     if (!rd)
         return 0;
@@ -2103,7 +2117,9 @@ int gma_replay_read(gma_replay *r, char *msg, size_t msgcap)
 {
     const char *path = r->path;
     msg[0] = 0;
-    r->fw = r->opt.layer == GMA_LAYER_BLOCKS || (r->opt.layer == GMA_LAYER_AUTO && gma_trace_has_blocks(path));
+    int blocks = r->opt.layer == GMA_LAYER_BLOCKS || gma_trace_has_blocks(path);
+    r->fw = blocks && r->opt.layer != GMA_LAYER_SEGMENTS;
+    r->fw_cuda = blocks;
     gmt_reader *rd = gmt_reader_open(path);
     if (!rd) {
         snprintf(msg, msgcap, "cannot open %s: %s", path, strerror(errno));
@@ -2142,7 +2158,8 @@ int gma_replay_read(gma_replay *r, char *msg, size_t msgcap)
             snprintf(msg, msgcap, "%s: the trace holds no records", path);
         return 1;
     }
-    if (gma_replay_finish(r, &end) != 0) {
+    gma_layer_finish(&r->layer);
+    if (gma_replay_finish(r, &end) != 0 || r->layer.err) {
         snprintf(msg, msgcap, "%s: out of memory", path);
         return 1;
     }
@@ -2172,6 +2189,13 @@ gma_mode gma_allocator_mode(const gma_replay *r)
         m.meaning = "the PyTorch bridge reported every block of the caching allocator: bytes are tensors as "
                     "torch.cuda.memory_allocated counts them; reserved and outside-allocator bytes come from "
                     "its segments and CUPTI (--layer segments shows what CUDA handed out instead)";
+        return m;
+    }
+    if (r->fw_cuda) {
+        m.mode = "PyTorch caching allocator, segments (--layer segments)";
+        m.meaning = "bytes are what CUDA handed out: the allocator's segments (reserved memory) and other libraries' "
+                    "memory; a kernel is charged when a segment is created (the default, --layer blocks, shows "
+                    "tensors)";
         return m;
     }
     if (!dev_bytes && s[GMT_SRC_PINNED_HOST].count) {

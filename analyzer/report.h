@@ -145,5 +145,9 @@ void gma_json_cell(gma_jw *j, const gma_table *t, size_t col, const gma_cell *c)
 
 /* --diff OTHER: compares two finished replays; prints in opt->format. */
 int gma_diff_print(FILE *f, const gma_replay *a, const gma_replay *b);
+/* --diff compares like with like: with --layer auto and PyTorch blocks in
+ * one trace only, sets opt->layer to segments for both and returns 1 with
+ * a note for the user. */
+int gma_diff_layer(gma_opts *opt, const char *a, const char *b, char *note, size_t cap);
 
 #endif

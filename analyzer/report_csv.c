@@ -24,6 +24,33 @@ static void groups(FILE *f, const gma_report *rep, const char *prefix, const gma
     }
 }
 
+/* The PyTorch bridge's numbers (layer.h), one line per device. */
+static void framework_csv(FILE *f, const gma_replay *r)
+{
+    static const char *const hs[] = { "none", "ok", "expandable", "budget" };
+    for (unsigned d = 0; r->layer.seen && d < GMA_LAYER_DEVICES; d++) {
+        const gma_layer_dev *L = &r->layer.dev[d];
+        if (!gma_layer_dev_used(L) || !gma_dev_selected(r, d))
+            continue;
+        fprintf(f,
+                "# framework.dev%u: layer=%s allocated_peak_bytes=%llu allocated_peak_time_ns=%lld "
+                "reserved_peak_bytes=%llu at_peak_reserved_bytes=%llu at_peak_unallocated_bytes=%llu "
+                "at_peak_outside_allocator_bytes=%llu at_peak_driver_used_bytes=",
+                d, r->fw ? "blocks" : "segments", (unsigned long long)L->allocated_peak,
+                (long long)gma_rel(r, L->allocated_peak_ts), (unsigned long long)L->reserved_peak,
+                (unsigned long long)L->at_peak_reserved, (unsigned long long)gma_layer_unallocated(L),
+                (unsigned long long)gma_layer_outside(L->at_peak_cuda, L->at_peak_reserved));
+        if (L->has_peak_used)
+            fprintf(f, "%llu", (unsigned long long)L->peak_used);
+        fprintf(f, " cuda_peak_bytes=%llu holes=%s holes_bytes=%llu holes_count=%llu largest_holes_bytes=",
+                (unsigned long long)L->cuda_peak, hs[L->holes_state], (unsigned long long)L->holes_bytes,
+                (unsigned long long)L->holes_count);
+        for (int i = 0; i < GMA_LAYER_HOLES && L->holes[i]; i++)
+            fprintf(f, "%s%llu", i ? ";" : "", (unsigned long long)L->holes[i]);
+        fprintf(f, " ooms=%llu\n", (unsigned long long)L->ooms);
+    }
+}
+
 int gma_print_csv(FILE *f, const gma_report *rep)
 {
     const gma_replay *r = rep->r;
@@ -91,6 +118,7 @@ int gma_print_csv(FILE *f, const gma_report *rep)
     if (gma_launch_times_only(r))
         fprintf(f, "# kernel_times: not collected (GMEMPROF_KERNELS=launch): kernels are known from their launches; "
                    "record with --kernels gpu for their GPU times\n");
+    framework_csv(f, r);
     fprintf(f, "# allocator:");
     kv_str(f, "mode", rep->mode.mode);
     kv_str(f, "meaning", rep->mode.meaning);

@@ -52,6 +52,45 @@ static void groups(gma_jw *j, const gma_report *rep, const char *key, const gma_
     gma_jw_ku64(j, k, more);
 }
 
+/* The PyTorch bridge: torch.cuda's own counters over the trace (layer.h). */
+static void framework_json(gma_jw *j, const gma_replay *r)
+{
+    gma_jw_kstr(j, "layer", r->fw ? "blocks" : "segments");
+    gma_jw_key(j, "framework");
+    gma_jw_begin(j, '[');
+    for (unsigned d = 0; d < GMA_LAYER_DEVICES; d++) {
+        const gma_layer_dev *L = &r->layer.dev[d];
+        if (!gma_layer_dev_used(L) || !gma_dev_selected(r, d))
+            continue;
+        gma_jw_begin(j, '{');
+        gma_jw_ku64(j, "device", d);
+        gma_jw_ku64(j, "allocated_peak_bytes", L->allocated_peak);
+        gma_jw_ki64(j, "allocated_peak_time_ns", gma_rel(r, L->allocated_peak_ts));
+        gma_jw_ku64(j, "reserved_peak_bytes", L->reserved_peak);
+        gma_jw_ku64(j, "at_peak_reserved_bytes", L->at_peak_reserved);
+        gma_jw_ku64(j, "at_peak_unallocated_bytes", gma_layer_unallocated(L));
+        gma_jw_ku64(j, "at_peak_outside_allocator_bytes", gma_layer_outside(L->at_peak_cuda, L->at_peak_reserved));
+        gma_jw_key(j, "at_peak_driver_used_bytes");
+        if (L->has_peak_used)
+            gma_jw_u64(j, L->peak_used);
+        else
+            gma_jw_null(j);
+        gma_jw_ku64(j, "cuda_peak_bytes", L->cuda_peak);
+        static const char *const hs[] = { "none", "ok", "expandable", "budget" };
+        gma_jw_kstr(j, "holes", hs[L->holes_state]);
+        gma_jw_ku64(j, "holes_bytes", L->holes_bytes);
+        gma_jw_ku64(j, "holes_count", L->holes_count);
+        gma_jw_key(j, "largest_holes_bytes");
+        gma_jw_begin(j, '[');
+        for (int i = 0; i < GMA_LAYER_HOLES && L->holes[i]; i++)
+            gma_jw_u64(j, L->holes[i]);
+        gma_jw_end(j, ']');
+        gma_jw_ku64(j, "ooms", L->ooms);
+        gma_jw_end(j, '}');
+    }
+    gma_jw_end(j, ']');
+}
+
 int gma_print_json(FILE *f, const gma_report *rep)
 {
     const gma_replay *r = rep->r;
@@ -205,29 +244,8 @@ int gma_print_json(FILE *f, const gma_report *rep)
         gma_jw_ku64(j, "kernel_ns", rep->kernel_ns);
     }
 
-    if (r->layer.seen) {
-        /* the PyTorch bridge: torch.cuda's own counters, over the trace */
-        gma_jw_key(j, "framework");
-        gma_jw_begin(j, '[');
-        for (unsigned d = 0; d < GMA_LAYER_DEVICES; d++) {
-            const gma_layer_dev *L = &r->layer.dev[d];
-            if (!L->allocated_peak && !L->reserved_peak)
-                continue;
-            gma_jw_begin(j, '{');
-            gma_jw_ku64(j, "device", d);
-            gma_jw_ku64(j, "allocated_peak_bytes", L->allocated_peak);
-            gma_jw_ki64(j, "allocated_peak_time_ns", gma_rel(r, L->allocated_peak_ts));
-            gma_jw_ku64(j, "reserved_peak_bytes", L->reserved_peak);
-            gma_jw_ku64(j, "at_peak_reserved_bytes", L->at_peak_reserved);
-            gma_jw_ku64(j, "at_peak_unallocated_bytes",
-                        L->at_peak_reserved > L->allocated_peak ? L->at_peak_reserved - L->allocated_peak : 0);
-            gma_jw_ku64(j, "at_peak_outside_allocator_bytes", gma_layer_outside(L->at_peak_cuda, L->at_peak_reserved));
-            gma_jw_ku64(j, "cuda_peak_bytes", L->cuda_peak);
-            gma_jw_ku64(j, "ooms", L->ooms);
-            gma_jw_end(j, '}');
-        }
-        gma_jw_end(j, ']');
-    }
+    if (r->layer.seen)
+        framework_json(j, r);
     gma_jw_key(j, "allocator");
     gma_jw_begin(j, '{');
     gma_jw_kstr(j, "mode", rep->mode.mode);

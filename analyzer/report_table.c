@@ -60,6 +60,41 @@ static void print_warnings(FILE *f, const gma_report *rep)
         fprintf(f, "WARNING: %s\n", rep->warn[i]);
 }
 
+/* The PyTorch bridge's numbers: torch.cuda's counters, and at the
+ * allocated peak where the reserved bytes went (layer.h). */
+static void print_framework(FILE *f, const gma_replay *r)
+{
+    char b1[GMA_FMT_CAP], b2[GMA_FMT_CAP], b3[GMA_FMT_CAP], b4[GMA_FMT_CAP], b5[GMA_FMT_CAP], b6[GMA_FMT_CAP],
+        b7[GMA_FMT_CAP];
+    for (unsigned d = 0; r->layer.seen && d < GMA_LAYER_DEVICES; d++) {
+        const gma_layer_dev *L = &r->layer.dev[d];
+        if (!gma_layer_dev_used(L) || !gma_dev_selected(r, d))
+            continue;
+        fprintf(f, "PyTorch    dev%u: allocated peak %s at %s ms (torch.cuda.max_memory_allocated), reserved peak %s "
+                   "(max_memory_reserved)\n           at the allocated peak: reserved %s, of it cached or "
+                   "fragmented %s; outside PyTorch's allocator %s; driver used %s\n",
+                d, gma_fmt_bytes(b1, L->allocated_peak), gma_fmt_ms(b2, gma_rel(r, L->allocated_peak_ts)),
+                gma_fmt_bytes(b3, L->reserved_peak), gma_fmt_bytes(b4, L->at_peak_reserved),
+                gma_fmt_bytes(b5, gma_layer_unallocated(L)),
+                gma_fmt_bytes(b6, gma_layer_outside(L->at_peak_cuda, L->at_peak_reserved)),
+                L->has_peak_used ? gma_fmt_bytes(b7, L->peak_used) : "(no sample)");
+        if (L->holes_state == GMA_HOLES_OK) {
+            fprintf(f, "           largest free holes in its segments:");
+            for (int i = 0; i < GMA_LAYER_HOLES && L->holes[i]; i++)
+                fprintf(f, "%s %s", i ? "," : "", gma_fmt_bytes(b1, L->holes[i]));
+            fprintf(f, "%s (%s in %llu hole%s)\n", L->holes[0] ? "" : " none", gma_fmt_bytes(b2, L->holes_bytes),
+                    (unsigned long long)L->holes_count, pl(L->holes_count));
+        } else if (L->holes_state != GMA_HOLES_NONE) {
+            fprintf(f, "           free holes in its segments: not computed (%s)\n",
+                    L->holes_state == GMA_HOLES_EXPANDABLE ? "expandable segments are mapped piecewise"
+                                                           : "too many peaks with many live blocks");
+        }
+        if (L->ooms)
+            fprintf(f, "           %llu out-of-memory failure%s, the largest request %s\n", (unsigned long long)L->ooms,
+                    pl(L->ooms), gma_fmt_bytes(b1, L->oom_bytes));
+    }
+}
+
 static void print_summary(FILE *f, const gma_report *rep)
 {
     const gma_replay *r = rep->r;
@@ -133,22 +168,7 @@ static void print_summary(FILE *f, const gma_report *rep)
             fprintf(f, "           outside the selection the live bytes reached %s (%s ms)\n",
                     gma_fmt_bytes(b1, D->all_peak), gma_fmt_ms(b2, gma_rel(r, D->all_peak_ts)));
     }
-    for (unsigned d = 0; r->layer.seen && d < GMA_LAYER_DEVICES; d++) {
-        const gma_layer_dev *L = &r->layer.dev[d];
-        if (!L->allocated_peak && !L->reserved_peak)
-            continue;
-        char b6[GMA_FMT_CAP];
-        uint64_t unalloc = L->at_peak_reserved > L->allocated_peak ? L->at_peak_reserved - L->allocated_peak : 0;
-        fprintf(f, "PyTorch    dev%u: allocated peak %s at %s ms (torch.cuda.max_memory_allocated), reserved peak %s "
-                   "(max_memory_reserved)\n           at the allocated peak: reserved %s, of it cached or "
-                   "fragmented %s; outside PyTorch's allocator %s\n",
-                d, gma_fmt_bytes(b1, L->allocated_peak), gma_fmt_ms(b2, gma_rel(r, L->allocated_peak_ts)),
-                gma_fmt_bytes(b3, L->reserved_peak), gma_fmt_bytes(b4, L->at_peak_reserved), gma_fmt_bytes(b5, unalloc),
-                gma_fmt_bytes(b6, gma_layer_outside(L->at_peak_cuda, L->at_peak_reserved)));
-        if (L->ooms)
-            fprintf(f, "           %llu out-of-memory failure%s, the largest request %s\n", (unsigned long long)L->ooms,
-                    pl(L->ooms), gma_fmt_bytes(b1, L->oom_bytes));
-    }
+    print_framework(f, r);
     fprintf(f, "Baseline   %s in %s allocation%s live at window start\n", gma_fmt_bytes(b1, rep->baseline_bytes),
             gma_fmt_count(b2, rep->baseline_count), pl(rep->baseline_count));
     fprintf(f, "Allocated  %s in %s allocation%s; freed %s in %s free%s; net %s\n", gma_fmt_bytes(b1, rep->alloc_bytes),

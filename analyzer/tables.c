@@ -656,9 +656,10 @@ static int build_tags(const gma_replay *r, gma_table *t, uint64_t top)
     char *hasprev = calloc(n ? n : 1, 1);
     gma_strs names = { 0 };
     int err = !rows || !dlive || !dused || !dres || !hasprev;
-    /* changes since the previous tag of the same device (record order is time order) */
+    /* changes since the previous tag of the same device (record order is
+     * time order); hasprev bit 1: both have a driver reading */
     struct {
-        int have;
+        int have, nodev;
         tagvals v;
     } prev[GMA_MAX_DEVICES];
     memset(prev, 0, sizeof(prev));
@@ -670,9 +671,10 @@ static int build_tags(const gma_replay *r, gma_table *t, uint64_t top)
             dlive[i] = (int64_t)(v.main - prev[d].v.main);
             dres[i] = (int64_t)(v.reserved - prev[d].v.reserved);
             dused[i] = (int64_t)(v.used - prev[d].v.used);
-            hasprev[i] = 1;
+            hasprev[i] = (char)(1 | (!g->nodev && !prev[d].nodev) << 1);
         }
         prev[d].have = 1;
+        prev[d].nodev = g->nodev;
         prev[d].v = v;
         size_t len;
         const char *nm = gma_str(r, g->name, &len);
@@ -712,7 +714,9 @@ static int build_tags(const gma_replay *r, gma_table *t, uint64_t top)
             set_i(&c[9], dlive[i]);
             set_i(&c[10], dres[i]);
             set_i(&c[11], dused[i]);
-            c[9].null = c[10].null = c[11].null = !hasprev[i];
+            c[9].null = c[10].null = !hasprev[i];
+            c[11].null = !(hasprev[i] & 2);
+            c[7].null = c[8].null = g->nodev; /* before CUDA: no driver reading */
             continue;
         }
         set_u(&c[4], g->live);
@@ -720,7 +724,9 @@ static int build_tags(const gma_replay *r, gma_table *t, uint64_t top)
         set_u(&c[6], g->driver_total);
         set_i(&c[7], dlive[i]);
         set_i(&c[8], dused[i]);
-        c[7].null = c[8].null = !hasprev[i];
+        c[7].null = !hasprev[i];
+        c[8].null = !(hasprev[i] & 2);
+        c[5].null = c[6].null = g->nodev;
     }
     free(rows);
     free(dlive);

@@ -10,11 +10,12 @@ PY=${GM_PYTHON:-python3}
 # configuration sets exactly what it measures.
 clean_env=(env -u CUDA_INJECTION64_PATH -u NVTX_INJECTION64_PATH -u PYTORCH_CUDA_ALLOC_CONF)
 
-# bench_build LOG WHO: configure (Ninja, Release) and build $BUILD, output in
-# LOG; on failure print the log's tail and exit 1 with WHO in the message.
+# bench_build LOG WHO: configure (Ninja, Release, and $GM_CMAKE_ARGS) and
+# build $BUILD, output in LOG; on failure print the log's tail and exit 1
+# with WHO in the message.
 bench_build() {
     local log=$1 who=$2
-    if ! timeout -k 10 300 bash -c "cmake -S '$ROOT' -B '$BUILD' -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null && cmake --build '$BUILD' -j $(nproc)" \
+    if ! timeout -k 10 300 bash -c "cmake -S '$ROOT' -B '$BUILD' -G Ninja -DCMAKE_BUILD_TYPE=Release ${GM_CMAKE_ARGS:-} >/dev/null && cmake --build '$BUILD' -j $(nproc)" \
         >"$log" 2>&1; then
         tail -30 "$log"
         echo "$who: build failed" >&2

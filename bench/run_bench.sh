@@ -13,6 +13,10 @@
 #                        launches, no CUPTI kernel activity)
 #   gmemprof-gpu         the same window with --kernels gpu (CUPTI kernel
 #                        activity: GPU times, registers, shared memory)
+#   gmemprof-nobridge    gmemprof-active with GMEMPROF_TORCH=0: CUPTI alone,
+#                        without the PyTorch bridge (which gmemprof-active
+#                        loads when the build has it; not in the default list:
+#                        bench/bridge_bench.sh runs it)
 #   torch-profiler-full  torch.profiler CPU+CUDA, profile_memory, record_shapes
 #   torch-profiler-cuda  torch.profiler CUDA only, profile_memory
 #   memory-history       torch.cuda.memory._record_memory_history()
@@ -89,7 +93,7 @@ run_one() {
     local pre=()
     case $c in
     none) ;;
-    gmemprof-wait | gmemprof-active | gmemprof-gpu)
+    gmemprof-wait | gmemprof-active | gmemprof-gpu | gmemprof-nobridge)
         if [ "$FAKE" = 0 ]; then
             trace=$WORK/$c-$w-$r.zst
             local sched="wait=100000,warmup=1,active=1,repeat=1" # never leaves the wait phase
@@ -97,6 +101,7 @@ run_one() {
             [ "$c" != gmemprof-wait ] && sched="wait=$((WARMUP - 1)),warmup=1,active=$STEPS,repeat=1"
             [ "$c" = gmemprof-gpu ] && kmode=gpu
             pre=("$LAUNCH" -q -o "$trace" --schedule "$sched" --kernels "$kmode" --)
+            [ "$c" = gmemprof-nobridge ] && pre=(env GMEMPROF_TORCH=0 "${pre[@]}")
         fi
         ;;
     torch-profiler-full | torch-profiler-cuda | memory-history) mode=$c ;;

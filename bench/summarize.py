@@ -23,7 +23,8 @@ report: per workload and configuration, over the rounds:
                    key_averages().table() + export_chrome_trace(), or the
                    memory-history snapshot dump
 and the targets of the benchmarks issue (gmemprof active <= 1.02 small,
-<= 1.01 medium; outside the window <= 1.005; device memory added <= 16 MiB).
+<= 1.01 medium; outside the window <= 1.005; device memory added <= 16 MiB)
+and of the PyTorch bridge (small: at most 1 point above gmemprof-nobridge).
 """
 import argparse
 import json
@@ -32,8 +33,8 @@ import subprocess
 import sys
 import time
 
-CONFIG_ORDER = ["none", "gmemprof-wait", "gmemprof-active", "gmemprof-gpu", "torch-profiler-full", "torch-profiler-cuda",
-                "memory-history"]
+CONFIG_ORDER = ["none", "gmemprof-wait", "gmemprof-active", "gmemprof-nobridge", "gmemprof-gpu", "torch-profiler-full",
+                "torch-profiler-cuda", "memory-history"]
 TARGETS = [
     # (workload, config, metric, limit, text)
     ("small", "gmemprof-active", "ratio", 1.02, "active-window step ratio <= 1.02 (small)"),
@@ -42,6 +43,9 @@ TARGETS = [
     ("medium", "gmemprof-wait", "ratio", 1.005, "outside-window step ratio <= 1.005 (medium)"),
     ("small", "gmemprof-active", "mem_added", 16 * 2**20, "device memory added <= 16 MiB (small)"),
     ("medium", "gmemprof-active", "mem_added", 16 * 2**20, "device memory added <= 16 MiB (medium)"),
+    # the PyTorch bridge (gmemprof-active loads it; gmemprof-nobridge is the same run without it)
+    ("small", "gmemprof-active", "over:gmemprof-nobridge", 0.01,
+     "bridge: active ratio - ratio without the bridge <= 0.01 (small)"),
 ]
 
 
@@ -169,7 +173,12 @@ def summarize(runs):
     targets = []
     for w, c, metric, limit, text in TARGETS:
         row = next((r for r in rows if r["workload"] == w and r["config"] == c), None)
-        val = None if row is None else row["ratio_median" if metric == "ratio" else "mem_added_bytes"]
+        if metric.startswith("over:"):  # points above another configuration's ratio (only when both ran)
+            base = next((r for r in rows if r["workload"] == w and r["config"] == metric[5:]), None)
+            ok = row and base and row["ratio_median"] is not None and base["ratio_median"] is not None
+            val = row["ratio_median"] - base["ratio_median"] if ok else None
+        else:
+            val = None if row is None else row["ratio_median" if metric == "ratio" else "mem_added_bytes"]
         targets.append({"target": text, "value": val, "limit": limit,
                         "result": "n/a" if val is None else ("PASS" if val <= limit else "MISS"),
                         "by": None if val is None else val - limit})

@@ -1,5 +1,5 @@
-# bash completion for gmem-analyze: options, the values of --by, --sort and
-# --format, trace files (*.zst) and directories. Installed as
+# bash completion for gmem-analyze: options, the values of --by, --sort,
+# --format and --layer, trace files (*.zst) and directories. Installed as
 # share/bash-completion/completions/gmem-analyze; tests/install/
 # completion_test.sh checks the lists against the tool's --help and its
 # error messages.
@@ -36,6 +36,9 @@ _gmem_analyze()
     -f | --format)
         COMPREPLY=($(compgen -W "table csv json" -- "$cur"))
         return ;;
+    --layer)
+        COMPREPLY=($(compgen -W "blocks segments" -- "$cur"))
+        return ;;
     -D | --diff)
         _gmp_files '*.zst'
         return ;;
@@ -50,7 +53,7 @@ _gmem_analyze()
     esac
     if [[ $cur == -* ]]; then
         COMPREPLY=($(compgen -W "--by --sort --top --format --window --step --device --diff
-            --chrome --timeline --full-names --per-rank --rank --help --version" -- "$cur"))
+            --chrome --timeline --layer --full-names --per-rank --rank --help --version" -- "$cur"))
         return
     fi
     _gmp_files '*.zst'

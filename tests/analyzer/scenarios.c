@@ -856,6 +856,154 @@ int sc_rank(const char *path, int64_t rank, int64_t world)
     return tb_close(&b, path);
 }
 
+/* ---- torch: the PyTorch bridge's blocks beside CUPTI's allocations -------------
+ * dev0 "Test GPU" and dev1 "Test GPU 1"; main thread 100, a second thread
+ * 200 (dev1). CUPTI sees the caching allocator's segments S1 (20 MiB at
+ * 0x10000000), S2 (16 MiB right after it) and an 8 MiB library workspace
+ * W; the bridge sees the blocks (B*) and the segments.
+ *
+ *  i  record                                   dev0 alloc  reserved  CUDA
+ *  1  TAG before_model: no device (before CUDA)    0           0        0
+ *  2  MEMSAMPLE dev0 1 GiB
+ *  3  ALLOC S1 20 MiB; BLOCK SEGMENT_ALLOC S1      0          20       20
+ *  4  BLOCK ALLOC B1 4 MiB at S1+0, seq0           4          20       20   -> kernel_a
+ *  5  ALLOC W 8 MiB (cuBLAS), seq0                 4          20       28
+ *  6  TAG after_model (fw 4 / 20, CUDA 28, used 1 GiB + 32 MiB)
+ *  7  STEP 0;  8 RANGE forward (id 1)
+ *  9  BLOCK ALLOC B2 6 MiB at S1+4, seq0 fwd      10          20       28   -> kernel_a
+ * 10  KERNEL kernel_a seq1
+ * 11  BLOCK ALLOC B3 2 MiB at S1+10, seq1 fwd     12          20       28   -> kernel_b
+ * 12  thread 200, dev1: ALLOC + BLOCK SEGMENT_ALLOC S3 2 MiB
+ * 13  thread 200, dev1: BLOCK ALLOC B4 1 MiB (no kernel: unattributed)
+ * 14  ALLOC S2 16 MiB; BLOCK SEGMENT_ALLOC S2     12          36       44
+ * 15  BLOCK ALLOC B5 10 MiB at S2+0, seq1 fwd     22 PEAK     36       44   -> kernel_b
+ *     MEMSAMPLE dev0 1 GiB + 60 MiB at 25.2 ms (nearer the peak than 1 GiB at 12 ms)
+ * 16  KERNEL kernel_b seq2
+ * 17  BLOCK FREE_REQUESTED B2 6 MiB, seq2 fwd     16                           -> kernel_c
+ * 18  RANGE end
+ * 19  BLOCK ALLOC B6 3 MiB at S1+4, seq2          19                           -> kernel_c
+ * 20  BLOCK FREE_REQUESTED B6 (record_stream)     16                           -> kernel_c
+ * 21  KERNEL kernel_c seq3;  22 BLOCK FREE_COMPLETED B6
+ * 23  TAG end: dev0 fw 16 / 36, CUDA 44, used 1 GiB + 64 MiB; dev1 fw 1 / 2, CUDA 2, used 512 MiB
+ *
+ * At the dev0 allocated peak (22 MiB, 25.000 ms): reserved 36, of it 14 MiB
+ * unallocated: holes S1 12..20 = 8 MiB and S2 10..16 = 6 MiB (2 holes);
+ * outside the allocator 44 - 36 = 8 MiB (W); driver used 1 GiB + 60 MiB.
+ * Reserved peak 36 MiB; CUDA peak 44 MiB. dev1: allocated peak 1 MiB
+ * (23.000 ms), reserved 2, one hole of 1 MiB, outside 0, driver used 512 MiB
+ * (the end tag: the one reading after the peak, and none before).
+ * Blocks layer, by kernel: kernel_a alloc 10 (B1 B2); kernel_b alloc 12 (B3
+ * B5); kernel_c alloc 3 freed 9 (B2 B6), self -6; (unattributed) alloc 1.
+ * Totals: allocated 26 MiB in 6, freed 9 MiB in 2. Peak dev0 22 MiB kernel_b
+ * range forward. Segments layer: dev0 S1 20 + W 8 (kernel_a), S2 16
+ * (kernel_b), peak 44 MiB at 24.000 ms; dev1 S3 2 (unattributed).
+ * Tags (fw): before_model 0 / 0, no driver reading; after_model 4 / 20,
+ * outside 8, +4 / +20; end dev0 16 / 36, outside 8, +12 / +16, used
+ * +32 MiB; end dev1 1 / 2, outside 0.
+ */
+#define T_KA 1
+#define T_KB 2
+#define T_KC 3
+#define T_FWD 6
+#define T_BEFORE 8
+#define T_MODEL 9
+#define T_END 11
+
+typedef struct tagdev {
+    uint64_t dev, live, used, fw_alloc, fw_res;
+} tagdev;
+
+static void fwtag(tb *b, uint64_t ts, uint64_t name, int fw, size_t n, const tagdev *d)
+{
+    gmt_record r;
+    memset(&r, 0, sizeof(r));
+    r.type = GMT_REC_TAG;
+    r.u.tag.ts = ts;
+    r.u.tag.name = name;
+    r.u.tag.ndev = n;
+    r.u.tag.has_framework = (uint64_t)fw;
+    for (size_t i = 0; i < n; i++) {
+        gmt_tag_device *t = &r.u.tag.dev[i];
+        t->device = d[i].dev;
+        t->live_bytes = d[i].live;
+        t->driver_used = d[i].used;
+        t->driver_total = 16 * GiB;
+        t->driver_free = 16 * GiB - d[i].used;
+        t->fw_allocated = d[i].fw_alloc;
+        t->fw_reserved = d[i].fw_res;
+    }
+    put(b, &r);
+}
+
+static void blk(tb *b, uint64_t ts, unsigned action, uint64_t dev, uint64_t addr, uint64_t bytes, uint64_t tid,
+                uint64_t seq, uint64_t range)
+{
+    gmt_record r;
+    memset(&r, 0, sizeof(r));
+    r.type = GMT_REC_BLOCK;
+    r.u.block.ts = ts;
+    r.u.block.action = action;
+    r.u.block.device = dev;
+    r.u.block.address = addr;
+    r.u.block.bytes = bytes;
+    r.u.block.requested = action == GMT_BLK_ALLOC ? bytes - 100 : 0;
+    r.u.block.stream = 7;
+    r.u.block.tid = tid;
+    r.u.block.seq = seq;
+    r.u.block.range = range;
+    put(b, &r);
+}
+
+int sc_torch(const char *path)
+{
+    tb b;
+    if (tb_open(&b, path) != 0)
+        return -1;
+    const uint64_t s1 = 0x10000000, s2 = s1 + 20 * MiB, s3 = 0x20000000;
+    header(&b, 4343);
+    device(&b, 0, "Test GPU", 16 * GiB);
+    device(&b, 1, "Test GPU 1", 16 * GiB);
+    string(&b, T_KA, "kernel_a");
+    string(&b, T_KB, "kernel_b");
+    string(&b, T_KC, "kernel_c");
+    string(&b, T_FWD, "forward");
+    string(&b, T_BEFORE, "before_model");
+    string(&b, T_MODEL, "after_model");
+    string(&b, T_END, "end");
+    wbegin(&b, SC_T(0), 0, 0, 0, 0);
+    fwtag(&b, SC_T(1), T_BEFORE, 0, 0, NULL);
+    sample(&b, SC_T(2), 0, 1 * GiB);
+    ALLOC(&b, .ts = SC_T(3), .addr = s1, .bytes = 20 * MiB, .tid = 100);
+    blk(&b, SC_T(3) + 1000, GMT_BLK_SEGMENT_ALLOC, 0, s1, 20 * MiB, 100, 0, 0);
+    blk(&b, SC_T(4), GMT_BLK_ALLOC, 0, s1, 4 * MiB, 100, 0, 0);
+    ALLOC(&b, .ts = SC_T(5), .addr = 0x90000000, .bytes = 8 * MiB, .tid = 100);
+    fwtag(&b, SC_T(6), T_MODEL, 1, 1, (const tagdev[]){ { 0, 28 * MiB, 1 * GiB + 32 * MiB, 4 * MiB, 20 * MiB } });
+    step(&b, SC_T(7), 0);
+    range(&b, 1, SC_T(8), 100, 1, 0, T_FWD);
+    blk(&b, SC_T(9), GMT_BLK_ALLOC, 0, s1 + 4 * MiB, 6 * MiB, 100, 0, 1);
+    kernel(&b, SC_T(10), 1000, 0, 7, T_KA, 100, 1, 0);
+    blk(&b, SC_T(11), GMT_BLK_ALLOC, 0, s1 + 10 * MiB, 2 * MiB, 100, 1, 1);
+    ALLOC(&b, .ts = SC_T(12), .dev = 1, .addr = s3, .bytes = 2 * MiB, .tid = 200);
+    blk(&b, SC_T(12) + 1000, GMT_BLK_SEGMENT_ALLOC, 1, s3, 2 * MiB, 200, 0, 0);
+    blk(&b, SC_T(13), GMT_BLK_ALLOC, 1, s3, 1 * MiB, 200, 0, 0);
+    ALLOC(&b, .ts = SC_T(14), .addr = s2, .bytes = 16 * MiB, .tid = 100, .seq = 1, .range = 1);
+    blk(&b, SC_T(14) + 1000, GMT_BLK_SEGMENT_ALLOC, 0, s2, 16 * MiB, 100, 1, 1);
+    blk(&b, SC_T(15), GMT_BLK_ALLOC, 0, s2, 10 * MiB, 100, 1, 1);
+    sample(&b, SC_T(15) + 200000, 0, 1 * GiB + 60 * MiB);
+    kernel(&b, SC_T(16), 2000, 0, 7, T_KB, 100, 2, 0);
+    blk(&b, SC_T(17), GMT_BLK_FREE_REQUESTED, 0, s1 + 4 * MiB, 6 * MiB, 100, 2, 1);
+    range(&b, 0, SC_T(18), 100, 1, 0, 0);
+    blk(&b, SC_T(19), GMT_BLK_ALLOC, 0, s1 + 4 * MiB, 3 * MiB, 100, 2, 0);
+    blk(&b, SC_T(20), GMT_BLK_FREE_REQUESTED, 0, s1 + 4 * MiB, 3 * MiB, 100, 2, 0);
+    kernel(&b, SC_T(21), 3000, 0, 7, T_KC, 100, 3, 0);
+    blk(&b, SC_T(22), GMT_BLK_FREE_COMPLETED, 0, s1 + 4 * MiB, 3 * MiB, 100, 3, 0);
+    fwtag(&b, SC_T(23), T_END, 1, 2,
+          (const tagdev[]){ { 0, 44 * MiB, 1 * GiB + 64 * MiB, 16 * MiB, 36 * MiB }, { 1, 2 * MiB, 512 * MiB, 1 * MiB, 2 * MiB } });
+    wend(&b, SC_T(24), 0, 0);
+    stats_trailer(&b, SC_T(25));
+    return tb_close(&b, path);
+}
+
 static int sc_rank0(const char *p) { return sc_rank(p, 0, 4); }
 static int sc_rank1(const char *p) { return sc_rank(p, 1, 4); }
 static int sc_rank2(const char *p) { return sc_rank(p, 2, 4); }
@@ -876,6 +1024,7 @@ int sc_write_all(const char *dir)
         { "newer", sc_newer },     { "garbage", sc_garbage },       { "empty", sc_empty },
         { "rank0", sc_rank0 },     { "rank1", sc_rank1 },           { "rank2", sc_rank2 },
         { "rank3", sc_rank3 },     { "norank", sc_rank_norank },    { "world8", sc_rank_world8 },
+        { "torch", sc_torch },
     };
     char path[4096];
     for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) {

@@ -566,6 +566,119 @@ static void test_damaged(void)
     gma_replay_free(&R);
 }
 
+/* The PyTorch bridge's blocks (sc_torch): the layer's numbers, the tables in
+ * blocks and in segments, the MemoryMonitor tag table. */
+static void torch_layer(void)
+{
+    const gma_layer_dev *L = &R.layer.dev[0], *L1 = &R.layer.dev[1];
+    CHECK(R.layer.seen);
+    EQ(L->allocated_peak, 22 * MiB);
+    EQ(gma_rel(&R, L->allocated_peak_ts), 25000000);
+    EQ(L->reserved_peak, 36 * MiB);
+    EQ(L->at_peak_reserved, 36 * MiB);
+    EQ(gma_layer_unallocated(L), 14 * MiB);
+    EQ(gma_layer_outside(L->at_peak_cuda, L->at_peak_reserved), 8 * MiB);
+    EQ(L->cuda_peak, 44 * MiB);
+    CHECK(L->has_peak_used);
+    EQ(L->peak_used, 1 * GiB + 60 * MiB);
+    EQ(L->holes_state, GMA_HOLES_OK);
+    EQ(L->holes_count, 2);
+    EQ(L->holes_bytes, 14 * MiB);
+    EQ(L->holes[0], 8 * MiB);
+    EQ(L->holes[1], 6 * MiB);
+    EQ(L->holes[2], 0);
+    /* at the end: B1 4 + B3 2 + B5 10 live; B2's free never completed */
+    EQ(L->allocated, 16 * MiB);
+    EQ(L->blocks, 3);
+    EQ(L->frees_pending, 1);
+    EQ(L1->allocated_peak, 1 * MiB);
+    EQ(L1->reserved_peak, 2 * MiB);
+    EQ(L1->holes_count, 1);
+    EQ(L1->holes[0], 1 * MiB);
+    EQ(gma_layer_outside(L1->at_peak_cuda, L1->at_peak_reserved), 0);
+    EQ(L1->peak_used, 512 * MiB);
+}
+
+static void test_torch(void)
+{
+    gma_opts o;
+    opts(&o);
+    if (load("torch", &o) != 0) {
+        tc_failures++;
+        return;
+    }
+    CHECK(R.fw && R.fw_cuda);
+    torch_layer();
+    EQ(R.dev[0].peak, 22 * MiB);
+    EQ(R.dev[0].peak_kname, 2); /* kernel_b */
+    EQ(R.dev[0].alloc_bytes, 25 * MiB);
+    EQ(R.dev[0].free_bytes, 9 * MiB);
+    EQ(R.dev[1].peak, 1 * MiB);
+    EQ(krow(1)->alloc_bytes, 10 * MiB); /* kernel_a: B1, B2 */
+    EQ(krow(2)->alloc_bytes, 12 * MiB); /* kernel_b: B3, B5 */
+    EQ(krow(3)->alloc_bytes, 3 * MiB);  /* kernel_c: B6, and the frees of B2 and B6 */
+    EQ(krow(3)->free_bytes, 9 * MiB);
+    EQ(krow(0)->alloc_bytes, 1 * MiB);  /* B4 of the second thread */
+    gma_report rep;
+    CHECK(gma_report_build(&rep, &R) == 0);
+    STREQ(rep.mode.mode, "PyTorch caching allocator, tensors");
+    EQ(rep.alloc_bytes, 26 * MiB);
+    EQ(rep.alloc_count, 6);
+    gma_report_free(&rep);
+    gma_replay_free(&R);
+
+    /* segments: CUDA's allocations are the rows; the layer's numbers stay */
+    opts(&o);
+    o.layer = GMA_LAYER_SEGMENTS;
+    if (load("torch", &o) == 0) {
+        CHECK(!R.fw && R.fw_cuda);
+        torch_layer();
+        EQ(R.dev[0].peak, 44 * MiB);
+        EQ(gma_rel(&R, R.dev[0].peak_ts), 24000000);
+        EQ(krow(1)->alloc_bytes, 28 * MiB); /* kernel_a: S1, W */
+        EQ(krow(2)->alloc_bytes, 16 * MiB); /* kernel_b: S2 */
+        EQ(krow(0)->alloc_bytes, 2 * MiB);  /* S3 */
+        gma_replay_free(&R);
+    } else {
+        tc_failures++;
+    }
+
+    /* the MemoryMonitor table, the tag before CUDA included */
+    opts(&o);
+    o.by = GMA_BY_TAG;
+    o.sort = GMA_SORT_TIME;
+    if (load("torch", &o) != 0) {
+        tc_failures++;
+        return;
+    }
+    CHECK(gma_report_build(&rep, &R) == 0);
+    const gma_table *t = &rep.table;
+    static const char *const names[4] = { "before_model", "after_model", "end", "end" };
+    static const uint64_t dev[4] = { 0, 0, 0, 1 }, alloc[4] = { 0, 4 * MiB, 16 * MiB, 1 * MiB },
+                          res[4] = { 0, 20 * MiB, 36 * MiB, 2 * MiB }, outside[4] = { 0, 8 * MiB, 8 * MiB, 0 };
+    EQ(t->nrows, 4);
+    for (size_t i = 0; i < 4 && i < t->nrows; i++) {
+        STREQ(gma_cell_text(t, gma_table_cell(t, i, 0)), names[i]);
+        EQ(gma_table_cell(t, i, 1)->v.u, dev[i]);
+        EQ(gma_table_cell(t, i, 4)->v.u, alloc[i]);
+        EQ(gma_table_cell(t, i, 5)->v.u, res[i]);
+        EQ(gma_table_cell(t, i, 6)->v.u, outside[i]);
+    }
+    if (t->nrows == 4) {
+        CHECK(gma_table_cell(t, 0, 7)->null); /* no driver reading before CUDA */
+        CHECK(gma_table_cell(t, 0, 9)->null);
+        EQ(gma_table_cell(t, 1, 9)->v.i, 4 * MiB);
+        EQ(gma_table_cell(t, 1, 10)->v.i, 20 * MiB);
+        CHECK(gma_table_cell(t, 1, 11)->null); /* the tag before had no reading */
+        EQ(gma_table_cell(t, 2, 9)->v.i, 12 * MiB);
+        EQ(gma_table_cell(t, 2, 10)->v.i, 16 * MiB);
+        EQ(gma_table_cell(t, 2, 11)->v.i, 32 * MiB);
+        CHECK(gma_table_cell(t, 3, 9)->null); /* dev1's first tag */
+    }
+    gma_report_free(&rep);
+    gma_replay_free(&R);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -581,6 +694,7 @@ int main(int argc, char **argv)
     test_torchnames();
     test_small();
     test_attention();
+    test_torch();
     test_damaged();
     if (tc_failures) {
         fprintf(stderr, "%d checks failed\n", tc_failures);

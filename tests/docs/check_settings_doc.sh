@@ -18,8 +18,9 @@
 #    settings: the default in backticks; log level and schedule: its name;
 # 3. every GMEMPROF_ word anywhere in the guide is a variable, or occurs in
 #    profiler/config.c or include/gmemprof/gmemprof.h (GMEMPROF_API_IMPL,
-#    GMEMPROF_TEST_), or is a CMake cache option of CMakeLists.txt or
-#    cmake/*.cmake (GMEMPROF_CUDA): a misspelt name in prose fails too.
+#    GMEMPROF_TEST_), or is a CMake cache option of a CMakeLists.txt or
+#    cmake/*.cmake (GMEMPROF_CUDA, GMEMPROF_PYTHON): a misspelt name in prose
+#    fails too.
 set -uo pipefail
 
 usage() { echo "usage: $0 [--guide FILE | --skeleton | --selftest] SRC_DIR" >&2; exit 2; }
@@ -111,7 +112,7 @@ facts() {
 
 # The build's options: option(GMEMPROF_X ...) and set(GMEMPROF_X ... CACHE ...).
 cmake_options() {
-    cat "$src/CMakeLists.txt" "$src"/cmake/*.cmake 2>/dev/null |
+    cat "$src/CMakeLists.txt" "$src"/*/CMakeLists.txt "$src"/*/*/CMakeLists.txt "$src"/cmake/*.cmake 2>/dev/null |
         sed -n -e 's/^ *option(\(GMEMPROF_[A-Z0-9_]*\).*/\1/p' \
                -e 's/^ *set(\(GMEMPROF_[A-Z0-9_]*\) .*CACHE.*/\1/p' | sort -u
 }

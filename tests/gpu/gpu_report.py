@@ -91,6 +91,21 @@ def mib(v):
     return "n/a" if v is None else "%.2f MiB" % (v / MIB)
 
 
+def bridge_checks(rep, m, an, ar, row):
+    """The PyTorch bridge in a caching mode: gmem-analyze's allocated and
+    reserved peaks of device 0 are torch.cuda's max_memory_allocated() and
+    max_memory_reserved() of the same run, exactly."""
+    fw = [d for d in ((an or {}).get("summary") or {}).get("framework") or [] if d.get("device") == 0]
+    got_a = fw[0].get("allocated_peak_bytes") if fw else None
+    got_r = fw[0].get("reserved_peak_bytes") if fw else None
+    row["bridge_allocated_peak"], row["bridge_reserved_peak"] = got_a, got_r
+    why = "" if fw else " (no PyTorch blocks in the trace: the bridge was not built or not loaded)"
+    for name, got, want in (("allocated", got_a, ar.get("max_memory_allocated")),
+                            ("reserved", got_r, ar.get("max_memory_reserved"))):
+        rep.add("mode %s: bridge %s peak = max_memory_%s()" % (m, name, name), got is not None and got == want,
+                "gmem-analyze %s vs torch.cuda %s%s" % (got, want, why))
+
+
 def find_peak(obj):
     """The analyzer's peak in its --format json output, without knowing its
     schema: the largest integer whose key names a peak in bytes, preferring
@@ -100,6 +115,8 @@ def find_peak(obj):
     def walk(o, path):
         if isinstance(o, dict):
             for k, v in o.items():
+                if k == "framework":
+                    continue  # the PyTorch bridge's numbers: checked on their own
                 p = path + "." + str(k) if path else str(k)
                 kl = str(k).lower()
                 if isinstance(v, bool):
@@ -255,6 +272,8 @@ def build(work, out):
         if an is not None:
             rep.add("mode %s: gmem-analyze peak = check_trace peak" % m, an_peak == trace_peak,
                     "analyzer %s (field %s) vs check_trace %s" % (an_peak, an_path, trace_peak))
+        if m in ("caching", "expandable"):
+            bridge_checks(rep, m, an, ar, row)
     data["modes"] = modes
 
     # 3. naive vs sdpa

@@ -420,6 +420,47 @@ PYEOF
         else fail "steps without kernels (of 0..$((WARM + PROF + AFTER - 1))): ${missing:-could not read $W/by_step.csv}"; fi
     fi
     ;;
+torch_bridge | torch_bridge_expandable | torch_bridge_sched | torch_bridge_graph)
+    # The PyTorch bridge (libgmemprof_torch.so) under the launcher, on a
+    # training loop with no gmemprof code: gmem-analyze's allocated and
+    # reserved bytes equal torch.cuda's counters exactly, at the peaks and at
+    # every tag (tests/gpu/torch_bridge_check.py). _expandable: with
+    # expandable_segments:True; _sched: a window whose baseline holds the
+    # blocks live before it; _graph: a CUDA graph's capture and replays (what
+    # the tracker reports goes into outcome.txt).
+    need_gpu; need_torch; need_built "$BIN/gmem-analyze" "$BIN/gmt-dump"
+    [ -e "$GM_BUILD/lib/libgmemprof_torch.so" ] || skip "the PyTorch bridge is not built (cmake -DGMEMPROF_TORCH=ON)"
+    TB="$GM_SRC/tests/gpu/torch_bridge.py"
+    E=(env) sched="" cargs=() targs=()
+    case $name in
+    torch_bridge_expandable) E=(env PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True) ;;
+    torch_bridge_sched) sched="wait=2,warmup=1,active=3" cargs=(--sched) ;;
+    torch_bridge_graph) targs=(--graph) cargs=(--dump "$W/dump.txt" --outcome "$W/outcome.txt") ;;
+    esac
+    plain "$W/plain.out" -- "${E[@]}" "$PY" "$TB" --counters "$W/plain.counters.json" ${targs[@]+"${targs[@]}"}
+    [ "$PLAIN_RC" -eq 0 ] || fail "unprofiled run exited $PLAIN_RC"
+    prof "$W/trace.zst" "$sched" -- "${E[@]}" "$PY" "$TB" --counters "$W/counters.json" ${targs[@]+"${targs[@]}"}
+    expect_rc 0; expect_same_stdout "$W/plain.out"
+    # the bridge's one line when it is not used (profiler/torch.c); that it
+    # was used, the trace's blocks say (torch_bridge_check.py)
+    nb='^gmemprof: \(PyTorch is in this process\|the PyTorch bridge\|PyTorch.s allocator cannot\)'
+    if grep -q "$nb" "$W/stderr"; then
+        fail "the bridge was not used: $(grep -m1 "$nb" "$W/stderr" | head -c 300)"
+    fi
+    check "$W/trace.zst" --expect trailer=1 --expect dropped=0
+    timeout -k 5 120 "$BIN/gmem-analyze" "$W/trace.zst" --format csv --top 0 >"$W/summary.csv" 2>"$W/analyze.err" &&
+        timeout -k 5 120 "$BIN/gmem-analyze" "$W/trace.zst" --by tag --format csv --top 0 >"$W/tags.csv" 2>>"$W/analyze.err" ||
+        fail "gmem-analyze failed: $(head -c 300 "$W/analyze.err")"
+    [ "$name" = torch_bridge_graph ] && { timeout -k 5 120 "$BIN/gmt-dump" "$W/trace.zst" >"$W/dump.txt" 2>/dev/null || true; }
+    if "$PY" "$GM_SRC/tests/gpu/torch_bridge_check.py" "$W/counters.json" "$W/summary.csv" "$W/tags.csv" \
+        ${cargs[@]+"${cargs[@]}"} >"$W/bridge_check.txt" 2>&1; then
+        pass "$(tail -1 "$W/bridge_check.txt")"
+    else
+        grep -v '^ok ' "$W/bridge_check.txt" | head -20
+        fail "gmemprof's numbers differ from torch.cuda's (files in $W)"
+    fi
+    [ -s "$W/outcome.txt" ] && cat "$W/outcome.txt"
+    ;;
 *)
     echo "gpu_test.sh: unknown test $name" >&2
     exit 2

@@ -3,15 +3,20 @@
 #
 #     bash tests/gpu/run_all.sh [--dry-run]
 #
-# 1. builds Release with ninja (build-gpu/, incremental when it exists);
+# 1. builds Release with ninja (build-gpu/, incremental when it exists), the
+#    PyTorch bridge included (GMEMPROF_TORCH=ON against $GM_PYTHON's torch);
 # 2. runs the check_trace self-test and `ctest -L gpu` (C samples with exact
 #    bytes and counts, schedules, NVTX, the PyTorch step/stdout/exit tests,
-#    torch.profiler started inside a gmemprof run); each test's own files
+#    torch.profiler started inside a gmemprof run, the PyTorch bridge's exact
+#    allocated/reserved numbers: torch_bridge*); each test's own files
 #    (not its trace) go into logs.tar.gz under gpu_tests/;
 # 3. runs samples/train_gpt.py under gmemprof in each PyTorch allocator mode
 #    (default caching, backend:cudaMallocAsync, expandable_segments:True,
 #    PYTORCH_NO_CUDA_MEMORY_CACHING=1) and compares the trace's peak with
-#    PyTorch's own counter (tests/gpu/gpu_report.py states the rule);
+#    PyTorch's own counter (tests/gpu/gpu_report.py states the rule), and in
+#    the caching modes the bridge's allocated/reserved peaks with
+#    max_memory_allocated/reserved (gmem-analyze reads CUDA's allocations
+#    with --layer segments, to compare like with like with check_trace);
 # 4. records samples/traces/naive.zst and sdpa.zst (backend:cudaMallocAsync,
 #    emit_nvtx, --kernels gpu) and diffs them;
 # 5. compares per-op self memory of the emit_nvtx ranges with torch.profiler's
@@ -125,7 +130,8 @@ say "OUT=$OUT BUILD=$BUILD python=$PY jobs=$JOBS"
 cat "$WORK/env.txt"
 
 # 1. build
-run_step build 420 bash -c "cmake -S '$ROOT' -B '$BUILD' -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null && cmake --build '$BUILD' -j $JOBS"
+PYBIN=$(command -v "$PY" || echo "$PY")
+run_step build 420 bash -c "cmake -S '$ROOT' -B '$BUILD' -G Ninja -DCMAKE_BUILD_TYPE=Release -DGMEMPROF_TORCH=ON -DGMEMPROF_PYTHON='$PYBIN' >/dev/null && cmake --build '$BUILD' -j $JOBS"
 BUILD_RC=$?
 [ "$BUILD_RC" -ne 0 ] && tail -30 "$WORK/logs/build.log"
 
@@ -141,6 +147,8 @@ if [ "$BUILD_RC" -eq 0 ]; then
         (cd "$BUILD/tests/gpu/out" && find . -type f ! -name '*.zst' -size -4M -exec cp --parents {} "$WORK/logs/gpu_tests/" \;)
         # who got CUPTI when torch.profiler started inside the run (docs/reliability.md row 17)
         cat "$BUILD/tests/gpu/out/torch_profiler_inside/outcome.txt" 2>/dev/null
+        # what the bridge's tracker reports under CUDA graph capture and replay (docs/user-guide.md §7)
+        cat "$BUILD/tests/gpu/out/torch_bridge_graph/outcome.txt" 2>/dev/null
     fi
 
     # 3. allocator modes (and the unprofiled reference), 5 processes at once
@@ -180,7 +188,7 @@ if [ "$BUILD_RC" -eq 0 ]; then
     say "analysis"
     for tr in mode_caching mode_async mode_expandable mode_nocache naive sdpa cmp_gm; do
         post "$tr.summary" 120 "$WORK/$tr.summary.json" "$CT" "$WORK/$tr.zst" --summary
-        post "$tr.analyze" 120 "$WORK/$tr.analyze.json" "$ANALYZE" "$WORK/$tr.zst" --format json
+        post "$tr.analyze" 120 "$WORK/$tr.analyze.json" "$ANALYZE" "$WORK/$tr.zst" --layer segments --format json
     done
     post cmp_gm.ranges 120 "$WORK/cmp_gm.ranges.stdout" "$CT" "$WORK/cmp_gm.zst" --ranges "$WORK/cmp_gm.ranges.json" \
         --ranges-scope active

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """CPU self-test of the GPU scripts' Python (no torch, no GPU): feeds
 tests/gpu/gpu_report.py a synthetic run_all.sh work folder whose numbers are
-worked out here, and bench/summarize.py synthetic runs, and checks the
+worked out here, bench/summarize.py synthetic runs and
+tests/gpu/torch_bridge_check.py synthetic analyzer output, and checks the
 verdicts: consistent numbers must PASS, each planted discrepancy must FAIL.
 
     python3 tests/gpu/tools_selftest.py SCRATCH_DIR
@@ -85,9 +86,12 @@ def make_work(work, broken=False):
         wjson(os.path.join(work, "mode_%s.summary.json" % m),
               {"peak": {"device_bytes": peak, "by_source": by_source}, "records": 1000})
         wjson(os.path.join(work, "mode_%s.alloc.json" % m), alloc)
-        wjson(os.path.join(work, "mode_%s.analyze.json" % m),
-              {"summary": {"peak_bytes": peak if not (broken and m == "caching") else peak + 1,
-                           "peak_step": 3}, "rows": []})
+        summ = {"peak_bytes": peak if not (broken and m == "caching") else peak + 1, "peak_step": 3}
+        if m in ("caching", "expandable"):  # the bridge's numbers: torch.cuda's peaks
+            summ["framework"] = [{"device": 0, "allocated_peak_bytes": alloc["max_memory_allocated"],
+                                  "reserved_peak_bytes": alloc["max_memory_reserved"] + (broken and m == "expandable"),
+                                  "cuda_peak_bytes": 10 * peak}]
+        wjson(os.path.join(work, "mode_%s.analyze.json" % m), {"summary": summ, "rows": []})
         write(os.path.join(work, "mode_%s.rc" % m), "0\n")
         write(os.path.join(work, "mode_%s.stdout" % m), stdout if not (broken and m == "nocache") else stdout + "x\n")
         write(os.path.join(work, "mode_%s.zst" % m), "z" * 100)
@@ -143,7 +147,8 @@ def check_report(scratch):
     failed = {c["name"] for c in d["checks"] if c["result"] == "FAIL"}
     for name in ("ctest -L gpu", "ctest gpu_threads", "ctest gpu_steps_whole",
                  "mode async: peak vs max_memory_allocated", "mode caching: gmem-analyze peak = check_trace peak",
-                 "mode nocache: stdout unchanged", "naive trace <= 2 MiB", "sdpa: gmem-analyze peak = check_trace peak",
+                 "mode nocache: stdout unchanged", "naive trace <= 2 MiB",
+                 "mode expandable: bridge reserved peak = max_memory_reserved()", "sdpa: gmem-analyze peak = check_trace peak",
                  "naive: every memory event's NVTX range known to gmem-analyze",
                  "emit_nvtx self memory vs torch.profiler self_device_memory_usage"):
         expect(name in failed, "planted defect reported: " + name)
@@ -209,12 +214,54 @@ def check_summarize(scratch):
            "workload.py --fake prints one JSON line with 30 steps")
 
 
+
+def check_bridge(scratch):
+    """torch_bridge_check.py: equal numbers pass; one byte off anywhere fails."""
+    d = os.path.join(scratch, "bridge")
+    os.makedirs(d, exist_ok=True)
+    summ = os.path.join(d, "summary.csv")
+    write(summ, "# gmem-analyze 0.1.0 trace=t.zst\n"
+                "# window.0: first_step=3 last_step=5 begin_ns=1 end_ns=2 baseline_bytes=5000 baseline_count=2\n"
+                "# framework.dev0: layer=blocks allocated_peak_bytes=7000 allocated_peak_time_ns=5 "
+                "reserved_peak_bytes=20000 at_peak_reserved_bytes=20000\nname,calls\nk,1\n")
+    tags = os.path.join(d, "tags.csv")
+    write(tags, "# table: by=tag\nname,device,step,time_ns,allocated_bytes,reserved_bytes,outside_allocator_bytes\n"
+                "before_model,0,0,1,0,0,0\nafter_model,0,0,2,4000,20000,0\nafter_model,1,0,2,9,9,0\n")
+    dump = os.path.join(d, "dump.txt")
+    write(dump, 'string       id=1 "before_capture"\nstring       id=2 "after_capture"\n'
+                'tag          ts=1 name=1 step=0 ndev=1\n'
+                'block        ts=2 action=alloc dev=0 addr=0x1 bytes=512 pool=3 requested=500\n'
+                'block        ts=3 action=segment_alloc dev=0 addr=0x1 bytes=2097152 pool=3 requested=0\n'
+                'tag          ts=4 name=2 step=0 ndev=1\n')
+    tool = os.path.join(HERE, "torch_bridge_check.py")
+
+    def run(counters, *extra):
+        cj = os.path.join(d, "counters.json")
+        wjson(cj, counters)
+        return subprocess.run([sys.executable, tool, cj, summ, tags] + list(extra), capture_output=True, text=True)
+
+    good = {"device": 0, "tags": [["before_model", 0, 0], ["after_model", 4000, 20000]],
+            "step_marks": [100, 200, 5000, 6000], "peak_allocated": 7000, "peak_reserved": 20000}
+    expect(run(good).returncode == 0, "bridge check: equal numbers pass")
+    expect(run(good, "--sched").returncode == 0, "bridge check: the baseline is the third mark's 5000")
+    outcome = os.path.join(d, "outcome.txt")
+    p = run(good, "--dump", dump, "--outcome", outcome)
+    expect(p.returncode == 0 and "capture: alloc/private pool 1, segment_alloc/private pool 1; 5 replays: none"
+           in open(outcome).read(), "bridge check: the graph's records by phase (%s)" % p.stdout[-200:])
+    for what, bad in (("allocated peak", dict(good, peak_allocated=7001)),
+                      ("reserved peak", dict(good, peak_reserved=19999)),
+                      ("a tag's allocated", dict(good, tags=[["before_model", 0, 0], ["after_model", 4001, 20000]])),
+                      ("a missing tag", dict(good, tags=good["tags"] + [["end", 0, 0]]))):
+        expect(run(bad).returncode == 1, "bridge check: %s one off fails" % what)
+    expect(run(dict(good, step_marks=[100, 200, 5001]), "--sched").returncode == 1, "bridge check: baseline off fails")
+
 def main():
     scratch = sys.argv[1] if len(sys.argv) > 1 else "tools_selftest"
     os.makedirs(scratch, exist_ok=True)
     check_helpers()
     check_report(scratch)
     check_summarize(scratch)
+    check_bridge(scratch)
     if failures:
         print("tools_selftest: FAIL, %d problems" % len(failures))
         return 1

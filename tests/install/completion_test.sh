@@ -34,7 +34,7 @@ sorted_words() { tr ', ' '\n\n' | grep -v '^$' | sort | tr '\n' ' ' | sed 's/ $/
 
 complete -p gmem-analyze 2>/dev/null | grep -q -- '-F _gmem_analyze' || fail "no 'complete -F _gmem_analyze gmem-analyze'"
 # the values the tool accepts, from its own error message
-for opt in by sort format; do
+for opt in by sort format layer; do
     msg=$("$analyze" x --$opt bogus 2>&1 >/dev/null)
     want=$(printf '%s' "$msg" | sed -n "s/.*--$opt: 'bogus' is not one of \([a-z, ]*\).*/\1/p" | sorted_words)
     [ -n "$want" ] || { fail "no value list in: $msg"; continue; }

@@ -50,7 +50,7 @@ add_library(gmp_fake_bridge SHARED ${CMAKE_CURRENT_SOURCE_DIR}/fake_bridge.c)
 set_target_properties(gmp_fake_bridge PROPERTIES LIBRARY_OUTPUT_DIRECTORY ${GMP_FAKE_C10_DIR}
   C_VISIBILITY_PRESET hidden)
 target_include_directories(gmp_fake_bridge PRIVATE ${CMAKE_SOURCE_DIR}/profiler ${CMAKE_SOURCE_DIR}/include)
-add_dependencies(gmp_e2e_test gmp_fake_c10 gmp_fake_bridge)
+add_dependencies(gmp_e2e_test gmp_fake_c10 gmp_fake_bridge gmem-analyze)
 
 set(GMP_E2E_SCENARIOS
   torch torch_unused
@@ -64,7 +64,7 @@ foreach(sc ${GMP_E2E_SCENARIOS})
             $<TARGET_FILE:gmemprof_launcher> $<TARGET_FILE:gmemprof> ${GMP_E2E_WORK})
   set_tests_properties(profiler.e2e.${sc} PROPERTIES
     LABELS "e2e" TIMEOUT 120
-    ENVIRONMENT "LD_LIBRARY_PATH=${GMP_FAKE_DIR};E2E_FAKE_BRIDGE=$<TARGET_FILE:gmp_fake_bridge>;E2E_FAKE_C10=$<TARGET_FILE:gmp_fake_c10>")
+    ENVIRONMENT "LD_LIBRARY_PATH=${GMP_FAKE_DIR};E2E_FAKE_BRIDGE=$<TARGET_FILE:gmp_fake_bridge>;E2E_FAKE_C10=$<TARGET_FILE:gmp_fake_c10>;E2E_ANALYZE=$<TARGET_FILE:gmem-analyze>")
 endforeach()
 # noperm runs the app as an unprivileged user (setpriv or runuser when the
 # tests run as root): exit 77 = skipped where that is not possible.

@@ -936,9 +936,13 @@ static void *torch_thread(void *p)
     return NULL;
 }
 
-/* Seeded: a 20 MiB segment with 1 MiB + 512 KiB live (fake_bridge.c). */
+/* Seeded: a 20 MiB segment with 1 MiB + 512 KiB live (fake_bridge.c). A
+ * tag before the first context (the program's first CUDA call), as a
+ * script's snapshot before its model is built. */
 static int sc_torch(void)
 {
+    gmemprof_mark("before_model");
+    fake_cupti_context_created(0);
     const char *bp = getenv("GMEMPROF_TORCH_BRIDGE");
     void *h = bp ? dlopen(bp, RTLD_NOW | RTLD_NOLOAD) : NULL;
     g_bev = h ? (bridge_event_fn)dlsym(h, "fake_bridge_event") : NULL;
@@ -989,7 +993,7 @@ int main(int argc, char **argv)
     load_profiler();
     if (strncmp(sc, "torch", 5) == 0 && getenv("E2E_C10") && !dlopen(getenv("E2E_C10"), RTLD_NOW | RTLD_GLOBAL))
         return 92; /* "import torch": before the first context, as in PyTorch */
-    if (strcmp(sc, "agent") != 0)
+    if (strcmp(sc, "agent") != 0 && strncmp(sc, "torch", 5) != 0) /* sc_torch: after a tag */
         fake_cupti_context_created(0);
     int rc;
     if (strcmp(sc, "whole") == 0)

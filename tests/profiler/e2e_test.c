@@ -2035,7 +2035,103 @@ static void t_long(void)
 
 /* ---- the PyTorch bridge (fake_bridge.c; scenario sc_torch) ------------------ */
 
-static char g_bridge[1200], g_c10[1200];
+static char g_bridge[1200], g_c10[1200], g_analyze[1200];
+
+/* gmem-analyze ARGS on the run's trace: its stdout (CSV: without the "#"
+ * lines when rows_only), NULL when it failed (a failed check). */
+static char *analyze(const run *r, const char *args, int rows_only)
+{
+    char p[1300], cmd[3000], line[4096];
+    trace_path(r, r->pid, p, sizeof p);
+    snprintf(cmd, sizeof cmd, "'%s' '%s' %s", g_analyze, p, args);
+    FILE *f = popen(cmd, "r");
+    size_t cap = 1 << 16, n = 0;
+    char *out = calloc(cap, 1);
+    while (f && out && fgets(line, sizeof line, f)) {
+        size_t k = strlen(line);
+        if ((rows_only && line[0] == '#') || n + k + 1 > cap)
+            continue;
+        memcpy(out + n, line, k + 1);
+        n += k;
+    }
+    int st = f ? pclose(f) : -1;
+    CHECK(st == 0, "%s: status %d", cmd, st);
+    if (st != 0) {
+        free(out);
+        return NULL;
+    }
+    return out;
+}
+
+/* A row of `gmem-analyze --by tag --format csv`: name, device, allocated, reserved. */
+static int has_tag_row(const char *csv, const char *name, unsigned dev, uint64_t alloc, uint64_t res)
+{
+    char want[200];
+    for (const char *l = csv; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : "") {
+        unsigned d;
+        unsigned long long step, ts, a, rr;
+        int k = snprintf(want, sizeof want, "%s,", name);
+        if (strncmp(l, want, (size_t)k) == 0 && sscanf(l + k, "%u,%llu,%llu,%llu,%llu,", &d, &step, &ts, &a, &rr) == 5 &&
+            d == dev && a == alloc && rr == res)
+            return 1;
+    }
+    return 0;
+}
+
+/* The kernel table of a fake-bridge run as CUDA sees it (CUPTI's two
+ * cudaMallocs of 20 MiB, made before k_a, are k_a's): with the bridge off,
+ * missing or refused, and with it on under --layer segments. */
+static const char KERNELS_CUDA[] =
+    "name,calls,self_bytes,alloc_bytes,freed_bytes,peak_bytes,alloc_count,free_count,time_ns,mean_ns,min_ns,max_ns,"
+    "registers,shared_mem_bytes,local_mem_bytes\n"
+    "k_a,1,41943040,41943040,0,41943040,2,0,4000,4000,4000,4000,32,5120,16\n"
+    "k_b,1,0,0,0,,0,0,4000,4000,4000,4000,32,5120,16\n"
+    "k_c,1,0,0,0,,0,0,4000,4000,4000,4000,32,5120,16\n";
+
+/* The same run's kernel table in tensor blocks: k_a the 4 MiB block made
+ * before it (live 1.5 + 4 = 5.5 MiB); k_b the 2 MiB one (peak 7.5 MiB); k_c
+ * the 1 MiB record_stream block and the frees of it and of the 2 MiB one
+ * (live then 1.5 + 4 + 1 = 6.5 MiB); (unattributed) the two seeded blocks,
+ * made before the bridge attached, and the second thread's 1 MiB on dev1. */
+static const char KERNELS_BLOCKS[] =
+    "name,calls,self_bytes,alloc_bytes,freed_bytes,peak_bytes,alloc_count,free_count,time_ns,mean_ns,min_ns,max_ns,"
+    "registers,shared_mem_bytes,local_mem_bytes\n"
+    "k_a,1,4194304,4194304,0,5767168,1,0,4000,4000,4000,4000,32,5120,16\n"
+    "(unattributed),,2621440,2621440,0,1572864,3,0,,,,,,,\n"
+    "k_b,1,2097152,2097152,0,7864320,1,0,4000,4000,4000,4000,32,5120,16\n"
+    "k_c,1,-2097152,1048576,3145728,6815744,1,2,4000,4000,4000,4000,32,5120,16\n";
+
+/* The analyzer on the fake bridge's trace: seeded 1 MiB + 512 KiB in a
+ * 20 MiB segment, then a 20 MiB segment with 4 MiB and 2 MiB: peak 7.5 MiB
+ * with 40 MiB reserved, 32.5 MiB unallocated in two holes (18.5 MiB after
+ * the seeded blocks, 14 MiB after the 6 MiB), nothing outside (CUPTI saw
+ * the two segments alone); dev1 1 MiB of a 2 MiB segment. */
+static void torch_analyzed(const run *r)
+{
+    char *csv = analyze(r, "--format csv", 0);
+    CHECK_HAS(csv ? csv : "", "# framework.dev0: layer=blocks allocated_peak_bytes=7864320 ");
+    CHECK_HAS(csv ? csv : "", " reserved_peak_bytes=41943040 at_peak_reserved_bytes=41943040 "
+                              "at_peak_unallocated_bytes=34078720 at_peak_outside_allocator_bytes=0 "
+                              "at_peak_driver_used_bytes=1073741824 ");
+    CHECK_HAS(csv ? csv : "", " holes=ok holes_bytes=34078720 holes_count=2 largest_holes_bytes=19398656;14680064 ");
+    CHECK_HAS(csv ? csv : "", "# framework.dev1: layer=blocks allocated_peak_bytes=1048576 ");
+    CHECK_HAS(csv ? csv : "", " holes=ok holes_bytes=1048576 holes_count=1 largest_holes_bytes=1048576 ");
+    free(csv);
+    /* the MemoryMonitor table: before_model reads 0 B / 0 B */
+    char *tags = analyze(r, "--by tag --format csv --top 0", 1);
+    CHECK(has_tag_row(tags, "before_model", 0, 0, 0));
+    CHECK(has_tag_row(tags, "after_forward", 0, 1 * MIB + 512 * 1024 + 4 * MIB, 40 * MIB));
+    CHECK(has_tag_row(tags, "after_forward", 1, 0, 0));
+    CHECK(has_tag_row(tags, "end", 0, 1 * MIB + 512 * 1024 + 4 * MIB, 40 * MIB));
+    CHECK(has_tag_row(tags, "end", 1, 1 * MIB, 2 * MIB));
+    free(tags);
+    char *blk = analyze(r, "--format csv --top 0", 1);
+    CHECK_STR(blk ? blk : "", KERNELS_BLOCKS);
+    free(blk);
+    char *seg = analyze(r, "--layer segments --format csv --top 0", 1);
+    CHECK_STR(seg ? seg : "", KERNELS_CUDA);
+    free(seg);
+}
 
 static size_t count_blocks(const trace *t, unsigned action, uint64_t flags)
 {
@@ -2103,9 +2199,12 @@ static void t_torch(void)
     const rec *fc = block_at(&t, GMT_BLK_FREE_COMPLETED, TSEG + 6 * MIB, 0);
     const rec *kc = kernel_by_name(&t, "k_c");
     CHECK(fr && fc && kc && fr->u.block.seq + 1 == kc->u.kernel.seq && fc->u.block.seq == kc->u.kernel.seq);
-    /* tags: allocated and reserved of the allocator, beside CUPTI's live bytes */
-    CHECK_EQ_U64(count(&t, GMT_REC_TAG), 2);
-    const rec *g0 = nth(&t, GMT_REC_TAG, 0), *g1 = nth(&t, GMT_REC_TAG, 1);
+    /* tags: allocated and reserved of the allocator, beside CUPTI's live
+     * bytes; the one before the first context names no device */
+    CHECK_EQ_U64(count(&t, GMT_REC_TAG), 3);
+    const rec *gb = nth(&t, GMT_REC_TAG, 0);
+    CHECK(gb && gb->u.tag.ndev == 0 && gb->u.tag.has_framework == 0);
+    const rec *g0 = nth(&t, GMT_REC_TAG, 1), *g1 = nth(&t, GMT_REC_TAG, 2);
     CHECK(g0 && g1);
     if (g0 && g1) {
         CHECK_EQ_U64(g0->u.tag.has_framework, 1);
@@ -2119,6 +2218,8 @@ static void t_torch(void)
     }
     trace_free(&t);
 
+    torch_analyzed(&r);
+
     /* sizes from the allocator's counter, as the real bridge sends them:
      * the requests are 100 bytes short, the sizes must come out whole */
     const char *cenv[] = {be, ce, "FAKE_BRIDGE_COUNTERS=1", NULL};
@@ -2127,6 +2228,7 @@ static void t_torch(void)
     t = load_trace_of(&r);
     check_complete(&t);
     CHECK_EQ_U64(count(&t, GMT_REC_BLOCK), 13);
+    torch_analyzed(&r);
     a = block_at(&t, GMT_BLK_ALLOC, TSEG, 0);
     b = block_at(&t, GMT_BLK_ALLOC, TSEG + 4 * MIB, 0);
     d1 = block_at(&t, GMT_BLK_ALLOC, 0x7f1000000000ull, 1);
@@ -2135,7 +2237,7 @@ static void t_torch(void)
     CHECK(b && b->u.block.bytes == 2 * MIB);
     CHECK(d1 && d1->u.block.bytes == 1 * MIB && d1->u.block.tid == F("t2.tid"));
     CHECK(fr && fr->u.block.bytes == 1 * MIB);
-    g0 = nth(&t, GMT_REC_TAG, 0), g1 = nth(&t, GMT_REC_TAG, 1);
+    g0 = nth(&t, GMT_REC_TAG, 1), g1 = nth(&t, GMT_REC_TAG, 2);
     CHECK(g0 && g0->u.tag.dev[0].fw_allocated == 1 * MIB + 512 * 1024 + 4 * MIB);
     CHECK(g1 && g1->u.tag.dev[0].fw_allocated == 1 * MIB + 512 * 1024 + 4 * MIB &&
           g1->u.tag.dev[1].fw_allocated == 1 * MIB);
@@ -2153,6 +2255,10 @@ static void t_torch(void)
     CHECK_EQ_U64(count_blocks(&t, GMT_BLK_ALLOC, GMT_BLKF_SEEDED | GMT_BLKF_BASELINE), 2);
     CHECK_EQ_U64(count_blocks(&t, GMT_BLK_ALLOC, 0), 2 + 4);
     trace_free(&t);
+    /* the analyzer's baseline: the two seeded blocks, 1 MiB + 512 KiB */
+    char *csv = analyze(&r, "--format csv", 0);
+    CHECK_HAS(csv ? csv : "", "# totals: baseline_bytes=1572864 baseline_count=2 ");
+    free(csv);
 }
 
 /* The bridge not used: one line (or none for GMEMPROF_TORCH=0), no BLOCK,
@@ -2176,8 +2282,12 @@ static void torch_unused(const char *dir, const char *extra, const char *line)
     check_complete(&t);
     CHECK_EQ_U64(count(&t, GMT_REC_BLOCK), 0);
     CHECK_EQ_U64(count(&t, GMT_REC_ALLOC), 2);
-    CHECK(nth(&t, GMT_REC_TAG, 0) && nth(&t, GMT_REC_TAG, 0)->u.tag.has_framework == 0);
+    CHECK(nth(&t, GMT_REC_TAG, 1) && nth(&t, GMT_REC_TAG, 1)->u.tag.has_framework == 0);
     trace_free(&t);
+    /* the analyzer's output is the one of a run without PyTorch */
+    char *rows = analyze(&r, "--format csv --top 0", 1);
+    CHECK_STR(rows ? rows : "", KERNELS_CUDA);
+    free(rows);
 }
 
 static void t_torch_unused(void)
@@ -2361,6 +2471,7 @@ int main(int argc, char **argv)
     g_work = argv[6];
     snprintf(g_bridge, sizeof g_bridge, "%s", getenv("E2E_FAKE_BRIDGE") ? getenv("E2E_FAKE_BRIDGE") : "");
     snprintf(g_c10, sizeof g_c10, "%s", getenv("E2E_FAKE_C10") ? getenv("E2E_FAKE_C10") : "");
+    snprintf(g_analyze, sizeof g_analyze, "%s", getenv("E2E_ANALYZE") ? getenv("E2E_ANALYZE") : "gmem-analyze");
     static const struct {
         const char *name;
         void (*fn)(void);

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# The PyTorch bridge's cost in one command, for the device machine:
+#
+#     bash bench/bridge_bench.sh [--fake]
+#
+# 1. builds Release with the bridge (GMEMPROF_TORCH=ON against $GM_PYTHON's
+#    torch; build-gpu/, shared with tests/gpu/run_all.sh);
+# 2. one tensor allocation + free through PyTorch's caching allocator, in ns
+#    (bench/torch_alloc_cost.py: torch.empty + del, best of 5 medians of
+#    100,000 pairs): bare, under gmemprof with the bridge, under gmemprof
+#    with GMEMPROF_TORCH=0 (CUPTI alone), and with _record_memory_history;
+# 3. bench/run_bench.sh's GPT step ratios, small and medium, in one run:
+#    none, gmemprof-active (the bridge on), gmemprof-nobridge and
+#    torch-profiler-full (profile_memory=True), interleaved per round,
+#    rounds until the budget (170 s).
+# Output ($OUT, default ./bench-out): alloc_cost.txt, and run_bench.sh's
+# bench.md (with the bridge's targets), bench.json, runs.jsonl, logs.tar.gz.
+# Expected wall time on an H200: about 3.5 minutes after run_all.sh's build.
+# --fake: no GPU, torch or profiler (tests the script's plumbing).
+set -uo pipefail
+
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+cd "$ROOT" || exit 1
+OUT=${OUT:-$ROOT/bench-out}
+export OUT
+FAKE=0
+[ "${1:-}" = "--fake" ] && FAKE=1
+T0=$(date +%s)
+WORK=$BUILD/bridge-bench
+rm -rf "$WORK"
+mkdir -p "$WORK" "$OUT"
+say() { echo "[bridge_bench +$(($(date +%s) - T0))s] $*"; }
+
+if [ "$FAKE" = 0 ]; then
+    say "build with the bridge (incremental)"
+    GM_CMAKE_ARGS="-DGMEMPROF_TORCH=ON -DGMEMPROF_PYTHON=$(command -v "$PY" || echo "$PY")" \
+        bench_build "$WORK/build.log" bridge_bench.sh
+    [ -e "$BUILD/lib/libgmemprof_torch.so" ] || { echo "bridge_bench.sh: no libgmemprof_torch.so" >&2; exit 1; }
+fi
+
+# alloc MODE PREFIX...: one torch_alloc_cost.py run, its line into alloc_cost.txt
+alloc() {
+    local mode=$1
+    shift
+    if [ "$FAKE" = 1 ]; then
+        echo "torch_alloc_cost $mode ns_per_pair 0.0 (fake)" >>"$OUT/alloc_cost.txt"
+        return
+    fi
+    N=100000 ROUNDS=5 timeout -k 10 120 "${clean_env[@]}" "$@" "$PY" "$ROOT/bench/torch_alloc_cost.py" "$mode" \
+        >/dev/null 2>"$WORK/alloc-$mode.stderr"
+    local line
+    line=$(grep '^torch_alloc_cost ' "$WORK/alloc-$mode.stderr" | tail -1)
+    echo "${line:-torch_alloc_cost $mode failed: $(tail -1 "$WORK/alloc-$mode.stderr")}" | tee -a "$OUT/alloc_cost.txt"
+}
+: >"$OUT/alloc_cost.txt"
+say "alloc+free cost through the tracker"
+alloc bare
+alloc bridge "$BUILD/bin/gmemprof" -q -o "$WORK/alloc.zst" --
+alloc nobridge env GMEMPROF_TORCH=0 "$BUILD/bin/gmemprof" -q -o "$WORK/alloc-nobridge.zst" --
+alloc history
+[ -s "$WORK/alloc.zst" ] && "$BUILD/bin/gmem-analyze" "$WORK/alloc.zst" --format csv 2>/dev/null |
+    grep -E '^# (framework|dropped)' >>"$OUT/alloc_cost.txt"
+rm -f "$WORK"/alloc*.zst
+
+say "GPT step ratios, bridge on and off, beside torch.profiler"
+fake=()
+[ "$FAKE" = 1 ] && fake=(--fake)
+bash "$ROOT/bench/run_bench.sh" --configs none,gmemprof-active,gmemprof-nobridge,torch-profiler-full \
+    --workloads small,medium --rounds 3 --budget 170 ${fake[@]+"${fake[@]}"}
+rc=$?
+say "done in $(($(date +%s) - T0)) s; files in $OUT"
+cat "$OUT/alloc_cost.txt"
+exit $rc
