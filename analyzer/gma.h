@@ -229,6 +229,7 @@ typedef struct gma_rinst {  /* an NVTX range instance */
 
 struct gma_chrome;
 struct gma_timeline;
+struct gma_insights;
 
 typedef struct gma_replay {
     gma_opts opt;
@@ -361,6 +362,7 @@ typedef struct gma_replay {
     /* exports, optional */
     struct gma_chrome *chrome;
     struct gma_timeline *timeline;
+    struct gma_insights *insights; /* --insights (insights.h) */
 
     int finished;
 } gma_replay;

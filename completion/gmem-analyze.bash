@@ -50,7 +50,7 @@ _gmem_analyze()
     esac
     if [[ $cur == -* ]]; then
         COMPREPLY=($(compgen -W "--by --sort --top --format --window --step --device --diff
-            --chrome --timeline --full-names --per-rank --rank --help --version" -- "$cur"))
+            --chrome --timeline --insights --full-names --per-rank --rank --help --version" -- "$cur"))
         return
     fi
     _gmp_files '*.zst'
