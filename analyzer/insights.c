@@ -12,6 +12,7 @@ int gma_insights_open(gma_replay *r)
     gma_vec_init(&in->recs, sizeof(gmi_rec));
     gma_vec_init(&in->kernels, sizeof(gmi_kernel));
     gma_vec_init(&in->threads, sizeof(gmi_thread));
+    gma_vec_init(&in->segs, sizeof(gmi_seg));
     in->ring = calloc(GMI_RING, sizeof(*in->ring));
     if (!in->ring) {
         free(in);
@@ -29,6 +30,8 @@ void gma_insights_free(gma_replay *r)
     gma_vec_free(&in->recs);
     gma_vec_free(&in->kernels);
     gma_vec_free(&in->threads);
+    gma_vec_free(&in->segs);
+    gma_map_free(&in->seg_of);
     gma_map_free(&in->live);
     gma_map_free(&in->pending);
     gma_map_free(&in->thread_of);
@@ -104,6 +107,7 @@ void gma_insights_alloc(gma_replay *r, const gma_entry *e, const gmt_mem *m, int
         oom(in);
         return;
     }
+    a->addr = e->addr;
     a->bytes = e->bytes;
     a->ts = e->ts;
     a->ord = e->ord;
@@ -204,4 +208,40 @@ void gma_insights_kernel(gma_replay *r, const gmt_kernel *k)
     g->tid = k->tid;
     g->start = k->start;
     g->end = k->end > k->start ? k->end : k->start;
+}
+
+/* A segment ends (freed, unmapped, or repeated by a window's baseline). */
+static void seg_end(gma_replay *r, gma_insights *in, uint64_t key)
+{
+    uint32_t si;
+    if (gma_map_del(&in->seg_of, key, &si))
+        GMA_VEC_AT(&in->segs, gmi_seg, si).free_ord = r->mem_ord + 1;
+}
+
+void gma_insights_block(gma_replay *r, const gmt_block *b)
+{
+    gma_insights *in = r->insights;
+    if (b->device >= GMA_MAX_DEVICES)
+        return;
+    uint64_t key = (b->address ^ (b->device << 56)) | 1u;
+    if (b->action == GMT_BLK_SEGMENT_FREE || b->action == GMT_BLK_SEGMENT_UNMAP) {
+        seg_end(r, in, key);
+        return;
+    }
+    if (b->action != GMT_BLK_SEGMENT_ALLOC && b->action != GMT_BLK_SEGMENT_MAP)
+        return;
+    seg_end(r, in, key);
+    gmi_seg *s = gma_vec_push(&in->segs);
+    if (!s || gma_map_put(&in->seg_of, key, (uint32_t)(in->segs.len - 1)) != 0) {
+        if (s)
+            in->segs.len--;
+        oom(in);
+        return;
+    }
+    s->addr = b->address;
+    s->bytes = b->bytes;
+    s->device = (uint8_t)b->device;
+    /* live from the next memory event on: the block it was made for */
+    s->ord = r->mem_ord + 1;
+    s->free_ord = UINT64_MAX;
 }

@@ -42,6 +42,8 @@ void gma_insights_dropped(gma_replay *r, const gma_entry *e);
 void gma_insights_settle(gma_replay *r, uint64_t key, uint32_t kname);
 void gma_insights_kernel(gma_replay *r, const gmt_kernel *k);
 void gma_insights_range(gma_replay *r, const gmt_range *g);
+/* A BLOCK record (the bridge): segments for the holes at the peak. */
+void gma_insights_block(gma_replay *r, const gmt_block *b);
 
 /* ---- results ----------------------------------------------------------------- */
 
@@ -78,6 +80,8 @@ typedef struct gma_ins_dev {
     /* 2. fragmentation (has_fw: the bridge's numbers) */
     int has_fw, expandable;
     uint64_t fw_allocated, fw_reserved, fw_cuda, largest_request, oom_bytes, ooms;
+    uint64_t largest_hole;  /* the largest free range inside a segment at the peak */
+    uint64_t segments;      /* segments (or mapped pieces) live at the peak */
     /* 3. growth over the complete steps step_first..step_last */
     uint64_t step_first, step_last, nsteps;
     int64_t total_slope;
@@ -90,6 +94,7 @@ typedef struct gma_ins_dev {
     int has_whatif;
     size_t whatif_owner;
     uint64_t whatif_count, whatif_moved_at_peak, whatif_base, whatif_peak;
+    uint64_t unordered;     /* memory records older than the one before them (the replay's note) */
 } gma_ins_dev;
 
 typedef struct gma_ins_result {

@@ -127,6 +127,8 @@ static gma_ins_class_id classify(const gmi_rec *a, uint64_t peak_step, int fw_sr
     return GMA_IC_STEP;
 }
 
+static void holes_build(gmi_ctx *c, gma_ins_dev *D);
+
 static void classes_build(gmi_ctx *c, gma_ins_dev *D)
 {
     const gma_replay *r = c->r;
@@ -159,6 +161,7 @@ static void classes_build(gmi_ctx *c, gma_ins_dev *D)
         D->oom_bytes = L->oom_bytes;
         D->cls[GMA_IC_OUTSIDE].bytes = gma_layer_outside(L->at_peak_cuda, L->at_peak_reserved);
         D->cls[GMA_IC_RESERVED].bytes = L->at_peak_reserved > L->allocated_peak ? L->at_peak_reserved - L->allocated_peak : 0;
+        holes_build(c, D);
     }
     for (int k = 0; k < GMA_IC_COUNT_; k++) {
         gma_vec *v = &D->cls[k].owners;
@@ -166,6 +169,71 @@ static void classes_build(gmi_ctx *c, gma_ins_dev *D)
             c->oom = 1;
         gma_map_free(&idx[k]);
     }
+}
+
+/* ---- 2. fragmentation: the holes at the peak ------------------------------------ */
+
+typedef struct gmi_span {
+    uint64_t addr, end;
+} gmi_span;
+
+static int span_cmp(const void *pa, const void *pb, void *ctx)
+{
+    (void)ctx;
+    const gmi_span *a = pa, *b = pb;
+    return a->addr < b->addr ? -1 : a->addr > b->addr;
+}
+
+/* The largest free range inside a segment live at the peak: the segments
+ * less the blocks live then, both in address order. */
+static void holes_build(gmi_ctx *c, gma_ins_dev *D)
+{
+    uint64_t p = c->r->dev[D->device].peak_ord;
+    gma_vec segs, blks;
+    gma_vec_init(&segs, sizeof(gmi_span));
+    gma_vec_init(&blks, sizeof(gmi_span));
+    for (size_t i = 0; i < c->in->segs.len && !c->oom; i++) {
+        const gmi_seg *s = &GMA_VEC_AT(&c->in->segs, gmi_seg, i);
+        gmi_span *v;
+        if (s->device != D->device || s->ord > p || p >= s->free_ord)
+            continue;
+        if (!(v = gma_vec_push(&segs)))
+            c->oom = 1;
+        else
+            *v = (gmi_span){ s->addr, s->addr + s->bytes };
+    }
+    for (size_t i = 0; i < c->in->recs.len && !c->oom; i++) {
+        const gmi_rec *a = REC(c, i);
+        gmi_span *v;
+        if (!live_at(a, D->device, p))
+            continue;
+        if (!(v = gma_vec_push(&blks)))
+            c->oom = 1;
+        else
+            *v = (gmi_span){ a->addr, a->addr + a->bytes };
+    }
+    D->segments = segs.len;
+    if (!c->oom && (gma_msort(segs.data, segs.len, sizeof(gmi_span), span_cmp, NULL) != 0 ||
+                    gma_msort(blks.data, blks.len, sizeof(gmi_span), span_cmp, NULL) != 0))
+        c->oom = 1;
+    size_t j = 0;
+    for (size_t i = 0; i < segs.len && !c->oom; i++) {
+        const gmi_span *s = &GMA_VEC_AT(&segs, gmi_span, i);
+        uint64_t at = s->addr;
+        while (j < blks.len && GMA_VEC_AT(&blks, gmi_span, j).end <= s->addr)
+            j++;
+        for (size_t k = j; k < blks.len && GMA_VEC_AT(&blks, gmi_span, k).addr < s->end; k++) {
+            const gmi_span *b = &GMA_VEC_AT(&blks, gmi_span, k);
+            if (b->addr > at && b->addr - at > D->largest_hole)
+                D->largest_hole = b->addr - at;
+            if (b->end > at)
+                at = b->end;
+        }
+        if (s->end > at && s->end - at > D->largest_hole)
+            D->largest_hole = s->end - at;
+    }
+    gma_vec_free(&segs);
+    gma_vec_free(&blks);
 }
 
 /* ---- 3. growth across steps --------------------------------------------------- */
@@ -549,6 +617,7 @@ int gma_insights_build(gma_ins_result *res, const gma_replay *r)
         D->ts = G->peak_ts;
         D->step = G->peak_step;
         D->window = G->peak_window;
+        D->unordered = r->unordered_mem;
         classes_build(&c, D);
         growth_build(&c, D);
         waste_build(&c, D, kv.data, kv.len);

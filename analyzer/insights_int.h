@@ -18,7 +18,7 @@
 /* One device allocation. Its lifetime is [ord, free_ord) in memory-event
  * ordinals: live at the peak P when ord <= P < free_ord. */
 typedef struct gmi_rec {
-    uint64_t bytes, ts, free_ts;
+    uint64_t addr, bytes, ts, free_ts;
     uint64_t ord, free_ord;     /* UINT64_MAX: never freed */
     uint64_t step, free_step;
     uint64_t tid, free_tid, seq, free_seq;
@@ -28,6 +28,13 @@ typedef struct gmi_rec {
     uint32_t window, next;      /* next: pending kernel chain (record + 1) */
     uint8_t device, source, flags;
 } gmi_rec;
+
+/* An allocator segment (or a mapped piece of an expandable one), with the
+ * bridge: live at the peak P when ord <= P < free_ord. */
+typedef struct gmi_seg {
+    uint64_t addr, bytes, ord, free_ord;
+    uint8_t device;
+} gmi_seg;
 
 typedef struct gmi_range {
     uint64_t id, op, begin_ts;   /* begin_ts: the op's */
@@ -53,6 +60,8 @@ typedef struct gma_insights {
     gma_map live;        /* entry ord -> record, while live */
     gma_map pending;     /* kernel wait key -> newest waiting record */
     gma_vec kernels;     /* gmi_kernel */
+    gma_vec segs;        /* gmi_seg */
+    gma_map seg_of;      /* (device, address) -> live segment */
     gma_vec threads;     /* gmi_thread */
     gma_map thread_of;
     gmi_range *ring;     /* range instances by id % GMI_RING */

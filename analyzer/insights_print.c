@@ -47,7 +47,7 @@ static const char *const CLASS_TRY[GMA_IC_COUNT_] = {
     "activation checkpointing of the top owners, a fused kernel that keeps less, smaller batch",
     "a fused or in-place variant of the top owners' ops",
     "cap library workspaces (CUBLAS_WORKSPACE_CONFIG=:4096:8) or count them in the budget",
-    "expandable_segments:True, or fewer distinct tensor sizes",
+    "see the fragmentation row: whether it is the allocator's cache or holes too small to reuse",
 };
 
 typedef struct gmi_rowbuf {
@@ -128,16 +128,24 @@ static int rows_fragmentation(gma_table *t, const gma_ins_dev *D)
     /* said only when the numbers show it: an eighth of the reserve or more */
     if (cached * 8 < D->fw_reserved && !D->ooms)
         return 0;
-    int n = snprintf(reason, sizeof(reason), "reserved %s, allocated %s at the peak; largest request %s",
+    char b4[GMA_FMT_CAP];
+    int n = snprintf(reason, sizeof(reason),
+                     "reserved %s, allocated %s at the peak; largest free hole %s in %llu segments, largest request %s",
                      gma_fmt_bytes(b1, D->fw_reserved), gma_fmt_bytes(b2, D->fw_allocated),
+                     gma_fmt_bytes(b4, D->largest_hole), (unsigned long long)D->segments,
                      gma_fmt_bytes(b3, D->largest_request));
     if (D->ooms && n > 0 && (size_t)n < sizeof(reason))
         snprintf(reason + n, sizeof(reason) - (size_t)n, "; %llu failed requests, the largest %s",
                  (unsigned long long)D->ooms, gma_fmt_bytes(b1, D->oom_bytes));
-    const char *try_ = cached >= D->largest_request
-                           ? "the cache could hold the largest request: PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True "
-                             "lets freed space serve any size"
-                           : "the cache is smaller than the largest request: fragmentation is not what limits the peak";
+    const char *try_;
+    if (cached >= D->largest_request && D->largest_hole < D->largest_request)
+        try_ = "fragmentation: the cache holds the largest request but no hole does; "
+               "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True lets freed space serve any size";
+    else if (cached >= D->largest_request)
+        try_ = "the allocator's cache, not fragmentation: a hole holds the largest request; "
+               "torch.cuda.empty_cache() gives it back to other processes";
+    else
+        try_ = "the cache is smaller than the largest request: neither cache nor fragmentation set the peak";
     return row(t, D, "fragmentation", NULL, cached, share_of(cached, D->fw_reserved), 1, D->ooms, 0, 0, reason, try_);
 }
 
@@ -202,12 +210,28 @@ static int rows_whatif(gma_table *t, const gma_ins_result *a, const gma_ins_dev 
                     : "they are needed at the peak: recompute them (activation checkpointing) instead of keeping them");
 }
 
+/* The replay in time order peaks elsewhere than the report's, which follows
+ * the trace's order: say so, with the count of records out of order. */
+static int rows_order(gma_table *t, const gma_ins_dev *D)
+{
+    if (!D->has_whatif || D->whatif_base == D->peak)
+        return 0;
+    char reason[400], b1[GMA_FMT_CAP], b2[GMA_FMT_CAP];
+    snprintf(reason, sizeof(reason),
+             "replayed in time order the live bytes peak at %s, not %s: %llu memory records are older than the one "
+             "before them in the trace; the what-if compares with this peak",
+             gma_fmt_bytes(b1, D->whatif_base), gma_fmt_bytes(b2, D->peak), (unsigned long long)D->unordered);
+    return row(t, D, "peak in time order", NULL, D->whatif_base, 0, 0, D->unordered,
+               (int64_t)D->whatif_base - (int64_t)D->peak, 1, reason,
+               "read the classes as those of the trace-order peak; torch.cuda.max_memory_allocated is the time-order one");
+}
+
 static int table_one(gma_table *t, const gma_ins_result *a, uint64_t top)
 {
     gma_table_init(t, "Insights: what the peak is made of, and what to try", COLS, C_N);
     for (size_t i = 0; i < a->ndev; i++) {
         const gma_ins_dev *D = &a->dev[i];
-        if (rows_classes(t, a, D, top) || rows_fragmentation(t, D) || rows_growth(t, a, D, top) ||
+        if (rows_order(t, D) || rows_classes(t, a, D, top) || rows_fragmentation(t, D) || rows_growth(t, a, D, top) ||
             rows_waste(t, a, D, top) || rows_whatif(t, a, D))
             return -1;
     }
@@ -378,6 +402,8 @@ static void json_dev(gma_jw *j, const gma_ins_result *res, const gma_ins_dev *D)
     gma_jw_ku64(j, "reserved_bytes", D->fw_reserved);
     gma_jw_ku64(j, "cuda_bytes", D->fw_cuda);
     gma_jw_ku64(j, "largest_request_bytes", D->largest_request);
+    gma_jw_ku64(j, "largest_hole_bytes", D->largest_hole);
+    gma_jw_ku64(j, "segments", D->segments);
     gma_jw_ku64(j, "ooms", D->ooms);
     gma_jw_ku64(j, "oom_bytes", D->oom_bytes);
     gma_jw_end(j, '}');
@@ -408,6 +434,7 @@ static void json_dev(gma_jw *j, const gma_ins_result *res, const gma_ins_dev *D)
         gma_jw_ku64(j, "moved_at_peak_bytes", D->whatif_moved_at_peak);
         gma_jw_ku64(j, "replayed_peak_bytes", D->whatif_base);
         gma_jw_ku64(j, "what_if_peak_bytes", D->whatif_peak);
+        gma_jw_ku64(j, "unordered_memory_records", D->unordered);
         gma_jw_end(j, '}');
     }
     gma_jw_end(j, '}');

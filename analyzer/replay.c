@@ -1714,6 +1714,8 @@ static void fw_cuda(gma_replay *r, const gmt_mem *m, int is_alloc)
 static void on_block(gma_replay *r, const gmt_block *b)
 {
     note_ts(r, b->ts);
+    if (r->insights)
+        gma_insights_block(r, b);
     if (!gma_layer_block(&r->layer, b) || !r->fw)
         return;
     gmt_mem m;

@@ -23,6 +23,8 @@
 static gmt_writer *W;
 static gmt_status St;
 
+static int close_trace(uint64_t ts);
+
 static void put(gmt_record *r)
 {
     if (St == GMT_OK)
@@ -242,17 +244,128 @@ static int write_trace(const char *path)
     }
     step(T(60), 4);
     window(0, T(70), 4);
+    return close_trace(T(71));
+}
+
+static void block(uint64_t ts, uint64_t action, uint64_t addr, uint64_t bytes)
+{
+    gmt_record r;
+    memset(&r, 0, sizeof(r));
+    r.type = GMT_REC_BLOCK;
+    r.u.block.ts = ts;
+    r.u.block.action = action;
+    r.u.block.address = addr;
+    r.u.block.bytes = bytes;
+    r.u.block.requested = bytes;
+    r.u.block.tid = TID;
+    put(&r);
+}
+
+static int close_trace(uint64_t ts)
+{
     gmt_record r;
     memset(&r, 0, sizeof(r));
     r.type = GMT_REC_STATS;
-    r.u.stats.ts = T(71);
+    r.u.stats.ts = ts;
     put(&r);
     memset(&r, 0, sizeof(r));
     r.type = GMT_REC_TRAILER;
-    r.u.trailer.ts = T(71);
+    r.u.trailer.ts = ts;
     put(&r);
     gmt_status c = gmt_writer_close(W);
     return St == GMT_OK && c == GMT_OK ? 0 : -1;
+}
+
+/*
+ * With the PyTorch bridge: BLOCK records are the allocations, CUPTI's
+ * ALLOCs (segments, and a library's 8 MiB) feed the layer. No window
+ * records, no steps: one implicit window, one step.
+ *
+ *  i  record                                        allocated  reserved  CUDA
+ *  1  segment A 20 MiB at 0x10000000 (+ CUPTI)       0          20        20
+ *  2  CUPTI LIB 8 MiB at 0x90000000 (outside)        0          20        28
+ *  3  block b1  8 MiB at A + 0                       8
+ *  4  block b2  4 MiB at A + 8 MiB                   12
+ *  5  block b3  8 MiB at A + 12 MiB                  20
+ *  6  free b1: a hole of 8 MiB at A + 0              12
+ *  7  segment B 12 MiB at 0x20000000 (+ CUPTI): b4 does not fit the hole
+ *                                                               32        40
+ *  8  block b4 12 MiB at B                           24   PEAK
+ *
+ * At the peak: allocated 24, reserved 32, CUDA 40: outside 40 - 32 = 8,
+ * reserved-unallocated 32 - 24 = 8 (a quarter of the reserve: shown).
+ * Largest hole: A's first 8 MiB (B is full) in 2 segments; largest request
+ * 12 MiB. The cache (8 MiB) is smaller than that request, so no allocator
+ * setting would have served it: the row says so.
+ * Classes: b2, b3, b4 never freed, no steps: persistent 24 MiB.
+ */
+static int write_bridge(const char *path)
+{
+    gmt_writer_opts o = { 3, 1u << 20 };
+    St = GMT_OK;
+    if (!(W = gmt_writer_open(path, &o)))
+        return -1;
+    rec_header();
+    block(T(1), GMT_BLK_SEGMENT_ALLOC, 0x10000000, 20 * MiB);
+    ALLOC(.ts = T(1), .addr = 0x10000000, .bytes = 20 * MiB, .src = GMT_SRC_MALLOC);
+    ALLOC(.ts = T(2), .addr = 0x90000000, .bytes = 8 * MiB, .src = GMT_SRC_MALLOC);
+    block(T(3), GMT_BLK_ALLOC, 0x10000000, 8 * MiB);
+    block(T(4), GMT_BLK_ALLOC, 0x10800000, 4 * MiB);
+    block(T(5), GMT_BLK_ALLOC, 0x10C00000, 8 * MiB);
+    block(T(6), GMT_BLK_FREE_REQUESTED, 0x10000000, 8 * MiB);
+    block(T(7), GMT_BLK_SEGMENT_ALLOC, 0x20000000, 12 * MiB);
+    ALLOC(.ts = T(7), .addr = 0x20000000, .bytes = 12 * MiB, .src = GMT_SRC_MALLOC);
+    block(T(8), GMT_BLK_ALLOC, 0x20000000, 12 * MiB);
+    return close_trace(T(9));
+}
+
+static void check_bridge(const char *dir)
+{
+    char path[4200];
+    snprintf(path, sizeof(path), "%s/insights_bridge.gmt", dir);
+    REQUIRE(write_bridge(path) == 0, "writing %s", path);
+    tc_context("bridge");
+    static gma_replay r;
+    gma_opts o;
+    memset(&o, 0, sizeof(o));
+    o.top = 10;
+    o.window = o.step = o.device = -1;
+    char msg[600];
+    REQUIRE(gma_replay_init(&r, &o, path) == 0);
+    REQUIRE(gma_insights_open(&r) == 0);
+    REQUIRE(gma_replay_read(&r, msg, sizeof(msg)) == 0, "%s", msg);
+    REQUIRE(r.fw);
+    gma_ins_result res;
+    REQUIRE(gma_insights_build(&res, &r) == 0);
+    REQUIRE(res.ndev == 1);
+    const gma_ins_dev *D = &res.dev[0];
+    CHECK_EQ_U64(D->peak, 24 * MiB);
+    CHECK_EQ_U64(D->cls[GMA_IC_PERSISTENT].bytes, 24 * MiB);
+    CHECK_EQ_U64(D->cls[GMA_IC_PERSISTENT].count, 3);
+    CHECK_EQ_U64(D->cls[GMA_IC_STEP].bytes + D->cls[GMA_IC_TEMP].bytes, 0);
+    CHECK(D->cls[GMA_IC_OUTSIDE].known && D->cls[GMA_IC_RESERVED].known);
+    CHECK_EQ_U64(D->cls[GMA_IC_OUTSIDE].bytes, 8 * MiB);
+    CHECK_EQ_U64(D->cls[GMA_IC_RESERVED].bytes, 8 * MiB);
+    CHECK(D->has_fw);
+    CHECK_EQ_U64(D->fw_allocated, 24 * MiB);
+    CHECK_EQ_U64(D->fw_reserved, 32 * MiB);
+    CHECK_EQ_U64(D->fw_cuda, 40 * MiB);
+    CHECK_EQ_U64(D->segments, 2);
+    CHECK_EQ_U64(D->largest_hole, 8 * MiB);
+    CHECK_EQ_U64(D->largest_request, 12 * MiB);
+    gma_table t;
+    REQUIRE(gma_insights_table(&t, &res, NULL, 0) == 0);
+    size_t frag = 0;
+    for (size_t i = 0; i < t.nrows; i++)
+        if (strcmp(gma_cell_text(&t, gma_table_cell(&t, i, 1)), "fragmentation") == 0) {
+            frag++;
+            CHECK_EQ_U64(gma_table_cell(&t, i, 3)->v.u, 8 * MiB);
+            CHECK_HAS(gma_cell_text(&t, gma_table_cell(&t, i, 7)), "largest free hole 8.00 MiB in 2 segments");
+        }
+    CHECK_EQ_U64(frag, 1);
+    gma_table_free(&t);
+    gma_insights_result_free(&res);
+    gma_replay_free(&r);
 }
 
 static const gma_ins_owner *owner(const gma_vec *v, size_t i)
@@ -376,5 +489,6 @@ int main(int argc, char **argv)
     check_table(&res);
     gma_insights_result_free(&res);
     gma_replay_free(&r);
+    check_bridge(argv[1]);
     return tc_result("analyzer.insights");
 }
