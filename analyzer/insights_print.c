@@ -17,8 +17,8 @@ static const gma_col COLS[C_N] = {
     { "share", "share", GMA_CT_SHARE, 1, 0 },
     { "count", "count", GMA_CT_U64, 1, 0 },
     { "change", "change_bytes", GMA_CT_DBYTES, 1, 0 },
-    { "reason", "reason", GMA_CT_STR, 1, 0 },
-    { "what to try", "try", GMA_CT_STR, 1, 0 },
+    { "reason", "reason", GMA_CT_STR, 0, 0 },
+    { "what to try", "try", GMA_CT_STR, 0, 0 },
 };
 
 enum { D_DEV, D_FINDING, D_OWNER, D_A, D_B, D_DELTA, D_REASON, D_TRY, D_N };
@@ -30,8 +30,8 @@ static const gma_col DCOLS[D_N] = {
     { "A", "a_bytes", GMA_CT_BYTES, 1, 0 },
     { "B", "b_bytes", GMA_CT_BYTES, 1, 0 },
     { "delta", "delta_bytes", GMA_CT_DBYTES, 1, 0 },
-    { "reason", "reason", GMA_CT_STR, 1, 0 },
-    { "what to try", "try", GMA_CT_STR, 1, 0 },
+    { "reason", "reason", GMA_CT_STR, 0, 0 },
+    { "what to try", "try", GMA_CT_STR, 0, 0 },
 };
 
 /* What each class is, and the first thing to try about it. */
@@ -95,16 +95,29 @@ static uint64_t class_total(const gma_ins_dev *D)
     return s;
 }
 
+/* A class's advice, naming its first owners (names: n of them). */
+static const char *class_try(char *out, size_t cap, int k, const char *const *names, size_t n)
+{
+    int len = snprintf(out, cap, "%s", CLASS_TRY[k]);
+    for (size_t i = 0; i < n && len > 0 && (size_t)len < cap; i++)
+        len += snprintf(out + len, cap - (size_t)len, "%s%s", i ? ", " : "; first: ", names[i]);
+    return out;
+}
+
 static int rows_classes(gma_table *t, const gma_ins_result *a, const gma_ins_dev *D, uint64_t top)
 {
     uint64_t total = class_total(D);
-    char reason[400], b1[GMA_FMT_CAP];
+    char reason[400], b1[GMA_FMT_CAP], try_[600];
     for (int k = 0; k < GMA_IC_COUNT_; k++) {
         const gma_ins_class *C = &D->cls[k];
         if (!C->known || (!C->bytes && k >= GMA_IC_OUTSIDE))
             continue;
+        const char *names[2];
+        size_t n = 0;
+        for (; n < 2 && n < C->owners.len; n++)
+            names[n] = gma_ins_str(a, GMA_VEC_AT(&C->owners, gma_ins_owner, n).name);
         if (row(t, D, gma_ins_class_names[k], NULL, C->bytes, share_of(C->bytes, total), 1, C->count, 0, 0,
-                 CLASS_REASON[k], C->bytes ? CLASS_TRY[k] : NULL) != 0)
+                 CLASS_REASON[k], C->bytes ? class_try(try_, sizeof(try_), k, names, n) : NULL) != 0)
             return -1;
         for (size_t i = 0; i < C->owners.len && (!top || i < top); i++) {
             const gma_ins_owner *o = &GMA_VEC_AT(&C->owners, gma_ins_owner, i);
@@ -153,18 +166,18 @@ static int rows_growth(gma_table *t, const gma_ins_result *a, const gma_ins_dev 
 {
     if (D->nsteps < 3)
         return 0;
-    char reason[400], b1[GMA_FMT_CAP], b2[GMA_FMT_CAP];
-    snprintf(reason, sizeof(reason), "live at the end of steps %llu-%llu: %s to %s, least-squares slope per step",
+    char reason[400], b1[GMA_FMT_CAP], b2[GMA_FMT_CAP], b3[GMA_FMT_CAP];
+    snprintf(reason, sizeof(reason), "live at the end of steps %llu-%llu: %s to %s, %s per step (least squares)",
              (unsigned long long)D->step_first, (unsigned long long)D->step_last, gma_fmt_bytes(b1, D->total_first),
-             gma_fmt_bytes(b2, D->total_last));
+             gma_fmt_bytes(b2, D->total_last), gma_fmt_sbytes(b3, D->total_slope, 1));
     const char *try_ = D->growth.len ? "see the leak suspects below" : "nothing grows step over step";
     if (row(t, D, "growth", "(all owners)", D->total_last, 0, 0, D->nsteps, D->total_slope, 1, reason, try_) != 0)
         return -1;
     for (size_t i = 0; i < D->growth.len && (!top || i < top); i++) {
         const gma_ins_owner *o = &GMA_VEC_AT(&D->growth, gma_ins_owner, i);
-        snprintf(reason, sizeof(reason), "leak suspect: grew in %llu of %llu steps, %s to %s",
+        snprintf(reason, sizeof(reason), "leak suspect: grew in %llu of %llu steps, %s to %s, %s per step",
                  (unsigned long long)o->grew, (unsigned long long)(D->nsteps - 1), gma_fmt_bytes(b1, o->first),
-                 gma_fmt_bytes(b2, o->last));
+                 gma_fmt_bytes(b2, o->last), gma_fmt_sbytes(b3, o->slope, 1));
         if (row(t, D, "growth", gma_ins_str(a, o->name), o->last, 0, 0, D->nsteps, o->slope, 1, reason,
                 "find what keeps its tensors across steps (a list of losses, a cache, a hook), del or .detach() it") != 0)
             return -1;
@@ -333,13 +346,21 @@ static int diff_dev(gma_table *t, const gma_ins_result *ra, const gma_ins_dev *A
                      gma_fmt_sbytes(b2, (int64_t)B->peak - (int64_t)A->peak, 1), CLASS_REASON[k]);
             why = reason;
         }
-        if (drow(t, A->device, gma_ins_class_names[k], NULL, A->cls[k].bytes, B->cls[k].bytes, why,
-                 k == sep ? CLASS_TRY[k] : NULL) != 0)
-            return -1;
-        if (k != sep)
+        if (k != sep) {
+            if (drow(t, A->device, gma_ins_class_names[k], NULL, A->cls[k].bytes, B->cls[k].bytes, why, NULL) != 0)
+                return -1;
             continue;
+        }
         gma_vec pairs;
         int rc = owner_pairs(ra, A, rb, B, k, &pairs);
+        const char *names[2];
+        size_t n = 0;
+        for (; !rc && n < 2 && n < pairs.len && GMA_VEC_AT(&pairs, gmi_pair, n).a != GMA_VEC_AT(&pairs, gmi_pair, n).b; n++)
+            names[n] = GMA_VEC_AT(&pairs, gmi_pair, n).name;
+        char try_[600];
+        if (!rc)
+            rc = drow(t, A->device, gma_ins_class_names[k], NULL, A->cls[k].bytes, B->cls[k].bytes, why,
+                      class_try(try_, sizeof(try_), k, names, n));
         for (size_t i = 0; !rc && i < pairs.len && (!top || i < top); i++) {
             const gmi_pair *p = &GMA_VEC_AT(&pairs, gmi_pair, i);
             if (p->a == p->b)
@@ -498,8 +519,8 @@ static void head_print(FILE *f, const gma_ins_result *res, const char *label, in
     if (csv)
         fprintf(f, "# trace%s: path=%s owners=%s\n", label, res->r->path, res->owner_kind);
     else
-        fprintf(f, "gmem-analyze %s: %s%s (insights; owners are %ss)\n", GMEMPROF_VERSION, res->r->path, label,
-                res->owner_kind);
+        fprintf(f, "gmem-analyze %s: %s%s (insights; owners are %s)\n", GMEMPROF_VERSION, res->r->path, label,
+                strcmp(res->owner_kind, "op") == 0 ? "ops, else kernels" : "kernels");
     for (size_t i = 0; i < res->ndev; i++) {
         const gma_ins_dev *D = &res->dev[i];
         if (csv)
@@ -509,6 +530,25 @@ static void head_print(FILE *f, const gma_ins_result *res, const char *label, in
         else
             fprintf(f, "Peak       dev%u: %s at %s ms, step %llu, window %llu\n", D->device, gma_fmt_bytes(b1, D->peak),
                     gma_fmt_ms(b2, gma_rel(res->r, D->ts)), (unsigned long long)D->step, (unsigned long long)D->window);
+    }
+}
+
+/* The table format keeps the grid to numbers; each finding's reason and
+ * what to try follow it, one finding a paragraph (CSV and JSON have them as
+ * columns). */
+static void notes_print(FILE *f, const gma_table *t, size_t num, size_t reason, size_t try_)
+{
+    char n[GMA_FMT_CAP * 2];
+    fprintf(f, "\nWhy, and what to try\n");
+    for (size_t i = 0; i < t->nrows; i++) {
+        const gma_cell *why = gma_table_cell(t, i, reason), *what = gma_table_cell(t, i, try_);
+        if (what->null || why->null)
+            continue;
+        const gma_cell *fd = gma_table_cell(t, i, 1), *ow = gma_table_cell(t, i, 2);
+        gma_cell_format(t, num, gma_table_cell(t, i, num), 1, n, sizeof(n));
+        fprintf(f, "  dev%llu %s%s%s, %s: %s\n      try: %s\n", (unsigned long long)gma_table_cell(t, i, 0)->v.u,
+                gma_cell_text(t, fd), ow->null ? "" : " ", ow->null ? "" : gma_cell_text(t, ow), n,
+                gma_cell_text(t, why), gma_cell_text(t, what));
     }
 }
 
@@ -538,6 +578,7 @@ int gma_insights_print(FILE *f, const gma_replay *ra, const gma_replay *rb)
             } else {
                 fprintf(f, "\n%s\n", t.title);
                 gma_print_grid(f, &t);
+                notes_print(f, &t, rb ? D_DELTA : C_BYTES, rb ? D_REASON : C_REASON, rb ? D_TRY : C_TRY);
             }
         }
     }
