@@ -113,6 +113,7 @@ void gma_insights_alloc(gma_replay *r, const gma_entry *e, const gmt_mem *m, int
     a->ord = e->ord;
     a->free_ord = UINT64_MAX;
     a->step = e->step;
+    a->stream = e->stream;
     a->tid = (m->flags & GMT_MEMF_NO_THREAD) ? 0 : m->tid;
     a->seq = m->seq;
     const gmi_range *op = (e->flags & GMA_E_BASELINE) ? NULL : op_of(in, m->range);
@@ -206,6 +207,7 @@ void gma_insights_kernel(gma_replay *r, const gmt_kernel *k)
         return;
     }
     g->tid = k->tid;
+    g->stream = k->stream;
     g->start = k->start;
     g->end = k->end > k->start ? k->end : k->start;
 }

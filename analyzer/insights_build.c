@@ -371,31 +371,61 @@ static void growth_build(gmi_ctx *c, gma_ins_dev *D)
 
 /* ---- 4. lifetime waste ------------------------------------------------------- */
 
+/* Kernels by thread, stream and start: each (thread, stream) a sorted run. */
 static int kernel_cmp(const void *pa, const void *pb, void *ctx)
 {
     (void)ctx;
     const gmi_kernel *a = pa, *b = pb;
     if (a->tid != b->tid)
         return a->tid < b->tid ? -1 : 1;
+    if (a->stream != b->stream)
+        return a->stream < b->stream ? -1 : 1;
     return a->start < b->start ? -1 : a->start > b->start;
 }
 
-/* The kernels of thread tid: [*first, *first + *n) of the sorted array. */
-static void kernels_of(const gmi_kernel *k, size_t n, uint64_t tid, size_t *first, size_t *cnt)
+/* First index in k[0..n) at or after (tid, stream) (after: past it). */
+static size_t bound(const gmi_kernel *k, size_t n, uint64_t tid, uint64_t stream, int after)
 {
     size_t lo = 0, hi = n;
     while (lo < hi) {
         size_t m = lo + (hi - lo) / 2;
-        if (k[m].tid < tid)
+        int before = k[m].tid < tid || (k[m].tid == tid && (k[m].stream < stream || (after && k[m].stream == stream)));
+        if (before)
             lo = m + 1;
         else
             hi = m;
     }
-    size_t e = lo;
-    while (e < n && k[e].tid == tid)
-        e++;
-    *first = lo;
-    *cnt = e - lo;
+    return lo;
+}
+
+/* Around a time, among the kernels of a thread on a stream (0: an
+ * allocation tied to no stream, so every stream of the thread). */
+typedef struct gmi_near {
+    uint64_t after;       /* start of the first kernel at or after ts, UINT64_MAX none */
+    uint64_t before_start, before_end; /* the last kernel starting at or before ts2 */
+    int has_before;
+} gmi_near;
+
+static size_t first_from(const gmi_kernel *k, size_t n, uint64_t ts);
+
+static void near_in(const gmi_kernel *K, size_t nk, uint64_t tid, uint64_t stream, uint64_t ts, uint64_t ts2,
+                    gmi_near *out)
+{
+    out->after = UINT64_MAX;
+    out->has_before = 0;
+    size_t f = bound(K, nk, tid, stream, 0), e;
+    for (; f < nk && K[f].tid == tid && (!stream || K[f].stream == stream); f = e) {
+        e = bound(K, nk, tid, K[f].stream, 1);
+        size_t n = e - f, i = first_from(K + f, n, ts);
+        if (i < n && K[f + i].start < out->after)
+            out->after = K[f + i].start;
+        i = first_from(K + f, n, ts2 + 1);
+        if (i > 0 && (!out->has_before || K[f + i - 1].start > out->before_start)) {
+            out->has_before = 1;
+            out->before_start = K[f + i - 1].start;
+            out->before_end = K[f + i - 1].end;
+        }
+    }
 }
 
 /* First index in k[0..n) whose start is >= ts. */
@@ -413,21 +443,17 @@ static size_t first_from(const gmi_kernel *k, size_t n, uint64_t ts)
 }
 
 /* The idle head and tail of a freed allocation: from its allocation to the
- * first kernel its thread launched after it, and from the end of the last
- * kernel the freeing thread launched before the free to the free. */
+ * first kernel its thread launched on its stream after it, and from the end
+ * of the last kernel the freeing thread launched on that stream before the
+ * free to the free (stream 0: any stream of the thread). */
 static void idle_span(const gmi_kernel *K, size_t nk, const gmi_rec *a, uint64_t *head_end, uint64_t *tail_from)
 {
-    size_t f, n;
-    *head_end = a->free_ts;
-    kernels_of(K, nk, a->tid, &f, &n);
-    size_t i = first_from(K + f, n, a->ts);
-    if (i < n && K[f + i].start < a->free_ts)
-        *head_end = K[f + i].start;
-    *tail_from = a->free_ts;
-    kernels_of(K, nk, a->free_tid, &f, &n);
-    i = first_from(K + f, n, a->free_ts + 1);
-    if (i > 0) {
-        uint64_t end = K[f + i - 1].end;
+    gmi_near h, t;
+    near_in(K, nk, a->tid, a->stream, a->ts, a->ts, &h);
+    *head_end = h.after < a->free_ts ? h.after : a->free_ts;
+    near_in(K, nk, a->free_tid, a->stream, a->free_ts, a->free_ts, &t);
+    if (t.has_before) {
+        uint64_t end = t.before_end;
         *tail_from = end < *head_end ? *head_end : end > a->free_ts ? a->free_ts : end;
     } else {
         *tail_from = *head_end;

@@ -20,7 +20,7 @@
 typedef struct gmi_rec {
     uint64_t addr, bytes, ts, free_ts;
     uint64_t ord, free_ord;     /* UINT64_MAX: never freed */
-    uint64_t step, free_step;
+    uint64_t step, free_step, stream;
     uint64_t tid, free_tid, seq, free_seq;
     uint64_t op, free_op;       /* op (outermost range) instances, 0 none */
     uint64_t early_ts;          /* when the op holding the free (or the last op before it) began, 0 none */
@@ -52,7 +52,7 @@ typedef struct gmi_thread {
 } gmi_thread;
 
 typedef struct gmi_kernel {
-    uint64_t tid, start, end;
+    uint64_t tid, stream, start, end;
 } gmi_kernel;
 
 typedef struct gma_insights {

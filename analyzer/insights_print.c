@@ -191,7 +191,7 @@ static int rows_waste(gma_table *t, const gma_ins_result *a, const gma_ins_dev *
         return 0;
     char reason[400], b1[GMA_FMT_CAP];
     snprintf(reason, sizeof(reason),
-             "%llu allocations (%s) idle for most of their lifetime: no kernel on their thread after the allocation "
+             "%llu allocations (%s) idle for most of their lifetime: no kernel on their stream and thread after the allocation "
              "or before the free; a hint, not proof (kernel arguments are not traced)",
              (unsigned long long)D->idle_count, gma_fmt_bytes(b1, D->idle_bytes));
     if (row(t, D, "idle", NULL, D->idle_at_peak, share_of(D->idle_at_peak, D->peak), 1, D->idle_at_peak_count, 0,

@@ -62,6 +62,7 @@ static void str(uint64_t id, const char *s)
 
 typedef struct mem {
     uint64_t ts, addr, bytes, src, flags, seq, range, step;
+    int on_stream0;  /* a plain cudaMalloc's: no stream; else stream 7 */
 } mem;
 
 static void memrec(gmt_type type, mem m)
@@ -79,20 +80,20 @@ static void memrec(gmt_type type, mem m)
     r.u.mem.seq = m.seq;
     r.u.mem.range = m.range;
     r.u.mem.step = m.step;
-    r.u.mem.stream = 7;
+    r.u.mem.stream = m.on_stream0 ? 0 : 7;
     put(&r);
 }
 #define ALLOC(...) memrec(GMT_REC_ALLOC, (mem){ __VA_ARGS__ })
 #define FREE(...) memrec(GMT_REC_FREE, (mem){ __VA_ARGS__ })
 
-static void kernel(uint64_t ts, uint64_t name, uint64_t seq, uint64_t step)
+static void kernel_on(uint64_t ts, uint64_t stream, uint64_t name, uint64_t seq, uint64_t step)
 {
     gmt_record r;
     memset(&r, 0, sizeof(r));
     r.type = GMT_REC_KERNEL;
     r.u.kernel.start = ts;
     r.u.kernel.end = ts + 500000; /* 0.5 ms */
-    r.u.kernel.stream = 7;
+    r.u.kernel.stream = stream;
     r.u.kernel.corr = seq;
     r.u.kernel.name = name;
     r.u.kernel.tid = TID;
@@ -100,6 +101,8 @@ static void kernel(uint64_t ts, uint64_t name, uint64_t seq, uint64_t step)
     r.u.kernel.step = step;
     put(&r);
 }
+
+static void kernel(uint64_t ts, uint64_t name, uint64_t seq, uint64_t step) { kernel_on(ts, 7, name, seq, step); }
 
 static void range(int begin, uint64_t ts, uint64_t id, uint64_t parent, uint64_t name)
 {
@@ -368,6 +371,48 @@ static void check_bridge(const char *dir)
     gma_replay_free(&r);
 }
 
+/*
+ * Idle time counts kernels of the allocation's stream: A on stream 7 at 11 ms,
+ * a kernel on stream 9 at 12 ms, one on stream 7 at 19 ms, A freed at 20 ms:
+ * head 19 - 11 = 8 ms + tail 20 - 19.5 = 0.5 ms of 9: idle. B, a plain
+ * cudaMalloc (no stream), same times: head 1 ms (the stream-9 kernel) +
+ * tail 0.5 ms of 9: not idle. Idle: 1 allocation, 2 MiB (A).
+ */
+static void check_streams(const char *dir)
+{
+    char path[4200];
+    snprintf(path, sizeof(path), "%s/insights_streams.gmt", dir);
+    gmt_writer_opts wo = { 3, 1u << 20 };
+    St = GMT_OK;
+    REQUIRE((W = gmt_writer_open(path, &wo)) != NULL);
+    rec_header();
+    str(K_GEMM, "gemm_kernel");
+    ALLOC(.ts = T(1), .addr = 0x1000000, .bytes = 2 * MiB);
+    ALLOC(.ts = T(1), .addr = 0x2000000, .bytes = 4 * MiB, .src = GMT_SRC_MALLOC, .on_stream0 = 1);
+    kernel_on(T(2), 9, K_GEMM, 1, 0);
+    kernel_on(T(9), 7, K_GEMM, 2, 0);
+    FREE(.ts = T(10), .addr = 0x1000000, .bytes = 2 * MiB, .seq = 2);
+    FREE(.ts = T(10), .addr = 0x2000000, .bytes = 4 * MiB, .src = GMT_SRC_MALLOC, .seq = 2, .on_stream0 = 1);
+    REQUIRE(close_trace(T(11)) == 0);
+    tc_context("streams");
+    static gma_replay r;
+    gma_opts o;
+    memset(&o, 0, sizeof(o));
+    o.top = 10;
+    o.window = o.step = o.device = -1;
+    char msg[600];
+    REQUIRE(gma_replay_init(&r, &o, path) == 0);
+    REQUIRE(gma_insights_open(&r) == 0);
+    REQUIRE(gma_replay_read(&r, msg, sizeof(msg)) == 0, "%s", msg);
+    gma_ins_result res;
+    REQUIRE(gma_insights_build(&res, &r) == 0);
+    REQUIRE(res.ndev == 1);
+    CHECK_EQ_U64(res.dev[0].idle_count, 1);
+    CHECK_EQ_U64(res.dev[0].idle_bytes, 2 * MiB);
+    gma_insights_result_free(&res);
+    gma_replay_free(&r);
+}
+
 static const gma_ins_owner *owner(const gma_vec *v, size_t i)
 {
     return i < v->len ? &GMA_VEC_AT(v, gma_ins_owner, i) : NULL;
@@ -490,5 +535,6 @@ int main(int argc, char **argv)
     gma_insights_result_free(&res);
     gma_replay_free(&r);
     check_bridge(argv[1]);
+    check_streams(argv[1]);
     return tc_result("analyzer.insights");
 }
