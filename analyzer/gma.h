@@ -230,6 +230,7 @@ typedef struct gma_rinst {  /* an NVTX range instance */
 
 struct gma_chrome;
 struct gma_timeline;
+struct gma_insights;
 
 typedef struct gma_replay {
     gma_opts opt;
@@ -363,6 +364,7 @@ typedef struct gma_replay {
     /* exports, optional */
     struct gma_chrome *chrome;
     struct gma_timeline *timeline;
+    struct gma_insights *insights; /* --insights (insights.h) */
 
     int finished;
 } gma_replay;

@@ -12,6 +12,7 @@
 
 #include "export.h"
 #include "outfile.h"
+#include "insights.h"
 #include "ranks.h"
 #include "report.h"
 
@@ -45,6 +46,9 @@ static const char USAGE[] =
     "      --layer WHICH    the allocations of the tables in a trace with PyTorch blocks: blocks (the\n"
     "                       default there: tensors as torch.cuda counts them) or segments (what CUDA\n"
     "                       handed out: the allocator's segments and other libraries' memory)\n"
+    "      --insights       what the peak is made of (persistent, step-scoped, temporary, outside the\n"
+    "                       allocator, reserved), growth across steps, idle allocations, a what-if;\n"
+    "                       each line a number, a reason and what to try (with --diff: A against B)\n"
     "      --full-names     demangled names in full (default: shortened)\n"
     "      --per-rank       several traces: the rows of every rank with a rank column\n"
     "                       (default: rows merged across ranks, with a 'ranks' column)\n"
@@ -94,7 +98,7 @@ static int parse_u64(const char *s, uint64_t *out)
     return 0;
 }
 
-enum { OPT_CHROME = 256, OPT_TIMELINE, OPT_FULL, OPT_PER_RANK, OPT_RANK, OPT_LAYER };
+enum { OPT_CHROME = 256, OPT_TIMELINE, OPT_FULL, OPT_PER_RANK, OPT_RANK, OPT_LAYER, OPT_INSIGHTS };
 
 /* Several traces (or --by rank / --per-rank): each replayed on its own, one
  * after the other, keeping only its summary and table (ranks.c). */
@@ -205,6 +209,7 @@ int main(int argc, char **argv)
         { "full-names", no_argument, NULL, OPT_FULL }, { "help", no_argument, NULL, 'h' },
         { "per-rank", no_argument, NULL, OPT_PER_RANK }, { "rank", required_argument, NULL, OPT_RANK },
         { "layer", required_argument, NULL, OPT_LAYER }, { "version", no_argument, NULL, 'V' },
+        { "insights", no_argument, NULL, OPT_INSIGHTS },
         { NULL, 0, NULL, 0 },
     };
     static const char *const formats[] = { "table", "csv", "json" };
@@ -216,7 +221,7 @@ int main(int argc, char **argv)
     opt.format = GMA_FMT_TABLE;
     opt.window = opt.step = opt.device = -1;
     uint64_t v;
-    int c, by_rank = 0, per_rank = 0, format_given = 0;
+    int c, by_rank = 0, per_rank = 0, format_given = 0, insights = 0;
     int64_t want_rank = -1;
     opterr = 0;
     gma_out_escape_stderr();
@@ -284,6 +289,7 @@ int main(int argc, char **argv)
                 return usage_error("--layer: '%s' is not one of blocks, segments", optarg);
             opt.layer = i + 1;
             break;
+        case OPT_INSIGHTS: insights = 1; break;
         case OPT_PER_RANK: per_rank = 1; break;
         case OPT_RANK:
             if (parse_u64(optarg, &v) != 0 || v > INT64_MAX)
@@ -305,6 +311,8 @@ int main(int argc, char **argv)
     if (ntraces > 1 && opt.diff_path)
         return usage_error("%s", "--diff compares one TRACE with OTHER; with several traces, choose one with --rank N "
                                  "or compare the ranks with --by rank");
+    if (insights && (ntraces > 1 || by_rank || per_rank || want_rank >= 0))
+        return usage_error("%s", "--insights reads one trace (and --diff OTHER): choose one rank's trace");
     if (by_rank && opt.diff_path)
         return usage_error("%s", "--by rank has no --diff: compare the ranks of one run with --by rank alone");
     for (size_t i = 0; ntraces > 1 && i < ntraces; i++)
@@ -392,6 +400,10 @@ int main(int argc, char **argv)
         fprintf(stderr, "gmem-analyze: cannot write %s: %s\n", opt.timeline_path, strerror(errno));
         rc = EXIT_BAD_INPUT;
     }
+    if (!rc && insights && gma_insights_open(&ra) != 0) {
+        fprintf(stderr, "gmem-analyze: out of memory\n");
+        rc = EXIT_BAD_INPUT;
+    }
     if (!rc && gma_replay_read(&ra, msg, sizeof(msg)) != 0) {
         fprintf(stderr, "gmem-analyze: %s\n", msg);
         rc = EXIT_BAD_INPUT;
@@ -399,7 +411,8 @@ int main(int argc, char **argv)
     int have_b = 0, damaged = 0;
     if (!rc && opt.diff_path) {
         have_b = 1;
-        if (gma_replay_init(&rb, &opt, opt.diff_path) != 0 || (opt.timeline_path && gma_timeline_collect(&rb) != 0)) {
+        if (gma_replay_init(&rb, &opt, opt.diff_path) != 0 || (opt.timeline_path && gma_timeline_collect(&rb) != 0) ||
+            (insights && gma_insights_open(&rb) != 0)) {
             fprintf(stderr, "gmem-analyze: out of memory\n");
             rc = EXIT_BAD_INPUT;
         } else if (gma_replay_read(&rb, msg, sizeof(msg)) != 0) {
@@ -416,6 +429,8 @@ int main(int argc, char **argv)
         int perr = 0;
         if (exports_only) {
             /* the report is printed after the exports' lines, which follow */
+        } else if (insights) {
+            perr = gma_insights_print(stdout, &ra, have_b ? &rb : NULL);
         } else if (have_b) {
             perr = gma_diff_print(stdout, &ra, &rb);
         } else {

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 
 #include "export.h"
+#include "insights.h"
 #include "gma.h"
 #include "names.h"
 
@@ -463,6 +464,8 @@ static inline __attribute__((always_inline)) void slot_settle(gma_replay *r, uin
     peaks_settle(r, s->key, name);
     if (r->timeline)
         gma_timeline_settle(r, s->key, name);
+    if (r->insights)
+        gma_insights_settle(r, s->key, name);
     gma_thread *th = THR(r, (uint32_t)(s->key >> 40));
     if (th->cslot == si + 1)
         th->cslot = 0;
@@ -1162,7 +1165,8 @@ static void peak_set(gma_replay *r, gma_dev *D, uint64_t value, uint64_t ts, uin
 static int replay_plain(const gma_replay *r)
 {
     return r->opt.window < 0 && r->opt.step < 0 && r->opt.device < 0 && r->opt.by != GMA_BY_STREAM &&
-           r->opt.by != GMA_BY_RANGE && r->opt.by != GMA_BY_ALLOC && !r->chrome && !r->timeline;
+           r->opt.by != GMA_BY_RANGE && r->opt.by != GMA_BY_ALLOC && !r->chrome && !r->timeline &&
+           !r->insights;
 }
 
 static inline int p_dev(const gma_replay *r, int plain, uint64_t d) { return plain || gma_dev_selected(r, d); }
@@ -1188,6 +1192,8 @@ static inline __attribute__((always_inline)) void entry_dead(gma_replay *r, uint
     e->free_ts = ts;
     if (dropped)
         e->flags |= GMA_E_DROPPED;
+    if (!plain && dropped && r->insights && !(e->flags & GMA_E_HOST))
+        gma_insights_dropped(r, e);
     if (!(e->flags & GMA_E_HOST) && D->has_peak && e->ord <= D->peak_ord) {
         e->flags |= GMA_E_KEEP_PEAK;
         e->keep_next = D->keep_head;
@@ -1305,6 +1311,8 @@ static inline __attribute__((always_inline)) void alloc_record(gma_replay *r, co
     }
     if (p_timeline(r, plain) && !host && dsel)
         gma_timeline_alloc(r, e, a.slot != 0, a.slot ? SLOT(r, a.slot - 1)->key : 0);
+    if (!plain && r->insights && !host)
+        gma_insights_alloc(r, e, m, a.slot != 0, a.slot ? SLOT(r, a.slot - 1)->key : 0);
 
     gma_srcstat *ss = m->source < GMT_SRC_COUNT_ ? &r->src[m->source] : &r->src_other;
     /* allocations seen: the accounted ones and the first selected window's
@@ -1471,6 +1479,8 @@ static inline __attribute__((always_inline)) void free_record(gma_replay *r, con
                 gma_chrome_live(r, m->device, m->ts, D->live);
         }
     }
+    if (!plain && r->insights && !host)
+        gma_insights_freed(r, ENT(r, ei), m, ord);
     entry_dead(r, ei, m->ts, 0, plain);
 }
 
@@ -1488,6 +1498,8 @@ static inline __attribute__((always_inline)) void kernel_record(gma_replay *r, c
     if (!D)
         return;
     note_ts2(r, k->start, k->end);
+    if (!plain && r->insights)
+        gma_insights_kernel(r, k);
     uint32_t name = kernel_name(k->name);
     if (k->tid) {
         uint32_t t;
@@ -1624,6 +1636,8 @@ static void on_range_begin(gma_replay *r, const gmt_range *g)
         uint32_t row = rrow_for(r, in->canon);
         RROW(r, row)->calls++;
     }
+    if (r->insights)
+        gma_insights_range(r, g);
 }
 
 static void range_close(gma_replay *r, uint32_t i, uint64_t ts)
@@ -1703,6 +1717,8 @@ static int fw_cuda(gma_replay *r, const gmt_mem *m, int is_alloc)
 static void on_block(gma_replay *r, const gmt_block *b)
 {
     note_ts(r, b->ts);
+    if (r->insights)
+        gma_insights_block(r, b);
     int as_alloc = gma_layer_block(&r->layer, b);
     if (r->layer.err)
         oom(r);
@@ -1990,6 +2006,7 @@ void gma_replay_free(gma_replay *r)
 {
     gma_chrome_free(r);
     gma_timeline_free(r);
+    gma_insights_free(r);
     gma_strs_free(&r->strs);
     free(r->str_off);
     free(r->str_len);

@@ -30,7 +30,8 @@ void gma_json_cell(gma_jw *j, const gma_table *t, size_t col, const gma_cell *c)
         gma_jw_str(j, buf);
         break;
     case GMA_CT_RATIO: gma_jw_dbl(j, c->v.d); break;
-    case GMA_CT_PCT: gma_jw_dbl_exact(j, c->v.d); break;
+    case GMA_CT_PCT:
+    case GMA_CT_SHARE: gma_jw_dbl_exact(j, c->v.d); break;
     }
 }
 

@@ -104,8 +104,9 @@ void gma_cell_format(const gma_table *t, size_t col, const gma_cell *c, int huma
             snprintf(out, cap, "%.4f", c->v.d);
         break;
     case GMA_CT_PCT:
+    case GMA_CT_SHARE:
         if (human)
-            snprintf(out, cap, "%+.1f%%", c->v.d * 100.0);
+            snprintf(out, cap, t->cols[col].type == GMA_CT_SHARE ? "%.1f%%" : "%+.1f%%", c->v.d * 100.0);
         else
             snprintf(out, cap, "%.17g", c->v.d);
         break;

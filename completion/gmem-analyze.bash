@@ -53,7 +53,7 @@ _gmem_analyze()
     esac
     if [[ $cur == -* ]]; then
         COMPREPLY=($(compgen -W "--by --sort --top --format --window --step --device --diff
-            --chrome --timeline --layer --full-names --per-rank --rank --help --version" -- "$cur"))
+            --chrome --timeline --layer --insights --full-names --per-rank --rank --help --version" -- "$cur"))
         return
     fi
     _gmp_files '*.zst'

@@ -3,7 +3,8 @@
  * the way gmem-analyze drives it (analyzer/main.c): every record the reader
  * returns goes to gma_replay_record, then gma_replay_finish, the report in
  * one output format, and on some inputs one extra: the Chrome trace export,
- * the SVG or HTML timeline, or the diff of the trace with itself.
+ * the SVG or HTML timeline, the diff of the trace with itself, or the
+ * insights (--insights) in place of the report.
  *
  * Input: OPT_BYTES option bytes, then the trace (see opts_from below for the
  * bits: --by, --format, the extra, --sort, --top, --full-names, --window,
@@ -38,6 +39,7 @@
 
 #include "fuzz_util.h"
 #include "gma.h"
+#include "insights.h"
 #include "gmt_io.h"
 #include "export.h"
 #include "report.h"
@@ -373,11 +375,11 @@ static int replay_mem(gma_replay *r, const uint8_t *p, size_t n)
     return 0;
 }
 
-enum extra { EXTRA_CHROME, EXTRA_SVG, EXTRA_HTML, EXTRA_DIFF, EXTRA_NONE };
+enum extra { EXTRA_CHROME, EXTRA_SVG, EXTRA_HTML, EXTRA_DIFF, EXTRA_NONE, EXTRA_INSIGHTS };
 
 /* The options from the first OPT_BYTES bytes (missing bytes read as 0):
  *   b0: bits 0-3 --by (mod 7), bits 4-5 --format (table, csv, json; 3 = table)
- *   b1: bits 0-2 the extra (chrome, svg, html, diff; 4-7 none), bits 3-5 --sort
+ *   b1: bits 0-2 the extra (chrome, svg, html, diff; 5 insights; 4, 6, 7 none), bits 3-5 --sort
  *       (mod 6), bit 6 --sort given, bit 7 --full-names
  *   b2: bits 0-3 --top (0 = every row), bits 4-5 --window (3 = all)
  *   b3: bits 0-2 --step (7 = all), bits 3-4 --device (3 = all)
@@ -387,7 +389,7 @@ static enum extra opts_from(const uint8_t *b, gma_opts *opt)
     memset(opt, 0, sizeof *opt);
     opt->by = (gma_by)((b[0] & 15) % GMA_BY_COUNT_);
     opt->format = (gma_format)(((b[0] >> 4) & 3) % 3);
-    enum extra x = (b[1] & 7) < EXTRA_NONE ? (enum extra)(b[1] & 7) : EXTRA_NONE;
+    enum extra x = (b[1] & 7) < EXTRA_NONE ? (enum extra)(b[1] & 7) : (b[1] & 7) == EXTRA_INSIGHTS ? EXTRA_INSIGHTS : EXTRA_NONE;
     opt->sort = (gma_sort)(((b[1] >> 3) & 7) % GMA_SORT_COUNT_);
     opt->sort_given = (b[1] >> 6) & 1;
     opt->full_names = (b[1] >> 7) & 1;
@@ -417,6 +419,8 @@ static void analyze(const uint8_t *trace, size_t n, const gma_opts *opt, enum ex
         FZ_CHECK(gma_chrome_open(&ra, chrome_path(&chrome_fd)) == 0, "gma_chrome_open: %s", strerror(errno));
     if (x == EXTRA_SVG || x == EXTRA_HTML)
         FZ_CHECK(gma_timeline_open(&ra, tl_path) == 0, "gma_timeline_open: %s", strerror(errno));
+    if (x == EXTRA_INSIGHTS)
+        FZ_CHECK(gma_insights_open(&ra) == 0, "gma_insights_open");
     if (replay_mem(&ra, trace, n) != 0) {
         gma_replay_free(&ra);
         if (x == EXTRA_SVG || x == EXTRA_HTML)
@@ -437,6 +441,8 @@ static void analyze(const uint8_t *trace, size_t n, const gma_opts *opt, enum ex
         if (replay_mem(&rb, trace, n) == 0)
             FZ_CHECK(gma_diff_print(f, &ra, &rb) == 0, "gma_diff_print failed");
         gma_replay_free(&rb);
+    } else if (x == EXTRA_INSIGHTS) {
+        FZ_CHECK(gma_insights_print(f, &ra, NULL) == 0, "gma_insights_print failed");
     } else {
         gma_report rep;
         FZ_CHECK(gma_report_build(&rep, &ra) == 0, "gma_report_build failed");

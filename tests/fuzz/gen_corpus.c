@@ -17,7 +17,7 @@
  *                    raw streams (fuzz_analyze compresses a non-zstd input),
  *                    each after fuzz_analyze's 4 option bytes (a table by
  *                    kernel, no filter); then full.zst with other options:
- *                    every format, every extra (Chrome, SVG, HTML, diff),
+ *                    every format, every extra (Chrome, SVG, HTML, diff, insights),
  *                    every --by, filters (fuzz_analyze.c, opts_from).
  *
  * The committed corpus under tests/fuzz/corpus/ came from this program
@@ -771,6 +771,8 @@ int main(int argc, char **argv)
         {"full@diff-by-kernel", {0x00, 0x03, 0x30, 0x1f}},
         {"full@diff-json-by-range", {0x21, 0x03, 0x30, 0x1f}},
         {"full@window0-step1-device0", {0x20, 0x04, 0x00, 0x01}},
+        {"full@insights", {0x00, 0x05, 0x30, 0x1f}},
+        {"full@insights-json", {0x20, 0x05, 0x30, 0x1f}},
     };
     char fpath[4096];
     size_t fk;

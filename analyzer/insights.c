@@ -1,0 +1,249 @@
+/* Insights: what the replay hands over during its pass (insights.h). */
+#include "insights_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int gma_insights_open(gma_replay *r)
+{
+    gma_insights *in = calloc(1, sizeof(*in));
+    if (!in)
+        return -1;
+    gma_vec_init(&in->recs, sizeof(gmi_rec));
+    gma_vec_init(&in->kernels, sizeof(gmi_kernel));
+    gma_vec_init(&in->threads, sizeof(gmi_thread));
+    gma_vec_init(&in->segs, sizeof(gmi_seg));
+    in->ring = calloc(GMI_RING, sizeof(*in->ring));
+    if (!in->ring) {
+        free(in);
+        return -1;
+    }
+    r->insights = in;
+    return 0;
+}
+
+void gma_insights_free(gma_replay *r)
+{
+    gma_insights *in = r->insights;
+    if (!in)
+        return;
+    gma_vec_free(&in->recs);
+    gma_vec_free(&in->kernels);
+    gma_vec_free(&in->threads);
+    gma_vec_free(&in->segs);
+    gma_map_free(&in->seg_of);
+    gma_map_free(&in->live);
+    gma_map_free(&in->pending);
+    gma_map_free(&in->thread_of);
+    free(in->ring);
+    free(in);
+    r->insights = NULL;
+}
+
+static void oom(gma_insights *in) { in->oom = 1; }
+
+/* The op an allocation or free is in: the outermost range instance of its
+ * thread around the innermost one the record names (0 none or unknown). */
+static const gmi_range *op_of(const gma_insights *in, uint64_t range)
+{
+    if (!range)
+        return NULL;
+    const gmi_range *g = &in->ring[range % GMI_RING];
+    return g->id == range ? g : NULL;
+}
+
+static gmi_thread *thread_of(gma_insights *in, uint64_t tid)
+{
+    uint32_t i;
+    if (gma_map_get(&in->thread_of, tid, &i))
+        return &GMA_VEC_AT(&in->threads, gmi_thread, i);
+    gmi_thread *t = gma_vec_push(&in->threads);
+    if (!t || gma_map_put(&in->thread_of, tid, (uint32_t)(in->threads.len - 1)) != 0) {
+        if (t)
+            in->threads.len--;
+        oom(in);
+        return NULL;
+    }
+    t->tid = tid;
+    return t;
+}
+
+void gma_insights_range(gma_replay *r, const gmt_range *g)
+{
+    gma_insights *in = r->insights;
+    gmi_range *s = &in->ring[g->id % GMI_RING];
+    const gmi_range *p = g->parent ? op_of(in, g->parent) : NULL;
+    gmi_range v;
+    if (p) {
+        v = *p;
+    } else { /* an op begins (a parent forgotten makes its child the op) */
+        v.op = g->id;
+        v.name = g->name < GMA_MAX_STRING_ID ? (uint32_t)g->name : 0;
+        v.begin_ts = g->ts;
+        gmi_thread *t = g->tid ? thread_of(in, g->tid) : NULL;
+        if (t)
+            t->op_ts[t->nops++ % GMI_THREAD_OPS] = g->ts;
+    }
+    v.id = g->id;
+    *s = v;
+    in->ranges = 1;
+}
+
+void gma_insights_alloc(gma_replay *r, const gma_entry *e, const gmt_mem *m, int pending, uint64_t key)
+{
+    gma_insights *in = r->insights;
+    if (in->recs.len >= GMI_MAX_RECS) {
+        in->dropped_recs++;
+        return;
+    }
+    gmi_rec *a = gma_vec_push(&in->recs);
+    if (!a) {
+        oom(in);
+        return;
+    }
+    uint32_t ai = (uint32_t)(in->recs.len - 1);
+    if (gma_map_put(&in->live, e->ord, ai) != 0) {
+        in->recs.len--;
+        oom(in);
+        return;
+    }
+    a->addr = e->addr;
+    a->bytes = e->bytes;
+    a->ts = e->ts;
+    a->ord = e->ord;
+    a->free_ord = UINT64_MAX;
+    a->step = e->step;
+    a->stream = e->stream;
+    a->tid = (m->flags & GMT_MEMF_NO_THREAD) ? 0 : m->tid;
+    a->seq = m->seq;
+    const gmi_range *op = (e->flags & GMA_E_BASELINE) ? NULL : op_of(in, m->range);
+    a->op = op ? op->op : 0;
+    a->opname = op ? op->name : 0;
+    a->kname = e->kname;
+    a->window = e->window;
+    a->device = e->device;
+    a->source = e->source;
+    a->flags = (e->flags & GMA_E_BASELINE) ? GMI_BASELINE : 0;
+    if (pending) {
+        uint32_t head;
+        a->next = gma_map_get(&in->pending, key, &head) ? head + 1 : 0;
+        if (gma_map_put(&in->pending, key, ai) != 0)
+            oom(in);
+    }
+}
+
+static gmi_rec *rec_of(gma_insights *in, const gma_entry *e)
+{
+    uint32_t ai;
+    if (!gma_map_del(&in->live, e->ord, &ai))
+        return NULL;
+    return &GMA_VEC_AT(&in->recs, gmi_rec, ai);
+}
+
+void gma_insights_freed(gma_replay *r, const gma_entry *e, const gmt_mem *m, uint64_t ord)
+{
+    gma_insights *in = r->insights;
+    gmi_rec *a = rec_of(in, e);
+    if (!a)
+        return;
+    a->flags |= GMI_FREED;
+    a->free_ts = m->ts;
+    a->free_ord = ord;
+    a->free_step = m->step;
+    a->free_tid = (m->flags & GMT_MEMF_NO_THREAD) ? 0 : m->tid;
+    a->free_seq = m->seq;
+    const gmi_range *op = op_of(in, m->range);
+    a->free_op = op ? op->op : 0;
+    /* the op the free is in, or the last one its thread began before it:
+     * freeing one op earlier means freeing when that op began */
+    uint32_t ti;
+    if (op) {
+        a->early_ts = op->begin_ts;
+    } else if (a->free_tid && gma_map_get(&in->thread_of, a->free_tid, &ti)) {
+        const gmi_thread *t = &GMA_VEC_AT(&in->threads, gmi_thread, ti);
+        uint64_t n = t->nops < GMI_THREAD_OPS ? t->nops : GMI_THREAD_OPS;
+        for (uint64_t k = 1; k <= n && !a->early_ts; k++) {
+            uint64_t ts = t->op_ts[(t->nops - k) % GMI_THREAD_OPS];
+            if (ts <= m->ts)
+                a->early_ts = ts;
+        }
+    }
+}
+
+void gma_insights_dropped(gma_replay *r, const gma_entry *e)
+{
+    gma_insights *in = r->insights;
+    gmi_rec *a = rec_of(in, e);
+    if (!a)
+        return;
+    /* dead for every later event: the next one has ord mem_ord + 1 */
+    a->flags |= GMI_DROPPED;
+    a->free_ord = r->mem_ord + 1;
+    a->free_ts = e->free_ts;
+}
+
+void gma_insights_settle(gma_replay *r, uint64_t key, uint32_t kname)
+{
+    gma_insights *in = r->insights;
+    uint32_t head;
+    if (!gma_map_del(&in->pending, key, &head))
+        return;
+    for (uint32_t i = head + 1; i;) {
+        gmi_rec *a = &GMA_VEC_AT(&in->recs, gmi_rec, i - 1);
+        a->kname = kname;
+        i = a->next;
+        a->next = 0;
+    }
+}
+
+void gma_insights_kernel(gma_replay *r, const gmt_kernel *k)
+{
+    gma_insights *in = r->insights;
+    if (!k->tid || in->kernels.len >= GMI_MAX_KERNELS)
+        return;
+    gmi_kernel *g = gma_vec_push(&in->kernels);
+    if (!g) {
+        oom(in);
+        return;
+    }
+    g->tid = k->tid;
+    g->stream = k->stream;
+    g->start = k->start;
+    g->end = k->end > k->start ? k->end : k->start;
+}
+
+/* A segment ends (freed, unmapped, or repeated by a window's baseline). */
+static void seg_end(gma_replay *r, gma_insights *in, uint64_t key)
+{
+    uint32_t si;
+    if (gma_map_del(&in->seg_of, key, &si))
+        GMA_VEC_AT(&in->segs, gmi_seg, si).free_ord = r->mem_ord + 1;
+}
+
+void gma_insights_block(gma_replay *r, const gmt_block *b)
+{
+    gma_insights *in = r->insights;
+    if (b->device >= GMA_MAX_DEVICES)
+        return;
+    uint64_t key = (b->address ^ (b->device << 56)) | 1u;
+    if (b->action == GMT_BLK_SEGMENT_FREE || b->action == GMT_BLK_SEGMENT_UNMAP) {
+        seg_end(r, in, key);
+        return;
+    }
+    if (b->action != GMT_BLK_SEGMENT_ALLOC && b->action != GMT_BLK_SEGMENT_MAP)
+        return;
+    seg_end(r, in, key);
+    gmi_seg *s = gma_vec_push(&in->segs);
+    if (!s || gma_map_put(&in->seg_of, key, (uint32_t)(in->segs.len - 1)) != 0) {
+        if (s)
+            in->segs.len--;
+        oom(in);
+        return;
+    }
+    s->addr = b->address;
+    s->bytes = b->bytes;
+    s->device = (uint8_t)b->device;
+    /* live from the next memory event on: the block it was made for */
+    s->ord = r->mem_ord + 1;
+    s->free_ord = UINT64_MAX;
+}

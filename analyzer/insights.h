@@ -1,0 +1,120 @@
+/*
+ * Insights: what the peak is made of, and what to try (--insights).
+ *
+ * During the replay pass the module keeps one small record per device
+ * allocation (its lifetime in memory events, its step, thread, kernel and
+ * op at both ends), the kernels' times per thread and the op boundaries;
+ * replay.c feeds it through the hooks below, as it feeds the timeline.
+ * Once the replay has finished, gma_insights_build answers, per device:
+ *   1. the peak by lifetime class (persistent, step-scoped, temporary,
+ *      outside the framework's allocator, reserved but unallocated), with
+ *      the top owners of each class;
+ *   2. fragmentation at the peak (with the PyTorch bridge);
+ *   3. growth across steps per owner, leak suspects ranked by slope;
+ *   4. lifetime waste: allocations idle for most of their lifetime;
+ *   5. what-if: the peak if the largest movable owner were freed one op
+ *      earlier, by replaying the allocations again.
+ * The classes are defined in docs/analyzer.md ("Insights").
+ *
+ * Memory: about 140 bytes per device allocation and 24 per kernel, so the
+ * section is asked for (--insights), not part of every run.
+ */
+#ifndef GMA_INSIGHTS_H
+#define GMA_INSIGHTS_H
+
+#include <stdio.h>
+
+#include "gma.h"
+#include "report.h"
+
+struct gma_insights;
+
+/* Starts collecting on r (before its pass). 0, or -1 on OOM. */
+int gma_insights_open(gma_replay *r);
+void gma_insights_free(gma_replay *r);
+
+/* Hooks called by replay.c (device memory only). pending: the entry's kernel
+ * comes with gma_insights_settle(key). */
+void gma_insights_alloc(gma_replay *r, const gma_entry *e, const gmt_mem *m, int pending, uint64_t key);
+void gma_insights_freed(gma_replay *r, const gma_entry *e, const gmt_mem *m, uint64_t ord);
+/* An entry dropped without a FREE (a window begin, a lost free). */
+void gma_insights_dropped(gma_replay *r, const gma_entry *e);
+void gma_insights_settle(gma_replay *r, uint64_t key, uint32_t kname);
+void gma_insights_kernel(gma_replay *r, const gmt_kernel *k);
+void gma_insights_range(gma_replay *r, const gmt_range *g);
+/* A BLOCK record (the bridge): segments for the holes at the peak. */
+void gma_insights_block(gma_replay *r, const gmt_block *b);
+
+/* ---- results ----------------------------------------------------------------- */
+
+typedef enum gma_ins_class_id {
+    GMA_IC_PERSISTENT,
+    GMA_IC_STEP,
+    GMA_IC_TEMP,
+    GMA_IC_OUTSIDE,
+    GMA_IC_RESERVED,
+    GMA_IC_COUNT_
+} gma_ins_class_id;
+
+extern const char *const gma_ins_class_names[GMA_IC_COUNT_];
+
+typedef struct gma_ins_owner {
+    size_t name;            /* offset in the result's strs */
+    uint64_t bytes, count;
+    int64_t slope;          /* growth: bytes per step */
+    uint64_t first, last;   /* growth: live at the end of the first and last step */
+    uint64_t grew;          /* growth: steps that ended higher than the one before */
+} gma_ins_owner;
+
+typedef struct gma_ins_class {
+    int known;              /* the trace can tell this class apart */
+    uint64_t bytes, count;
+    gma_vec owners;         /* gma_ins_owner, largest first */
+} gma_ins_class;
+
+typedef struct gma_ins_dev {
+    unsigned device;
+    uint64_t peak, ts, step, window;
+    uint64_t live_sum;      /* bytes of the records live at the peak (== peak) */
+    gma_ins_class cls[GMA_IC_COUNT_];
+    /* 2. fragmentation (has_fw: the bridge's numbers) */
+    int has_fw, expandable;
+    uint64_t fw_allocated, fw_reserved, fw_cuda, largest_request, oom_bytes, ooms;
+    uint64_t largest_hole;  /* the largest free range inside a segment at the peak */
+    uint64_t segments;      /* segments (or mapped pieces) live at the peak */
+    /* 3. growth over the complete steps step_first..step_last */
+    uint64_t step_first, step_last, nsteps;
+    int64_t total_slope;
+    uint64_t total_first, total_last;
+    gma_vec growth;         /* gma_ins_owner, suspects by slope */
+    /* 4. lifetime waste (a hint) */
+    uint64_t idle_count, idle_bytes, idle_at_peak, idle_at_peak_count;
+    gma_vec idle_owners;    /* gma_ins_owner: bytes at the peak */
+    /* 5. what-if */
+    int has_whatif;
+    size_t whatif_owner;
+    uint64_t whatif_count, whatif_moved_at_peak, whatif_base, whatif_peak;
+    uint64_t unordered;     /* memory records older than the one before them (the replay's note) */
+} gma_ins_dev;
+
+typedef struct gma_ins_result {
+    const gma_replay *r;
+    gma_ins_dev dev[GMA_MAX_DEVICES];
+    size_t ndev;
+    gma_strs strs;
+    const char *owner_kind; /* "op" when the trace has NVTX ranges, else "kernel" */
+} gma_ins_result;
+
+/* Builds the insights of a finished replay that collected (gma_insights_open).
+ * 0, or -1 on OOM. */
+int gma_insights_build(gma_ins_result *res, const gma_replay *r);
+void gma_insights_result_free(gma_ins_result *res);
+static inline const char *gma_ins_str(const gma_ins_result *res, size_t off) { return gma_strs_get(&res->strs, off); }
+
+/* The findings as one table: a row per class, owner, finding; every row a
+ * number, a reason and what to try. b: --diff's other run (NULL none). */
+int gma_insights_table(gma_table *t, const gma_ins_result *a, const gma_ins_result *b, uint64_t top);
+/* Prints the insights in r->opt.format (b: NULL, or --diff's other run). */
+int gma_insights_print(FILE *f, const gma_replay *a, const gma_replay *b);
+
+#endif

@@ -1,0 +1,680 @@
+/* Insights: computed from a finished replay and the records the pass kept
+ * (insights.h; the classes are defined in docs/analyzer.md). */
+#include "insights_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+const char *const gma_ins_class_names[GMA_IC_COUNT_] = {
+    "persistent", "step-scoped", "temporary", "outside the allocator", "reserved, unallocated",
+};
+
+#define GMI_IDLE_MIN_NS 1000000u   /* lifetimes shorter than 1 ms are not judged idle */
+#define GMI_GROWTH_MAX_STEPS 100000u
+#define GMI_WHATIF_TRIES 5u        /* owners replayed for the what-if */
+
+typedef struct gmi_ctx {
+    gma_ins_result *res;
+    const gma_replay *r;
+    const gma_insights *in;
+    gma_map owner_of;   /* owner key -> group */
+    gma_map name_of;    /* hash of the display name -> group */
+    gma_vec groups;     /* size_t: the group's name in res->strs */
+    gma_buf buf;
+    int oom;
+} gmi_ctx;
+
+static const gmi_rec *REC(const gmi_ctx *c, size_t i) { return &GMA_VEC_AT(&c->in->recs, gmi_rec, i); }
+
+/* ---- owners ------------------------------------------------------------------ */
+
+/* The owner of an allocation: its op (the outermost NVTX range around it)
+ * when it has one, else the kernel it is attributed to. Owners with the same
+ * display name are one group ("aten::mm, seq = 9" and "aten::mm, seq = 12"). */
+static uint32_t owner_group(gmi_ctx *c, const gmi_rec *a)
+{
+    uint64_t key = a->opname ? (1ull << 40) | a->opname : a->kname;
+    uint32_t g;
+    if (gma_map_get(&c->owner_of, key, &g))
+        return g;
+    gma_buf_reset(&c->buf);
+    if (a->opname)
+        gma_range_display(c->r, a->opname, c->r->opt.full_names, &c->buf);
+    else
+        gma_kernel_display(c->r, a->kname, c->r->opt.full_names, &c->buf);
+    const char *s = gma_buf_str(&c->buf);
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (const char *p = s; *p; p++)
+        h = (h ^ (unsigned char)*p) * 0x100000001b3ull;
+    if (!gma_map_get(&c->name_of, h, &g)) {
+        size_t *slot = gma_vec_push(&c->groups);
+        size_t off = gma_strs_add(&c->res->strs, s, strlen(s));
+        if (!slot || off == (size_t)-1 || gma_map_put(&c->name_of, h, (uint32_t)(c->groups.len - 1)) != 0) {
+            c->oom = 1;
+            return 0;
+        }
+        *slot = off;
+        g = (uint32_t)(c->groups.len - 1);
+    }
+    if (gma_map_put(&c->owner_of, key, g) != 0)
+        c->oom = 1;
+    return g;
+}
+
+/* Adds bytes to group g's row in v (idx: group -> row, per vector). */
+static gma_ins_owner *owner_add(gmi_ctx *c, gma_vec *v, gma_map *idx, uint32_t g, uint64_t bytes)
+{
+    uint32_t i;
+    gma_ins_owner *o;
+    if (gma_map_get(idx, g, &i)) {
+        o = &GMA_VEC_AT(v, gma_ins_owner, i);
+    } else {
+        o = gma_vec_push(v);
+        if (!o || gma_map_put(idx, g, (uint32_t)(v->len - 1)) != 0) {
+            c->oom = 1;
+            return NULL;
+        }
+        o->name = GMA_VEC_AT(&c->groups, size_t, g);
+    }
+    o->bytes += bytes;
+    o->count++;
+    return o;
+}
+
+static int owner_cmp(const void *pa, const void *pb, void *ctx)
+{
+    const gma_ins_owner *a = pa, *b = pb;
+    if (a->bytes != b->bytes)
+        return a->bytes > b->bytes ? -1 : 1;
+    return strcmp(gma_ins_str(ctx, a->name), gma_ins_str(ctx, b->name));
+}
+
+static int slope_cmp(const void *pa, const void *pb, void *ctx)
+{
+    const gma_ins_owner *a = pa, *b = pb;
+    if (a->slope != b->slope)
+        return a->slope > b->slope ? -1 : 1;
+    return strcmp(gma_ins_str(ctx, a->name), gma_ins_str(ctx, b->name));
+}
+
+/* ---- 1. the peak by lifetime class --------------------------------------------- */
+
+static int live_at(const gmi_rec *a, unsigned d, uint64_t p) { return a->device == d && a->ord <= p && p < a->free_ord; }
+
+/* The framework allocator's source when CUPTI's records tell it apart from
+ * other libraries (a pool per tensor, or expandable segments), else -1. */
+static int framework_source(const gma_replay *r)
+{
+    uint64_t best = 0;
+    int bi = -1;
+    for (int i = 0; i < GMT_SRC_COUNT_; i++)
+        if (i != GMT_SRC_PINNED_HOST && r->src[i].bytes > best) {
+            best = r->src[i].bytes;
+            bi = i;
+        }
+    return bi == GMT_SRC_ASYNC_POOL || bi == GMT_SRC_VMM ? bi : -1;
+}
+
+static gma_ins_class_id classify(const gmi_rec *a, uint64_t peak_step, int fw_src)
+{
+    if (fw_src >= 0 && a->source != fw_src)
+        return GMA_IC_OUTSIDE;
+    if ((a->flags & GMI_BASELINE) || a->step < peak_step || !(a->flags & GMI_FREED) || a->free_step > peak_step)
+        return GMA_IC_PERSISTENT;
+    if (a->op ? a->op == a->free_op
+              : (!a->free_op && a->tid && a->tid == a->free_tid && a->free_seq <= a->seq + 1))
+        return GMA_IC_TEMP;
+    return GMA_IC_STEP;
+}
+
+static void holes_build(gmi_ctx *c, gma_ins_dev *D);
+
+static void classes_build(gmi_ctx *c, gma_ins_dev *D)
+{
+    const gma_replay *r = c->r;
+    int fw_src = r->fw ? -1 : framework_source(r);
+    gma_map idx[GMA_IC_COUNT_];
+    memset(idx, 0, sizeof(idx));
+    for (int k = 0; k < GMA_IC_COUNT_; k++)
+        gma_vec_init(&D->cls[k].owners, sizeof(gma_ins_owner));
+    D->cls[GMA_IC_PERSISTENT].known = D->cls[GMA_IC_STEP].known = D->cls[GMA_IC_TEMP].known = 1;
+    D->cls[GMA_IC_OUTSIDE].known = r->fw || fw_src >= 0;
+    D->cls[GMA_IC_RESERVED].known = r->fw;
+    uint64_t p = r->dev[D->device].peak_ord;
+    for (size_t i = 0; i < c->in->recs.len; i++) {
+        const gmi_rec *a = REC(c, i);
+        if (!live_at(a, D->device, p))
+            continue;
+        gma_ins_class_id k = classify(a, D->step, fw_src);
+        D->live_sum += a->bytes;
+        D->cls[k].bytes += a->bytes;
+        D->cls[k].count++;
+        owner_add(c, &D->cls[k].owners, &idx[k], owner_group(c, a), a->bytes);
+    }
+    if (r->fw && D->device < GMA_LAYER_DEVICES) {
+        const gma_layer_dev *L = &r->layer.dev[D->device];
+        D->has_fw = 1;
+        D->fw_allocated = L->allocated_peak;
+        D->fw_reserved = L->at_peak_reserved;
+        D->fw_cuda = L->at_peak_cuda;
+        D->ooms = L->ooms;
+        D->oom_bytes = L->oom_bytes;
+        D->cls[GMA_IC_OUTSIDE].bytes = gma_layer_outside(L->at_peak_cuda, L->at_peak_reserved);
+        D->cls[GMA_IC_RESERVED].bytes = L->at_peak_reserved > L->allocated_peak ? L->at_peak_reserved - L->allocated_peak : 0;
+        holes_build(c, D);
+    }
+    for (int k = 0; k < GMA_IC_COUNT_; k++) {
+        gma_vec *v = &D->cls[k].owners;
+        if (gma_msort(v->data, v->len, sizeof(gma_ins_owner), owner_cmp, (void *)c->res) != 0)
+            c->oom = 1;
+        gma_map_free(&idx[k]);
+    }
+}
+
+/* ---- 2. fragmentation: the holes at the peak ------------------------------------ */
+
+typedef struct gmi_span {
+    uint64_t addr, end;
+} gmi_span;
+
+static int span_cmp(const void *pa, const void *pb, void *ctx)
+{
+    (void)ctx;
+    const gmi_span *a = pa, *b = pb;
+    return a->addr < b->addr ? -1 : a->addr > b->addr;
+}
+
+/* The largest free range inside a segment live at the peak: the segments
+ * less the blocks live then, both in address order. */
+static void holes_build(gmi_ctx *c, gma_ins_dev *D)
+{
+    uint64_t p = c->r->dev[D->device].peak_ord;
+    gma_vec segs, blks;
+    gma_vec_init(&segs, sizeof(gmi_span));
+    gma_vec_init(&blks, sizeof(gmi_span));
+    for (size_t i = 0; i < c->in->segs.len && !c->oom; i++) {
+        const gmi_seg *s = &GMA_VEC_AT(&c->in->segs, gmi_seg, i);
+        gmi_span *v;
+        if (s->device != D->device || s->ord > p || p >= s->free_ord)
+            continue;
+        if (!(v = gma_vec_push(&segs)))
+            c->oom = 1;
+        else
+            *v = (gmi_span){ s->addr, s->addr + s->bytes };
+    }
+    for (size_t i = 0; i < c->in->recs.len && !c->oom; i++) {
+        const gmi_rec *a = REC(c, i);
+        gmi_span *v;
+        if (!live_at(a, D->device, p))
+            continue;
+        if (!(v = gma_vec_push(&blks)))
+            c->oom = 1;
+        else
+            *v = (gmi_span){ a->addr, a->addr + a->bytes };
+    }
+    D->segments = segs.len;
+    if (!c->oom && (gma_msort(segs.data, segs.len, sizeof(gmi_span), span_cmp, NULL) != 0 ||
+                    gma_msort(blks.data, blks.len, sizeof(gmi_span), span_cmp, NULL) != 0))
+        c->oom = 1;
+    size_t j = 0;
+    for (size_t i = 0; i < segs.len && !c->oom; i++) {
+        const gmi_span *s = &GMA_VEC_AT(&segs, gmi_span, i);
+        uint64_t at = s->addr;
+        while (j < blks.len && GMA_VEC_AT(&blks, gmi_span, j).end <= s->addr)
+            j++;
+        for (size_t k = j; k < blks.len && GMA_VEC_AT(&blks, gmi_span, k).addr < s->end; k++) {
+            const gmi_span *b = &GMA_VEC_AT(&blks, gmi_span, k);
+            if (b->addr > at && b->addr - at > D->largest_hole)
+                D->largest_hole = b->addr - at;
+            if (b->end > at)
+                at = b->end;
+        }
+        if (s->end > at && s->end - at > D->largest_hole)
+            D->largest_hole = s->end - at;
+    }
+    gma_vec_free(&segs);
+    gma_vec_free(&blks);
+}
+
+/* ---- 3. growth across steps --------------------------------------------------- */
+
+typedef struct gmi_ev {
+    uint32_t group;
+    uint64_t step;
+    int64_t delta;
+} gmi_ev;
+
+static int ev_cmp(const void *pa, const void *pb, void *ctx)
+{
+    (void)ctx;
+    const gmi_ev *a = pa, *b = pb;
+    if (a->group != b->group)
+        return a->group < b->group ? -1 : 1;
+    return a->step < b->step ? -1 : a->step > b->step;
+}
+
+/* The complete steps of window w: from its first step to the one before its
+ * last (the last step of a window may be cut short by its end). */
+static int steps_of(const gma_replay *r, uint64_t w, uint64_t *lo, uint64_t *hi)
+{
+    const gma_window *W = &GMA_VEC_AT(&r->windows, gma_window, w);
+    int any = 0;
+    uint64_t a = 0, b = 0;
+    for (size_t i = 0; i < r->steps.len; i++) {
+        const gma_steprow *s = &GMA_VEC_AT(&r->steps, gma_steprow, i);
+        if (!s->has_start || s->start_ts < W->begin_ts || (W->closed && s->start_ts > W->end_ts))
+            continue;
+        if (!any || s->step < a)
+            a = s->step;
+        if (!any || s->step > b)
+            b = s->step;
+        any = 1;
+    }
+    if (!any || b < a + 3) /* at least three complete steps */
+        return 0;
+    *lo = a;
+    *hi = b - 1;
+    return 1;
+}
+
+/* One series: live bytes at the end of each step from the events of one
+ * group (sorted by step), its least-squares slope and how often it grew. */
+static void series(const gmi_ev *ev, size_t n, uint64_t lo, uint64_t hi, gma_ins_owner *o)
+{
+    double nn = (double)(hi - lo + 1), xm = (nn - 1) / 2, sxy = 0, sxx = 0;
+    int64_t y = 0, prev = 0;
+    size_t j = 0;
+    for (uint64_t s = lo; s <= hi; s++) {
+        while (j < n && ev[j].step <= s)
+            y += ev[j++].delta;
+        double x = (double)(s - lo) - xm;
+        sxy += x * (double)y;
+        sxx += x * x;
+        if (s == lo)
+            o->first = (uint64_t)y;
+        else if (y > prev)
+            o->grew++;
+        prev = y;
+    }
+    o->last = (uint64_t)y;
+    o->slope = sxx > 0 ? (int64_t)(sxy / sxx + (sxy >= 0 ? 0.5 : -0.5)) : 0;
+}
+
+static void growth_build(gmi_ctx *c, gma_ins_dev *D)
+{
+    gma_vec_init(&D->growth, sizeof(gma_ins_owner));
+    uint64_t lo, hi;
+    if (D->window >= c->r->windows.len || !steps_of(c->r, D->window, &lo, &hi) || hi - lo >= GMI_GROWTH_MAX_STEPS)
+        return;
+    D->step_first = lo;
+    D->step_last = hi;
+    D->nsteps = hi - lo + 1;
+    gma_vec ev;
+    gma_vec_init(&ev, sizeof(gmi_ev));
+    for (size_t i = 0; i < c->in->recs.len && !c->oom; i++) {
+        const gmi_rec *a = REC(c, i);
+        if (a->device != D->device || a->window != D->window)
+            continue;
+        uint64_t s0 = a->step > lo ? a->step : lo;
+        uint64_t s1 = (a->flags & GMI_FREED) && a->free_step <= hi ? a->free_step : hi + 1;
+        if (s0 > hi || s1 <= s0)
+            continue;
+        uint32_t g = owner_group(c, a);
+        gmi_ev *e1 = gma_vec_push(&ev), *e2 = s1 <= hi ? gma_vec_push(&ev) : NULL;
+        if (!e1 || (s1 <= hi && !e2)) {
+            c->oom = 1;
+            break;
+        }
+        e1 = &GMA_VEC_AT(&ev, gmi_ev, ev.len - (e2 ? 2 : 1));
+        *e1 = (gmi_ev){ g, s0, (int64_t)a->bytes };
+        if (e2)
+            GMA_VEC_AT(&ev, gmi_ev, ev.len - 1) = (gmi_ev){ g, s1, -(int64_t)a->bytes };
+    }
+    gmi_ev *E = ev.data;
+    if (!c->oom && gma_msort(E, ev.len, sizeof(gmi_ev), ev_cmp, NULL) != 0)
+        c->oom = 1;
+    for (size_t j = 0; j < ev.len && !c->oom;) {
+        size_t k = j;
+        while (k < ev.len && E[k].group == E[j].group)
+            k++;
+        gma_ins_owner o;
+        memset(&o, 0, sizeof(o));
+        series(E + j, k - j, lo, hi, &o);
+        /* a suspect grows in at least half the steps and ends higher */
+        if (o.slope > 0 && o.last > o.first && o.grew * 2 >= D->nsteps - 1) {
+            gma_ins_owner *v = gma_vec_push(&D->growth);
+            if (!v)
+                c->oom = 1;
+            else {
+                o.name = GMA_VEC_AT(&c->groups, size_t, E[j].group);
+                o.bytes = o.last;
+                *v = o;
+            }
+        }
+        j = k;
+    }
+    /* all owners together: the same series over every event, by step */
+    for (size_t j = 0; j < ev.len; j++)
+        E[j].group = 0;
+    if (!c->oom && gma_msort(E, ev.len, sizeof(gmi_ev), ev_cmp, NULL) != 0)
+        c->oom = 1;
+    gma_ins_owner t;
+    memset(&t, 0, sizeof(t));
+    series(E, ev.len, lo, hi, &t);
+    D->total_slope = t.slope;
+    D->total_first = t.first;
+    D->total_last = t.last;
+    if (!c->oom && gma_msort(D->growth.data, D->growth.len, sizeof(gma_ins_owner), slope_cmp, (void *)c->res) != 0)
+        c->oom = 1;
+    gma_vec_free(&ev);
+}
+
+/* ---- 4. lifetime waste ------------------------------------------------------- */
+
+/* Kernels by thread, stream and start: each (thread, stream) a sorted run. */
+static int kernel_cmp(const void *pa, const void *pb, void *ctx)
+{
+    (void)ctx;
+    const gmi_kernel *a = pa, *b = pb;
+    if (a->tid != b->tid)
+        return a->tid < b->tid ? -1 : 1;
+    if (a->stream != b->stream)
+        return a->stream < b->stream ? -1 : 1;
+    return a->start < b->start ? -1 : a->start > b->start;
+}
+
+/* First index in k[0..n) at or after (tid, stream) (after: past it). */
+static size_t bound(const gmi_kernel *k, size_t n, uint64_t tid, uint64_t stream, int after)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t m = lo + (hi - lo) / 2;
+        int before = k[m].tid < tid || (k[m].tid == tid && (k[m].stream < stream || (after && k[m].stream == stream)));
+        if (before)
+            lo = m + 1;
+        else
+            hi = m;
+    }
+    return lo;
+}
+
+/* Around a time, among the kernels of a thread on a stream (0: an
+ * allocation tied to no stream, so every stream of the thread). */
+typedef struct gmi_near {
+    uint64_t after;       /* start of the first kernel at or after ts, UINT64_MAX none */
+    uint64_t before_start, before_end; /* the last kernel starting at or before ts2 */
+    int has_before;
+} gmi_near;
+
+static size_t first_from(const gmi_kernel *k, size_t n, uint64_t ts);
+
+static void near_in(const gmi_kernel *K, size_t nk, uint64_t tid, uint64_t stream, uint64_t ts, uint64_t ts2,
+                    gmi_near *out)
+{
+    out->after = UINT64_MAX;
+    out->has_before = 0;
+    size_t f = bound(K, nk, tid, stream, 0), e;
+    for (; f < nk && K[f].tid == tid && (!stream || K[f].stream == stream); f = e) {
+        e = bound(K, nk, tid, K[f].stream, 1);
+        size_t n = e - f, i = first_from(K + f, n, ts);
+        if (i < n && K[f + i].start < out->after)
+            out->after = K[f + i].start;
+        i = first_from(K + f, n, ts2 + 1);
+        if (i > 0 && (!out->has_before || K[f + i - 1].start > out->before_start)) {
+            out->has_before = 1;
+            out->before_start = K[f + i - 1].start;
+            out->before_end = K[f + i - 1].end;
+        }
+    }
+}
+
+/* First index in k[0..n) whose start is >= ts. */
+static size_t first_from(const gmi_kernel *k, size_t n, uint64_t ts)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t m = lo + (hi - lo) / 2;
+        if (k[m].start < ts)
+            lo = m + 1;
+        else
+            hi = m;
+    }
+    return lo;
+}
+
+/* The idle head and tail of a freed allocation: from its allocation to the
+ * first kernel its thread launched on its stream after it, and from the end
+ * of the last kernel the freeing thread launched on that stream before the
+ * free to the free (stream 0: any stream of the thread). */
+static void idle_span(const gmi_kernel *K, size_t nk, const gmi_rec *a, uint64_t *head_end, uint64_t *tail_from)
+{
+    gmi_near h, t;
+    near_in(K, nk, a->tid, a->stream, a->ts, a->ts, &h);
+    *head_end = h.after < a->free_ts ? h.after : a->free_ts;
+    near_in(K, nk, a->free_tid, a->stream, a->free_ts, a->free_ts, &t);
+    if (t.has_before) {
+        uint64_t end = t.before_end;
+        *tail_from = end < *head_end ? *head_end : end > a->free_ts ? a->free_ts : end;
+    } else {
+        *tail_from = *head_end;
+    }
+}
+
+static void waste_build(gmi_ctx *c, gma_ins_dev *D, gmi_kernel *K, size_t nk)
+{
+    gma_vec_init(&D->idle_owners, sizeof(gma_ins_owner));
+    gma_map idx;
+    memset(&idx, 0, sizeof(idx));
+    uint64_t p = c->r->dev[D->device].peak_ord;
+    for (size_t i = 0; i < c->in->recs.len; i++) {
+        const gmi_rec *a = REC(c, i);
+        if (a->device != D->device || a->window != D->window || !(a->flags & GMI_FREED) || !a->tid ||
+            !a->free_tid || a->free_ts < a->ts + GMI_IDLE_MIN_NS)
+            continue;
+        uint64_t head_end, tail_from;
+        idle_span(K, nk, a, &head_end, &tail_from);
+        uint64_t life = a->free_ts - a->ts, idle = (head_end - a->ts) + (a->free_ts - tail_from);
+        if (idle * 2 <= life)
+            continue;
+        D->idle_count++;
+        D->idle_bytes += a->bytes;
+        if (live_at(a, D->device, p) && (D->ts < head_end || D->ts >= tail_from)) {
+            D->idle_at_peak += a->bytes;
+            D->idle_at_peak_count++;
+            owner_add(c, &D->idle_owners, &idx, owner_group(c, a), a->bytes);
+        }
+    }
+    gma_map_free(&idx);
+    if (gma_msort(D->idle_owners.data, D->idle_owners.len, sizeof(gma_ins_owner), owner_cmp, (void *)c->res) != 0)
+        c->oom = 1;
+}
+
+/* ---- 5. what-if -------------------------------------------------------------- */
+
+/* An allocation whose free can move one op earlier: the op that holds its
+ * free (or the last op begun before it) began after the allocation. */
+static int movable(const gmi_rec *a) { return (a->flags & GMI_FREED) && a->early_ts > a->ts && a->early_ts < a->free_ts; }
+
+/* Events in time, ties in trace order: allocations at 2n, frees at 2n - 1
+ * (the level just before a free is the one the peak sees), moved frees at 0
+ * (before anything else at the op's begin). */
+typedef struct gmi_pt {
+    uint64_t ts, pos;
+    int64_t delta;
+} gmi_pt;
+
+static int pt_cmp(const void *pa, const void *pb, void *ctx)
+{
+    (void)ctx;
+    const gmi_pt *a = pa, *b = pb;
+    if (a->ts != b->ts)
+        return a->ts < b->ts ? -1 : 1;
+    return a->pos < b->pos ? -1 : a->pos > b->pos;
+}
+
+/* The peak of window w on the device when the movable allocations of group
+ * g (UINT32_MAX: none) are freed when the op holding their free began. */
+static uint64_t sweep(gmi_ctx *c, const gma_ins_dev *D, uint32_t g)
+{
+    gma_vec v;
+    gma_vec_init(&v, sizeof(gmi_pt));
+    for (size_t i = 0; i < c->in->recs.len && !c->oom; i++) {
+        const gmi_rec *a = REC(c, i);
+        if (a->device != D->device || a->window != D->window)
+            continue;
+        gmi_pt fr = { a->free_ts, 2 * a->free_ord - 1, -(int64_t)a->bytes };
+        if (g != UINT32_MAX && movable(a) && owner_group(c, a) == g)
+            fr.ts = a->early_ts, fr.pos = 0;
+        if (gma_vec_reserve(&v, v.len + 2) != 0) {
+            c->oom = 1;
+            break;
+        }
+        /* a baseline allocation is live from its window's begin */
+        GMA_VEC_AT(&v, gmi_pt, v.len++) = (gmi_pt){ a->ts, 2 * a->ord, (int64_t)a->bytes };
+        if (a->free_ord != UINT64_MAX)
+            GMA_VEC_AT(&v, gmi_pt, v.len++) = fr;
+    }
+    uint64_t best = 0;
+    if (!c->oom && gma_msort(v.data, v.len, sizeof(gmi_pt), pt_cmp, NULL) != 0)
+        c->oom = 1;
+    int64_t level = 0;
+    for (size_t i = 0; i < v.len && !c->oom; i++) {
+        level += GMA_VEC_AT(&v, gmi_pt, i).delta;
+        if (level > 0 && (uint64_t)level > best)
+            best = (uint64_t)level;
+    }
+    gma_vec_free(&v);
+    return best;
+}
+
+static void whatif_build(gmi_ctx *c, gma_ins_dev *D)
+{
+    gma_vec owners;
+    gma_map idx;
+    gma_vec_init(&owners, sizeof(gma_ins_owner));
+    memset(&idx, 0, sizeof(idx));
+    gma_vec gof; /* uint32_t: the group of each owners row */
+    gma_vec_init(&gof, sizeof(uint32_t));
+    uint64_t p = c->r->dev[D->device].peak_ord;
+    int fw_src = c->r->fw ? -1 : framework_source(c->r);
+    for (size_t i = 0; i < c->in->recs.len && !c->oom; i++) {
+        const gmi_rec *a = REC(c, i);
+        if (!live_at(a, D->device, p) || !movable(a))
+            continue;
+        gma_ins_class_id k = classify(a, D->step, fw_src);
+        if (k != GMA_IC_TEMP && k != GMA_IC_STEP)
+            continue;
+        uint32_t g = owner_group(c, a);
+        size_t before = owners.len;
+        if (!owner_add(c, &owners, &idx, g, a->bytes))
+            break;
+        if (owners.len > before) {
+            uint32_t *s = gma_vec_push(&gof);
+            if (!s)
+                c->oom = 1;
+            else
+                *s = g;
+        }
+    }
+    /* the largest candidates by bytes at the peak, each replayed; the one
+     * that lowers the peak most is kept (ties: the larger) */
+    for (size_t i = 0; i < owners.len; i++)
+        GMA_VEC_AT(&owners, gma_ins_owner, i).grew = GMA_VEC_AT(&gof, uint32_t, i); /* its group, kept through the sort */
+    if (!c->oom && gma_msort(owners.data, owners.len, sizeof(gma_ins_owner), owner_cmp, (void *)c->res) != 0)
+        c->oom = 1;
+    if (owners.len && !c->oom)
+        D->whatif_base = sweep(c, D, UINT32_MAX);
+    for (size_t i = 0; i < owners.len && i < GMI_WHATIF_TRIES && !c->oom; i++) {
+        const gma_ins_owner *o = &GMA_VEC_AT(&owners, gma_ins_owner, i);
+        uint64_t peak = sweep(c, D, (uint32_t)o->grew);
+        if (D->has_whatif && peak >= D->whatif_peak)
+            continue;
+        D->has_whatif = 1;
+        D->whatif_owner = o->name;
+        D->whatif_moved_at_peak = o->bytes;
+        D->whatif_peak = peak;
+        D->whatif_count = 0;
+        for (size_t j = 0; j < c->in->recs.len; j++) {
+            const gmi_rec *a = REC(c, j);
+            D->whatif_count += a->device == D->device && a->window == D->window && movable(a) &&
+                               owner_group(c, a) == (uint32_t)o->grew;
+        }
+    }
+    gma_vec_free(&owners);
+    gma_vec_free(&gof);
+    gma_map_free(&idx);
+}
+
+/* ---- the whole result ---------------------------------------------------------- */
+
+int gma_insights_build(gma_ins_result *res, const gma_replay *r)
+{
+    memset(res, 0, sizeof(*res));
+    res->r = r;
+    const gma_insights *in = r->insights;
+    if (!in || in->oom)
+        return -1;
+    gmi_ctx c;
+    memset(&c, 0, sizeof(c));
+    c.res = res, c.r = r, c.in = in;
+    gma_vec_init(&c.groups, sizeof(size_t));
+    res->owner_kind = in->ranges ? "op" : "kernel";
+    if (gma_strs_add(&res->strs, "", 0) == (size_t)-1)
+        return -1;
+    /* the kernels by thread and start, for the idle spans */
+    gma_vec kv;
+    gma_vec_init(&kv, sizeof(gmi_kernel));
+    if (gma_vec_reserve(&kv, in->kernels.len) != 0)
+        c.oom = 1;
+    else {
+        if (in->kernels.len)
+            memcpy(kv.data, in->kernels.data, in->kernels.len * sizeof(gmi_kernel));
+        kv.len = in->kernels.len;
+        if (gma_msort(kv.data, kv.len, sizeof(gmi_kernel), kernel_cmp, NULL) != 0)
+            c.oom = 1;
+    }
+    for (unsigned d = 0; d < GMA_MAX_DEVICES && !c.oom; d++) {
+        const gma_dev *G = &r->dev[d];
+        if (!G->present || !G->has_peak || !gma_dev_selected(r, d))
+            continue;
+        gma_ins_dev *D = &res->dev[res->ndev++];
+        D->device = d;
+        D->peak = G->peak;
+        D->ts = G->peak_ts;
+        D->step = G->peak_step;
+        D->window = G->peak_window;
+        D->unordered = r->unordered_mem;
+        classes_build(&c, D);
+        growth_build(&c, D);
+        waste_build(&c, D, kv.data, kv.len);
+        whatif_build(&c, D);
+        for (size_t i = 0; i < in->recs.len && D->has_fw; i++) {
+            const gmi_rec *a = REC(&c, i);
+            if (a->device == d && a->window == D->window && a->bytes > D->largest_request)
+                D->largest_request = a->bytes;
+        }
+    }
+    gma_vec_free(&kv);
+    gma_vec_free(&c.groups);
+    gma_map_free(&c.owner_of);
+    gma_map_free(&c.name_of);
+    gma_buf_free(&c.buf);
+    if (c.oom) {
+        gma_insights_result_free(res);
+        return -1;
+    }
+    return 0;
+}
+
+void gma_insights_result_free(gma_ins_result *res)
+{
+    for (size_t i = 0; i < res->ndev; i++) {
+        gma_ins_dev *D = &res->dev[i];
+        for (int k = 0; k < GMA_IC_COUNT_; k++)
+            gma_vec_free(&D->cls[k].owners);
+        gma_vec_free(&D->growth);
+        gma_vec_free(&D->idle_owners);
+    }
+    gma_strs_free(&res->strs);
+    res->ndev = 0;
+}

@@ -1,0 +1,73 @@
+/*
+ * The insights module's own state, shared by its files (insights.c collects
+ * during the pass, insights_build.c computes, insights_print.c formats).
+ */
+#ifndef GMA_INSIGHTS_INT_H
+#define GMA_INSIGHTS_INT_H
+
+#include "insights.h"
+
+#define GMI_RING 65536u             /* range instances remembered (an op's children find it) */
+#define GMI_MAX_RECS (1u << 25)     /* device allocations kept; later ones are counted */
+#define GMI_MAX_KERNELS (1u << 25)
+
+#define GMI_BASELINE 0x1u
+#define GMI_FREED 0x2u
+#define GMI_DROPPED 0x4u
+
+/* One device allocation. Its lifetime is [ord, free_ord) in memory-event
+ * ordinals: live at the peak P when ord <= P < free_ord. */
+typedef struct gmi_rec {
+    uint64_t addr, bytes, ts, free_ts;
+    uint64_t ord, free_ord;     /* UINT64_MAX: never freed */
+    uint64_t step, free_step, stream;
+    uint64_t tid, free_tid, seq, free_seq;
+    uint64_t op, free_op;       /* op (outermost range) instances, 0 none */
+    uint64_t early_ts;          /* when the op holding the free (or the last op before it) began, 0 none */
+    uint32_t kname, opname;     /* kernel name id; the op's range name id, 0 none */
+    uint32_t window, next;      /* next: pending kernel chain (record + 1) */
+    uint8_t device, source, flags;
+} gmi_rec;
+
+/* An allocator segment (or a mapped piece of an expandable one), with the
+ * bridge: live at the peak P when ord <= P < free_ord. */
+typedef struct gmi_seg {
+    uint64_t addr, bytes, ord, free_ord;
+    uint8_t device;
+} gmi_seg;
+
+typedef struct gmi_range {
+    uint64_t id, op, begin_ts;   /* begin_ts: the op's */
+    uint32_t name;
+} gmi_range;
+
+#define GMI_THREAD_OPS 64u          /* op begins remembered per thread */
+
+/* Memory records can reach the trace later than the ranges around them
+ * (CUPTI's activity buffers), so an op is found by time, not by order. */
+typedef struct gmi_thread {
+    uint64_t tid;
+    uint64_t op_ts[GMI_THREAD_OPS]; /* begin times of its last ops, a ring */
+    uint64_t nops;
+} gmi_thread;
+
+typedef struct gmi_kernel {
+    uint64_t tid, stream, start, end;
+} gmi_kernel;
+
+typedef struct gma_insights {
+    gma_vec recs;        /* gmi_rec, in allocation order */
+    gma_map live;        /* entry ord -> record, while live */
+    gma_map pending;     /* kernel wait key -> newest waiting record */
+    gma_vec kernels;     /* gmi_kernel */
+    gma_vec segs;        /* gmi_seg */
+    gma_map seg_of;      /* (device, address) -> live segment */
+    gma_vec threads;     /* gmi_thread */
+    gma_map thread_of;
+    gmi_range *ring;     /* range instances by id % GMI_RING */
+    int ranges;          /* the trace has ranges */
+    int oom;
+    uint64_t dropped_recs;
+} gma_insights;
+
+#endif

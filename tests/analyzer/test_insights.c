@@ -1,0 +1,540 @@
+/*
+ * Insights (analyzer/insights.h) on traces built here record by record, where
+ * every class, hint and what-if is known by construction; the expected bytes
+ * are worked out in the comments. Usage: test_insights DIR (scratch folder).
+ * It also writes DIR/insights.gmt for the golden and JSON tests.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gma.h"
+#include "gmt_io.h"
+#include "insights.h"
+#include "report.h"
+
+#include "../check.h"
+
+#define MiB (1ull << 20)
+#define T0 1000000000ull
+#define T(i) (T0 + 10000000ull + (uint64_t)(i) * 1000000ull) /* event i: 10 ms + i ms */
+#define TID 100u
+
+static gmt_writer *W;
+static gmt_status St;
+
+static int close_trace(uint64_t ts);
+
+static void put(gmt_record *r)
+{
+    if (St == GMT_OK)
+        St = gmt_writer_put(W, r);
+}
+
+static void rec_header(void)
+{
+    gmt_record r;
+    memset(&r, 0, sizeof(r));
+    r.type = GMT_REC_HEADER;
+    r.u.header.pid = 4343;
+    r.u.header.start_unix_ns = 1700000000000000000ull;
+    r.u.header.start_ts = T0;
+    r.u.header.rank = r.u.header.local_rank = r.u.header.world_size = -1;
+    r.u.header.host = (gmt_bytes){ "testhost", 8 };
+    r.u.header.profiler_version = (gmt_bytes){ "test", 4 };
+    put(&r);
+    memset(&r, 0, sizeof(r));
+    r.type = GMT_REC_DEVICE;
+    r.u.device.total_mem = 16ull << 30;
+    r.u.device.name = (gmt_bytes){ "Test GPU", 8 };
+    put(&r);
+}
+
+static void str(uint64_t id, const char *s)
+{
+    gmt_record r;
+    memset(&r, 0, sizeof(r));
+    r.type = GMT_REC_STRING;
+    r.u.string.id = id;
+    r.u.string.str = (gmt_bytes){ s, (uint32_t)strlen(s) };
+    put(&r);
+}
+
+typedef struct mem {
+    uint64_t ts, addr, bytes, src, flags, seq, range, step;
+    int on_stream0;  /* a plain cudaMalloc's: no stream; else stream 7 */
+} mem;
+
+static void memrec(gmt_type type, mem m)
+{
+    gmt_record r;
+    memset(&r, 0, sizeof(r));
+    r.type = type;
+    r.u.mem.ts = m.ts;
+    r.u.mem.address = m.addr;
+    r.u.mem.bytes = m.bytes;
+    r.u.mem.kind = GMT_MEMKIND_DEVICE;
+    r.u.mem.source = m.src ? m.src : GMT_SRC_ASYNC_POOL;
+    r.u.mem.flags = m.flags;
+    r.u.mem.tid = TID;
+    r.u.mem.seq = m.seq;
+    r.u.mem.range = m.range;
+    r.u.mem.step = m.step;
+    r.u.mem.stream = m.on_stream0 ? 0 : 7;
+    put(&r);
+}
+#define ALLOC(...) memrec(GMT_REC_ALLOC, (mem){ __VA_ARGS__ })
+#define FREE(...) memrec(GMT_REC_FREE, (mem){ __VA_ARGS__ })
+
+static void kernel_on(uint64_t ts, uint64_t stream, uint64_t name, uint64_t seq, uint64_t step)
+{
+    gmt_record r;
+    memset(&r, 0, sizeof(r));
+    r.type = GMT_REC_KERNEL;
+    r.u.kernel.start = ts;
+    r.u.kernel.end = ts + 500000; /* 0.5 ms */
+    r.u.kernel.stream = stream;
+    r.u.kernel.corr = seq;
+    r.u.kernel.name = name;
+    r.u.kernel.tid = TID;
+    r.u.kernel.seq = seq;
+    r.u.kernel.step = step;
+    put(&r);
+}
+
+static void kernel(uint64_t ts, uint64_t name, uint64_t seq, uint64_t step) { kernel_on(ts, 7, name, seq, step); }
+
+static void range(int begin, uint64_t ts, uint64_t id, uint64_t parent, uint64_t name)
+{
+    gmt_record r;
+    memset(&r, 0, sizeof(r));
+    r.type = begin ? GMT_REC_RANGE_BEGIN : GMT_REC_RANGE_END;
+    r.u.range.ts = ts;
+    r.u.range.tid = TID;
+    r.u.range.id = id;
+    r.u.range.parent = parent;
+    r.u.range.name = name;
+    put(&r);
+}
+
+static void step(uint64_t ts, uint64_t n)
+{
+    gmt_record r;
+    memset(&r, 0, sizeof(r));
+    r.type = GMT_REC_STEP;
+    r.u.step.ts = ts;
+    r.u.step.step = n;
+    r.u.step.phase = GMT_PHASE_ACTIVE;
+    put(&r);
+}
+
+static void window(int begin, uint64_t ts, uint64_t stp)
+{
+    gmt_record r;
+    memset(&r, 0, sizeof(r));
+    r.type = begin ? GMT_REC_WINDOW_BEGIN : GMT_REC_WINDOW_END;
+    if (begin) {
+        r.u.wbegin.ts = ts;
+        r.u.wbegin.step = stp;
+        r.u.wbegin.baseline_count = 1;
+        r.u.wbegin.baseline_bytes = 16 * MiB;
+    } else {
+        r.u.wend.ts = ts;
+        r.u.wend.step = stp;
+        r.u.wend.reason = GMT_WEND_SCHEDULE;
+    }
+    put(&r);
+}
+
+enum { K_GEMM = 1, K_SOFTMAX, K_ADD, R_LINEAR = 10, R_SOFTMAX, R_ADD, R_EMPTY, R_CAT };
+
+/*
+ * One window, steps 0-4, one host thread, one device; cudaMallocAsync
+ * (framework) but LIB, a plain cudaMalloc (a library's workspace).
+ *
+ *  i   record                                        live after (MiB)
+ *  -   baseline W 16 (allocated before the window)   16
+ *  1   step 0
+ *  2   op 1 aten::linear begins
+ *  3   ALLOC X 8    (op 1)                           24
+ *  4   ALLOC WS 2   (op 1)                           26
+ *  5   kernel gemm (seq 1, 0.5 ms)
+ *  6   FREE WS      (op 1): a temporary              24
+ *  8   op 2 aten::softmax begins, 9: its child aten::empty (id 3)
+ * 10   ALLOC S 32   (range 3, op 2)                  56
+ * 12   kernel softmax (seq 2)
+ * 14   ALLOC LIB 4  cudaMalloc, no range             60
+ * 15   kernel add (seq 3)
+ * 20   op 5 aten::add begins
+ * 21   ALLOC T 1    (op 5)                           61   PEAK (31 ms, step 0)
+ * 22   kernel add (seq 4)
+ * 23   FREE S       (op 5)                           29
+ * 24   FREE T       (op 5): a temporary              28
+ * 26   FREE X       (no op; the last op begun: 5)    20
+ * 28   ALLOC L0 2   (op 10 aten::cat), never freed   22
+ * 30   step 1; 38: ALLOC L1 2 (op 11 aten::cat)      24
+ * 40   step 2; 48: ALLOC L2 2 (op 12)                26
+ * 50   step 3; 58: ALLOC L3 2 (op 13)                28
+ * 60   step 4; 70: window end
+ *
+ * 1. At the peak (61 MiB): persistent W 16 (baseline); step-scoped S 32
+ *    (aten::softmax: made in op 2, freed in op 5) + X 8 (aten::linear) = 40;
+ *    temporary T 1 (aten::add: op 5 both ends); outside LIB 4 (owner: the
+ *    kernel it is attributed to, add, seq 3). 16 + 40 + 1 + 4 = 61.
+ * 3. Complete steps 0-3 (step 4 is the last, cut by the window end). Live at
+ *    their ends: W 16 + LIB 4 + aten::cat 2, 4, 6, 8 = 22, 24, 26, 28 MiB.
+ *    Slope: x - 1.5 = -1.5, -0.5, 0.5, 1.5; sum((x - 1.5) y) = 10 MiB over
+ *    sum((x - 1.5)^2) = 5: 2 MiB per step, total and aten::cat, which grew in
+ *    3 of 3 steps: the one leak suspect.
+ * 4. Freed allocations of 1 ms or more whose idle head (to the first kernel
+ *    of the thread after the allocation) plus idle tail (from the end of the
+ *    last kernel before the free) exceed half the lifetime:
+ *    X 23 ms: 2 + 3.5 no; WS 2 ms: 1 + 0.5 yes; S 13 ms: 2 + 0.5 no;
+ *    T 3 ms: 1 + 1.5 yes. Idle: 2 allocations, 3 MiB; at the peak (31 ms,
+ *    before T's first kernel at 32 ms): T, 1 MiB, owner aten::add.
+ * 5. Movable at the peak (the op holding the free began after the
+ *    allocation): S (op 5 began at 30 ms, after 20 ms) and X (free outside an
+ *    op: the last op begun, 5). S freed at 30 ms: levels ... 56, 60, 28, 29:
+ *    peak 60 MiB (-1). X freed at 30 ms: also 60; the tie keeps the larger,
+ *    aten::softmax, 1 allocation.
+ */
+static int write_trace(const char *path)
+{
+    gmt_writer_opts o = { 3, 1u << 20 };
+    St = GMT_OK;
+    if (!(W = gmt_writer_open(path, &o)))
+        return -1;
+    rec_header();
+    str(K_GEMM, "gemm_kernel");
+    str(K_SOFTMAX, "softmax_kernel");
+    str(K_ADD, "add_kernel");
+    str(R_LINEAR, "aten::linear, seq = 1, op_id = 1");
+    str(R_SOFTMAX, "aten::softmax, seq = 2, op_id = 2");
+    str(R_ADD, "aten::add, seq = 3, op_id = 5");
+    str(R_EMPTY, "aten::empty, op_id = 3");
+    str(R_CAT, "aten::cat");
+    window(1, T(0), 0);
+    ALLOC(.ts = T0 + 1000000, .addr = 0x1000000, .bytes = 16 * MiB, .flags = GMT_MEMF_BASELINE);
+    step(T(1), 0);
+    range(1, T(2), 1, 0, R_LINEAR);
+    ALLOC(.ts = T(3), .addr = 0x2000000, .bytes = 8 * MiB, .range = 1);
+    ALLOC(.ts = T(4), .addr = 0x3000000, .bytes = 2 * MiB, .range = 1);
+    kernel(T(5), K_GEMM, 1, 0);
+    FREE(.ts = T(6), .addr = 0x3000000, .bytes = 2 * MiB, .range = 1, .seq = 1);
+    range(0, T(7), 1, 0, 0);
+    range(1, T(8), 2, 0, R_SOFTMAX);
+    range(1, T(9), 3, 2, R_EMPTY);
+    ALLOC(.ts = T(10), .addr = 0x4000000, .bytes = 32 * MiB, .range = 3, .seq = 1);
+    range(0, T(11), 3, 0, 0);
+    kernel(T(12), K_SOFTMAX, 2, 0);
+    range(0, T(13), 2, 0, 0);
+    ALLOC(.ts = T(14), .addr = 0x5000000, .bytes = 4 * MiB, .src = GMT_SRC_MALLOC, .seq = 2);
+    kernel(T(15), K_ADD, 3, 0);
+    range(1, T(20), 5, 0, R_ADD);
+    ALLOC(.ts = T(21), .addr = 0x6000000, .bytes = 1 * MiB, .range = 5, .seq = 3);
+    kernel(T(22), K_ADD, 4, 0);
+    FREE(.ts = T(23), .addr = 0x4000000, .bytes = 32 * MiB, .range = 5, .seq = 4);
+    FREE(.ts = T(24), .addr = 0x6000000, .bytes = 1 * MiB, .range = 5, .seq = 4);
+    range(0, T(25), 5, 0, 0);
+    FREE(.ts = T(26), .addr = 0x2000000, .bytes = 8 * MiB, .seq = 4);
+    for (uint64_t s = 0; s < 4; s++) {
+        if (s)
+            step(T(20 + 10 * s), s);
+        range(1, T(27 + 10 * s), 10 + s, 0, R_CAT);
+        ALLOC(.ts = T(28 + 10 * s), .addr = 0x7000000 + s * 0x1000000, .bytes = 2 * MiB, .range = 10 + s, .seq = 4,
+              .step = s);
+        range(0, T(29 + 10 * s), 10 + s, 0, 0);
+    }
+    step(T(60), 4);
+    window(0, T(70), 4);
+    return close_trace(T(71));
+}
+
+static void block(uint64_t ts, uint64_t action, uint64_t addr, uint64_t bytes)
+{
+    gmt_record r;
+    memset(&r, 0, sizeof(r));
+    r.type = GMT_REC_BLOCK;
+    r.u.block.ts = ts;
+    r.u.block.action = action;
+    r.u.block.address = addr;
+    r.u.block.bytes = bytes;
+    r.u.block.requested = bytes;
+    r.u.block.tid = TID;
+    put(&r);
+}
+
+static int close_trace(uint64_t ts)
+{
+    gmt_record r;
+    memset(&r, 0, sizeof(r));
+    r.type = GMT_REC_STATS;
+    r.u.stats.ts = ts;
+    put(&r);
+    memset(&r, 0, sizeof(r));
+    r.type = GMT_REC_TRAILER;
+    r.u.trailer.ts = ts;
+    put(&r);
+    gmt_status c = gmt_writer_close(W);
+    return St == GMT_OK && c == GMT_OK ? 0 : -1;
+}
+
+/*
+ * With the PyTorch bridge: BLOCK records are the allocations, CUPTI's
+ * ALLOCs (segments, and a library's 8 MiB) feed the layer. No window
+ * records, no steps: one implicit window, one step.
+ *
+ *  i  record                                        allocated  reserved  CUDA
+ *  1  segment A 20 MiB at 0x10000000 (+ CUPTI)       0          20        20
+ *  2  CUPTI LIB 8 MiB at 0x90000000 (outside)        0          20        28
+ *  3  block b1  8 MiB at A + 0                       8
+ *  4  block b2  4 MiB at A + 8 MiB                   12
+ *  5  block b3  8 MiB at A + 12 MiB                  20
+ *  6  free b1: a hole of 8 MiB at A + 0              12
+ *  7  segment B 12 MiB at 0x20000000 (+ CUPTI): b4 does not fit the hole
+ *                                                               32        40
+ *  8  block b4 12 MiB at B                           24   PEAK
+ *
+ * At the peak: allocated 24, reserved 32, CUDA 40: outside 40 - 32 = 8,
+ * reserved-unallocated 32 - 24 = 8 (a quarter of the reserve: shown).
+ * Largest hole: A's first 8 MiB (B is full) in 2 segments; largest request
+ * 12 MiB. The cache (8 MiB) is smaller than that request, so no allocator
+ * setting would have served it: the row says so.
+ * Classes: b2, b3, b4 never freed, no steps: persistent 24 MiB.
+ */
+static int write_bridge(const char *path)
+{
+    gmt_writer_opts o = { 3, 1u << 20 };
+    St = GMT_OK;
+    if (!(W = gmt_writer_open(path, &o)))
+        return -1;
+    rec_header();
+    block(T(1), GMT_BLK_SEGMENT_ALLOC, 0x10000000, 20 * MiB);
+    ALLOC(.ts = T(1), .addr = 0x10000000, .bytes = 20 * MiB, .src = GMT_SRC_MALLOC);
+    ALLOC(.ts = T(2), .addr = 0x90000000, .bytes = 8 * MiB, .src = GMT_SRC_MALLOC);
+    block(T(3), GMT_BLK_ALLOC, 0x10000000, 8 * MiB);
+    block(T(4), GMT_BLK_ALLOC, 0x10800000, 4 * MiB);
+    block(T(5), GMT_BLK_ALLOC, 0x10C00000, 8 * MiB);
+    block(T(6), GMT_BLK_FREE_REQUESTED, 0x10000000, 8 * MiB);
+    block(T(7), GMT_BLK_SEGMENT_ALLOC, 0x20000000, 12 * MiB);
+    ALLOC(.ts = T(7), .addr = 0x20000000, .bytes = 12 * MiB, .src = GMT_SRC_MALLOC);
+    block(T(8), GMT_BLK_ALLOC, 0x20000000, 12 * MiB);
+    return close_trace(T(9));
+}
+
+static void check_bridge(const char *dir)
+{
+    char path[4200];
+    snprintf(path, sizeof(path), "%s/insights_bridge.gmt", dir);
+    REQUIRE(write_bridge(path) == 0, "writing %s", path);
+    tc_context("bridge");
+    static gma_replay r;
+    gma_opts o;
+    memset(&o, 0, sizeof(o));
+    o.top = 10;
+    o.window = o.step = o.device = -1;
+    char msg[600];
+    REQUIRE(gma_replay_init(&r, &o, path) == 0);
+    REQUIRE(gma_insights_open(&r) == 0);
+    REQUIRE(gma_replay_read(&r, msg, sizeof(msg)) == 0, "%s", msg);
+    REQUIRE(r.fw);
+    gma_ins_result res;
+    REQUIRE(gma_insights_build(&res, &r) == 0);
+    REQUIRE(res.ndev == 1);
+    const gma_ins_dev *D = &res.dev[0];
+    CHECK_EQ_U64(D->peak, 24 * MiB);
+    CHECK_EQ_U64(D->cls[GMA_IC_PERSISTENT].bytes, 24 * MiB);
+    CHECK_EQ_U64(D->cls[GMA_IC_PERSISTENT].count, 3);
+    CHECK_EQ_U64(D->cls[GMA_IC_STEP].bytes + D->cls[GMA_IC_TEMP].bytes, 0);
+    CHECK(D->cls[GMA_IC_OUTSIDE].known && D->cls[GMA_IC_RESERVED].known);
+    CHECK_EQ_U64(D->cls[GMA_IC_OUTSIDE].bytes, 8 * MiB);
+    CHECK_EQ_U64(D->cls[GMA_IC_RESERVED].bytes, 8 * MiB);
+    CHECK(D->has_fw);
+    CHECK_EQ_U64(D->fw_allocated, 24 * MiB);
+    CHECK_EQ_U64(D->fw_reserved, 32 * MiB);
+    CHECK_EQ_U64(D->fw_cuda, 40 * MiB);
+    CHECK_EQ_U64(D->segments, 2);
+    CHECK_EQ_U64(D->largest_hole, 8 * MiB);
+    CHECK_EQ_U64(D->largest_request, 12 * MiB);
+    gma_table t;
+    REQUIRE(gma_insights_table(&t, &res, NULL, 0) == 0);
+    size_t frag = 0;
+    for (size_t i = 0; i < t.nrows; i++)
+        if (strcmp(gma_cell_text(&t, gma_table_cell(&t, i, 1)), "fragmentation") == 0) {
+            frag++;
+            CHECK_EQ_U64(gma_table_cell(&t, i, 3)->v.u, 8 * MiB);
+            CHECK_HAS(gma_cell_text(&t, gma_table_cell(&t, i, 7)), "largest free hole 8.00 MiB in 2 segments");
+        }
+    CHECK_EQ_U64(frag, 1);
+    gma_table_free(&t);
+    gma_insights_result_free(&res);
+    gma_replay_free(&r);
+}
+
+/*
+ * Idle time counts kernels of the allocation's stream: A on stream 7 at 11 ms,
+ * a kernel on stream 9 at 12 ms, one on stream 7 at 19 ms, A freed at 20 ms:
+ * head 19 - 11 = 8 ms + tail 20 - 19.5 = 0.5 ms of 9: idle. B, a plain
+ * cudaMalloc (no stream), same times: head 1 ms (the stream-9 kernel) +
+ * tail 0.5 ms of 9: not idle. Idle: 1 allocation, 2 MiB (A).
+ */
+static void check_streams(const char *dir)
+{
+    char path[4200];
+    snprintf(path, sizeof(path), "%s/insights_streams.gmt", dir);
+    gmt_writer_opts wo = { 3, 1u << 20 };
+    St = GMT_OK;
+    REQUIRE((W = gmt_writer_open(path, &wo)) != NULL);
+    rec_header();
+    str(K_GEMM, "gemm_kernel");
+    ALLOC(.ts = T(1), .addr = 0x1000000, .bytes = 2 * MiB);
+    ALLOC(.ts = T(1), .addr = 0x2000000, .bytes = 4 * MiB, .src = GMT_SRC_MALLOC, .on_stream0 = 1);
+    kernel_on(T(2), 9, K_GEMM, 1, 0);
+    kernel_on(T(9), 7, K_GEMM, 2, 0);
+    FREE(.ts = T(10), .addr = 0x1000000, .bytes = 2 * MiB, .seq = 2);
+    FREE(.ts = T(10), .addr = 0x2000000, .bytes = 4 * MiB, .src = GMT_SRC_MALLOC, .seq = 2, .on_stream0 = 1);
+    REQUIRE(close_trace(T(11)) == 0);
+    tc_context("streams");
+    static gma_replay r;
+    gma_opts o;
+    memset(&o, 0, sizeof(o));
+    o.top = 10;
+    o.window = o.step = o.device = -1;
+    char msg[600];
+    REQUIRE(gma_replay_init(&r, &o, path) == 0);
+    REQUIRE(gma_insights_open(&r) == 0);
+    REQUIRE(gma_replay_read(&r, msg, sizeof(msg)) == 0, "%s", msg);
+    gma_ins_result res;
+    REQUIRE(gma_insights_build(&res, &r) == 0);
+    REQUIRE(res.ndev == 1);
+    CHECK_EQ_U64(res.dev[0].idle_count, 1);
+    CHECK_EQ_U64(res.dev[0].idle_bytes, 2 * MiB);
+    gma_insights_result_free(&res);
+    gma_replay_free(&r);
+}
+
+static const gma_ins_owner *owner(const gma_vec *v, size_t i)
+{
+    return i < v->len ? &GMA_VEC_AT(v, gma_ins_owner, i) : NULL;
+}
+
+static void check_owner(const gma_ins_result *res, const gma_vec *v, size_t i, const char *name, uint64_t bytes)
+{
+    const gma_ins_owner *o = owner(v, i);
+    CHECK(o != NULL, "owner %zu missing (want %s)", i, name);
+    if (!o)
+        return;
+    CHECK_STR(gma_ins_str(res, o->name), name);
+    CHECK_EQ_U64(o->bytes, bytes);
+}
+
+static void check_result(const gma_ins_result *res)
+{
+    REQUIRE(res->ndev == 1);
+    const gma_ins_dev *D = &res->dev[0];
+    CHECK_STR(res->owner_kind, "op");
+    CHECK_EQ_U64(D->peak, 61 * MiB);
+    CHECK_EQ_U64(D->ts, T(21));
+    CHECK_EQ_U64(D->step, 0);
+    CHECK_EQ_U64(D->live_sum, 61 * MiB);
+    /* 1. classes */
+    CHECK_EQ_U64(D->cls[GMA_IC_PERSISTENT].bytes, 16 * MiB);
+    CHECK_EQ_U64(D->cls[GMA_IC_PERSISTENT].count, 1);
+    CHECK_EQ_U64(D->cls[GMA_IC_STEP].bytes, 40 * MiB);
+    CHECK_EQ_U64(D->cls[GMA_IC_STEP].count, 2);
+    CHECK_EQ_U64(D->cls[GMA_IC_TEMP].bytes, 1 * MiB);
+    CHECK_EQ_U64(D->cls[GMA_IC_OUTSIDE].bytes, 4 * MiB);
+    CHECK(D->cls[GMA_IC_OUTSIDE].known);
+    CHECK(!D->cls[GMA_IC_RESERVED].known); /* no bridge */
+    check_owner(res, &D->cls[GMA_IC_PERSISTENT].owners, 0, "(baseline)", 16 * MiB);
+    check_owner(res, &D->cls[GMA_IC_STEP].owners, 0, "aten::softmax", 32 * MiB);
+    check_owner(res, &D->cls[GMA_IC_STEP].owners, 1, "aten::linear", 8 * MiB);
+    check_owner(res, &D->cls[GMA_IC_TEMP].owners, 0, "aten::add", 1 * MiB);
+    check_owner(res, &D->cls[GMA_IC_OUTSIDE].owners, 0, "add_kernel", 4 * MiB);
+    /* 3. growth */
+    CHECK_EQ_U64(D->nsteps, 4);
+    CHECK_EQ_U64(D->step_first, 0);
+    CHECK_EQ_U64(D->step_last, 3);
+    CHECK_EQ_U64(D->total_first, 22 * MiB);
+    CHECK_EQ_U64(D->total_last, 28 * MiB);
+    CHECK_EQ_U64((uint64_t)D->total_slope, 2 * MiB);
+    CHECK_EQ_U64(D->growth.len, 1);
+    const gma_ins_owner *g = owner(&D->growth, 0);
+    if (g) {
+        CHECK_STR(gma_ins_str(res, g->name), "aten::cat");
+        CHECK_EQ_U64((uint64_t)g->slope, 2 * MiB);
+        CHECK_EQ_U64(g->first, 2 * MiB);
+        CHECK_EQ_U64(g->last, 8 * MiB);
+        CHECK_EQ_U64(g->grew, 3);
+    }
+    /* 4. idle */
+    CHECK_EQ_U64(D->idle_count, 2);
+    CHECK_EQ_U64(D->idle_bytes, 3 * MiB);
+    CHECK_EQ_U64(D->idle_at_peak, 1 * MiB);
+    CHECK_EQ_U64(D->idle_at_peak_count, 1);
+    check_owner(res, &D->idle_owners, 0, "aten::add", 1 * MiB);
+    /* 5. what-if */
+    CHECK(D->has_whatif);
+    CHECK_STR(gma_ins_str(res, D->whatif_owner), "aten::softmax");
+    CHECK_EQ_U64(D->whatif_base, 61 * MiB);
+    CHECK_EQ_U64(D->whatif_peak, 60 * MiB);
+    CHECK_EQ_U64(D->whatif_count, 1);
+    CHECK_EQ_U64(D->whatif_moved_at_peak, 32 * MiB);
+}
+
+/* The rows: each holds a number, a reason and (for the class rows) what to try. */
+static void check_table(const gma_ins_result *res)
+{
+    gma_table t;
+    REQUIRE(gma_insights_table(&t, res, NULL, 0) == 0);
+    size_t classes = 0, whatif = 0;
+    for (size_t i = 0; i < t.nrows; i++) {
+        const gma_cell *f = gma_table_cell(&t, i, 1), *o = gma_table_cell(&t, i, 2);
+        const gma_cell *reason = gma_table_cell(&t, i, 7), *try_ = gma_table_cell(&t, i, 8);
+        CHECK(!reason->null, "row %zu has no reason", i);
+        if (o->null) { /* a finding's first row: what to try */
+            CHECK(!try_->null || gma_table_cell(&t, i, 3)->v.u == 0, "row %zu (%s) has nothing to try", i,
+                  gma_cell_text(&t, f));
+            classes++;
+        }
+        if (strcmp(gma_cell_text(&t, f), "what-if") == 0) {
+            whatif++;
+            CHECK_EQ_U64(gma_table_cell(&t, i, 3)->v.u, 60 * MiB);
+            CHECK_EQ_U64((uint64_t)-gma_table_cell(&t, i, 6)->v.i, 1 * MiB);
+        }
+    }
+    CHECK_EQ_U64(classes, 5); /* persistent, step-scoped, temporary, outside, idle */
+    CHECK_EQ_U64(whatif, 1);
+    gma_table_free(&t);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 2) {
+        fprintf(stderr, "usage: test_insights DIR\n");
+        return 2;
+    }
+    char path[4200];
+    snprintf(path, sizeof(path), "%s/insights.gmt", argv[1]);
+    REQUIRE(write_trace(path) == 0, "writing %s", path);
+
+    static gma_replay r;
+    gma_opts o;
+    memset(&o, 0, sizeof(o));
+    o.top = 10;
+    o.window = o.step = o.device = -1;
+    char msg[600];
+    REQUIRE(gma_replay_init(&r, &o, path) == 0);
+    REQUIRE(gma_insights_open(&r) == 0);
+    REQUIRE(gma_replay_read(&r, msg, sizeof(msg)) == 0, "%s", msg);
+    CHECK_EQ_U64(r.dev[0].peak, 61 * MiB); /* the replay's own peak, as above */
+    gma_ins_result res;
+    REQUIRE(gma_insights_build(&res, &r) == 0);
+    check_result(&res);
+    check_table(&res);
+    gma_insights_result_free(&res);
+    gma_replay_free(&r);
+    check_bridge(argv[1]);
+    check_streams(argv[1]);
+    return tc_result("analyzer.insights");
+}
