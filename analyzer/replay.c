@@ -1693,6 +1693,8 @@ static void fw_cuda(gma_replay *r, const gmt_mem *m, int is_alloc)
     note_ts(r, m->ts);
     if (gma_layer_cuda(&r->layer, m, is_alloc) != 0)
         oom(r);
+    if (r->timeline && gma_dev_selected(r, m->device))
+        gma_timeline_cuda(r, m, is_alloc);
 }
 
 /* A framework allocator event: its numbers, and with the blocks layer its
@@ -1700,6 +1702,8 @@ static void fw_cuda(gma_replay *r, const gmt_mem *m, int is_alloc)
 static void on_block(gma_replay *r, const gmt_block *b)
 {
     note_ts(r, b->ts);
+    if (r->timeline && r->fw && gma_dev_selected(r, b->device))
+        gma_timeline_segment(r, b);
     if (!gma_layer_block(&r->layer, b) || !r->fw)
         return;
     gmt_mem m;
