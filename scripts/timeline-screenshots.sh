@@ -30,6 +30,7 @@ shot timeline-naive 560 samples/traces/naive.zst
 shot timeline-sdpa 560 samples/traces/sdpa.zst
 shot timeline-naive-range 560 samples/traces/naive.zst --by range
 shot timeline-diff 860 samples/traces/naive.zst --diff samples/traces/sdpa.zst
+shot timeline-ranks 1560 samples/traces/ranks/rank*.zst
 # the page's title is the trace's path: the same in every run
 "$build/bin/gma_mktrace_bridge" "$work/tl_bridge.gmt"
 cd "$work"
