@@ -217,8 +217,10 @@ void gma_timeline_segment(gma_replay *r, const gmt_block *k)
         gtb_alloc(&t->segs, &b, (k->flags & GMT_BLKF_BASELINE) != 0, 0, 0);
         break;
     case GMT_BLK_SEGMENT_FREE:
-    case GMT_BLK_SEGMENT_UNMAP:
         gtb_release(&t->segs, (unsigned)k->device, k->address, k->ts);
+        break;
+    case GMT_BLK_SEGMENT_UNMAP: /* may cover part of a mapped range, or several */
+        gtb_release_range(&t->segs, (unsigned)k->device, k->address, k->bytes, k->ts);
         break;
     default:
         break;

@@ -55,6 +55,11 @@ void gtb_free(gtb_set *s);
 int gtb_alloc(gtb_set *s, const gtb_band *b, int baseline, int pending, uint64_t key);
 /* The allocation at (device, addr) was freed at ts (ignored when unknown). */
 void gtb_release(gtb_set *s, unsigned device, uint64_t addr, uint64_t ts);
+/* The range [addr, addr + bytes) of device was released at ts (expandable
+ * segments unmap part of a mapping, or several at once): every open band
+ * it touches ends, and the parts of them outside the range go on as new
+ * bands from ts. 0, or -1 out of memory (s->err). */
+int gtb_release_range(gtb_set *s, unsigned device, uint64_t addr, uint64_t bytes, uint64_t ts);
 /* The bands waiting for key learn their kernel. */
 void gtb_settle(gtb_set *s, uint64_t key, uint32_t kname);
 

@@ -168,39 +168,42 @@ static int addr_cmp(const void *a, const void *b)
     return (int64_t)x->t0 < (int64_t)y->t0 ? -1 : (int64_t)x->t0 > (int64_t)y->t0;
 }
 
-/* Marks in is_seg[] the CUDA bands (sorted by time) that are a segment:
- * the same address while the segment lives. Each segment matches once. */
+/* Marks in is_seg[] the CUDA bands that are the allocator's reserve: they
+ * lie within a segment band (a segment, or with expandable segments a
+ * mapped range, which CUDA sees as one allocation per chunk) while it
+ * lives. */
 static int match_segments(const gtb_band *seg, size_t ns, const gtb_band *cu, size_t nc, unsigned char *is_seg)
 {
     const gtb_band **by = malloc((ns ? ns : 1) * sizeof(*by));
-    unsigned char *used = calloc(ns ? ns : 1, 1);
-    if (!by || !used) {
-        free(by);
-        free(used);
+    if (!by)
         return -1;
-    }
-    for (size_t i = 0; i < ns; i++)
+    uint64_t widest = 0;
+    for (size_t i = 0; i < ns; i++) {
         by[i] = &seg[i];
+        if (seg[i].bytes > widest)
+            widest = seg[i].bytes;
+    }
     qsort(by, ns, sizeof(*by), addr_cmp);
     for (size_t i = 0; i < nc; i++) {
         size_t lo = 0, hi = ns;
-        while (lo < hi) { /* the first segment at cu[i]'s address or above */
+        while (lo < hi) { /* the first segment above cu[i]'s address */
             size_t mid = lo + (hi - lo) / 2;
-            if (by[mid]->addr < cu[i].addr)
+            if (by[mid]->addr <= cu[i].addr)
                 lo = mid + 1;
             else
                 hi = mid;
         }
-        for (size_t k = lo; k < ns && by[k]->addr == cu[i].addr; k++) {
-            if (used[k] || (int64_t)cu[i].t0 >= t_end(by[k]) || (int64_t)by[k]->t0 >= t_end(&cu[i]))
-                continue;
-            used[k] = 1;
-            is_seg[i] = 1;
-            break;
+        /* back over the segments that begin at or below it, as far as the widest reaches */
+        for (size_t k = lo; k-- > 0 && cu[i].addr - by[k]->addr < widest;) {
+            const gtb_band *g = by[k];
+            if (cu[i].addr + cu[i].bytes <= g->addr + g->bytes && (int64_t)cu[i].t0 < t_end(g) &&
+                (int64_t)g->t0 < t_end(&cu[i])) {
+                is_seg[i] = 1;
+                break;
+            }
         }
     }
     free(by);
-    free(used);
     return 0;
 }
 

@@ -111,8 +111,9 @@ gtm_lane *gtm_lane_new(gtm_doc *d);
  * origin), sorted; owner/kernel/range strings are set by the caller after. */
 int gtm_lane_bands(gtm_lane *l, const gtb_set *s, unsigned device, uint64_t origin);
 /* The framework layers of one device: every segment of seg, and the bands
- * of cuda that are no segment (a CUDA allocation at a segment's address
- * while that segment lives is that segment). Before gtm_lane_at_peak. */
+ * of cuda that are no part of one (a CUDA allocation that lies within a
+ * segment while the segment lives is part of the reserve). Before
+ * gtm_lane_at_peak. */
 int gtm_lane_ctx(gtm_lane *l, const gtb_set *seg, const gtb_set *cuda, unsigned device, uint64_t origin);
 /* Once every band knows its owner and the peak is set: bytes at the peak
  * (of the owners, and of the framework layers). */

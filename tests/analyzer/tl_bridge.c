@@ -81,14 +81,20 @@ static void header(tw *b)
     }
 }
 
-static void cuda(tw *b, gmt_type type, uint64_t i, uint64_t addr, uint64_t bytes, uint64_t seq, uint64_t step)
+static void cuda_src(tw *b, gmt_type type, uint64_t i, uint64_t addr, uint64_t bytes, uint64_t seq, uint64_t step,
+                     uint64_t src)
 {
     gmt_record r;
     memset(&r, 0, sizeof(r));
     r.type = type;
     r.u.mem = (gmt_mem){ .ts = TLB_T(i), .address = addr, .bytes = bytes, .kind = GMT_MEMKIND_DEVICE,
-                         .source = GMT_SRC_MALLOC, .corr = 500 + i, .tid = 100, .seq = seq, .step = step };
+                         .source = src, .corr = 500 + i, .tid = 100, .seq = seq, .step = step };
     put(b, &r);
+}
+
+static void cuda(tw *b, gmt_type type, uint64_t i, uint64_t addr, uint64_t bytes, uint64_t seq, uint64_t step)
+{
+    cuda_src(b, type, i, addr, bytes, seq, step, GMT_SRC_MALLOC);
 }
 
 static void block(tw *b, unsigned action, uint64_t i, uint64_t addr, uint64_t bytes, uint64_t seq, uint64_t step)
@@ -148,16 +154,74 @@ static void end(tw *b, uint64_t i)
     put(b, &r);
 }
 
-int tlb_write(const char *path)
+static int close_trace(tw *b, const char *path)
 {
-    const uint64_t M = TLB_MIB;
+    gmt_status c = gmt_writer_close(b->w);
+    if (b->st == GMT_OK)
+        b->st = c;
+    if (b->st != GMT_OK) {
+        fprintf(stderr, "%s: %s\n", path, gmt_status_str(b->st));
+        return -1;
+    }
+    return 0;
+}
+
+static int open_trace(tw *b, const char *path)
+{
     gmt_writer_opts o = { 3, 1u << 20 };
-    tw b = { gmt_writer_open(path, &o), GMT_OK };
-    if (!b.w) {
+    b->st = GMT_OK;
+    b->w = gmt_writer_open(path, &o);
+    if (!b->w) {
         perror(path);
         return -1;
     }
-    header(&b);
+    header(b);
+    return 0;
+}
+
+/*
+ * Expandable segments: one mapped range of 40 MiB at TLB_EX that CUDA sees
+ * as two 20 MiB chunks (VMM), then half of it unmapped.
+ *
+ *   11  cuMemMap TLB_EX and TLB_EX + 20 MiB, 20 MiB each; SEGMENT_MAP TLB_EX 40 MiB
+ *   12  block TLB_EX 30 MiB (kernel 1)                          THE PEAK
+ *   13  kernel 1 gemm_kernel
+ *   14  free TLB_EX
+ *   15  SEGMENT_UNMAP TLB_EX + 20 MiB, 20 MiB; its chunk unmapped
+ *   16  block TLB_EX 8 MiB (kernel 2)
+ *   17  kernel 2 softmax_kernel
+ *
+ * So: the segment layer has the 40 MiB range (11 to 15 ms) and its lower
+ * 20 MiB from 15 ms on; nothing is outside the allocator (both chunks lie
+ * in the range); at the peak 40 MiB reserved in one band, 10 MiB of it
+ * in no tensor; the reserve is highest at 40 MiB.
+ */
+int tlb_write_expandable(const char *path)
+{
+    const uint64_t M = TLB_MIB;
+    tw b;
+    if (open_trace(&b, path) != 0)
+        return -1;
+    cuda_src(&b, GMT_REC_ALLOC, 1, TLB_EX, 20 * M, 0, 0, GMT_SRC_VMM);
+    cuda_src(&b, GMT_REC_ALLOC, 1, TLB_EX + 20 * M, 20 * M, 0, 0, GMT_SRC_VMM);
+    block(&b, GMT_BLK_SEGMENT_MAP, 1, TLB_EX, 40 * M, 0, 0);
+    block(&b, GMT_BLK_ALLOC, 2, TLB_EX, 30 * M, 0, 0);
+    kernel(&b, 3, 1, 1, 0);
+    block(&b, GMT_BLK_FREE_REQUESTED, 4, TLB_EX, 30 * M, 1, 0);
+    block(&b, GMT_BLK_SEGMENT_UNMAP, 5, TLB_EX + 20 * M, 20 * M, 1, 0);
+    cuda_src(&b, GMT_REC_FREE, 5, TLB_EX + 20 * M, 20 * M, 1, 0, GMT_SRC_VMM);
+    block(&b, GMT_BLK_ALLOC, 6, TLB_EX, 8 * M, 1, 0);
+    kernel(&b, 7, 2, 2, 0);
+    end(&b, 8);
+    return close_trace(&b, path);
+}
+
+int tlb_write(const char *path)
+{
+    const uint64_t M = TLB_MIB;
+    tw b;
+    if (open_trace(&b, path) != 0)
+        return -1;
     driver(&b, 0, 12 * M);
     cuda(&b, GMT_REC_ALLOC, 1, TLB_WS, 8 * M, 0, 0);
     driver(&b, 1, 20 * M);
@@ -188,12 +252,5 @@ int tlb_write(const char *path)
     kernel(&b, 17, 1, 4, 2);
     block(&b, GMT_BLK_FREE_REQUESTED, 19, TLB_S1 + 4 * M, 6 * M, 4, 2);
     end(&b, 20);
-    gmt_status c = gmt_writer_close(b.w);
-    if (b.st == GMT_OK)
-        b.st = c;
-    if (b.st != GMT_OK) {
-        fprintf(stderr, "%s: %s\n", path, gmt_status_str(b.st));
-        return -1;
-    }
-    return 0;
+    return close_trace(&b, path);
 }

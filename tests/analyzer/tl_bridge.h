@@ -18,8 +18,11 @@
 #define TLB_S2 0x7f0002000000ull /* segment 2, 20 MiB, 18 ms to 24 ms */
 #define TLB_WS 0x7e0000000000ull /* outside: 8 MiB (a cuBLAS workspace), from 11 ms */
 #define TLB_NC 0x7e0001000000ull /* outside: 2 MiB (an NCCL buffer), from 22 ms */
+#define TLB_EX 0x7f4000000000ull /* tlb_write_expandable's mapped range */
 
 /* Writes the trace; 0, or -1 with a message on stderr. */
 int tlb_write(const char *path);
+/* Another: expandable segments (a mapped range, CUDA's chunks of it, an unmap). */
+int tlb_write_expandable(const char *path);
 
 #endif
