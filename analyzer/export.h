@@ -46,6 +46,11 @@ void gma_timeline_step(gma_replay *r, uint64_t ts, uint64_t step);
 void gma_timeline_alloc(gma_replay *r, const gma_entry *e, int pending, uint64_t key);
 void gma_timeline_freed(gma_replay *r, const gma_entry *e, uint64_t ts);
 void gma_timeline_settle(gma_replay *r, uint64_t key, uint32_t kname);
+/* With the blocks layer (r->fw): a BLOCK record (its segment events make
+ * the reserved-segment layer) and a CUDA allocation or free, which the
+ * replay does not take as an allocation then. */
+void gma_timeline_segment(gma_replay *r, const gmt_block *b);
+void gma_timeline_cuda(gma_replay *r, const gmt_mem *m, int is_alloc);
 /* Writes SVG or HTML (by the file name) once the replay has finished. */
 int gma_timeline_write(gma_replay *r);
 /* --diff: A's and B's lanes in one file; the page's axis is in steps. */

@@ -8,6 +8,11 @@
  * --diff: the two traces' lanes on one axis of steps (the page; the SVG
  * draws each lane on its own time axis).
  *
+ * With the PyTorch bridge (the replay's blocks layer), the bands are the
+ * allocator's blocks (tensors); the bridge's segment events and CUDA's own
+ * allocations are collected as two more band sets, from which the model
+ * makes the reserved-segment and outside-the-allocator layers.
+ *
  * The driver samples and the analyzer's live level go to a fixed number
  * of time buckets (max per bucket); when the trace outgrows them,
  * neighbouring buckets merge and the bucket width doubles.
@@ -45,8 +50,9 @@ typedef struct gma_timeline {
     uint64_t steps_ts[TL_STEPS], steps_no[TL_STEPS];
     size_t nsteps, steps_dropped;
     gtb_set bands;
+    gtb_set segs, cuda;  /* with the blocks layer: segments, CUDA's allocations */
     gma_map kcache, rcache; /* string id -> doc string, while building */
-    char summary[300];   /* the line gmem-analyze prints for the file */
+    char summary[600];   /* the line gmem-analyze prints for the file */
 } gma_timeline;
 
 static int is_html(const char *path)
@@ -65,6 +71,8 @@ int gma_timeline_collect(gma_replay *r)
         return -1;
     t->width = 1000;
     gtb_init(&t->bands, 0);
+    gtb_init(&t->segs, 0);
+    gtb_init(&t->cuda, 0);
     r->timeline = t;
     return 0;
 }
@@ -178,6 +186,59 @@ void gma_timeline_freed(gma_replay *r, const gma_entry *e, uint64_t ts)
     gtb_release(&r->timeline->bands, e->device, e->addr, ts);
 }
 
+static gtb_band ctx_band(uint64_t device, uint64_t addr, uint64_t bytes, uint64_t ts, uint64_t step, uint8_t layer)
+{
+    gtb_band b;
+    memset(&b, 0, sizeof(b));
+    b.addr = addr;
+    b.bytes = bytes;
+    b.t0 = ts;
+    b.step = step;
+    b.device = (uint8_t)device;
+    b.layer = layer;
+    return b;
+}
+
+void gma_timeline_segment(gma_replay *r, const gmt_block *k)
+{
+    gma_timeline *t = r->timeline;
+    if (k->device >= TL_DEV)
+        return;
+    gtb_band b = ctx_band(k->device, k->address, k->bytes, k->ts, k->step, 1);
+    switch (k->action) {
+    case GMT_BLK_SEGMENT_ALLOC:
+    case GMT_BLK_SEGMENT_MAP: /* expandable segments: each mapped range a band */
+        gtb_alloc(&t->segs, &b, (k->flags & GMT_BLKF_BASELINE) != 0, 0, 0);
+        break;
+    case GMT_BLK_SEGMENT_FREE:
+        gtb_release(&t->segs, (unsigned)k->device, k->address, k->ts);
+        break;
+    case GMT_BLK_SEGMENT_UNMAP: /* may cover part of a mapped range, or several */
+        gtb_release_range(&t->segs, (unsigned)k->device, k->address, k->bytes, k->ts);
+        break;
+    default:
+        break;
+    }
+}
+
+void gma_timeline_cuda(gma_replay *r, const gmt_mem *m, int is_alloc)
+{
+    gma_timeline *t = r->timeline;
+    if (m->device >= TL_DEV)
+        return;
+    if (!is_alloc) {
+        gtb_release(&t->cuda, (unsigned)m->device, m->address, m->ts);
+        return;
+    }
+    /* device memory only, as the layer module counts it */
+    if (m->kind != GMT_MEMKIND_DEVICE && m->kind != GMT_MEMKIND_DEVICE_STATIC && m->kind != GMT_MEMKIND_MANAGED &&
+        m->kind != GMT_MEMKIND_ARRAY)
+        return;
+    gtb_band b = ctx_band(m->device, m->address, m->bytes, m->ts, m->step, 2);
+    b.source = (uint8_t)(m->source < GMT_SRC_COUNT_ ? m->source : 0);
+    gtb_alloc(&t->cuda, &b, (m->flags & GMT_MEMF_BASELINE) != 0, 0, 0);
+}
+
 void gma_timeline_settle(gma_replay *r, uint64_t key, uint32_t kname)
 {
     gtb_settle(&r->timeline->bands, key, kname);
@@ -189,6 +250,8 @@ void gma_timeline_free(gma_replay *r)
     if (!t)
         return;
     gtb_free(&t->bands);
+    gtb_free(&t->segs);
+    gtb_free(&t->cuda);
     gma_map_free(&t->kcache);
     gma_map_free(&t->rcache);
     free(t->path);
@@ -376,6 +439,9 @@ static void lane_view(gtm_lane *l, const gma_replay *r)
         have = 1;
     }
     l->t_min = l->n ? (int64_t)l->b[0].t0 : 0;
+    for (int c = 0; c < GTM_CTX_N; c++) /* the layers' first bands (sorted by t0) */
+        if (l->ctx[c].n && (!l->n || (int64_t)l->ctx[c].b[0].t0 < l->t_min))
+            l->t_min = (int64_t)l->ctx[c].b[0].t0;
     l->t_max = gma_rel(r, r->last_ts);
     if (l->t_max < l->t_min)
         l->t_max = l->t_min;
@@ -394,6 +460,27 @@ static void lane_view(gtm_lane *l, const gma_replay *r)
     l->view1 = b + pad;
 }
 
+/* The PyTorch bridge's layers: tensors (the bands), reserved segments,
+ * memory outside the allocator; the analyzer's figures at its peak. */
+static int lane_fw(gtm_doc *d, gma_replay *r, gtm_lane *l, unsigned dev)
+{
+    const gma_timeline *t = r->timeline;
+    if (t->segs.err || t->cuda.err || gtm_lane_ctx(l, &t->segs, &t->cuda, dev, r->origin) != 0)
+        return -1;
+    l->layer_name[0] = gtm_str(d, "tensors (blocks of PyTorch's caching allocator)");
+    l->layer_name[1] = gtm_str(d, "reserved segments (PyTorch's caching allocator)");
+    l->layer_name[2] = gtm_str(d, "outside PyTorch's allocator (CUDA allocations in none of its segments)");
+    l->nlayers = 3;
+    for (size_t i = 0; i < l->ctx[GTM_CTX_OUT].n; i++) /* the band's label: its CUDA API */
+        l->ctx[GTM_CTX_OUT].b[i].kname = gtm_str(d, gma_source_label(l->ctx[GTM_CTX_OUT].b[i].source));
+    if (dev < GMA_LAYER_DEVICES) {
+        const gma_layer_dev *L = &r->layer.dev[dev];
+        l->fw_reserved = L->at_peak_reserved;
+        l->fw_outside = gma_layer_outside(L->at_peak_cuda, L->at_peak_reserved);
+    }
+    return 0;
+}
+
 /* One lane per device with allocations; title_prefix "" for one trace. */
 int gma_timeline_model_add(struct gtm_doc *d, gma_replay *r, const char *title_prefix)
 {
@@ -406,6 +493,8 @@ int gma_timeline_model_add(struct gtm_doc *d, gma_replay *r, const char *title_p
         int any = 0;
         for (size_t i = 0; i < t->bands.n && !any; i++)
             any = t->bands.b[i].device == dev;
+        for (size_t i = 0; i < t->segs.n && !any; i++)
+            any = t->segs.b[i].device == dev;
         if (!any && !t->used[dev])
             continue;
         gtm_lane *l = gtm_lane_new(d);
@@ -416,6 +505,8 @@ int gma_timeline_model_add(struct gtm_doc *d, gma_replay *r, const char *title_p
         l->warning = wstr;
         l->layer_name[0] = gtm_str(d, seg ? "reserved segments (what CUPTI saw of the caching allocator)" : "CUPTI allocations");
         l->nlayers = 1;
+        if (r->fw && lane_fw(d, r, l, dev) != 0)
+            return -1;
         const gma_dev *D = &r->dev[dev];
         l->has_peak = D->has_peak;
         l->peak = D->peak;
@@ -457,14 +548,22 @@ static size_t colours(const gma_opts *o) { return o->top && o->top < GTM_TOP_MAX
 
 static void summary(char *out, size_t cap, const char *path, const gtm_doc *d)
 {
-    size_t bands = 0, merged = 0;
+    size_t bands = 0, merged = 0, segs = 0, outside = 0;
+    int fw = 0;
     for (size_t k = 0; k < d->lanes.len; k++) {
         const gtm_lane *l = &GMA_VEC_AT(&d->lanes, gtm_lane, k);
         bands += l->nkeep;
         merged += l->nmerged;
+        segs += l->ctx[GTM_CTX_SEG].n;
+        outside += l->ctx[GTM_CTX_OUT].n;
+        fw |= l->fw;
     }
-    snprintf(out, cap, "wrote %s (memory timeline: %zu lane%s, %zu bands drawn, %zu small allocations merged, colours by %s)",
-             gma_out_shown(path), d->lanes.len, d->lanes.len == 1 ? "" : "s", bands, merged, d->by);
+    char layers[120] = "";
+    if (fw)
+        snprintf(layers, sizeof(layers), ", %zu reserved segments, %zu allocations outside PyTorch's allocator", segs,
+                 outside);
+    snprintf(out, cap, "wrote %s (memory timeline: %zu lane%s, %zu bands drawn, %zu small allocations merged%s, colours by %s)",
+             gma_out_shown(path), d->lanes.len, d->lanes.len == 1 ? "" : "s", bands, merged, layers, d->by);
 }
 
 /* One trace (b NULL: lanes titled by device), or --diff's two (lanes "A
@@ -474,7 +573,7 @@ static int write_replays(gma_replay *a, gma_replay *b)
     gma_timeline *t = a->timeline;
     if (!t || !t->path || (b && !b->timeline))
         return 0;
-    if (t->bands.err || (b && b->timeline->bands.err)) {
+    if (t->bands.err || t->segs.err || t->cuda.err || (b && b->timeline->bands.err)) {
         errno = ENOMEM;
         return -1;
     }
@@ -509,7 +608,7 @@ struct gma_tlmulti {
     gtm_doc doc;
     gma_vec origins;     /* uint64_t: each lane's trace origin */
     size_t top;
-    char summary[300];
+    char summary[600];
 };
 
 struct gma_tlmulti *gma_timeline_multi_new(const char *path)

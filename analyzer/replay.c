@@ -1707,8 +1707,11 @@ static int fw_cuda(gma_replay *r, const gmt_mem *m, int is_alloc)
 {
     if (gma_layer_cuda(&r->layer, m, is_alloc) != 0)
         oom(r);
-    if (r->fw)
+    if (r->fw) {
         note_ts(r, m->ts);
+        if (r->timeline && gma_dev_selected(r, m->device))
+            gma_timeline_cuda(r, m, is_alloc);
+    }
     return r->fw;
 }
 
@@ -1719,6 +1722,8 @@ static void on_block(gma_replay *r, const gmt_block *b)
     note_ts(r, b->ts);
     if (r->insights)
         gma_insights_block(r, b);
+    if (r->timeline && r->fw && gma_dev_selected(r, b->device))
+        gma_timeline_segment(r, b);
     int as_alloc = gma_layer_block(&r->layer, b);
     if (r->layer.err)
         oom(r);

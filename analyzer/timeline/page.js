@@ -4,7 +4,13 @@
  * so the top of the stack is the live level and a free lets the younger
  * bands above it drop. Each pixel column shows one moment: the allocation
  * in it that left the most memory live (or its middle when none), and the
- * peak's own moment in the peak's column, so that peaks are not skipped. */
+ * peak's own moment in the peak's column, so that peaks are not skipped.
+ * With the PyTorch bridge's layers (L.fw) the bands are tensors; the
+ * reserved segments are painted first, light, stacked from 0 in allocation
+ * order with a line at each one's top, so that the tensors cover them and
+ * the reserve shows above the tensors where it holds memory no tensor
+ * uses; the allocations outside the allocator are hatched and stacked on
+ * the higher of the reserve and the tensors. */
 (function () {
   'use strict';
   var errors = [];
@@ -42,13 +48,17 @@
   D.lanes.forEach(function (L) { L.legend.forEach(function (e, i) { D.colorOf[e[0]] = i; }); });
   var COL = D.colors.map(function (c) { return rgba(c, 255); });
   var COLM = D.colors.map(function (c) { return rgba(c, 110); });
+  /* the framework layers: reserved segments light with a darker top line,
+   * outside the allocator hatched */
+  var SEG_CSS = '#9ecae1', SEG_EDGE_CSS = '#3182bd', OUT_CSS = ['#525252', '#d9d9d9'];
+  var SEGC = rgba(SEG_CSS, 150), SEGE = rgba(SEG_EDGE_CSS, 255), OUTC = OUT_CSS.map(function (c) { return rgba(c, 235); });
 
   function decode(L) {
     var n = L.n, i;
     var t0 = new Float64Array(n), t1 = new Float64Array(n), sz = new Float64Array(n), ad = new Float64Array(n);
     var own = new Int32Array(n), kn = new Int32Array(n), rn = new Int32Array(n), st = new Float64Array(n);
     var ly = new Int32Array(n), lv = new Float64Array(n);
-    var t = 0, a = 0, s = 0;
+    var t = L.t0base || 0, a = 0, s = 0;
     for (i = 0; i < n; i++) {
       t += L.t0[i]; a += L.ad[i]; s += L.st[i];
       t0[i] = t; t1[i] = L.dur[i] < 0 ? Infinity : t + L.dur[i];
@@ -68,6 +78,13 @@
     }
     var G = D.ncolors + 1, mt = new Float64Array(L.merged.t), mv = new Float64Array(L.merged.v), k, g;
     if (L.peak && L.peak.bytes > ymax) ymax = L.peak.bytes;
+    var fw = L.fw ? { seg: decodeCtx(L.fw.seg, L.t0base), out: decodeCtx(L.fw.out, L.t0base) } : null;
+    if (fw) {
+      /* the layers are the device's memory: the scale takes their top and the driver's line */
+      ymax = Math.max(ymax, ctxTop(fw));
+      L.drv.forEach(function (q) { if (q[1] > ymax) ymax = q[1]; });
+      if (L.peak) { fw.segPeak = ctxAt(fw.seg, L.peak.t); fw.outPeak = ctxAt(fw.out, L.peak.t); }
+    }
     var mmax = 0;
     for (k = 0; k < mt.length; k++) { var sm = 0; for (g = 0; g < G; g++) sm += mv[k * G + g]; if (sm > mmax) mmax = sm; }
     if (ymax < mmax) ymax = mmax;
@@ -79,7 +96,45 @@
         if (t1[i] > L.peak.t) atPeak[own[i]] = (atPeak[own[i]] || 0) + sz[i];
     }
     return { L: L, n: n, t0: t0, t1: t1, sz: sz, ad: ad, own: own, kn: kn, rn: rn, st: st, ly: ly, lv: lv,
-             mt: mt, mv: mv, me: new Float64Array(L.merged.e), mend: new Float64Array(L.merged.end), G: G, ymax: ymax * 1.06 || 1, atPeak: atPeak, peakPos: peakPos };
+             mt: mt, mv: mv, me: new Float64Array(L.merged.e), mend: new Float64Array(L.merged.end), G: G, ymax: ymax * 1.06 || 1, atPeak: atPeak, peakPos: peakPos,
+             fw: fw };
+  }
+
+  /* a framework layer's bands (L.fw.seg, L.fw.out) */
+  function decodeCtx(C, base) {
+    var n = C.sz.length, t0 = new Float64Array(n), t1 = new Float64Array(n), sz = new Float64Array(n), ad = new Float64Array(n);
+    var t = base || 0, a = 0;
+    for (var i = 0; i < n; i++) {
+      t += C.t0[i]; a += C.ad[i];
+      t0[i] = t; t1[i] = C.dur[i] < 0 ? Infinity : t + C.dur[i]; sz[i] = C.sz[i]; ad[i] = a;
+    }
+    return { n: n, t0: t0, t1: t1, sz: sz, ad: ad, src: C.src || null };
+  }
+  /* the bands of a layer live at t, in allocation order, and their bytes */
+  function ctxLive(C, t) {
+    var out = [], bytes = 0, hi = upper(C.t0, C.n, t);
+    for (var i = 0; i < hi; i++) if (C.t1[i] > t) { out.push(i); bytes += C.sz[i]; }
+    return { bands: out, bytes: bytes };
+  }
+  function ctxAt(C, t) { var v = ctxLive(C, t); return { n: v.bands.length, bytes: v.bytes }; }
+  /* the highest reserved + outside level */
+  function ctxTop(fw) {
+    var ev = [];
+    [fw.seg, fw.out].forEach(function (C) {
+      for (var i = 0; i < C.n; i++) { ev.push([C.t0[i], C.sz[i]]); if (C.t1[i] !== Infinity) ev.push([C.t1[i], -C.sz[i]]); }
+    });
+    ev.sort(function (x, y) { return x[0] - y[0] || x[1] - y[1]; });
+    var lvl = 0, top = 0;
+    ev.forEach(function (e) { lvl += e[1]; if (lvl > top) top = lvl; });
+    return top;
+  }
+  /* bands of a layer live at moments that only grow (the columns, left to right) */
+  function tracker(C) { return { C: C, p: 0, act: [] }; }
+  function trackLive(T, t) {
+    var C = T.C;
+    while (T.p < C.n && C.t0[T.p] <= t) T.act.push(T.p++);
+    T.act = T.act.filter(function (i) { return C.t1[i] > t; });
+    return T.act;
   }
 
   var lanes = D.lanes.map(decode);
@@ -124,6 +179,12 @@
     var L = X.L;
     if (L.warning) note(S[L.title] + ': WARNING: ' + S[L.warning], 'warn');
     var what = S[L.title] + ': ' + L.nall + ' allocations (' + L.layers.map(function (l) { return S[l]; }).join(', ') + ')';
+    if (X.fw)
+      what = S[L.title] + ': ' + L.nall + ' tensors, the coloured bands (' + S[L.layers[0]] + '); ' + X.fw.seg.n +
+        ' reserved segments, drawn light behind the tensors with a line at each one\'s top: where the reserve shows above ' +
+        'the tensors, the allocator holds memory that no tensor uses (cached or fragmented); ' + X.fw.out.n +
+        ' allocations outside PyTorch\'s allocator (CUDA allocations in none of its segments: cuBLAS workspaces, NCCL ' +
+        'buffers, other libraries), hatched and stacked on top of the reserve' + (L.drv.length ? '; the dashed line is the driver\'s used memory' : '');
     if (L.merged.n)
       what += '; ' + L.n + ' drawn one by one (the ' + D.merge.keep + ' largest and every one live at the peak), ' +
         L.merged.n + ' smaller ones (each ' + fmtB(L.merged.max) + ' or less, ' + fmtB(L.merged.bytes) +
@@ -153,6 +214,29 @@
   other.appendChild(osw);
   other.appendChild(document.createTextNode('every other owner'));
   legend.appendChild(other);
+  var layersOut = lanes.map(function (X) {
+    if (!X.fw) return null;
+    var F = X.L.fw, pk = X.fw.segPeak || { n: 0, bytes: 0 }, po = X.fw.outPeak || { n: 0, bytes: 0 };
+    return { title: S[X.L.title], segments: X.fw.seg.n, outside_n: X.fw.out.n, reserved: F.reserved, reserved_page: pk.bytes,
+             reserved_model: F.seg.atPeak, segments_at_peak: pk.n, outside: F.outside, outside_page: po.bytes, outside_model: F.out.atPeak };
+  });
+  if (X0 && X0.fw) {
+    var F0 = layersOut[0], pkb = X0.L.peak ? X0.L.peak.bytes : 0;
+    var lh = document.createElement('div');
+    lh.innerHTML = '<b></b>';
+    lh.firstChild.textContent = 'Layers of ' + S[X0.L.title] + ' at the peak (the analyzer\'s figures)';
+    legend.appendChild(lh);
+    [[SEG_CSS, fmtB(F0.reserved) + ' reserved segments (' + F0.segments_at_peak + '; ' +
+      fmtB(Math.max(0, F0.reserved - pkb)) + ' in no tensor), light, behind the tensors'],
+     ['repeating-linear-gradient(45deg,' + OUT_CSS[0] + ' 0 3px,' + OUT_CSS[1] + ' 3px 6px)',
+      fmtB(F0.outside) + ' outside PyTorch\'s allocator, hatched, on the reserve']].forEach(function (e) {
+      var d = document.createElement('div'), sw = document.createElement('i');
+      sw.style.background = e[0];
+      if (e[0] === SEG_CSS) sw.style.borderTop = '2px solid ' + SEG_EDGE_CSS;
+      d.appendChild(sw); d.appendChild(document.createTextNode(e[1])); d.title = e[1];
+      legend.appendChild(d);
+    });
+  }
 
   var box = document.getElementById('lanes');
   lanes.forEach(function (X) {
@@ -197,13 +281,24 @@
   function paintBands(X, ctx, PW, PH) {
     var img = ctx.createImageData(PW, PH), px = new Uint32Array(img.data.buffer);
     var cols = columns(X, PW), active = new Int32Array(X.n), na = 0, p = 0, scale = PH / X.ymax;
-    var drawn = new Uint8Array(X.n), i, k, g;
+    var drawn = new Uint8Array(X.n), i, k, g, y;
+    var segT = X.fw ? tracker(X.fw.seg) : null, outT = X.fw ? tracker(X.fw.out) : null;
     for (var c = 0; c < PW; c++) {
       var tc = cols.t[c], j = cols.j[c];
       while (p <= j) active[na++] = p++;
       var m = 0;
       for (k = 0; k < na; k++) if (X.t1[active[k]] > tc) active[m++] = active[k];
       na = m;
+      var sacc = 0, sprev = PH;
+      if (segT) trackLive(segT, tc).forEach(function (si) {
+        sacc += X.fw.seg.sz[si];
+        var stop = Math.max(0, Math.round(PH - sacc * scale));
+        if (stop < sprev) {
+          for (var ys = stop + 1; ys < sprev; ys++) px[ys * PW + c] = SEGC;
+          px[stop * PW + c] = SEGE;
+          sprev = stop;
+        }
+      });
       var acc = 0, prev = PH;
       for (k = 0; k < na; k++) {
         i = active[k];
@@ -223,6 +318,15 @@
         var mtop = Math.max(0, Math.round(PH - acc * scale));
         for (var y2 = mtop; y2 < prev; y2++) px[y2 * PW + c] = COLM[g];
         if (mtop < prev) prev = mtop;
+      }
+      if (outT) {
+        var oacc = Math.max(acc, sacc), oprev = Math.min(prev, sprev);
+        trackLive(outT, tc).forEach(function (oi) {
+          oacc += X.fw.out.sz[oi];
+          var otop = Math.max(0, Math.round(PH - oacc * scale));
+          for (y = otop; y < oprev; y++) px[y * PW + c] = OUTC[((c + y) >> 2) & 1];
+          if (otop < oprev) oprev = otop;
+        });
       }
     }
     X.cols = cols;
@@ -349,12 +453,58 @@
       'step ' + X.st[i] + ' \u00b7 layer: ' + S[X.L.layers[X.ly[i]] || 0] + '\n' +
       'allocated ' + fmtT(X.t0[i]) + ', ' + (fr ? 'never freed' : 'freed ' + fmtT(X.t1[i]) + ', lifetime ' + fmtD(X.t1[i] - X.t0[i]));
   }
+  function segText(X, i, t, tensors) {
+    var C = X.fw.seg, v = ctxLive(C, t), fr = C.t1[i] === Infinity;
+    return 'reserved segment: size ' + fmtB(C.sz[i]) + ' at ' + hex(C.ad[i]) + '\n' +
+      'layer: ' + S[X.L.layers[1]] + '\n' +
+      'allocated ' + fmtT(C.t0[i]) + ', ' + (fr ? 'never freed' : 'freed ' + fmtT(C.t1[i]) + ', lifetime ' + fmtD(C.t1[i] - C.t0[i])) + '\n' +
+      'at ' + fmtT(t) + ': ' + fmtB(v.bytes) + ' reserved in ' + v.bands.length + ' segments, ' + fmtB(tensors) +
+      ' in tensors, ' + fmtB(Math.max(0, v.bytes - tensors)) + ' in no tensor';
+  }
+  function outText(X, i) {
+    var C = X.fw.out, fr = C.t1[i] === Infinity;
+    return 'outside PyTorch\'s allocator: size ' + fmtB(C.sz[i]) + ' at ' + hex(C.ad[i]) + '\n' +
+      'layer: ' + S[X.L.layers[2]] + '\n' + 'allocated with ' + S[C.src ? C.src[i] : 0] + ' at ' + fmtT(C.t0[i]) + ', ' +
+      (fr ? 'never freed' : 'freed ' + fmtT(C.t1[i]) + ', lifetime ' + fmtD(C.t1[i] - C.t0[i]));
+  }
+  /* what a column stacks: its moment, the tensor bands live then (drawn
+   * order), their bytes with the merged layers, and the framework layers */
+  function stackAt(X, c) {
+    var lv = liveAt(X, c), tens = 0, ms = mergedAt(X, lv.t), g;
+    lv.bands.forEach(function (i) { tens += X.sz[i]; });
+    if (ms !== null) for (g = 0; g < X.G; g++) tens += ms[g];
+    var st = { t: lv.t, bands: lv.bands, tensors: tens };
+    if (X.fw) {
+      st.seg = ctxLive(X.fw.seg, lv.t); st.out = ctxLive(X.fw.out, lv.t);
+      st.outBase = Math.max(tens, st.seg.bytes);
+    }
+    return st;
+  }
+  /* the framework layer's band at a height above the tensors, or null */
+  function fwHit(X, st, bytes) {
+    if (!X.fw || bytes < st.tensors) return null;
+    var acc = 0, k, i;
+    for (k = 0; k < st.seg.bands.length; k++) {
+      i = st.seg.bands[k];
+      if (bytes < acc + X.fw.seg.sz[i]) return segText(X, i, st.t, st.tensors);
+      acc += X.fw.seg.sz[i];
+    }
+    acc = st.outBase;
+    for (k = 0; k < st.out.bands.length; k++) {
+      i = st.out.bands[k];
+      if (bytes >= acc && bytes < acc + X.fw.out.sz[i]) return outText(X, i);
+      acc += X.fw.out.sz[i];
+    }
+    return null;
+  }
   function hitText(X, clientX, clientY) {
     var c = colOf(X, clientX);
     if (c < 0) return null;
     var r = X.cv.getBoundingClientRect(), y = clientY - r.top;
     var bytes = (X.h - MB - y) / (X.h - MT - MB) * X.ymax;
     if (bytes < 0) return null;
+    var fh = X.fw ? fwHit(X, stackAt(X, c), bytes) : null;
+    if (fh) return fh;
     var lv = liveAt(X, c), acc = 0;
     for (var k = 0; k < lv.bands.length; k++) {
       var i = lv.bands[k];
@@ -368,6 +518,11 @@
         return 'merged small allocations, ' + (g < D.ncolors ? 'owner ' + S[X.L.legend[g] ? X.L.legend[g][0] : 0] : 'other owners') +
           '\nlevel: ' + fmtB(v) + ' (the highest of its slice while in one)' + '\nnear ' + fmtT(lv.t);
       acc += v;
+    }
+    if (X.fw) {
+      var sa = stackAt(X, c);
+      return 'at ' + fmtT(lv.t) + ': ' + fmtB(acc) + ' in tensors, ' + fmtB(sa.seg.bytes) + ' reserved, ' + fmtB(sa.out.bytes) +
+        ' outside PyTorch\'s allocator';
     }
     return 'at ' + fmtT(lv.t) + ': ' + fmtB(acc) + ' live in the bands drawn';
   }
@@ -396,7 +551,15 @@
       tb.appendChild(tr);
     });
     box2.textContent = '';
-    box2.appendChild(h); box2.appendChild(tb);
+    box2.appendChild(h);
+    if (X.fw) {
+      var sa = stackAt(X, c), fl = document.createElement('div');
+      fl.textContent = 'and ' + fmtB(sa.seg.bytes) + ' reserved in ' + sa.seg.bands.length + ' segments (' +
+        fmtB(Math.max(0, sa.seg.bytes - total)) + ' in no tensor), ' + fmtB(sa.out.bytes) + ' in ' + sa.out.bands.length +
+        ' allocations outside PyTorch\'s allocator';
+      box2.appendChild(fl);
+    }
+    box2.appendChild(tb);
     if (lv.bands.length > 40) { var more = document.createElement('div'); more.textContent = '\u2026 and ' + (lv.bands.length - 40) + ' more'; box2.appendChild(more); }
   }
 
@@ -448,6 +611,7 @@
                peak: X.L.peak ? X.L.peak.bytes : null, peak_sum: sum };
     }),
     legend: legendOut,
+    layers: layersOut,
     view: function () { return [view.a, view.b]; },
     selftest: function () {
       var X = lanes[0], out = { zoomed: false, tip: '' };
@@ -465,12 +629,29 @@
         out.tip = tip.textContent;
         out.expect = bandText(X, best);
       }
+      /* with the layers: hover the reserve's middle above the tensors, and the first band outside the allocator */
+      if (X.fw) {
+        var st = stackAt(X, c), hover = function (bytes) {
+          X.cv.dispatchEvent(new MouseEvent('mousemove', { clientX: cx2, clientY: r.top + yOf(X, bytes), bubbles: true }));
+          return tip.textContent;
+        };
+        if (st.seg.bytes > st.tensors) {
+          var ym = (st.tensors + st.seg.bytes) / 2;
+          out.seg_tip = hover(ym);
+          out.seg_expect = fwHit(X, st, ym);
+        }
+        if (st.out.bands.length) {
+          var yo = st.outBase + X.fw.out.sz[st.out.bands[0]] / 2;
+          out.out_tip = hover(yo);
+          out.out_expect = fwHit(X, st, yo);
+        }
+      }
       return out;
     }
   };
   window.__gmem = hook;
   if (location.hash.indexOf('selftest') >= 0) {
-    var res = { errors: errors, first_paint_ms: firstPaint, lanes: hook.lanes, legend: legendOut };
+    var res = { errors: errors, first_paint_ms: firstPaint, lanes: hook.lanes, legend: legendOut, layers: layersOut };
     try { res.selftest = hook.selftest(); } catch (e) { errors.push(String(e)); }
     var pre = document.getElementById('gmem-test');
     pre.textContent = JSON.stringify(res);

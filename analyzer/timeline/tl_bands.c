@@ -95,3 +95,52 @@ void gtb_settle(gtb_set *s, uint64_t key, uint32_t kname)
         b->pend_next = 0;
     }
 }
+
+static int u32_cmp(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+int gtb_release_range(gtb_set *s, unsigned device, uint64_t addr, uint64_t bytes, uint64_t ts)
+{
+    uint32_t i;
+    if (gma_map_get(&s->open, open_key(device, addr), &i) && s->b[i].bytes == bytes) {
+        gtb_release(s, device, addr, ts); /* the whole of one band: the common case */
+        return 0;
+    }
+    /* the open bands it touches, collected first: the map changes below */
+    uint32_t *hit = malloc((s->open.count ? s->open.count : 1) * sizeof(*hit));
+    if (!hit) {
+        s->err = 1;
+        return -1;
+    }
+    size_t nh = 0;
+    uint64_t end = addr + bytes;
+    for (size_t k = 0; k < s->open.cap; k++) {
+        if (!s->open.b[k].val)
+            continue;
+        const gtb_band *b = &s->b[s->open.b[k].val - 1];
+        if (b->device == device && b->addr < end && addr < b->addr + b->bytes)
+            hit[nh++] = (uint32_t)(s->open.b[k].val - 1);
+    }
+    qsort(hit, nh, sizeof(*hit), u32_cmp); /* in the order they were made, not the map's */
+    int rc = 0;
+    for (size_t h = 0; h < nh; h++) {
+        gtb_band old = s->b[hit[h]];
+        gtb_release(s, device, old.addr, ts);
+        gtb_band part = old;
+        part.t0 = ts;
+        if (old.addr < addr) { /* the part below the range goes on */
+            part.bytes = addr - old.addr;
+            rc |= gtb_alloc(s, &part, 0, 0, 0);
+        }
+        if (end < old.addr + old.bytes) { /* and the part above it */
+            part.addr = end;
+            part.bytes = old.addr + old.bytes - end;
+            rc |= gtb_alloc(s, &part, 0, 0, 0);
+        }
+    }
+    free(hit);
+    return rc ? -1 : 0;
+}

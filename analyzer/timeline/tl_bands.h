@@ -4,10 +4,11 @@
  * its layer. Filled during the replay (export_timeline.c calls these from
  * the replay's alloc/free/kernel hooks), read once at the end.
  *
- * A layer is one set of allocations seen by one allocator level: today the
- * CUPTI allocations (or, when the trace says so, the caching allocator's
- * reserved segments); a second layer (tensor blocks inside those segments)
- * is fed as a second set of gtb_alloc calls with another layer number.
+ * A layer is one set of allocations seen by one allocator level: the CUPTI
+ * allocations, or with the PyTorch bridge the allocator's blocks (tensors);
+ * the bridge's reserved segments and CUDA's own allocations beside them are
+ * further sets (export_timeline.c keeps one gtb_set per layer: a block and
+ * its segment share an address).
  *
  * Memory: one 72-byte band per allocation, up to max bands; later
  * allocations are counted (left_out) but not kept.
@@ -31,7 +32,8 @@ typedef struct gtb_band {
     uint32_t stream;
     uint32_t pend_next;    /* next band waiting for the same kernel, index + 1 */
     uint8_t device, layer;
-    uint8_t pad_[6];
+    uint8_t source;        /* gmt_mem_source: the CUDA allocations of a layer */
+    uint8_t pad_[5];
 } gtb_band;
 
 typedef struct gtb_set {
@@ -53,6 +55,11 @@ void gtb_free(gtb_set *s);
 int gtb_alloc(gtb_set *s, const gtb_band *b, int baseline, int pending, uint64_t key);
 /* The allocation at (device, addr) was freed at ts (ignored when unknown). */
 void gtb_release(gtb_set *s, unsigned device, uint64_t addr, uint64_t ts);
+/* The range [addr, addr + bytes) of device was released at ts (expandable
+ * segments unmap part of a mapping, or several at once): every open band
+ * it touches ends, and the parts of them outside the range go on as new
+ * bands from ts. 0, or -1 out of memory (s->err). */
+int gtb_release_range(gtb_set *s, unsigned device, uint64_t addr, uint64_t bytes, uint64_t ts);
 /* The bands waiting for key learn their kernel. */
 void gtb_settle(gtb_set *s, uint64_t key, uint32_t kname);
 

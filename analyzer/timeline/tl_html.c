@@ -6,6 +6,10 @@
  * The JSON is compact: per band drawn, columns of integers (allocation
  * time as the delta from the previous band's, lifetime (-1: never freed),
  * bytes, address as a delta, owner/kernel/range string, step delta, layer).
+ * With the PyTorch bridge's layers, "fw" holds the reserved segments and
+ * the allocations outside the allocator in the same columns (t0, dur, sz,
+ * ad; "src": the CUDA API of an outside one) and the analyzer's figures at
+ * its peak.
  */
 #include <string.h>
 
@@ -63,6 +67,50 @@ static void band_column(FILE *f, const gtm_lane *l, col c)
         first = 0;
     }
     fputs("]", f);
+}
+
+/* A framework layer's bands: columns as the lane's. */
+static void ctx_columns(FILE *f, const gtm_doc *d, const gtm_ctx *x, int with_src)
+{
+    (void)d;
+    int64_t prev_t = 0;
+    uint64_t prev_a = 0;
+    fputs("{\"t0\":[", f);
+    for (size_t i = 0; i < x->n; i++) {
+        fprintf(f, "%s%lld", i ? "," : "", (long long)((int64_t)x->b[i].t0 - prev_t));
+        prev_t = (int64_t)x->b[i].t0;
+    }
+    fputs("],\"dur\":[", f);
+    for (size_t i = 0; i < x->n; i++)
+        fprintf(f, "%s%lld", i ? "," : "", x->b[i].t1 == GTB_OPEN ? -1LL : (long long)(x->b[i].t1 - x->b[i].t0));
+    fputs("],\"sz\":[", f);
+    for (size_t i = 0; i < x->n; i++)
+        fprintf(f, "%s%llu", i ? "," : "", (unsigned long long)x->b[i].bytes);
+    fputs("],\"ad\":[", f);
+    for (size_t i = 0; i < x->n; i++) {
+        fprintf(f, "%s%lld", i ? "," : "", (long long)(x->b[i].addr - prev_a));
+        prev_a = x->b[i].addr;
+    }
+    fputs("]", f);
+    if (with_src) {
+        fputs(",\"src\":[", f);
+        for (size_t i = 0; i < x->n; i++)
+            fprintf(f, "%s%u", i ? "," : "", x->b[i].kname);
+        fputs("]", f);
+    }
+    fprintf(f, ",\"atPeak\":%llu}", (unsigned long long)x->at_peak);
+}
+
+static void fw_layers(FILE *f, const gtm_doc *d, const gtm_lane *l)
+{
+    if (!l->fw)
+        return;
+    fprintf(f, ",\n\"fw\":{\"reserved\":%llu,\"outside\":%llu,\"seg\":", (unsigned long long)l->fw_reserved,
+            (unsigned long long)l->fw_outside);
+    ctx_columns(f, d, &l->ctx[GTM_CTX_SEG], 0);
+    fputs(",\"out\":", f);
+    ctx_columns(f, d, &l->ctx[GTM_CTX_OUT], 1);
+    fputs("}", f);
 }
 
 static void marks(FILE *f, const char *key, const gma_vec *v, int64_t sh, int kind)
@@ -127,6 +175,7 @@ static void lane(FILE *f, const gtm_doc *d, const gtm_lane *l)
         fprintf(f, "%s[%u,%llu]", i ? "," : "", o, (unsigned long long)(o < l->at_peak_cap ? l->at_peak[o] : 0));
     }
     fputs("]", f);
+    fw_layers(f, d, l);
     merged(f, d, l);
     marks(f, "steps", &l->steps, sh, 0);
     marks(f, "wins", &l->windows, sh, 1);

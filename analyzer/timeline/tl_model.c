@@ -16,6 +16,8 @@ void gtm_init(gtm_doc *d, const char *by)
 static void lane_free(gtm_lane *l)
 {
     free(l->b);
+    for (int c = 0; c < GTM_CTX_N; c++)
+        free(l->ctx[c].b);
     free(l->own);
     free(l->kn);
     free(l->rn);
@@ -107,19 +109,17 @@ static int band_cmp(const void *a, const void *b)
     return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-int gtm_lane_bands(gtm_lane *l, const gtb_set *s, unsigned device, uint64_t origin)
+/* The bands of one device, times made relative to origin, sorted by
+ * (t0, seq); NULL on OOM (*n: how many). */
+static gtb_band *device_bands(const gtb_set *s, unsigned device, uint64_t origin, size_t *n)
 {
-    size_t n = 0;
-    for (size_t i = 0; i < s->n; i++)
-        n += s->b[i].device == device;
-    l->b = malloc((n ? n : 1) * sizeof(*l->b));
-    l->own = calloc(n ? n : 1, sizeof(*l->own));
-    l->kn = calloc(n ? n : 1, sizeof(*l->kn));
-    l->rn = calloc(n ? n : 1, sizeof(*l->rn));
-    l->keep = calloc(n ? n : 1, 1);
-    if (!l->b || !l->own || !l->kn || !l->rn || !l->keep)
-        return -1;
     size_t k = 0;
+    for (size_t i = 0; i < s->n; i++)
+        k += s->b[i].device == device;
+    gtb_band *out = malloc((k ? k : 1) * sizeof(*out));
+    if (!out)
+        return NULL;
+    k = 0;
     for (size_t i = 0; i < s->n; i++) {
         if (s->b[i].device != device)
             continue;
@@ -127,20 +127,147 @@ int gtm_lane_bands(gtm_lane *l, const gtb_set *s, unsigned device, uint64_t orig
         b.t0 -= origin;
         if (b.t1 != GTB_OPEN)
             b.t1 -= origin;
-        l->b[k++] = b;
+        out[k++] = b;
     }
-    l->n = n;
     /* times relative to the origin are compared as signed values: a band
      * before the origin (clock skew) sorts first either way */
-    for (size_t i = 0; i < n; i++)
-        l->b[i].t0 ^= 1ull << 63;
-    qsort(l->b, n, sizeof(*l->b), band_cmp);
-    for (size_t i = 0; i < n; i++)
-        l->b[i].t0 ^= 1ull << 63;
+    for (size_t i = 0; i < k; i++)
+        out[i].t0 ^= 1ull << 63;
+    qsort(out, k, sizeof(*out), band_cmp);
+    for (size_t i = 0; i < k; i++)
+        out[i].t0 ^= 1ull << 63;
+    *n = k;
+    return out;
+}
+
+int gtm_lane_bands(gtm_lane *l, const gtb_set *s, unsigned device, uint64_t origin)
+{
+    size_t n = 0;
+    l->b = device_bands(s, device, origin, &n);
+    l->own = calloc(n ? n : 1, sizeof(*l->own));
+    l->kn = calloc(n ? n : 1, sizeof(*l->kn));
+    l->rn = calloc(n ? n : 1, sizeof(*l->rn));
+    l->keep = calloc(n ? n : 1, 1);
+    if (!l->b || !l->own || !l->kn || !l->rn || !l->keep)
+        return -1;
+    l->n = n;
     l->device = device;
     l->left_out = s->left_out;
     l->left_out_bytes = s->left_out_bytes;
     return 0;
+}
+
+/* Relative times as signed values; an open band ends after every time. */
+static int64_t t_end(const gtb_band *b) { return b->t1 == GTB_OPEN ? INT64_MAX : (int64_t)b->t1; }
+
+static int addr_cmp(const void *a, const void *b)
+{
+    const gtb_band *x = *(const gtb_band *const *)a, *y = *(const gtb_band *const *)b;
+    if (x->addr != y->addr)
+        return x->addr < y->addr ? -1 : 1;
+    return (int64_t)x->t0 < (int64_t)y->t0 ? -1 : (int64_t)x->t0 > (int64_t)y->t0;
+}
+
+/* Marks in is_seg[] the CUDA bands that are the allocator's reserve: they
+ * lie within a segment band (a segment, or with expandable segments a
+ * mapped range, which CUDA sees as one allocation per chunk) while it
+ * lives. */
+static int match_segments(const gtb_band *seg, size_t ns, const gtb_band *cu, size_t nc, unsigned char *is_seg)
+{
+    const gtb_band **by = malloc((ns ? ns : 1) * sizeof(*by));
+    if (!by)
+        return -1;
+    uint64_t widest = 0;
+    for (size_t i = 0; i < ns; i++) {
+        by[i] = &seg[i];
+        if (seg[i].bytes > widest)
+            widest = seg[i].bytes;
+    }
+    qsort(by, ns, sizeof(*by), addr_cmp);
+    for (size_t i = 0; i < nc; i++) {
+        size_t lo = 0, hi = ns;
+        while (lo < hi) { /* the first segment above cu[i]'s address */
+            size_t mid = lo + (hi - lo) / 2;
+            if (by[mid]->addr <= cu[i].addr)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        /* back over the segments that begin at or below it, as far as the widest reaches */
+        for (size_t k = lo; k-- > 0 && cu[i].addr - by[k]->addr < widest;) {
+            const gtb_band *g = by[k];
+            if (cu[i].addr + cu[i].bytes <= g->addr + g->bytes && (int64_t)cu[i].t0 < t_end(g) &&
+                (int64_t)g->t0 < t_end(&cu[i])) {
+                is_seg[i] = 1;
+                break;
+            }
+        }
+    }
+    free(by);
+    return 0;
+}
+
+typedef struct cev {
+    int64_t t;
+    int64_t d;
+} cev;
+
+static int cev_cmp(const void *a, const void *b)
+{
+    const cev *x = a, *y = b;
+    if (x->t != y->t)
+        return x->t < y->t ? -1 : 1;
+    return (x->d > y->d) - (x->d < y->d); /* frees first */
+}
+
+/* The highest level of the framework layers together. */
+static int ctx_top(gtm_lane *l)
+{
+    size_t n = l->ctx[0].n + l->ctx[1].n, ne = 0;
+    cev *ev = malloc((2 * n + 1) * sizeof(*ev));
+    if (!ev)
+        return -1;
+    for (int c = 0; c < GTM_CTX_N; c++)
+        for (size_t i = 0; i < l->ctx[c].n; i++) {
+            const gtb_band *b = &l->ctx[c].b[i];
+            ev[ne++] = (cev){ (int64_t)b->t0, (int64_t)b->bytes };
+            if (b->t1 != GTB_OPEN)
+                ev[ne++] = (cev){ (int64_t)b->t1, -(int64_t)b->bytes };
+        }
+    qsort(ev, ne, sizeof(*ev), cev_cmp);
+    int64_t lvl = 0;
+    l->ctx_top = 0;
+    for (size_t i = 0; i < ne; i++) {
+        lvl += ev[i].d;
+        if (lvl > 0 && (uint64_t)lvl > l->ctx_top)
+            l->ctx_top = (uint64_t)lvl;
+    }
+    free(ev);
+    return 0;
+}
+
+int gtm_lane_ctx(gtm_lane *l, const gtb_set *seg, const gtb_set *cuda, unsigned device, uint64_t origin)
+{
+    size_t ns = 0, nc = 0;
+    gtm_ctx *S = &l->ctx[GTM_CTX_SEG], *O = &l->ctx[GTM_CTX_OUT];
+    S->b = device_bands(seg, device, origin, &ns);
+    gtb_band *cu = device_bands(cuda, device, origin, &nc);
+    unsigned char *is_seg = calloc(nc ? nc : 1, 1);
+    if (!S->b || !cu || !is_seg || match_segments(S->b, ns, cu, nc, is_seg) != 0) {
+        free(cu);
+        free(is_seg);
+        return -1;
+    }
+    S->n = ns;
+    size_t k = 0;
+    for (size_t i = 0; i < nc; i++)
+        if (!is_seg[i])
+            cu[k++] = cu[i];
+    free(is_seg);
+    O->b = cu;
+    O->n = k;
+    l->fw = 1;
+    return ctx_top(l);
 }
 
 static int live_at(const gtm_lane *l, size_t i)
@@ -169,6 +296,16 @@ int gtm_lane_at_peak(gtm_doc *d, gtm_lane *l)
     for (size_t i = 0; i < lo; i++)
         if (live_at(l, i))
             l->at_peak[l->own[i]] += l->b[i].bytes;
+    for (int c = 0; c < GTM_CTX_N; c++) {
+        gtm_ctx *x = &l->ctx[c];
+        x->at_peak = 0;
+        x->n_at_peak = 0;
+        for (size_t i = 0; i < x->n && (int64_t)x->b[i].t0 <= l->peak_t; i++)
+            if (t_end(&x->b[i]) > l->peak_t) {
+                x->at_peak += x->b[i].bytes;
+                x->n_at_peak++;
+            }
+    }
     return 0;
 }
 

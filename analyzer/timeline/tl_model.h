@@ -30,6 +30,19 @@ typedef struct gtm_mark {
     uint32_t name;         /* doc string: tags */
 } gtm_mark;
 
+/* The framework layers of a lane (PyTorch bridge), beside its bands (the
+ * tensors): the allocator's reserved segments, and CUDA's allocations that
+ * are none of those segments (memory outside the allocator). Drawn in one
+ * colour each, never merged: a run has few. */
+enum { GTM_CTX_SEG, GTM_CTX_OUT, GTM_CTX_N };
+
+typedef struct gtm_ctx {
+    gtb_band *b;           /* sorted by (t0, seq); times relative, as the lane's */
+    size_t n;
+    uint64_t at_peak;      /* bytes live at the lane's peak */
+    size_t n_at_peak;
+} gtm_ctx;
+
 typedef struct gtm_lane {
     uint32_t title;        /* doc string */
     unsigned device;
@@ -59,6 +72,11 @@ typedef struct gtm_lane {
     uint32_t layer_name[GTM_LAYERS]; /* doc strings */
     unsigned nlayers;
     uint32_t warning;      /* doc string, 0 none */
+    int fw;                /* the framework layers below are set */
+    gtm_ctx ctx[GTM_CTX_N];
+    uint64_t ctx_top;      /* highest reserved + outside level */
+    /* the analyzer's figures at its allocated peak (layer.c), for the legend */
+    uint64_t fw_reserved, fw_outside;
 } gtm_lane;
 
 typedef struct gtm_doc {
@@ -92,7 +110,13 @@ gtm_lane *gtm_lane_new(gtm_doc *d);
 /* Copies s's bands of one device into l (times made relative: minus
  * origin), sorted; owner/kernel/range strings are set by the caller after. */
 int gtm_lane_bands(gtm_lane *l, const gtb_set *s, unsigned device, uint64_t origin);
-/* Once every band knows its owner and the peak is set: bytes at the peak. */
+/* The framework layers of one device: every segment of seg, and the bands
+ * of cuda that are no part of one (a CUDA allocation that lies within a
+ * segment while the segment lives is part of the reserve). Before
+ * gtm_lane_at_peak. */
+int gtm_lane_ctx(gtm_lane *l, const gtb_set *seg, const gtb_set *cuda, unsigned device, uint64_t origin);
+/* Once every band knows its owner and the peak is set: bytes at the peak
+ * (of the owners, and of the framework layers). */
 int gtm_lane_at_peak(gtm_doc *d, gtm_lane *l);
 /* Ranks owners over the lanes (bytes at the peak, then size), colours the
  * first ntop, and merges small bands where a lane has many. */

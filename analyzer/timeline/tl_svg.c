@@ -3,7 +3,10 @@
  * opening view as the page draws them (allocation order, one moment per
  * column: see page.js), as rectangles that run on while a band keeps its
  * place; the merged layers, the driver's used memory dashed, windows
- * shaded, steps, tags and the peak marked; the legend below.
+ * shaded, steps, tags and the peak marked; the legend below. With the
+ * PyTorch bridge's layers, as the page: the reserved segments light behind
+ * the tensors, a line on each one's top; memory outside the allocator
+ * hatched on top; the scale up to the highest of those and the driver.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -70,42 +73,64 @@ static size_t column_moment(const gtm_lane *l, const pane *p, int c, size_t *pos
     return end;
 }
 
-static void lane_bands(FILE *f, const gtm_doc *d, const gtm_lane *l, const pane *p)
+/* One set of stacked bands over the columns: band i is live in column c
+ * when allocated by its moment (i < end[c]; end NULL: t0 <= tc[c]) and not
+ * yet freed; the live ones stack from base[c] bytes (NULL: 0) in index
+ * order, and each band is written as one rectangle per run of columns in
+ * which it keeps its place. top (optional) receives each column's level. */
+typedef struct stack {
+    const gtb_band *b;
+    size_t n;
+    const unsigned char *keep; /* NULL: every band */
+    const uint32_t *own;       /* colour by owner; NULL: fill */
+    const char *fill;
+    const char *edge;          /* a line on each band's top, NULL none */
+    int64_t shift;
+} stack;
+
+static void emit_run(FILE *f, const gtm_doc *d, const stack *s, size_t i, double x, double w, double y, double h)
 {
-    int *run_c = malloc((l->n ? l->n : 1) * sizeof(int));
-    double *run_y = malloc((l->n ? l->n : 1) * sizeof(double)), *run_h = malloc((l->n ? l->n : 1) * sizeof(double));
-    if (!run_c || !run_y || !run_h) {
-        free(run_c);
-        free(run_y);
-        free(run_h);
+    if (h < 0.1)
         return;
-    }
-    size_t nk = 0, *kept = malloc((l->n ? l->n : 1) * sizeof(*kept));
-    if (!kept) {
-        free(run_c);
-        free(run_y);
-        free(run_h);
-        return;
-    }
-    for (size_t i = 0; i < l->n; i++) {
+    const char *fill = s->own ? gtw_color(d, gtm_color(d, s->own[i])) : s->fill;
+    fprintf(f, "<rect x=\"%.1f\" y=\"%.2f\" width=\"%.1f\" height=\"%.2f\" fill=\"%s\"/>\n", x, y, w, h, fill);
+    if (s->edge)
+        fprintf(f, "<path d=\"M%.1f %.2fh%.1f\" stroke=\"%s\"/>\n", x, y, w, s->edge);
+}
+
+static void stack_runs(FILE *f, const gtm_doc *d, const stack *s, const pane *p, const double *tc, const size_t *endv,
+                       const double *basev, double *top)
+{
+    size_t n = s->n ? s->n : 1, nk = 0;
+    int *run_c = malloc(n * sizeof(int));
+    double *run_y = malloc(n * sizeof(double)), *run_h = malloc(n * sizeof(double));
+    size_t *kept = malloc(n * sizeof(*kept));
+    if (!run_c || !run_y || !run_h || !kept)
+        goto out;
+    for (size_t i = 0; i < s->n; i++) {
         run_c[i] = -1;
-        if (l->keep[i])
+        if (!s->keep || s->keep[i])
             kept[nk++] = i;
     }
-    double cw = (W - ML - MR) / NC, scale = (LH - MT - MB) / p->ymax, base = p->y0 + LH - MB;
+    double cw = (W - ML - MR) / NC, scale = (LH - MT - MB) / p->ymax, y0 = p->y0 + LH - MB;
     size_t pos = 0;
     for (int c = 0; c <= NC; c++) {
-        double tc = 0, acc = 0;
-        size_t end = c < NC ? column_moment(l, p, c, &pos, &tc) : 0;
+        size_t end = 0;
+        if (c < NC && endv)
+            end = endv[c];
+        else if (c < NC) {
+            while (pos < s->n && (double)((int64_t)s->b[pos].t0 + s->shift) <= tc[c])
+                pos++;
+            end = pos;
+        }
+        double acc = c < NC && basev ? basev[c] : 0;
         for (size_t k = 0; k < nk; k++) {
             size_t i = kept[k];
-            int live = c < NC && i < end && (l->b[i].t1 == GTB_OPEN || (double)((int64_t)l->b[i].t1 + l->shift) > tc);
-            double y = base - (acc + (live ? (double)l->b[i].bytes : 0)) * scale;
-            double h = live ? (double)l->b[i].bytes * scale : 0;
+            int live = c < NC && i < end && (s->b[i].t1 == GTB_OPEN || (double)((int64_t)s->b[i].t1 + s->shift) > tc[c]);
+            double y = y0 - (acc + (live ? (double)s->b[i].bytes : 0)) * scale;
+            double h = live ? (double)s->b[i].bytes * scale : 0;
             if (run_c[i] >= 0 && (!live || fabs(y - run_y[i]) > 0.05)) {
-                if (run_h[i] >= 0.1)
-                    fprintf(f, "<rect x=\"%.1f\" y=\"%.2f\" width=\"%.1f\" height=\"%.2f\" fill=\"%s\"/>\n", ML + run_c[i] * cw,
-                            run_y[i], (c - run_c[i]) * cw + 0.3, run_h[i], gtw_color(d, gtm_color(d, l->own[i])));
+                emit_run(f, d, s, i, ML + run_c[i] * cw, (c - run_c[i]) * cw + 0.3, run_y[i], run_h[i]);
                 run_c[i] = -1;
             }
             if (live && run_c[i] < 0) {
@@ -114,13 +139,50 @@ static void lane_bands(FILE *f, const gtm_doc *d, const gtm_lane *l, const pane 
                 run_h[i] = h;
             }
             if (live)
-                acc += (double)l->b[i].bytes;
+                acc += (double)s->b[i].bytes;
         }
+        if (top && c < NC)
+            top[c] = acc;
     }
+out:
     free(kept);
     free(run_c);
     free(run_y);
     free(run_h);
+}
+
+#define SEG_FILL "#c6dbef"
+#define SEG_EDGE "#3182bd"
+#define OUT_FILL "url(#gm-hatch)"
+
+/* The tensors (or allocations) coloured by owner; with the bridge's layers
+ * the reserved segments behind them and the memory outside the allocator
+ * hatched on the higher of the two. */
+static void lane_bands(FILE *f, const gtm_doc *d, const gtm_lane *l, const pane *p)
+{
+    double *tc = calloc(NC, sizeof(*tc)), *seg_top = calloc(NC, sizeof(double)), *top = calloc(NC, sizeof(double));
+    size_t *end = calloc(NC, sizeof(*end)), pos = 0;
+    if (!tc || !seg_top || !top || !end)
+        goto out;
+    for (int c = 0; c < NC; c++)
+        end[c] = column_moment(l, p, c, &pos, &tc[c]);
+    if (l->fw) {
+        stack seg = { l->ctx[GTM_CTX_SEG].b, l->ctx[GTM_CTX_SEG].n, NULL, NULL, SEG_FILL, SEG_EDGE, l->shift };
+        stack_runs(f, d, &seg, p, tc, NULL, NULL, seg_top);
+    }
+    stack own = { l->b, l->n, l->keep, l->own, NULL, NULL, l->shift };
+    stack_runs(f, d, &own, p, tc, end, NULL, top);
+    if (l->fw) {
+        for (int c = 0; c < NC; c++)
+            top[c] = top[c] > seg_top[c] ? top[c] : seg_top[c];
+        stack out = { l->ctx[GTM_CTX_OUT].b, l->ctx[GTM_CTX_OUT].n, NULL, NULL, OUT_FILL, NULL, l->shift };
+        stack_runs(f, d, &out, p, tc, NULL, top, NULL);
+    }
+out:
+    free(tc);
+    free(seg_top);
+    free(top);
+    free(end);
 }
 
 /* The merged layers: one path per colour, above the bands' level of each slice. */
@@ -223,7 +285,7 @@ static void lane_top(FILE *f, const gtm_doc *d, const gtm_lane *l, const pane *p
     }
     fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-weight=\"bold\">", ML, p->y0 + 12);
     xml(f, gtm_s(d, l->title));
-    fputs(" live (stacked bands", f);
+    fputs(l->fw ? " (tensors; light: reserved segments; hatched: outside PyTorch's allocator" : " live (stacked bands", f);
     fputs(l->drv_t.len ? "; dashed: driver used, on the top edge where above the scale" : "", f);
     fputs(")</text>\n", f);
     if (l->warning) {
@@ -243,13 +305,55 @@ static void lane_top(FILE *f, const gtm_doc *d, const gtm_lane *l, const pane *p
     }
 }
 
+/* The legend of the bridge's layers (the first lane's figures at its peak). */
+static void legend_layers(FILE *f, const gtm_lane *l, double y)
+{
+    char b1[GMA_FMT_CAP], b2[GMA_FMT_CAP];
+    fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-weight=\"bold\">layers at the peak</text>\n", ML, y + 8);
+    fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"12\" fill=\"%s\" stroke=\"%s\"/><text x=\"%.1f\" y=\"%.1f\">"
+               "reserved segments (PyTorch's caching allocator): %s, %s of it in no tensor; light, behind the tensors</text>\n",
+            ML, y + 16, SEG_FILL, SEG_EDGE, ML + 18, y + 26, gma_fmt_bytes(b1, l->fw_reserved),
+            gma_fmt_bytes(b2, l->fw_reserved > l->peak ? l->fw_reserved - l->peak : 0));
+    fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"12\" fill=\"%s\"/><text x=\"%.1f\" y=\"%.1f\">"
+               "outside PyTorch's allocator (CUDA allocations in none of its segments): %s; hatched, on top</text>\n",
+            ML, y + 32, OUT_FILL, ML + 18, y + 42, gma_fmt_bytes(b1, l->fw_outside));
+}
+
+/* The scale: the bands' peak or merged level; with the layers, their top and the driver's. */
+static double lane_ymax(const gtm_doc *d, const gtm_lane *l)
+{
+    double ymax = (double)l->peak;
+    for (size_t k = 0; k < l->nslices; k++) {
+        double sum = 0;
+        for (size_t g = 0; g <= d->ncolors; g++)
+            sum += (double)l->slice_v[k * (d->ncolors + 1) + g];
+        if (sum > ymax)
+            ymax = sum;
+    }
+    if (l->fw) {
+        if ((double)l->ctx_top > ymax)
+            ymax = (double)l->ctx_top;
+        for (size_t i = 0; i < l->drv_v.len; i++)
+            if ((double)GMA_VEC_AT(&l->drv_v, uint64_t, i) > ymax)
+                ymax = (double)GMA_VEC_AT(&l->drv_v, uint64_t, i);
+    }
+    return ymax * 1.08 + 1;
+}
+
 int gtw_svg(FILE *f, const gtm_doc *d)
 {
     size_t nl = d->lanes.len, nleg = d->ncolors + 1;
-    double H = TOP + LH * (double)nl + 16.0 * (double)((nleg + 1) / 2) + 40;
+    const gtm_lane *l0 = nl ? &GMA_VEC_AT(&d->lanes, gtm_lane, 0) : NULL;
+    int fw = l0 && l0->fw;
+    double H = TOP + LH * (double)nl + 16.0 * (double)((nleg + 1) / 2) + 40 + (fw ? 52 : 0);
     fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" id=\"tl\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
                "font-family=\"sans-serif\" font-size=\"11\">\n<rect x=\"0\" y=\"0\" width=\"%.0f\" height=\"%.0f\" fill=\"white\"/>\n",
             W, H, W, H, W, H);
+    if (fw)
+        fputs("<defs><pattern id=\"gm-hatch\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\" "
+              "patternTransform=\"rotate(45)\"><rect width=\"3\" height=\"6\" fill=\"#525252\"/>"
+              "<rect x=\"3\" width=\"3\" height=\"6\" fill=\"#d9d9d9\"/></pattern></defs>\n",
+              f);
     fputs("<text x=\"80\" y=\"20\" font-size=\"14\" font-weight=\"bold\">GPU memory timeline (shaded: windows): ", f);
     xml(f, gtm_s(d, d->title));
     fprintf(f, "</text>\n<text x=\"80\" y=\"36\" fill=\"#555\">one band per allocation, stacked in allocation order, coloured by %s</text>\n", d->by);
@@ -257,15 +361,7 @@ int gtw_svg(FILE *f, const gtm_doc *d)
         const gtm_lane *l = &GMA_VEC_AT(&d->lanes, gtm_lane, k);
         pane p = { TOP + LH * (double)k, (double)(l->view0 + l->shift), (double)(l->view1 + l->shift), 1 };
         /* the scale follows the bands (the page's too): a driver figure above it is clipped */
-        p.ymax = (double)l->peak;
-        for (size_t k = 0; k < l->nslices; k++) {
-            double sum = 0;
-            for (size_t g = 0; g <= d->ncolors; g++)
-                sum += (double)l->slice_v[k * (d->ncolors + 1) + g];
-            if (sum > p.ymax)
-                p.ymax = sum;
-        }
-        p.ymax = p.ymax * 1.08 + 1;
+        p.ymax = lane_ymax(d, l);
         for (size_t i = 0; i < l->windows.len; i++) {
             const gtm_mark *w = &GMA_VEC_AT(&l->windows, gtm_mark, i);
             double x0 = px_x(&p, (double)(w->t + l->shift)), x1 = px_x(&p, (double)(w->t_end + l->shift));
@@ -279,7 +375,6 @@ int gtw_svg(FILE *f, const gtm_doc *d)
         lane_merged(f, d, l, &p);
         lane_top(f, d, l, &p);
     }
-    const gtm_lane *l0 = nl ? &GMA_VEC_AT(&d->lanes, gtm_lane, 0) : NULL;
     double ly = TOP + LH * (double)nl + 6;
     fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-weight=\"bold\">bytes live at the peak, by %s</text>\n", ML, ly + 8, d->by);
     for (size_t i = 0; i < nleg; i++) {
@@ -298,6 +393,8 @@ int gtw_svg(FILE *f, const gtm_doc *d)
         }
         fputs("</text>\n", f);
     }
+    if (fw)
+        legend_layers(f, l0, ly + 16 + 16 * (double)((nleg + 1) / 2));
     fputs("</svg>\n", f);
     return ferror(f) ? -1 : 0;
 }

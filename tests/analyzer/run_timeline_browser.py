@@ -1,8 +1,11 @@
 #!/usr/bin/env python3
-"""run_timeline_browser.py ANALYZE SYNTH TRACE WORKDIR [ALLOCS]
+"""run_timeline_browser.py ANALYZE SYNTH TRACE WORKDIR [ALLOCS] [--bridge MKTRACE_BRIDGE]
 
-Opens the --timeline page of TRACE (a recorded sample) and of a gmem-synth
-trace of about ALLOCS allocations (default 1e6) in headless Chromium
+Opens the --timeline page of TRACE (a recorded sample) and of the other
+samples beside it (sdpa.zst; ranks/rank*.zst, one lane per rank), of a gmem-synth
+trace of about ALLOCS allocations (default 1e6) and, with --bridge, of the
+PyTorch-bridge trace that MKTRACE_BRIDGE writes (tests/analyzer/tl_bridge.c)
+in headless Chromium
 (--dump-dom of page.html#selftest: the page's hook writes its results into
 <pre id="gmem-test">) and checks:
   - no JavaScript error (the page's error handler, and Chromium's console log);
@@ -12,10 +15,17 @@ trace of about ALLOCS allocations (default 1e6) in headless Chromium
     (gmem-analyze --format json), and all owners together equal the peak;
   - a wheel zoom driven by the hook narrows the view; a hover over the largest
     band at the peak shows that band's tooltip text;
-  - the 1e6 page is at most 10 MB.
+  - the 1e6 page is at most 10 MB;
+  - the bridge trace's layers: the reserved segments and the allocations
+    outside PyTorch's allocator that the page draws are as many as
+    gmem-analyze printed; their bytes at the peak, as the page sums them,
+    equal the analyzer's (embedded) and the report's (JSON "framework"),
+    and the numbers worked out in tl_bridge.c; hovers on a tensor, a
+    segment and an allocation outside the allocator show their layer and size.
 Prints the page size and the time from navigation to first paint.
 Exit 77 (CTest: skipped) when Chromium is not installed.
 """
+import glob
 import html
 import json
 import os
@@ -63,28 +73,39 @@ def open_page(chrome, page, work):
     return json.loads(html.unescape(m.group(1))), console, wall
 
 
-def check(analyze, chrome, trace, work, name):
+def check(analyze, chrome, trace, work, name, bridge=False):
+    """One trace's page; trace may be a list: several ranks, a lane each."""
+    traces = trace if isinstance(trace, list) else [trace]
     page = os.path.join(work, name + ".html")
-    line = run([analyze, trace, "--timeline", page]).stdout.strip()
+    line = run([analyze] + traces + ["--timeline", page]).stdout.strip()
     m = re.fullmatch(r"gmem-analyze: wrote (.*) \(memory timeline: (\d+) lanes?, (\d+) bands drawn, (\d+) small "
-                     r"allocations merged, colours by kernel\)", line)
+                     r"allocations merged(?:, (\d+) reserved segments, (\d+) allocations outside PyTorch's allocator)?, "
+                     r"colours by kernel\)", line)
     if not m or m.group(1) != page:
         fail("%s: gmem-analyze printed %r, not one line for the file" % (name, line))
+    if bool(m.group(5)) != bridge:
+        fail("%s: gmem-analyze printed %r: the bridge's layers %s" % (name, line, "missing" if bridge else "without the bridge"))
     drawn, merged = int(m.group(3)), int(m.group(4))
-    rep = json.loads(run([analyze, trace, "--format", "json", "--top", "0"]).stdout)
+    # each trace's own report: a lane per trace (one device each here)
+    reps = [json.loads(run([analyze, t, "--format", "json", "--top", "0"]).stdout) for t in traces]
+    rep = reps[0]
     res, console, wall = open_page(chrome, page, work)
     if res["errors"] or console:
         fail("%s: JavaScript errors: %s %s" % (name, res["errors"], console))
-    lane = res["lanes"][0]
-    if (lane["bands"], lane["merged"]) != (drawn, merged):
-        fail("%s: page draws %d bands and merged %d; gmem-analyze said %d and %d" %
-             (name, lane["bands"], lane["merged"], drawn, merged))
-    if lane["bands"] + lane["merged"] != lane["all"]:
-        fail("%s: %d drawn + %d merged != %d allocations" % (name, lane["bands"], lane["merged"], lane["all"]))
-    pk = rep["live_at_peak"][0]
-    if lane["peak"] != pk["peak_bytes"] or lane["peak_sum"] != pk["bytes"]:
-        fail("%s: page peak %s, bands live at it %s; report %d and %d" %
-             (name, lane["peak"], lane["peak_sum"], pk["peak_bytes"], pk["bytes"]))
+    lanes = res["lanes"]
+    if len(lanes) != int(m.group(2)) or len(lanes) != len(traces):
+        fail("%s: page has %d lanes; gmem-analyze said %s, for %d traces" % (name, len(lanes), m.group(2), len(traces)))
+    if (sum(l["bands"] for l in lanes), sum(l["merged"] for l in lanes)) != (drawn, merged):
+        fail("%s: page draws %s bands and merged %s; gmem-analyze said %d and %d" %
+             (name, [l["bands"] for l in lanes], [l["merged"] for l in lanes], drawn, merged))
+    for lane, r in zip(lanes, reps):
+        if lane["bands"] + lane["merged"] != lane["all"]:
+            fail("%s: %d drawn + %d merged != %d allocations" % (name, lane["bands"], lane["merged"], lane["all"]))
+        pk = r["live_at_peak"][0]
+        if lane["peak"] != pk["peak_bytes"] or lane["peak_sum"] != pk["bytes"]:
+            fail("%s %s: page peak %s, bands live at it %s; report %d and %d" %
+                 (name, lane["title"], lane["peak"], lane["peak_sum"], pk["peak_bytes"], pk["bytes"]))
+    lane, pk = lanes[0], rep["live_at_peak"][0]
     legend = res["legend"]
     if not legend:
         fail(name + ": empty legend")
@@ -96,7 +117,8 @@ def check(analyze, chrome, trace, work, name):
         groups.append(pk["baseline_bytes"])
     want = sorted(groups, reverse=True)[:len(legend)]
     got = sorted((e["bytes"] for e in legend), reverse=True)
-    if got != want:
+    # several lanes: the colours go to the owners ranked over all lanes, not the first lane's top
+    if len(lanes) == 1 and got != want:
         fail("%s: legend bytes %s; the report's live at the peak by kernel %s" % (name, got, want))
     st = res.get("selftest") or {}
     if not st.get("zoomed"):
@@ -104,19 +126,71 @@ def check(analyze, chrome, trace, work, name):
     tip = st.get("tip", "")
     if not tip or tip != st.get("expect") or not tip.startswith("size ") or "owner (kernel): " not in tip:
         fail("%s: hover tooltip %r, expected %r" % (name, tip, st.get("expect")))
+    layers = res.get("layers") or [None]
+    if bridge:
+        check_layers(name, layers[0], st, rep, int(m.group(5)), int(m.group(6)))
+    elif layers[0] is not None or "seg_tip" in st:
+        fail("%s: layers drawn for a trace without the bridge: %s" % (name, layers))
     size = os.path.getsize(page)
-    print("%s: %d allocations, %d bands drawn, %d merged; page %.2f MB; first paint %.0f ms after navigation "
+    print("%s: %d lane%s, %d allocations, %d bands drawn, %d merged; page %.2f MB; first paint %.0f ms after navigation "
           "(chromium --dump-dom %.1f s); legend top %s %d bytes; tooltip: %s" %
-          (name, lane["all"], drawn, merged, size / 1e6, res["first_paint_ms"], wall, legend[0]["name"],
-           legend[0]["bytes"], tip.splitlines()[0]))
+          (name, len(lanes), "" if len(lanes) == 1 else "s", sum(l["all"] for l in lanes), drawn, merged, size / 1e6,
+           res["first_paint_ms"], wall, legend[0]["name"], legend[0]["bytes"], tip.splitlines()[0]))
     return lane, size
 
 
+MIB = 1 << 20
+
+
+def check_layers(name, ly, st, rep, segs, outside):
+    """The bridge trace (tl_bridge.c): tensors, reserved segments, outside."""
+    if not ly:
+        fail("%s: no layers on the page" % name)
+    if (ly["segments"], ly["outside_n"]) != (segs, outside) or (segs, outside) != (2, 2):
+        fail("%s: page draws %d segments and %d outside; gmem-analyze said %d and %d; tl_bridge.c 2 and 2" %
+             (name, ly["segments"], ly["outside_n"], segs, outside))
+    fw = rep["summary"]["framework"][0]
+    for key, page_keys, want, rkey in (("reserved", ("reserved", "reserved_page", "reserved_model"), 40 * MIB,
+                                        "at_peak_reserved_bytes"),
+                                       ("outside", ("outside", "outside_page", "outside_model"), 8 * MIB,
+                                        "at_peak_outside_allocator_bytes")):
+        got = [ly[k] for k in page_keys] + [fw[rkey]]
+        if got != [want] * 4:
+            fail("%s: %s at the peak: analyzer, page, model, report %s; tl_bridge.c %d" % (name, key, got, want))
+    if ly["segments_at_peak"] != 2:
+        fail("%s: %d segments live at the peak, tl_bridge.c 2" % (name, ly["segments_at_peak"]))
+    tip = st.get("tip", "")
+    if not tip.startswith("size 12.00 MiB at 0x7f0002000000\n") or \
+            "layer: tensors (blocks of PyTorch's caching allocator)" not in tip:
+        fail("%s: tensor hover %r: the 12 MiB softmax tensor in segment 2" % (name, tip))
+    seg = st.get("seg_tip", "")
+    if seg != st.get("seg_expect") or not seg.startswith(
+            "reserved segment: size 20.00 MiB at 0x7f0002000000\nlayer: reserved segments (PyTorch's caching allocator)\n"
+            "allocated 18.000 ms, freed 24.000 ms, lifetime 6.00 ms\n"
+            "at 19.000 ms: 40.00 MiB reserved in 2 segments, 26.00 MiB in tensors, 14.00 MiB in no tensor"):
+        fail("%s: segment hover %r, expected %r" % (name, seg, st.get("seg_expect")))
+    out = st.get("out_tip", "")
+    if out != st.get("out_expect") or not out.startswith(
+            "outside PyTorch's allocator: size 8.00 MiB at 0x7e0000000000\nlayer: outside PyTorch's allocator") or \
+            "allocated with cudaMalloc at 11.000 ms, never freed" not in out:
+        fail("%s: outside hover %r, expected %r" % (name, out, st.get("out_expect")))
+    print("%s: layers at the peak: reserved %d bytes in %d segments, outside %d bytes; segment hover: %s" %
+          (name, ly["reserved"], ly["segments_at_peak"], ly["outside"], seg.splitlines()[0]))
+
+
 def main():
-    if len(sys.argv) < 5:
+    args = sys.argv[1:]
+    bridge = None
+    if "--bridge" in args:
+        i = args.index("--bridge")
+        if i + 1 >= len(args):
+            fail(__doc__)
+        bridge = args[i + 1]
+        del args[i:i + 2]
+    if len(args) < 4:
         fail(__doc__)
-    analyze, synth, trace, work = sys.argv[1:5]
-    allocs = int(float(sys.argv[5])) if len(sys.argv) > 5 else 1000000
+    analyze, synth, trace, work = args[0:4]
+    allocs = int(float(args[4])) if len(args) > 4 else 1000000
     chrome = chromium()
     if not chrome:
         print("SKIP: chromium not found: install Debian's chromium package (scripts/setup-deps.sh does) "
@@ -124,6 +198,17 @@ def main():
         sys.exit(77)
     os.makedirs(work, exist_ok=True)
     check(analyze, chrome, trace, work, "sample")
+    # the other samples beside TRACE: sdpa.zst, and ranks/ (one lane per rank)
+    sd = os.path.dirname(os.path.abspath(trace))
+    if os.path.exists(os.path.join(sd, "sdpa.zst")):
+        check(analyze, chrome, os.path.join(sd, "sdpa.zst"), work, "sdpa")
+    ranks = sorted(glob.glob(os.path.join(sd, "ranks", "rank*.zst")))
+    if ranks:
+        check(analyze, chrome, ranks, work, "ranks")
+    if bridge:
+        bt = os.path.join(work, "bridge.gmt")
+        run([bridge, bt])
+        check(analyze, chrome, bt, work, "bridge", bridge=True)
     # gmem-synth: about 3.4 records per allocation in its default model
     big = os.path.join(work, "synth.zst")
     run([synth, "--events", str(int(allocs * 3.4)), "-q", "-o", big])

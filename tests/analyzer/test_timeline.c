@@ -2,14 +2,24 @@
  * The timeline's bands and model without a trace: bands from hand-made
  * allocations (a kernel that comes later, a window's baseline repeating a
  * live allocation, a lost free), bytes at the peak per owner, and the
- * merging of small bands above GTM_MERGE_AT.
+ * merging of small bands above GTM_MERGE_AT. Then the PyTorch bridge's
+ * layers: which CUDA allocations are part of the reserve, ranges unmapped,
+ * and the layers of the traces of tl_bridge.c (written to argv[1] and
+ * argv[1].ex) through the replay, the model and both writers, against the
+ * numbers worked out there.
+ *
+ *   gma_test_timeline TRACE_PATH
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "export.h"
+#include "gma.h"
 #include "timeline/tl_bands.h"
 #include "timeline/tl_model.h"
+#include "timeline/tl_write.h"
+#include "tl_bridge.h"
 
 static int failures;
 #define CHECK(c)                                                                 \
@@ -59,6 +69,23 @@ static void test_bands(void)
         CHECK(gtb_alloc(&s, &b, 0, 0, 0) == 0);
     }
     CHECK(s.n == 2 && s.left_out == 3 && s.left_out_bytes == 30);
+    gtb_free(&s);
+    /* ranges released (expandable segments' unmaps) */
+    gtb_init(&s, 0);
+    b = band(0x1000, 40, 10, 0);
+    gtb_alloc(&s, &b, 0, 0, 0);
+    CHECK(gtb_release_range(&s, 0, 0x1000 + 20, 20, 15) == 0); /* its upper half */
+    CHECK(s.n == 2 && s.b[0].t1 == 15 && s.b[1].addr == 0x1000 && s.b[1].bytes == 20 && s.b[1].t0 == 15 &&
+          s.b[1].t1 == GTB_OPEN);
+    b = band(0x2000, 10, 16, 0);
+    gtb_alloc(&s, &b, 0, 0, 0);
+    b = band(0x200a, 10, 17, 0);
+    gtb_alloc(&s, &b, 0, 0, 0);
+    CHECK(gtb_release_range(&s, 0, 0x2004, 10, 18) == 0); /* across two: 0x2000-0x2003 and 0x200e-0x2013 go on */
+    CHECK(s.n == 6 && s.b[2].t1 == 18 && s.b[3].t1 == 18);
+    CHECK(s.b[4].addr == 0x2000 && s.b[4].bytes == 4 && s.b[5].addr == 0x200e && s.b[5].bytes == 6);
+    CHECK(gtb_release_range(&s, 0, 0x1000, 20, 19) == 0 && s.b[1].t1 == 19 && s.n == 6); /* a whole band */
+    CHECK(gtb_release_range(&s, 1, 0x2000, 100, 20) == 0 && s.b[4].t1 == GTB_OPEN); /* another device */
     gtb_free(&s);
 }
 
@@ -134,11 +161,204 @@ static void test_merge(void)
     gtb_free(&s);
 }
 
-int main(void)
+/* A CUDA allocation is part of the reserve when it lies within a segment
+ * (or a mapped range of an expandable one) while that lives. */
+static void test_match(void)
 {
+    gtb_set seg, cu;
+    gtb_init(&seg, 0);
+    gtb_init(&cu, 0);
+    gtb_band b = band(0x10000, 2000, 100, 0);
+    gtb_alloc(&seg, &b, 0, 0, 0); /* segment A: 100..200 */
+    gtb_release(&seg, 0, 0x10000, 200);
+    b = band(0x20000, 1000, 150, 0);
+    gtb_alloc(&seg, &b, 0, 0, 0); /* segment B: 150.. */
+    b = band(0x10000, 2000, 99, 0);
+    gtb_alloc(&cu, &b, 0, 0, 0); /* A as CUDA saw it, a little earlier: a segment */
+    gtb_release(&cu, 0, 0x10000, 201);
+    b = band(0x10000, 512, 250, 0);
+    gtb_alloc(&cu, &b, 0, 0, 0); /* A's address after A: outside, 512 */
+    b = band(0x20000, 1000, 150, 0);
+    gtb_alloc(&cu, &b, 0, 0, 0); /* B: a segment */
+    b = band(0x30000, 64, 160, 0);
+    gtb_alloc(&cu, &b, 0, 0, 0); /* outside, 64 */
+    b = band(0x40000, 8, 170, 0);
+    b.device = 1;
+    gtb_alloc(&cu, &b, 0, 0, 0); /* another device */
+    b = band(0x40000, 4000, 300, 0);
+    gtb_alloc(&seg, &b, 0, 0, 0); /* segment C, mapped: CUDA sees chunks */
+    b = band(0x40000, 2000, 300, 0);
+    gtb_alloc(&cu, &b, 0, 0, 0); /* its first chunk */
+    b = band(0x40000 + 2000, 2000, 310, 0);
+    gtb_alloc(&cu, &b, 0, 0, 0); /* its second */
+    b = band(0x40000 + 3000, 2000, 320, 0);
+    gtb_alloc(&cu, &b, 0, 0, 0); /* across C's end: outside, 2000 */
+    gtm_doc d;
+    gtm_init(&d, "kernel");
+    gtm_lane *l = gtm_lane_new(&d);
+    CHECK(l && gtm_lane_bands(l, &seg, 0, 0) == 0); /* no tensors needed: any set */
+    CHECK(l && gtm_lane_ctx(l, &seg, &cu, 0, 0) == 0);
+    if (l) {
+        CHECK(l->fw && l->ctx[GTM_CTX_SEG].n == 3 && l->ctx[GTM_CTX_OUT].n == 3);
+        CHECK(l->ctx[GTM_CTX_OUT].b[0].addr == 0x30000 && l->ctx[GTM_CTX_OUT].b[1].addr == 0x10000);
+        CHECK(l->ctx[GTM_CTX_OUT].b[1].bytes == 512 && l->ctx[GTM_CTX_OUT].b[2].addr == 0x40000 + 3000);
+        /* highest together from 320: B 1000 + C 4000 + outside 64 + 512 + 2000 = 7576 */
+        CHECK(l->ctx_top == 7576);
+        l->has_peak = 1;
+        l->peak_t = 180;
+        CHECK(gtm_lane_at_peak(&d, l) == 0);
+        CHECK(l->ctx[GTM_CTX_SEG].at_peak == 3000 && l->ctx[GTM_CTX_SEG].n_at_peak == 2);
+        CHECK(l->ctx[GTM_CTX_OUT].at_peak == 64 && l->ctx[GTM_CTX_OUT].n_at_peak == 1);
+    }
+    gtm_free(&d);
+    gtb_free(&seg);
+    gtb_free(&cu);
+}
+
+static void copy_label(const char *raw, size_t len, size_t max_len, gma_buf *out)
+{
+    (void)max_len;
+    gma_buf_putn(out, raw, len);
+}
+
+/* The whole of a writer's output, NUL-terminated (NULL on failure). */
+static char *written(const gtm_doc *d, int html)
+{
+    FILE *f = tmpfile();
+    if (!f)
+        return NULL;
+    int rc = html ? gtw_html(f, d) : gtw_svg(f, d);
+    long n = ftell(f);
+    char *s = rc == 0 && n > 0 ? malloc((size_t)n + 1) : NULL;
+    if (s) {
+        rewind(f);
+        s[fread(s, 1, (size_t)n, f)] = 0;
+    }
+    fclose(f);
+    return s;
+}
+
+#define MS(x) ((uint64_t)(x) * 1000000ull) /* ms after the trace start, as the model keeps times */
+
+static gma_replay g_r;
+
+/* Replays a trace with the timeline collecting and makes its model, as
+ * gmem-analyze --timeline does; 0, or -1 (checked) with r freed. */
+static int model_of(const char *path, gtm_doc *d)
+{
+    gma_opts o;
+    memset(&o, 0, sizeof(o));
+    o.by = GMA_BY_KERNEL;
+    o.top = 10;
+    o.window = o.step = o.device = -1;
+    char msg[600];
+    CHECK(gma_replay_init(&g_r, &o, path) == 0 && gma_timeline_collect(&g_r) == 0);
+    if (gma_replay_read(&g_r, msg, sizeof(msg)) != 0) {
+        fprintf(stderr, "%s: %s\n", path, msg);
+        CHECK(!"trace read");
+        gma_replay_free(&g_r);
+        return -1;
+    }
+    CHECK(g_r.fw == 1);
+    gtm_init(d, "kernel");
+    CHECK(gma_timeline_model_add(d, &g_r, "") == 0);
+    CHECK(gtm_labels(d, copy_label, 0) == 0 && gtm_finish(d, 10) == 0);
+    return 0;
+}
+
+/* tl_bridge.c's trace: its numbers are worked out there. */
+static void test_bridge(const char *path)
+{
+    const uint64_t M = TLB_MIB;
+    gtm_doc d;
+    if (tlb_write(path) != 0 || model_of(path, &d) != 0) {
+        CHECK(!"tl_bridge trace written and read");
+        return;
+    }
+    CHECK(d.lanes.len == 1);
+    if (d.lanes.len == 1) {
+        const gtm_lane *l = &GMA_VEC_AT(&d.lanes, gtm_lane, 0);
+        const gtm_ctx *S = &l->ctx[GTM_CTX_SEG], *O = &l->ctx[GTM_CTX_OUT];
+        CHECK(l->fw && l->n == 4 && l->nkeep == 4 && S->n == 2 && O->n == 2);
+        CHECK(l->nlayers == 3 && strcmp(gtm_s(&d, l->layer_name[1]), "reserved segments (PyTorch's caching allocator)") == 0);
+        /* the tensors at the peak, 19 ms: softmax 10 + 12, gemm 4 */
+        CHECK(l->has_peak && l->peak == 26 * M && l->peak_t == (int64_t)MS(19));
+        uint32_t sm = gtm_str(&d, "softmax_kernel"), gm = gtm_str(&d, "gemm_kernel");
+        CHECK(l->at_peak[sm] == 22 * M && l->at_peak[gm] == 4 * M);
+        CHECK(d.ncolors == 2 && d.rank[0] == sm && d.rank[1] == gm);
+        /* segments S1 (13 ms, open) and S2 (18 to 24 ms) */
+        CHECK(S->b[0].addr == TLB_S1 && S->b[0].bytes == 20 * M && S->b[0].t0 == MS(13) && S->b[0].t1 == GTB_OPEN);
+        CHECK(S->b[1].addr == TLB_S2 && S->b[1].bytes == 20 * M && S->b[1].t0 == MS(18) && S->b[1].t1 == MS(24));
+        /* outside: WS 8 MiB from 11 ms, NC 2 MiB from 22 ms, never freed; the segments are not */
+        CHECK(O->b[0].addr == TLB_WS && O->b[0].bytes == 8 * M && O->b[0].t0 == MS(11) && O->b[0].t1 == GTB_OPEN);
+        CHECK(O->b[1].addr == TLB_NC && O->b[1].bytes == 2 * M && O->b[1].t0 == MS(22));
+        CHECK(strcmp(gtm_s(&d, O->b[0].kname), "cudaMalloc") == 0);
+        /* at the peak: 40 MiB reserved in 2 segments, 8 MiB outside in 1; together at most 50 MiB */
+        CHECK(S->at_peak == 40 * M && S->n_at_peak == 2 && O->at_peak == 8 * M && O->n_at_peak == 1);
+        CHECK(l->ctx_top == 50 * M);
+        /* the analyzer's own figures (layer.c) agree */
+        CHECK(l->fw_reserved == 40 * M && l->fw_outside == 8 * M);
+        /* the whole run in view (no steady steps: too few): from the first band of any layer,
+         * WS at 11 ms, to the last event at 29 ms, with 1/40 of that on each side */
+        CHECK(l->t_min == (int64_t)MS(11) && l->t_max == (int64_t)MS(29));
+        CHECK(l->view0 == (int64_t)MS(11) - (int64_t)MS(18) / 40 && l->view1 == (int64_t)MS(29) + (int64_t)MS(18) / 40);
+    }
+    char *svg = written(&d, 0), *html = written(&d, 1);
+    CHECK(svg && strstr(svg, "id=\"gm-hatch\""));
+    CHECK(svg && strstr(svg, "reserved segments (PyTorch's caching allocator): 40.00 MiB, 14.00 MiB of it in no tensor"));
+    CHECK(svg && strstr(svg, "outside PyTorch's allocator (CUDA allocations in none of its segments): 8.00 MiB"));
+    CHECK(svg && strstr(svg, "fill=\"url(#gm-hatch)\""));
+    /* the page: the analyzer's figures, then each layer's columns (t0 deltas from 0, -1: never freed) */
+    CHECK(html && strstr(html, "\"fw\":{\"reserved\":41943040,\"outside\":8388608,\"seg\":{\"t0\":[13000000,5000000],"
+                               "\"dur\":[-1,6000000],\"sz\":[20971520,20971520]"));
+    CHECK(html && strstr(html, "\"out\":{\"t0\":[11000000,11000000],\"dur\":[-1,-1],\"sz\":[8388608,2097152]"));
+    free(svg);
+    free(html);
+    gtm_free(&d);
+    gma_replay_free(&g_r);
+}
+
+/* tlb_write_expandable's trace: a mapped range, half of it unmapped. */
+static void test_expandable(const char *path)
+{
+    const uint64_t M = TLB_MIB;
+    gtm_doc d;
+    if (tlb_write_expandable(path) != 0 || model_of(path, &d) != 0) {
+        CHECK(!"expandable trace written and read");
+        return;
+    }
+    CHECK(d.lanes.len == 1);
+    if (d.lanes.len == 1) {
+        const gtm_lane *l = &GMA_VEC_AT(&d.lanes, gtm_lane, 0);
+        const gtm_ctx *S = &l->ctx[GTM_CTX_SEG], *O = &l->ctx[GTM_CTX_OUT];
+        CHECK(l->n == 2 && l->peak == 30 * M && l->peak_t == (int64_t)MS(12));
+        /* the range 11 to 15 ms, its lower half from 15 ms; both CUDA chunks in it */
+        CHECK(S->n == 2 && O->n == 0);
+        if (S->n == 2) {
+            CHECK(S->b[0].addr == TLB_EX && S->b[0].bytes == 40 * M && S->b[0].t0 == MS(11) && S->b[0].t1 == MS(15));
+            CHECK(S->b[1].addr == TLB_EX && S->b[1].bytes == 20 * M && S->b[1].t0 == MS(15) && S->b[1].t1 == GTB_OPEN);
+        }
+        CHECK(S->at_peak == 40 * M && S->n_at_peak == 1 && O->at_peak == 0 && l->ctx_top == 40 * M);
+        CHECK(l->fw_reserved == 40 * M && l->fw_outside == 0);
+    }
+    gtm_free(&d);
+    gma_replay_free(&g_r);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 2) {
+        fprintf(stderr, "usage: gma_test_timeline TRACE_PATH (the bridge traces are written there and to TRACE_PATH.ex)\n");
+        return 2;
+    }
+    char ex[4200];
+    snprintf(ex, sizeof(ex), "%s.ex", argv[1]);
     test_bands();
     test_peak();
     test_merge();
+    test_match();
+    test_bridge(argv[1]);
+    test_expandable(ex);
     if (failures) {
         fprintf(stderr, "%d check(s) failed\n", failures);
         return 1;
