@@ -621,18 +621,11 @@ int gma_insights_build(gma_ins_result *res, const gma_replay *r)
     res->owner_kind = in->ranges ? "op" : "kernel";
     if (gma_strs_add(&res->strs, "", 0) == (size_t)-1)
         return -1;
-    /* the kernels by thread and start, for the idle spans */
-    gma_vec kv;
-    gma_vec_init(&kv, sizeof(gmi_kernel));
-    if (gma_vec_reserve(&kv, in->kernels.len) != 0)
+    /* the kernels by thread, stream and start, for the idle spans: sorted
+     * where they are (the pass is over; sorting again changes nothing) */
+    gma_vec *kv = &r->insights->kernels;
+    if (gma_msort(kv->data, kv->len, sizeof(gmi_kernel), kernel_cmp, NULL) != 0)
         c.oom = 1;
-    else {
-        if (in->kernels.len)
-            memcpy(kv.data, in->kernels.data, in->kernels.len * sizeof(gmi_kernel));
-        kv.len = in->kernels.len;
-        if (gma_msort(kv.data, kv.len, sizeof(gmi_kernel), kernel_cmp, NULL) != 0)
-            c.oom = 1;
-    }
     for (unsigned d = 0; d < GMA_MAX_DEVICES && !c.oom; d++) {
         const gma_dev *G = &r->dev[d];
         if (!G->present || !G->has_peak || !gma_dev_selected(r, d))
@@ -644,9 +637,10 @@ int gma_insights_build(gma_ins_result *res, const gma_replay *r)
         D->step = G->peak_step;
         D->window = G->peak_window;
         D->unordered = r->unordered_mem;
+        D->not_kept = in->dropped_recs;
         classes_build(&c, D);
         growth_build(&c, D);
-        waste_build(&c, D, kv.data, kv.len);
+        waste_build(&c, D, kv->data, kv->len);
         whatif_build(&c, D);
         for (size_t i = 0; i < in->recs.len && D->has_fw; i++) {
             const gmi_rec *a = REC(&c, i);
@@ -654,7 +648,6 @@ int gma_insights_build(gma_ins_result *res, const gma_replay *r)
                 D->largest_request = a->bytes;
         }
     }
-    gma_vec_free(&kv);
     gma_vec_free(&c.groups);
     gma_map_free(&c.owner_of);
     gma_map_free(&c.name_of);
