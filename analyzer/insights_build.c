@@ -529,7 +529,8 @@ static uint64_t sweep(gmi_ctx *c, const gma_ins_dev *D, uint32_t g)
             c->oom = 1;
             break;
         }
-        /* a baseline allocation is live from its window's begin */
+        /* a baseline allocation keeps its own time, before the window's
+         * events: it counts from the start */
         GMA_VEC_AT(&v, gmi_pt, v.len++) = (gmi_pt){ a->ts, 2 * a->ord, (int64_t)a->bytes };
         if (a->free_ord != UINT64_MAX)
             GMA_VEC_AT(&v, gmi_pt, v.len++) = fr;
@@ -578,7 +579,7 @@ static void whatif_build(gmi_ctx *c, gma_ins_dev *D)
     }
     /* the largest candidates by bytes at the peak, each replayed; the one
      * that lowers the peak most is kept (ties: the larger) */
-    for (size_t i = 0; i < owners.len; i++)
+    for (size_t i = 0; i < owners.len && i < gof.len; i++)
         GMA_VEC_AT(&owners, gma_ins_owner, i).grew = GMA_VEC_AT(&gof, uint32_t, i); /* its group, kept through the sort */
     if (!c->oom && gma_msort(owners.data, owners.len, sizeof(gma_ins_owner), owner_cmp, (void *)c->res) != 0)
         c->oom = 1;
