@@ -95,6 +95,7 @@ typedef struct gma_ins_dev {
     size_t whatif_owner;
     uint64_t whatif_count, whatif_moved_at_peak, whatif_base, whatif_peak;
     uint64_t unordered;     /* memory records older than the one before them (the replay's note) */
+    uint64_t not_kept;      /* allocations past the records kept (GMI_MAX_RECS): the classes are partial */
 } gma_ins_dev;
 
 typedef struct gma_ins_result {

@@ -529,7 +529,8 @@ static uint64_t sweep(gmi_ctx *c, const gma_ins_dev *D, uint32_t g)
             c->oom = 1;
             break;
         }
-        /* a baseline allocation is live from its window's begin */
+        /* a baseline allocation keeps its own time, before the window's
+         * events: it counts from the start */
         GMA_VEC_AT(&v, gmi_pt, v.len++) = (gmi_pt){ a->ts, 2 * a->ord, (int64_t)a->bytes };
         if (a->free_ord != UINT64_MAX)
             GMA_VEC_AT(&v, gmi_pt, v.len++) = fr;
@@ -578,7 +579,7 @@ static void whatif_build(gmi_ctx *c, gma_ins_dev *D)
     }
     /* the largest candidates by bytes at the peak, each replayed; the one
      * that lowers the peak most is kept (ties: the larger) */
-    for (size_t i = 0; i < owners.len; i++)
+    for (size_t i = 0; i < owners.len && i < gof.len; i++)
         GMA_VEC_AT(&owners, gma_ins_owner, i).grew = GMA_VEC_AT(&gof, uint32_t, i); /* its group, kept through the sort */
     if (!c->oom && gma_msort(owners.data, owners.len, sizeof(gma_ins_owner), owner_cmp, (void *)c->res) != 0)
         c->oom = 1;
@@ -621,18 +622,11 @@ int gma_insights_build(gma_ins_result *res, const gma_replay *r)
     res->owner_kind = in->ranges ? "op" : "kernel";
     if (gma_strs_add(&res->strs, "", 0) == (size_t)-1)
         return -1;
-    /* the kernels by thread and start, for the idle spans */
-    gma_vec kv;
-    gma_vec_init(&kv, sizeof(gmi_kernel));
-    if (gma_vec_reserve(&kv, in->kernels.len) != 0)
+    /* the kernels by thread, stream and start, for the idle spans: sorted
+     * where they are (the pass is over; sorting again changes nothing) */
+    gma_vec *kv = &r->insights->kernels;
+    if (gma_msort(kv->data, kv->len, sizeof(gmi_kernel), kernel_cmp, NULL) != 0)
         c.oom = 1;
-    else {
-        if (in->kernels.len)
-            memcpy(kv.data, in->kernels.data, in->kernels.len * sizeof(gmi_kernel));
-        kv.len = in->kernels.len;
-        if (gma_msort(kv.data, kv.len, sizeof(gmi_kernel), kernel_cmp, NULL) != 0)
-            c.oom = 1;
-    }
     for (unsigned d = 0; d < GMA_MAX_DEVICES && !c.oom; d++) {
         const gma_dev *G = &r->dev[d];
         if (!G->present || !G->has_peak || !gma_dev_selected(r, d))
@@ -644,9 +638,10 @@ int gma_insights_build(gma_ins_result *res, const gma_replay *r)
         D->step = G->peak_step;
         D->window = G->peak_window;
         D->unordered = r->unordered_mem;
+        D->not_kept = in->dropped_recs;
         classes_build(&c, D);
         growth_build(&c, D);
-        waste_build(&c, D, kv.data, kv.len);
+        waste_build(&c, D, kv->data, kv->len);
         whatif_build(&c, D);
         for (size_t i = 0; i < in->recs.len && D->has_fw; i++) {
             const gmi_rec *a = REC(&c, i);
@@ -654,7 +649,6 @@ int gma_insights_build(gma_ins_result *res, const gma_replay *r)
                 D->largest_request = a->bytes;
         }
     }
-    gma_vec_free(&kv);
     gma_vec_free(&c.groups);
     gma_map_free(&c.owner_of);
     gma_map_free(&c.name_of);

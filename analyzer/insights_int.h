@@ -8,8 +8,8 @@
 #include "insights.h"
 
 #define GMI_RING 65536u             /* range instances remembered (an op's children find it) */
-#define GMI_MAX_RECS (1u << 25)     /* device allocations kept; later ones are counted */
-#define GMI_MAX_KERNELS (1u << 25)
+#define GMI_MAX_RECS (1u << 24)     /* device allocations kept (~150 bytes each); later ones are counted */
+#define GMI_MAX_KERNELS (1u << 24)
 
 #define GMI_BASELINE 0x1u
 #define GMI_FREED 0x2u

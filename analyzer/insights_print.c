@@ -239,12 +239,27 @@ static int rows_order(gma_table *t, const gma_ins_dev *D)
                "read the classes as those of the trace-order peak; torch.cuda.max_memory_allocated is the time-order one");
 }
 
+/* The classes do not add up to the peak: allocations past the records kept,
+ * or a peak the live set cannot explain. Said before anything else. */
+static int rows_partial(gma_table *t, const gma_ins_dev *D)
+{
+    if (D->live_sum == D->peak && !D->not_kept)
+        return 0;
+    char reason[400], b1[GMA_FMT_CAP], b2[GMA_FMT_CAP];
+    snprintf(reason, sizeof(reason),
+             "the classes hold %s of the %s peak: %llu allocations past the first %u were not kept for the insights",
+             gma_fmt_bytes(b1, D->live_sum), gma_fmt_bytes(b2, D->peak), (unsigned long long)D->not_kept, GMI_MAX_RECS);
+    return row(t, D, "partial", NULL, D->live_sum, share_of(D->live_sum, D->peak), 1, D->not_kept,
+               (int64_t)D->live_sum - (int64_t)D->peak, 1, reason,
+               "select less (--window N, --step N, a schedule with fewer active steps) and run again");
+}
+
 static int table_one(gma_table *t, const gma_ins_result *a, uint64_t top)
 {
     gma_table_init(t, "Insights: what the peak is made of, and what to try", COLS, C_N);
     for (size_t i = 0; i < a->ndev; i++) {
         const gma_ins_dev *D = &a->dev[i];
-        if (rows_order(t, D) || rows_classes(t, a, D, top) || rows_fragmentation(t, D) || rows_growth(t, a, D, top) ||
+        if (rows_partial(t, D) || rows_order(t, D) || rows_classes(t, a, D, top) || rows_fragmentation(t, D) || rows_growth(t, a, D, top) ||
             rows_waste(t, a, D, top) || rows_whatif(t, a, D))
             return -1;
     }
@@ -402,6 +417,7 @@ static void json_dev(gma_jw *j, const gma_ins_result *res, const gma_ins_dev *D)
     gma_jw_ku64(j, "peak_step", D->step);
     gma_jw_ku64(j, "peak_window", D->window);
     gma_jw_ku64(j, "live_bytes", D->live_sum);
+    gma_jw_ku64(j, "allocations_not_kept", D->not_kept);
     gma_jw_key(j, "classes");
     gma_jw_begin(j, '{');
     for (int k = 0; k < GMA_IC_COUNT_; k++) {

@@ -382,7 +382,7 @@ int main(int argc, char **argv)
         return usage_error("%s", "standard input can be read once: give a file for TRACE or OTHER");
 
     /* exports without --format: a line per file written, no report */
-    int exports_only = (opt.chrome_path || opt.timeline_path) && !format_given;
+    int exports_only = (opt.chrome_path || opt.timeline_path) && !format_given && !insights;
     static gma_replay ra, rb; /* large: kept off the stack */
     char msg[600];
     if (opt.diff_path && gma_diff_layer(&opt, path, opt.diff_path, msg, sizeof(msg)))
