@@ -94,6 +94,10 @@ struct gmp_asm {
     uint64_t held_base[GMP_MAX_DEVICES], held_freed[GMP_MAX_DEVICES];
     uint32_t held_epoch[GMP_MAX_DEVICES];
     uint8_t held_on[GMP_MAX_DEVICES];
+    /* per device, the block events that came after its held ALLOC: written
+     * after it, so the trace keeps the allocator's order (held_out) */
+    struct pend_block *pend[GMP_MAX_DEVICES];
+    uint32_t npend[GMP_MAX_DEVICES], cap_pend[GMP_MAX_DEVICES];
     uint64_t block_events, ooms;
 
     gmp_epoch_info hist[GMP_EPOCH_HIST];
@@ -908,6 +912,25 @@ static void block_out(gmp_asm *a, const gmt_block *b, uint32_t epoch)
  * request (512-byte multiples). */
 static uint64_t rounded_request(uint64_t req) { return req < 512 ? 512 : (req + 511) / 512 * 512; }
 
+/* Events queued behind a held ALLOC: a few between two allocations, more
+ * when a step frees many blocks in a row; past the cap the ALLOC is
+ * settled by its rounded request rather than the queue growing on. */
+typedef struct pend_block {
+    gmt_block b;
+    uint32_t epoch;
+} pend_block;
+#define PEND_MAX 65536u
+
+/* The held ALLOC of device d, then what came after it, in that order. */
+static void held_out(gmp_asm *a, unsigned d)
+{
+    a->held_on[d] = 0;
+    block_out(a, &a->held[d], a->held_epoch[d]);
+    for (uint32_t i = 0; i < a->npend[d]; i++)
+        block_out(a, &a->pend[d][i].b, a->pend[d][i].epoch);
+    a->npend[d] = 0;
+}
+
 static void held_settle(gmp_asm *a, unsigned d, uint64_t counter)
 {
     if (!a->held_on[d])
@@ -915,23 +938,39 @@ static void held_settle(gmp_asm *a, unsigned d, uint64_t counter)
     gmt_block *h = &a->held[d];
     int64_t s = (int64_t)(counter - a->held_base[d]) + (int64_t)a->held_freed[d];
     h->bytes = s > 0 ? (uint64_t)s : rounded_request(h->requested);
-    a->held_on[d] = 0;
-    block_out(a, h, a->held_epoch[d]);
+    held_out(a, d);
 }
 
-/* A FREE_REQUESTED while an ALLOC of its device is held. */
-static void held_free(gmp_asm *a, unsigned d, gmt_block *b)
+/* Queues a block event of device d behind its held ALLOC; 0 when queued. */
+static int held_queue(gmp_asm *a, unsigned d, const gmt_block *b, uint32_t epoch)
+{
+    if (a->npend[d] == a->cap_pend[d]) {
+        uint32_t nc = a->cap_pend[d] ? a->cap_pend[d] * 2 : 64;
+        pend_block *p = nc <= PEND_MAX ? realloc(a->pend[d], nc * sizeof *p) : NULL;
+        if (!p)
+            return -1;
+        a->pend[d] = p;
+        a->cap_pend[d] = nc;
+    }
+    a->pend[d][a->npend[d]++] = (pend_block){*b, epoch};
+    return 0;
+}
+
+/* A FREE_REQUESTED while an ALLOC of its device is held: its size, and
+ * whether it settled the held ALLOC (the held block itself, or a full
+ * queue), after which it goes out at once. */
+static int held_free(gmp_asm *a, unsigned d, gmt_block *b)
 {
     if (a->held[d].address == b->address) { /* the held block itself */
         a->held[d].bytes = rounded_request(a->held[d].requested);
-        a->held_on[d] = 0;
-        block_out(a, &a->held[d], a->held_epoch[d]);
         b->bytes = a->held[d].bytes;
-        return;
+        held_out(a, d);
+        return 1;
     }
     const gmt_mem *m = gmp_live_find(a->blocks, b->device, b->address);
     b->bytes = m ? m->bytes : rounded_request(b->requested);
     a->held_freed[d] += b->bytes;
+    return 0;
 }
 
 static void emit_block(gmp_asm *a, const gmp_ev *ev, const gmp_epoch_info *ep, int inwin)
@@ -960,8 +999,14 @@ static void emit_block(gmp_asm *a, const gmp_ev *ev, const gmp_epoch_info *ep, i
             held_settle(a, d, ev->block.counter);
         return;
     }
-    if (d < GMP_MAX_DEVICES && blk.action == GMT_BLK_FREE_REQUESTED && a->held_on[d]) {
-        held_free(a, d, &blk);
+    if (d < GMP_MAX_DEVICES && a->held_on[d] && !(blk.action == GMT_BLK_ALLOC && ev->block.has_counter)) {
+        int settled = blk.action == GMT_BLK_FREE_REQUESTED && held_free(a, d, &blk);
+        if (!settled && held_queue(a, d, &blk, ev->epoch) == 0)
+            return; /* written after the held ALLOC */
+        if (!settled) { /* the queue is full */
+            a->held[d].bytes = rounded_request(a->held[d].requested);
+            held_out(a, d);
+        }
     } else if (d < GMP_MAX_DEVICES && blk.action == GMT_BLK_ALLOC && ev->block.has_counter) {
         held_settle(a, d, ev->block.counter); /* the reading is before this ALLOC's own count */
         a->held[d] = blk;
@@ -1333,6 +1378,8 @@ void gmp_asm_destroy(gmp_asm *a)
     gmp_live_free(a->live);
     gmp_live_free(a->blocks);
     gmp_live_free(a->segs);
+    for (unsigned d = 0; d < GMP_MAX_DEVICES; d++)
+        free(a->pend[d]);
     free(a->st);
     free(a->evs);
     free(a->res);

@@ -11,6 +11,7 @@
 #include "families.h"
 #include "schedule.h"
 #include "tcheck.h"
+#include "torch_bridge.h"
 
 /* ---- a fake io: the records in an array -------------------------------------- */
 
@@ -440,6 +441,66 @@ static void test_vmm(void)
     gmp_asm_destroy(a);
 }
 
+/* ---- the PyTorch bridge's blocks: a held ALLOC keeps its place ---------------- */
+
+static void block_ev(gmp_asm *a, uint64_t ts, unsigned action, uint64_t addr, uint64_t req, uint64_t counter,
+                     int has_counter)
+{
+    gmp_ev *e = ev_fill(a, GMP_EV_BLOCK, 1, ts, addr, 0, NULL);
+    e->d = 0;
+    e->block.action = (uint8_t)action;
+    e->block.device = 0;
+    e->block.requested = req;
+    e->block.counter = counter;
+    e->block.has_counter = (uint8_t)has_counter;
+    gmp_asm_event_added(a);
+}
+
+/* A counting bridge's ALLOC waits for the next reading of the allocator's
+ * counter to know its size; the block events that come meanwhile must be
+ * written after it, or a reader replaying the trace in order frees X
+ * before Y exists and sees a peak 1,000 bytes too low. */
+static void test_block_order(void)
+{
+    reset_out();
+    gmp_asm *a = gmp_asm_create(&fake_io, &corr, 64u << 20);
+    REQUIRE(a != NULL, "create");
+    epoch(0, 0, 100, 0, 0, GMT_PHASE_WAIT, 0);
+    epoch(1, GMP_SCHED_EV_PHASE | GMP_SCHED_EV_WINDOW_BEGIN, 1000, 1, 1, GMT_PHASE_ACTIVE, 1);
+    gmp_asm_round_begin(a, 10000);
+    /* counter before X: 0; before Y: 1024 (X is 1024); Y's reading then
+     * comes alone at 1400: 2048 = 1024 (X) + 2048 (Y) - 1024 (X freed) */
+    block_ev(a, 1100, GMT_BLK_ALLOC, 0x10000, 1000, 0, 1);
+    block_ev(a, 1200, GMT_BLK_ALLOC, 0x20000, 2000, 1024, 1);
+    block_ev(a, 1300, GMT_BLK_FREE_REQUESTED, 0x10000, 1000, 0, 0);
+    block_ev(a, 1350, GMT_BLK_FREE_COMPLETED, 0x10000, 1000, 0, 0);
+    block_ev(a, 1400, GMP_BRIDGE_COUNTER, 0, 0, 2048, 1);
+    gmp_asm_events_done(a, 1);
+    gmp_asm_take_epochs(a, hist, 1);
+    gmp_asm_drain(a, 0);
+
+    /* after STEP 0, WINDOW_BEGIN (no baseline) and STEP 1: ALLOC X 1024,
+     * ALLOC Y 2048, FREE_REQUESTED X 1024, FREE_COMPLETED X, in time order */
+    static const uint64_t want_ts[] = {1100, 1200, 1300, 1350};
+    static const unsigned want_action[] = {GMT_BLK_ALLOC, GMT_BLK_ALLOC, GMT_BLK_FREE_REQUESTED,
+                                           GMT_BLK_FREE_COMPLETED};
+    static const uint64_t want_bytes[] = {1024, 2048, 1024};
+    size_t k = 0;
+    for (size_t i = 0; i < nout; i++) {
+        if (out[i].type != GMT_REC_BLOCK)
+            continue;
+        tc_context("block record %zu", k);
+        REQUIRE(k < 4, "more than 4 block records");
+        CHECK_EQ_U64(out[i].u.block.ts, want_ts[k]);
+        CHECK_EQ_U64(out[i].u.block.action, want_action[k]);
+        if (k < 3)
+            CHECK_EQ_U64(out[i].u.block.bytes, want_bytes[k]);
+        k++;
+    }
+    CHECK_EQ_U64(k, 4);
+    gmp_asm_destroy(a);
+}
+
 int main(void)
 {
     corr.mask = 1023;
@@ -448,6 +509,7 @@ int main(void)
     test_window();
     test_horizon();
     test_vmm();
+    test_block_order();
     free(corr.slots);
     return tcheck_result("profiler.assembler");
 }
