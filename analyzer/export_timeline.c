@@ -5,8 +5,7 @@
  * model (timeline/tl_model.c: lanes, owners, colours, merging) and writes
  * the interactive page (timeline/tl_html.c) or the static picture
  * (timeline/tl_svg.c). Several traces: one lane per rank and device;
- * --diff: the two traces' lanes on one axis of steps (the page; the SVG
- * draws each lane on its own time axis).
+ * --diff: the two traces' lanes on one axis of steps.
  *
  * With the PyTorch bridge (the replay's blocks layer), the bands are the
  * allocator's blocks (tensors); the bridge's segment events and CUDA's own

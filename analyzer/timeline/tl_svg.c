@@ -45,17 +45,81 @@ static void fmt_b(char *out, size_t cap, double b)
     snprintf(out, cap, "%.4g %s", b, u[i]);
 }
 
+/* --diff: a lane's times on the axis of steps (page.js's toU): the start
+ * of its k-th distinct step is k (or the step's number), the next one's
+ * k + 1, linear in between; the last step lasts as long as the one before. */
+typedef struct axis {
+    size_t n;              /* points (at least 2) */
+    double *kt, *ku;       /* times (ns, shifted) and their units, increasing */
+} axis;
+
+static size_t axis_seg(const double *x, size_t n, double v)
+{
+    size_t k = 0;
+    while (k + 2 < n && x[k + 1] <= v)
+        k++;
+    return k;
+}
+
+static double to_u(const axis *a, double t)
+{
+    size_t k = axis_seg(a->kt, a->n, t);
+    return a->ku[k] + (t - a->kt[k]) / (a->kt[k + 1] - a->kt[k]) * (a->ku[k + 1] - a->ku[k]);
+}
+
+static double from_u(const axis *a, double u)
+{
+    size_t k = axis_seg(a->ku, a->n, u);
+    return a->kt[k] + (u - a->ku[k]) / (a->ku[k + 1] - a->ku[k]) * (a->kt[k + 1] - a->kt[k]);
+}
+
+/* 0, or -1 when the lane has fewer than 2 distinct steps (or no memory). */
+static int axis_of(const gtm_lane *l, axis *a)
+{
+    size_t n = 0, ns = l->steps.len;
+    a->kt = malloc((ns + 1) * sizeof(double));
+    a->ku = malloc((ns + 1) * sizeof(double));
+    if (!a->kt || !a->ku)
+        return -1;
+    for (size_t i = 0; i < ns; i++) {
+        const gtm_mark *m = &GMA_VEC_AT(&l->steps, gtm_mark, i);
+        double t = (double)(m->t + l->shift), u = (double)m->no;
+        if (n && t <= a->kt[n - 1])
+            continue;
+        if (n && u <= a->ku[n - 1])
+            u = a->ku[n - 1] + 1;
+        a->kt[n] = t;
+        a->ku[n++] = u;
+    }
+    if (n < 2)
+        return -1;
+    double end = (double)(l->t_max + l->shift), next = 2 * a->kt[n - 1] - a->kt[n - 2];
+    a->kt[n] = end > next ? end : next;
+    a->ku[n] = a->ku[n - 1] + 1;
+    a->n = n + 1;
+    return 0;
+}
+
 typedef struct pane {
-    double y0, v0, v1, ymax; /* top, view (ns), bytes at the top */
+    double y0, v0, v1, ymax; /* top, view (ns, or steps on an axis), bytes at the top */
+    const axis *ax;          /* NULL: time */
 } pane;
 
-static double px_x(const pane *p, double t) { return ML + (t - p->v0) / (p->v1 - p->v0) * (W - ML - MR); }
+static double px_x(const pane *p, double t)
+{
+    double u = p->ax ? to_u(p->ax, t) : t;
+    return ML + (u - p->v0) / (p->v1 - p->v0) * (W - ML - MR);
+}
 static double px_y(const pane *p, double b) { return p->y0 + LH - MB - b / p->ymax * (LH - MT - MB); }
 
 /* The band last allocated by column c's moment, and the moment (page.js's columns()). */
 static size_t column_moment(const gtm_lane *l, const pane *p, int c, size_t *pos, double *tc)
 {
     double span = (p->v1 - p->v0) / NC, ca = p->v0 + c * span, cb = ca + span;
+    if (p->ax) {
+        ca = from_u(p->ax, ca);
+        cb = from_u(p->ax, cb);
+    }
     double pk = (double)(l->peak_t + l->shift);
     if (l->has_peak && pk >= ca && pk < cb) {
         *tc = pk;
@@ -228,15 +292,17 @@ static void lane_axes(FILE *f, const gtm_doc *d, const gtm_lane *l, const pane *
         fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#e0e0e0\"/><text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n",
                 ML, px_y(p, ys * i), W - MR, px_y(p, ys * i), ML - 6, px_y(p, ys * i) + 4, b);
     }
-    double span = (p->v1 - p->v0) / 1e6, xs = gma_nice_step(span, 8), first = ceil(p->v0 / 1e6 / xs) * xs;
+    double sc = p->ax ? 1 : 1e6; /* ticks in ms, or in steps */
+    double span = (p->v1 - p->v0) / sc, xs = gma_nice_step(span, 8), first = ceil(p->v0 / sc / xs) * xs;
     for (int i = 0; i <= 64; i++) {
-        double ms = first + xs * i, x = px_x(p, ms * 1e6);
+        double v = first + xs * i, x = ML + (v * sc - p->v0) / (p->v1 - p->v0) * (W - ML - MR);
         if (x > W - MR)
             break;
         fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#888\"/><text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%g</text>\n",
-                x, y1, x, y1 + 5, x, y1 + 17, ms);
+                x, y1, x, y1 + 5, x, y1 + 17, v);
     }
-    fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">time since trace start (ms)</text>\n", (ML + W - MR) / 2, y1 + 30);
+    fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n", (ML + W - MR) / 2, y1 + 30,
+            p->ax ? "steps (each lane's steps stretched to one unit: the lanes line up step by step)" : "time since trace start (ms)");
     fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"black\"/>\n", ML, y1, W - MR, y1);
     double last = -1e9;
     for (size_t i = 0; i < l->steps.len; i++) {
@@ -340,6 +406,30 @@ static double lane_ymax(const gtm_doc *d, const gtm_lane *l)
     return ymax * 1.08 + 1;
 }
 
+static void axes_free(axis *ax, size_t n)
+{
+    for (size_t k = 0; ax && k < n; k++) {
+        free(ax[k].kt);
+        free(ax[k].ku);
+    }
+    free(ax);
+}
+
+/* --diff (d->step_axis): every lane's axis of steps; NULL when a lane has
+ * fewer than 2 steps (then every lane keeps its time axis, as the page). */
+static axis *step_axes(const gtm_doc *d)
+{
+    size_t n = d->lanes.len;
+    axis *ax = d->step_axis && n ? calloc(n, sizeof(*ax)) : NULL;
+    for (size_t k = 0; ax && k < n; k++) {
+        if (axis_of(&GMA_VEC_AT(&d->lanes, gtm_lane, k), &ax[k]) != 0) {
+            axes_free(ax, n);
+            return NULL;
+        }
+    }
+    return ax;
+}
+
 int gtw_svg(FILE *f, const gtm_doc *d)
 {
     size_t nl = d->lanes.len, nleg = d->ncolors + 1;
@@ -357,11 +447,26 @@ int gtw_svg(FILE *f, const gtm_doc *d)
     fputs("<text x=\"80\" y=\"20\" font-size=\"14\" font-weight=\"bold\">GPU memory timeline (shaded: windows): ", f);
     xml(f, gtm_s(d, d->title));
     fprintf(f, "</text>\n<text x=\"80\" y=\"36\" fill=\"#555\">one band per allocation, stacked in allocation order, coloured by %s</text>\n", d->by);
+    axis *ax = step_axes(d);
+    double u0 = 0, u1 = 0, ytop = 0; /* on the step axis: one view and one scale for every lane */
+    for (size_t k = 0; ax && k < nl; k++) {
+        const gtm_lane *l = &GMA_VEC_AT(&d->lanes, gtm_lane, k);
+        double a = to_u(&ax[k], (double)(l->view0 + l->shift)), b = to_u(&ax[k], (double)(l->view1 + l->shift));
+        u0 = !k || a < u0 ? a : u0;
+        u1 = !k || b > u1 ? b : u1;
+        ytop = lane_ymax(d, l) > ytop ? lane_ymax(d, l) : ytop;
+    }
     for (size_t k = 0; k < nl; k++) {
         const gtm_lane *l = &GMA_VEC_AT(&d->lanes, gtm_lane, k);
-        pane p = { TOP + LH * (double)k, (double)(l->view0 + l->shift), (double)(l->view1 + l->shift), 1 };
+        pane p = { TOP + LH * (double)k, (double)(l->view0 + l->shift), (double)(l->view1 + l->shift), 1, NULL };
         /* the scale follows the bands (the page's too): a driver figure above it is clipped */
         p.ymax = lane_ymax(d, l);
+        if (ax && u1 > u0) {
+            p.ax = &ax[k];
+            p.v0 = u0;
+            p.v1 = u1;
+            p.ymax = ytop;
+        }
         for (size_t i = 0; i < l->windows.len; i++) {
             const gtm_mark *w = &GMA_VEC_AT(&l->windows, gtm_mark, i);
             double x0 = px_x(&p, (double)(w->t + l->shift)), x1 = px_x(&p, (double)(w->t_end + l->shift));
@@ -396,5 +501,6 @@ int gtw_svg(FILE *f, const gtm_doc *d)
     if (fw)
         legend_layers(f, l0, ly + 16 + 16 * (double)((nleg + 1) / 2));
     fputs("</svg>\n", f);
+    axes_free(ax, nl);
     return ferror(f) ? -1 : 0;
 }

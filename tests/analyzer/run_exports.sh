@@ -30,6 +30,16 @@ fi
 if command -v xmllint >/dev/null 2>&1; then
     xmllint --noout "$work/basic.svg" || fail "xmllint rejects basic.svg"
 fi
+# --diff: both lanes on one axis of steps; basic's steps 0 and 1 begin at 11 and 26 ms as
+# multiwin's do (multiwin adds step 3 at 41 ms), so each step's label has one x in both lanes
+"$analyze" basic.gmt --diff multiwin.gmt --timeline "$work/diff.svg" >/dev/null || fail "--timeline --diff svg"
+"$checkfmt" xml "$work/diff.svg" 'steps (each lane=2' 'time since trace start=0' '>step 0<=2' '>step 1<=2' \
+    '>step 3<=1' || fail "timeline diff.svg: not on one axis of steps"
+for n in 0 1; do
+    xs=$(grep -o "<text x=\"[0-9.]*\" y=\"[0-9.]*\" fill=\"#666\" text-anchor=\"middle\">step $n<" "$work/diff.svg" |
+        sed 's/^<text x="\([0-9.]*\)".*/\1/' | sort -u | wc -l)
+    [ "$xs" = 1 ] || fail "timeline diff.svg: step $n at $xs places, not one"
+done
 # the page: the model as JSON, nothing from the network (run_timeline.sh checks its numbers)
 "$analyze" basic.gmt --timeline "$work/basic.html" >/dev/null || fail "--timeline basic.html"
 for s in 'id="gmem-data"' '"nall":9,'; do

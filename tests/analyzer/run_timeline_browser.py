@@ -4,8 +4,9 @@
 Opens the --timeline page of TRACE (a recorded sample) and of the other
 samples beside it (sdpa.zst; ranks/rank*.zst, one lane per rank), of a gmem-synth
 trace of about ALLOCS allocations (default 1e6) and, with --bridge, of the
-PyTorch-bridge trace that MKTRACE_BRIDGE writes (tests/analyzer/tl_bridge.c)
-in headless Chromium
+PyTorch-bridge trace that MKTRACE_BRIDGE writes (tests/analyzer/tl_bridge.c),
+alone and beside a copy 5 s later (two ranks: the second lane's times are
+shifted), in headless Chromium
 (--dump-dom of page.html#selftest: the page's hook writes its results into
 <pre id="gmem-test">) and checks:
   - no JavaScript error (the page's error handler, and Chromium's console log);
@@ -128,7 +129,14 @@ def check(analyze, chrome, trace, work, name, bridge=False):
         fail("%s: hover tooltip %r, expected %r" % (name, tip, st.get("expect")))
     layers = res.get("layers") or [None]
     if bridge:
-        check_layers(name, layers[0], st, rep, int(m.group(5)), int(m.group(6)))
+        if len(layers) != len(lanes) or None in layers:
+            fail("%s: layers %s for %d lanes" % (name, layers, len(lanes)))
+        if (sum(l["segments"] for l in layers), sum(l["outside_n"] for l in layers)) != (int(m.group(5)), int(m.group(6))):
+            fail("%s: page draws %s segments and %s outside; gmem-analyze said %s and %s" %
+                 (name, [l["segments"] for l in layers], [l["outside_n"] for l in layers], m.group(5), m.group(6)))
+        for ly, r in zip(layers, reps):
+            check_layers(name, ly, r)
+        check_layer_hovers(name, st)
     elif layers[0] is not None or "seg_tip" in st:
         fail("%s: layers drawn for a trace without the bridge: %s" % (name, layers))
     size = os.path.getsize(page)
@@ -142,13 +150,11 @@ def check(analyze, chrome, trace, work, name, bridge=False):
 MIB = 1 << 20
 
 
-def check_layers(name, ly, st, rep, segs, outside):
-    """The bridge trace (tl_bridge.c): tensors, reserved segments, outside."""
-    if not ly:
-        fail("%s: no layers on the page" % name)
-    if (ly["segments"], ly["outside_n"]) != (segs, outside) or (segs, outside) != (2, 2):
-        fail("%s: page draws %d segments and %d outside; gmem-analyze said %d and %d; tl_bridge.c 2 and 2" %
-             (name, ly["segments"], ly["outside_n"], segs, outside))
+def check_layers(name, ly, rep):
+    """A lane of the bridge trace (tl_bridge.c): reserved segments, outside."""
+    if (ly["segments"], ly["outside_n"]) != (2, 2):
+        fail("%s %s: page draws %d segments and %d outside; tl_bridge.c 2 and 2" %
+             (name, ly["title"], ly["segments"], ly["outside_n"]))
     fw = rep["summary"]["framework"][0]
     for key, page_keys, want, rkey in (("reserved", ("reserved", "reserved_page", "reserved_model"), 40 * MIB,
                                         "at_peak_reserved_bytes"),
@@ -156,9 +162,16 @@ def check_layers(name, ly, st, rep, segs, outside):
                                         "at_peak_outside_allocator_bytes")):
         got = [ly[k] for k in page_keys] + [fw[rkey]]
         if got != [want] * 4:
-            fail("%s: %s at the peak: analyzer, page, model, report %s; tl_bridge.c %d" % (name, key, got, want))
+            fail("%s %s: %s at the peak: analyzer, page, model, report %s; tl_bridge.c %d" %
+                 (name, ly["title"], key, got, want))
     if ly["segments_at_peak"] != 2:
-        fail("%s: %d segments live at the peak, tl_bridge.c 2" % (name, ly["segments_at_peak"]))
+        fail("%s %s: %d segments live at the peak, tl_bridge.c 2" % (name, ly["title"], ly["segments_at_peak"]))
+    print("%s %s: layers at the peak: reserved %d bytes in %d segments, outside %d bytes" %
+          (name, ly["title"], ly["reserved"], ly["segments_at_peak"], ly["outside"]))
+
+
+def check_layer_hovers(name, st):
+    """The first lane's hovers on a tensor, a segment and memory outside the allocator."""
     tip = st.get("tip", "")
     if not tip.startswith("size 12.00 MiB at 0x7f0002000000\n") or \
             "layer: tensors (blocks of PyTorch's caching allocator)" not in tip:
@@ -174,8 +187,7 @@ def check_layers(name, ly, st, rep, segs, outside):
             "outside PyTorch's allocator: size 8.00 MiB at 0x7e0000000000\nlayer: outside PyTorch's allocator") or \
             "allocated with cudaMalloc at 11.000 ms, never freed" not in out:
         fail("%s: outside hover %r, expected %r" % (name, out, st.get("out_expect")))
-    print("%s: layers at the peak: reserved %d bytes in %d segments, outside %d bytes; segment hover: %s" %
-          (name, ly["reserved"], ly["segments_at_peak"], ly["outside"], seg.splitlines()[0]))
+    print("%s: segment hover: %s" % (name, seg.splitlines()[0]))
 
 
 def main():
@@ -206,9 +218,12 @@ def main():
     if ranks:
         check(analyze, chrome, ranks, work, "ranks")
     if bridge:
-        bt = os.path.join(work, "bridge.gmt")
+        bt, late = os.path.join(work, "bridge.gmt"), os.path.join(work, "bridge_late.gmt")
         run([bridge, bt])
         check(analyze, chrome, bt, work, "bridge", bridge=True)
+        # two ranks, the second started 5 s later: its lane's times are shifted on the common axis
+        run([bridge, late, "5000"])
+        check(analyze, chrome, [bt, late], work, "bridge_ranks", bridge=True)
     # gmem-synth: about 3.4 records per allocation in its default model
     big = os.path.join(work, "synth.zst")
     run([synth, "--events", str(int(allocs * 3.4)), "-q", "-o", big])

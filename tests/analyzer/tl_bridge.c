@@ -41,7 +41,10 @@
 typedef struct tw {
     gmt_writer *w;
     gmt_status st;
+    uint64_t shift; /* added to every time, the start's too */
 } tw;
+
+static uint64_t t_of(const tw *b, uint64_t i) { return TLB_T(i) + b->shift; }
 
 static void put(tw *b, const gmt_record *r)
 {
@@ -57,7 +60,7 @@ static void header(tw *b)
     r.u.header.pid = 4321;
     r.u.header.ppid = 1;
     r.u.header.start_unix_ns = 1700000000000000000ull;
-    r.u.header.start_ts = TLB_START;
+    r.u.header.start_ts = TLB_START + b->shift;
     r.u.header.rank = r.u.header.local_rank = r.u.header.world_size = -1;
     r.u.header.host = (gmt_bytes){ "testhost", 8 };
     r.u.header.cmdline = (gmt_bytes){ "python train.py", 15 };
@@ -87,7 +90,7 @@ static void cuda_src(tw *b, gmt_type type, uint64_t i, uint64_t addr, uint64_t b
     gmt_record r;
     memset(&r, 0, sizeof(r));
     r.type = type;
-    r.u.mem = (gmt_mem){ .ts = TLB_T(i), .address = addr, .bytes = bytes, .kind = GMT_MEMKIND_DEVICE,
+    r.u.mem = (gmt_mem){ .ts = t_of(b, i), .address = addr, .bytes = bytes, .kind = GMT_MEMKIND_DEVICE,
                          .source = src, .corr = 500 + i, .tid = 100, .seq = seq, .step = step };
     put(b, &r);
 }
@@ -102,7 +105,7 @@ static void block(tw *b, unsigned action, uint64_t i, uint64_t addr, uint64_t by
     gmt_record r;
     memset(&r, 0, sizeof(r));
     r.type = GMT_REC_BLOCK;
-    r.u.block = (gmt_block){ .ts = TLB_T(i), .action = action, .address = addr, .bytes = bytes, .stream = 0x5000,
+    r.u.block = (gmt_block){ .ts = t_of(b, i), .action = action, .address = addr, .bytes = bytes, .stream = 0x5000,
                              .tid = 100, .seq = seq, .step = step, .requested = bytes };
     put(b, &r);
 }
@@ -112,8 +115,8 @@ static void kernel(tw *b, uint64_t i, uint64_t name, uint64_t seq, uint64_t step
     gmt_record r;
     memset(&r, 0, sizeof(r));
     r.type = GMT_REC_KERNEL;
-    r.u.kernel.start = TLB_T(i);
-    r.u.kernel.end = TLB_T(i) + 500000;
+    r.u.kernel.start = t_of(b, i);
+    r.u.kernel.end = t_of(b, i) + 500000;
     r.u.kernel.stream = 7;
     r.u.kernel.corr = 900 + seq;
     r.u.kernel.name = name;
@@ -131,7 +134,7 @@ static void step(tw *b, uint64_t i, uint64_t n)
     gmt_record r;
     memset(&r, 0, sizeof(r));
     r.type = GMT_REC_STEP;
-    r.u.step = (gmt_step){ .ts = TLB_T(i), .step = n, .phase = GMT_PHASE_ACTIVE, .source = GMT_STEPSRC_API };
+    r.u.step = (gmt_step){ .ts = t_of(b, i), .step = n, .phase = GMT_PHASE_ACTIVE, .source = GMT_STEPSRC_API };
     put(b, &r);
 }
 
@@ -140,7 +143,7 @@ static void driver(tw *b, uint64_t i, uint64_t used)
     gmt_record r;
     memset(&r, 0, sizeof(r));
     r.type = GMT_REC_MEMSAMPLE;
-    r.u.sample = (gmt_memsample){ .ts = TLB_T(i), .used = used, .total = 80ull << 30, .free_ = (80ull << 30) - used };
+    r.u.sample = (gmt_memsample){ .ts = t_of(b, i), .used = used, .total = 80ull << 30, .free_ = (80ull << 30) - used };
     put(b, &r);
 }
 
@@ -149,7 +152,7 @@ static void end(tw *b, uint64_t i)
     gmt_record r;
     memset(&r, 0, sizeof(r));
     r.type = GMT_REC_TRAILER;
-    r.u.trailer.ts = TLB_T(i);
+    r.u.trailer.ts = t_of(b, i);
     r.u.trailer.records = 40;
     put(b, &r);
 }
@@ -166,10 +169,11 @@ static int close_trace(tw *b, const char *path)
     return 0;
 }
 
-static int open_trace(tw *b, const char *path)
+static int open_trace(tw *b, const char *path, uint64_t shift)
 {
     gmt_writer_opts o = { 3, 1u << 20 };
     b->st = GMT_OK;
+    b->shift = shift;
     b->w = gmt_writer_open(path, &o);
     if (!b->w) {
         perror(path);
@@ -200,7 +204,7 @@ int tlb_write_expandable(const char *path)
 {
     const uint64_t M = TLB_MIB;
     tw b;
-    if (open_trace(&b, path) != 0)
+    if (open_trace(&b, path, 0) != 0)
         return -1;
     cuda_src(&b, GMT_REC_ALLOC, 1, TLB_EX, 20 * M, 0, 0, GMT_SRC_VMM);
     cuda_src(&b, GMT_REC_ALLOC, 1, TLB_EX + 20 * M, 20 * M, 0, 0, GMT_SRC_VMM);
@@ -216,11 +220,13 @@ int tlb_write_expandable(const char *path)
     return close_trace(&b, path);
 }
 
-int tlb_write(const char *path)
+int tlb_write(const char *path) { return tlb_write_at(path, 0); }
+
+int tlb_write_at(const char *path, uint64_t shift)
 {
     const uint64_t M = TLB_MIB;
     tw b;
-    if (open_trace(&b, path) != 0)
+    if (open_trace(&b, path, shift) != 0)
         return -1;
     driver(&b, 0, 12 * M);
     cuda(&b, GMT_REC_ALLOC, 1, TLB_WS, 8 * M, 0, 0);

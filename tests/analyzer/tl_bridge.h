@@ -22,6 +22,8 @@
 
 /* Writes the trace; 0, or -1 with a message on stderr. */
 int tlb_write(const char *path);
+/* The same, every time (the trace's start too) shift ns later. */
+int tlb_write_at(const char *path, uint64_t shift);
 /* Another: expandable segments (a mapped range, CUDA's chunks of it, an unmap). */
 int tlb_write_expandable(const char *path);
 
