@@ -502,7 +502,9 @@ int gma_timeline_model_add(struct gtm_doc *d, gma_replay *r, const char *title_p
         snprintf(title, sizeof(title), "%s%sdev%u", title_prefix, *title_prefix ? " " : "", dev);
         l->title = gtm_str(d, title);
         l->warning = wstr;
-        l->layer_name[0] = gtm_str(d, seg ? "reserved segments (what CUPTI saw of the caching allocator)" : "CUPTI allocations");
+        l->layer_name[0] = gtm_str(d, r->fw  ? "PyTorch tensor blocks (the bridge)"
+                                      : seg ? "reserved segments (what CUPTI saw of the caching allocator)"
+                                            : "CUPTI allocations");
         l->nlayers = 1;
         if (r->fw && lane_fw(d, r, l, dev) != 0)
             return -1;

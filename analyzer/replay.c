@@ -2141,7 +2141,9 @@ int gma_replay_read(gma_replay *r, char *msg, size_t msgcap)
     msg[0] = 0;
     int blocks = r->opt.layer == GMA_LAYER_BLOCKS || gma_trace_has_blocks(path);
     r->fw = blocks && r->opt.layer != GMA_LAYER_SEGMENTS;
-    r->fw_cuda = blocks;
+    /* standard input cannot be scanned first: CUDA's allocations feed the
+     * layer's numbers in case blocks come */
+    r->fw_cuda = blocks || strcmp(path, "-") == 0;
     gmt_reader *rd = gmt_reader_open(path);
     if (!rd) {
         snprintf(msg, msgcap, "cannot open %s: %s", path, strerror(errno));
@@ -2213,11 +2215,10 @@ gma_mode gma_allocator_mode(const gma_replay *r)
                     "its segments and CUPTI (--layer segments shows what CUDA handed out instead)";
         return m;
     }
-    if (r->fw_cuda) {
-        m.mode = "PyTorch caching allocator, segments (--layer segments)";
+    if (r->fw_cuda && r->layer.seen) {
+        m.mode = "PyTorch caching allocator, segments";
         m.meaning = "bytes are what CUDA handed out: the allocator's segments (reserved memory) and other libraries' "
-                    "memory; a kernel is charged when a segment is created (the default, --layer blocks, shows "
-                    "tensors)";
+                    "memory; a kernel is charged when a segment is created (--layer blocks shows tensors)";
         return m;
     }
     if (!dev_bytes && s[GMT_SRC_PINNED_HOST].count) {

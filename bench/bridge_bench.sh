@@ -12,10 +12,10 @@
 # 3. bench/run_bench.sh's GPT step ratios, small and medium, in one run:
 #    none, gmemprof-active (the bridge on), gmemprof-nobridge and
 #    torch-profiler-full (profile_memory=True), interleaved per round,
-#    rounds until the budget (170 s).
+#    rounds until the budget (200 s: two rounds on an H200).
 # Output ($OUT, default ./bench-out): alloc_cost.txt, and run_bench.sh's
 # bench.md (with the bridge's targets), bench.json, runs.jsonl, logs.tar.gz.
-# Expected wall time on an H200: about 3.5 minutes after run_all.sh's build.
+# Expected wall time on an H200: about 3 minutes after run_all.sh's build.
 # --fake: no GPU, torch or profiler (tests the script's plumbing).
 set -uo pipefail
 
@@ -66,7 +66,7 @@ say "GPT step ratios, bridge on and off, beside torch.profiler"
 fake=()
 [ "$FAKE" = 1 ] && fake=(--fake)
 bash "$ROOT/bench/run_bench.sh" --configs none,gmemprof-active,gmemprof-nobridge,torch-profiler-full \
-    --workloads small,medium --rounds 3 --budget 170 ${fake[@]+"${fake[@]}"}
+    --workloads small,medium --rounds 3 --budget 200 ${fake[@]+"${fake[@]}"}
 rc=$?
 say "done in $(($(date +%s) - T0)) s; files in $OUT"
 cat "$OUT/alloc_cost.txt"

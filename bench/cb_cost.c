@@ -23,6 +23,11 @@
  * It also times an NVTX push/pop pair through the real NVTX v3 headers
  * (the library's own export-table handlers), in paced batches so the event
  * ring never overflows (a dropped event would be a cheaper path).
+ * With CB_COST_BRIDGE (the tests' fake bridge, tests/profiler/fake_bridge.c)
+ * and CB_COST_C10 (its stand-in libc10_cuda.so) it also times the PyTorch
+ * bridge's hot path: host->block, which the allocator's trace tracker calls
+ * three times for a tensor's alloc + free (ALLOC, FREE_REQUESTED,
+ * FREE_COMPLETED), paced like the NVTX batches.
  * Prints one line per configuration; exits non-zero only when the profiler
  * did not see the launches at all.
  */
@@ -39,6 +44,8 @@
 #include <nvtx3/nvToolsExt.h>
 
 #include "fake_cupti.h"
+#include "gmemprof/trace_format.h"
+#include "torch_bridge.h"
 
 #define RTD CUPTI_CB_DOMAIN_RUNTIME_API
 #define DRD CUPTI_CB_DOMAIN_DRIVER_API
@@ -146,6 +153,36 @@ static double measure(int threads)
     return sum / threads / (double)g_launches;
 }
 
+/* The bridge's events: 150 batches of 3000 alloc+free triples, 20 ms apart
+ * (the writer drains the ring in between); thread CPU time of the calls. */
+static void bridge_cost(void)
+{
+    const char *bp = getenv("CB_COST_BRIDGE");
+    void *h = bp ? dlopen(bp, RTLD_NOW | RTLD_NOLOAD) : NULL;
+    const gmp_bridge_host *(*get)(void) = h ? (const gmp_bridge_host *(*)(void))dlsym(h, "fake_bridge_host") : NULL;
+    const gmp_bridge_host *host = get ? get() : NULL;
+    if (!host) {
+        printf("PyTorch bridge: not attached (CB_COST_BRIDGE, CB_COST_C10 unset or refused)\n");
+        return;
+    }
+    uint64_t ns = 0, addr = 0x7f0000000000ull;
+    long pairs = 0;
+    for (int b = 0; b < 150; b++) {
+        uint64_t t0 = now_ns();
+        for (int i = 0; i < 3000; i++, addr += 4096) {
+            host->block(NULL, GMT_BLK_ALLOC, 0, addr, 4096, 4000, 7, 0, GMP_BRIDGE_HAS_COUNTER, 4096);
+            host->block(NULL, GMT_BLK_FREE_REQUESTED, 0, addr, 4096, 4000, 7, 0, 0, 0);
+            host->block(NULL, GMT_BLK_FREE_COMPLETED, 0, addr, 4096, 0, 7, 0, 0, 0);
+        }
+        ns += now_ns() - t0;
+        pairs += 3000;
+        struct timespec ts = {0, 20000000};
+        nanosleep(&ts, NULL);
+    }
+    printf("PyTorch bridge: alloc+free of a block with profiler %.1f ns (3 host->block calls, 3 events into the "
+           "ring)\n", (double)ns / (double)pairs);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -175,6 +212,9 @@ int main(int argc, char **argv)
     snprintf(out, sizeof out, "/tmp/gmp_cb_cost-%d.zst", (int)getpid());
     setenv("GMEMPROF_OUTPUT", out, 1);
     setenv("GMEMPROF_LOG", "quiet", 1);
+    /* "import torch" before CUDA starts: the bridge attaches at the context */
+    if (getenv("CB_COST_BRIDGE") && getenv("CB_COST_C10") && dlopen(getenv("CB_COST_C10"), RTLD_NOW | RTLD_GLOBAL))
+        setenv("GMEMPROF_TORCH_BRIDGE", getenv("CB_COST_BRIDGE"), 1);
     void *h = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
     int (*init)(void) = h ? (int (*)(void))dlsym(h, "InitializeInjection") : NULL;
     if (!init) {
@@ -225,6 +265,7 @@ int main(int argc, char **argv)
         nanosleep(&ts, NULL);
     }
     printf("nvtx push+pop pair with profiler %.1f ns (2 events into the ring)\n", (double)ns / (double)pairs);
+    bridge_cost();
     unlink(out);
     free(g_names);
     return 0;

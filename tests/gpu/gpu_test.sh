@@ -137,10 +137,12 @@ check() {
     "$CT" "$trace" --summary >"$W/summary.json" 2>/dev/null || true
 }
 # ranks_csv TRACE0 TRACE1 PEAK0 PEAK1: gmem-analyze --by rank on both
-# traces must list ranks 0 and 1 with the peaks check_trace computed.
+# traces must list ranks 0 and 1 with the peaks check_trace computed (of
+# CUDA's allocations: --layer segments, also where the PyTorch bridge
+# recorded tensor blocks).
 ranks_csv() {
     local out=$W/by_rank.csv
-    if ! timeout -k 5 60 "$BIN/gmem-analyze" "$1" "$2" --by rank --format csv >"$out" 2>"$W/by_rank.err"; then
+    if ! timeout -k 5 60 "$BIN/gmem-analyze" "$1" "$2" --by rank --layer segments --format csv >"$out" 2>"$W/by_rank.err"; then
         fail "gmem-analyze --by rank failed: $(head -c 300 "$W/by_rank.err")"
         return
     fi

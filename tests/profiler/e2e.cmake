@@ -87,15 +87,17 @@ endif()
 # The cost of the callback path (ns per launch callback): bench/cb_cost.c.
 if(EXISTS ${CMAKE_SOURCE_DIR}/bench/cb_cost.c)
   add_executable(gmp_cb_cost ${CMAKE_SOURCE_DIR}/bench/cb_cost.c)
-  target_include_directories(gmp_cb_cost PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
+  target_include_directories(gmp_cb_cost PRIVATE ${CMAKE_CURRENT_SOURCE_DIR} ${CMAKE_SOURCE_DIR}/profiler
+                             ${CMAKE_SOURCE_DIR}/include)
   target_include_directories(gmp_cb_cost SYSTEM PRIVATE ${CUDAToolkit_INCLUDE_DIRS})
   target_link_libraries(gmp_cb_cost PRIVATE gmp_fake_cupti gmp_fake_cuda Threads::Threads ${CMAKE_DL_LIBS})
-  add_dependencies(gmp_cb_cost gmemprof)
+  add_dependencies(gmp_cb_cost gmemprof gmp_fake_bridge gmp_fake_c10)
   # A smoke run (label "bench"): the cost is printed, and the run fails only
   # when the callback path is broken (no records), never on timing.
   add_test(NAME profiler.bench.cb_cost COMMAND gmp_cb_cost $<TARGET_FILE:gmemprof> 200000)
   set_tests_properties(profiler.bench.cb_cost PROPERTIES
-    LABELS "bench" TIMEOUT 300 ENVIRONMENT "LD_LIBRARY_PATH=${GMP_FAKE_DIR}")
+    LABELS "bench" TIMEOUT 300
+    ENVIRONMENT "LD_LIBRARY_PATH=${GMP_FAKE_DIR};CB_COST_BRIDGE=$<TARGET_FILE:gmp_fake_bridge>;CB_COST_C10=$<TARGET_FILE:gmp_fake_c10>")
   # the same in launch mode (the KERNEL event is made on the launching thread)
   add_test(NAME profiler.bench.cb_cost_launch COMMAND gmp_cb_cost $<TARGET_FILE:gmemprof> 200000)
   set_tests_properties(profiler.bench.cb_cost_launch PROPERTIES

@@ -2259,6 +2259,25 @@ static void t_torch(void)
     char *csv = analyze(&r, "--format csv", 0);
     CHECK_HAS(csv ? csv : "", "# totals: baseline_bytes=1572864 baseline_count=2 ");
     free(csv);
+
+    /* a window over step 0 alone: the seeded segment and blocks are in it,
+     * every later event is gated out, and the tags after the window still
+     * carry the allocator's bytes (the writer follows every event) */
+    const char *genv[] = {be, ce, "GMEMPROF_SCHEDULE=wait=0,active=1,repeat=1", NULL};
+    run_app_in("torch_gated", "torch", genv, &r);
+    CHECK(exited(&r, 0));
+    t = load_trace_of(&r);
+    check_complete(&t);
+    CHECK_EQ_U64(count(&t, GMT_REC_BLOCK), 3);
+    CHECK_EQ_U64(count_blocks(&t, GMT_BLK_ALLOC, GMT_BLKF_SEEDED), 2);
+    g1 = nth(&t, GMT_REC_TAG, 2);
+    CHECK(g1 && g1->u.tag.has_framework && g1->u.tag.dev[0].fw_allocated == 1 * MIB + 512 * 1024 + 4 * MIB &&
+          g1->u.tag.dev[0].fw_reserved == 40 * MIB && g1->u.tag.dev[1].fw_allocated == 1 * MIB);
+    trace_free(&t);
+    char *tags = analyze(&r, "--by tag --format csv --top 0", 1);
+    CHECK(has_tag_row(tags, "end", 0, 1 * MIB + 512 * 1024 + 4 * MIB, 40 * MIB));
+    CHECK(has_tag_row(tags, "end", 1, 1 * MIB, 2 * MIB));
+    free(tags);
 }
 
 /* The bridge not used: one line (or none for GMEMPROF_TORCH=0), no BLOCK,

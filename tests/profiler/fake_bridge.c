@@ -77,6 +77,10 @@ EXPORT const gmp_bridge *gmemprof_torch_bridge(uint32_t abi)
     return abi == GMP_BRIDGE_ABI ? &g_bridge : NULL;
 }
 
+/* The profiler's side of the interface once attached (NULL before): lets
+ * bench/cb_cost.c time host->block as the real bridge calls it. */
+EXPORT const gmp_bridge_host *fake_bridge_host(void) { return g_host; }
+
 /* One allocator event, as the tracker would deliver it; 0 when attached. */
 EXPORT int fake_bridge_event(unsigned action, unsigned device, uint64_t addr, uint64_t bytes, uint64_t stream,
                              uint64_t pool)
