@@ -189,6 +189,12 @@ size_t gmp_bufq_pending(void)
 
 void gmp_bufq_accept(int on) { atomic_store(&bp.accept, on); }
 
+void gmp_bufq_discard(uint8_t *buf, size_t valid)
+{
+    atomic_fetch_add_explicit(&A.dropped_buffers, count_records(buf, valid), memory_order_relaxed);
+    gmp_bufq_release(buf);
+}
+
 /* The host budget (GMEMPROF_HOST_BUFFER_MB) covers the event ring, the
  * correlation table, the writer's staging area (together `fixed`) and the
  * CUPTI buffers; the buffers get what is left, at least two. */

@@ -46,6 +46,8 @@ void gmp_bufq_accept(int on);
 /* Up to max completed buffers, oldest first. */
 size_t gmp_bufq_take(gmp_done_buf *out, size_t max);
 void gmp_bufq_release(uint8_t *buf);
+/* Gives a completed buffer back unread: its records are counted as dropped. */
+void gmp_bufq_discard(uint8_t *buf, size_t valid);
 /* Host bytes of the pool and the fixed parts, for STATS. */
 size_t gmp_bufq_host_bytes(void);
 size_t gmp_bufq_pending(void);

@@ -258,10 +258,6 @@ static void api_enter(gmp_tls *t, CUpti_CallbackDomain dom, CUpti_CallbackId cbi
     if (t->rt_depth && t->rt_gen != gen)
         t->rt_depth = 0; /* an EXIT was lost while callbacks were switched */
     int nested = t->rt_depth > 0;
-    /* when the range starts to cover records (a mapping's own MEMORY2 record
-     * is made inside the call); VMM calls only: launches pay no clock read */
-    if (__builtin_expect(gmp_fam_is_vmm(fam), 0))
-        t->vmm_ts = gmp_now();
     if (!nested) {
         if (fam == GMP_FAM_LAUNCH || fam == GMP_FAM_GRAPH)
             t->seq++;
@@ -297,6 +293,12 @@ static void api_enter(gmp_tls *t, CUpti_CallbackDomain dom, CUpti_CallbackId cbi
     case GMP_FAM_MEMSET:
         if (launch_mode())
             gmp_copy_begin(t, dom, cbid, cb);
+        break;
+    case GMP_FAM_VMM_RESERVE:
+    case GMP_FAM_VMM_MAP:
+        /* when the range starts to cover records (a mapping's own MEMORY2
+         * record is made inside the call) */
+        t->vmm_ts = gmp_now();
         break;
     case GMP_FAM_PROF_START:
     case GMP_FAM_PROF_STOP:

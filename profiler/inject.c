@@ -25,9 +25,12 @@
  * let the writer finish the trace (WINDOW_END, STATS, TRAILER) and print the
  * summary. SIGTERM/SIGINT: if the program had a handler, ours calls it (the
  * program decides; a normal exit then flushes through atexit); if it had the
- * default action, we flush the trace the same way and re-raise with the
- * default action, so the process still dies by the signal; if it ignored
- * the signal, we install nothing. cudaDeviceReset: flush before it.
+ * default action, ours only asks the writer to end the trace and returns
+ * (no lock, no wait: the interrupted thread may hold what the writer
+ * needs); the writer then makes the process die by the signal, and a
+ * watchdog timer sends it again after 5 s in case the writer is stuck; if
+ * the program ignored the signal, we install nothing. cudaDeviceReset:
+ * flush before it.
  *
  * fork: the child of a profiled process records nothing and never flushes
  * (its copy of the writer thread does not exist, and CUPTI does not work
@@ -43,7 +46,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "gmemprof/gmemprof.h"
@@ -97,8 +100,12 @@ static void gmp_shutdown(int reason)
 {
     if (atomic_load(&gmp_g.forked))
         return;
-    if (atomic_exchange(&gmp_g.stopping, 1))
+    if (atomic_exchange(&gmp_g.stopping, 1)) {
+        /* A signal's end may be under way: exiting now would cut the trace
+         * and turn the death by the signal into an exit. */
+        gmp_wt_wait(10000);
         return;
+    }
     int st = atomic_load(&gmp_g.state);
     if (st == GMP_ST_ON) {
         gmp_torch_flush();
@@ -126,7 +133,32 @@ static void on_fork_child(void)
 
 static const int g_sigs[2] = {SIGTERM, SIGINT};
 static struct sigaction g_prev[2];
+/* Per signal, a one-shot timer that sends it again if the writer has not
+ * ended the trace in time (the writer could be stuck in a write): the
+ * handler then takes the default action at once. */
+static timer_t g_watchdog[2];
+static int g_have_watchdog[2];
+#define GMP_SIGNAL_WATCHDOG_S 5
 
+/* The default action now: die by the signal. */
+static void die_now(int sig)
+{
+    struct sigaction dfl;
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    sigemptyset(&dfl.sa_mask);
+    (void)sigaction(sig, &dfl, NULL); /* cannot fail for SIGTERM/SIGINT with SIG_DFL */
+    sigset_t s;
+    sigemptyset(&s);
+    sigaddset(&s, sig);
+    sigprocmask(SIG_UNBLOCK, &s, NULL);
+    raise(sig);
+}
+
+/* Takes no lock and waits for nothing: the interrupted thread may hold a
+ * lock the writer needs (the buffer pool's, CUPTI's, the step lock). The
+ * writer is asked to end the trace and returns here at once; it makes the
+ * process die by the signal once the trailer is written. */
 static void on_signal(int sig, siginfo_t *si, void *uc)
 {
     int i = sig == SIGTERM ? 0 : 1;
@@ -140,21 +172,20 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
         p->sa_handler(sig);
         return;
     }
-    /* Default action: write the trace's end, then die by the signal. */
     int saved = errno;
     if (!atomic_load(&gmp_g.forked) && atomic_load(&gmp_g.state) == GMP_ST_ON &&
-        !atomic_exchange(&gmp_g.stopping, 1))
-        gmp_wt_finish_from_signal(sig, 5000);
-    struct sigaction dfl;
-    memset(&dfl, 0, sizeof dfl);
-    dfl.sa_handler = SIG_DFL;
-    sigemptyset(&dfl.sa_mask);
-    (void)sigaction(sig, &dfl, NULL); /* cannot fail for SIGTERM/SIGINT with SIG_DFL */
-    sigset_t s;
-    sigemptyset(&s);
-    sigaddset(&s, sig);
-    sigprocmask(SIG_UNBLOCK, &s, NULL);
-    raise(sig);
+        !atomic_exchange(&gmp_g.stopping, 1) && gmp_wt_finish_signal(sig) == 0) {
+        if (g_have_watchdog[i]) {
+            struct itimerspec its;
+            memset(&its, 0, sizeof its);
+            its.it_value.tv_sec = GMP_SIGNAL_WATCHDOG_S;
+            (void)timer_settime(g_watchdog[i], 0, &its, NULL); /* async-signal-safe */
+        }
+        errno = saved;
+        return;
+    }
+    /* Not recording, a second signal, or the watchdog: the default action. */
+    die_now(sig);
     errno = saved;
 }
 
@@ -167,6 +198,11 @@ static void install_signal_handlers(void)
         if (!(old.sa_flags & SA_SIGINFO) && old.sa_handler == SIG_IGN)
             continue; /* the program ignores it: so do we */
         g_prev[i] = old;
+        struct sigevent sev;
+        memset(&sev, 0, sizeof sev);
+        sev.sigev_notify = SIGEV_SIGNAL;
+        sev.sigev_signo = g_sigs[i];
+        g_have_watchdog[i] = timer_create(CLOCK_MONOTONIC, &sev, &g_watchdog[i]) == 0;
         memset(&sa, 0, sizeof sa);
         sa.sa_sigaction = on_signal;
         sa.sa_flags = SA_SIGINFO | SA_RESTART;

@@ -48,8 +48,6 @@ static struct {
     _Atomic int running;
     _Atomic int finish_req; /* reason + 1 */
     _Atomic int finish_sig; /* signal number */
-    _Atomic int finished;
-    int done_pipe[2];
     _Atomic uint64_t sync_ticket;
     _Atomic uint64_t sync_done;
 
@@ -58,11 +56,13 @@ static struct {
      * callback), so the writer takes the step lock only with trylock and
      * asks the driver nothing. */
     int sig_mode;
+    uint64_t deadline_ns; /* for a signal: stop taking buffers then (mono_ns) */
+    int finalizing;
     uint64_t frame_records;
     int io_error;
     uint64_t last_frame_ns, last_flush_ns;
     uint64_t summary_bytes, summary_records, summary_dropped;
-} W = {.done_pipe = {-1, -1}};
+} W;
 
 size_t gmp_wt_staging_bytes(void) { return gmp_asm_staging_bytes((size_t)gmp_g.cfg.host_buffer_mb << 20); }
 
@@ -228,16 +228,45 @@ static void pull_epochs(void)
     gmp_steps_unlock();
 }
 
+static int past_deadline(void) { return W.deadline_ns && mono_ns() >= W.deadline_ns; }
+
+/* An end was asked for while the loop runs: the round in progress stops
+ * taking buffers so that the loop sees it. */
+static int end_asked(void)
+{
+    return !W.finalizing && (atomic_load_explicit(&W.finish_sig, memory_order_relaxed) ||
+                             atomic_load_explicit(&W.finish_req, memory_order_relaxed));
+}
+
+/* The buffers queued when the round began, no more: under a producer faster
+ * than the writer a round still ends, and the loop gets to its periodic
+ * work and to an end request. */
 static void take_buffers(void)
 {
     gmp_done_buf bufs[TAKE_BUFS];
-    size_t n;
-    while ((n = gmp_bufq_take(bufs, TAKE_BUFS)) > 0) {
+    size_t left = gmp_bufq_pending(), n;
+    /* for a signal, one buffer at a time: the budget is checked at each */
+    size_t max = W.deadline_ns ? 1 : TAKE_BUFS;
+    while (left > 0 && !past_deadline() && !end_asked() &&
+           (n = gmp_bufq_take(bufs, left < max ? left : max)) > 0) {
+        left -= n;
         for (size_t i = 0; i < n; i++) {
             gmp_asm_stage_buffer(W.as, bufs[i].buf, bufs[i].valid, gmp_g.api.ActivityGetNextRecord);
             gmp_bufq_release(bufs[i].buf);
         }
     }
+}
+
+/* A signal's end has a time budget: what the writer could not take by then
+ * is counted as dropped. No buffer is queued after this. */
+static void discard_buffers(void)
+{
+    gmp_done_buf bufs[TAKE_BUFS];
+    size_t n;
+    gmp_bufq_accept(0);
+    while ((n = gmp_bufq_take(bufs, TAKE_BUFS)) > 0)
+        for (size_t i = 0; i < n; i++)
+            gmp_bufq_discard(bufs[i].buf, bufs[i].valid);
 }
 
 /* One round: ring first, then epochs, then buffers (see the top comment). */
@@ -382,12 +411,15 @@ static void write_summary_noctx(void)
 
 static void finalize(int reason)
 {
+    W.finalizing = 1;
     /* Take in everything still queued (the caller flushed CUPTI first). */
-    for (int i = 0; i < 64; i++) {
+    for (int i = 0; i < 64 && !past_deadline(); i++) {
         round_once();
         if (gmp_ring_size(&gmp_g.ring) == 0 && gmp_bufq_pending() == 0 && !gmp_asm_epochs_pending(W.as))
             break;
     }
+    if (past_deadline())
+        discard_buffers();
     gmp_asm_finish(W.as, reason);
     gmt_record r;
     memset(&r, 0, sizeof r.type + sizeof r.u.trailer + 16);
@@ -452,6 +484,19 @@ static void periodic(void)
     }
 }
 
+/* A signal's end: the trace is complete; the process dies by the signal as
+ * it would have without us. Process-directed: this thread blocks every
+ * signal, so one of the program's threads takes it. */
+static void die_by(int sig)
+{
+    struct sigaction dfl;
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    sigemptyset(&dfl.sa_mask);
+    (void)sigaction(sig, &dfl, NULL); /* cannot fail for SIGTERM/SIGINT with SIG_DFL */
+    kill(getpid(), sig);
+}
+
 static void *writer_main(void *arg)
 {
     (void)arg;
@@ -466,6 +511,7 @@ static void *writer_main(void *arg)
         int sig = atomic_load(&W.finish_sig);
         if (sig && !req) {
             W.sig_mode = 1;
+            W.deadline_ns = mono_ns() + GMP_WT_SIGNAL_MS * 1000000ull;
             gmp_activity_flush_forced();
             req = GMT_WEND_SIGNAL + 1;
         }
@@ -484,14 +530,10 @@ static void *writer_main(void *arg)
             (void)k;
         }
     }
-    atomic_store(&W.finished, 1);
-    atomic_store(&W.running, 0);
     gmp_bufq_accept(0);
-    if (W.done_pipe[1] >= 0) {
-        char c = 1;
-        ssize_t k = write(W.done_pipe[1], &c, 1);
-        (void)k;
-    }
+    if (W.sig_mode)
+        die_by(atomic_load(&W.finish_sig));
+    atomic_store(&W.running, 0);
     return NULL;
 }
 
@@ -500,7 +542,7 @@ int gmp_wt_start(gmt_writer *w, char *err, size_t cap)
     W.w = w;
     W.strtab = gmt_strtab_create();
     W.as = gmp_asm_create(&writer_io, &gmp_g.corr, (size_t)gmp_g.cfg.host_buffer_mb << 20);
-    if (!W.strtab || !W.as || pipe2(W.done_pipe, O_CLOEXEC) != 0) {
+    if (!W.strtab || !W.as) {
         snprintf(err, cap, "out of memory for the trace writer");
         return -1;
     }
@@ -557,19 +599,20 @@ void gmp_wt_finish(int reason, unsigned timeout_ms)
                       gmp_g.path);
 }
 
-/* Async-signal-safe: atomics, write(), poll(), read(). */
-void gmp_wt_finish_from_signal(int sig, unsigned timeout_ms)
+int gmp_wt_finish_signal(int sig)
 {
-    if (!atomic_load(&W.running) || W.done_pipe[0] < 0)
-        return;
-    atomic_store(&W.finish_sig, sig);
+    if (!atomic_load(&W.running))
+        return -1;
+    int none = 0;
+    atomic_compare_exchange_strong(&W.finish_sig, &none, sig);
     gmp_wake();
-    struct pollfd p = {W.done_pipe[0], POLLIN, 0};
-    int left = (int)timeout_ms;
-    while (left > 0 && !atomic_load(&W.finished)) {
-        int r = poll(&p, 1, left > 100 ? 100 : left);
-        if (r > 0)
-            break;
-        left -= 100;
+    return 0;
+}
+
+void gmp_wt_wait(unsigned timeout_ms)
+{
+    for (unsigned waited = 0; waited < timeout_ms && atomic_load(&W.running); waited++) {
+        struct timespec ts = {0, 1000000};
+        nanosleep(&ts, NULL);
     }
 }

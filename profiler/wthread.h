@@ -21,8 +21,15 @@ void gmp_wt_sync(unsigned timeout_ms);
 /* Normal end (exit, destructor): the writer writes the rest, the trailer,
  * closes the file and prints the summary; waits at most timeout_ms. */
 void gmp_wt_finish(int reason, unsigned timeout_ms);
-/* From a signal handler (async-signal-safe): asks for the same and waits at
- * most timeout_ms. */
-void gmp_wt_finish_from_signal(int sig, unsigned timeout_ms);
+/* From a signal handler (async-signal-safe: atomics and one write(); no
+ * lock, no wait): the writer ends the trace (window end reason "signal")
+ * within about GMP_WT_SIGNAL_MS, counting as dropped what it could not take
+ * by then, then makes the process die by sig (default action, sent to the
+ * process). -1 when the writer is not running. */
+#define GMP_WT_SIGNAL_MS 50
+int gmp_wt_finish_signal(int sig);
+/* Waits at most timeout_ms while the writer runs (an exit that overtakes a
+ * signal's end waits for it, then dies by the signal); at once otherwise. */
+void gmp_wt_wait(unsigned timeout_ms);
 
 #endif

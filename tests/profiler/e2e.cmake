@@ -55,7 +55,7 @@ add_dependencies(gmp_e2e_test gmp_fake_c10 gmp_fake_bridge gmem-analyze)
 set(GMP_E2E_SCENARIOS
   torch torch_unused
   whole schedule nvtx_steps api_precedence capture tags threads overflow settings
-  badoutput diskfull conflict sigterm sigint sigchain sigign sigkill fork vmm sources attrs
+  badoutput diskfull conflict sigterm sigint sigload sigexit sigchain sigign sigkill fork vmm sources attrs
   time budget search nocupti launcher exit abort forkexec devices long agent noperm launch launch_many copies xthread burst
   samename outlink fifo escpath summaryfile)
 foreach(sc ${GMP_E2E_SCENARIOS})

@@ -560,6 +560,33 @@ static int sc_signal(int sig)
     return 42; /* not reached: the signal's default action ends us */
 }
 
+/* Records at full rate until a signal from outside ends the process
+ * (profiler.e2e.sigload): the signal lands on this thread, often inside the
+ * buffer callbacks that the fake CUPTI calls from here. */
+static int sc_sigload(void)
+{
+    fact("A.corr", cuda_malloc(0x10000, MIB));
+    fact("k1.corr", launch("k1"));
+    uint64_t t = fake_cupti_now();
+    for (uint64_t i = 0;; i++) {
+        uint64_t a = 0x40000000ull + (i % 1024) * 4096;
+        fake_cupti_emit_memory2(ALLOC, CUPTI_ACTIVITY_MEMORY_KIND_DEVICE, 0, a, 4096, 0, NOSTREAM, 0, 0, 0);
+        fake_cupti_emit_memory2(RELEASE, CUPTI_ACTIVITY_MEMORY_KIND_DEVICE, 0, a, 4096, 0, NOSTREAM, 0, 0, 0);
+        fake_cupti_emit_kernel(0, 0, KSTREAM, "load_k", t + i * 10, t + i * 10 + 5);
+    }
+    return 42; /* not reached */
+}
+
+/* The signal's handler returns at once; the program then exits on its own
+ * before the writer is done (profiler.e2e.sigexit). */
+static int sc_sigexit(void)
+{
+    fact("A.corr", cuda_malloc(0x10000, MIB));
+    fact("k1.corr", launch("k1"));
+    raise(SIGTERM);
+    return 3;
+}
+
 static volatile sig_atomic_t g_got;
 static void app_handler(int sig) { g_got = sig; }
 
@@ -1030,6 +1057,10 @@ int main(int argc, char **argv)
         rc = sc_signal(SIGTERM);
     else if (strcmp(sc, "sigint") == 0)
         rc = sc_signal(SIGINT);
+    else if (strcmp(sc, "sigexit") == 0)
+        rc = sc_sigexit();
+    else if (strcmp(sc, "sigload") == 0)
+        rc = sc_sigload();
     else if (strcmp(sc, "sigchain") == 0)
         rc = sc_sigchain();
     else if (strcmp(sc, "sigkill") == 0)

@@ -129,9 +129,9 @@ static void rm_tree(const char *dir)
     closedir(d);
 }
 
-/* Runs argv with the extra environment (NAME=VALUE, NULL-terminated) in a
+/* Starts argv with the extra environment (NAME=VALUE, NULL-terminated) in a
  * clean work dir; GMEMPROF_OUTPUT defaults to DIR/trace-%p.zst. */
-static void run_prog(const char *scenario, char *const *argv, const char *const *env, run *r)
+static void start_prog(const char *scenario, char *const *argv, const char *const *env, run *r)
 {
     memset(r, 0, sizeof *r);
     snprintf(r->dir, sizeof r->dir, "%s/%s", g_work, scenario);
@@ -166,23 +166,15 @@ static void run_prog(const char *scenario, char *const *argv, const char *const 
         _exit(127);
     }
     r->pid = pid;
-    int st = 0;
-    /* 60 s: a hang is a failure, not a stuck CI. E2E_HANG_S raises it for
-     * runs made by hand (the 10^8-event long run takes minutes). */
-    const char *hs = getenv("E2E_HANG_S");
-    int limit = hs && atoi(hs) > 0 ? atoi(hs) * 10 : 600;
-    for (int i = 0; i < limit; i++) {
-        if (waitpid(pid, &st, WNOHANG) == pid)
-            goto done;
-        struct timespec ts = {0, 100000000};
-        nanosleep(&ts, NULL);
-    }
-    fprintf(stderr, "%s: the program hung; killing it\n", scenario);
-    kill(pid, SIGKILL);
-    waitpid(pid, &st, 0);
-    tcheck_checks++;
-    tcheck_failures++;
-done:
+}
+
+/* The end of a program started by start_prog, whose wait status is st. */
+static void collect_prog(const char *scenario, run *r, int st)
+{
+    char outp[1200], errp[1200], factp[1200];
+    snprintf(outp, sizeof outp, "%s/stdout", r->dir);
+    snprintf(errp, sizeof errp, "%s/stderr", r->dir);
+    snprintf(factp, sizeof factp, "%s/facts", r->dir);
     r->status = st;
     /* kept reachable here (and freed on the next run) */
     static char *last_out, *last_err;
@@ -192,6 +184,35 @@ done:
     r->err = last_err = slurp(errp);
     facts_load(factp);
     fprintf(stderr, "--- %s stderr ---\n%s--- end ---\n", scenario, r->err);
+}
+
+/* Waits for the program, every step_ms, at most limit_ms: the wait status,
+ * or -1 after killing a program that hung (counted as a failure). */
+static int wait_prog(const char *scenario, pid_t pid, unsigned step_ms, unsigned limit_ms)
+{
+    int st = 0;
+    for (unsigned waited = 0; waited < limit_ms; waited += step_ms) {
+        if (waitpid(pid, &st, WNOHANG) == pid)
+            return st;
+        struct timespec ts = {(time_t)(step_ms / 1000), (long)(step_ms % 1000) * 1000000L};
+        nanosleep(&ts, NULL);
+    }
+    fprintf(stderr, "%s: the program hung; killing it\n", scenario);
+    kill(pid, SIGKILL);
+    waitpid(pid, &st, 0);
+    tcheck_checks++;
+    tcheck_failures++;
+    return st;
+}
+
+static void run_prog(const char *scenario, char *const *argv, const char *const *env, run *r)
+{
+    start_prog(scenario, argv, env, r);
+    /* 60 s: a hang is a failure, not a stuck CI. E2E_HANG_S raises it for
+     * runs made by hand (the 10^8-event long run takes minutes). */
+    const char *hs = getenv("E2E_HANG_S");
+    unsigned limit = hs && atoi(hs) > 0 ? (unsigned)atoi(hs) * 1000u : 60000u;
+    collect_prog(scenario, r, wait_prog(scenario, r->pid, 100, limit));
 }
 
 /* dir: the test's own work directory (tests run in parallel). */
@@ -1520,6 +1541,64 @@ static void t_signal(const char *scenario, int sig)
     trace_free(&t);
 }
 
+static uint64_t mono_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+/* SIGTERM (even rounds) or SIGINT sent from outside while the fake CUPTI
+ * produces records at full rate, 20 times: every run dies by that signal
+ * with a complete trace (window end reason "signal"), soon after the
+ * signal. The signal lands on the producing thread, often inside the
+ * buffer pool's lock or the fake CUPTI's. */
+static void t_sigload(void)
+{
+    const char *rs = getenv("E2E_SIGLOAD_ROUNDS");
+    int rounds = rs && atoi(rs) > 0 ? atoi(rs) : 20;
+    uint64_t worst = 0, sum = 0;
+    for (int i = 0; i < rounds; i++) {
+        int sig = i % 2 ? SIGINT : SIGTERM;
+        tc_context("round %d (%s)", i, sig == SIGTERM ? "SIGTERM" : "SIGINT");
+        char *argv[] = {(char *)g_app, (char *)"sigload", NULL};
+        run r;
+        start_prog("sigload", argv, NULL, &r);
+        /* producing: its first kernel is noted (10 s at most), then 20-60 ms more */
+        char factp[1200];
+        snprintf(factp, sizeof factp, "%s/facts", r.dir);
+        for (int k = 0; k < 10000; k++) {
+            char *f = slurp(factp);
+            int ready = strstr(f, "k1.corr=") != NULL;
+            free(f);
+            if (ready)
+                break;
+            struct timespec ms = {0, 1000000};
+            nanosleep(&ms, NULL);
+        }
+        struct timespec ts = {0, (20 + 10 * (i % 5)) * 1000000L};
+        nanosleep(&ts, NULL);
+        uint64_t t0 = mono_ms();
+        kill(r.pid, sig);
+        int st = wait_prog("sigload", r.pid, 1, 30000);
+        uint64_t dt = mono_ms() - t0;
+        collect_prog("sigload", &r, st);
+        worst = dt > worst ? dt : worst;
+        sum += dt;
+        CHECK(signaled(&r, sig), "wait status %#x", r.status);
+        CHECK(dt <= 1000, "%" PRIu64 " ms from the signal to the end", dt);
+        trace t = load_trace_of(&r);
+        check_complete(&t);
+        const rec *we = last(&t, GMT_REC_WINDOW_END);
+        CHECK(we && we->u.we.reason == GMT_WEND_SIGNAL);
+        CHECK(mem_by_corr(&t, GMT_REC_ALLOC, F("A.corr")) != NULL);
+        trace_free(&t);
+    }
+    tc_context(NULL);
+    fprintf(stderr, "sigload: %d rounds, signal to exit: worst %" PRIu64 " ms, mean %" PRIu64 " ms\n", rounds,
+            worst, sum / (uint64_t)rounds);
+}
+
 static void t_sigchain(void)
 {
     run r;
@@ -2514,6 +2593,10 @@ int main(int argc, char **argv)
         t_signal("sigterm", SIGTERM);
     else if (strcmp(sc, "sigint") == 0)
         t_signal("sigint", SIGINT);
+    else if (strcmp(sc, "sigload") == 0)
+        t_sigload();
+    else if (strcmp(sc, "sigexit") == 0)
+        t_signal("sigexit", SIGTERM); /* the exit waits: death by the signal, complete trace */
     else {
         size_t i;
         for (i = 0; i < sizeof tests / sizeof tests[0]; i++)
