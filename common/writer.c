@@ -174,7 +174,7 @@ static void say(char *msg, size_t cap, const char *fmt, ...)
 }
 
 /* rename that fails with EEXIST instead of replacing: renameat2 where the
- * file system has it, else link + unlink. */
+ * file system has it, else link + unlink, else (no hard links) rename. */
 static int rename_noreplace(const char *from, const char *to)
 {
 #ifdef SYS_renameat2
@@ -183,10 +183,15 @@ static int rename_noreplace(const char *from, const char *to)
     if (errno != EINVAL && errno != ENOSYS && errno != ENOTSUP)
         return -1;
 #endif
-    if (link(from, to) != 0)
+    if (link(from, to) == 0) {
+        unlink(from);
+        return 0;
+    }
+    if (errno != EPERM && errno != EOPNOTSUPP)
         return -1;
-    unlink(from);
-    return 0;
+    /* No hard links either (vfat, some FUSE): a plain rename, which a
+     * creator that appeared since the lstat could lose its name to. */
+    return rename(from, to);
 }
 
 static const char *kind_of(mode_t m)

@@ -550,12 +550,26 @@ static void print_summary(int fd, int wstatus, const char *cwd)
         fprintf(stderr, "gmemprof: %d traces, one per profiled process \xe2\x80\x94 next: gmem-analyze %s\n",
                 good, word);
         rewind(f);
+        char **seen = calloc((size_t)good, sizeof *seen);
+        int nseen = 0, reused = 0;
         while (getline(&line, &linecap, f) > 0) {
             if (gmp_summary_parse_line(line, s) != 0 || strcmp(s->status, GMP_SUMMARY_STATUS_NOCTX) == 0)
                 continue;
             describe_trace(s, info, sizeof info);
             fprintf(stderr, "gmemprof:   %s (%s)\n", shown_path(s->trace, cwd, shown, sizeof shown), info);
+            int again = 0;
+            for (int i = 0; seen && i < nseen && !again; i++)
+                again = strcmp(seen[i], s->trace) == 0;
+            if (again && reused++ == 0)
+                fprintf(stderr, "gmemprof: %s was written by processes one after another (the name is taken "
+                                "only while its writer runs): it holds the last one's trace; put %%p in -o for "
+                                "a file each\n", shown_path(s->trace, cwd, shown, sizeof shown));
+            else if (!again && seen && nseen < good)
+                seen[nseen++] = strdup(s->trace);
         }
+        for (int i = 0; seen && i < nseen; i++)
+            free(seen[i]);
+        free(seen);
     } else if (bad == 0) {
         const char *pat = getenv("GMEMPROF_OUTPUT");
         struct stat st;

@@ -401,6 +401,14 @@ static void test_summary(void)
     CHECK_HAS(r.err, "gmemprof: 2 traces, one per profiled process \xe2\x80\x94 next: gmem-analyze out.zst\n");
     CHECK_HAS(r.err, "gmemprof:   out.zst (100 B, 1 window, 5 records, 0 dropped)\n");
     CHECK_HAS(r.err, "gmemprof:   sub/rank1.zst (3.0 GiB, 2 windows, 1,000,000 records, 7 dropped)\n");
+    CHECK(strstr(r.err, "one after another") == NULL);
+
+    /* One name twice: processes of the run that wrote it in turn (the
+     * second after the first had ended): said, since only the last remains. */
+    run(&r, env_plus(NULL), ARGS("--", CHILD, "summary", p1, "100", "1", "5", "0", "ok", p1, "200", "1", "6", "0",
+                                 "ok"));
+    CHECK(exited_with(&r, 0));
+    CHECK_HAS(r.err, "gmemprof: out.zst was written by processes one after another");
 
     /* The profiler turned itself off before writing anything. */
     run(&r, env_plus(NULL), ARGS("--", CHILD, "summary", p1, "0", "0", "0", "0", "disabled"));
