@@ -48,6 +48,7 @@
 #include "live.h"
 #include "schedule.h"
 #include "torch_bridge.h"
+#include "vmmranges.h"
 
 typedef struct staged {
     uint64_t ts;
@@ -64,13 +65,6 @@ typedef struct staged {
         gmt_copy c;
     } u;
 } staged;
-
-typedef struct vrange {
-    uint64_t base, size;
-    uint32_t tid, epoch;
-    uint64_t range, seq;
-    uint64_t start; /* covers records from this time on (the call's ENTER; 0 always) */
-} vrange;
 
 typedef struct open_range {
     uint64_t id; /* 0: empty slot */
@@ -118,12 +112,7 @@ struct gmp_asm {
     gmp_ev *evs;
     size_t nev, first; /* first: the first event popped this round */
 
-    vrange *res;
-    size_t nres, capres;
-    vrange *maps; /* sorted by base */
-    size_t nmaps, capmaps;
-    vrange unmapped[64]; /* recent cuMemUnmap calls, for release records without an id */
-    unsigned nunmapped;
+    gmp_vmm vmm; /* reservations and mappings */
 
     open_range *open;
     size_t open_cap, open_n;
@@ -264,91 +253,6 @@ static uint32_t epoch_by_ts(gmp_asm *a, uint64_t ts)
 static int in_window(const gmp_epoch_info *i)
 {
     return i && i->in_window && i->phase == GMT_PHASE_ACTIVE;
-}
-
-/* ---- VMM address ranges -------------------------------------------------- */
-
-static void vr_add(vrange **arr, size_t *n, size_t *cap, const vrange *v, int sorted)
-{
-    if (*n == *cap) {
-        size_t nc = *cap ? *cap * 2 : 64;
-        vrange *p = realloc(*arr, nc * sizeof *p);
-        if (!p)
-            return;
-        *arr = p;
-        *cap = nc;
-    }
-    size_t i = *n;
-    if (sorted) {
-        size_t lo = 0, hi = *n;
-        while (lo < hi) {
-            size_t mid = (lo + hi) / 2;
-            if ((*arr)[mid].base < v->base)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        i = lo;
-        if (i < *n && (*arr)[i].base == v->base) {
-            (*arr)[i] = *v; /* remapped at the same address */
-            return;
-        }
-        memmove(*arr + i + 1, *arr + i, (*n - i) * sizeof **arr);
-    }
-    (*arr)[i] = *v;
-    (*n)++;
-}
-
-static void vr_remove(vrange *arr, size_t *n, uint64_t base)
-{
-    for (size_t i = 0; i < *n; i++)
-        if (arr[i].base == base) {
-            memmove(arr + i, arr + i + 1, (*n - i - 1) * sizeof *arr);
-            (*n)--;
-            return;
-        }
-}
-
-/* The mapping that covers addr at time ts. */
-static const vrange *map_find(gmp_asm *a, uint64_t addr, uint64_t ts)
-{
-    size_t lo = 0, hi = a->nmaps;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (a->maps[mid].base <= addr)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    if (lo == 0)
-        return NULL;
-    const vrange *v = &a->maps[lo - 1];
-    return addr - v->base < v->size && v->start <= ts ? v : NULL;
-}
-
-/* The latest cuMemUnmap that covered addr (a release record without a
- * correlation id is attributed to it). */
-static const vrange *unmap_find(gmp_asm *a, uint64_t addr)
-{
-    unsigned n = a->nunmapped < 64 ? a->nunmapped : 64;
-    for (unsigned k = 0; k < n; k++) {
-        const vrange *v = &a->unmapped[(a->nunmapped - 1 - k) % 64];
-        if (addr - v->base < v->size)
-            return v;
-    }
-    return NULL;
-}
-
-/* Inside a VMM reservation or mapping at the record's time: an address a
- * program reserves only after a plain allocation there was freed does not
- * make that allocation VMM (ranges are applied when popped, before the
- * round's records; their start time puts them in time order). */
-static int in_reserved(gmp_asm *a, uint64_t addr, uint64_t ts)
-{
-    for (size_t i = 0; i < a->nres; i++)
-        if (addr - a->res[i].base < a->res[i].size && a->res[i].start <= ts)
-            return 1;
-    return map_find(a, addr, ts) != NULL;
 }
 
 /* ---- open NVTX ranges (for the RANGE_BEGINs at a window begin) ----------- */
@@ -679,14 +583,15 @@ static void emit_mem(gmp_asm *a, staged *s)
     r.u.mem = s->u.m;
     gmt_mem *m = &r.u.mem;
     const gmp_epoch_info *ep = epinfo(a, s->epoch);
-    int vmm = in_reserved(a, m->address, m->ts);
+    /* a range covers only what was made after its call began (vmmranges.h) */
+    int vmm = gmp_vmm_covers(&a->vmm, m->address, m->ts);
     if (!s->matched) {
         /* No API callback (PyTorch's expandable segments show correlation id
          * 0): the VMM mapping covering the address says who mapped it, or
          * for a release, the unmap that covered it. */
-        const vrange *v = map_find(a, m->address, m->ts);
+        const gmp_vrange *v = gmp_vmm_mapping(&a->vmm, m->address, m->ts);
         if (!v && s->type == GMT_REC_FREE)
-            v = unmap_find(a, m->address);
+            v = gmp_vmm_unmapping(&a->vmm, m->address);
         if (v) {
             vmm = 1;
             m->tid = v->tid;
@@ -1065,12 +970,11 @@ static void emit_event(gmp_asm *a, gmp_ev *ev)
         put_device(a, (unsigned)ev->a);
         break;
     case GMP_EV_VMM_ADDRFREE:
-        vr_remove(a->res, &a->nres, ev->a);
+        gmp_vmm_addrfree(&a->vmm, ev->a);
         break;
     case GMP_EV_VMM_UNMAP: {
-        vrange v = {ev->a, ev->b, ev->tid, ev->epoch, ev->c, ev->d, 0};
-        a->unmapped[a->nunmapped++ % 64] = v;
-        vr_remove(a->maps, &a->nmaps, ev->a);
+        gmp_vrange v = {ev->a, ev->b, ev->tid, ev->epoch, ev->c, ev->d, 0};
+        gmp_vmm_unmap(&a->vmm, &v);
         break;
     }
     case GMP_EV_LAUNCH:
@@ -1382,8 +1286,7 @@ void gmp_asm_destroy(gmp_asm *a)
         free(a->pend[d]);
     free(a->st);
     free(a->evs);
-    free(a->res);
-    free(a->maps);
+    gmp_vmm_free(&a->vmm);
     free(a->open);
     free(a->lmap);
     free(a);
@@ -1423,11 +1326,11 @@ static void apply_vmm(gmp_asm *a)
     for (size_t i = a->first; i < a->nev; i++) {
         const gmp_ev *e = &a->evs[i];
         if (e->type == GMP_EV_VMM_RESERVE || e->type == GMP_EV_VMM_MAP) {
-            vrange v = {e->a, e->b, e->tid, e->epoch, e->c, e->d, e->vmm.start};
+            gmp_vrange v = {e->a, e->b, e->tid, e->epoch, e->c, e->d, e->vmm.start};
             if (e->type == GMP_EV_VMM_RESERVE)
-                vr_add(&a->res, &a->nres, &a->capres, &v, 0);
+                gmp_vmm_reserve(&a->vmm, &v);
             else
-                vr_add(&a->maps, &a->nmaps, &a->capmaps, &v, 1);
+                gmp_vmm_map(&a->vmm, &v);
         }
     }
 }
@@ -1538,5 +1441,5 @@ void gmp_asm_get_counts(const gmp_asm *a, gmp_asm_counts *out)
     out->fw_seen = a->fw_seen;
     out->host_bytes = gmp_live_footprint(a->live) +
                       (a->fw_seen ? gmp_live_footprint(a->blocks) + gmp_live_footprint(a->segs) : 0) +
-                      a->open_cap * sizeof(open_range) + (a->capres + a->capmaps) * sizeof(vrange);
+                      a->open_cap * sizeof(open_range) + gmp_vmm_bytes(&a->vmm);
 }
