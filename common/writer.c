@@ -250,14 +250,10 @@ static int place(const char *tmp, const char *path, int *fd, char *msg, size_t c
             close(ofd);
             continue;
         }
-        if (flock(ofd, LOCK_EX | LOCK_NB) != 0) {
-            int e = errno;
+        if (flock(ofd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK) {
             close(ofd);
-            if (e == EWOULDBLOCK)
-                return PLACE_TAKEN;
-            errno = e;
-            break;
-        }
+            return PLACE_TAKEN;
+        } /* (no locks on this file system, ENOLCK: nobody can hold it) */
         /* Locked: still the file at path?  (Another creator may have
          * replaced it between the lstat and the lock.) */
         struct stat now;
@@ -293,13 +289,9 @@ static int create_tmp(const char *path, char *tmp, size_t cap, char *msg, size_t
             continue;
         if (fd < 0)
             break;
-        if (flock(fd, LOCK_EX | LOCK_NB) != 0) { /* a fresh file: cannot be held */
-            int e = errno;
-            close(fd);
-            unlink(tmp);
-            errno = e;
-            break;
-        }
+        /* A fresh file cannot be held by another; where the file system
+         * has no locks (ENOLCK on some NFS) the trace is written unlocked. */
+        (void)flock(fd, LOCK_EX | LOCK_NB);
         return fd;
     }
     say(msg, msgcap, "cannot write the trace to %s: %s", path, strerror(errno));
