@@ -429,17 +429,7 @@ int gma_diff_print(FILE *f, const gma_replay *a, const gma_replay *b)
         gma_jw_kstr(j, "metric", gma_sort_names[m]);
         gma_jw_kstr(j, "metric_meaning", ml);
         gma_jw_ku64(j, "total_rows", t.total_rows);
-        gma_jw_key(j, "rows");
-        gma_jw_begin(j, '[');
-        for (size_t row = 0; row < t.nrows; row++) {
-            gma_jw_begin(j, '{');
-            for (size_t col = 0; col < t.ncols; col++) {
-                gma_jw_key(j, t.cols[col].key);
-                gma_json_cell(j, &t, col, gma_table_cell(&t, row, col));
-            }
-            gma_jw_end(j, '}');
-        }
-        gma_jw_end(j, ']');
+        gma_json_rows(j, &t);
         gma_jw_end(j, '}');
         gma_jw_end(j, '}');
     } else if (o->format == GMA_FMT_CSV) {

@@ -506,22 +506,8 @@ static void json_print(FILE *f, const gma_table *t, const gma_ins_result *a, con
     gma_jw_key(j, "table");
     gma_jw_begin(j, '{');
     gma_jw_kstr(j, "title", t->title);
-    gma_jw_key(j, "columns");
-    gma_jw_begin(j, '[');
-    for (size_t c = 0; c < t->ncols; c++)
-        gma_jw_str(j, t->cols[c].key);
-    gma_jw_end(j, ']');
-    gma_jw_key(j, "rows");
-    gma_jw_begin(j, '[');
-    for (size_t row = 0; row < t->nrows; row++) {
-        gma_jw_begin(j, '{');
-        for (size_t c = 0; c < t->ncols; c++) {
-            gma_jw_key(j, t->cols[c].key);
-            gma_json_cell(j, t, c, gma_table_cell(t, row, c));
-        }
-        gma_jw_end(j, '}');
-    }
-    gma_jw_end(j, ']');
+    gma_json_columns(j, t);
+    gma_json_rows(j, t);
     gma_jw_end(j, '}');
     gma_jw_end(j, '}');
     fputc('\n', f);

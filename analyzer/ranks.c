@@ -988,22 +988,8 @@ static void print_json_format(FILE *f, const gma_ranks *s, const totals *t)
     gma_jw_kstr(j, "mode", mode_name(s));
     gma_jw_ku64(j, "top", s->opt.top);
     gma_jw_ku64(j, "total_rows", s->out.total_rows);
-    gma_jw_key(j, "columns");
-    gma_jw_begin(j, '[');
-    for (size_t c = 0; c < s->out.ncols; c++)
-        gma_jw_str(j, s->out.cols[c].key);
-    gma_jw_end(j, ']');
-    gma_jw_key(j, "rows");
-    gma_jw_begin(j, '[');
-    for (size_t row = 0; row < s->out.nrows; row++) {
-        gma_jw_begin(j, '{');
-        for (size_t c = 0; c < s->out.ncols; c++) {
-            gma_jw_key(j, s->out.cols[c].key);
-            gma_json_cell(j, &s->out, c, gma_table_cell(&s->out, row, c));
-        }
-        gma_jw_end(j, '}');
-    }
-    gma_jw_end(j, ']');
+    gma_json_columns(j, &s->out);
+    gma_json_rows(j, &s->out);
     gma_jw_end(j, '}');
     gma_jw_end(j, '}');
 }

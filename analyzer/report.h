@@ -143,6 +143,10 @@ void gma_print_csv_rows(FILE *f, const gma_table *t);
 
 /* A cell as a JSON value. */
 void gma_json_cell(gma_jw *j, const gma_table *t, size_t col, const gma_cell *c);
+/* The "columns" key (the column keys) and the "rows" key (an object per
+ * row), inside an open object. */
+void gma_json_columns(gma_jw *j, const gma_table *t);
+void gma_json_rows(gma_jw *j, const gma_table *t);
 
 /* --diff OTHER: compares two finished replays; prints in opt->format. */
 int gma_diff_print(FILE *f, const gma_replay *a, const gma_replay *b);

@@ -35,6 +35,30 @@ void gma_json_cell(gma_jw *j, const gma_table *t, size_t col, const gma_cell *c)
     }
 }
 
+void gma_json_columns(gma_jw *j, const gma_table *t)
+{
+    gma_jw_key(j, "columns");
+    gma_jw_begin(j, '[');
+    for (size_t c = 0; c < t->ncols; c++)
+        gma_jw_str(j, t->cols[c].key);
+    gma_jw_end(j, ']');
+}
+
+void gma_json_rows(gma_jw *j, const gma_table *t)
+{
+    gma_jw_key(j, "rows");
+    gma_jw_begin(j, '[');
+    for (size_t row = 0; row < t->nrows; row++) {
+        gma_jw_begin(j, '{');
+        for (size_t c = 0; c < t->ncols; c++) {
+            gma_jw_key(j, t->cols[c].key);
+            gma_json_cell(j, t, c, gma_table_cell(t, row, c));
+        }
+        gma_jw_end(j, '}');
+    }
+    gma_jw_end(j, ']');
+}
+
 static void groups(gma_jw *j, const gma_report *rep, const char *key, const gma_vec *v, uint64_t more)
 {
     gma_jw_key(j, key);
@@ -313,22 +337,8 @@ int gma_print_json(FILE *f, const gma_report *rep)
     gma_jw_kstr(j, "sort_meaning", gma_sort_label(r->opt.by, r->opt.sort));
     gma_jw_ku64(j, "top", r->opt.top);
     gma_jw_ku64(j, "total_rows", t->total_rows);
-    gma_jw_key(j, "columns");
-    gma_jw_begin(j, '[');
-    for (size_t c = 0; c < t->ncols; c++)
-        gma_jw_str(j, t->cols[c].key);
-    gma_jw_end(j, ']');
-    gma_jw_key(j, "rows");
-    gma_jw_begin(j, '[');
-    for (size_t row = 0; row < t->nrows; row++) {
-        gma_jw_begin(j, '{');
-        for (size_t c = 0; c < t->ncols; c++) {
-            gma_jw_key(j, t->cols[c].key);
-            gma_json_cell(j, t, c, gma_table_cell(t, row, c));
-        }
-        gma_jw_end(j, '}');
-    }
-    gma_jw_end(j, ']');
+    gma_json_columns(j, t);
+    gma_json_rows(j, t);
     gma_jw_end(j, '}');
 
     gma_jw_key(j, "live_at_peak");
