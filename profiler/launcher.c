@@ -634,29 +634,17 @@ static void exit_like(int wstatus)
     exit(EXIT_LAUNCH);
 }
 
-int main(int argc, char **argv)
+/* The command's environment: the library, and each option as its setting. */
+static void set_environment(const options *o, const char *lib, const char *cwd)
 {
-    options o;
-    char lib[PATH_MAX], outbuf[PATH_MAX + GMP_PATH_MAX], cwd[PATH_MAX];
-    char sumpath[PATH_MAX];
-    int sumfd = -1, errpipe[2];
-    sigset_t block, old;
-    struct sigaction sa, prev[NFWD];
-    int installed[NFWD] = {0};
-
-    parse_args(argc, argv, &o);
-    if (!getcwd(cwd, sizeof cwd))
-        cwd[0] = '\0';
-    if (find_lib(&o, lib, sizeof lib) != 0)
-        return EXIT_LAUNCH;
-
-    set_var(&o, "CUDA_INJECTION64_PATH", lib);
-    set_var(&o, "NVTX_INJECTION64_PATH", lib);
-    if (o.output) {
+    char outbuf[PATH_MAX + GMP_PATH_MAX];
+    set_var(o, "CUDA_INJECTION64_PATH", lib);
+    set_var(o, "NVTX_INJECTION64_PATH", lib);
+    if (o->output) {
         /* Absolute, so a command that changes directory before it starts
          * CUDA still writes where the user asked. */
         size_t n = 0;
-        if (o.output[0] != '/' && cwd[0]) {
+        if (o->output[0] != '/' && cwd[0]) {
             /* The directory is literal text in a pattern: its '%' are doubled. */
             for (const char *c = cwd; *c && n + 3 < sizeof outbuf; c++) {
                 if (*c == '%')
@@ -665,35 +653,39 @@ int main(int argc, char **argv)
             }
             outbuf[n++] = '/';
         }
-        snprintf(outbuf + n, sizeof outbuf - n, "%s", o.output);
+        snprintf(outbuf + n, sizeof outbuf - n, "%s", o->output);
         check_option("-o", "GMEMPROF_OUTPUT", outbuf); /* still within the length limit */
-        check_output("-o", o.output, outbuf);
-        set_var(&o, "GMEMPROF_OUTPUT", outbuf);
+        check_output("-o", o->output, outbuf);
+        set_var(o, "GMEMPROF_OUTPUT", outbuf);
     } else if (getenv("GMEMPROF_OUTPUT") && getenv("GMEMPROF_OUTPUT")[0] &&
                gmp_config_check_value("GMEMPROF_OUTPUT", getenv("GMEMPROF_OUTPUT"), NULL, 0) == 0) {
         check_output("GMEMPROF_OUTPUT", getenv("GMEMPROF_OUTPUT"), getenv("GMEMPROF_OUTPUT"));
     }
-    if (o.schedule)
-        set_var(&o, "GMEMPROF_SCHEDULE", o.schedule);
-    if (o.step_marker)
-        set_var(&o, "GMEMPROF_STEP_MARKER", o.step_marker);
-    if (o.tag_prefix)
-        set_var(&o, "GMEMPROF_TAG_PREFIX", o.tag_prefix);
-    if (o.sample_ms)
-        set_var(&o, "GMEMPROF_SAMPLE_MS", o.sample_ms);
-    if (o.kernels)
-        set_var(&o, "GMEMPROF_KERNELS", o.kernels);
-    if (o.verbosity < 0)
-        set_var(&o, "GMEMPROF_LOG", "quiet");
-    else if (o.verbosity > 0)
-        set_var(&o, "GMEMPROF_LOG", "debug");
+    if (o->schedule)
+        set_var(o, "GMEMPROF_SCHEDULE", o->schedule);
+    if (o->step_marker)
+        set_var(o, "GMEMPROF_STEP_MARKER", o->step_marker);
+    if (o->tag_prefix)
+        set_var(o, "GMEMPROF_TAG_PREFIX", o->tag_prefix);
+    if (o->sample_ms)
+        set_var(o, "GMEMPROF_SAMPLE_MS", o->sample_ms);
+    if (o->kernels)
+        set_var(o, "GMEMPROF_KERNELS", o->kernels);
+    if (o->verbosity < 0)
+        set_var(o, "GMEMPROF_LOG", "quiet");
+    else if (o->verbosity > 0)
+        set_var(o, "GMEMPROF_LOG", "debug");
+}
 
-    /* The summary file: the run goes on without it if it cannot be made. */
+/* The summary file the profiled processes append their lines to, or -1:
+ * the run goes on without it if it cannot be made. */
+static int open_summary(const options *o, char *sumpath, size_t cap)
+{
     const char *tmp = getenv("TMPDIR");
     if (!tmp || !tmp[0])
         tmp = "/tmp";
-    snprintf(sumpath, sizeof sumpath, "%s/gmemprof-summary-XXXXXX", tmp);
-    sumfd = mkostemp(sumpath, O_CLOEXEC);
+    snprintf(sumpath, cap, "%s/gmemprof-summary-XXXXXX", tmp);
+    int sumfd = mkostemp(sumpath, O_CLOEXEC);
     /* Room for the lines reserved now: on a full TMPDIR the file is made
      * but no line could be added, and an empty summary would read as "no
      * CUDA context". Without the summary file each process prints its own. */
@@ -706,13 +698,34 @@ int main(int argc, char **argv)
         errno = e;
     }
     if (sumfd < 0) {
-        if (o.verbosity >= 0)
+        if (o->verbosity >= 0)
             say("cannot create a summary file in %s (%s); each profiled process prints its own line instead",
                 tmp, strerror(errno));
         unsetenv(GMP_SUMMARY_ENV);
     } else {
-        set_var(&o, GMP_SUMMARY_ENV, sumpath);
+        set_var(o, GMP_SUMMARY_ENV, sumpath);
     }
+    return sumfd;
+}
+
+int main(int argc, char **argv)
+{
+    options o;
+    char lib[PATH_MAX], cwd[PATH_MAX];
+    char sumpath[PATH_MAX];
+    int errpipe[2];
+    sigset_t block, old;
+    struct sigaction sa, prev[NFWD];
+    int installed[NFWD] = {0};
+
+    parse_args(argc, argv, &o);
+    if (!getcwd(cwd, sizeof cwd))
+        cwd[0] = '\0';
+    if (find_lib(&o, lib, sizeof lib) != 0)
+        return EXIT_LAUNCH;
+
+    set_environment(&o, lib, cwd);
+    int sumfd = open_summary(&o, sumpath, sizeof sumpath);
 
     /* Signals stay blocked from before fork until the handlers and g_child
      * are in place, so none is lost or acted on by the wrong process. A
