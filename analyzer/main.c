@@ -198,7 +198,103 @@ static int check_outputs(const gma_opts *o, char *const *paths, size_t n)
     return bad ? usage_error("%s", msg) : 0;
 }
 
-int main(int argc, char **argv)
+/* The command line as parsed: the replay's options and what picks the path. */
+typedef struct {
+    gma_opts opt;
+    int by_rank, per_rank, format_given, insights;
+    int64_t want_rank;
+} cli;
+
+#define CLI_GO (-1) /* parse_option: go on */
+
+/* One option into the command line; CLI_GO, or the exit status to end with. */
+static int parse_option(cli *k, int c, char **argv)
+{
+    static const char *const formats[] = { "table", "csv", "json" };
+    gma_opts *o = &k->opt;
+    uint64_t v;
+    int i;
+    switch (c) {
+    case 'b':
+        k->by_rank = strcmp(optarg, "rank") == 0;
+        if (k->by_rank) { /* a table of the set, not of a trace: the replay keeps its default */
+            o->by = GMA_BY_KERNEL;
+            break;
+        }
+        if ((i = pick(optarg, gma_by_names, GMA_BY_COUNT_)) < 0)
+            return usage_error("--by: '%s' is not one of kernel, range, alloc, step, tag, stream, device, rank", optarg);
+        o->by = (gma_by)i;
+        break;
+    case 's':
+        if ((i = pick(optarg, gma_sort_names, GMA_SORT_COUNT_)) < 0)
+            return usage_error("--sort: '%s' is not one of mem, peak, alloc, count, time, name", optarg);
+        o->sort = (gma_sort)i;
+        o->sort_given = 1;
+        break;
+    case 'n':
+        if (parse_u64(optarg, &o->top) != 0)
+            return usage_error("--top: '%s' is not a non-negative integer", optarg);
+        break;
+    case 'f':
+        if ((i = pick(optarg, formats, 3)) < 0)
+            return usage_error("--format: '%s' is not one of table, csv, json", optarg);
+        o->format = (gma_format)i;
+        k->format_given = 1;
+        break;
+    case 'w':
+        if (parse_u64(optarg, &v) != 0 || v > INT64_MAX)
+            return usage_error("--window: '%s' is not a window number", optarg);
+        o->window = (int64_t)v;
+        break;
+    case 'S':
+        if (parse_u64(optarg, &v) != 0 || v > INT64_MAX)
+            return usage_error("--step: '%s' is not a step number", optarg);
+        o->step = (int64_t)v;
+        break;
+    case 'd':
+        if (parse_u64(optarg, &v) != 0 || v >= GMA_MAX_DEVICES)
+            return usage_error("--device: '%s' is not a device number (0-63)", optarg);
+        o->device = (int64_t)v;
+        break;
+    case 'D': o->diff_path = optarg; break;
+    case OPT_CHROME:
+        if (strcmp(optarg, "-") == 0) /* the report goes there */
+            return usage_error("--chrome: '%s' (standard output) is not supported: name a file ('./-' for a file named '-')", optarg);
+        o->chrome_path = optarg;
+        break;
+    case OPT_TIMELINE: {
+        size_t n = strlen(optarg);
+        if (!((n > 4 && strcasecmp(optarg + n - 4, ".svg") == 0) ||
+              (n > 5 && strcasecmp(optarg + n - 5, ".html") == 0)))
+            return usage_error("--timeline: '%s' must end in .svg or .html", optarg);
+        o->timeline_path = optarg;
+        break;
+    }
+    case OPT_FULL: o->full_names = 1; break;
+    case OPT_LAYER:
+        if ((i = pick(optarg, gma_layer_names + 1, 2)) < 0)
+            return usage_error("--layer: '%s' is not one of blocks, segments", optarg);
+        o->layer = i + 1;
+        break;
+    case OPT_INSIGHTS: k->insights = 1; break;
+    case OPT_PER_RANK: k->per_rank = 1; break;
+    case OPT_RANK:
+        if (parse_u64(optarg, &v) != 0 || v > INT64_MAX)
+            return usage_error("--rank: '%s' is not a rank number", optarg);
+        k->want_rank = (int64_t)v;
+        break;
+    case 'h': fputs(USAGE, stdout); return 0;
+    case 'V':
+        printf("gmem-analyze %s (trace format %d.%d)\n", GMEMPROF_VERSION, GMT_VERSION_MAJOR, GMT_VERSION_MINOR);
+        return 0;
+    case ':': return usage_error("option '%s' needs a value", argv[optind - 1]);
+    default: return usage_error("unknown option '%s'", argv[optind - 1]);
+    }
+    return CLI_GO;
+}
+
+/* All options; CLI_GO, or the exit status to end with (help, version, a usage error). */
+static int parse_options(cli *k, int argc, char **argv)
 {
     static const struct option longopts[] = {
         { "by", required_argument, NULL, 'b' },        { "sort", required_argument, NULL, 's' },
@@ -212,259 +308,249 @@ int main(int argc, char **argv)
         { "insights", no_argument, NULL, OPT_INSIGHTS },
         { NULL, 0, NULL, 0 },
     };
-    static const char *const formats[] = { "table", "csv", "json" };
-    gma_opts opt;
-    memset(&opt, 0, sizeof(opt));
-    opt.by = GMA_BY_KERNEL;
-    opt.sort = GMA_SORT_MEM;
-    opt.top = 10;
-    opt.format = GMA_FMT_TABLE;
-    opt.window = opt.step = opt.device = -1;
-    uint64_t v;
-    int c, by_rank = 0, per_rank = 0, format_given = 0, insights = 0;
-    int64_t want_rank = -1;
+    memset(k, 0, sizeof(*k));
+    k->opt.by = GMA_BY_KERNEL;
+    k->opt.sort = GMA_SORT_MEM;
+    k->opt.top = 10;
+    k->opt.format = GMA_FMT_TABLE;
+    k->opt.window = k->opt.step = k->opt.device = -1;
+    k->want_rank = -1;
     opterr = 0;
-    gma_out_escape_stderr();
+    int c;
     while ((c = getopt_long(argc, argv, ":b:s:n:f:w:S:d:D:hV", longopts, NULL)) != -1) {
-        int i;
-        switch (c) {
-        case 'b':
-            by_rank = strcmp(optarg, "rank") == 0;
-            if (by_rank) { /* a table of the set, not of a trace: the replay keeps its default */
-                opt.by = GMA_BY_KERNEL;
-                break;
-            }
-            if ((i = pick(optarg, gma_by_names, GMA_BY_COUNT_)) < 0)
-                return usage_error("--by: '%s' is not one of kernel, range, alloc, step, tag, stream, device, rank", optarg);
-            opt.by = (gma_by)i;
-            break;
-        case 's':
-            if ((i = pick(optarg, gma_sort_names, GMA_SORT_COUNT_)) < 0)
-                return usage_error("--sort: '%s' is not one of mem, peak, alloc, count, time, name", optarg);
-            opt.sort = (gma_sort)i;
-            opt.sort_given = 1;
-            break;
-        case 'n':
-            if (parse_u64(optarg, &opt.top) != 0)
-                return usage_error("--top: '%s' is not a non-negative integer", optarg);
-            break;
-        case 'f':
-            if ((i = pick(optarg, formats, 3)) < 0)
-                return usage_error("--format: '%s' is not one of table, csv, json", optarg);
-            opt.format = (gma_format)i;
-            format_given = 1;
-            break;
-        case 'w':
-            if (parse_u64(optarg, &v) != 0 || v > INT64_MAX)
-                return usage_error("--window: '%s' is not a window number", optarg);
-            opt.window = (int64_t)v;
-            break;
-        case 'S':
-            if (parse_u64(optarg, &v) != 0 || v > INT64_MAX)
-                return usage_error("--step: '%s' is not a step number", optarg);
-            opt.step = (int64_t)v;
-            break;
-        case 'd':
-            if (parse_u64(optarg, &v) != 0 || v >= GMA_MAX_DEVICES)
-                return usage_error("--device: '%s' is not a device number (0-63)", optarg);
-            opt.device = (int64_t)v;
-            break;
-        case 'D': opt.diff_path = optarg; break;
-        case OPT_CHROME:
-            if (strcmp(optarg, "-") == 0) /* the report goes there */
-                return usage_error("--chrome: '%s' (standard output) is not supported: name a file ('./-' for a file named '-')", optarg);
-            opt.chrome_path = optarg;
-            break;
-        case OPT_TIMELINE: {
-            size_t n = strlen(optarg);
-            if (!((n > 4 && strcasecmp(optarg + n - 4, ".svg") == 0) ||
-                  (n > 5 && strcasecmp(optarg + n - 5, ".html") == 0)))
-                return usage_error("--timeline: '%s' must end in .svg or .html", optarg);
-            opt.timeline_path = optarg;
-            break;
-        }
-        case OPT_FULL: opt.full_names = 1; break;
-        case OPT_LAYER:
-            if ((i = pick(optarg, gma_layer_names + 1, 2)) < 0)
-                return usage_error("--layer: '%s' is not one of blocks, segments", optarg);
-            opt.layer = i + 1;
-            break;
-        case OPT_INSIGHTS: insights = 1; break;
-        case OPT_PER_RANK: per_rank = 1; break;
-        case OPT_RANK:
-            if (parse_u64(optarg, &v) != 0 || v > INT64_MAX)
-                return usage_error("--rank: '%s' is not a rank number", optarg);
-            want_rank = (int64_t)v;
-            break;
-        case 'h': fputs(USAGE, stdout); return 0;
-        case 'V':
-            printf("gmem-analyze %s (trace format %d.%d)\n", GMEMPROF_VERSION, GMT_VERSION_MAJOR, GMT_VERSION_MINOR);
-            return 0;
-        case ':': return usage_error("option '%s' needs a value", argv[optind - 1]);
-        default: return usage_error("unknown option '%s'", argv[optind - 1]);
-        }
+        int rc = parse_option(k, c, argv);
+        if (rc != CLI_GO)
+            return rc;
     }
-    if (optind >= argc)
-        return usage_error("%s", "no TRACE given");
-    size_t ntraces = (size_t)(argc - optind);
-    char **paths = argv + optind;
-    if (ntraces > 1 && opt.diff_path)
+    return CLI_GO;
+}
+
+static int is_multi(const cli *k, size_t ntraces)
+{
+    return ntraces > 1 || k->by_rank || k->per_rank || k->want_rank >= 0;
+}
+
+/* Options that do not go together, and the default sort; CLI_GO or exit status. */
+static int check_combination(cli *k, char *const *paths, size_t ntraces)
+{
+    if (ntraces > 1 && k->opt.diff_path)
         return usage_error("%s", "--diff compares one TRACE with OTHER; with several traces, choose one with --rank N "
                                  "or compare the ranks with --by rank");
-    if (insights && (ntraces > 1 || by_rank || per_rank || want_rank >= 0))
+    if (k->insights && is_multi(k, ntraces))
         return usage_error("%s", "--insights reads one trace (and --diff OTHER): choose one rank's trace");
-    if (by_rank && opt.diff_path)
+    if (k->by_rank && k->opt.diff_path)
         return usage_error("%s", "--by rank has no --diff: compare the ranks of one run with --by rank alone");
     for (size_t i = 0; ntraces > 1 && i < ntraces; i++)
         if (strcmp(paths[i], "-") == 0)
             return usage_error("%s", "standard input is one trace: with several traces, give files");
-    if (check_outputs(&opt, paths, ntraces) != 0)
+    if (check_outputs(&k->opt, paths, ntraces) != 0)
         return EXIT_USAGE;
-    if (!opt.sort_given && !by_rank && (opt.by == GMA_BY_STEP || opt.by == GMA_BY_TAG))
-        opt.sort = GMA_SORT_TIME;
-    if (ntraces > 1 || by_rank || per_rank || want_rank >= 0) {
-        /* the headers first: which trace is which rank, and a missing
-         * file named before any long replay */
-        gma_ranks set;
-        if (gma_ranks_init(&set, &opt, by_rank, per_rank, paths, ntraces) != 0) {
-            fprintf(stderr, "gmem-analyze: out of memory\n");
-            return EXIT_BAD_INPUT;
-        }
-        char pmsg[600];
-        for (size_t i = 0; i < ntraces; i++)
-            if (strcmp(paths[i], "-") != 0 && gma_ranks_peek(&set, i, pmsg, sizeof(pmsg)) != 0) {
-                fprintf(stderr, "gmem-analyze: %s\n", pmsg);
-                gma_ranks_free(&set);
-                return EXIT_BAD_INPUT;
-            }
-        gma_ranks_identify(&set);
-        for (size_t i = 0; i < set.nwarn; i++)
-            fprintf(stderr, "gmem-analyze: warning: %s\n", set.warn[i]);
-        long sel = -1;
-        if (want_rank >= 0 && (sel = gma_ranks_find(&set, want_rank)) < 0) {
-            char have[200];
-            size_t len = 0;
-            for (size_t i = 0; i < ntraces && len + 24 < sizeof(have); i++)
-                len += (size_t)snprintf(have + len, sizeof(have) - len, "%s%lld", i ? ", " : "", (long long)set.runs[i].id);
-            fprintf(stderr, "gmem-analyze: --rank %lld: no trace is rank %lld (the traces are ranks %s)\n"
-                            "Try 'gmem-analyze --help'.\n", (long long)want_rank, (long long)want_rank, have);
-            gma_ranks_free(&set);
-            return EXIT_USAGE;
-        }
-        if (sel < 0 || by_rank || per_rank) {
-            if (sel >= 0) { /* --rank with --by rank / --per-rank: that trace alone */
-                char **one = paths + sel;
-                gma_ranks sub;
-                int64_t id = set.runs[sel].id;
-                gma_ranks_free(&set);
-                if (gma_ranks_init(&sub, &opt, by_rank, per_rank, one, 1) != 0) {
-                    fprintf(stderr, "gmem-analyze: out of memory\n");
-                    return EXIT_BAD_INPUT;
-                }
-                (void)gma_ranks_peek(&sub, 0, pmsg, sizeof(pmsg));
-                sub.runs[0].id = id;
-                int rc = run_ranks(&opt, by_rank, per_rank, (opt.chrome_path || opt.timeline_path) && !format_given, one, 1, &sub);
-                gma_ranks_free(&sub);
-                return rc;
-            }
-            int rc = run_ranks(&opt, by_rank, per_rank, (opt.chrome_path || opt.timeline_path) && !format_given, paths, ntraces, &set);
-            gma_ranks_free(&set);
-            return rc;
-        }
-        /* --rank N alone: the single-trace report of that trace */
-        paths += sel;
-        gma_ranks_free(&set);
-    }
-    const char *path = paths[0];
-    if (opt.diff_path && opt.by == GMA_BY_ALLOC)
-        return usage_error("%s", "--diff compares rows matched by name: use --by kernel, range, step, tag, stream or device");
-    if (opt.diff_path && strcmp(opt.diff_path, "-") == 0 && strcmp(path, "-") == 0)
-        return usage_error("%s", "standard input can be read once: give a file for TRACE or OTHER");
+    if (!k->opt.sort_given && !k->by_rank && (k->opt.by == GMA_BY_STEP || k->opt.by == GMA_BY_TAG))
+        k->opt.sort = GMA_SORT_TIME;
+    return CLI_GO;
+}
 
-    /* exports without --format: a line per file written, no report */
-    int exports_only = (opt.chrome_path || opt.timeline_path) && !format_given && !insights;
-    static gma_replay ra, rb; /* large: kept off the stack */
-    char msg[600];
-    if (opt.diff_path && gma_diff_layer(&opt, path, opt.diff_path, msg, sizeof(msg)))
-        fprintf(stderr, "gmem-analyze: note: %s\n", msg);
-    if (gma_replay_init(&ra, &opt, path) != 0) {
+/* --rank N names no trace: say which ranks there are. */
+static int report_missing_rank(const gma_ranks *set, int64_t want, size_t ntraces)
+{
+    char have[200];
+    size_t len = 0;
+    for (size_t i = 0; i < ntraces && len + 24 < sizeof(have); i++)
+        len += (size_t)snprintf(have + len, sizeof(have) - len, "%s%lld", i ? ", " : "", (long long)set->runs[i].id);
+    fprintf(stderr, "gmem-analyze: --rank %lld: no trace is rank %lld (the traces are ranks %s)\n"
+                    "Try 'gmem-analyze --help'.\n", (long long)want, (long long)want, have);
+    return EXIT_USAGE;
+}
+
+/* --rank N with --by rank / --per-rank: the set of that trace alone. */
+static int run_one_rank(cli *k, char **one, int64_t id)
+{
+    gma_ranks sub;
+    char pmsg[600];
+    if (gma_ranks_init(&sub, &k->opt, k->by_rank, k->per_rank, one, 1) != 0) {
         fprintf(stderr, "gmem-analyze: out of memory\n");
         return EXIT_BAD_INPUT;
     }
-    int rc = 0;
-    if (opt.chrome_path && gma_chrome_open(&ra, opt.chrome_path) != 0) {
-        fprintf(stderr, "gmem-analyze: cannot write %s: %s\n", opt.chrome_path, strerror(errno));
-        rc = EXIT_BAD_INPUT;
-    }
-    if (!rc && opt.timeline_path && gma_timeline_open(&ra, opt.timeline_path) != 0) {
-        fprintf(stderr, "gmem-analyze: cannot write %s: %s\n", opt.timeline_path, strerror(errno));
-        rc = EXIT_BAD_INPUT;
-    }
-    if (!rc && insights && gma_insights_open(&ra) != 0) {
+    (void)gma_ranks_peek(&sub, 0, pmsg, sizeof(pmsg));
+    sub.runs[0].id = id;
+    int exports_only = (k->opt.chrome_path || k->opt.timeline_path) && !k->format_given;
+    int rc = run_ranks(&k->opt, k->by_rank, k->per_rank, exports_only, one, 1, &sub);
+    gma_ranks_free(&sub);
+    return rc;
+}
+
+/* Several traces, or a rank option: the rank set's report, or (--rank N
+ * alone) *sel set to the trace whose single report follows; CLI_GO then. */
+static int run_multi(cli *k, char **paths, size_t ntraces, long *sel)
+{
+    /* the headers first: which trace is which rank, and a missing
+     * file named before any long replay */
+    gma_ranks set;
+    if (gma_ranks_init(&set, &k->opt, k->by_rank, k->per_rank, paths, ntraces) != 0) {
         fprintf(stderr, "gmem-analyze: out of memory\n");
-        rc = EXIT_BAD_INPUT;
+        return EXIT_BAD_INPUT;
     }
-    if (!rc && gma_replay_read(&ra, msg, sizeof(msg)) != 0) {
+    char pmsg[600];
+    for (size_t i = 0; i < ntraces; i++)
+        if (strcmp(paths[i], "-") != 0 && gma_ranks_peek(&set, i, pmsg, sizeof(pmsg)) != 0) {
+            fprintf(stderr, "gmem-analyze: %s\n", pmsg);
+            gma_ranks_free(&set);
+            return EXIT_BAD_INPUT;
+        }
+    gma_ranks_identify(&set);
+    for (size_t i = 0; i < set.nwarn; i++)
+        fprintf(stderr, "gmem-analyze: warning: %s\n", set.warn[i]);
+    *sel = -1;
+    if (k->want_rank >= 0 && (*sel = gma_ranks_find(&set, k->want_rank)) < 0) {
+        int rc = report_missing_rank(&set, k->want_rank, ntraces);
+        gma_ranks_free(&set);
+        return rc;
+    }
+    if (*sel >= 0 && !k->by_rank && !k->per_rank) { /* --rank N alone */
+        gma_ranks_free(&set);
+        return CLI_GO;
+    }
+    if (*sel >= 0) {
+        int64_t id = set.runs[*sel].id;
+        gma_ranks_free(&set);
+        return run_one_rank(k, paths + *sel, id);
+    }
+    int exports_only = (k->opt.chrome_path || k->opt.timeline_path) && !k->format_given;
+    int rc = run_ranks(&k->opt, k->by_rank, k->per_rank, exports_only, paths, ntraces, &set);
+    gma_ranks_free(&set);
+    return rc;
+}
+
+/* Replay TRACE into ra (with its exports and insights), and OTHER into rb
+ * where --diff names it; *have_b says whether rb was set up (to free). */
+static int replay_inputs(cli *k, const char *path, gma_replay *ra, gma_replay *rb, int *have_b)
+{
+    gma_opts *o = &k->opt;
+    char msg[600];
+    *have_b = 0;
+    if (o->diff_path && gma_diff_layer(o, path, o->diff_path, msg, sizeof(msg)))
+        fprintf(stderr, "gmem-analyze: note: %s\n", msg);
+    if (gma_replay_init(ra, o, path) != 0) {
+        fprintf(stderr, "gmem-analyze: out of memory\n");
+        return EXIT_BAD_INPUT;
+    }
+    if (o->chrome_path && gma_chrome_open(ra, o->chrome_path) != 0) {
+        fprintf(stderr, "gmem-analyze: cannot write %s: %s\n", o->chrome_path, strerror(errno));
+        return EXIT_BAD_INPUT;
+    }
+    if (o->timeline_path && gma_timeline_open(ra, o->timeline_path) != 0) {
+        fprintf(stderr, "gmem-analyze: cannot write %s: %s\n", o->timeline_path, strerror(errno));
+        return EXIT_BAD_INPUT;
+    }
+    if (k->insights && gma_insights_open(ra) != 0) {
+        fprintf(stderr, "gmem-analyze: out of memory\n");
+        return EXIT_BAD_INPUT;
+    }
+    if (gma_replay_read(ra, msg, sizeof(msg)) != 0) {
         fprintf(stderr, "gmem-analyze: %s\n", msg);
+        return EXIT_BAD_INPUT;
+    }
+    if (!o->diff_path)
+        return 0;
+    *have_b = 1;
+    if (gma_replay_init(rb, o, o->diff_path) != 0 || (o->timeline_path && gma_timeline_collect(rb) != 0) ||
+        (k->insights && gma_insights_open(rb) != 0)) {
+        fprintf(stderr, "gmem-analyze: out of memory\n");
+        return EXIT_BAD_INPUT;
+    }
+    if (gma_replay_read(rb, msg, sizeof(msg)) != 0) {
+        fprintf(stderr, "gmem-analyze: %s\n", msg);
+        return EXIT_BAD_INPUT;
+    }
+    return 0;
+}
+
+/* The report on stdout: insights, a diff, or the table in its format. */
+static int print_report(const cli *k, const gma_replay *ra, const gma_replay *rb)
+{
+    if (k->insights)
+        return gma_insights_print(stdout, ra, rb);
+    if (rb)
+        return gma_diff_print(stdout, ra, rb);
+    gma_report rep;
+    int perr = gma_report_build(&rep, ra);
+    if (!perr) {
+        if (k->opt.format == GMA_FMT_JSON)
+            perr = gma_print_json(stdout, &rep);
+        else if (k->opt.format == GMA_FMT_CSV)
+            perr = gma_print_csv(stdout, &rep);
+        else
+            perr = gma_print_table(stdout, &rep);
+    }
+    gma_report_free(&rep);
+    return perr;
+}
+
+/* After the replays: warnings, the report, the exports written. */
+static int write_outputs(const cli *k, const char *path, gma_replay *ra, gma_replay *rb, int *damaged)
+{
+    const gma_opts *o = &k->opt;
+    /* exports without --format: a line per file written, no report */
+    int exports_only = (o->chrome_path || o->timeline_path) && !k->format_given && !k->insights;
+    int rc = 0;
+    char w[400];
+    if (gma_trace_warning(ra, w, sizeof(w)) && (*damaged = 1))
+        fprintf(stderr, "gmem-analyze: warning: %s: %s\n", path, w);
+    if (rb && gma_trace_warning(rb, w, sizeof(w)) && (*damaged = 1))
+        fprintf(stderr, "gmem-analyze: warning: %s: %s\n", o->diff_path, w);
+    /* with exports only, the report is the exports' lines, printed last */
+    int perr = exports_only ? 0 : print_report(k, ra, rb);
+    if (perr || fflush(stdout) != 0) {
+        fprintf(stderr, "gmem-analyze: writing the report failed: %s\n", errno ? strerror(errno) : "out of memory");
         rc = EXIT_BAD_INPUT;
     }
+    if (o->chrome_path && gma_chrome_close(ra) != 0) {
+        fprintf(stderr, "gmem-analyze: writing %s failed: %s\n", o->chrome_path, strerror(errno));
+        rc = EXIT_BAD_INPUT;
+    }
+    if (o->timeline_path && (rb ? gma_timeline_diff_write(ra, rb) : gma_timeline_write(ra)) != 0) {
+        fprintf(stderr, "gmem-analyze: writing %s failed: %s\n", o->timeline_path, strerror(errno));
+        rc = EXIT_BAD_INPUT;
+    }
+    if (!rc && exports_only) {
+        if (o->chrome_path)
+            printf("gmem-analyze: wrote %s (Chrome/Perfetto trace events)\n", gma_out_shown(o->chrome_path));
+        if (o->timeline_path && gma_timeline_summary(ra))
+            printf("gmem-analyze: %s\n", gma_timeline_summary(ra));
+    }
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    static cli k;
+    gma_out_escape_stderr();
+    int rc = parse_options(&k, argc, argv);
+    if (rc != CLI_GO)
+        return rc;
+    if (optind >= argc)
+        return usage_error("%s", "no TRACE given");
+    size_t ntraces = (size_t)(argc - optind);
+    char **paths = argv + optind;
+    if ((rc = check_combination(&k, paths, ntraces)) != CLI_GO)
+        return rc;
+    if (is_multi(&k, ntraces)) {
+        long sel;
+        if ((rc = run_multi(&k, paths, ntraces, &sel)) != CLI_GO)
+            return rc;
+        paths += sel; /* --rank N alone: the single-trace report of that trace */
+    }
+    const char *path = paths[0];
+    if (k.opt.diff_path && k.opt.by == GMA_BY_ALLOC)
+        return usage_error("%s", "--diff compares rows matched by name: use --by kernel, range, step, tag, stream or device");
+    if (k.opt.diff_path && strcmp(k.opt.diff_path, "-") == 0 && strcmp(path, "-") == 0)
+        return usage_error("%s", "standard input can be read once: give a file for TRACE or OTHER");
+
+    static gma_replay ra, rb; /* large: kept off the stack */
     int have_b = 0, damaged = 0;
-    if (!rc && opt.diff_path) {
-        have_b = 1;
-        if (gma_replay_init(&rb, &opt, opt.diff_path) != 0 || (opt.timeline_path && gma_timeline_collect(&rb) != 0) ||
-            (insights && gma_insights_open(&rb) != 0)) {
-            fprintf(stderr, "gmem-analyze: out of memory\n");
-            rc = EXIT_BAD_INPUT;
-        } else if (gma_replay_read(&rb, msg, sizeof(msg)) != 0) {
-            fprintf(stderr, "gmem-analyze: %s\n", msg);
-            rc = EXIT_BAD_INPUT;
-        }
-    }
-    if (!rc) {
-        char w[400];
-        if (gma_trace_warning(&ra, w, sizeof(w)) && (damaged = 1))
-            fprintf(stderr, "gmem-analyze: warning: %s: %s\n", path, w);
-        if (have_b && gma_trace_warning(&rb, w, sizeof(w)) && (damaged = 1))
-            fprintf(stderr, "gmem-analyze: warning: %s: %s\n", opt.diff_path, w);
-        int perr = 0;
-        if (exports_only) {
-            /* the report is printed after the exports' lines, which follow */
-        } else if (insights) {
-            perr = gma_insights_print(stdout, &ra, have_b ? &rb : NULL);
-        } else if (have_b) {
-            perr = gma_diff_print(stdout, &ra, &rb);
-        } else {
-            gma_report rep;
-            perr = gma_report_build(&rep, &ra);
-            if (!perr) {
-                if (opt.format == GMA_FMT_JSON)
-                    perr = gma_print_json(stdout, &rep);
-                else if (opt.format == GMA_FMT_CSV)
-                    perr = gma_print_csv(stdout, &rep);
-                else
-                    perr = gma_print_table(stdout, &rep);
-            }
-            gma_report_free(&rep);
-        }
-        if (perr || fflush(stdout) != 0) {
-            fprintf(stderr, "gmem-analyze: writing the report failed: %s\n", errno ? strerror(errno) : "out of memory");
-            rc = EXIT_BAD_INPUT;
-        }
-        if (opt.chrome_path && gma_chrome_close(&ra) != 0) {
-            fprintf(stderr, "gmem-analyze: writing %s failed: %s\n", opt.chrome_path, strerror(errno));
-            rc = EXIT_BAD_INPUT;
-        }
-        if (opt.timeline_path && (have_b ? gma_timeline_diff_write(&ra, &rb) : gma_timeline_write(&ra)) != 0) {
-            fprintf(stderr, "gmem-analyze: writing %s failed: %s\n", opt.timeline_path, strerror(errno));
-            rc = EXIT_BAD_INPUT;
-        }
-        if (!rc && exports_only) {
-            if (opt.chrome_path)
-                printf("gmem-analyze: wrote %s (Chrome/Perfetto trace events)\n", gma_out_shown(opt.chrome_path));
-            if (opt.timeline_path && gma_timeline_summary(&ra))
-                printf("gmem-analyze: %s\n", gma_timeline_summary(&ra));
-        }
-    }
+    rc = replay_inputs(&k, path, &ra, &rb, &have_b);
+    if (!rc)
+        rc = write_outputs(&k, path, &ra, have_b ? &rb : NULL, &damaged);
     gma_replay_free(&ra);
     if (have_b)
         gma_replay_free(&rb);

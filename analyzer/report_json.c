@@ -116,15 +116,9 @@ static void framework_json(gma_jw *j, const gma_replay *r)
     gma_jw_end(j, ']');
 }
 
-int gma_print_json(FILE *f, const gma_report *rep)
+/* "trace": the file, its reader status and its header. */
+static void json_trace(gma_jw *j, const gma_replay *r)
 {
-    const gma_replay *r = rep->r;
-    const gma_table *t = &rep->table;
-    gma_jw jw, *j = &jw;
-    gma_jw_init(j, f);
-    gma_jw_begin(j, '{');
-    gma_jw_kstr(j, "gmem_analyze_version", GMEMPROF_VERSION);
-
     gma_jw_key(j, "trace");
     gma_jw_begin(j, '{');
     gma_jw_kstr(j, "path", r->path);
@@ -147,15 +141,11 @@ int gma_print_json(FILE *f, const gma_report *rep)
         gma_jw_ki64(j, "world_size", r->hdr.world_size);
     }
     gma_jw_end(j, '}');
+}
 
-    gma_jw_key(j, "warnings");
-    gma_jw_begin(j, '[');
-    for (size_t i = 0; i < rep->nwarn; i++)
-        gma_jw_str(j, rep->warn[i]);
-    gma_jw_end(j, ']');
-
-    gma_jw_key(j, "summary");
-    gma_jw_begin(j, '{');
+/* "windows": one object per window shown. */
+static void json_windows(gma_jw *j, const gma_replay *r)
+{
     gma_jw_key(j, "windows");
     gma_jw_begin(j, '[');
     for (size_t i = 0; i < r->windows.len; i++) {
@@ -183,94 +173,87 @@ int gma_print_json(FILE *f, const gma_report *rep)
         gma_jw_end(j, '}');
     }
     gma_jw_end(j, ']');
-    gma_jw_key(j, "steps");
-    gma_jw_begin(j, '{');
-    gma_jw_ku64(j, "count", rep->steps_count);
-    gma_jw_ku64(j, "first", rep->step_first);
-    gma_jw_ku64(j, "last", rep->step_last);
-    gma_jw_end(j, '}');
+}
 
-    gma_jw_key(j, "devices");
-    gma_jw_begin(j, '[');
-    for (unsigned d = 0; d < GMA_MAX_DEVICES; d++) {
-        const gma_dev *D = &r->dev[d];
-        if (!D->present || !gma_dev_selected(r, d))
-            continue;
-        const gma_peakview *pv = NULL;
-        for (size_t i = 0; i < rep->npeaks; i++)
-            if (rep->peaks[i].device == d)
-                pv = &rep->peaks[i];
+/* One device of "devices": its peak, totals and driver samples. */
+static void json_device(gma_jw *j, const gma_report *rep, unsigned d)
+{
+    const gma_replay *r = rep->r;
+    const gma_dev *D = &r->dev[d];
+    const gma_peakview *pv = NULL;
+    for (size_t i = 0; i < rep->npeaks; i++)
+        if (rep->peaks[i].device == d)
+            pv = &rep->peaks[i];
+    gma_jw_begin(j, '{');
+    gma_jw_ku64(j, "device", d);
+    gma_jw_kstr(j, "name", D->name_off ? gma_strs_get(&r->strs, D->name_off) : "");
+    gma_jw_ku64(j, "total_bytes", D->total_mem);
+    gma_jw_key(j, "peak");
+    if (pv) {
         gma_jw_begin(j, '{');
-        gma_jw_ku64(j, "device", d);
-        gma_jw_kstr(j, "name", D->name_off ? gma_strs_get(&r->strs, D->name_off) : "");
-        gma_jw_ku64(j, "total_bytes", D->total_mem);
-        gma_jw_key(j, "peak");
-        if (pv) {
-            gma_jw_begin(j, '{');
-            gma_jw_ku64(j, "bytes", pv->peak);
-            gma_jw_ki64(j, "time_ns", gma_rel(r, pv->ts));
-            gma_jw_ku64(j, "step", pv->step);
-            gma_jw_ku64(j, "window", pv->window);
-            gma_jw_kstr(j, "kernel", gma_rep_str(rep, pv->kernel));
-            gma_jw_kstr(j, "range", gma_rep_str(rep, pv->range));
-            gma_jw_key(j, "driver_used_bytes");
-            if (D->has_best)
-                gma_jw_u64(j, D->best_used);
-            else
-                gma_jw_null(j);
-            gma_jw_key(j, "driver_sample_ns");
-            if (D->has_best)
-                gma_jw_i64(j, gma_rel(r, D->best_ts));
-            else
-                gma_jw_null(j);
-            gma_jw_end(j, '}');
-        } else {
-            gma_jw_null(j);
-        }
-        gma_jw_ku64(j, "peak_all_bytes", D->all_peak);
-        gma_jw_ku64(j, "baseline_bytes", D->baseline_bytes);
-        gma_jw_ku64(j, "baseline_count", D->baseline_count);
-        gma_jw_ku64(j, "alloc_bytes", D->alloc_bytes);
-        gma_jw_ku64(j, "alloc_count", D->alloc_count);
-        gma_jw_ku64(j, "freed_bytes", D->free_bytes);
-        gma_jw_ku64(j, "free_count", D->free_count);
-        gma_jw_ku64(j, "leaked_bytes", D->leaked_bytes);
-        gma_jw_ku64(j, "leaked_count", D->leaked_count);
-        gma_jw_ku64(j, "kernels", D->kernels);
-        if (gma_launch_times_only(r)) { /* launch mode: not collected */
-            gma_jw_key(j, "kernel_ns");
-            gma_jw_null(j);
-        } else {
-            gma_jw_ku64(j, "kernel_ns", D->kernel_ns);
-        }
-        gma_jw_key(j, "driver_used_max_bytes");
-        if (D->has_sample)
-            gma_jw_u64(j, D->max_used);
+        gma_jw_ku64(j, "bytes", pv->peak);
+        gma_jw_ki64(j, "time_ns", gma_rel(r, pv->ts));
+        gma_jw_ku64(j, "step", pv->step);
+        gma_jw_ku64(j, "window", pv->window);
+        gma_jw_kstr(j, "kernel", gma_rep_str(rep, pv->kernel));
+        gma_jw_kstr(j, "range", gma_rep_str(rep, pv->range));
+        gma_jw_key(j, "driver_used_bytes");
+        if (D->has_best)
+            gma_jw_u64(j, D->best_used);
         else
             gma_jw_null(j);
-        gma_jw_ku64(j, "pinned_host_peak_bytes", D->host_peak);
+        gma_jw_key(j, "driver_sample_ns");
+        if (D->has_best)
+            gma_jw_i64(j, gma_rel(r, D->best_ts));
+        else
+            gma_jw_null(j);
         gma_jw_end(j, '}');
+    } else {
+        gma_jw_null(j);
     }
-    gma_jw_end(j, ']');
-
-    gma_jw_ku64(j, "baseline_bytes", rep->baseline_bytes);
-    gma_jw_ku64(j, "baseline_count", rep->baseline_count);
-    gma_jw_ku64(j, "alloc_bytes", rep->alloc_bytes);
-    gma_jw_ku64(j, "alloc_count", rep->alloc_count);
-    gma_jw_ku64(j, "freed_bytes", rep->free_bytes);
-    gma_jw_ku64(j, "free_count", rep->free_count);
-    gma_jw_ku64(j, "leaked_bytes", rep->leaked_bytes);
-    gma_jw_ku64(j, "leaked_count", rep->leaked_count);
-    gma_jw_ku64(j, "kernels", rep->kernels);
-    if (gma_launch_times_only(r)) { /* launch mode: no GPU time was collected */
+    gma_jw_ku64(j, "peak_all_bytes", D->all_peak);
+    gma_jw_ku64(j, "baseline_bytes", D->baseline_bytes);
+    gma_jw_ku64(j, "baseline_count", D->baseline_count);
+    gma_jw_ku64(j, "alloc_bytes", D->alloc_bytes);
+    gma_jw_ku64(j, "alloc_count", D->alloc_count);
+    gma_jw_ku64(j, "freed_bytes", D->free_bytes);
+    gma_jw_ku64(j, "free_count", D->free_count);
+    gma_jw_ku64(j, "leaked_bytes", D->leaked_bytes);
+    gma_jw_ku64(j, "leaked_count", D->leaked_count);
+    gma_jw_ku64(j, "kernels", D->kernels);
+    if (gma_launch_times_only(r)) { /* launch mode: not collected */
         gma_jw_key(j, "kernel_ns");
         gma_jw_null(j);
     } else {
-        gma_jw_ku64(j, "kernel_ns", rep->kernel_ns);
+        gma_jw_ku64(j, "kernel_ns", D->kernel_ns);
     }
+    gma_jw_key(j, "driver_used_max_bytes");
+    if (D->has_sample)
+        gma_jw_u64(j, D->max_used);
+    else
+        gma_jw_null(j);
+    gma_jw_ku64(j, "pinned_host_peak_bytes", D->host_peak);
+    gma_jw_end(j, '}');
+}
 
-    if (r->layer.seen)
-        framework_json(j, r);
+/* "devices": the devices present and selected. */
+static void json_devices(gma_jw *j, const gma_report *rep)
+{
+    const gma_replay *r = rep->r;
+    gma_jw_key(j, "devices");
+    gma_jw_begin(j, '[');
+    for (unsigned d = 0; d < GMA_MAX_DEVICES; d++) {
+        if (!r->dev[d].present || !gma_dev_selected(r, d))
+            continue;
+        json_device(j, rep, d);
+    }
+    gma_jw_end(j, ']');
+}
+
+/* "allocator": the mode and the sources seen. */
+static void json_allocator(gma_jw *j, const gma_report *rep)
+{
+    const gma_replay *r = rep->r;
     gma_jw_key(j, "allocator");
     gma_jw_begin(j, '{');
     gma_jw_kstr(j, "mode", rep->mode.mode);
@@ -292,7 +275,11 @@ int gma_print_json(FILE *f, const gma_report *rep)
     }
     gma_jw_end(j, ']');
     gma_jw_end(j, '}');
+}
 
+/* "dropped", "profiler_footprint" and "attribution": what the counts may miss. */
+static void json_losses(gma_jw *j, const gma_replay *r)
+{
     gma_jw_key(j, "dropped");
     if (r->has_stats) {
         gma_jw_begin(j, '{');
@@ -323,24 +310,55 @@ int gma_print_json(FILE *f, const gma_report *rep)
     gma_jw_ku64(j, "memory_events_outside_windows", r->outside_mem);
     gma_jw_ku64(j, "memory_events_out_of_order", r->unordered_mem);
     gma_jw_end(j, '}');
+}
+
+/* "summary": windows, steps, devices, totals, allocator and losses. */
+static void json_summary(gma_jw *j, const gma_report *rep)
+{
+    const gma_replay *r = rep->r;
+    gma_jw_key(j, "summary");
+    gma_jw_begin(j, '{');
+    json_windows(j, r);
+    gma_jw_key(j, "steps");
+    gma_jw_begin(j, '{');
+    gma_jw_ku64(j, "count", rep->steps_count);
+    gma_jw_ku64(j, "first", rep->step_first);
+    gma_jw_ku64(j, "last", rep->step_last);
+    gma_jw_end(j, '}');
+    json_devices(j, rep);
+
+    gma_jw_ku64(j, "baseline_bytes", rep->baseline_bytes);
+    gma_jw_ku64(j, "baseline_count", rep->baseline_count);
+    gma_jw_ku64(j, "alloc_bytes", rep->alloc_bytes);
+    gma_jw_ku64(j, "alloc_count", rep->alloc_count);
+    gma_jw_ku64(j, "freed_bytes", rep->free_bytes);
+    gma_jw_ku64(j, "free_count", rep->free_count);
+    gma_jw_ku64(j, "leaked_bytes", rep->leaked_bytes);
+    gma_jw_ku64(j, "leaked_count", rep->leaked_count);
+    gma_jw_ku64(j, "kernels", rep->kernels);
+    if (gma_launch_times_only(r)) { /* launch mode: no GPU time was collected */
+        gma_jw_key(j, "kernel_ns");
+        gma_jw_null(j);
+    } else {
+        gma_jw_ku64(j, "kernel_ns", rep->kernel_ns);
+    }
+
+    if (r->layer.seen)
+        framework_json(j, r);
+    json_allocator(j, rep);
+    json_losses(j, r);
     gma_jw_key(j, "notes");
     gma_jw_begin(j, '[');
     for (size_t i = 0; i < rep->nnotes; i++)
         gma_jw_str(j, rep->notes[i]);
     gma_jw_end(j, ']');
     gma_jw_end(j, '}'); /* summary */
+}
 
-    gma_jw_key(j, "table");
-    gma_jw_begin(j, '{');
-    gma_jw_kstr(j, "by", gma_by_names[r->opt.by]);
-    gma_jw_kstr(j, "sort", gma_sort_names[r->opt.sort]);
-    gma_jw_kstr(j, "sort_meaning", gma_sort_label(r->opt.by, r->opt.sort));
-    gma_jw_ku64(j, "top", r->opt.top);
-    gma_jw_ku64(j, "total_rows", t->total_rows);
-    gma_json_columns(j, t);
-    gma_json_rows(j, t);
-    gma_jw_end(j, '}');
-
+/* "live_at_peak": what was live at each device's peak. */
+static void json_live_at_peak(gma_jw *j, const gma_report *rep)
+{
+    const gma_replay *r = rep->r;
     gma_jw_key(j, "live_at_peak");
     gma_jw_begin(j, '[');
     for (size_t i = 0; i < rep->npeaks; i++) {
@@ -359,7 +377,12 @@ int gma_print_json(FILE *f, const gma_report *rep)
         gma_jw_end(j, '}');
     }
     gma_jw_end(j, ']');
+}
 
+/* "leaks": what stayed allocated, and the net per step. */
+static void json_leaks(gma_jw *j, const gma_report *rep)
+{
+    const gma_replay *r = rep->r;
     gma_jw_key(j, "leaks");
     gma_jw_begin(j, '{');
     gma_jw_ku64(j, "bytes", rep->leaks.bytes);
@@ -381,7 +404,39 @@ int gma_print_json(FILE *f, const gma_report *rep)
     }
     gma_jw_end(j, ']');
     gma_jw_end(j, '}');
+}
 
+int gma_print_json(FILE *f, const gma_report *rep)
+{
+    const gma_replay *r = rep->r;
+    const gma_table *t = &rep->table;
+    gma_jw jw, *j = &jw;
+    gma_jw_init(j, f);
+    gma_jw_begin(j, '{');
+    gma_jw_kstr(j, "gmem_analyze_version", GMEMPROF_VERSION);
+
+    json_trace(j, r);
+
+    gma_jw_key(j, "warnings");
+    gma_jw_begin(j, '[');
+    for (size_t i = 0; i < rep->nwarn; i++)
+        gma_jw_str(j, rep->warn[i]);
+    gma_jw_end(j, ']');
+    json_summary(j, rep);
+
+    gma_jw_key(j, "table");
+    gma_jw_begin(j, '{');
+    gma_jw_kstr(j, "by", gma_by_names[r->opt.by]);
+    gma_jw_kstr(j, "sort", gma_sort_names[r->opt.sort]);
+    gma_jw_kstr(j, "sort_meaning", gma_sort_label(r->opt.by, r->opt.sort));
+    gma_jw_ku64(j, "top", r->opt.top);
+    gma_jw_ku64(j, "total_rows", t->total_rows);
+    gma_json_columns(j, t);
+    gma_json_rows(j, t);
+    gma_jw_end(j, '}');
+
+    json_live_at_peak(j, rep);
+    json_leaks(j, rep);
     gma_jw_end(j, '}');
     return ferror(f) ? -1 : 0;
 }
