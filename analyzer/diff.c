@@ -286,30 +286,23 @@ static void fmt_unit(unit u, int64_t v, int delta, char out[GMA_FMT_CAP])
 
 /* ---- printing ------------------------------------------------------------------ */
 
-int gma_diff_print(FILE *f, const gma_replay *a, const gma_replay *b)
+/* The rows of both traces, matched by normalized name into mv (sorted by
+ * |B - A|); names holds the names. Nonzero when out of memory. */
+static int merge_rows(const gma_replay *a, const gma_replay *b, gma_sort m, gma_vec *mv, gma_strs *names)
 {
-    const gma_opts *o = &a->opt;
-    gma_sort m = diff_metric(o);
-    int is_max = metric_is_max(o->by, m);
-    gma_report ra, rb;
+    int is_max = metric_is_max(a->opt.by, m);
     int err = 0;
-    err |= gma_report_build(&ra, a) != 0;
-    err |= gma_report_build(&rb, b) != 0;
-
-    gma_strs names = { 0 };
     gma_vec rows;
     gma_vec_init(&rows, sizeof(drow));
-    err |= collect(a, 0, m, &rows, &names) != 0;
-    err |= collect(b, 1, m, &rows, &names) != 0;
-    dctx c = { &names };
+    err |= collect(a, 0, m, &rows, names) != 0;
+    err |= collect(b, 1, m, &rows, names) != 0;
+    dctx c = { names };
     err |= gma_msort(rows.data, rows.len, sizeof(drow), drow_cmp, &c) != 0;
-    gma_vec mv;
-    gma_vec_init(&mv, sizeof(merged));
     for (size_t i = 0; i < rows.len && !err; i++) {
         const drow *d = &GMA_VEC_AT(&rows, drow, i);
-        merged *x = mv.len ? &GMA_VEC_AT(&mv, merged, mv.len - 1) : NULL;
-        if (!x || strcmp(gma_strs_get(&names, x->norm), gma_strs_get(&names, d->norm)) != 0) {
-            x = gma_vec_push(&mv);
+        merged *x = mv->len ? &GMA_VEC_AT(mv, merged, mv->len - 1) : NULL;
+        if (!x || strcmp(gma_strs_get(names, x->norm), gma_strs_get(names, d->norm)) != 0) {
+            x = gma_vec_push(mv);
             if (!x) {
                 err = 1;
                 break;
@@ -326,13 +319,46 @@ int gma_diff_print(FILE *f, const gma_replay *a, const gma_replay *b)
         x->has[s] = 1;
         x->calls[s] += d->calls;
     }
-    for (size_t i = 0; i < mv.len; i++) {
-        merged *x = &GMA_VEC_AT(&mv, merged, i);
+    for (size_t i = 0; i < mv->len; i++) {
+        merged *x = &GMA_VEC_AT(mv, merged, i);
         x->delta = x->v[1] - x->v[0];
     }
-    err |= gma_msort(mv.data, mv.len, sizeof(merged), merged_cmp, &c) != 0;
+    err |= gma_msort(mv->data, mv->len, sizeof(merged), merged_cmp, &c) != 0;
+    gma_vec_free(&rows);
+    return err;
+}
 
-    /* the rows as a table */
+/* One merged row into the table's cells. */
+static void fill_row(gma_table *t, gma_cell *cl, const merged *x, gma_ctype vt, const gma_strs *names)
+{
+    gma_cell_str(t, &cl[0], gma_strs_get(names, x->norm));
+    if (vt == GMA_CT_SBYTES) {
+        cl[1].v.i = x->v[0];
+        cl[2].v.i = x->v[1];
+    } else {
+        cl[1].v.u = (uint64_t)x->v[0];
+        cl[2].v.u = (uint64_t)x->v[1];
+    }
+    cl[1].null = !x->has[0];
+    cl[2].null = !x->has[1];
+    cl[3].v.i = x->delta;
+    cl[4].v.d = x->v[0] ? (double)x->v[1] / (double)x->v[0] : 0.0;
+    cl[4].null = !x->v[0] || !x->has[0] || !x->has[1];
+    cl[5].v.u = x->calls[0];
+    cl[6].v.u = x->calls[1];
+    cl[5].null = !x->has[0];
+    cl[6].null = !x->has[1];
+    gma_cell_str(t, &cl[7], x->has[0] && x->has[1] ? "" : x->has[0] ? "A" : "B");
+    cl[7].null = x->has[0] && x->has[1];
+}
+
+#define DIFF_NCOLS 8
+
+/* The merged rows as a table (the top of them), its columns in cols (the
+ * table points to them); *err set when out of memory. */
+static void build_table(gma_table *t, gma_col cols[DIFF_NCOLS], const gma_opts *o, gma_sort m, const gma_vec *mv,
+                        const gma_strs *names, int *err)
+{
     gma_ctype vt = m == GMA_SORT_MEM ? GMA_CT_SBYTES
                    : m == GMA_SORT_COUNT ? GMA_CT_U64
                    : m == GMA_SORT_TIME ? GMA_CT_NS
@@ -342,166 +368,196 @@ int gma_diff_print(FILE *f, const gma_replay *a, const gma_replay *b)
     const char *calls_a = calls ? "calls A" : o->by == GMA_BY_TAG ? "tags A" : "kernels A";
     const char *calls_b = calls ? "calls B" : o->by == GMA_BY_TAG ? "tags B" : "kernels B";
     gma_ctype dt = m == GMA_SORT_COUNT ? GMA_CT_I64 : m == GMA_SORT_TIME ? GMA_CT_DNS : GMA_CT_DBYTES;
-    const gma_col cols[] = {
+    const gma_col c[DIFF_NCOLS] = {
         { gma_by_names[o->by], "name", GMA_CT_STR, 1, 0 }, { "A", "a", vt, 1, 0 },
         { "B", "b", vt, 1, 0 },                            { "delta", "delta", dt, 1, 0 },
         { "ratio", "ratio", GMA_CT_RATIO, 1, 0 },          { calls_a, "calls_a", GMA_CT_U64, 1, 0 },
         { calls_b, "calls_b", GMA_CT_U64, 1, 0 },          { "only", "only", GMA_CT_STR, 1, 0 },
     };
-    gma_table t;
-    gma_table_init(&t, "diff", cols, sizeof(cols) / sizeof(cols[0]));
-    t.total_rows = mv.len;
-    size_t keep = o->top && o->top < mv.len ? (size_t)o->top : mv.len;
-    for (size_t i = 0; i < keep && !err; i++) {
-        const merged *x = &GMA_VEC_AT(&mv, merged, i);
-        gma_cell *cl = gma_table_row(&t);
+    memcpy(cols, c, sizeof(c));
+    gma_table_init(t, "diff", cols, DIFF_NCOLS);
+    t->total_rows = mv->len;
+    size_t keep = o->top && o->top < mv->len ? (size_t)o->top : mv->len;
+    for (size_t i = 0; i < keep && !*err; i++) {
+        gma_cell *cl = gma_table_row(t);
         if (!cl) {
-            err = 1;
+            *err = 1;
             break;
         }
-        gma_cell_str(&t, &cl[0], gma_strs_get(&names, x->norm));
-        if (vt == GMA_CT_SBYTES) {
-            cl[1].v.i = x->v[0];
-            cl[2].v.i = x->v[1];
-        } else {
-            cl[1].v.u = (uint64_t)x->v[0];
-            cl[2].v.u = (uint64_t)x->v[1];
-        }
-        cl[1].null = !x->has[0];
-        cl[2].null = !x->has[1];
-        cl[3].v.i = x->delta;
-        cl[4].v.d = x->v[0] ? (double)x->v[1] / (double)x->v[0] : 0.0;
-        cl[4].null = !x->v[0] || !x->has[0] || !x->has[1];
-        cl[5].v.u = x->calls[0];
-        cl[6].v.u = x->calls[1];
-        cl[5].null = !x->has[0];
-        cl[6].null = !x->has[1];
-        gma_cell_str(&t, &cl[7], x->has[0] && x->has[1] ? "" : x->has[0] ? "A" : "B");
-        cl[7].null = x->has[0] && x->has[1];
+        fill_row(t, cl, &GMA_VEC_AT(mv, merged, i), vt, names);
     }
+}
+
+/* What each writer of the diff prints. */
+typedef struct {
+    const gma_opts *o;
+    gma_sort m;
+    const char *ml; /* the metric's meaning */
+    const gma_report *ra, *rb;
+    const sline *sl;
+    size_t ns;
+    const gma_table *t;
+} dview;
+
+static void print_diff_json(FILE *f, const dview *v)
+{
+    gma_jw jw, *j = &jw;
+    gma_jw_init(j, f);
+    gma_jw_begin(j, '{');
+    gma_jw_kstr(j, "gmem_analyze_version", GMEMPROF_VERSION);
+    const gma_report *reps[2] = { v->ra, v->rb };
+    const char *sides[2] = { "a", "b" };
+    for (int s = 0; s < 2; s++) {
+        gma_jw_key(j, sides[s]);
+        gma_jw_begin(j, '{');
+        gma_jw_kstr(j, "path", reps[s]->r->path);
+        gma_jw_key(j, "truncated");
+        gma_jw_bool(j, reps[s]->r->rend.truncated || reps[s]->r->rend.status != GMT_OK);
+        gma_jw_kstr(j, "allocator_mode", reps[s]->mode.mode);
+        gma_jw_key(j, "warnings");
+        gma_jw_begin(j, '[');
+        for (size_t w = 0; w < reps[s]->nwarn; w++)
+            gma_jw_str(j, reps[s]->warn[w]);
+        gma_jw_end(j, ']');
+        gma_jw_end(j, '}');
+    }
+    gma_jw_key(j, "summary");
+    gma_jw_begin(j, '[');
+    for (size_t i = 0; i < v->ns; i++) {
+        const sline *l = &v->sl[i];
+        gma_jw_begin(j, '{');
+        gma_jw_kstr(j, "metric", l->metric);
+        gma_jw_kstr(j, "unit", l->u == U_BYTES ? "bytes" : l->u == U_NS ? "ns" : "count");
+        gma_jw_ku64(j, "a", l->a);
+        gma_jw_ku64(j, "b", l->b);
+        gma_jw_ki64(j, "delta", (int64_t)(l->b - l->a));
+        gma_jw_key(j, "ratio");
+        if (l->a)
+            gma_jw_dbl(j, (double)l->b / (double)l->a);
+        else
+            gma_jw_null(j);
+        gma_jw_end(j, '}');
+    }
+    gma_jw_end(j, ']');
+    gma_jw_key(j, "table");
+    gma_jw_begin(j, '{');
+    gma_jw_kstr(j, "by", gma_by_names[v->o->by]);
+    gma_jw_kstr(j, "metric", gma_sort_names[v->m]);
+    gma_jw_kstr(j, "metric_meaning", v->ml);
+    gma_jw_ku64(j, "total_rows", v->t->total_rows);
+    gma_json_rows(j, v->t);
+    gma_jw_end(j, '}');
+    gma_jw_end(j, '}');
+}
+
+static void print_diff_csv(FILE *f, const dview *v)
+{
+    fprintf(f, "# gmem-analyze %s diff", GMEMPROF_VERSION);
+    fprintf(f, " a=");
+    gma_csv_field(f, v->ra->r->path);
+    fprintf(f, " b=");
+    gma_csv_field(f, v->rb->r->path);
+    fputc('\n', f);
+    for (size_t w = 0; w < v->ra->nwarn; w++)
+        fprintf(f, "# WARNING (A): %s\n", v->ra->warn[w]);
+    for (size_t w = 0; w < v->rb->nwarn; w++)
+        fprintf(f, "# WARNING (B): %s\n", v->rb->warn[w]);
+    for (size_t i = 0; i < v->ns; i++) {
+        fprintf(f, "# summary: metric=");
+        gma_csv_field(f, v->sl[i].metric);
+        fprintf(f, " a=%llu b=%llu delta=%lld\n", (unsigned long long)v->sl[i].a, (unsigned long long)v->sl[i].b,
+                (long long)(v->sl[i].b - v->sl[i].a));
+    }
+    fprintf(f, "# allocator: a=");
+    gma_csv_field(f, v->ra->mode.mode);
+    fprintf(f, " b=");
+    gma_csv_field(f, v->rb->mode.mode);
+    fprintf(f, "\n# table: by=%s metric=%s rows=%zu total_rows=%llu\n", gma_by_names[v->o->by], gma_sort_names[v->m],
+            v->t->nrows, (unsigned long long)v->t->total_rows);
+    gma_print_csv_rows(f, v->t);
+}
+
+/* The summary lines as a grid of formatted strings; *err set when out of memory. */
+static void print_summary_grid(FILE *f, const dview *v, int *err)
+{
+    static const gma_col scols[] = { { "summary", "metric", GMA_CT_STR, 1, 0 }, { "A", "a", GMA_CT_STR, 1, 1 },
+                                     { "B", "b", GMA_CT_STR, 1, 1 },            { "delta", "delta", GMA_CT_STR, 1, 1 },
+                                     { "ratio", "ratio", GMA_CT_STR, 1, 1 } };
+    char b1[GMA_FMT_CAP], b2[GMA_FMT_CAP], b3[GMA_FMT_CAP];
+    gma_table st;
+    gma_table_init(&st, "summary", scols, 5);
+    for (size_t i = 0; i < v->ns && !*err; i++) {
+        const sline *l = &v->sl[i];
+        gma_cell *cl = gma_table_row(&st);
+        if (!cl) {
+            *err = 1;
+            break;
+        }
+        gma_cell_str(&st, &cl[0], l->metric);
+        fmt_unit(l->u, (int64_t)l->a, 0, b1);
+        gma_cell_str(&st, &cl[1], b1);
+        fmt_unit(l->u, (int64_t)l->b, 0, b2);
+        gma_cell_str(&st, &cl[2], b2);
+        fmt_unit(l->u, (int64_t)(l->b - l->a), 1, b3);
+        gma_cell_str(&st, &cl[3], b3);
+        if (l->a) {
+            snprintf(b1, sizeof(b1), "x%.2f", (double)l->b / (double)l->a);
+            gma_cell_str(&st, &cl[4], b1);
+        } else {
+            cl[4].null = 1;
+        }
+    }
+    gma_print_grid(f, &st);
+    gma_table_free(&st);
+}
+
+static void print_diff_text(FILE *f, const dview *v, int *err)
+{
+    fprintf(f, "gmem-analyze %s: diff\n  A: %s\n  B: %s\n", GMEMPROF_VERSION, v->ra->r->path, v->rb->r->path);
+    for (size_t w = 0; w < v->ra->nwarn; w++)
+        fprintf(f, "WARNING (A): %s\n", v->ra->warn[w]);
+    for (size_t w = 0; w < v->rb->nwarn; w++)
+        fprintf(f, "WARNING (B): %s\n", v->rb->warn[w]);
+    print_summary_grid(f, v, err);
+    fprintf(f, "allocator  A: %s; B: %s\n", v->ra->mode.mode, v->rb->mode.mode);
+    fprintf(f, "\n%s rows matched by normalized name, ranked by |B - A| of %s", gma_by_names[v->o->by], v->ml);
+    if (v->t->nrows < v->t->total_rows)
+        fprintf(f, " (top %zu of %llu)", v->t->nrows, (unsigned long long)v->t->total_rows);
+    fputc('\n', f);
+    if (v->t->nrows)
+        gma_print_grid(f, v->t);
+    else
+        fprintf(f, "  (no rows)\n");
+}
+
+int gma_diff_print(FILE *f, const gma_replay *a, const gma_replay *b)
+{
+    const gma_opts *o = &a->opt;
+    gma_sort m = diff_metric(o);
+    gma_report ra, rb;
+    int err = 0;
+    err |= gma_report_build(&ra, a) != 0;
+    err |= gma_report_build(&rb, b) != 0;
+
+    gma_strs names = { 0 };
+    gma_vec mv;
+    gma_vec_init(&mv, sizeof(merged));
+    err |= merge_rows(a, b, m, &mv, &names);
+    gma_table t;
+    gma_col cols[DIFF_NCOLS];
+    build_table(&t, cols, o, m, &mv, &names, &err);
 
     sline sl[3 * GMA_MAX_DEVICES + 16];
-    size_t ns = summary_lines(&ra, &rb, sl, sizeof(sl) / sizeof(sl[0]));
-    char b1[GMA_FMT_CAP], b2[GMA_FMT_CAP], b3[GMA_FMT_CAP];
-    const char *ml = metric_label(o->by, m);
-
-    if (o->format == GMA_FMT_JSON) {
-        gma_jw jw, *j = &jw;
-        gma_jw_init(j, f);
-        gma_jw_begin(j, '{');
-        gma_jw_kstr(j, "gmem_analyze_version", GMEMPROF_VERSION);
-        const gma_report *reps[2] = { &ra, &rb };
-        const char *sides[2] = { "a", "b" };
-        for (int s = 0; s < 2; s++) {
-            gma_jw_key(j, sides[s]);
-            gma_jw_begin(j, '{');
-            gma_jw_kstr(j, "path", reps[s]->r->path);
-            gma_jw_key(j, "truncated");
-            gma_jw_bool(j, reps[s]->r->rend.truncated || reps[s]->r->rend.status != GMT_OK);
-            gma_jw_kstr(j, "allocator_mode", reps[s]->mode.mode);
-            gma_jw_key(j, "warnings");
-            gma_jw_begin(j, '[');
-            for (size_t w = 0; w < reps[s]->nwarn; w++)
-                gma_jw_str(j, reps[s]->warn[w]);
-            gma_jw_end(j, ']');
-            gma_jw_end(j, '}');
-        }
-        gma_jw_key(j, "summary");
-        gma_jw_begin(j, '[');
-        for (size_t i = 0; i < ns; i++) {
-            gma_jw_begin(j, '{');
-            gma_jw_kstr(j, "metric", sl[i].metric);
-            gma_jw_kstr(j, "unit", sl[i].u == U_BYTES ? "bytes" : sl[i].u == U_NS ? "ns" : "count");
-            gma_jw_ku64(j, "a", sl[i].a);
-            gma_jw_ku64(j, "b", sl[i].b);
-            gma_jw_ki64(j, "delta", (int64_t)(sl[i].b - sl[i].a));
-            gma_jw_key(j, "ratio");
-            if (sl[i].a)
-                gma_jw_dbl(j, (double)sl[i].b / (double)sl[i].a);
-            else
-                gma_jw_null(j);
-            gma_jw_end(j, '}');
-        }
-        gma_jw_end(j, ']');
-        gma_jw_key(j, "table");
-        gma_jw_begin(j, '{');
-        gma_jw_kstr(j, "by", gma_by_names[o->by]);
-        gma_jw_kstr(j, "metric", gma_sort_names[m]);
-        gma_jw_kstr(j, "metric_meaning", ml);
-        gma_jw_ku64(j, "total_rows", t.total_rows);
-        gma_json_rows(j, &t);
-        gma_jw_end(j, '}');
-        gma_jw_end(j, '}');
-    } else if (o->format == GMA_FMT_CSV) {
-        fprintf(f, "# gmem-analyze %s diff", GMEMPROF_VERSION);
-        fprintf(f, " a=");
-        gma_csv_field(f, a->path);
-        fprintf(f, " b=");
-        gma_csv_field(f, b->path);
-        fputc('\n', f);
-        for (size_t w = 0; w < ra.nwarn; w++)
-            fprintf(f, "# WARNING (A): %s\n", ra.warn[w]);
-        for (size_t w = 0; w < rb.nwarn; w++)
-            fprintf(f, "# WARNING (B): %s\n", rb.warn[w]);
-        for (size_t i = 0; i < ns; i++) {
-            fprintf(f, "# summary: metric=");
-            gma_csv_field(f, sl[i].metric);
-            fprintf(f, " a=%llu b=%llu delta=%lld\n", (unsigned long long)sl[i].a, (unsigned long long)sl[i].b,
-                    (long long)(sl[i].b - sl[i].a));
-        }
-        fprintf(f, "# allocator: a=");
-        gma_csv_field(f, ra.mode.mode);
-        fprintf(f, " b=");
-        gma_csv_field(f, rb.mode.mode);
-        fprintf(f, "\n# table: by=%s metric=%s rows=%zu total_rows=%llu\n", gma_by_names[o->by], gma_sort_names[m],
-                t.nrows, (unsigned long long)t.total_rows);
-        gma_print_csv_rows(f, &t);
-    } else {
-        fprintf(f, "gmem-analyze %s: diff\n  A: %s\n  B: %s\n", GMEMPROF_VERSION, a->path, b->path);
-        for (size_t w = 0; w < ra.nwarn; w++)
-            fprintf(f, "WARNING (A): %s\n", ra.warn[w]);
-        for (size_t w = 0; w < rb.nwarn; w++)
-            fprintf(f, "WARNING (B): %s\n", rb.warn[w]);
-        static const gma_col scols[] = { { "summary", "metric", GMA_CT_STR, 1, 0 }, { "A", "a", GMA_CT_STR, 1, 1 },
-                                         { "B", "b", GMA_CT_STR, 1, 1 },            { "delta", "delta", GMA_CT_STR, 1, 1 },
-                                         { "ratio", "ratio", GMA_CT_STR, 1, 1 } };
-        gma_table st;
-        gma_table_init(&st, "summary", scols, 5);
-        for (size_t i = 0; i < ns && !err; i++) {
-            gma_cell *cl = gma_table_row(&st);
-            if (!cl) {
-                err = 1;
-                break;
-            }
-            gma_cell_str(&st, &cl[0], sl[i].metric);
-            fmt_unit(sl[i].u, (int64_t)sl[i].a, 0, b1);
-            gma_cell_str(&st, &cl[1], b1);
-            fmt_unit(sl[i].u, (int64_t)sl[i].b, 0, b2);
-            gma_cell_str(&st, &cl[2], b2);
-            fmt_unit(sl[i].u, (int64_t)(sl[i].b - sl[i].a), 1, b3);
-            gma_cell_str(&st, &cl[3], b3);
-            if (sl[i].a) {
-                snprintf(b1, sizeof(b1), "x%.2f", (double)sl[i].b / (double)sl[i].a);
-                gma_cell_str(&st, &cl[4], b1);
-            } else {
-                cl[4].null = 1;
-            }
-        }
-        gma_print_grid(f, &st);
-        gma_table_free(&st);
-        fprintf(f, "allocator  A: %s; B: %s\n", ra.mode.mode, rb.mode.mode);
-        fprintf(f, "\n%s rows matched by normalized name, ranked by |B - A| of %s", gma_by_names[o->by], ml);
-        if (t.nrows < t.total_rows)
-            fprintf(f, " (top %zu of %llu)", t.nrows, (unsigned long long)t.total_rows);
-        fputc('\n', f);
-        if (t.nrows)
-            gma_print_grid(f, &t);
-        else
-            fprintf(f, "  (no rows)\n");
-    }
+    dview v = { o, m, metric_label(o->by, m), &ra, &rb, sl, 0, &t };
+    v.ns = summary_lines(&ra, &rb, sl, sizeof(sl) / sizeof(sl[0]));
+    if (o->format == GMA_FMT_JSON)
+        print_diff_json(f, &v);
+    else if (o->format == GMA_FMT_CSV)
+        print_diff_csv(f, &v);
+    else
+        print_diff_text(f, &v, &err);
     gma_table_free(&t);
     gma_vec_free(&mv);
-    gma_vec_free(&rows);
     gma_strs_free(&names);
     gma_report_free(&ra);
     gma_report_free(&rb);
