@@ -914,6 +914,150 @@ static dty wrap_ptr(dm *d, dty t, const char *sym)
     return r;
 }
 
+/* The D types that are not builtins: _Float<n>, pack expansions,
+ * decltype and vectors. *sub is cleared where the result is not a
+ * substitution candidate. */
+static dty p_type_d(dm *d, char c1, int *sub)
+{
+    dty res = ty_of(NOSTR);
+    if (c1 == 'F') { /* _Float<n> */
+        d->p += 2;
+        int ok;
+        size_t bits = p_number(d, &ok);
+        need(d, '_');
+        char buf[32];
+        snprintf(buf, sizeof(buf), "_Float%zu", bits);
+        *sub = 0;
+        return ty_of(s_lit(d, buf, strlen(buf)));
+    } else if (c1 == 'p') {
+        /* A pack expansion of an instantiated pack reads as its
+         * elements, which the template parameter already spells. */
+        d->p += 2;
+        res = ty_of(ty_full(d, p_type(d)));
+    } else if (c1 == 't' || c1 == 'T') {
+        d->p += 2;
+        dstr e = p_expr(d);
+        need(d, 'E');
+        res = ty_of(s_cat(d, s_lit(d, "decltype(", 9), NULL, s_cat(d, e, ")", NOSTR)));
+    } else if (c1 == 'v') {
+        d->p += 2;
+        int ok;
+        size_t num = p_number(d, &ok);
+        need(d, '_');
+        dstr el = ty_full(d, p_type(d));
+        char buf[48];
+        snprintf(buf, sizeof(buf), " __vector(%zu)", num);
+        res = ty_of(s_cat(d, el, buf, NOSTR));
+    } else {
+        fail(d);
+    }
+    return res;
+}
+
+/* r, V, K: a type under cv (and restrict) qualifiers. */
+static dty p_type_qualified(dm *d)
+{
+    size_t b = d->alen;
+    while (pk(d, 0) == 'r' || pk(d, 0) == 'V' || pk(d, 0) == 'K') {
+        char q = pk(d, 0);
+        b_c(d, q == 'K' ? " const" : q == 'V' ? " volatile" : " restrict");
+        d->p++;
+    }
+    dstr quals = b_end(d, b);
+    dty in = p_type(d);
+    if (in.r.len) /* a function type: the qualifiers follow its parameters */
+        return (dty){ in.l, s_cat(d, in.r, NULL, quals) };
+    return ty_of(s_cat(d, in.l, NULL, quals));
+}
+
+/* F: a function type, its return type left and its parameters right. */
+static dty p_type_function(dm *d)
+{
+    dty res;
+    d->p++;
+    eat(d, 'Y');
+    dstr ret = ty_full(d, p_type(d));
+    dstr params = p_params(d, 1);
+    dstr refq = NOSTR;
+    if (eat(d, 'R'))
+        refq = s_lit(d, " &", 2);
+    else if (eat(d, 'O'))
+        refq = s_lit(d, " &&", 3);
+    need(d, 'E');
+    res.l = s_cat(d, ret, " ", NOSTR);
+    res.r = s_cat(d, params, NULL, refq);
+    return res;
+}
+
+/* A: an array, its dimension right of the element type. */
+static dty p_type_array(dm *d)
+{
+    dty res = ty_of(NOSTR);
+    d->p++;
+    char dim[32] = "";
+    if (isdigit((unsigned char)pk(d, 0))) {
+        int ok;
+        size_t num = p_number(d, &ok);
+        snprintf(dim, sizeof(dim), "%zu", num);
+    } else if (pk(d, 0) != '_') {
+        fail(d);
+        return res;
+    }
+    need(d, '_');
+    dty el = p_type(d);
+    size_t b = d->alen;
+    b_c(d, " [");
+    b_c(d, dim);
+    b_c(d, "]");
+    b_s(d, el.r);
+    res.l = el.l;
+    res.r = b_end(d, b);
+    return res;
+}
+
+/* M: a pointer to member (of data, or of a function). */
+static dty p_type_member(dm *d)
+{
+    dty res;
+    d->p++;
+    dstr cls = ty_full(d, p_type(d));
+    dty mem = p_type(d);
+    size_t b = d->alen;
+    b_s(d, mem.l);
+    if (mem.r.len) {
+        b_c(d, "(");
+        b_s(d, cls);
+        b_c(d, "::*");
+        res.l = b_end(d, b);
+        res.r = s_cat(d, s_lit(d, ")", 1), NULL, mem.r);
+    } else {
+        b_c(d, " ");
+        b_s(d, cls);
+        b_c(d, "::*");
+        res = ty_of(b_end(d, b));
+    }
+    return res;
+}
+
+/* T: a template parameter (with its arguments), or an elaborated name. */
+static dty p_type_param(dm *d, char c1)
+{
+    dty res = ty_of(NOSTR);
+    if (c1 == '_' || isdigit((unsigned char)c1)) {
+        res = ty_of(p_template_param(d));
+        if (pk(d, 0) == 'I') {
+            push_sub(d, res);
+            res = ty_of(s_cat(d, res.l, NULL, p_template_args(d, 0)));
+        }
+    } else if (c1 == 's' || c1 == 'u' || c1 == 'e') {
+        d->p += 2;
+        res = ty_of(p_name(d, NULL, 0));
+    } else {
+        fail(d);
+    }
+    return res;
+}
+
 static dty p_type(dm *d)
 {
     dty res = ty_of(NOSTR);
@@ -921,6 +1065,7 @@ static dty p_type(dm *d)
         return res;
     char c = pk(d, 0), c1 = pk(d, 1);
     const char *bi = builtin(c);
+    int sub = 1; /* a substitution candidate */
     if (bi) {
         d->p++;
         res = ty_of(s_lit(d, bi, strlen(bi)));
@@ -935,62 +1080,14 @@ static dty p_type(dm *d)
         return res;
     }
     switch (c) {
-    case 'D':
-        if (c1 == 'F') { /* _Float<n> */
-            d->p += 2;
-            int ok;
-            size_t bits = p_number(d, &ok);
-            need(d, '_');
-            char buf[32];
-            snprintf(buf, sizeof(buf), "_Float%zu", bits);
-            res = ty_of(s_lit(d, buf, strlen(buf)));
-            leave(d);
-            return res;
-        } else if (c1 == 'p') {
-            /* A pack expansion of an instantiated pack reads as its
-             * elements, which the template parameter already spells. */
-            d->p += 2;
-            res = ty_of(ty_full(d, p_type(d)));
-        } else if (c1 == 't' || c1 == 'T') {
-            d->p += 2;
-            dstr e = p_expr(d);
-            need(d, 'E');
-            res = ty_of(s_cat(d, s_lit(d, "decltype(", 9), NULL, s_cat(d, e, ")", NOSTR)));
-        } else if (c1 == 'v') {
-            d->p += 2;
-            int ok;
-            size_t num = p_number(d, &ok);
-            need(d, '_');
-            dstr el = ty_full(d, p_type(d));
-            char buf[48];
-            snprintf(buf, sizeof(buf), " __vector(%zu)", num);
-            res = ty_of(s_cat(d, el, buf, NOSTR));
-        } else {
-            fail(d);
-        }
-        break;
-    case 'u': {
+    case 'D': res = p_type_d(d, c1, &sub); break;
+    case 'u':
         d->p++;
         res = ty_of(p_source_name(d));
         break;
-    }
     case 'r':
     case 'V':
-    case 'K': {
-        size_t b = d->alen;
-        while (pk(d, 0) == 'r' || pk(d, 0) == 'V' || pk(d, 0) == 'K') {
-            char q = pk(d, 0);
-            b_c(d, q == 'K' ? " const" : q == 'V' ? " volatile" : " restrict");
-            d->p++;
-        }
-        dstr quals = b_end(d, b);
-        dty in = p_type(d);
-        if (in.r.len) /* a function type: the qualifiers follow its parameters */
-            res = (dty){ in.l, s_cat(d, in.r, NULL, quals) };
-        else
-            res = ty_of(s_cat(d, in.l, NULL, quals));
-        break;
-    }
+    case 'K': res = p_type_qualified(d); break;
     case 'P':
         d->p++;
         res = wrap_ptr(d, p_type(d), "*");
@@ -1008,104 +1105,31 @@ static dty p_type(dm *d)
         d->p++;
         res = ty_of(s_cat(d, ty_full(d, p_type(d)), c == 'C' ? " _Complex" : " _Imaginary", NOSTR));
         break;
-    case 'F': {
-        d->p++;
-        eat(d, 'Y');
-        dstr ret = ty_full(d, p_type(d));
-        dstr params = p_params(d, 1);
-        dstr refq = NOSTR;
-        if (eat(d, 'R'))
-            refq = s_lit(d, " &", 2);
-        else if (eat(d, 'O'))
-            refq = s_lit(d, " &&", 3);
-        need(d, 'E');
-        res.l = s_cat(d, ret, " ", NOSTR);
-        res.r = s_cat(d, params, NULL, refq);
-        break;
-    }
-    case 'A': {
-        d->p++;
-        char dim[32] = "";
-        if (isdigit((unsigned char)pk(d, 0))) {
-            int ok;
-            size_t num = p_number(d, &ok);
-            snprintf(dim, sizeof(dim), "%zu", num);
-        } else if (pk(d, 0) != '_') {
-            fail(d);
-            break;
-        }
-        need(d, '_');
-        dty el = p_type(d);
-        size_t b = d->alen;
-        b_c(d, " [");
-        b_c(d, dim);
-        b_c(d, "]");
-        b_s(d, el.r);
-        res.l = el.l;
-        res.r = b_end(d, b);
-        break;
-    }
-    case 'M': {
-        d->p++;
-        dstr cls = ty_full(d, p_type(d));
-        dty mem = p_type(d);
-        if (mem.r.len) {
-            size_t b = d->alen;
-            b_s(d, mem.l);
-            b_c(d, "(");
-            b_s(d, cls);
-            b_c(d, "::*");
-            res.l = b_end(d, b);
-            res.r = s_cat(d, s_lit(d, ")", 1), NULL, mem.r);
-        } else {
-            size_t b = d->alen;
-            b_s(d, mem.l);
-            b_c(d, " ");
-            b_s(d, cls);
-            b_c(d, "::*");
-            res = ty_of(b_end(d, b));
-        }
-        break;
-    }
-    case 'T':
-        if (c1 == '_' || isdigit((unsigned char)c1)) {
-            res = ty_of(p_template_param(d));
-            if (pk(d, 0) == 'I') {
-                push_sub(d, res);
-                res = ty_of(s_cat(d, res.l, NULL, p_template_args(d, 0)));
-            }
-        } else if (c1 == 's' || c1 == 'u' || c1 == 'e') {
-            d->p += 2;
-            res = ty_of(p_name(d, NULL, 0));
-        } else {
-            fail(d);
-        }
-        break;
+    case 'F': res = p_type_function(d); break;
+    case 'A': res = p_type_array(d); break;
+    case 'M': res = p_type_member(d); break;
+    case 'T': res = p_type_param(d, c1); break;
     case 'S':
         if (c1 == 't') {
             res = ty_of(p_name(d, NULL, 0));
         } else {
             res = p_subst(d);
             if (pk(d, 0) != 'I') {
-                leave(d);
-                return res; /* already a candidate */
+                sub = 0; /* already a candidate */
+                break;
             }
             res = ty_of(s_cat(d, ty_full(d, res), NULL, p_template_args(d, 0)));
         }
         break;
-    case 'N':
-    case 'Z':
-        res = ty_of(p_name(d, NULL, 0));
-        break;
     default:
-        if (isdigit((unsigned char)c)) {
+        if (c == 'N' || c == 'Z' || isdigit((unsigned char)c))
             res = ty_of(p_name(d, NULL, 0));
-        } else {
+        else
             fail(d);
-        }
         break;
     }
-    push_sub(d, res);
+    if (sub)
+        push_sub(d, res);
     leave(d);
     return res;
 }
