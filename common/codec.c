@@ -820,45 +820,129 @@ static void get_copy(icur *c, gmt_deltas *s, gmt_copy *k)
     get_gpu_time(c, s, &k->start, &k->end);
 }
 
+/* The header: who wrote the trace, where and how. */
+static inline void get_header(icur *c, gmt_header *h)
+{
+    h->pid = get_v(c);
+    h->ppid = get_v(c);
+    h->start_unix_ns = get_v(c);
+    h->start_ts = get_v(c);
+    h->rank = get_sv(c);
+    h->local_rank = get_sv(c);
+    h->world_size = get_sv(c);
+    h->cupti_version = get_v(c);
+    h->driver_version = get_v(c);
+    h->flags = get_v(c);
+    get_bytes(c, &h->host);
+    get_bytes(c, &h->cmdline);
+    get_bytes(c, &h->config);
+    get_bytes(c, &h->profiler_version);
+}
+
+/* A device: its size, SM count, compute capability, UUID and name. */
+static inline void get_device(icur *c, gmt_device *d)
+{
+    d->device = get_v(c);
+    d->total_mem = get_v(c);
+    d->sm_count = get_v(c);
+    d->cc_major = get_v(c);
+    d->cc_minor = get_v(c);
+    if (c->end - c->p < 16) {
+        c->bad = 1;
+        c->p = c->end;
+        memset(d->uuid, 0, 16);
+    } else {
+        memcpy(d->uuid, c->p, 16);
+        c->p += 16;
+    }
+    get_bytes(c, &d->name);
+}
+
+/* A range begin (with its parent and name) or end. */
+static inline void get_range(icur *c, gmt_deltas *s, int begin, gmt_range *g)
+{
+    g->tid = get_v(c);
+    g->id = get_delta(c, &s->last_rid);
+    if (begin) {
+        g->parent = get_delta(c, &s->last_rid);
+        s->last_rid = g->id;
+        g->name = get_v(c);
+    } else {
+        g->parent = 0;
+        g->name = 0;
+    }
+    g->ts = get_delta(c->t, &s->last_ts);
+}
+
+/* A tag: its step and, per device, the live and driver views. */
+static inline void get_tag(icur *c, gmt_deltas *s, gmt_tag *t)
+{
+    t->name = get_v(c);
+    t->step = get_delta(c, &s->last_step);
+    t->ndev = get_v(c);
+    if (t->ndev > GMT_MAX_TAG_DEVICES) {
+        c->bad = 1;
+        t->ndev = 0;
+        return;
+    }
+    for (uint64_t i = 0; i < t->ndev; i++) {
+        t->dev[i].device = get_v(c);
+        t->dev[i].live_bytes = get_v(c);
+        t->dev[i].driver_used = get_v(c);
+        t->dev[i].driver_free = get_v(c);
+        t->dev[i].driver_total = get_v(c);
+        t->dev[i].fw_allocated = t->dev[i].fw_reserved = 0;
+    }
+    t->ts = get_delta(c->t, &s->last_ts);
+    /* 2.1: the framework's view, when the payload goes on */
+    t->has_framework = t->ndev && c->p < c->end;
+    for (uint64_t i = 0; t->has_framework && i < t->ndev; i++) {
+        t->dev[i].fw_allocated = get_v(c);
+        t->dev[i].fw_reserved = get_v(c);
+    }
+}
+
+/* The profiler's own counts. */
+static inline void get_stats(icur *c, gmt_deltas *s, gmt_stats *t)
+{
+    t->records_written = get_v(c);
+    t->dropped_cupti = get_v(c);
+    t->dropped_writer = get_v(c);
+    t->host_time_ns = get_v(c);
+    t->own_device_bytes = get_v(c);
+    t->own_host_bytes = get_v(c);
+    t->bytes_written = get_v(c);
+    t->unmatched_corr = get_v(c);
+    t->ts = get_delta(c->t, &s->last_ts);
+}
+
+/* An allocator block event. */
+static inline void get_block(icur *c, gmt_deltas *s, gmt_block *b)
+{
+    b->action = get_v(c);
+    b->device = get_v(c);
+    b->address = get_delta(c, &s->last_baddr);
+    b->bytes = get_v(c);
+    b->stream = get_v(c);
+    b->tid = get_v(c);
+    b->range = get_v(c);
+    b->seq = get_v(c);
+    b->step = get_v(c);
+    b->flags = get_v(c);
+    b->pool = get_v(c);
+    b->ts = get_delta(c, &s->last_bts);
+    b->requested = get_v(c);
+}
+
 static void get_payload(icur *c, gmt_deltas *s, gmt_record *r)
 {
     switch (r->type) {
-    case GMT_REC_HEADER: {
-        gmt_header *h = &r->u.header;
-        h->pid = get_v(c);
-        h->ppid = get_v(c);
-        h->start_unix_ns = get_v(c);
-        h->start_ts = get_v(c);
-        h->rank = get_sv(c);
-        h->local_rank = get_sv(c);
-        h->world_size = get_sv(c);
-        h->cupti_version = get_v(c);
-        h->driver_version = get_v(c);
-        h->flags = get_v(c);
-        get_bytes(c, &h->host);
-        get_bytes(c, &h->cmdline);
-        get_bytes(c, &h->config);
-        get_bytes(c, &h->profiler_version);
+    case GMT_REC_HEADER:
+        get_header(c, &r->u.header);
         break;
-    }
-    case GMT_REC_DEVICE: {
-        gmt_device *d = &r->u.device;
-        d->device = get_v(c);
-        d->total_mem = get_v(c);
-        d->sm_count = get_v(c);
-        d->cc_major = get_v(c);
-        d->cc_minor = get_v(c);
-        if (c->end - c->p < 16) {
-            c->bad = 1;
-            c->p = c->end;
-            memset(d->uuid, 0, 16);
-        } else {
-            memcpy(d->uuid, c->p, 16);
-            c->p += 16;
-        }
-        get_bytes(c, &d->name);
+    case GMT_REC_DEVICE:
+        get_device(c, &r->u.device);
         break;
-    }
     case GMT_REC_STRING:
         r->u.string.id = get_v(c);
         get_bytes(c, &r->u.string.str);
@@ -875,53 +959,17 @@ static void get_payload(icur *c, gmt_deltas *s, gmt_record *r)
         get_copy(c, s, &r->u.copy);
         break;
     case GMT_REC_RANGE_BEGIN:
-    case GMT_REC_RANGE_END: {
-        gmt_range *g = &r->u.range;
-        g->tid = get_v(c);
-        g->id = get_delta(c, &s->last_rid);
-        if (r->type == GMT_REC_RANGE_BEGIN) {
-            g->parent = get_delta(c, &s->last_rid);
-            s->last_rid = g->id;
-            g->name = get_v(c);
-        } else {
-            g->parent = 0;
-            g->name = 0;
-        }
-        g->ts = get_delta(c->t, &s->last_ts);
+    case GMT_REC_RANGE_END:
+        get_range(c, s, r->type == GMT_REC_RANGE_BEGIN, &r->u.range);
         break;
-    }
     case GMT_REC_MARK:
         r->u.mark.tid = get_v(c);
         r->u.mark.name = get_v(c);
         r->u.mark.ts = get_delta(c->t, &s->last_ts);
         break;
-    case GMT_REC_TAG: {
-        gmt_tag *t = &r->u.tag;
-        t->name = get_v(c);
-        t->step = get_delta(c, &s->last_step);
-        t->ndev = get_v(c);
-        if (t->ndev > GMT_MAX_TAG_DEVICES) {
-            c->bad = 1;
-            t->ndev = 0;
-            break;
-        }
-        for (uint64_t i = 0; i < t->ndev; i++) {
-            t->dev[i].device = get_v(c);
-            t->dev[i].live_bytes = get_v(c);
-            t->dev[i].driver_used = get_v(c);
-            t->dev[i].driver_free = get_v(c);
-            t->dev[i].driver_total = get_v(c);
-            t->dev[i].fw_allocated = t->dev[i].fw_reserved = 0;
-        }
-        t->ts = get_delta(c->t, &s->last_ts);
-        /* 2.1: the framework's view, when the payload goes on */
-        t->has_framework = t->ndev && c->p < c->end;
-        for (uint64_t i = 0; t->has_framework && i < t->ndev; i++) {
-            t->dev[i].fw_allocated = get_v(c);
-            t->dev[i].fw_reserved = get_v(c);
-        }
+    case GMT_REC_TAG:
+        get_tag(c, s, &r->u.tag);
         break;
-    }
     case GMT_REC_STEP:
         r->u.step.step = get_delta(c, &s->last_step);
         r->u.step.phase = get_v(c);
@@ -948,41 +996,17 @@ static void get_payload(icur *c, gmt_deltas *s, gmt_record *r)
         r->u.sample.total = get_v(c);
         r->u.sample.ts = get_delta(c->t, &s->last_ts);
         break;
-    case GMT_REC_STATS: {
-        gmt_stats *t = &r->u.stats;
-        t->records_written = get_v(c);
-        t->dropped_cupti = get_v(c);
-        t->dropped_writer = get_v(c);
-        t->host_time_ns = get_v(c);
-        t->own_device_bytes = get_v(c);
-        t->own_host_bytes = get_v(c);
-        t->bytes_written = get_v(c);
-        t->unmatched_corr = get_v(c);
-        t->ts = get_delta(c->t, &s->last_ts);
+    case GMT_REC_STATS:
+        get_stats(c, s, &r->u.stats);
         break;
-    }
     case GMT_REC_TRAILER:
         r->u.trailer.records = get_v(c);
         r->u.trailer.status = get_v(c);
         r->u.trailer.ts = get_delta(c->t, &s->last_ts);
         break;
-    case GMT_REC_BLOCK: {
-        gmt_block *b = &r->u.block;
-        b->action = get_v(c);
-        b->device = get_v(c);
-        b->address = get_delta(c, &s->last_baddr);
-        b->bytes = get_v(c);
-        b->stream = get_v(c);
-        b->tid = get_v(c);
-        b->range = get_v(c);
-        b->seq = get_v(c);
-        b->step = get_v(c);
-        b->flags = get_v(c);
-        b->pool = get_v(c);
-        b->ts = get_delta(c, &s->last_bts);
-        b->requested = get_v(c);
+    case GMT_REC_BLOCK:
+        get_block(c, s, &r->u.block);
         break;
-    }
     default:
         c->bad = 1;
         break;

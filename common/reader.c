@@ -569,176 +569,225 @@ int gmt_reader_set_pext(gmt_reader *r, int on)
     return r->pext;
 }
 
+/* What a step of reader_next_slow returns besides a result for the caller
+ * (1 for a record, 0 at the end, a negative gmt_status): */
+#define RD_AGAIN 2 /* start the loop over */
+#define RD_ON 3    /* go on to the next step */
+
+/* The frame's TIMES record, when it is whole in the window. */
+static int take_times(gmt_reader *r)
+{
+    const uint8_t *p = r->ob + r->ob_pos;
+    size_t avail = r->ob_len - r->ob_pos;
+    uint64_t tl = 0;
+    if (p[0] != GMT_WIRE_TIMES)
+        return bad_record(r, "frame without its TIMES record");
+    int lb = avail > 1 ? gmt_varint_get(p + 1, avail - 1, &tl) : 0;
+    if (lb < 0 || tl > GMT_MAX_PAYLOAD)
+        return bad_record(r, "malformed TIMES record");
+    if (lb <= 0 || 1 + (size_t)lb + tl > avail)
+        return RD_ON;
+    if (tl > r->tbuf_cap) {
+        uint8_t *nb = realloc(r->tbuf, tl);
+        if (!nb)
+            return finish(r, GMT_E_NOMEM, "out of memory");
+        r->tbuf = nb;
+        r->tbuf_cap = tl;
+    }
+    if (tl)
+        memcpy(r->tbuf, p + 1 + lb, tl);
+    gmt_codec_set_time_source(&r->codec, r->tbuf, (size_t)tl);
+    r->ob_pos += 1 + (size_t)lb + tl;
+    r->need_times = 0;
+    r->fast = 1;
+    return RD_AGAIN;
+}
+
+/* One record out of the window, when it is whole there. */
+static int take_record(gmt_reader *r, gmt_record *rec)
+{
+    gmt_reader_end *e = &r->end;
+    size_t used = 0;
+    gmt_status st = gmt_decode(&r->codec, r->ob + r->ob_pos, r->ob_len - r->ob_pos, rec, &used);
+    if (st == GMT_OK) {
+        r->ob_pos += used;
+        e->records++;
+        if (rec->type == GMT_REC_TRAILER)
+            e->has_trailer = 1;
+        return 1;
+    }
+    if (st == GMT_E_TYPE) {
+        r->ob_pos += used;
+        e->skipped_unknown++;
+        return RD_AGAIN;
+    }
+    if (st != GMT_E_SHORT) {
+        uint8_t t = r->ob[r->ob_pos];
+        return bad_record(r, t == 0 ? "zero type byte"
+                             : t >= GMT_WIRE_KERNEL_REF && t < GMT_WIRE_TYPE_MAX_
+                                 ? "malformed length or field, or an index past this frame's table"
+                                 : "malformed length or field");
+    }
+    return RD_ON;
+}
+
+/* A finished frame whose records are all out: check it, start the next. */
+static int next_frame(gmt_reader *r)
+{
+    gmt_reader_end *e = &r->end;
+    if (!r->have_preamble && r->frame_content > 0)
+        return finish(r, GMT_E_MAGIC, "not a gmemprof trace (its first frame holds only %llu bytes)",
+                      (unsigned long long)r->frame_content);
+    if (r->ob_pos != r->ob_len)
+        return bad_record(r, "the frame ends inside this record");
+    /* (an empty frame, which no writer makes, holds nothing to miss) */
+    if (r->times_first && ((r->need_times && r->frame_content > 0) || gmt_codec_time_left(&r->codec)))
+        return finish(r, GMT_E_CORRUPT,
+                      "corrupt frame %llu: %s; %llu records recovered; %s",
+                      (unsigned long long)e->frames + 1,
+                      r->need_times ? "it holds no TIMES record"
+                                    : "its TIMES record holds more times than its records use",
+                      (unsigned long long)e->records, trailer_words(r));
+    e->frames++;
+    e->good_offset = r->frame_end;
+    gmt_codec_reset(&r->codec);
+    if (r->times_first) {
+        r->need_times = 1;
+        r->fast = 0;
+    }
+    r->frame_done = 0;
+    r->frame_content = 0;
+    return RD_AGAIN;
+}
+
+/* Drop what was decoded from the window; grow it only for a large record. */
+static int make_room(gmt_reader *r)
+{
+    if (r->ob_pos > 0) {
+        memmove(r->ob, r->ob + r->ob_pos, r->ob_len - r->ob_pos);
+        r->stream_off += r->ob_pos;
+        r->ob_len -= r->ob_pos;
+        r->ob_pos = 0;
+    }
+    if (r->ob_len == r->ob_cap) {
+        if (r->ob_cap >= OB_MAX)
+            return bad_record(r, "record larger than any valid record");
+        size_t ncap = r->ob_cap * 2 > OB_MAX ? OB_MAX : r->ob_cap * 2;
+        uint8_t *nb = realloc(r->ob, ncap);
+        if (!nb)
+            return finish(r, GMT_E_NOMEM, "out of memory after %llu records", (unsigned long long)r->end.records);
+        r->ob = nb;
+        r->ob_cap = ncap;
+    }
+    return RD_ON;
+}
+
+/* More compressed input if zstd used all it had; the zstd magic checked. */
+static int feed_input(gmt_reader *r)
+{
+    if (refill(r) < 0)
+        return finish(r, GMT_E_IO, "read error at byte %llu: %s; %llu records recovered",
+                      (unsigned long long)r->in_total, strerror(errno), (unsigned long long)r->end.records);
+    if (!r->magic_checked) {
+        size_t avail = r->in.size - r->in.pos;
+        if (avail >= 4 || (r->eof && avail > 0)) {
+            r->magic_checked = 1;
+            if (!is_zstd_magic_prefix((const uint8_t *)r->in.src + r->in.pos, avail))
+                return finish(r, GMT_E_MAGIC, "not a gmemprof trace (bad zstd magic at byte 0)");
+        }
+    }
+    if (r->in.pos == r->in.size) {
+        if (r->eof)
+            return end_of_input(r);
+        return RD_AGAIN; /* refill made progress */
+    }
+    return RD_ON;
+}
+
+/* Decompress: a whole frame in one call, or one streaming step. */
+static int decompress_step(gmt_reader *r)
+{
+    gmt_reader_end *e = &r->end;
+    if (!r->frame_open)
+        note_frame_header(r);
+    if (!r->frame_open && r->ob_len == 0) {
+        int k = whole_frame(r);
+        if (k < 0)
+            return finish(r, GMT_E_IO, "read error at byte %llu: %s; %llu records recovered",
+                          (unsigned long long)r->in_total, strerror(errno), (unsigned long long)e->records);
+        if (k > 0)
+            return RD_AGAIN;
+    }
+    ZSTD_outBuffer out = { r->ob + r->ob_len, r->ob_cap - r->ob_len, 0 };
+    size_t before = r->in.pos;
+    if (!r->frame_open)
+        r->frame_start = r->consumed;
+    size_t ret = ZSTD_decompressStream(r->dctx, &out, &r->in);
+    r->consumed += r->in.pos - before;
+    if (ZSTD_isError(ret)) {
+        return finish(r, GMT_E_ZSTD,
+                      "corrupt frame %llu at byte %llu: %s (last complete frame ended at byte %llu); %llu "
+                      "records recovered; %s",
+                      (unsigned long long)e->frames + 1, (unsigned long long)r->frame_start,
+                      ZSTD_getErrorName(ret), (unsigned long long)e->good_offset,
+                      (unsigned long long)e->records, trailer_words(r));
+    }
+    if (r->in.pos > before)
+        r->frame_open = 1;
+    r->ob_len += out.pos;
+    r->frame_content += out.pos;
+    if (r->frame_content > GMT_MAX_FRAME_CONTENT)
+        return finish(r, GMT_E_CORRUPT,
+                      "corrupt frame %llu at byte %llu: more than %u bytes of content; %llu records recovered",
+                      (unsigned long long)e->frames + 1, (unsigned long long)r->frame_start,
+                      GMT_MAX_FRAME_CONTENT, (unsigned long long)e->records);
+    if (ret == 0) {
+        r->frame_done = 1;
+        r->frame_open = 0;
+        r->frame_end = r->consumed;
+        r->stalls = 0;
+    } else if (out.pos == 0 && r->in.pos == before) {
+        /* zstd neither took nor gave anything although it had both input
+         * and output room: never loop on that. */
+        if (++r->stalls > 8)
+            return finish(r, GMT_E_ZSTD, "corrupt frame %llu at byte %llu: the decoder stopped making progress",
+                          (unsigned long long)e->frames + 1, (unsigned long long)r->frame_start);
+    } else {
+        r->stalls = 0;
+    }
+    return RD_AGAIN;
+}
+
 static __attribute__((noinline)) int reader_next_slow(gmt_reader *r, gmt_record *rec)
 {
     if (!r || !rec)
         return GMT_E_ARG;
     if (r->finished)
         return r->end.status == GMT_OK ? 0 : (int)r->end.status;
-    gmt_reader_end *e = &r->end;
     for (;;) {
+        int k = RD_ON;
         /* 1. Hand out whatever is complete in the window. */
         if (!r->have_preamble) {
-            int k = take_preamble(r);
+            k = take_preamble(r);
             if (k < 0)
                 return k;
-            if (k > 0)
-                continue;
+            k = k > 0 ? RD_AGAIN : RD_ON;
         } else if (r->need_times && r->ob_pos < r->ob_len) {
-            const uint8_t *p = r->ob + r->ob_pos;
-            size_t avail = r->ob_len - r->ob_pos;
-            uint64_t tl = 0;
-            if (p[0] != GMT_WIRE_TIMES)
-                return bad_record(r, "frame without its TIMES record");
-            int lb = avail > 1 ? gmt_varint_get(p + 1, avail - 1, &tl) : 0;
-            if (lb < 0 || tl > GMT_MAX_PAYLOAD)
-                return bad_record(r, "malformed TIMES record");
-            if (lb > 0 && 1 + (size_t)lb + tl <= avail) {
-                if (tl > r->tbuf_cap) {
-                    uint8_t *nb = realloc(r->tbuf, tl);
-                    if (!nb)
-                        return finish(r, GMT_E_NOMEM, "out of memory");
-                    r->tbuf = nb;
-                    r->tbuf_cap = tl;
-                }
-                if (tl)
-                    memcpy(r->tbuf, p + 1 + lb, tl);
-                gmt_codec_set_time_source(&r->codec, r->tbuf, (size_t)tl);
-                r->ob_pos += 1 + (size_t)lb + tl;
-                r->need_times = 0;
-                r->fast = 1;
-                continue;
-            }
+            k = take_times(r);
         } else if (r->ob_pos < r->ob_len) {
-            size_t used = 0;
-            gmt_status st = gmt_decode(&r->codec, r->ob + r->ob_pos, r->ob_len - r->ob_pos, rec, &used);
-            if (st == GMT_OK) {
-                r->ob_pos += used;
-                e->records++;
-                if (rec->type == GMT_REC_TRAILER)
-                    e->has_trailer = 1;
-                return 1;
-            }
-            if (st == GMT_E_TYPE) {
-                r->ob_pos += used;
-                e->skipped_unknown++;
-                continue;
-            }
-            if (st != GMT_E_SHORT) {
-                uint8_t t = r->ob[r->ob_pos];
-                return bad_record(r, t == 0 ? "zero type byte"
-                                     : t >= GMT_WIRE_KERNEL_REF && t < GMT_WIRE_TYPE_MAX_
-                                         ? "malformed length or field, or an index past this frame's table"
-                                         : "malformed length or field");
-            }
+            k = take_record(r, rec);
         }
-        /* 2. A finished frame: all its records are out; start the next one. */
-        if (r->frame_done) {
-            if (!r->have_preamble && r->frame_content > 0)
-                return finish(r, GMT_E_MAGIC, "not a gmemprof trace (its first frame holds only %llu bytes)",
-                              (unsigned long long)r->frame_content);
-            if (r->ob_pos != r->ob_len)
-                return bad_record(r, "the frame ends inside this record");
-            /* (an empty frame, which no writer makes, holds nothing to miss) */
-            if (r->times_first && ((r->need_times && r->frame_content > 0) || gmt_codec_time_left(&r->codec)))
-                return finish(r, GMT_E_CORRUPT,
-                              "corrupt frame %llu: %s; %llu records recovered; %s",
-                              (unsigned long long)e->frames + 1,
-                              r->need_times ? "it holds no TIMES record"
-                                            : "its TIMES record holds more times than its records use",
-                              (unsigned long long)e->records, trailer_words(r));
-            e->frames++;
-            e->good_offset = r->frame_end;
-            gmt_codec_reset(&r->codec);
-            if (r->times_first) {
-                r->need_times = 1;
-                r->fast = 0;
-            }
-            r->frame_done = 0;
-            r->frame_content = 0;
-            continue;
-        }
-        /* 3. Make room: drop what was decoded, grow only for a large record. */
-        if (r->ob_pos > 0) {
-            memmove(r->ob, r->ob + r->ob_pos, r->ob_len - r->ob_pos);
-            r->stream_off += r->ob_pos;
-            r->ob_len -= r->ob_pos;
-            r->ob_pos = 0;
-        }
-        if (r->ob_len == r->ob_cap) {
-            if (r->ob_cap >= OB_MAX)
-                return bad_record(r, "record larger than any valid record");
-            size_t ncap = r->ob_cap * 2 > OB_MAX ? OB_MAX : r->ob_cap * 2;
-            uint8_t *nb = realloc(r->ob, ncap);
-            if (!nb)
-                return finish(r, GMT_E_NOMEM, "out of memory after %llu records", (unsigned long long)e->records);
-            r->ob = nb;
-            r->ob_cap = ncap;
-        }
-        /* 4. More compressed input if zstd used all it had. */
-        if (refill(r) < 0)
-            return finish(r, GMT_E_IO, "read error at byte %llu: %s; %llu records recovered",
-                          (unsigned long long)r->in_total, strerror(errno), (unsigned long long)e->records);
-        if (!r->magic_checked) {
-            size_t avail = r->in.size - r->in.pos;
-            if (avail >= 4 || (r->eof && avail > 0)) {
-                r->magic_checked = 1;
-                if (!is_zstd_magic_prefix((const uint8_t *)r->in.src + r->in.pos, avail))
-                    return finish(r, GMT_E_MAGIC, "not a gmemprof trace (bad zstd magic at byte 0)");
-            }
-        }
-        if (r->in.pos == r->in.size) {
-            if (r->eof)
-                return end_of_input(r);
-            continue; /* refill made progress */
-        }
-        /* 5. Decompress: a whole frame in one call, or one streaming step. */
-        if (!r->frame_open)
-            note_frame_header(r);
-        if (!r->frame_open && r->ob_len == 0) {
-            int k = whole_frame(r);
-            if (k < 0)
-                return finish(r, GMT_E_IO, "read error at byte %llu: %s; %llu records recovered",
-                              (unsigned long long)r->in_total, strerror(errno), (unsigned long long)e->records);
-            if (k > 0)
-                continue;
-        }
-        ZSTD_outBuffer out = { r->ob + r->ob_len, r->ob_cap - r->ob_len, 0 };
-        size_t before = r->in.pos;
-        if (!r->frame_open)
-            r->frame_start = r->consumed;
-        size_t ret = ZSTD_decompressStream(r->dctx, &out, &r->in);
-        r->consumed += r->in.pos - before;
-        if (ZSTD_isError(ret)) {
-            return finish(r, GMT_E_ZSTD,
-                          "corrupt frame %llu at byte %llu: %s (last complete frame ended at byte %llu); %llu "
-                          "records recovered; %s",
-                          (unsigned long long)e->frames + 1, (unsigned long long)r->frame_start,
-                          ZSTD_getErrorName(ret), (unsigned long long)e->good_offset,
-                          (unsigned long long)e->records, trailer_words(r));
-        }
-        if (r->in.pos > before)
-            r->frame_open = 1;
-        r->ob_len += out.pos;
-        r->frame_content += out.pos;
-        if (r->frame_content > GMT_MAX_FRAME_CONTENT)
-            return finish(r, GMT_E_CORRUPT,
-                          "corrupt frame %llu at byte %llu: more than %u bytes of content; %llu records recovered",
-                          (unsigned long long)e->frames + 1, (unsigned long long)r->frame_start,
-                          GMT_MAX_FRAME_CONTENT, (unsigned long long)e->records);
-        if (ret == 0) {
-            r->frame_done = 1;
-            r->frame_open = 0;
-            r->frame_end = r->consumed;
-            r->stalls = 0;
-        } else if (out.pos == 0 && r->in.pos == before) {
-            /* zstd neither took nor gave anything although it had both input
-             * and output room: never loop on that. */
-            if (++r->stalls > 8)
-                return finish(r, GMT_E_ZSTD, "corrupt frame %llu at byte %llu: the decoder stopped making progress",
-                              (unsigned long long)e->frames + 1, (unsigned long long)r->frame_start);
-        } else {
-            r->stalls = 0;
-        }
+        /* 2. A finished frame: all its records are out; start the next one.
+         * 3. Make room. 4. More input. 5. Decompress. */
+        if (k == RD_ON && r->frame_done)
+            k = next_frame(r);
+        if (k == RD_ON)
+            k = make_room(r);
+        if (k == RD_ON)
+            k = feed_input(r);
+        if (k == RD_ON)
+            k = decompress_step(r);
+        if (k != RD_AGAIN)
+            return k;
     }
 }
