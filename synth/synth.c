@@ -201,6 +201,104 @@ static int params_build(params *pp, unsigned layers)
 }
 
 /* One active step of training: forward, loss, backward, optimizer. */
+/* The 12 activations a transformer layer's forward keeps for its backward. */
+static void prog_layer_forward(prog *p, uint32_t sv[12])
+{
+    const uint64_t T = TOKENS, H = HIDDEN, bf = 2, f32 = 4;
+    sv[0] = prog_ak(p, T * H * bf, K_LN);
+    sv[1] = prog_ak(p, 3 * T * H * bf, K_GEMM_QKV);
+    sv[2] = prog_ak(p, 3 * T * H * bf, K_ROPE);
+    sv[3] = prog_alloc(p, T * HEADS * f32); /* softmax lse */
+    sv[4] = prog_ak(p, T * H * bf, K_FLASH_FWD);
+    sv[5] = prog_ak(p, T * H * bf, K_GEMM_PROJ);
+    sv[6] = prog_ak(p, T * H * bf, K_ADD);
+    sv[7] = prog_ak(p, T * H * bf, K_LN);
+    sv[8] = prog_ak(p, 4 * T * H * bf, K_GEMM_FC1);
+    sv[9] = prog_ak(p, 4 * T * H * bf, K_GELU);
+    sv[10] = prog_ak(p, T * H * bf, K_GEMM_FC2);
+    sv[11] = prog_ak(p, T * H * bf, K_ADD);
+}
+
+/* A layer's backward: its 12 gradients into g (b: their sizes), its saved
+ * activations freed; returns the gradient of its input (gx is freed). */
+static uint32_t prog_layer_backward(prog *p, const uint32_t sv[12], uint32_t g[12], const uint64_t *b, uint32_t gx)
+{
+    const uint64_t T = TOKENS, H = HIDDEN, bf = 2, f32 = 4;
+    /* fc2 */
+    uint32_t g_gelu = prog_ak(p, 4 * T * H * bf, K_GEMM_DGRAD);
+    g[10] = prog_ak(p, b[10], K_GEMM_WGRAD);
+    g[11] = prog_ak(p, b[11], K_REDUCE_SUM);
+    prog_free(p, sv[10]);
+    uint32_t g_fc1 = prog_ak(p, 4 * T * H * bf, K_GELU_BWD);
+    prog_free(p, g_gelu);
+    prog_free(p, sv[9]);
+    uint32_t g_ln2 = prog_ak(p, T * H * bf, K_GEMM_DGRAD);
+    g[8] = prog_ak(p, b[8], K_GEMM_WGRAD);
+    g[9] = prog_ak(p, b[9], K_REDUCE_SUM);
+    prog_free(p, g_fc1);
+    prog_free(p, sv[8]);
+    uint32_t g_r1 = prog_ak(p, T * H * bf, K_LN_BWD_IN);
+    g[6] = prog_alloc(p, b[6]);
+    g[7] = prog_alloc(p, b[7]);
+    prog_kernel(p, K_LN_BWD_GB);
+    prog_free(p, g_ln2);
+    prog_free(p, sv[7]);
+    uint32_t g_sum = prog_ak(p, T * H * bf, K_ADD);
+    prog_free(p, g_r1);
+    prog_free(p, sv[11]);
+    prog_free(p, sv[6]);
+    /* attention output projection */
+    uint32_t g_attn = prog_ak(p, T * H * bf, K_GEMM_DGRAD);
+    g[4] = prog_ak(p, b[4], K_GEMM_WGRAD);
+    g[5] = prog_ak(p, b[5], K_REDUCE_SUM);
+    prog_free(p, sv[5]);
+    uint32_t dsum = prog_ak(p, T * HEADS * f32, K_FLASH_DOT);
+    uint32_t dq_acc = prog_alloc(p, T * H * f32);
+    uint32_t g_qkv = prog_ak(p, 3 * T * H * bf, K_FLASH_BWD);
+    prog_kernel(p, K_FLASH_DQ);
+    prog_free(p, dq_acc);
+    prog_free(p, dsum);
+    prog_free(p, g_attn);
+    prog_free(p, sv[4]);
+    prog_free(p, sv[3]);
+    uint32_t g_rope = prog_ak(p, 3 * T * H * bf, K_ROPE);
+    prog_free(p, g_qkv);
+    prog_free(p, sv[2]);
+    uint32_t g_ln1 = prog_ak(p, T * H * bf, K_GEMM_DGRAD);
+    g[2] = prog_ak(p, b[2], K_GEMM_WGRAD);
+    g[3] = prog_ak(p, b[3], K_REDUCE_SUM);
+    prog_free(p, g_rope);
+    prog_free(p, sv[1]);
+    uint32_t g_in = prog_ak(p, T * H * bf, K_LN_BWD_IN);
+    g[0] = prog_alloc(p, b[0]);
+    g[1] = prog_alloc(p, b[1]);
+    prog_kernel(p, K_LN_BWD_GB);
+    prog_free(p, g_ln1);
+    prog_free(p, sv[0]);
+    uint32_t g_next = prog_ak(p, T * H * bf, K_ADD);
+    prog_free(p, g_in);
+    prog_free(p, g_sum);
+    prog_free(p, gx);
+    return g_next;
+}
+
+/* The optimizer step: gradient clipping and Adam, its temporaries freed. */
+static void prog_optimizer(prog *p)
+{
+uint32_t norms = prog_ak(p, 320 * 4, K_LPNORM);
+uint32_t total = prog_ak(p, 4, K_LPNORM_CLEANUP);
+uint32_t coef = prog_ak(p, 4, K_MUL);
+prog_kernel(p, K_FOREACH_MUL);
+uint32_t steps_t = prog_alloc(p, 4);
+prog_emit(p, OP_MEMSET, 0, steps_t, 4);
+for (unsigned i = 0; i < 4; i++)
+    prog_kernel(p, K_ADAM);
+prog_free(p, steps_t);
+prog_free(p, coef);
+prog_free(p, total);
+prog_free(p, norms);
+}
+
 static void prog_build(prog *p, unsigned layers, const params *pp)
 {
     const uint64_t T = TOKENS, H = HIDDEN, bf = 2, f32 = 4;
@@ -225,18 +323,7 @@ static void prog_build(prog *p, unsigned layers, const params *pp)
     for (unsigned l = 0; l < layers; l++) {
         uint32_t *sv = saved + l * 12u;
         prog_push(p, N_LAYER0 + (int)l);
-        sv[0] = prog_ak(p, T * H * bf, K_LN);
-        sv[1] = prog_ak(p, 3 * T * H * bf, K_GEMM_QKV);
-        sv[2] = prog_ak(p, 3 * T * H * bf, K_ROPE);
-        sv[3] = prog_alloc(p, T * HEADS * f32); /* softmax lse */
-        sv[4] = prog_ak(p, T * H * bf, K_FLASH_FWD);
-        sv[5] = prog_ak(p, T * H * bf, K_GEMM_PROJ);
-        sv[6] = prog_ak(p, T * H * bf, K_ADD);
-        sv[7] = prog_ak(p, T * H * bf, K_LN);
-        sv[8] = prog_ak(p, 4 * T * H * bf, K_GEMM_FC1);
-        sv[9] = prog_ak(p, 4 * T * H * bf, K_GELU);
-        sv[10] = prog_ak(p, T * H * bf, K_GEMM_FC2);
-        sv[11] = prog_ak(p, T * H * bf, K_ADD);
+        prog_layer_forward(p, sv);
         prog_pop(p);
     }
     uint32_t lnf = prog_ak(p, T * H * bf, K_LN);
@@ -271,62 +358,7 @@ static void prog_build(prog *p, unsigned layers, const params *pp)
         uint32_t *sv = saved + li * 12u;
         uint32_t *g = grads + 2 + li * 12u;
         prog_push(p, N_LAYER0 + (int)li);
-        /* fc2 */
-        uint32_t g_gelu = prog_ak(p, 4 * T * H * bf, K_GEMM_DGRAD);
-        g[10] = prog_ak(p, pp->bytes[2 + li * 12u + 10], K_GEMM_WGRAD);
-        g[11] = prog_ak(p, pp->bytes[2 + li * 12u + 11], K_REDUCE_SUM);
-        prog_free(p, sv[10]);
-        uint32_t g_fc1 = prog_ak(p, 4 * T * H * bf, K_GELU_BWD);
-        prog_free(p, g_gelu);
-        prog_free(p, sv[9]);
-        uint32_t g_ln2 = prog_ak(p, T * H * bf, K_GEMM_DGRAD);
-        g[8] = prog_ak(p, pp->bytes[2 + li * 12u + 8], K_GEMM_WGRAD);
-        g[9] = prog_ak(p, pp->bytes[2 + li * 12u + 9], K_REDUCE_SUM);
-        prog_free(p, g_fc1);
-        prog_free(p, sv[8]);
-        uint32_t g_r1 = prog_ak(p, T * H * bf, K_LN_BWD_IN);
-        g[6] = prog_alloc(p, pp->bytes[2 + li * 12u + 6]);
-        g[7] = prog_alloc(p, pp->bytes[2 + li * 12u + 7]);
-        prog_kernel(p, K_LN_BWD_GB);
-        prog_free(p, g_ln2);
-        prog_free(p, sv[7]);
-        uint32_t g_sum = prog_ak(p, T * H * bf, K_ADD);
-        prog_free(p, g_r1);
-        prog_free(p, sv[11]);
-        prog_free(p, sv[6]);
-        /* attention output projection */
-        uint32_t g_attn = prog_ak(p, T * H * bf, K_GEMM_DGRAD);
-        g[4] = prog_ak(p, pp->bytes[2 + li * 12u + 4], K_GEMM_WGRAD);
-        g[5] = prog_ak(p, pp->bytes[2 + li * 12u + 5], K_REDUCE_SUM);
-        prog_free(p, sv[5]);
-        uint32_t dsum = prog_ak(p, T * HEADS * f32, K_FLASH_DOT);
-        uint32_t dq_acc = prog_alloc(p, T * H * f32);
-        uint32_t g_qkv = prog_ak(p, 3 * T * H * bf, K_FLASH_BWD);
-        prog_kernel(p, K_FLASH_DQ);
-        prog_free(p, dq_acc);
-        prog_free(p, dsum);
-        prog_free(p, g_attn);
-        prog_free(p, sv[4]);
-        prog_free(p, sv[3]);
-        uint32_t g_rope = prog_ak(p, 3 * T * H * bf, K_ROPE);
-        prog_free(p, g_qkv);
-        prog_free(p, sv[2]);
-        uint32_t g_ln1 = prog_ak(p, T * H * bf, K_GEMM_DGRAD);
-        g[2] = prog_ak(p, pp->bytes[2 + li * 12u + 2], K_GEMM_WGRAD);
-        g[3] = prog_ak(p, pp->bytes[2 + li * 12u + 3], K_REDUCE_SUM);
-        prog_free(p, g_rope);
-        prog_free(p, sv[1]);
-        uint32_t g_in = prog_ak(p, T * H * bf, K_LN_BWD_IN);
-        g[0] = prog_alloc(p, pp->bytes[2 + li * 12u + 0]);
-        g[1] = prog_alloc(p, pp->bytes[2 + li * 12u + 1]);
-        prog_kernel(p, K_LN_BWD_GB);
-        prog_free(p, g_ln1);
-        prog_free(p, sv[0]);
-        uint32_t g_next = prog_ak(p, T * H * bf, K_ADD);
-        prog_free(p, g_in);
-        prog_free(p, g_sum);
-        prog_free(p, gx);
-        gx = g_next;
+        gx = prog_layer_backward(p, sv, g, pp->bytes + 2 + li * 12u, gx);
         prog_pop(p);
     }
     uint32_t sorted = prog_ak(p, T * 16, K_RADIX_SORT);
@@ -342,18 +374,7 @@ static void prog_build(prog *p, unsigned layers, const params *pp)
     prog_pop(p);
 
     prog_push(p, N_OPTIMIZER);
-    uint32_t norms = prog_ak(p, 320 * 4, K_LPNORM);
-    uint32_t total = prog_ak(p, 4, K_LPNORM_CLEANUP);
-    uint32_t coef = prog_ak(p, 4, K_MUL);
-    prog_kernel(p, K_FOREACH_MUL);
-    uint32_t steps_t = prog_alloc(p, 4);
-    prog_emit(p, OP_MEMSET, 0, steps_t, 4);
-    for (unsigned i = 0; i < 4; i++)
-        prog_kernel(p, K_ADAM);
-    prog_free(p, steps_t);
-    prog_free(p, coef);
-    prog_free(p, total);
-    prog_free(p, norms);
+    prog_optimizer(p);
     prog_pop(p);
     /* zero_grad(set_to_none=True): every gradient goes back to the pool */
     for (uint32_t i = 0; i < pp->n; i++)
