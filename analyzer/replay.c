@@ -1204,6 +1204,99 @@ static inline __attribute__((always_inline)) void entry_dead(gma_replay *r, uint
     entry_maybe_release(r, ei);
 }
 
+/* A live allocation whose free was lost, replaced by a new one. */
+static inline __attribute__((always_inline)) void alloc_replace(gma_replay *r, uint32_t old, uint64_t ts, const int plain)
+{
+    gma_entry *oe = ENT(r, old);
+    r->replaced_allocs++;
+    gma_dev *OD = &r->dev[oe->device];
+    if (oe->flags & GMA_E_HOST)
+        OD->live_host -= oe->bytes;
+    else {
+        OD->live -= oe->bytes;
+        if (p_dev(r, plain, oe->device))
+            r->live_total -= oe->bytes;
+    }
+    entry_dead(r, old, ts, 1, plain);
+}
+
+/* An allocation into the live totals of its device (and of the selection). */
+static inline __attribute__((always_inline)) void live_add(gma_replay *r, gma_dev *D, const gmt_mem *m, int host, int dsel)
+{
+    if (host) {
+        D->live_host += m->bytes;
+        if (D->live_host > D->host_peak)
+            D->host_peak = D->live_host;
+    } else {
+        D->live += m->bytes;
+        if (dsel)
+            r->live_total += m->bytes;
+        if (D->live > D->all_peak) {
+            D->all_peak = D->live;
+            D->all_peak_ts = m->ts;
+        }
+    }
+}
+
+/* A new live-set entry from its alloc record and what replay made of it. */
+static inline __attribute__((always_inline)) void entry_fill(gma_entry *e, const gmt_mem *m, uint64_t ord,
+                                                               uint64_t live_after, uint32_t kname, uint32_t rname,
+                                                               int64_t w, uint32_t flags)
+{
+    e->addr = m->address;
+    e->bytes = m->bytes;
+    e->ts = m->ts;
+    e->free_ts = 0;
+    e->slot = e->prev = e->next = e->keep_next = 0;
+    e->ord = ord;
+    e->live_after = live_after;
+    e->step = m->step;
+    e->stream = m->stream;
+    e->kname = kname;
+    e->rname = rname;
+    e->window = (uint32_t)w; /* -1 (none) is NO_WIN */
+    e->device = (uint8_t)m->device;
+    e->kind = (uint8_t)(m->kind < 256 ? m->kind : 0);
+    e->source = (uint8_t)(m->source < GMT_SRC_COUNT_ ? m->source : 0);
+    e->flags = flags;
+}
+
+/* An accounted (not baseline) allocation into its name's, window's,
+ * device's, step's and stream's rows. */
+static inline __attribute__((always_inline)) void alloc_account(gma_replay *r, gma_dev *D, const gmt_mem *m,
+                                                                  attr *a, int64_t w, int host, uint64_t live_after,
+                                                                  const int plain)
+{
+    attr_account(r, a, m->bytes, 1, live_after);
+    gma_window *W = WIN(r, w);
+    W->alloc_bytes += m->bytes;
+    W->alloc_count++;
+    if (!host) {
+        D->alloc_bytes += m->bytes;
+        D->alloc_count++;
+    }
+    gma_steprow *st = step_row(r, m->step);
+    if (st) {
+        st->alloc_bytes += m->bytes;
+        st->alloc_count++;
+        if (!host && live_after > st->peak)
+            st->peak = live_after;
+        if (!host) {
+            st->live_end = r->live_total;
+            st->has_live = 1;
+        }
+    }
+    if (p_by(r, plain, GMA_BY_STREAM)) {
+        gma_streamrow *sr = stream_row(r, m->device, m->stream);
+        if (sr) {
+            sr->alloc_bytes += m->bytes;
+            sr->alloc_count++;
+            if (!host && live_after > sr->peak)
+                sr->peak = live_after;
+        }
+    }
+}
+
 /* An alloc; baseline is (m->flags & GMT_MEMF_BASELINE) != 0, a constant in
  * each of the two copies below, so that neither tests it again and again:
  * a window begin repeats hundreds of live allocations as baseline records,
@@ -1250,33 +1343,9 @@ static inline __attribute__((always_inline)) void alloc_record(gma_replay *r, co
         oom(r);
         return;
     }
-    if (had) {
-        /* A free was lost: the new allocation replaces the old one. */
-        gma_entry *oe = ENT(r, old);
-        r->replaced_allocs++;
-        gma_dev *OD = &r->dev[oe->device];
-        if (oe->flags & GMA_E_HOST)
-            OD->live_host -= oe->bytes;
-        else {
-            OD->live -= oe->bytes;
-            if (p_dev(r, plain, oe->device))
-                r->live_total -= oe->bytes;
-        }
-        entry_dead(r, old, m->ts, 1, plain);
-    }
-    if (host) {
-        D->live_host += m->bytes;
-        if (D->live_host > D->host_peak)
-            D->host_peak = D->live_host;
-    } else {
-        D->live += m->bytes;
-        if (dsel)
-            r->live_total += m->bytes;
-        if (D->live > D->all_peak) {
-            D->all_peak = D->live;
-            D->all_peak_ts = m->ts;
-        }
-    }
+    if (had) /* A free was lost: the new allocation replaces the old one. */
+        alloc_replace(r, old, m->ts, plain);
+    live_add(r, D, m, host, dsel);
     attr a = { baseline ? GMA_NAME_BASELINE : GMA_NAME_UNATTR, 0, 0 };
     if (!baseline)
         a = attribute(r, m, la, lend);
@@ -1284,23 +1353,9 @@ static inline __attribute__((always_inline)) void alloc_record(gma_replay *r, co
     uint32_t rname = baseline ? GMA_NAME_BASELINE : range_of_event(r, m->range, m->bytes, 1, live_after, acc);
 
     gma_entry *e = ENT(r, ei);
-    e->addr = m->address;
-    e->bytes = m->bytes;
-    e->ts = m->ts;
-    e->free_ts = 0;
-    e->slot = e->prev = e->next = e->keep_next = 0;
-    e->ord = ord;
-    e->live_after = live_after;
-    e->step = m->step;
-    e->stream = m->stream;
-    e->kname = a.slot ? GMA_NAME_UNATTR : a.name;
-    e->rname = rname;
-    e->window = (uint32_t)w; /* -1 (none) is NO_WIN */
-    e->device = (uint8_t)m->device;
-    e->kind = (uint8_t)(m->kind < 256 ? m->kind : 0);
-    e->source = (uint8_t)(m->source < GMT_SRC_COUNT_ ? m->source : 0);
-    e->flags = GMA_E_INUSE | GMA_E_LIVE | (baseline ? GMA_E_BASELINE : 0) | (host ? GMA_E_HOST : 0) |
-               (acc ? GMA_E_ACCOUNTED : 0);
+    entry_fill(e, m, ord, live_after, a.slot ? GMA_NAME_UNATTR : a.name, rname, w,
+               GMA_E_INUSE | GMA_E_LIVE | (baseline ? GMA_E_BASELINE : 0) | (host ? GMA_E_HOST : 0) |
+                   (acc ? GMA_E_ACCOUNTED : 0));
     if (a.slot) { /* wait with the other allocations for this kernel */
         gma_slot *s = SLOT(r, a.slot - 1);
         e->slot = a.slot;
@@ -1332,36 +1387,8 @@ static inline __attribute__((always_inline)) void alloc_record(gma_replay *r, co
             D->baseline_count++;
         }
     }
-    if (acc && !baseline) {
-        attr_account(r, &a, m->bytes, 1, live_after);
-        gma_window *W = WIN(r, w);
-        W->alloc_bytes += m->bytes;
-        W->alloc_count++;
-        if (!host) {
-            D->alloc_bytes += m->bytes;
-            D->alloc_count++;
-        }
-        gma_steprow *st = step_row(r, m->step);
-        if (st) {
-            st->alloc_bytes += m->bytes;
-            st->alloc_count++;
-            if (!host && live_after > st->peak)
-                st->peak = live_after;
-            if (!host) {
-                st->live_end = r->live_total;
-                st->has_live = 1;
-            }
-        }
-        if (p_by(r, plain, GMA_BY_STREAM)) {
-            gma_streamrow *sr = stream_row(r, m->device, m->stream);
-            if (sr) {
-                sr->alloc_bytes += m->bytes;
-                sr->alloc_count++;
-                if (!host && live_after > sr->peak)
-                    sr->peak = live_after;
-            }
-        }
-    }
+    if (acc && !baseline)
+        alloc_account(r, D, m, &a, w, host, live_after, plain);
     if (acc_peak && !host) {
         if (!D->has_peak || D->live > D->peak)
             peak_set(r, D, D->live, baseline ? WIN(r, w)->begin_ts : m->ts, baseline ? r->cur_step : m->step, ord,
