@@ -1,15 +1,17 @@
 /*
  * Exports written during the replay pass: Chrome/Perfetto trace-event JSON
  * (export_chrome.c) and the SVG/HTML memory timeline (export_timeline.c).
- * Both are fed by replay.c as records go by; the Chrome export keeps bounded
- * memory, the timeline one small record per device allocation.
+ * Each registers as a consumer of the replay's events (consumer.h) when it
+ * opens; the Chrome export keeps bounded memory, the timeline one small
+ * record per device allocation.
  */
 #ifndef GMA_EXPORT_H
 #define GMA_EXPORT_H
 
 #include "gma.h"
 
-/* Opens path for writing; 0, or -1 with errno. Sets r->chrome. */
+/* Opens path for writing; 0, or -1 with errno. Sets r->chrome and
+ * registers the export as a consumer of r. */
 int gma_chrome_open(gma_replay *r, const char *path);
 void gma_chrome_device(gma_replay *r, uint64_t dev);
 void gma_chrome_kernel(gma_replay *r, const gmt_kernel *k);

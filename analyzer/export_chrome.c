@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "consumer.h"
 #include "export.h"
 #include "names.h"
 #include "outfile.h"
@@ -89,12 +90,32 @@ static gma_chrome *chrome_new(const char *path)
     return c;
 }
 
+/* The replay's events the Chrome export writes (consumer.h). */
+static const gma_consumer chrome_consumer = {
+    .device = gma_chrome_device,
+    .kernel_selected = gma_chrome_kernel,
+    .copy = gma_chrome_copy,
+    .range_closed = gma_chrome_range,
+    .mark = gma_chrome_mark,
+    .step = gma_chrome_step,
+    .tag = gma_chrome_tag,
+    .window = gma_chrome_window,
+    .sample = gma_chrome_driver,
+    .live = gma_chrome_live,
+    .release = gma_chrome_free,
+};
+
 int gma_chrome_open(gma_replay *r, const char *path)
 {
     gma_chrome *c = chrome_new(path);
     if (!c)
         return -1;
     r->chrome = c;
+    if (gma_replay_consumer_add(r, &chrome_consumer) != 0) {
+        gma_chrome_free(r);
+        errno = ENOMEM;
+        return -1;
+    }
     return 0;
 }
 
@@ -410,6 +431,7 @@ void gma_chrome_free(gma_replay *r)
         return;
     chrome_release(c);
     r->chrome = NULL;
+    gma_replay_consumer_remove(r, &chrome_consumer);
 }
 
 /* ---- several traces ------------------------------------------------------------ */
@@ -437,6 +459,8 @@ void gma_chrome_attach(gma_replay *r, struct gma_chrome *c, uint64_t pid, int64_
     c->rank_pid = pid;
     c->rank = rank;
     r->chrome = c;
+    /* cannot fail: a replay of a rank set holds no other consumer */
+    (void)gma_replay_consumer_add(r, &chrome_consumer);
 }
 
 void gma_chrome_detach(gma_replay *r)
@@ -471,6 +495,7 @@ void gma_chrome_detach(gma_replay *r)
                 (unsigned long long)c->rank_pid, us(r, r->last_ts));
     }
     r->chrome = NULL;
+    gma_replay_consumer_remove(r, &chrome_consumer);
 }
 
 void gma_chrome_multi_abort(struct gma_chrome *c)

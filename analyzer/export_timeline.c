@@ -21,6 +21,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "consumer.h"
 #include "export.h"
 #include "outfile.h"
 #include "names.h"
@@ -63,6 +64,36 @@ static int is_html(const char *path)
 /* Fails now rather than after a long analysis, leaving path as it is. */
 static int check_writable(const char *path) { return gma_out_probe(path); }
 
+/* Adapters from the replay's events to what the timeline draws. */
+static void tl_alloc(gma_replay *r, const gma_entry *e, const gmt_mem *m, int pending, uint64_t key)
+{
+    if (gma_dev_selected(r, m->device))
+        gma_timeline_alloc(r, e, pending, key);
+}
+
+static void tl_step(gma_replay *r, const gmt_step *s) { gma_timeline_step(r, s->ts, s->step); }
+
+static void tl_block(gma_replay *r, const gmt_block *b)
+{
+    if (r->fw && gma_dev_selected(r, b->device))
+        gma_timeline_segment(r, b);
+}
+
+/* The replay's events the timeline collects (consumer.h); it draws tags
+ * from their rows. */
+static const gma_consumer timeline_consumer = {
+    .needs = GMA_NEED_TAG_ROWS,
+    .step = tl_step,
+    .sample = gma_timeline_driver,
+    .block = tl_block,
+    .cuda = gma_timeline_cuda,
+    .live = gma_timeline_live,
+    .alloc = tl_alloc,
+    .free = gma_timeline_freed,
+    .settle = gma_timeline_settle,
+    .release = gma_timeline_free,
+};
+
 int gma_timeline_collect(gma_replay *r)
 {
     gma_timeline *t = calloc(1, sizeof(*t));
@@ -73,6 +104,11 @@ int gma_timeline_collect(gma_replay *r)
     gtb_init(&t->segs, 0);
     gtb_init(&t->cuda, 0);
     r->timeline = t;
+    if (gma_replay_consumer_add(r, &timeline_consumer) != 0) {
+        gma_timeline_free(r);
+        errno = ENOMEM;
+        return -1;
+    }
     return 0;
 }
 
@@ -256,6 +292,7 @@ void gma_timeline_free(gma_replay *r)
     free(t->path);
     free(t);
     r->timeline = NULL;
+    gma_replay_consumer_remove(r, &timeline_consumer);
 }
 
 /* ---- the model of one replay ------------------------------------------------ */

@@ -229,6 +229,8 @@ typedef struct gma_rinst {  /* an NVTX range instance */
 } gma_rinst;
 
 struct gma_chrome;
+struct gma_consumer;
+#define GMA_MAX_CONSUMERS 4
 struct gma_timeline;
 struct gma_insights;
 
@@ -361,7 +363,11 @@ typedef struct gma_replay {
     gma_vec arows;         /* uint32_t */
     int arow_time_key;     /* rows enter when their lifetime is known */
 
-    /* exports, optional */
+    /* consumers of the replay's events (consumer.h), in registration order */
+    const struct gma_consumer *cons[GMA_MAX_CONSUMERS];
+    unsigned ncons;
+    unsigned cons_needs; /* GMA_NEED_* of all of them */
+    /* the consumers' state, optional */
     struct gma_chrome *chrome;
     struct gma_timeline *timeline;
     struct gma_insights *insights; /* --insights (insights.h) */

@@ -1,8 +1,21 @@
 /* Insights: what the replay hands over during its pass (insights.h). */
+#include "consumer.h"
 #include "insights_int.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+/* The replay's events insights collect (consumer.h). */
+static const gma_consumer insights_consumer = {
+    .kernel = gma_insights_kernel,
+    .range = gma_insights_range,
+    .block = gma_insights_block,
+    .alloc = gma_insights_alloc,
+    .freed = gma_insights_freed,
+    .dropped = gma_insights_dropped,
+    .settle = gma_insights_settle,
+    .release = gma_insights_free,
+};
 
 int gma_insights_open(gma_replay *r)
 {
@@ -19,6 +32,10 @@ int gma_insights_open(gma_replay *r)
         return -1;
     }
     r->insights = in;
+    if (gma_replay_consumer_add(r, &insights_consumer) != 0) {
+        gma_insights_free(r);
+        return -1;
+    }
     return 0;
 }
 
@@ -38,6 +55,7 @@ void gma_insights_free(gma_replay *r)
     free(in->ring);
     free(in);
     r->insights = NULL;
+    gma_replay_consumer_remove(r, &insights_consumer);
 }
 
 static void oom(gma_insights *in) { in->oom = 1; }

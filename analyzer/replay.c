@@ -20,13 +20,45 @@
 #include <string.h>
 #include <stdlib.h>
 
-#include "export.h"
-#include "insights.h"
+#include "consumer.h"
 #include "gma.h"
 #include "names.h"
 
 const char *const gma_by_names[GMA_BY_COUNT_] = { "kernel", "range", "alloc", "step", "tag", "stream", "device" };
 const char *const gma_sort_names[GMA_SORT_COUNT_] = { "mem", "peak", "alloc", "count", "time", "name" };
+
+/* An event to the registered consumers: with none, the loop's test is the
+ * one (predictable) branch the event costs. */
+#define PUBLISH(r, ev, ...)                                         \
+    do {                                                            \
+        for (unsigned ci_ = 0; ci_ < (r)->ncons; ci_++)             \
+            if ((r)->cons[ci_]->ev)                                 \
+                (r)->cons[ci_]->ev((r), __VA_ARGS__);               \
+    } while (0)
+
+int gma_replay_consumer_add(gma_replay *r, const gma_consumer *c)
+{
+    for (unsigned i = 0; i < r->ncons; i++)
+        if (r->cons[i] == c)
+            return 0;
+    if (r->ncons >= GMA_MAX_CONSUMERS)
+        return -1;
+    r->cons[r->ncons++] = c;
+    r->cons_needs |= c->needs;
+    return 0;
+}
+
+void gma_replay_consumer_remove(gma_replay *r, const gma_consumer *c)
+{
+    unsigned n = 0;
+    r->cons_needs = 0;
+    for (unsigned i = 0; i < r->ncons; i++)
+        if (r->cons[i] != c) {
+            r->cons[n++] = r->cons[i];
+            r->cons_needs |= r->cons[i]->needs;
+        }
+    r->ncons = n;
+}
 
 #define KEY40 ((1ull << 40) - 1)
 #define NO_WIN UINT32_MAX /* (uint32_t) of win_of's -1 */
@@ -192,8 +224,7 @@ static gma_dev *dev_get_slow(gma_replay *r, uint64_t d)
     gma_dev *D = &r->dev[d];
     if (!D->present) {
         D->present = 1;
-        if (r->chrome)
-            gma_chrome_device(r, d);
+        PUBLISH(r, device, d);
     }
     r->last_dev = d;
     return D;
@@ -462,10 +493,7 @@ static inline __attribute__((always_inline)) void slot_settle(gma_replay *r, uin
         e = nx;
     }
     peaks_settle(r, s->key, name);
-    if (r->timeline)
-        gma_timeline_settle(r, s->key, name);
-    if (r->insights)
-        gma_insights_settle(r, s->key, name);
+    PUBLISH(r, settle, s->key, name);
     gma_thread *th = THR(r, (uint32_t)(s->key >> 40));
     if (th->cslot == si + 1)
         th->cslot = 0;
@@ -1165,8 +1193,7 @@ static void peak_set(gma_replay *r, gma_dev *D, uint64_t value, uint64_t ts, uin
 static int replay_plain(const gma_replay *r)
 {
     return r->opt.window < 0 && r->opt.step < 0 && r->opt.device < 0 && r->opt.by != GMA_BY_STREAM &&
-           r->opt.by != GMA_BY_RANGE && r->opt.by != GMA_BY_ALLOC && !r->chrome && !r->timeline &&
-           !r->insights;
+           r->opt.by != GMA_BY_RANGE && r->opt.by != GMA_BY_ALLOC && !r->ncons;
 }
 
 static inline int p_dev(const gma_replay *r, int plain, uint64_t d) { return plain || gma_dev_selected(r, d); }
@@ -1177,8 +1204,6 @@ static inline int p_step(const gma_replay *r, int plain, uint64_t step)
 }
 /* only for the tables replay_plain excludes */
 static inline int p_by(const gma_replay *r, int plain, gma_by by) { return !plain && r->opt.by == by; }
-static inline int p_chrome(const gma_replay *r, int plain) { return !plain && r->chrome; }
-static inline int p_timeline(const gma_replay *r, int plain) { return !plain && r->timeline; }
 
 /* ---- memory records ---------------------------------------------------------------- */
 
@@ -1192,8 +1217,8 @@ static inline __attribute__((always_inline)) void entry_dead(gma_replay *r, uint
     e->free_ts = ts;
     if (dropped)
         e->flags |= GMA_E_DROPPED;
-    if (!plain && dropped && r->insights && !(e->flags & GMA_E_HOST))
-        gma_insights_dropped(r, e);
+    if (!plain && dropped && !(e->flags & GMA_E_HOST))
+        PUBLISH(r, dropped, e);
     if (!(e->flags & GMA_E_HOST) && D->has_peak && e->ord <= D->peak_ord) {
         e->flags |= GMA_E_KEEP_PEAK;
         e->keep_next = D->keep_head;
@@ -1364,10 +1389,8 @@ static inline __attribute__((always_inline)) void alloc_record(gma_replay *r, co
             ENT(r, s->head - 1)->prev = ei + 1;
         s->head = ei + 1;
     }
-    if (p_timeline(r, plain) && !host && dsel)
-        gma_timeline_alloc(r, e, a.slot != 0, a.slot ? SLOT(r, a.slot - 1)->key : 0);
-    if (!plain && r->insights && !host)
-        gma_insights_alloc(r, e, m, a.slot != 0, a.slot ? SLOT(r, a.slot - 1)->key : 0);
+    if (!plain && !host)
+        PUBLISH(r, alloc, e, m, a.slot != 0, a.slot ? SLOT(r, a.slot - 1)->key : 0);
 
     gma_srcstat *ss = m->source < GMT_SRC_COUNT_ ? &r->src[m->source] : &r->src_other;
     /* allocations seen: the accounted ones and the first selected window's
@@ -1396,10 +1419,8 @@ static inline __attribute__((always_inline)) void alloc_record(gma_replay *r, co
         gma_window *W = WIN(r, w);
         if (D->live > W->peak)
             W->peak = D->live;
-        if (p_timeline(r, plain))
-            gma_timeline_live(r, m->device, baseline ? W->begin_ts : m->ts, D->live);
-        if (p_chrome(r, plain))
-            gma_chrome_live(r, m->device, baseline ? W->begin_ts : m->ts, D->live);
+        if (!plain)
+            PUBLISH(r, live, m->device, baseline ? W->begin_ts : m->ts, D->live);
     }
     if (p_by(r, plain, GMA_BY_ALLOC) && acc && !r->arow_time_key)
         arow_offer(r, ei);
@@ -1448,8 +1469,8 @@ static inline __attribute__((always_inline)) void free_record(gma_replay *r, con
     int host = (e->flags & GMA_E_HOST) != 0;
     D = &r->dev[e->device];
     uint64_t live_before = host ? D->live_host : D->live;
-    if (p_timeline(r, plain) && !host)
-        gma_timeline_freed(r, e, m->ts);
+    if (!plain && !host)
+        PUBLISH(r, free, e, m->ts);
     if (host) {
         D->live_host -= bytes;
     } else {
@@ -1500,14 +1521,12 @@ static inline __attribute__((always_inline)) void free_record(gma_replay *r, con
         ss->frees++;
         ss->free_bytes += bytes;
         if (!host) {
-            if (p_timeline(r, plain))
-                gma_timeline_live(r, m->device, m->ts, D->live);
-            if (p_chrome(r, plain))
-                gma_chrome_live(r, m->device, m->ts, D->live);
+            if (!plain)
+                PUBLISH(r, live, m->device, m->ts, D->live);
         }
     }
-    if (!plain && r->insights && !host)
-        gma_insights_freed(r, ENT(r, ei), m, ord);
+    if (!plain && !host)
+        PUBLISH(r, freed, ENT(r, ei), m, ord);
     entry_dead(r, ei, m->ts, 0, plain);
 }
 
@@ -1525,8 +1544,8 @@ static inline __attribute__((always_inline)) void kernel_record(gma_replay *r, c
     if (!D)
         return;
     note_ts2(r, k->start, k->end);
-    if (!plain && r->insights)
-        gma_insights_kernel(r, k);
+    if (!plain)
+        PUBLISH(r, kernel, k);
     uint32_t name = kernel_name(k->name);
     if (k->tid) {
         uint32_t t;
@@ -1587,8 +1606,8 @@ static inline __attribute__((always_inline)) void kernel_record(gma_replay *r, c
             sr->kernel_ns += dur;
         }
     }
-    if (p_chrome(r, plain))
-        gma_chrome_kernel(r, k);
+    if (!plain)
+        PUBLISH(r, kernel_selected, k);
 }
 
 static __attribute__((noinline)) void on_kernel(gma_replay *r, const gmt_kernel *k) { kernel_record(r, k, 0); }
@@ -1614,8 +1633,7 @@ static void on_copy(gma_replay *r, const gmt_copy *c, int is_memset)
             sr->copy_bytes += c->bytes;
         }
     }
-    if (r->chrome)
-        gma_chrome_copy(r, c, is_memset);
+    PUBLISH(r, copy, c, is_memset);
 }
 
 static int step_selected(const gma_replay *r)
@@ -1663,8 +1681,7 @@ static void on_range_begin(gma_replay *r, const gmt_range *g)
         uint32_t row = rrow_for(r, in->canon);
         RROW(r, row)->calls++;
     }
-    if (r->insights)
-        gma_insights_range(r, g);
+    PUBLISH(r, range, g);
 }
 
 static void range_close(gma_replay *r, uint32_t i, uint64_t ts)
@@ -1676,8 +1693,8 @@ static void range_close(gma_replay *r, uint32_t i, uint64_t ts)
         in = RINST(r, i);
         RROW(r, row)->time_ns += dur;
     }
-    if (in->accounted && r->chrome)
-        gma_chrome_range(r, in->tid, in->name, in->begin_ts, ts);
+    if (in->accounted)
+        PUBLISH(r, range_closed, in->tid, in->name, in->begin_ts, ts);
     in = RINST(r, i);
     r->rring[in->id % GMA_RRING] = *in;
     gma_map_del(&r->rinst_of, in->id, NULL);
@@ -1720,10 +1737,7 @@ static void on_step(gma_replay *r, const gmt_step *s)
     if (win_selected(r, w) && step_selected(r)) {
         if (st)
             st->in_window = 1;
-        if (r->chrome)
-            gma_chrome_step(r, s);
-        if (r->timeline)
-            gma_timeline_step(r, s->ts, s->step);
+        PUBLISH(r, step, s);
     }
 }
 
@@ -1736,8 +1750,8 @@ static int fw_cuda(gma_replay *r, const gmt_mem *m, int is_alloc)
         oom(r);
     if (r->fw) {
         note_ts(r, m->ts);
-        if (r->timeline && gma_dev_selected(r, m->device))
-            gma_timeline_cuda(r, m, is_alloc);
+        if (r->ncons && gma_dev_selected(r, m->device))
+            PUBLISH(r, cuda, m, is_alloc);
     }
     return r->fw;
 }
@@ -1747,10 +1761,7 @@ static int fw_cuda(gma_replay *r, const gmt_mem *m, int is_alloc)
 static void on_block(gma_replay *r, const gmt_block *b)
 {
     note_ts(r, b->ts);
-    if (r->insights)
-        gma_insights_block(r, b);
-    if (r->timeline && r->fw && gma_dev_selected(r, b->device))
-        gma_timeline_segment(r, b);
+    PUBLISH(r, block, b);
     int as_alloc = gma_layer_block(&r->layer, b);
     if (r->layer.err)
         oom(r);
@@ -1785,10 +1796,9 @@ static void on_tag(gma_replay *r, const gmt_tag *t)
     }
     if (r->opt.step >= 0 && t->step != (uint64_t)r->opt.step)
         return;
-    if (r->chrome)
-        gma_chrome_tag(r, t);
+    PUBLISH(r, tag, t);
     /* Tag rows are kept only where they are shown: they grow with the run. */
-    if (r->opt.by != GMA_BY_TAG && !r->timeline)
+    if (r->opt.by != GMA_BY_TAG && !(r->cons_needs & GMA_NEED_TAG_ROWS))
         return;
     /* A tag made before the program's first CUDA call names no device:
      * nothing was on any, shown as device 0 with 0 B. */
@@ -1829,10 +1839,7 @@ static void on_sample(gma_replay *r, const gmt_memsample *s)
     int64_t w = r->opt.window >= 0 ? win_of(r, s->ts) : 0;
     if (r->opt.window >= 0 && !win_selected(r, w))
         return;
-    if (r->timeline)
-        gma_timeline_driver(r, s->device, s->ts, s->used);
-    if (r->chrome)
-        gma_chrome_driver(r, s->device, s->ts, s->used);
+    PUBLISH(r, sample, s->device, s->ts, s->used);
 }
 
 static void on_window_begin(gma_replay *r, const gmt_window_begin *b)
@@ -1863,8 +1870,8 @@ static void on_window_begin(gma_replay *r, const gmt_window_begin *b)
     gma_window *W = WIN(r, w);
     W->baseline_count = b->baseline_count;
     W->baseline_bytes = b->baseline_bytes;
-    if (r->chrome && win_selected(r, w))
-        gma_chrome_window(r, b->window, b->ts, 1);
+    if (r->ncons && win_selected(r, w))
+        PUBLISH(r, window, b->window, b->ts, 1);
 }
 
 static void on_window_end(gma_replay *r, const gmt_window_end *e)
@@ -1875,8 +1882,8 @@ static void on_window_end(gma_replay *r, const gmt_window_end *e)
         return;
     int sel = win_selected(r, r->cur_win);
     window_close(r, e->ts, e->step, e->reason, 1);
-    if (r->chrome && sel)
-        gma_chrome_window(r, e->window, e->ts, 0);
+    if (sel)
+        PUBLISH(r, window, e->window, e->ts, 0);
 }
 
 static void on_header(gma_replay *r, const gmt_header *h)
@@ -1907,8 +1914,7 @@ static void on_device(gma_replay *r, const gmt_device *d)
     D->sm_count = d->sm_count;
     D->cc_major = d->cc_major;
     D->cc_minor = d->cc_minor;
-    if (r->chrome)
-        gma_chrome_device(r, d->device);
+    PUBLISH(r, device, d->device);
 }
 
 /* One record. Inline in both callers: the read loop, which runs it once per
@@ -1940,8 +1946,8 @@ static inline __attribute__((always_inline)) int replay_record(gma_replay *r, co
     case GMT_REC_MEMSAMPLE: on_sample(r, &rec->u.sample); break;
     case GMT_REC_MARK:
         note_ts(r, rec->u.mark.ts);
-        if (r->chrome && win_selected(r, win_of(r, rec->u.mark.ts)))
-            gma_chrome_mark(r, rec->u.mark.tid,
+        if (r->ncons && win_selected(r, win_of(r, rec->u.mark.ts)))
+            PUBLISH(r, mark, rec->u.mark.tid,
                             rec->u.mark.name < GMA_MAX_STRING_ID ? (uint32_t)rec->u.mark.name : 0, rec->u.mark.ts);
         break;
     case GMT_REC_WINDOW_BEGIN: on_window_begin(r, &rec->u.wbegin); break;
@@ -2036,9 +2042,12 @@ int gma_replay_init(gma_replay *r, const gma_opts *opt, const char *path)
 
 void gma_replay_free(gma_replay *r)
 {
-    gma_chrome_free(r);
-    gma_timeline_free(r);
-    gma_insights_free(r);
+    while (r->ncons) { /* a release may remove its table: take it off first */
+        const gma_consumer *c = r->cons[--r->ncons];
+        if (c->release)
+            c->release(r);
+    }
+    r->cons_needs = 0;
     gma_strs_free(&r->strs);
     free(r->str_off);
     free(r->str_len);
