@@ -459,7 +459,7 @@ void gma_chrome_attach(gma_replay *r, struct gma_chrome *c, uint64_t pid, int64_
     c->rank_pid = pid;
     c->rank = rank;
     r->chrome = c;
-    /* cannot fail: a replay of a rank set holds no other consumer */
+    /* cannot fail: there are three consumers, and room for GMA_MAX_CONSUMERS */
     (void)gma_replay_consumer_add(r, &chrome_consumer);
 }
 

@@ -36,6 +36,17 @@ const char *const gma_sort_names[GMA_SORT_COUNT_] = { "mem", "peak", "alloc", "c
                 (r)->cons[ci_]->ev((r), __VA_ARGS__);               \
     } while (0)
 
+/* Whether a registered consumer takes marks: their test of the selection
+ * has an effect of its own (win_of may open a window), so it runs only
+ * then. */
+static int consumers_take_marks(const gma_replay *r)
+{
+    for (unsigned i = 0; i < r->ncons; i++)
+        if (r->cons[i]->mark)
+            return 1;
+    return 0;
+}
+
 int gma_replay_consumer_add(gma_replay *r, const gma_consumer *c)
 {
     for (unsigned i = 0; i < r->ncons; i++)
@@ -1946,7 +1957,7 @@ static inline __attribute__((always_inline)) int replay_record(gma_replay *r, co
     case GMT_REC_MEMSAMPLE: on_sample(r, &rec->u.sample); break;
     case GMT_REC_MARK:
         note_ts(r, rec->u.mark.ts);
-        if (r->ncons && win_selected(r, win_of(r, rec->u.mark.ts)))
+        if (consumers_take_marks(r) && win_selected(r, win_of(r, rec->u.mark.ts)))
             PUBLISH(r, mark, rec->u.mark.tid,
                             rec->u.mark.name < GMA_MAX_STRING_ID ? (uint32_t)rec->u.mark.name : 0, rec->u.mark.ts);
         break;
