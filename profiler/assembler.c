@@ -1182,8 +1182,13 @@ static int cmp_staged(const void *a, const void *b)
  * written are kept, in order, for the next round.
  *
  * force (the end): write everything, ignoring the horizon and epochs not
- * yet published (impossible unless the history was lost). */
-static void drain(gmp_asm *a, int force)
+ * yet published (impossible unless the history was lost).
+ *
+ * hold (making room while a round's buffers are being staged): apply a
+ * transition only for a staged record behind it, never once the staged
+ * records are all out: a buffer not staged yet may still hold records of
+ * the epochs before it (a window would close before its last records). */
+static void drain_held(gmp_asm *a, int force, int hold)
 {
     size_t si = 0, ei = 0;
     if (a->nst > 1)
@@ -1192,7 +1197,7 @@ static void drain(gmp_asm *a, int force)
         int has_tr = a->have_epochs && (int32_t)(a->known - a->next_epoch) >= 0;
         /* a known transition holds back what comes after it even while it
          * waits for the ring (round_once: a->safe) */
-        int may_apply = has_tr && (force || (int32_t)(a->safe - a->next_epoch) >= 0);
+        int may_apply = has_tr && (force || (int32_t)(a->safe - a->next_epoch) >= 0) && (!hold || si < a->nst);
         uint32_t lim = a->next_epoch;
         int s_ok = si < a->nst && (!has_tr || (int32_t)(a->st[si].epoch - lim) < 0) &&
                    (force || (int32_t)(a->st[si].epoch - a->known) <= 0);
@@ -1222,7 +1227,7 @@ static void drain(gmp_asm *a, int force)
             break;
         }
     }
-    if (force) {
+    if (force && !hold) {
         /* Events of epochs never published cannot exist (an event's epoch is
          * read before it is pushed); at the end, write them anyway. */
         while (ei < a->nev)
@@ -1234,6 +1239,22 @@ static void drain(gmp_asm *a, int force)
     if (si < a->nst)
         memmove(a->st, a->st + si, (a->nst - si) * sizeof *a->st);
     a->nst -= si;
+}
+
+static void drain(gmp_asm *a, int force) { drain_held(a, force, 0); }
+
+/* Room for one more staged record: what can be written is written, first
+ * without applying transitions (drain_held); only a staging area full of
+ * records behind a transition applies it. */
+static void make_room(gmp_asm *a)
+{
+    if (a->nst < a->cap_st)
+        return;
+    drain_held(a, 0, 1);
+    if (a->nst == a->cap_st)
+        drain_held(a, 1, 1);
+    if (a->nst == a->cap_st)
+        drain(a, 1);
 }
 
 /* ---- the interface ----------------------------------------------------------- */
@@ -1384,11 +1405,7 @@ void gmp_asm_take_epochs(gmp_asm *a, const gmp_epoch_info *hist, uint32_t cur)
 
 void gmp_asm_stage(gmp_asm *a, const CUpti_Activity *rec)
 {
-    if (a->nst == a->cap_st) {
-        drain(a, 0); /* make room: what can be written is written */
-        if (a->nst == a->cap_st)
-            drain(a, 1);
-    }
+    make_room(a);
     stage_record(a, rec);
 }
 
@@ -1396,11 +1413,7 @@ void gmp_asm_stage_buffer(gmp_asm *a, uint8_t *buf, size_t valid, gmp_asm_next_f
 {
     CUpti_Activity *rec = NULL;
     for (;;) {
-        if (a->nst == a->cap_st) {
-            drain(a, 0);
-            if (a->nst == a->cap_st)
-                drain(a, 1);
-        }
+        make_room(a);
         CUptiResult st = next(buf, valid, &rec);
         if (st != CUPTI_SUCCESS) {
             if (st != CUPTI_ERROR_MAX_LIMIT_REACHED)

@@ -133,8 +133,10 @@ static uint64_t dropped_writer(void)
 {
     gmp_asm_counts c;
     gmp_asm_get_counts(W.as, &c);
+    /* late_mem: a window's ALLOC/FREE that came after the window closed is
+     * not written; counted, so written + dropped == what was made */
     return atomic_load(&gmp_g.ring.dropped) + gmp_activity_dropped_buffers() + gmt_writer_dropped(W.w) +
-           c.bad_records;
+           c.bad_records + c.late_mem;
 }
 
 static void put_stats(void)
