@@ -1555,6 +1555,8 @@ void gmp_asm_stage_buffer(gmp_asm *a, uint8_t *buf, size_t valid, gmp_asm_next_f
 
 void gmp_asm_drain(gmp_asm *a, int force) { drain(a, force); }
 
+void gmp_asm_drain_held(gmp_asm *a) { drain_held(a, 0, 1); }
+
 int gmp_asm_epochs_pending(const gmp_asm *a) { return (int32_t)(a->known - a->next_epoch) >= 0; }
 
 void gmp_asm_finish(gmp_asm *a, int reason)
