@@ -66,6 +66,15 @@ typedef struct staged {
     } u;
 } staged;
 
+/* A staged record's place in the order of a drain: (epoch, time), ties in
+ * staging order (idx). Sorting these 16-byte keys, not the records, moves
+ * no record; only the few a drain keeps move, once. */
+typedef struct sort_key {
+    uint64_t ts;
+    uint32_t epoch;
+    uint32_t idx;
+} sort_key;
+
 typedef struct open_range {
     uint64_t id; /* 0: empty slot */
     uint64_t tid, parent, name, ts;
@@ -108,6 +117,8 @@ struct gmp_asm {
 
     staged *st;
     size_t nst, cap_st;
+    sort_key *ord, *ord_tmp; /* cap_st each: the drain's order, merge scratch */
+    uint8_t *keep;           /* cap_st: staged records a drain leaves */
     uint64_t horizon; /* trace time just before this round popped the ring */
     gmp_ev *evs;
     size_t nev, first; /* first: the first event popped this round */
@@ -1161,14 +1172,128 @@ static void stage_record(gmp_asm *a, const CUpti_Activity *rec)
     }
 }
 
-static int cmp_staged(const void *a, const void *b)
+static int key_before(const sort_key *x, const sort_key *y)
 {
-    const staged *x = a, *y = b;
     if (x->epoch != y->epoch)
-        return (int32_t)(x->epoch - y->epoch) < 0 ? -1 : 1;
+        return (int32_t)(x->epoch - y->epoch) < 0;
     if (x->ts != y->ts)
-        return x->ts < y->ts ? -1 : 1;
-    return 0;
+        return x->ts < y->ts;
+    return x->idx < y->idx;
+}
+
+/* The end of the run in order that starts at lo. */
+static size_t run_end(const sort_key *k, size_t lo, size_t n)
+{
+    size_t i = lo + 1;
+    while (i < n && !key_before(&k[i], &k[i - 1]))
+        i++;
+    return i;
+}
+
+static void merge_runs(const sort_key *src, sort_key *dst, size_t lo, size_t mid, size_t hi)
+{
+    size_t i = lo, j = mid, k = lo;
+    while (i < mid && j < hi)
+        dst[k++] = key_before(&src[j], &src[i]) ? src[j++] : src[i++];
+    while (i < mid)
+        dst[k++] = src[i++];
+    while (j < hi)
+        dst[k++] = src[j++];
+}
+
+#define LANES 8
+
+/* Deals src into at most LANES lanes, each in order (a key goes to the first
+ * lane whose last key is not after it), and writes the lanes one after the
+ * other into dst; 0 when more lanes would be needed. A buffer interleaves a
+ * few streams each in time order (allocations, kernels, copies): a few lanes. */
+static int split_lanes(gmp_asm *a, const sort_key *src, sort_key *dst, size_t n)
+{
+    sort_key last[LANES];
+    size_t at[LANES] = {0}, nl = 0;
+    uint8_t *lane = a->keep; /* scratch until keep_rest */
+    for (size_t i = 0; i < n; i++) {
+        size_t l = 0;
+        while (l < nl && key_before(&src[i], &last[l]))
+            l++;
+        if (l == nl) {
+            if (nl == LANES)
+                return 0;
+            nl++;
+        }
+        last[l] = src[i];
+        lane[i] = (uint8_t)l;
+        at[l]++;
+    }
+    for (size_t l = 0, off = 0; l < nl; l++) {
+        size_t c = at[l];
+        at[l] = off;
+        off += c;
+    }
+    for (size_t i = 0; i < n; i++)
+        dst[at[lane[i]]++] = src[i];
+    return 1;
+}
+
+/* The staged records in drain order. A buffer's records come mostly in time
+ * order: keys already in order cost one pass; else the lanes (split_lanes),
+ * or failing that the runs in order, are merged bottom up between ord and
+ * ord_tmp. */
+static const sort_key *sorted_order(gmp_asm *a)
+{
+    size_t n = a->nst;
+    sort_key *src = a->ord, *dst = a->ord_tmp;
+    for (size_t i = 0; i < n; i++) {
+        src[i].ts = a->st[i].ts;
+        src[i].epoch = a->st[i].epoch;
+        src[i].idx = (uint32_t)i;
+    }
+    if (run_end(src, 0, n) == n)
+        return src;
+    if (split_lanes(a, src, dst, n)) {
+        dst = src;
+        src = a->ord_tmp;
+    }
+    for (;;) {
+        size_t lo = 0;
+        while (lo < n) {
+            size_t mid = run_end(src, lo, n);
+            if (mid == n) {
+                if (lo == 0)
+                    return src;
+                memcpy(dst + lo, src + lo, (n - lo) * sizeof *src);
+                break;
+            }
+            size_t hi = run_end(src, mid, n);
+            merge_runs(src, dst, lo, mid, hi);
+            lo = hi;
+        }
+        sort_key *t = src;
+        src = dst;
+        dst = t;
+    }
+}
+
+/* Keeps the staged records a drain did not write (ord[from, nst)), in
+ * staging order, at the front. */
+static void keep_rest(gmp_asm *a, const sort_key *ord, size_t from)
+{
+    size_t n = a->nst, j = 0;
+    if (from == 0)
+        return;
+    if (from < n) {
+        memset(a->keep, 0, n);
+        for (size_t k = from; k < n; k++)
+            a->keep[ord[k].idx] = 1;
+        for (size_t i = 0; i < n; i++) {
+            if (!a->keep[i])
+                continue;
+            if (i != j)
+                a->st[j] = a->st[i];
+            j++;
+        }
+    }
+    a->nst = j;
 }
 
 /* Merges staged records and ring events in (epoch, time) order, applying
@@ -1182,25 +1307,29 @@ static int cmp_staged(const void *a, const void *b)
  * written are kept, in order, for the next round.
  *
  * force (the end): write everything, ignoring the horizon and epochs not
- * yet published (impossible unless the history was lost). */
-static void drain(gmp_asm *a, int force)
+ * yet published (impossible unless the history was lost).
+ *
+ * hold (making room while a round's buffers are being staged): apply a
+ * transition only for a staged record behind it, never once the staged
+ * records are all out: a buffer not staged yet may still hold records of
+ * the epochs before it (a window would close before its last records). */
+static void drain_held(gmp_asm *a, int force, int hold)
 {
-    size_t si = 0, ei = 0;
-    if (a->nst > 1)
-        qsort(a->st, a->nst, sizeof *a->st, cmp_staged);
+    size_t si = 0, ei = 0, n = a->nst;
+    const sort_key *ord = n ? sorted_order(a) : NULL;
     for (;;) {
+        staged *cur = si < n ? &a->st[ord[si].idx] : NULL;
         int has_tr = a->have_epochs && (int32_t)(a->known - a->next_epoch) >= 0;
         /* a known transition holds back what comes after it even while it
          * waits for the ring (round_once: a->safe) */
-        int may_apply = has_tr && (force || (int32_t)(a->safe - a->next_epoch) >= 0);
+        int may_apply = has_tr && (force || (int32_t)(a->safe - a->next_epoch) >= 0) && (!hold || cur);
         uint32_t lim = a->next_epoch;
-        int s_ok = si < a->nst && (!has_tr || (int32_t)(a->st[si].epoch - lim) < 0) &&
-                   (force || (int32_t)(a->st[si].epoch - a->known) <= 0);
+        int s_ok = cur && (!has_tr || (int32_t)(cur->epoch - lim) < 0) &&
+                   (force || (int32_t)(cur->epoch - a->known) <= 0);
         int e_ok = ei < a->nev && (!has_tr || (int32_t)(a->evs[ei].epoch - lim) < 0);
         if (s_ok && e_ok) {
-            const staged *st = &a->st[si];
             const gmp_ev *e = &a->evs[ei];
-            if (st->epoch == e->epoch ? st->ts <= e->ts : (int32_t)(st->epoch - e->epoch) < 0)
+            if (cur->epoch == e->epoch ? cur->ts <= e->ts : (int32_t)(cur->epoch - e->epoch) < 0)
                 e_ok = 0;
             else
                 s_ok = 0;
@@ -1208,12 +1337,13 @@ static void drain(gmp_asm *a, int force)
         if (s_ok) {
             /* (a time far beyond the horizon is a clock step, not a race:
              * such a record is not held) */
-            if (!force && a->st[si].ts >= a->horizon && a->st[si].ts - a->horizon < 1000000000ull)
+            if (!force && cur->ts >= a->horizon && cur->ts - a->horizon < 1000000000ull)
                 break; /* next round, with what comes after it */
-            emit_staged(a, &a->st[si++]);
+            emit_staged(a, cur);
+            si++;
         } else if (e_ok) {
             emit_event(a, &a->evs[ei++]);
-        } else if (may_apply && !(si < a->nst && (int32_t)(a->st[si].epoch - lim) < 0)) {
+        } else if (may_apply && !(cur && (int32_t)(cur->epoch - lim) < 0)) {
             const gmp_epoch_info *e = &a->hist[a->next_epoch % GMP_EPOCH_HIST];
             if (e->epoch == a->next_epoch)
                 apply_epoch(a, e);
@@ -1222,7 +1352,7 @@ static void drain(gmp_asm *a, int force)
             break;
         }
     }
-    if (force) {
+    if (force && !hold) {
         /* Events of epochs never published cannot exist (an event's epoch is
          * read before it is pushed); at the end, write them anyway. */
         while (ei < a->nev)
@@ -1231,9 +1361,23 @@ static void drain(gmp_asm *a, int force)
     if (ei < a->nev)
         memmove(a->evs, a->evs + ei, (a->nev - ei) * sizeof *a->evs);
     a->nev -= ei;
-    if (si < a->nst)
-        memmove(a->st, a->st + si, (a->nst - si) * sizeof *a->st);
-    a->nst -= si;
+    keep_rest(a, ord, si);
+}
+
+static void drain(gmp_asm *a, int force) { drain_held(a, force, 0); }
+
+/* Room for one more staged record: what can be written is written, first
+ * without applying transitions (drain_held); only a staging area full of
+ * records behind a transition applies it. */
+static void make_room(gmp_asm *a)
+{
+    if (a->nst < a->cap_st)
+        return;
+    drain_held(a, 0, 1);
+    if (a->nst == a->cap_st)
+        drain_held(a, 1, 1);
+    if (a->nst == a->cap_st)
+        drain(a, 1);
 }
 
 /* ---- the interface ----------------------------------------------------------- */
@@ -1250,7 +1394,7 @@ static size_t stage_capacity(size_t host_budget_bytes)
 
 size_t gmp_asm_staging_bytes(size_t host_budget_bytes)
 {
-    return stage_capacity(host_budget_bytes) * sizeof(staged) + EV_BATCH * sizeof(gmp_ev);
+    return stage_capacity(host_budget_bytes) * (sizeof(staged) + 2 * sizeof(sort_key) + 1) + EV_BATCH * sizeof(gmp_ev);
 }
 
 gmp_asm *gmp_asm_create(const gmp_asm_io *io, const gmp_corrtab *corr, size_t host_budget_bytes)
@@ -1263,8 +1407,11 @@ gmp_asm *gmp_asm_create(const gmp_asm_io *io, const gmp_corrtab *corr, size_t ho
     a->live = gmp_live_create(1024);
     a->cap_st = stage_capacity(host_budget_bytes);
     a->st = calloc(a->cap_st, sizeof *a->st);
+    a->ord = calloc(a->cap_st, sizeof *a->ord);
+    a->ord_tmp = calloc(a->cap_st, sizeof *a->ord_tmp);
+    a->keep = calloc(a->cap_st, 1);
     a->evs = calloc(EV_BATCH, sizeof *a->evs);
-    if (!a->live || !a->st || !a->evs) {
+    if (!a->live || !a->st || !a->ord || !a->ord_tmp || !a->keep || !a->evs) {
         gmp_asm_destroy(a);
         return NULL;
     }
@@ -1285,6 +1432,9 @@ void gmp_asm_destroy(gmp_asm *a)
     for (unsigned d = 0; d < GMP_MAX_DEVICES; d++)
         free(a->pend[d]);
     free(a->st);
+    free(a->ord);
+    free(a->ord_tmp);
+    free(a->keep);
     free(a->evs);
     gmp_vmm_free(&a->vmm);
     free(a->open);
@@ -1384,11 +1534,7 @@ void gmp_asm_take_epochs(gmp_asm *a, const gmp_epoch_info *hist, uint32_t cur)
 
 void gmp_asm_stage(gmp_asm *a, const CUpti_Activity *rec)
 {
-    if (a->nst == a->cap_st) {
-        drain(a, 0); /* make room: what can be written is written */
-        if (a->nst == a->cap_st)
-            drain(a, 1);
-    }
+    make_room(a);
     stage_record(a, rec);
 }
 
@@ -1396,11 +1542,7 @@ void gmp_asm_stage_buffer(gmp_asm *a, uint8_t *buf, size_t valid, gmp_asm_next_f
 {
     CUpti_Activity *rec = NULL;
     for (;;) {
-        if (a->nst == a->cap_st) {
-            drain(a, 0);
-            if (a->nst == a->cap_st)
-                drain(a, 1);
-        }
+        make_room(a);
         CUptiResult st = next(buf, valid, &rec);
         if (st != CUPTI_SUCCESS) {
             if (st != CUPTI_ERROR_MAX_LIMIT_REACHED)
@@ -1412,6 +1554,8 @@ void gmp_asm_stage_buffer(gmp_asm *a, uint8_t *buf, size_t valid, gmp_asm_next_f
 }
 
 void gmp_asm_drain(gmp_asm *a, int force) { drain(a, force); }
+
+void gmp_asm_drain_held(gmp_asm *a) { drain_held(a, 0, 1); }
 
 int gmp_asm_epochs_pending(const gmp_asm *a) { return (int32_t)(a->known - a->next_epoch) >= 0; }
 

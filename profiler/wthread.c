@@ -133,8 +133,10 @@ static uint64_t dropped_writer(void)
 {
     gmp_asm_counts c;
     gmp_asm_get_counts(W.as, &c);
+    /* late_mem: a window's ALLOC/FREE that came after the window closed is
+     * not written; counted, so written + dropped == what was made */
     return atomic_load(&gmp_g.ring.dropped) + gmp_activity_dropped_buffers() + gmt_writer_dropped(W.w) +
-           c.bad_records;
+           c.bad_records + c.late_mem;
 }
 
 static void put_stats(void)
@@ -240,8 +242,8 @@ static int end_asked(void)
 
 /* The buffers queued when the round began, no more: under a producer faster
  * than the writer a round still ends, and the loop gets to its periodic
- * work and to an end request. */
-static void take_buffers(void)
+ * work and to an end request. Returns 0 when it left some of them. */
+static int take_buffers(void)
 {
     gmp_done_buf bufs[TAKE_BUFS];
     size_t left = gmp_bufq_pending(), n;
@@ -255,6 +257,7 @@ static void take_buffers(void)
             gmp_bufq_release(bufs[i].buf);
         }
     }
+    return left == 0;
 }
 
 /* A signal's end has a time budget: what the writer could not take by then
@@ -280,8 +283,10 @@ static void round_once(void)
     gmp_asm_events_done(W.as, pub);
     gmp_post_rearm();
     pull_epochs();
-    take_buffers();
-    gmp_asm_drain(W.as, 0);
+    if (take_buffers())
+        gmp_asm_drain(W.as, 0);
+    else
+        gmp_asm_drain_held(W.as); /* a window must not open or close before its records */
 }
 
 /* ---- header ------------------------------------------------------------- */

@@ -938,6 +938,48 @@ static int sc_long(void)
     return 0;
 }
 
+/* A soak (bench/soak.sh): E2E_SOAK_S seconds of steps under the schedule
+ * wait=1,warmup=0,active=1,repeat=0, so odd steps are windows. An active
+ * step emits E2E_SOAK_ROUNDS rounds of allocation + free + kernel records
+ * at full rate; a wait step emits none and idles E2E_SOAK_IDLE_MS, so every
+ * record produced belongs to a window and written + dropped == produced
+ * holds exactly (a dropped buffer is counted whole, whatever its epochs). */
+static int sc_soak(void)
+{
+    const char *ds = getenv("E2E_SOAK_S"), *rs = getenv("E2E_SOAK_ROUNDS"), *is = getenv("E2E_SOAK_IDLE_MS");
+    uint64_t secs = ds ? strtoull(ds, NULL, 10) : 10;
+    uint64_t rounds = rs ? strtoull(rs, NULL, 10) : 100000;
+    unsigned idle = is ? (unsigned)strtoul(is, NULL, 10) : 100;
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    uint64_t produced = 0, windows = 0, step = 0;
+    for (;; step++) {
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        int late = (uint64_t)(t1.tv_sec - t0.tv_sec) >= secs;
+        if (step % 2 == 0) { /* waiting */
+            if (late)
+                break;
+            sleep_ms(idle);
+        } else {
+            for (uint64_t i = 0; i < rounds; i++) {
+                uint64_t a = 0x40000000ull + (i % 1024) * 4096;
+                fake_cupti_emit_memory2(ALLOC, CUPTI_ACTIVITY_MEMORY_KIND_DEVICE, 0, a, 4096, 0, NOSTREAM, 0, 0, 0);
+                fake_cupti_emit_memory2(RELEASE, CUPTI_ACTIVITY_MEMORY_KIND_DEVICE, 0, a, 4096, 0, NOSTREAM, 0, 0, 0);
+                uint64_t t = fake_cupti_now();
+                fake_cupti_emit_kernel(0, 0, KSTREAM, "soak_k", t, t + 5);
+            }
+            produced += 3 * rounds;
+            windows++;
+        }
+        gmemprof_step();
+    }
+    fact("produced", produced);
+    fact("emitted", fake_cupti_records_emitted());
+    fact("windows", windows);
+    fact("steps", step);
+    return 0;
+}
+
 /* ---- the PyTorch bridge (fake_bridge.c, fake_c10.c) ---------------------- */
 
 #define TSEG 0x7f0001400000ull /* after the fake bridge's seeded segment */
@@ -1091,6 +1133,8 @@ int main(int argc, char **argv)
         rc = sc_devices();
     else if (strcmp(sc, "long") == 0)
         rc = sc_long();
+    else if (strcmp(sc, "soak") == 0)
+        rc = sc_soak();
     else if (strncmp(sc, "torch", 5) == 0)
         rc = sc_torch();
     else {

@@ -23,9 +23,16 @@ static char strings[16][64];
 static unsigned nstrings;
 static uint64_t fake_now = 99999;
 
+static uint64_t nput_alloc;     /* every ALLOC put, beyond OUT_MAX too */
+static int window_end_at_alloc; /* ALLOCs put before the WINDOW_END (-1: none) */
+
 static void io_put(void *ctx, const gmt_record *r)
 {
     (void)ctx;
+    if (r->type == GMT_REC_ALLOC)
+        nput_alloc++;
+    if (r->type == GMT_REC_WINDOW_END && window_end_at_alloc < 0)
+        window_end_at_alloc = (int)nput_alloc;
     if (nout < OUT_MAX)
         out[nout++] = *r;
 }
@@ -106,6 +113,8 @@ static const gmp_asm_io fake_io = {NULL,       io_put,      io_intern, io_end_fr
 static void reset_out(void)
 {
     nout = 0;
+    nput_alloc = 0;
+    window_end_at_alloc = -1;
     frames_ended = 0;
     nstrings = 0;
 }
@@ -370,6 +379,85 @@ static void test_horizon(void)
     gmp_asm_destroy(a);
 }
 
+/* ---- a full staging area while a window ends ------------------------------------ */
+
+/* The staging area (4096 records at the smallest budget) fills up in the
+ * middle of a round's buffers while the window's end is known: the room is
+ * made without closing the window, since the records still to be staged in
+ * this round belong to it. All 4106 allocations come before WINDOW_END. */
+static void test_full_staging(void)
+{
+    reset_out();
+    gmp_asm *a = gmp_asm_create(&fake_io, &corr, 0);
+    REQUIRE(a != NULL, "create");
+    epoch(0, GMP_SCHED_EV_PHASE | GMP_SCHED_EV_WINDOW_BEGIN, 100, 0, 1, GMT_PHASE_ACTIVE, 1);
+    epoch(1, GMP_SCHED_EV_PHASE | GMP_SCHED_EV_WINDOW_END, 100000, 1, 1, GMT_PHASE_DONE, 0);
+    gmp_asm_round_begin(a, 200000);
+    gmp_asm_events_done(a, 1);
+    gmp_asm_take_epochs(a, hist, 1);
+    for (uint64_t i = 0; i < 4106; i++) /* no API call: the epoch by time (0) */
+        stage(a, mem_rec(1, 0, 0x100000 + i * 0x1000, 64, 200 + i));
+    gmp_asm_drain(a, 0);
+    CHECK_EQ_U64(nput_alloc, 4106);
+    CHECK_EQ_U64((uint64_t)window_end_at_alloc, 4106);
+    gmp_asm_counts c;
+    gmp_asm_get_counts(a, &c);
+    CHECK_EQ_U64(c.late_mem, 0);
+    gmp_asm_destroy(a);
+}
+
+/* ---- the drain's order: in order, lanes, runs, ties ------------------------------ */
+
+/* Stages n allocations (address i + 1 at ts[i], no API call: epoch 0 by
+ * time) and drains once; the addresses written, in order, go to got. */
+static size_t order_of(const uint64_t *ts, size_t n, uint64_t *got)
+{
+    reset_out();
+    gmp_asm *a = gmp_asm_create(&fake_io, &corr, 0);
+    REQUIRE(a != NULL, "create");
+    epoch(0, GMP_SCHED_EV_PHASE | GMP_SCHED_EV_WINDOW_BEGIN, 100, 0, 1, GMT_PHASE_ACTIVE, 1);
+    gmp_asm_round_begin(a, 1000000);
+    gmp_asm_events_done(a, 0);
+    gmp_asm_take_epochs(a, hist, 0);
+    for (size_t i = 0; i < n; i++)
+        stage(a, mem_rec(1, 0, i + 1, 64, ts[i]));
+    gmp_asm_drain(a, 0);
+    size_t k = 0;
+    for (size_t i = 0; i < nout; i++)
+        if (out[i].type == GMT_REC_ALLOC)
+            got[k++] = out[i].u.mem.address;
+    gmp_asm_destroy(a);
+    return k;
+}
+
+static void check_order(const char *what, const uint64_t *ts, size_t n, const uint64_t *want)
+{
+    uint64_t got[64] = {0};
+    tc_context("%s", what);
+    CHECK_EQ_U64(order_of(ts, n, got), n);
+    for (size_t i = 0; i < n; i++)
+        CHECK_EQ_U64(got[i], want[i]);
+    tc_context(NULL);
+}
+
+static void test_order(void)
+{
+    /* in order already (one pass) */
+    const uint64_t t1[] = {200, 300, 300, 400};
+    const uint64_t w1[] = {1, 2, 3, 4};
+    check_order("in order", t1, 4, w1);
+    /* two streams interleaved (allocations and kernels of one buffer: two
+     * lanes); ties keep the staging order: 5 before 6 (both 500) */
+    const uint64_t t2[] = {1000, 200, 1001, 300, 500, 500, 1002, 900};
+    const uint64_t w2[] = {2, 4, 5, 6, 8, 1, 3, 7};
+    check_order("two lanes", t2, 8, w2);
+    /* 12 descending times: more lanes than 8, the runs are merged; the two
+     * 150s keep their staging order (11 before 12) */
+    const uint64_t t3[] = {1200, 1100, 1000, 900, 800, 700, 600, 500, 400, 300, 150, 150};
+    const uint64_t w3[] = {11, 12, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1};
+    check_order("runs", t3, 12, w3);
+}
+
 /* ---- VMM ranges ----------------------------------------------------------------- */
 
 static void vmm_event(gmp_asm *a, uint16_t type, uint64_t start, uint64_t ts, uint64_t base, uint64_t size,
@@ -508,6 +596,8 @@ int main(void)
     REQUIRE(corr.slots != NULL, "out of memory");
     test_window();
     test_horizon();
+    test_full_staging();
+    test_order();
     test_vmm();
     test_block_order();
     free(corr.slots);
