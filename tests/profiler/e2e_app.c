@@ -1135,6 +1135,36 @@ static int sc_torch_ops(void)
     return 0;
 }
 
+/* Op ranges at full rate (bench: OPS_N pairs), e.g. for the writer's
+ * sustained rate: facts ops and ns (the loop's time). */
+static int sc_torch_ops_rate(void)
+{
+    fake_cupti_context_created(0);
+    const char *bp = getenv("GMEMPROF_TORCH_BRIDGE");
+    void *h = bp ? dlopen(bp, RTLD_NOW | RTLD_NOLOAD) : NULL;
+    g_bop = h ? (bridge_op_fn)dlsym(h, "fake_bridge_op") : NULL;
+    long n = getenv("OPS_N") ? atol(getenv("OPS_N")) : 1000000;
+    long spin = getenv("OPS_SPIN_NS") ? atol(getenv("OPS_SPIN_NS")) : 0; /* the program's own time per op */
+    static const char *const names[] = {"aten::add", "aten::mm", "aten::empty_strided", "aten::_softmax"};
+    struct timespec a, b;
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    for (long i = 0; i < n; i++) {
+        op(1, names[i & 3], 0);
+        op(0, NULL, 0);
+        if (spin) {
+            struct timespec t0, t1;
+            clock_gettime(CLOCK_MONOTONIC, &t0);
+            do
+                clock_gettime(CLOCK_MONOTONIC, &t1);
+            while ((t1.tv_sec - t0.tv_sec) * 1000000000l + (t1.tv_nsec - t0.tv_nsec) < spin);
+        }
+    }
+    clock_gettime(CLOCK_MONOTONIC, &b);
+    fact("ops", (uint64_t)n);
+    fact("ns", (uint64_t)((b.tv_sec - a.tv_sec) * 1000000000ll + (b.tv_nsec - a.tv_nsec)));
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -1190,6 +1220,8 @@ int main(int argc, char **argv)
         rc = sc_plain();
     else if (strcmp(sc, "torch_ops") == 0)
         rc = sc_torch_ops();
+    else if (strcmp(sc, "torch_ops_rate") == 0)
+        rc = sc_torch_ops_rate();
     else if (strcmp(sc, "sigterm") == 0)
         rc = sc_signal(SIGTERM);
     else if (strcmp(sc, "sigint") == 0)
