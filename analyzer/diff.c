@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "names.h"
+#include "tracestr.h"
 #include "report.h"
 
 typedef struct drow {

@@ -13,6 +13,8 @@
 
 #include "names.h"
 #include "report.h"
+#include "liveset.h"
+#include "tracestr.h"
 
 /* ---- generic table ------------------------------------------------------ */
 
