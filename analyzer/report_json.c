@@ -430,7 +430,7 @@ int gma_print_json(FILE *f, const gma_report *rep)
     gma_jw_begin(j, '{');
     gma_jw_kstr(j, "by", gma_by_names[r->opt.by]);
     gma_jw_kstr(j, "sort", gma_sort_names[r->opt.sort]);
-    gma_jw_kstr(j, "sort_meaning", gma_sort_label(r->opt.by, r->opt.sort));
+    gma_jw_kstr(j, "sort_meaning", t->sort_note);
     gma_jw_ku64(j, "top", r->opt.top);
     gma_jw_ku64(j, "total_rows", t->total_rows);
     gma_json_columns(j, t);

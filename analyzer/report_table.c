@@ -11,40 +11,6 @@
 
 #define SECTION_GROUPS 5 /* groups per section in this format: one screen */
 
-const char *gma_sort_label(gma_by by, gma_sort s)
-{
-    switch (by) {
-    case GMA_BY_KERNEL:
-    case GMA_BY_RANGE: {
-        static const char *const k[] = { "self memory (allocated - freed)", "peak reached while attributed",
-                                         "bytes allocated", "calls", "total time", "name" };
-        return k[s];
-    }
-    case GMA_BY_ALLOC: {
-        static const char *const a[] = { "size", "live bytes right after it", "size", "time allocated",
-                                         "lifetime", "address" };
-        return a[s];
-    }
-    case GMA_BY_STEP: {
-        static const char *const st[] = { "net bytes", "peak", "bytes allocated", "allocations", "step", "step" };
-        return st[s];
-    }
-    case GMA_BY_TAG: {
-        static const char *const t[] = { "live bytes", "driver used", "live bytes", "time", "time", "tag name" };
-        return t[s];
-    }
-    case GMA_BY_STREAM: {
-        static const char *const x[] = { "net bytes", "peak", "bytes allocated", "kernels", "kernel time",
-                                         "device and stream" };
-        return x[s];
-    }
-    default: {
-        static const char *const d[] = { "peak", "peak", "bytes allocated", "kernels", "kernel time", "device" };
-        return d[s];
-    }
-    }
-}
-
 const char *gma_window_end_label(const gma_window *w)
 {
     if (w->implicit == 1)
@@ -312,7 +278,7 @@ int gma_print_table(FILE *f, const gma_report *rep)
     char b1[GMA_FMT_CAP], b2[GMA_FMT_CAP], b3[GMA_FMT_CAP];
     print_summary(f, rep);
 
-    fprintf(f, "\n%s ranked by %s", t->title, gma_sort_label(r->opt.by, r->opt.sort));
+    fprintf(f, "\n%s ranked by %s", t->title, t->sort_note);
     if (t->nrows < t->total_rows)
         fprintf(f, " (top %zu of %llu)", t->nrows, (unsigned long long)t->total_rows);
     fprintf(f, "\n");
