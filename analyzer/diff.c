@@ -6,9 +6,12 @@
  * kernels, generated numeric suffixes removed), ranked by |B - A| of the
  * metric, with rows present on one side only marked.
  *
- * The metric is the --sort key; without --sort it is the bytes allocated
- * (tags: live bytes; devices: the peak), because the net "self" memory of a
- * kernel cancels across a forward pass (the free lands on a later kernel).
+ * The metric is the --sort key. Without --sort, by kernel and by range it is
+ * the bytes each row holds at the peak (its allocations live at the
+ * device's peak): what a person facing "out of memory" compares, where the
+ * bytes allocated over the run rank the busiest rows and the net "self"
+ * memory cancels across a forward pass (the free lands on a later row);
+ * otherwise the bytes allocated (tags: live bytes; devices: the peak).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -65,6 +68,8 @@ static gma_sort diff_metric(const gma_opts *o)
         return GMA_SORT_MEM;
     if (o->by == GMA_BY_DEVICE)
         return GMA_SORT_PEAK;
+    if (o->by == GMA_BY_KERNEL || o->by == GMA_BY_RANGE)
+        return GMA_SORT_HELD;
     return GMA_SORT_ALLOC;
 }
 
@@ -83,6 +88,7 @@ static const char *metric_label(gma_by by, gma_sort m)
     case GMA_SORT_ALLOC: return "bytes allocated";
     case GMA_SORT_COUNT: return by == GMA_BY_KERNEL || by == GMA_BY_RANGE ? "calls" : "count";
     case GMA_SORT_TIME: return "time";
+    case GMA_SORT_HELD: return "bytes held at the peak";
     default: return "bytes allocated";
     }
 }
@@ -100,6 +106,45 @@ static int add(gma_vec *rows, gma_strs *names, int side, const char *norm, size_
 }
 
 static int64_t sat(uint64_t v) { return v > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)v; }
+
+/* The display name of a row's string id, normalized (kernels k). */
+static int norm_name(const gma_replay *r, uint64_t name, int k, gma_buf *b)
+{
+    size_t len;
+    const char *raw = name ? gma_str(r, (uint32_t)name, &len) : NULL;
+    gma_buf_reset(b);
+    if (!name)
+        gma_buf_puts(b, "(unattributed)");
+    else if (!len)
+        gma_kernel_display(r, (uint32_t)name, 0, b);
+    else
+        gma_name_normalize(raw, len, k, b);
+    return b->oom ? -1 : 0;
+}
+
+/* The bytes live at each selected device's peak, by the kernel (k) or the
+ * range that made them: rows of calls 0, summed with the table's rows by
+ * name. What was live before the window has no owner in it: left out. */
+static int collect_held(const gma_replay *r, int side, int k, gma_vec *rows, gma_strs *names)
+{
+    gma_buf b = { 0 };
+    int err = 0;
+    for (size_t i = 0; i < r->entries.len && !err; i++) {
+        const gma_entry *e = &GMA_VEC_AT(&r->entries, gma_entry, i);
+        if (!(e->flags & GMA_E_INUSE) || (e->flags & (GMA_E_HOST | GMA_E_BASELINE)) ||
+            !gma_dev_selected(r, e->device))
+            continue;
+        const gma_dev *D = &r->dev[e->device];
+        if (!(((e->flags & GMA_E_LIVE) && e->ord <= D->peak_ord) || (e->flags & GMA_E_KEEP_PEAK)))
+            continue;
+        uint32_t name = k ? e->kname : e->rname;
+        if (name == GMA_NAME_BASELINE)
+            continue;
+        err |= norm_name(r, name, k, &b) != 0 || add(rows, names, side, gma_buf_str(&b), b.len, sat(e->bytes), 0);
+    }
+    gma_buf_free(&b);
+    return err ? -1 : 0;
+}
 
 /* The rows of one side: (normalized name, metric, calls). */
 static int collect(const gma_replay *r, int side, gma_sort m, gma_vec *rows, gma_strs *names)
@@ -121,7 +166,8 @@ static int collect(const gma_replay *r, int side, gma_sort m, gma_vec *rows, gma
                 used = x->calls || x->alloc_count || x->free_count;
                 calls = x->calls;
                 name = i ? x->name : 0;
-                v = m == GMA_SORT_MEM    ? (int64_t)(x->alloc_bytes - x->free_bytes)
+                v = m == GMA_SORT_HELD   ? 0
+                    : m == GMA_SORT_MEM  ? (int64_t)(x->alloc_bytes - x->free_bytes)
                     : m == GMA_SORT_PEAK ? sat(x->peak)
                     : m == GMA_SORT_COUNT ? sat(x->calls)
                     : m == GMA_SORT_TIME ? sat(x->time_ns)
@@ -131,7 +177,8 @@ static int collect(const gma_replay *r, int side, gma_sort m, gma_vec *rows, gma
                 used = x->calls || x->tot_alloc || x->tot_free;
                 calls = x->calls;
                 name = i ? x->name : 0;
-                v = m == GMA_SORT_MEM    ? (int64_t)(x->self_alloc - x->self_free)
+                v = m == GMA_SORT_HELD   ? 0
+                    : m == GMA_SORT_MEM  ? (int64_t)(x->self_alloc - x->self_free)
                     : m == GMA_SORT_PEAK ? sat(x->peak)
                     : m == GMA_SORT_COUNT ? sat(x->calls)
                     : m == GMA_SORT_TIME ? sat(x->time_ns)
@@ -139,17 +186,10 @@ static int collect(const gma_replay *r, int side, gma_sort m, gma_vec *rows, gma
             }
             if (!used)
                 continue;
-            gma_buf_reset(&b);
-            size_t len;
-            const char *raw = name ? gma_str(r, name, &len) : NULL;
-            if (!name)
-                gma_buf_puts(&b, "(unattributed)");
-            else if (!len)
-                gma_kernel_display(r, (uint32_t)name, 0, &b);
-            else
-                gma_name_normalize(raw, len, k, &b);
-            err |= b.oom || add(rows, names, side, gma_buf_str(&b), b.len, v, calls) != 0;
+            err |= norm_name(r, name, k, &b) != 0 || add(rows, names, side, gma_buf_str(&b), b.len, v, calls) != 0;
         }
+        if (m == GMA_SORT_HELD && !err)
+            err = collect_held(r, side, k, rows, names) != 0;
         break;
     }
     case GMA_BY_STEP:

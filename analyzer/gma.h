@@ -47,6 +47,7 @@ typedef enum gma_sort {
     GMA_SORT_COUNT,
     GMA_SORT_TIME,
     GMA_SORT_NAME,
+    GMA_SORT_HELD, /* --diff by kernel or range: bytes each row holds at the peak */
     GMA_SORT_COUNT_
 } gma_sort;
 

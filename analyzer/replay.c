@@ -26,7 +26,7 @@
 #include "winsteps.h"
 
 const char *const gma_by_names[GMA_BY_COUNT_] = { "kernel", "range", "alloc", "step", "tag", "stream", "device" };
-const char *const gma_sort_names[GMA_SORT_COUNT_] = { "mem", "peak", "alloc", "count", "time", "name" };
+const char *const gma_sort_names[GMA_SORT_COUNT_] = { "mem", "peak", "alloc", "count", "time", "name", "held" };
 
 /* Whether a registered consumer takes marks: their test of the selection
  * has an effect of its own (win_of may open a window), so it runs only

@@ -410,7 +410,7 @@ def compare_ranges(rep, gm, tp_async, tp_caching, gm_summary, label="emit_nvtx",
     res["active_steps"] = ((gm_summary or {}).get("steps") or {}).get("active_steps")
     rep.add("%s self memory vs torch.profiler self_device_memory_usage" % label, big > 0 and ok_all,
             "%d ops >= 1 MiB compared (torch.profiler run: %s); tolerance %s" %
-            (big, which, "512 B per call" if exact else "2%% + 1 KiB per call"))
+            (big, which, "512 B per call" if exact else "2% + 1 KiB per call"))
     return res
 
 
