@@ -327,6 +327,7 @@ def build(work, out):
     rep.add("gmem-analyze --diff ran", read_rc(os.path.join(work, "diff.rc")) == 0,
             "exit %s" % read_rc(os.path.join(work, "diff.rc")))
     data["attention"] = att
+    data["ops_diff_first"] = ops_diff_first(rep, read_text(os.path.join(work, "ops.diff.txt"), 20000))
 
     # 4. emit_nvtx ranges vs torch.profiler
     data["ranges_vs_torch_profiler"] = compare_ranges(rep, j("cmp_gm.ranges.json"), j("cmp_tp_async.json"),
@@ -350,6 +351,29 @@ def build(work, out):
     with open(os.path.join(out, "report.md"), "w") as fh:
         fh.write(markdown(data))
     return data
+
+
+# The ops of naive attention (scores = q @ k^T scaled, softmax, @ v).
+ATTENTION_OPS = ("aten::_softmax", "aten::softmax", "aten::bmm", "aten::matmul", "aten::mul", "aten::div",
+                 "aten::masked_fill", "aten::_softmax_backward_data")
+
+
+def ops_diff_first(rep, txt):
+    """The first row of `--diff --by range` between the naive and the SDPA runs with the bridge's
+    op ranges (default metric: bytes held at the peak) must be an attention op."""
+    rows, on = [], False
+    for line in (txt or "").splitlines():
+        if line.startswith("range rows matched"):
+            on = True
+            continue
+        if on and line.startswith("range "):
+            continue
+        if on and line.strip():
+            rows.append(line.split()[0])
+    first = rows[0] if rows else None
+    rep.add("op ranges: naive vs sdpa --diff ranks an attention op first (bytes held at the peak)",
+            first in ATTENTION_OPS, "first rows: %s" % ", ".join(rows[:4]) if rows else "no diff rows")
+    return {"rows": rows[:10]}
 
 
 def compare_ranges(rep, gm, tp_async, tp_caching, gm_summary, label="emit_nvtx", exact=False):

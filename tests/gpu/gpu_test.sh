@@ -422,7 +422,7 @@ PYEOF
         else fail "steps without kernels (of 0..$((WARM + PROF + AFTER - 1))): ${missing:-could not read $W/by_step.csv}"; fi
     fi
     ;;
-torch_ops_gpt | torch_ops_cnn | torch_ops_accum | torch_ops_twoopt)
+torch_ops_gpt | torch_ops_cnn | torch_ops_accum | torch_ops_twoopt | torch_ops_compile)
     # Op ranges and steps from PyTorch itself (the bridge's RecordFunction
     # callbacks) on a script with no NVTX line and no emit_nvtx: under
     # wait=1,warmup=1,active=2 exactly 2 active steps made by optimizer
@@ -437,6 +437,7 @@ torch_ops_gpt | torch_ops_cnn | torch_ops_accum | torch_ops_twoopt)
     torch_ops_cnn) oargs+=(--model cnn) ;;
     torch_ops_accum) oargs+=(--accum 2) ;;
     torch_ops_twoopt) oargs+=(--two-opt) ;;
+    torch_ops_compile) oargs+=(--model cnn --compile) ;; # what PyTorch records of compiled code: outcome.txt
     esac
     plain "$W/plain.out" -- "$PY" "$TO" "${oargs[@]}"
     [ "$PLAIN_RC" -eq 0 ] || fail "unprofiled run exited $PLAIN_RC"
@@ -450,7 +451,11 @@ torch_ops_gpt | torch_ops_cnn | torch_ops_accum | torch_ops_twoopt)
     timeout -k 5 120 "$BIN/gmem-analyze" "$W/trace.zst" --by range --sort mem --top 10 >"$W/by_range.txt" 2>"$W/analyze.err" ||
         fail "gmem-analyze --by range failed: $(head -c 300 "$W/analyze.err")"
     if grep -q '^aten::' "$W/by_range.txt"; then pass "--by range ranks PyTorch ops: $(grep -m1 '^aten::' "$W/by_range.txt" | tr -s ' ' | head -c 120)"
-    else fail "--by range shows no aten:: op (files in $W)"; fi
+    elif [ "$name" != torch_ops_compile ]; then fail "--by range shows no aten:: op (files in $W)"; fi
+    if [ "$name" = torch_ops_compile ]; then
+        { echo "torch_ops_compile: the top ranges by self memory of a torch.compile'd CNN:"
+          sed -n '/ranked by self memory/,/^$/p' "$W/by_range.txt" | head -12; } | tee "$W/outcome.txt"
+    fi
     ;;
 torch_bridge | torch_bridge_expandable | torch_bridge_sched | torch_bridge_graph)
     # The PyTorch bridge (libgmemprof_torch.so) under the launcher, on a

@@ -149,6 +149,8 @@ if [ "$BUILD_RC" -eq 0 ]; then
         cat "$BUILD/tests/gpu/out/torch_profiler_inside/outcome.txt" 2>/dev/null
         # what the bridge's tracker reports under CUDA graph capture and replay (docs/user-guide.md §7)
         cat "$BUILD/tests/gpu/out/torch_bridge_graph/outcome.txt" 2>/dev/null
+        # what PyTorch records of torch.compile'd code (docs/user-guide.md §7.1)
+        cat "$BUILD/tests/gpu/out/torch_ops_compile/outcome.txt" 2>/dev/null
     fi
 
     # 3. allocator modes (and the unprofiled reference), 5 processes at once

@@ -127,6 +127,11 @@ def make_work(work, broken=False):
         "aten::_softmax": {"count": 12, "self": 96 * MIB, "alloc_bytes": 96 * MIB, "free_bytes": 0},
         "(no range)": {"count": 0, "self": -5 * MIB}}})
     wjson(os.path.join(work, "cmp_ops.summary.json"), {"steps": {"active_steps": 3}})
+    write(os.path.join(work, "ops.diff.txt"),
+          "range rows matched by normalized name, ranked by |B - A| of bytes held at the peak (top 3 of 9)\n"
+          "range                         A           B        delta  ratio  calls A  calls B  only\n"
+          "aten::_softmax       128.00 MiB           -  -128.00 MiB      -       12        -  A\n"
+          "aten::empty_strided  121.00 MiB   65.00 MiB   -56.00 MiB  x0.54      492      492  -\n")
     for name in ("table", "by_range", "chrome", "timeline"):
         write(os.path.join(work, "naive.%s.rc" % name), "0\n")
 

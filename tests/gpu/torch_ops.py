@@ -11,6 +11,7 @@ exact integers, the same with and without the profiler.
 --accum N: N forward/backward passes per optimizer step (gradient
 accumulation); --two-opt: the parameters split between SGD and AdamW,
 stepped one after the other. Either way, one training step per iteration.
+--compile: the model under torch.compile (what PyTorch records of it).
 """
 import argparse
 import sys
@@ -60,11 +61,14 @@ def main():
     ap.add_argument("--steps", type=int, default=6)
     ap.add_argument("--accum", type=int, default=1)
     ap.add_argument("--two-opt", action="store_true")
+    ap.add_argument("--compile", action="store_true", help="the model under torch.compile")
     args = ap.parse_args()
     dev = torch.device("cuda", 0)
     torch.manual_seed(0)
     model = (cnn() if args.model == "cnn" else GPT()).to(dev)
     params = list(model.parameters())
+    if args.compile:
+        model = torch.compile(model)
     if args.two_opt:
         half = len(params) // 2
         opts = [torch.optim.SGD(params[:half], lr=1e-3), torch.optim.AdamW(params[half:], lr=1e-4)]
