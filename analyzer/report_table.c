@@ -6,7 +6,7 @@
  */
 #include <string.h>
 
-#include "report.h"
+#include "print.h"
 #include "tracestr.h"
 
 #define SECTION_GROUPS 5 /* groups per section in this format: one screen */
