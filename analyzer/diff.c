@@ -18,7 +18,8 @@
 
 #include "names.h"
 #include "tracestr.h"
-#include "report.h"
+#include "diff.h"
+#include "print.h"
 
 typedef struct drow {
     size_t norm;   /* offset in the name store */

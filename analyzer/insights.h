@@ -25,7 +25,7 @@
 #include <stdio.h>
 
 #include "gma.h"
-#include "report.h"
+#include "print.h"
 
 struct gma_insights;
 

@@ -14,7 +14,8 @@
 #include "outfile.h"
 #include "insights.h"
 #include "ranks.h"
-#include "report.h"
+#include "diff.h"
+#include "print.h"
 
 #define EXIT_BAD_INPUT 1
 #define EXIT_USAGE 2

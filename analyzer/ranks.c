@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "ranks.h"
+#include "tables.h"
 
 /* ---- set up and identification ---------------------------------------------- */
 

@@ -13,7 +13,7 @@
 #ifndef GMA_RANKS_H
 #define GMA_RANKS_H
 
-#include "report.h"
+#include "print.h"
 
 #define GMA_RANKS_MAX_WARN 8
 

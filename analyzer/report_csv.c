@@ -7,7 +7,7 @@
  */
 #include <string.h>
 
-#include "report.h"
+#include "print.h"
 
 static void kv_str(FILE *f, const char *k, const char *v)
 {

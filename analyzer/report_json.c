@@ -7,7 +7,7 @@
  */
 #include <string.h>
 
-#include "report.h"
+#include "print.h"
 #include "tracestr.h"
 
 void gma_json_cell(gma_jw *j, const gma_table *t, size_t col, const gma_cell *c)

@@ -2,11 +2,11 @@
  * --format table: the human report. A summary, the ranked table, the
  * allocations live at each device's peak and the leaks. Bytes in 1024-based
  * units, times in ms relative to the trace start; warnings first and last.
- * The --diff and several-rank views print here too (report.h).
+ * The --diff and several-rank views print here too (print.h).
  */
 #include <string.h>
 
-#include "report.h"
+#include "print.h"
 #include "tracestr.h"
 
 #define SECTION_GROUPS 5 /* groups per section in this format: one screen */

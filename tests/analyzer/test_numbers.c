@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "gma.h"
+#include "diff.h"
 #include "report.h"
 #include "scenarios.h"
 

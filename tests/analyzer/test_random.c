@@ -17,7 +17,8 @@
 
 #include "export.h"
 #include "gma.h"
-#include "report.h"
+#include "diff.h"
+#include "print.h"
 
 static uint64_t rng = 88172645463325252ull;
 static uint64_t next(void)

@@ -42,7 +42,8 @@
 #include "insights.h"
 #include "gmt_io.h"
 #include "export.h"
-#include "report.h"
+#include "diff.h"
+#include "print.h"
 
 #define OPT_BYTES 4
 #define FZ_MAX_INPUT 4096u          /* bytes of an input looked at (scripts pass -max_len=4096) */

@@ -1,0 +1,111 @@
+/*
+ * The printing layer: report_table.c, report_csv.c and report_json.c alone
+ * write table, CSV and JSON, and compute nothing. A view computes rows and
+ * hands them over as data: the report of one replay (report.h), the
+ * comparison of two (diff.c) and the table of a rank set (ranks.c). Every
+ * table goes through the same grid, CSV lines and JSON columns and rows.
+ */
+#ifndef GMA_PRINT_H
+#define GMA_PRINT_H
+
+#include <stdio.h>
+
+#include "report.h"
+#include "table.h"
+
+/* ---- --diff (diff.c), as its writers print it ------------------------------ */
+
+typedef enum gma_unit { GMA_UNIT_BYTES, GMA_UNIT_COUNT, GMA_UNIT_NS } gma_unit;
+
+/* A line of the summary comparison: a metric of trace A and of trace B. */
+typedef struct gma_diff_line {
+    char metric[48];
+    gma_unit u;
+    uint64_t a, b;
+} gma_diff_line;
+
+typedef struct gma_diff_view {
+    const char *by;         /* the --by table's name */
+    const char *metric;     /* the metric's key (gma_sort_names) */
+    const char *meaning;    /* and what it means */
+    const gma_report *ra, *rb;
+    const gma_diff_line *sl;
+    size_t ns;
+    const gma_table *t;     /* the rows of both, matched by name */
+} gma_diff_view;
+
+/* ---- several ranks (ranks.c), as their writers print them ------------------ */
+
+/* One trace of the set. */
+typedef struct gma_rankrun {
+    const char *path;
+    /* from the header (read before the replay) */
+    int has_header;
+    int64_t hdr_rank, world_size;
+    uint64_t pid, start_ts;
+    char host[128];
+    int64_t id;             /* the rank shown: the header's, or the position */
+    /* from the finished replay */
+    int done;
+    char devices[96];       /* "0" or "0,1" */
+    unsigned first_dev;
+    int has_peak;
+    uint64_t peak, peak_step;
+    int64_t peak_ns;
+    uint64_t baseline, alloc_bytes, alloc_count, free_bytes, free_count, leaked, leaked_count;
+    uint64_t kernels, kernel_ns, steps, dropped, records;
+    int truncated;
+    char warn[GMA_MAX_WARN][400];
+    size_t nwarn;
+    gma_table table;        /* its --by table, every row */
+} gma_rankrun;
+
+/* Sums over the set. */
+typedef struct gma_rank_totals {
+    uint64_t baseline, alloc, alloc_count, freed, free_count, leaked, leaked_count, kernels, kernel_ns, dropped;
+    uint64_t records;
+    size_t hi, lo;  /* runs with the highest and lowest peak */
+    double mean;
+    int64_t world;  /* the world size the traces agree on, -1 none */
+} gma_rank_totals;
+
+typedef struct gma_ranks_view {
+    const gma_rankrun *runs;
+    size_t n;
+    const char (*warn)[400]; /* about the set */
+    size_t nwarn;
+    gma_rank_totals t;
+    const gma_table *table;  /* --by rank, merged or per-rank */
+    const char *title;       /* the table's title line */
+    const char *by, *sort, *mode; /* the table's keys: "rank" or a --by name, the sort key, "merged"... */
+    uint64_t top;
+    int by_rank;
+} gma_ranks_view;
+
+/* The report in each format. Each returns 0, or -1 when writing failed. */
+int gma_print_table(FILE *f, const gma_report *rep);
+int gma_print_csv(FILE *f, const gma_report *rep);
+int gma_print_json(FILE *f, const gma_report *rep);
+/* --diff and several ranks, in each format (table: -1 out of memory). */
+int gma_print_diff_table(FILE *f, const gma_diff_view *v);
+void gma_print_diff_csv(FILE *f, const gma_diff_view *v);
+void gma_print_diff_json(FILE *f, const gma_diff_view *v);
+void gma_print_ranks_table(FILE *f, const gma_ranks_view *v);
+void gma_print_ranks_csv(FILE *f, const gma_ranks_view *v);
+void gma_print_ranks_json(FILE *f, const gma_ranks_view *v);
+
+/* Any table: its aligned grid (report_table.c) and its CSV lines
+ * (report_csv.c). */
+void gma_print_grid(FILE *f, const gma_table *t);
+void gma_print_csv_rows(FILE *f, const gma_table *t);
+/* A cell as a JSON value. */
+void gma_json_cell(gma_jw *j, const gma_table *t, size_t col, const gma_cell *c);
+/* The "columns" key (the column keys) and the "rows" key (an object per
+ * row), inside an open object. */
+void gma_json_columns(gma_jw *j, const gma_table *t);
+void gma_json_rows(gma_jw *j, const gma_table *t);
+
+/* How a window ended ("schedule", "no end record", ...). */
+const char *gma_window_end_label(const gma_window *w);
+
+#endif
