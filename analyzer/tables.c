@@ -373,7 +373,7 @@ static int64_t range_key(const gma_rrow *k, gma_sort s)
 
 static int build_ranges(const gma_replay *r, gma_table *t, uint64_t top)
 {
-    gma_table_init(t, "NVTX ranges", RCOLS, NCOLS(RCOLS));
+    gma_table_init(t, "Ranges (PyTorch ops, NVTX ranges)", RCOLS, NCOLS(RCOLS));
     size_t n = r->rrows.len, m = 0;
     srow *rows = calloc(n ? n : 1, sizeof(*rows));
     gma_strs names = { 0 };
