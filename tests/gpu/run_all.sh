@@ -109,7 +109,9 @@ post() {
 LAUNCH=$BUILD/bin/gmemprof
 ANALYZE=$BUILD/bin/gmem-analyze
 CT=$BUILD/bin/check_trace
-TRAIN=$ROOT/samples/train_gpt.py
+# relative to the repository root (the current directory): the recorded
+# traces' command lines then name no machine's paths
+TRAIN=samples/train_gpt.py
 # env -u: every run starts from the default allocator unless it says otherwise
 CLEAN=(env -u PYTORCH_CUDA_ALLOC_CONF -u PYTORCH_NO_CUDA_MEMORY_CACHING -u CUDA_INJECTION64_PATH
        -u NVTX_INJECTION64_PATH -u GMEMPROF_SCHEDULE -u GMEMPROF_OUTPUT)
@@ -175,7 +177,7 @@ if [ "$BUILD_RC" -eq 0 ]; then
     # kernel time) show them; memory and attribution are those of launch mode
     for v in naive sdpa; do
         bg "$v" 240 "${CLEAN[@]}" PYTORCH_CUDA_ALLOC_CONF=backend:cudaMallocAsync "$LAUNCH" --kernels gpu -o "$WORK/$v.zst" -- \
-            "$PY" "$TRAIN" "${CFG[@]}" --attn "$v" --emit-nvtx --alloc-report "$WORK/$v.alloc.json"
+            "$PY" "$TRAIN" "${CFG[@]}" --attn "$v" --emit-nvtx --alloc-report "$(realpath --relative-to=. "$WORK")/$v.alloc.json"
     done
     bg cmp_gm 240 "${CLEAN[@]}" PYTORCH_CUDA_ALLOC_CONF=backend:cudaMallocAsync "$LAUNCH" -o "$WORK/cmp_gm.zst" \
         --schedule wait=2,warmup=1,active=3,repeat=1 -- \
