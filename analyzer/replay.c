@@ -22,6 +22,7 @@
 
 #include "consumer.h"
 #include "gma.h"
+#include "hints.h"
 #include "names.h"
 
 const char *const gma_by_names[GMA_BY_COUNT_] = { "kernel", "range", "alloc", "step", "tag", "stream", "device" };
@@ -1295,6 +1296,11 @@ static inline __attribute__((always_inline)) void entry_fill(gma_entry *e, const
     e->kind = (uint8_t)(m->kind < 256 ? m->kind : 0);
     e->source = (uint8_t)(m->source < GMT_SRC_COUNT_ ? m->source : 0);
     e->flags = flags;
+    e->hclass = GMA_HC_PERSISTENT;
+    e->seq = (uint32_t)m->seq;
+    e->howner = 0;
+    e->range = m->range;
+    e->tid = (m->flags & GMT_MEMF_NO_THREAD) ? 0 : m->tid;
 }
 
 /* An accounted (not baseline) allocation into its name's, window's,
@@ -1538,6 +1544,8 @@ static inline __attribute__((always_inline)) void free_record(gma_replay *r, con
     }
     if (!plain && !host)
         PUBLISH(r, freed, ENT(r, ei), m, ord);
+    if (!host && D->has_peak && ENT(r, ei)->ord <= D->peak_ord) /* live at the peak: its class (hints.h) */
+        gma_hints_freed(r, ENT(r, ei), m);
     entry_dead(r, ei, m->ts, 0, plain);
 }
 

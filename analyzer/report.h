@@ -8,6 +8,7 @@
 #define GMA_REPORT_H
 
 #include "gma.h"
+#include "hints.h"
 
 /* ---- a generic table ------------------------------------------------------ */
 
@@ -104,6 +105,7 @@ typedef struct gma_report {
     gma_peakview peaks[GMA_MAX_DEVICES];
     size_t npeaks;
     gma_leakview leaks;
+    gma_hints hints;        /* the short section of --insights (hints.h) */
     gma_strs strs;
     char warn[GMA_MAX_WARN][400];
     size_t nwarn;
@@ -128,6 +130,9 @@ int gma_print_json(FILE *f, const gma_report *rep);
 
 /* Builds the --by table alone (tables.c); used by the report and the diff. */
 int gma_table_build(const gma_replay *r, gma_table *t, uint64_t top);
+
+/* The hints' section of the table format (report_table.c). */
+void gma_print_hints(FILE *f, const gma_hints *h);
 
 /* Shared by the formats: a cell as text ("1.50 MiB" or "1572864"). */
 void gma_cell_format(const gma_table *t, size_t col, const gma_cell *c, int human, char *out, size_t cap);

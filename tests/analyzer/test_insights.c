@@ -10,6 +10,7 @@
 
 #include "gma.h"
 #include "gmt_io.h"
+#include "hints.h"
 #include "insights.h"
 #include "report.h"
 
@@ -508,6 +509,195 @@ static void check_table(const gma_ins_result *res)
     gma_table_free(&t);
 }
 
+/* ---- the default report's hints (hints.h) ---------------------------------------- */
+
+/* Replays path the default way (no consumer: the plain replay) and builds
+ * the report; its table output goes to out (cap bytes). */
+static void report_of(const char *path, gma_replay *r, gma_report *rep, char *out, size_t cap)
+{
+    gma_opts o;
+    memset(&o, 0, sizeof(o));
+    o.top = 10;
+    o.window = o.step = o.device = -1;
+    char msg[600];
+    REQUIRE(gma_replay_file(r, &o, path, msg, sizeof(msg)) == 0, "%s", msg);
+    REQUIRE(gma_report_build(rep, r) == 0);
+    FILE *f = tmpfile();
+    REQUIRE(f != NULL);
+    REQUIRE(gma_print_table(f, rep) == 0);
+    size_t n = (size_t)ftell(f);
+    rewind(f);
+    n = fread(out, 1, n < cap - 1 ? n : cap - 1, f);
+    out[n] = 0;
+    fclose(f);
+}
+
+static const gma_hint *hint_of(const gma_hints *h, gma_hint_kind k)
+{
+    for (size_t i = 0; i < h->n; i++)
+        if (h->hint[i].kind == k)
+            return &h->hint[i];
+    return NULL;
+}
+
+/* insights.gmt by the default report: the classes of check_result (16, 40,
+ * 1, 4 MiB). Step-scoped 40 of 61 MiB = 65.6% >= 50%: shown, first owner
+ * aten::softmax 32 MiB. Temporary 1 MiB = 1.6% < 20%: not shown. Growth:
+ * live at the end of steps 0-3 22, 24, 26, 28 MiB (the last memory event of
+ * each), +6 MiB = 9.8% of the 61 MiB peak >= 5%, 2 MiB per step, higher in 3
+ * of 3 steps: shown. */
+static void check_hints_main(const char *path)
+{
+    tc_context("hints: insights.gmt");
+    static gma_replay r;
+    static gma_report rep;
+    static char out[1 << 16];
+    report_of(path, &r, &rep, out, sizeof(out));
+    const gma_hints *h = &rep.hints;
+    REQUIRE(h->ndev == 1);
+    CHECK_EQ_U64(h->dev[0].peak, 61 * MiB);
+    CHECK_EQ_U64(h->dev[0].persistent, 16 * MiB);
+    CHECK_EQ_U64(h->dev[0].step, 40 * MiB);
+    CHECK_EQ_U64(h->dev[0].temp, 1 * MiB);
+    CHECK(h->dev[0].outside_known && !h->dev[0].reserved_known);
+    CHECK_EQ_U64(h->dev[0].outside, 4 * MiB);
+    CHECK_EQ_U64(h->n, 2);
+    const gma_hint *x = hint_of(h, GMA_HINT_STEP);
+    CHECK(x != NULL);
+    if (x) {
+        CHECK_EQ_U64(x->bytes, 40 * MiB);
+        CHECK_EQ_U64(x->whole, 61 * MiB);
+        CHECK_STR(x->owner, "aten::softmax");
+        CHECK_EQ_U64(x->owner_bytes, 32 * MiB);
+    }
+    CHECK(hint_of(h, GMA_HINT_TEMP) == NULL);
+    x = hint_of(h, GMA_HINT_GROWTH);
+    CHECK(x != NULL);
+    if (x) {
+        CHECK_EQ_U64(x->step_first, 0);
+        CHECK_EQ_U64(x->step_last, 3);
+        CHECK_EQ_U64(x->first, 22 * MiB);
+        CHECK_EQ_U64(x->last, 28 * MiB);
+        CHECK_EQ_U64(x->bytes, 6 * MiB);
+        CHECK_EQ_U64((uint64_t)x->slope, 2 * MiB);
+        CHECK_EQ_U64(x->grew, 3);
+    }
+    CHECK_HAS(out, "\nHints (gmem-analyze --insights for the whole picture)\n"
+                   "  dev0 step-scoped 40.00 MiB, 65.6% of the peak: made and freed in the peak's step, live across "
+                   "ops: activations kept for backward; first owner aten::softmax, 32.00 MiB\n");
+    CHECK_HAS(out, "  dev0 growth 6.00 MiB, 9.8% of the peak: live at the end of steps 0-3: 22.00 MiB to 28.00 MiB, "
+                   "+2.00 MiB per step");
+    gma_report_free(&rep);
+    gma_replay_free(&r);
+}
+
+/*
+ * One implicit window, no steps (all step 0), op ranges on one thread:
+ *   op 1: ALLOC W (never freed)             W        persistent
+ *   op 2: ALLOC T, ALLOC S                  W+T+S    the peak
+ *         FREE T (op 2: a temporary)
+ *   op 3: FREE S (step-scoped: made in op 2, freed in op 3)
+ * Temporaries are shown from 20% of the peak, step-scoped from 50%; each
+ * case sits on one side of a threshold, by a byte.
+ */
+static int write_classes(const char *path, uint64_t w, uint64_t t, uint64_t sb)
+{
+    gmt_writer_opts o = { 3, 1u << 20 };
+    St = GMT_OK;
+    if (!(W = gmt_writer_open(path, &o)))
+        return -1;
+    rec_header();
+    str(R_LINEAR, "aten::linear");
+    str(R_ADD, "aten::add");
+    str(R_SOFTMAX, "aten::softmax");
+    range(1, T(1), 1, 0, R_LINEAR);
+    ALLOC(.ts = T(2), .addr = 0x1000000, .bytes = w, .range = 1);
+    range(0, T(3), 1, 0, 0);
+    range(1, T(4), 2, 0, R_ADD);
+    ALLOC(.ts = T(5), .addr = 0x2000000, .bytes = t, .range = 2);
+    if (sb)
+        ALLOC(.ts = T(6), .addr = 0x3000000, .bytes = sb, .range = 2);
+    FREE(.ts = T(7), .addr = 0x2000000, .bytes = t, .range = 2);
+    range(0, T(8), 2, 0, 0);
+    range(1, T(9), 3, 0, R_SOFTMAX);
+    if (sb)
+        FREE(.ts = T(10), .addr = 0x3000000, .bytes = sb, .range = 3);
+    range(0, T(11), 3, 0, 0);
+    return close_trace(T(12));
+}
+
+static void check_hints_case(const char *dir, const char *name, uint64_t w, uint64_t t, uint64_t sb, int temp_shown,
+                             int step_shown)
+{
+    char path[4200];
+    snprintf(path, sizeof(path), "%s/hints_%s.gmt", dir, name);
+    REQUIRE(write_classes(path, w, t, sb) == 0, "writing %s", path);
+    tc_context("hints: %s", name);
+    static gma_replay r;
+    static gma_report rep;
+    static char out[1 << 16];
+    report_of(path, &r, &rep, out, sizeof(out));
+    const gma_hints *h = &rep.hints;
+    REQUIRE(h->ndev == 1);
+    CHECK_EQ_U64(h->dev[0].peak, w + t + sb);
+    CHECK_EQ_U64(h->dev[0].persistent, w);
+    CHECK_EQ_U64(h->dev[0].temp, t);
+    CHECK_EQ_U64(h->dev[0].step, sb);
+    CHECK_EQ_U64(h->n, (uint64_t)(temp_shown + step_shown));
+    const gma_hint *x = hint_of(h, GMA_HINT_TEMP);
+    CHECK((x != NULL) == temp_shown);
+    if (x) {
+        CHECK_EQ_U64(x->bytes, t);
+        CHECK_STR(x->owner, "aten::add");
+    }
+    x = hint_of(h, GMA_HINT_STEP);
+    CHECK((x != NULL) == step_shown);
+    if (x) {
+        CHECK_EQ_U64(x->bytes, sb);
+        CHECK_STR(x->owner, "aten::add");
+    }
+    CHECK((strstr(out, "\nHints (") != NULL) == (temp_shown || step_shown), "the section %s", out);
+    gma_report_free(&rep);
+    gma_replay_free(&r);
+}
+
+/* The bridge trace (write_bridge): reserved 32, allocated 24 MiB at the peak:
+ * 8 MiB reserved but unallocated, 25% of the reserve >= 20%: shown; the
+ * classes all persistent (24 MiB), outside 8 MiB. */
+static void check_hints_bridge(const char *dir)
+{
+    char path[4200];
+    snprintf(path, sizeof(path), "%s/insights_bridge.gmt", dir);
+    tc_context("hints: bridge");
+    static gma_replay r;
+    static gma_report rep;
+    static char out[1 << 16];
+    report_of(path, &r, &rep, out, sizeof(out));
+    const gma_hints *h = &rep.hints;
+    REQUIRE(h->ndev == 1);
+    CHECK_EQ_U64(h->dev[0].persistent, 24 * MiB);
+    CHECK_EQ_U64(h->dev[0].outside, 8 * MiB);
+    CHECK_EQ_U64(h->dev[0].reserved, 8 * MiB);
+    CHECK_EQ_U64(h->dev[0].reserve, 32 * MiB);
+    CHECK_EQ_U64(h->n, 1);
+    CHECK(hint_of(h, GMA_HINT_RESERVED) != NULL);
+    CHECK_HAS(out, "  dev0 reserved, unallocated 8.00 MiB, 25.0% of the reserve: ");
+    gma_report_free(&rep);
+    gma_replay_free(&r);
+}
+
+static void check_hints(const char *dir, const char *main_trace)
+{
+    check_hints_main(main_trace);
+    check_hints_bridge(dir);
+    /* 2 of 10 MiB: 20.0%, shown; one byte less: (2 MiB - 1) / (10 MiB - 1) < 20% */
+    check_hints_case(dir, "temp_at", 8 * MiB, 2 * MiB, 0, 1, 0);
+    check_hints_case(dir, "temp_under", 8 * MiB, 2 * MiB - 1, 0, 0, 0);
+    /* S 5 of 10 MiB: 50.0%, shown; T 1 of 10 MiB: 10%, not; then S one byte less */
+    check_hints_case(dir, "step_at", 4 * MiB, 1 * MiB, 5 * MiB, 0, 1);
+    check_hints_case(dir, "step_under", 4 * MiB, 1 * MiB, 5 * MiB - 1, 0, 0);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -536,5 +726,6 @@ int main(int argc, char **argv)
     gma_replay_free(&r);
     check_bridge(argv[1]);
     check_streams(argv[1]);
+    check_hints(argv[1], path);
     return tc_result("analyzer.insights");
 }
