@@ -509,6 +509,151 @@ static void check_table(const gma_ins_result *res)
     gma_table_free(&t);
 }
 
+/* ---- what-if: one layer recomputed ---------------------------------------------- */
+
+enum { R_BLOCK = 20, R_HEAD, R_BACK };
+
+/*
+ * One step (no step records: step 0), one thread; ops (top-level ranges):
+ *   op 1 block [1, 6] ms   op 2 block [7, 11]   op 3 head [12, 16]
+ *   op 4 block_backward [20, 25]   op 5 block_backward [26, 31]
+ *
+ *  ms  record                                  live (MiB)
+ *   0  ALLOC W 10 (no op, never freed)         10
+ *   2  ALLOC A1 4 (op 1)                       14
+ *   3  ALLOC X1 1 (op 1), 4: FREE X1 (op 1)    15, 14   a temporary
+ *   5  ALLOC I1 2 (op 1)                       16
+ *   8  ALLOC A2 8 (op 2)                       24
+ *  13  FREE I1 (op 3)                          22       freed in the forward
+ *  21  ALLOC G2 3 (op 4)                       25       PEAK
+ *  22  FREE A2 (op 4), 24: FREE G2 (op 4)      17, 14
+ *  27  ALLOC G1 5 (op 5), 28: FREE A1 (op 5)   19, 15
+ *  30  FREE G1 (op 5)                          10
+ *
+ * The step turns at its peak (21 ms). The activations of a layer are made
+ * in it and freed at or after the turn: block #1 (op 1): A1 (X1 is its
+ * temporary, I1 is freed before the turn); block #2 (op 2): A2. Backward
+ * begins: A1's free is in op 5, begun at 26 ms; A2's in op 4, at 20 ms.
+ * Candidates by their bytes at the peak: block #2 (8 MiB), block #1 (4).
+ *  - block #2 recomputed: A2 live [8, 11) and [20, 22): 24 at 8, 16 at 11,
+ *    14 at 13, 22 at 20, 25 at 21: the peak stays 25 MiB.
+ *  - block #1 recomputed: A1 live [2, 6) and [26, 28): 14, 15, 14, 16, 12
+ *    at 6, 20 at 8, 18, 21 at 21, 13, 10, 14 at 26, 19 at 27, 15, 10:
+ *    peak 21 MiB. Kept: block #1, -4 MiB, 1 activation of 4 MiB.
+ * The free-one-op-earlier what-if, for comparison: owner block (A1 freed at
+ * 26, A2 at 20, I1 at 12; X1 and G2 cannot move): 24 at 8, 22 at 12, 14 at
+ * 20, 17 at 21: peak 24 MiB, 3 allocations, 12 MiB of them at the peak.
+ * Hints: step-scoped 12 of 25 MiB = 48% < 50%, temporary 3 = 12% < 20%:
+ * none.
+ */
+static int write_layers(const char *path)
+{
+    gmt_writer_opts o = { 3, 1u << 20 };
+    St = GMT_OK;
+    if (!(W = gmt_writer_open(path, &o)))
+        return -1;
+    rec_header();
+    str(R_BLOCK, "block");
+    str(R_HEAD, "head");
+    str(R_BACK, "block_backward");
+    ALLOC(.ts = T(0), .addr = 0x1000000, .bytes = 10 * MiB);
+    range(1, T(1), 1, 0, R_BLOCK);
+    ALLOC(.ts = T(2), .addr = 0x2000000, .bytes = 4 * MiB, .range = 1);
+    ALLOC(.ts = T(3), .addr = 0x3000000, .bytes = 1 * MiB, .range = 1);
+    FREE(.ts = T(4), .addr = 0x3000000, .bytes = 1 * MiB, .range = 1);
+    ALLOC(.ts = T(5), .addr = 0x4000000, .bytes = 2 * MiB, .range = 1);
+    range(0, T(6), 1, 0, 0);
+    range(1, T(7), 2, 0, R_BLOCK);
+    ALLOC(.ts = T(8), .addr = 0x5000000, .bytes = 8 * MiB, .range = 2);
+    range(0, T(11), 2, 0, 0);
+    range(1, T(12), 3, 0, R_HEAD);
+    FREE(.ts = T(13), .addr = 0x4000000, .bytes = 2 * MiB, .range = 3);
+    range(0, T(16), 3, 0, 0);
+    range(1, T(20), 4, 0, R_BACK);
+    ALLOC(.ts = T(21), .addr = 0x6000000, .bytes = 3 * MiB, .range = 4);
+    FREE(.ts = T(22), .addr = 0x5000000, .bytes = 8 * MiB, .range = 4);
+    FREE(.ts = T(24), .addr = 0x6000000, .bytes = 3 * MiB, .range = 4);
+    range(0, T(25), 4, 0, 0);
+    range(1, T(26), 5, 0, R_BACK);
+    ALLOC(.ts = T(27), .addr = 0x7000000, .bytes = 5 * MiB, .range = 5);
+    FREE(.ts = T(28), .addr = 0x2000000, .bytes = 4 * MiB, .range = 5);
+    FREE(.ts = T(30), .addr = 0x7000000, .bytes = 5 * MiB, .range = 5);
+    range(0, T(31), 5, 0, 0);
+    return close_trace(T(32));
+}
+
+static void check_layers(const char *dir)
+{
+    char path[4200];
+    snprintf(path, sizeof(path), "%s/insights_layers.gmt", dir);
+    REQUIRE(write_layers(path) == 0, "writing %s", path);
+    tc_context("recompute");
+    static gma_replay r;
+    gma_opts o;
+    memset(&o, 0, sizeof(o));
+    o.top = 10;
+    o.window = o.step = o.device = -1;
+    char msg[600];
+    REQUIRE(gma_replay_init(&r, &o, path) == 0);
+    REQUIRE(gma_insights_open(&r) == 0);
+    REQUIRE(gma_replay_read(&r, msg, sizeof(msg)) == 0, "%s", msg);
+    gma_ins_result res;
+    REQUIRE(gma_insights_build(&res, &r) == 0);
+    REQUIRE(res.ndev == 1);
+    const gma_ins_dev *D = &res.dev[0];
+    CHECK_EQ_U64(D->peak, 25 * MiB);
+    CHECK_EQ_U64(D->ts, T(21));
+    CHECK_EQ_U64(D->cls[GMA_IC_PERSISTENT].bytes, 10 * MiB);
+    CHECK_EQ_U64(D->cls[GMA_IC_STEP].bytes, 12 * MiB);
+    CHECK_EQ_U64(D->cls[GMA_IC_TEMP].bytes, 3 * MiB);
+    CHECK(D->has_base);
+    CHECK_EQ_U64(D->whatif_base, 25 * MiB);
+    CHECK(D->has_recompute);
+    CHECK_STR(gma_ins_str(&res, D->rc_layer), "block");
+    CHECK_EQ_U64(D->rc_ordinal, 1);
+    CHECK_EQ_U64(D->rc_peak, 21 * MiB);
+    CHECK_EQ_U64(D->rc_count, 1);
+    CHECK_EQ_U64(D->rc_bytes, 4 * MiB);
+    CHECK_EQ_U64(D->rc_at_peak, 4 * MiB);
+    CHECK_EQ_U64(D->rc_steps, 1);
+    CHECK_EQ_U64(D->rc_begin, T(1));
+    CHECK_EQ_U64(D->rc_end, T(6));
+    CHECK_EQ_U64(D->rc_back, T(26));
+    CHECK(D->has_whatif);
+    CHECK_STR(gma_ins_str(&res, D->whatif_owner), "block");
+    CHECK_EQ_U64(D->whatif_peak, 24 * MiB);
+    CHECK_EQ_U64(D->whatif_count, 3);
+    CHECK_EQ_U64(D->whatif_moved_at_peak, 12 * MiB);
+    gma_table t;
+    REQUIRE(gma_insights_table(&t, &res, NULL, 0) == 0);
+    size_t rows = 0;
+    for (size_t i = 0; i < t.nrows; i++)
+        if (strcmp(gma_cell_text(&t, gma_table_cell(&t, i, 1)), "what-if recompute") == 0) {
+            rows++;
+            CHECK_STR(gma_cell_text(&t, gma_table_cell(&t, i, 2)), "block #1");
+            CHECK_EQ_U64(gma_table_cell(&t, i, 3)->v.u, 21 * MiB);
+            CHECK_EQ_U64((uint64_t)-gma_table_cell(&t, i, 6)->v.i, 4 * MiB);
+            CHECK_HAS(gma_cell_text(&t, gma_table_cell(&t, i, 7)),
+                      "live only during that forward (11.000-16.000 ms in the peak's step) and again from its "
+                      "backward's begin (36.000 ms");
+            CHECK_HAS(gma_cell_text(&t, gma_table_cell(&t, i, 8)), "checkpoint this layer");
+        }
+    CHECK_EQ_U64(rows, 1);
+    gma_table_free(&t);
+    gma_insights_result_free(&res);
+    gma_replay_free(&r);
+    /* the default report of the same trace: no hint crosses its threshold */
+    static gma_replay r2;
+    static gma_report rep;
+    REQUIRE(gma_replay_file(&r2, &o, path, msg, sizeof(msg)) == 0, "%s", msg);
+    REQUIRE(gma_report_build(&rep, &r2) == 0);
+    CHECK_EQ_U64(rep.hints.n, 0);
+    CHECK_EQ_U64(rep.hints.dev[0].step, 12 * MiB);
+    CHECK_EQ_U64(rep.hints.dev[0].temp, 3 * MiB);
+    gma_report_free(&rep);
+    gma_replay_free(&r2);
+}
+
 /* ---- the default report's hints (hints.h) ---------------------------------------- */
 
 /* Replays path the default way (no consumer: the plain replay) and builds
@@ -727,5 +872,6 @@ int main(int argc, char **argv)
     check_bridge(argv[1]);
     check_streams(argv[1]);
     check_hints(argv[1], path);
+    check_layers(argv[1]);
     return tc_result("analyzer.insights");
 }
