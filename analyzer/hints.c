@@ -98,33 +98,52 @@ static void owner_name(const gma_replay *r, uint64_t key, gma_buf *b)
         gma_kernel_display(r, (uint32_t)key, r->opt.full_names, b);
 }
 
-/* The first owner (most bytes; ties: the smaller name) into h. */
-static void owner_first(const gma_replay *r, owners *o, gma_hint *h)
+/* The first owner (most bytes; ties: the smaller name) into h: each owner
+ * id's display name computed once, ids of one name merged by its hash. */
+static int owner_first(const gma_replay *r, owners *o, gma_hint *h)
 {
-    gma_buf a = { 0 }, b = { 0 };
-    for (size_t i = 0; i < o->v.len; i++) {
+    gma_buf a = { 0 };
+    gma_strs names = { 0 };
+    gma_map by_name;
+    memset(&by_name, 0, sizeof(by_name));
+    gma_vec merged; /* hint_owner: key = the name's offset in names */
+    gma_vec_init(&merged, sizeof(hint_owner));
+    int err = 0;
+    for (size_t i = 0; i < o->v.len && !err; i++) {
         const hint_owner *x = &GMA_VEC_AT(&o->v, hint_owner, i);
-        if (x->key == UINT64_MAX)
-            continue;
         owner_name(r, x->key, &a);
-        uint64_t bytes = x->bytes;
-        for (size_t j = i + 1; j < o->v.len; j++) { /* the same name, another id */
-            hint_owner *y = &GMA_VEC_AT(&o->v, hint_owner, j);
-            if (y->key == UINT64_MAX)
-                continue;
-            owner_name(r, y->key, &b);
-            if (strcmp(gma_buf_str(&a), gma_buf_str(&b)) == 0) {
-                bytes += y->bytes;
-                y->key = UINT64_MAX;
+        const char *s = gma_buf_str(&a);
+        uint64_t hs = 0xcbf29ce484222325ull;
+        for (const char *p = s; *p; p++)
+            hs = (hs ^ (unsigned char)*p) * 0x100000001b3ull;
+        uint32_t k;
+        hint_owner *m;
+        if (gma_map_get(&by_name, hs, &k)) {
+            m = &GMA_VEC_AT(&merged, hint_owner, k);
+        } else {
+            size_t off = gma_strs_add(&names, s, strlen(s));
+            m = gma_vec_push(&merged);
+            if (off == (size_t)-1 || !m || gma_map_put(&by_name, hs, (uint32_t)(merged.len - 1)) != 0) {
+                err = 1;
+                break;
             }
+            *m = (hint_owner){ off, 0 };
         }
-        if (bytes > h->owner_bytes || (bytes == h->owner_bytes && strcmp(gma_buf_str(&a), h->owner) < 0)) {
-            h->owner_bytes = bytes;
-            snprintf(h->owner, sizeof(h->owner), "%s", gma_buf_str(&a));
+        m->bytes += x->bytes;
+    }
+    for (size_t i = 0; i < merged.len && !err; i++) {
+        const hint_owner *m = &GMA_VEC_AT(&merged, hint_owner, i);
+        const char *s = gma_strs_get(&names, m->key);
+        if (m->bytes > h->owner_bytes || (m->bytes == h->owner_bytes && strcmp(s, h->owner) < 0)) {
+            h->owner_bytes = m->bytes;
+            snprintf(h->owner, sizeof(h->owner), "%s", s);
         }
     }
     gma_buf_free(&a);
-    gma_buf_free(&b);
+    gma_strs_free(&names);
+    gma_map_free(&by_name);
+    gma_vec_free(&merged);
+    return err ? -1 : 0;
 }
 
 static gma_hint *hint_new(gma_hints *h, unsigned dev, gma_hint_kind kind, uint64_t bytes, uint64_t whole)
@@ -183,9 +202,9 @@ static int dev_build(gma_hints *h, const gma_replay *r, unsigned d, int fw_src)
     }
     gma_hint *x;
     if (!err && over(H->temp, D->peak, GMA_HINT_TEMP_PCT) && (x = hint_new(h, d, GMA_HINT_TEMP, H->temp, D->peak)))
-        owner_first(r, &o[0], x);
+        err = owner_first(r, &o[0], x);
     if (!err && over(H->step, D->peak, GMA_HINT_STEP_PCT) && (x = hint_new(h, d, GMA_HINT_STEP, H->step, D->peak)))
-        owner_first(r, &o[1], x);
+        err = owner_first(r, &o[1], x);
     if (!err && over(H->reserved, H->reserve, GMA_HINT_RESERVED_PCT))
         hint_new(h, d, GMA_HINT_RESERVED, H->reserved, H->reserve);
     for (int k = 0; k < 2; k++) {

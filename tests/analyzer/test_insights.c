@@ -831,8 +831,71 @@ static void check_hints_bridge(const char *dir)
     gma_replay_free(&r);
 }
 
+/*
+ * Growth: steps 0-4 (STEP records, one implicit window), no ranges. W 100 MiB
+ * at step 0 (never freed); each step allocates T 10 MiB and frees it (a
+ * temporary, by the kernel-gap rule: same thread, no launch between), then
+ * leaks L. Live at the end of step s: 100 + (s + 1) L. The peak is T's
+ * allocation in step 4: 100 + 4 L + 10. Complete steps 0-3: growth 3 L,
+ * slope L per step, higher in 3 of 3 steps.
+ *   L = 2 MiB:   6 of 118 MiB = 5.08% >= 5%: shown.
+ *   L = 1.9 MiB: 5.7 of 117.6 MiB = 4.85%: not shown.
+ * Temporary 10 of 118 MiB = 8.5% < 20%: no other hint.
+ */
+static int write_growth(const char *path, uint64_t leak)
+{
+    gmt_writer_opts o = { 3, 1u << 20 };
+    St = GMT_OK;
+    if (!(W = gmt_writer_open(path, &o)))
+        return -1;
+    rec_header();
+    for (uint64_t s = 0; s < 5; s++) {
+        step(T(10 * s), s);
+        if (!s)
+            ALLOC(.ts = T(1), .addr = 0x1000000, .bytes = 100 * MiB, .step = 0);
+        ALLOC(.ts = T(10 * s + 2), .addr = 0x2000000, .bytes = 10 * MiB, .step = s);
+        FREE(.ts = T(10 * s + 3), .addr = 0x2000000, .bytes = 10 * MiB, .step = s);
+        ALLOC(.ts = T(10 * s + 4), .addr = 0x10000000 + s * 0x1000000, .bytes = leak, .step = s);
+    }
+    return close_trace(T(50));
+}
+
+static void check_hints_growth(const char *dir, const char *name, uint64_t leak, int shown)
+{
+    char path[4200];
+    snprintf(path, sizeof(path), "%s/hints_%s.gmt", dir, name);
+    REQUIRE(write_growth(path, leak) == 0, "writing %s", path);
+    tc_context("hints: %s", name);
+    static gma_replay r;
+    static gma_report rep;
+    static char out[1 << 16];
+    report_of(path, &r, &rep, out, sizeof(out));
+    const gma_hints *h = &rep.hints;
+    REQUIRE(h->ndev == 1);
+    CHECK_EQ_U64(h->dev[0].peak, 110 * MiB + 4 * leak);
+    CHECK_EQ_U64(h->dev[0].temp, 10 * MiB);
+    CHECK_EQ_U64(h->n, (uint64_t)shown);
+    const gma_hint *x = hint_of(h, GMA_HINT_GROWTH);
+    CHECK((x != NULL) == shown);
+    if (x) {
+        CHECK_EQ_U64(x->step_first, 0);
+        CHECK_EQ_U64(x->step_last, 3);
+        CHECK_EQ_U64(x->first, 100 * MiB + leak);
+        CHECK_EQ_U64(x->last, 100 * MiB + 4 * leak);
+        CHECK_EQ_U64((uint64_t)x->slope, leak);
+        CHECK_EQ_U64(x->grew, 3);
+        CHECK_HAS(out, "  dev0 growth 6.00 MiB, 5.1% of the peak: live at the end of steps 0-3: 102.00 MiB to "
+                       "108.00 MiB, +2.00 MiB per step (least squares), higher in 3 of 3 steps: a leak suspect\n");
+    }
+    CHECK((strstr(out, "\nHints (") != NULL) == shown);
+    gma_report_free(&rep);
+    gma_replay_free(&r);
+}
+
 static void check_hints(const char *dir, const char *main_trace)
 {
+    check_hints_growth(dir, "growth_at", 2 * MiB, 1);
+    check_hints_growth(dir, "growth_under", 19 * MiB / 10, 0);
     check_hints_main(main_trace);
     check_hints_bridge(dir);
     /* 2 of 10 MiB: 20.0%, shown; one byte less: (2 MiB - 1) / (10 MiB - 1) < 20% */
