@@ -135,7 +135,7 @@ typedef struct gma_entry {
     uint8_t device, kind, source;
     /* For the report's hints (hints.h): the alloc record's thread, launch
      * count and range instance, and the lifetime class and owner that
-     * gma_hints_freed gives an entry freed after a peak it was live at.
+     * gma_hints_freed gives an entry freed while live at the current peak.
      * They fill what was padding: 128 bytes make ENT's index a shift, not
      * a multiply, on the path of every alloc and free. */
     uint8_t hclass;
