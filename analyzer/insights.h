@@ -13,11 +13,14 @@
  *   3. growth across steps per owner, leak suspects ranked by slope;
  *   4. lifetime waste: allocations idle for most of their lifetime;
  *   5. what-if: the peak if the largest movable owner were freed one op
- *      earlier, by replaying the allocations again.
- * The classes are defined in docs/analyzer.md ("Insights").
+ *      earlier, and if one layer's activations were recomputed (a layer:
+ *      an op found again in every step by its name and its number among
+ *      the ops of that name in the step), by replaying the allocations.
+ * The classes are defined in docs/analyzer.md ("Insights"); the default
+ * report's hints (hints.h) are their cheap part.
  *
- * Memory: about 140 bytes per device allocation and 24 per kernel, so the
- * section is asked for (--insights), not part of every run.
+ * Memory: about 140 bytes per device allocation, 24 per kernel and 48 per
+ * op, so the section is asked for (--insights), not part of every run.
  */
 #ifndef GMA_INSIGHTS_H
 #define GMA_INSIGHTS_H
