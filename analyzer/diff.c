@@ -6,14 +6,18 @@
  * kernels, generated numeric suffixes removed), ranked by |B - A| of the
  * metric, with rows present on one side only marked.
  *
- * The metric is the --sort key; without --sort it is the bytes allocated
- * (tags: live bytes; devices: the peak), because the net "self" memory of a
- * kernel cancels across a forward pass (the free lands on a later kernel).
+ * The metric is the --sort key. Without --sort, by kernel and by range it is
+ * the bytes each row holds at the peak (its allocations live at the
+ * device's peak): what a person facing "out of memory" compares, where the
+ * bytes allocated over the run rank the busiest rows and the net "self"
+ * memory cancels across a forward pass (the free lands on a later row);
+ * otherwise the bytes allocated (tags: live bytes; devices: the peak).
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "names.h"
+#include "tracestr.h"
 #include "report.h"
 
 typedef struct drow {
@@ -64,6 +68,8 @@ static gma_sort diff_metric(const gma_opts *o)
         return GMA_SORT_MEM;
     if (o->by == GMA_BY_DEVICE)
         return GMA_SORT_PEAK;
+    if (o->by == GMA_BY_KERNEL || o->by == GMA_BY_RANGE)
+        return GMA_SORT_HELD;
     return GMA_SORT_ALLOC;
 }
 
@@ -82,6 +88,7 @@ static const char *metric_label(gma_by by, gma_sort m)
     case GMA_SORT_ALLOC: return "bytes allocated";
     case GMA_SORT_COUNT: return by == GMA_BY_KERNEL || by == GMA_BY_RANGE ? "calls" : "count";
     case GMA_SORT_TIME: return "time";
+    case GMA_SORT_HELD: return "bytes held at the peak";
     default: return "bytes allocated";
     }
 }
@@ -99,6 +106,45 @@ static int add(gma_vec *rows, gma_strs *names, int side, const char *norm, size_
 }
 
 static int64_t sat(uint64_t v) { return v > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)v; }
+
+/* The display name of a row's string id, normalized (kernels k). */
+static int norm_name(const gma_replay *r, uint64_t name, int k, gma_buf *b)
+{
+    size_t len;
+    const char *raw = name ? gma_str(r, (uint32_t)name, &len) : NULL;
+    gma_buf_reset(b);
+    if (!name)
+        gma_buf_puts(b, "(unattributed)");
+    else if (!len)
+        gma_kernel_display(r, (uint32_t)name, 0, b);
+    else
+        gma_name_normalize(raw, len, k, b);
+    return b->oom ? -1 : 0;
+}
+
+/* The bytes live at each selected device's peak, by the kernel (k) or the
+ * range that made them: rows of calls 0, summed with the table's rows by
+ * name. What was live before the window has no owner in it: left out. */
+static int collect_held(const gma_replay *r, int side, int k, gma_vec *rows, gma_strs *names)
+{
+    gma_buf b = { 0 };
+    int err = 0;
+    for (size_t i = 0; i < r->entries.len && !err; i++) {
+        const gma_entry *e = &GMA_VEC_AT(&r->entries, gma_entry, i);
+        if (!(e->flags & GMA_E_INUSE) || (e->flags & (GMA_E_HOST | GMA_E_BASELINE)) ||
+            !gma_dev_selected(r, e->device))
+            continue;
+        const gma_dev *D = &r->dev[e->device];
+        if (!(((e->flags & GMA_E_LIVE) && e->ord <= D->peak_ord) || (e->flags & GMA_E_KEEP_PEAK)))
+            continue;
+        uint32_t name = k ? e->kname : e->rname;
+        if (name == GMA_NAME_BASELINE)
+            continue;
+        err |= norm_name(r, name, k, &b) != 0 || add(rows, names, side, gma_buf_str(&b), b.len, sat(e->bytes), 0);
+    }
+    gma_buf_free(&b);
+    return err ? -1 : 0;
+}
 
 /* The rows of one side: (normalized name, metric, calls). */
 static int collect(const gma_replay *r, int side, gma_sort m, gma_vec *rows, gma_strs *names)
@@ -120,7 +166,8 @@ static int collect(const gma_replay *r, int side, gma_sort m, gma_vec *rows, gma
                 used = x->calls || x->alloc_count || x->free_count;
                 calls = x->calls;
                 name = i ? x->name : 0;
-                v = m == GMA_SORT_MEM    ? (int64_t)(x->alloc_bytes - x->free_bytes)
+                v = m == GMA_SORT_HELD   ? 0
+                    : m == GMA_SORT_MEM  ? (int64_t)(x->alloc_bytes - x->free_bytes)
                     : m == GMA_SORT_PEAK ? sat(x->peak)
                     : m == GMA_SORT_COUNT ? sat(x->calls)
                     : m == GMA_SORT_TIME ? sat(x->time_ns)
@@ -130,7 +177,8 @@ static int collect(const gma_replay *r, int side, gma_sort m, gma_vec *rows, gma
                 used = x->calls || x->tot_alloc || x->tot_free;
                 calls = x->calls;
                 name = i ? x->name : 0;
-                v = m == GMA_SORT_MEM    ? (int64_t)(x->self_alloc - x->self_free)
+                v = m == GMA_SORT_HELD   ? 0
+                    : m == GMA_SORT_MEM  ? (int64_t)(x->self_alloc - x->self_free)
                     : m == GMA_SORT_PEAK ? sat(x->peak)
                     : m == GMA_SORT_COUNT ? sat(x->calls)
                     : m == GMA_SORT_TIME ? sat(x->time_ns)
@@ -138,17 +186,10 @@ static int collect(const gma_replay *r, int side, gma_sort m, gma_vec *rows, gma
             }
             if (!used)
                 continue;
-            gma_buf_reset(&b);
-            size_t len;
-            const char *raw = name ? gma_str(r, name, &len) : NULL;
-            if (!name)
-                gma_buf_puts(&b, "(unattributed)");
-            else if (!len)
-                gma_kernel_display(r, (uint32_t)name, 0, &b);
-            else
-                gma_name_normalize(raw, len, k, &b);
-            err |= b.oom || add(rows, names, side, gma_buf_str(&b), b.len, v, calls) != 0;
+            err |= norm_name(r, name, k, &b) != 0 || add(rows, names, side, gma_buf_str(&b), b.len, v, calls) != 0;
         }
+        if (m == GMA_SORT_HELD && !err)
+            err = collect_held(r, side, k, rows, names) != 0;
         break;
     }
     case GMA_BY_STEP:
@@ -214,15 +255,7 @@ static int collect(const gma_replay *r, int side, gma_sort m, gma_vec *rows, gma
 
 /* ---- the summary comparison ------------------------------------------------ */
 
-typedef enum { U_BYTES, U_COUNT, U_NS } unit;
-
-typedef struct sline {
-    char metric[48];
-    unit u;
-    uint64_t a, b;
-} sline;
-
-static size_t summary_lines(const gma_report *ra, const gma_report *rb, sline *out, size_t cap)
+static size_t summary_lines(const gma_report *ra, const gma_report *rb, gma_diff_line *out, size_t cap)
 {
     size_t n = 0;
 #define SL(name, unit_, av, bv)                                              \
@@ -241,7 +274,7 @@ static size_t summary_lines(const gma_report *ra, const gma_report *rb, sline *o
             continue;
         char nm[48];
         snprintf(nm, sizeof(nm), "peak dev%u", d);
-        SL(nm, U_BYTES, A->peak, B->peak);
+        SL(nm, GMA_UNIT_BYTES, A->peak, B->peak);
     }
     for (unsigned d = 0; ra->r->layer.seen && rb->r->layer.seen && d < GMA_LAYER_DEVICES; d++) {
         const gma_layer_dev *A = &ra->r->layer.dev[d], *B = &rb->r->layer.dev[d];
@@ -249,42 +282,29 @@ static size_t summary_lines(const gma_report *ra, const gma_report *rb, sline *o
             continue;
         char nm[48];
         snprintf(nm, sizeof(nm), "allocated peak dev%u", d);
-        SL(nm, U_BYTES, A->allocated_peak, B->allocated_peak);
+        SL(nm, GMA_UNIT_BYTES, A->allocated_peak, B->allocated_peak);
         snprintf(nm, sizeof(nm), "reserved peak dev%u", d);
-        SL(nm, U_BYTES, A->reserved_peak, B->reserved_peak);
+        SL(nm, GMA_UNIT_BYTES, A->reserved_peak, B->reserved_peak);
     }
-    SL("baseline", U_BYTES, ra->baseline_bytes, rb->baseline_bytes);
-    SL("allocated", U_BYTES, ra->alloc_bytes, rb->alloc_bytes);
-    SL("allocations", U_COUNT, ra->alloc_count, rb->alloc_count);
-    SL("freed", U_BYTES, ra->free_bytes, rb->free_bytes);
-    SL("frees", U_COUNT, ra->free_count, rb->free_count);
-    SL("leaked", U_BYTES, ra->leaked_bytes, rb->leaked_bytes);
-    SL("kernel launches", U_COUNT, ra->kernels, rb->kernels);
+    SL("baseline", GMA_UNIT_BYTES, ra->baseline_bytes, rb->baseline_bytes);
+    SL("allocated", GMA_UNIT_BYTES, ra->alloc_bytes, rb->alloc_bytes);
+    SL("allocations", GMA_UNIT_COUNT, ra->alloc_count, rb->alloc_count);
+    SL("freed", GMA_UNIT_BYTES, ra->free_bytes, rb->free_bytes);
+    SL("frees", GMA_UNIT_COUNT, ra->free_count, rb->free_count);
+    SL("leaked", GMA_UNIT_BYTES, ra->leaked_bytes, rb->leaked_bytes);
+    SL("kernel launches", GMA_UNIT_COUNT, ra->kernels, rb->kernels);
     /* launch-mode traces have no kernel times: a row of zeros would read as
      * kernels that took no time (the summaries say "not collected") */
     if (!gma_launch_times_only(ra->r) || !gma_launch_times_only(rb->r))
-        SL("kernel time", U_NS, ra->kernel_ns, rb->kernel_ns);
-    SL("windows", U_COUNT, ra->windows_selected, rb->windows_selected);
-    SL("steps", U_COUNT, ra->steps_count, rb->steps_count);
-    SL("records", U_COUNT, ra->r->records, rb->r->records);
+        SL("kernel time", GMA_UNIT_NS, ra->kernel_ns, rb->kernel_ns);
+    SL("windows", GMA_UNIT_COUNT, ra->windows_selected, rb->windows_selected);
+    SL("steps", GMA_UNIT_COUNT, ra->steps_count, rb->steps_count);
+    SL("records", GMA_UNIT_COUNT, ra->r->records, rb->r->records);
 #undef SL
     return n;
 }
 
-static void fmt_unit(unit u, int64_t v, int delta, char out[GMA_FMT_CAP])
-{
-    char t[GMA_FMT_CAP];
-    uint64_t mag = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
-    const char *sign = v < 0 ? "-" : (delta && v > 0 ? "+" : "");
-    if (u == U_BYTES)
-        snprintf(out, GMA_FMT_CAP, "%s%s", sign, gma_fmt_bytes(t, mag));
-    else if (u == U_NS)
-        snprintf(out, GMA_FMT_CAP, "%s%s", sign, gma_fmt_dur(t, mag));
-    else
-        snprintf(out, GMA_FMT_CAP, "%s%s", sign, gma_fmt_count(t, mag));
-}
-
-/* ---- printing ------------------------------------------------------------------ */
+/* ---- the rows ------------------------------------------------------------------ */
 
 /* The rows of both traces, matched by normalized name into mv (sorted by
  * |B - A|); names holds the names. Nonzero when out of memory. */
@@ -388,148 +408,6 @@ static void build_table(gma_table *t, gma_col cols[DIFF_NCOLS], const gma_opts *
     }
 }
 
-/* What each writer of the diff prints. */
-typedef struct {
-    const gma_opts *o;
-    gma_sort m;
-    const char *ml; /* the metric's meaning */
-    const gma_report *ra, *rb;
-    const sline *sl;
-    size_t ns;
-    const gma_table *t;
-} dview;
-
-static void print_diff_json(FILE *f, const dview *v)
-{
-    gma_jw jw, *j = &jw;
-    gma_jw_init(j, f);
-    gma_jw_begin(j, '{');
-    gma_jw_kstr(j, "gmem_analyze_version", GMEMPROF_VERSION);
-    const gma_report *reps[2] = { v->ra, v->rb };
-    const char *sides[2] = { "a", "b" };
-    for (int s = 0; s < 2; s++) {
-        gma_jw_key(j, sides[s]);
-        gma_jw_begin(j, '{');
-        gma_jw_kstr(j, "path", reps[s]->r->path);
-        gma_jw_key(j, "truncated");
-        gma_jw_bool(j, reps[s]->r->rend.truncated || reps[s]->r->rend.status != GMT_OK);
-        gma_jw_kstr(j, "allocator_mode", reps[s]->mode.mode);
-        gma_jw_key(j, "warnings");
-        gma_jw_begin(j, '[');
-        for (size_t w = 0; w < reps[s]->nwarn; w++)
-            gma_jw_str(j, reps[s]->warn[w]);
-        gma_jw_end(j, ']');
-        gma_jw_end(j, '}');
-    }
-    gma_jw_key(j, "summary");
-    gma_jw_begin(j, '[');
-    for (size_t i = 0; i < v->ns; i++) {
-        const sline *l = &v->sl[i];
-        gma_jw_begin(j, '{');
-        gma_jw_kstr(j, "metric", l->metric);
-        gma_jw_kstr(j, "unit", l->u == U_BYTES ? "bytes" : l->u == U_NS ? "ns" : "count");
-        gma_jw_ku64(j, "a", l->a);
-        gma_jw_ku64(j, "b", l->b);
-        gma_jw_ki64(j, "delta", (int64_t)(l->b - l->a));
-        gma_jw_key(j, "ratio");
-        if (l->a)
-            gma_jw_dbl(j, (double)l->b / (double)l->a);
-        else
-            gma_jw_null(j);
-        gma_jw_end(j, '}');
-    }
-    gma_jw_end(j, ']');
-    gma_jw_key(j, "table");
-    gma_jw_begin(j, '{');
-    gma_jw_kstr(j, "by", gma_by_names[v->o->by]);
-    gma_jw_kstr(j, "metric", gma_sort_names[v->m]);
-    gma_jw_kstr(j, "metric_meaning", v->ml);
-    gma_jw_ku64(j, "total_rows", v->t->total_rows);
-    gma_json_rows(j, v->t);
-    gma_jw_end(j, '}');
-    gma_jw_end(j, '}');
-}
-
-static void print_diff_csv(FILE *f, const dview *v)
-{
-    fprintf(f, "# gmem-analyze %s diff", GMEMPROF_VERSION);
-    fprintf(f, " a=");
-    gma_csv_field(f, v->ra->r->path);
-    fprintf(f, " b=");
-    gma_csv_field(f, v->rb->r->path);
-    fputc('\n', f);
-    for (size_t w = 0; w < v->ra->nwarn; w++)
-        fprintf(f, "# WARNING (A): %s\n", v->ra->warn[w]);
-    for (size_t w = 0; w < v->rb->nwarn; w++)
-        fprintf(f, "# WARNING (B): %s\n", v->rb->warn[w]);
-    for (size_t i = 0; i < v->ns; i++) {
-        fprintf(f, "# summary: metric=");
-        gma_csv_field(f, v->sl[i].metric);
-        fprintf(f, " a=%llu b=%llu delta=%lld\n", (unsigned long long)v->sl[i].a, (unsigned long long)v->sl[i].b,
-                (long long)(v->sl[i].b - v->sl[i].a));
-    }
-    fprintf(f, "# allocator: a=");
-    gma_csv_field(f, v->ra->mode.mode);
-    fprintf(f, " b=");
-    gma_csv_field(f, v->rb->mode.mode);
-    fprintf(f, "\n# table: by=%s metric=%s rows=%zu total_rows=%llu\n", gma_by_names[v->o->by], gma_sort_names[v->m],
-            v->t->nrows, (unsigned long long)v->t->total_rows);
-    gma_print_csv_rows(f, v->t);
-}
-
-/* The summary lines as a grid of formatted strings; *err set when out of memory. */
-static void print_summary_grid(FILE *f, const dview *v, int *err)
-{
-    static const gma_col scols[] = { { "summary", "metric", GMA_CT_STR, 1, 0 }, { "A", "a", GMA_CT_STR, 1, 1 },
-                                     { "B", "b", GMA_CT_STR, 1, 1 },            { "delta", "delta", GMA_CT_STR, 1, 1 },
-                                     { "ratio", "ratio", GMA_CT_STR, 1, 1 } };
-    char b1[GMA_FMT_CAP], b2[GMA_FMT_CAP], b3[GMA_FMT_CAP];
-    gma_table st;
-    gma_table_init(&st, "summary", scols, 5);
-    for (size_t i = 0; i < v->ns && !*err; i++) {
-        const sline *l = &v->sl[i];
-        gma_cell *cl = gma_table_row(&st);
-        if (!cl) {
-            *err = 1;
-            break;
-        }
-        gma_cell_str(&st, &cl[0], l->metric);
-        fmt_unit(l->u, (int64_t)l->a, 0, b1);
-        gma_cell_str(&st, &cl[1], b1);
-        fmt_unit(l->u, (int64_t)l->b, 0, b2);
-        gma_cell_str(&st, &cl[2], b2);
-        fmt_unit(l->u, (int64_t)(l->b - l->a), 1, b3);
-        gma_cell_str(&st, &cl[3], b3);
-        if (l->a) {
-            snprintf(b1, sizeof(b1), "x%.2f", (double)l->b / (double)l->a);
-            gma_cell_str(&st, &cl[4], b1);
-        } else {
-            cl[4].null = 1;
-        }
-    }
-    gma_print_grid(f, &st);
-    gma_table_free(&st);
-}
-
-static void print_diff_text(FILE *f, const dview *v, int *err)
-{
-    fprintf(f, "gmem-analyze %s: diff\n  A: %s\n  B: %s\n", GMEMPROF_VERSION, v->ra->r->path, v->rb->r->path);
-    for (size_t w = 0; w < v->ra->nwarn; w++)
-        fprintf(f, "WARNING (A): %s\n", v->ra->warn[w]);
-    for (size_t w = 0; w < v->rb->nwarn; w++)
-        fprintf(f, "WARNING (B): %s\n", v->rb->warn[w]);
-    print_summary_grid(f, v, err);
-    fprintf(f, "allocator  A: %s; B: %s\n", v->ra->mode.mode, v->rb->mode.mode);
-    fprintf(f, "\n%s rows matched by normalized name, ranked by |B - A| of %s", gma_by_names[v->o->by], v->ml);
-    if (v->t->nrows < v->t->total_rows)
-        fprintf(f, " (top %zu of %llu)", v->t->nrows, (unsigned long long)v->t->total_rows);
-    fputc('\n', f);
-    if (v->t->nrows)
-        gma_print_grid(f, v->t);
-    else
-        fprintf(f, "  (no rows)\n");
-}
-
 int gma_diff_print(FILE *f, const gma_replay *a, const gma_replay *b)
 {
     const gma_opts *o = &a->opt;
@@ -547,15 +425,15 @@ int gma_diff_print(FILE *f, const gma_replay *a, const gma_replay *b)
     gma_col cols[DIFF_NCOLS];
     build_table(&t, cols, o, m, &mv, &names, &err);
 
-    sline sl[3 * GMA_MAX_DEVICES + 16];
-    dview v = { o, m, metric_label(o->by, m), &ra, &rb, sl, 0, &t };
+    gma_diff_line sl[3 * GMA_MAX_DEVICES + 16];
+    gma_diff_view v = { gma_by_names[o->by], gma_sort_names[m], metric_label(o->by, m), &ra, &rb, sl, 0, &t };
     v.ns = summary_lines(&ra, &rb, sl, sizeof(sl) / sizeof(sl[0]));
     if (o->format == GMA_FMT_JSON)
-        print_diff_json(f, &v);
+        gma_print_diff_json(f, &v);
     else if (o->format == GMA_FMT_CSV)
-        print_diff_csv(f, &v);
+        gma_print_diff_csv(f, &v);
     else
-        print_diff_text(f, &v, &err);
+        err |= gma_print_diff_table(f, &v) != 0;
     gma_table_free(&t);
     gma_vec_free(&mv);
     gma_strs_free(&names);

@@ -24,6 +24,7 @@
 #include "consumer.h"
 #include "export.h"
 #include "names.h"
+#include "tracestr.h"
 #include "outfile.h"
 
 typedef struct gma_chrome {

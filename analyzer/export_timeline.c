@@ -25,6 +25,7 @@
 #include "export.h"
 #include "outfile.h"
 #include "names.h"
+#include "tracestr.h"
 #include "timeline/tl_bands.h"
 #include "timeline/tl_model.h"
 #include "timeline/tl_write.h"

@@ -47,6 +47,7 @@ typedef enum gma_sort {
     GMA_SORT_COUNT,
     GMA_SORT_TIME,
     GMA_SORT_NAME,
+    GMA_SORT_HELD, /* --diff by kernel or range: bytes each row holds at the peak */
     GMA_SORT_COUNT_
 } gma_sort;
 
@@ -401,14 +402,6 @@ int gma_replay_finish(gma_replay *r, const gmt_reader_end *end);
 int gma_replay_read(gma_replay *r, char *msg, size_t msgcap);
 /* init + read. */
 int gma_replay_file(gma_replay *r, const gma_opts *opt, const char *path, char *msg, size_t msgcap);
-/* 1 when entry a ranks before entry b in the --by alloc table. */
-int gma_arow_before(const gma_replay *r, uint32_t a, uint32_t b);
-
-/* String of an id ("" when unknown). */
-const char *gma_str(const gma_replay *r, uint64_t id, size_t *len);
-/* Display names (cached per call site by the caller). */
-void gma_kernel_display(const gma_replay *r, uint32_t name, int full, gma_buf *out);
-void gma_range_display(const gma_replay *r, uint32_t name, int full, gma_buf *out);
 /* Trace time relative to the start, ns. */
 static inline int64_t gma_rel(const gma_replay *r, uint64_t ts) { return (int64_t)(ts - r->origin); }
 /* Whether a device is selected (--device). */
@@ -416,9 +409,6 @@ static inline int gma_dev_selected(const gma_replay *r, uint64_t d)
 {
     return r->opt.device < 0 || (uint64_t)r->opt.device == d;
 }
-/* A device's live bytes, summed over the selected devices. */
-const char *gma_source_label(uint64_t src);
-const char *gma_kind_label(uint64_t kind);
 
 /* Allocator mode inferred from sources, with its one-line meaning. */
 typedef struct gma_mode {

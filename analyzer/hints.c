@@ -1,5 +1,6 @@
 /* Hints: the default report's short section (hints.h). */
 #include "hints.h"
+#include "tracestr.h"
 
 #include <string.h>
 

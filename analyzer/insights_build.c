@@ -1,6 +1,7 @@
 /* Insights: computed from a finished replay and the records the pass kept
  * (insights.h; the classes are defined in docs/analyzer.md). */
 #include "insights_int.h"
+#include "tracestr.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -29,7 +29,8 @@ static const char USAGE[] =
     "\n"
     "  -b, --by WHAT        rows: kernel (default), range, alloc, step, tag, stream, device;\n"
     "                       rank: one row per trace (peak, imbalance against the mean peak, totals)\n"
-    "  -s, --sort KEY       mem (default; self = allocated - freed), peak, alloc, count, time, name\n"
+    "  -s, --sort KEY       mem (default; self = allocated - freed), peak, alloc, count, time, name;\n"
+    "                       held (--diff by kernel or range: bytes each row holds at the peak)\n"
     "                       (--by step and --by tag default to time: chronological)\n"
     "  -n, --top N          show the first N rows (default 10; 0 = all)\n"
     "  -f, --format FMT     table (default), csv, json\n"
@@ -37,7 +38,8 @@ static const char USAGE[] =
     "  -S, --step N         only step N\n"
     "  -d, --device N       only device N\n"
     "  -D, --diff OTHER     compare TRACE (A) with OTHER (B): summaries and rows matched by name,\n"
-    "                       ranked by |B - A| (default metric: bytes allocated)\n"
+    "                       ranked by |B - A| (default metric: by kernel and range the bytes each\n"
+    "                       holds at the peak, else bytes allocated)\n"
     "      --chrome OUT     write a Chrome/Perfetto trace-event JSON (chrome://tracing, ui.perfetto.dev);\n"
     "                       not '-': name a file\n"
     "      --timeline OUT   write the memory timeline, a band per allocation coloured by --by (kernel,\n"
@@ -229,7 +231,7 @@ static int parse_option(cli *k, int c, char **argv)
         break;
     case 's':
         if ((i = pick(optarg, gma_sort_names, GMA_SORT_COUNT_)) < 0)
-            return usage_error("--sort: '%s' is not one of mem, peak, alloc, count, time, name", optarg);
+            return usage_error("--sort: '%s' is not one of mem, peak, alloc, count, time, name, held", optarg);
         o->sort = (gma_sort)i;
         o->sort_given = 1;
         break;
@@ -345,6 +347,10 @@ static int check_combination(cli *k, char *const *paths, size_t ntraces)
     for (size_t i = 0; ntraces > 1 && i < ntraces; i++)
         if (strcmp(paths[i], "-") == 0)
             return usage_error("%s", "standard input is one trace: with several traces, give files");
+    if (k->opt.sort_given && k->opt.sort == GMA_SORT_HELD &&
+        (!k->opt.diff_path || (k->opt.by != GMA_BY_KERNEL && k->opt.by != GMA_BY_RANGE)))
+        return usage_error("%s", "--sort held ranks --diff rows by kernel or range by the bytes each holds at the "
+                                 "peak; for one trace, the report's 'Live at the peak' section shows them");
     if (check_outputs(&k->opt, paths, ntraces) != 0)
         return EXIT_USAGE;
     if (!k->opt.sort_given && !k->by_rank && (k->opt.by == GMA_BY_STEP || k->opt.by == GMA_BY_TAG))

@@ -770,17 +770,9 @@ int gma_ranks_build(gma_ranks *s)
 
 /* ---- printing -------------------------------------------------------------------------- */
 
-typedef struct totals {
-    uint64_t baseline, alloc, alloc_count, freed, free_count, leaked, leaked_count, kernels, kernel_ns, dropped;
-    uint64_t records;
-    size_t hi, lo;  /* runs with the highest and lowest peak */
-    double mean;
-    int64_t world;  /* the world size the traces agree on, -1 none */
-} totals;
-
-static totals sum_up(const gma_ranks *s)
+static gma_rank_totals sum_up(const gma_ranks *s)
 {
-    totals t;
+    gma_rank_totals t;
     memset(&t, 0, sizeof(t));
     t.world = -1;
     for (size_t i = 0; i < s->n; i++) {
@@ -831,179 +823,19 @@ static const char *mode_name(const gma_ranks *s)
     return s->by_rank ? "by-rank" : (s->per_rank || s->opt.by == GMA_BY_ALLOC) ? "per-rank" : "merged";
 }
 
-static void print_table_format(FILE *f, const gma_ranks *s, const totals *t)
-{
-    char b1[GMA_FMT_CAP], b2[GMA_FMT_CAP], b3[GMA_FMT_CAP], b4[GMA_FMT_CAP], b5[GMA_FMT_CAP], b6[GMA_FMT_CAP];
-    fprintf(f, "gmem-analyze %s: %zu trace%s\n", GMEMPROF_VERSION, s->n, s->n == 1 ? "" : "s");
-    for (size_t i = 0; i < s->nwarn; i++)
-        fprintf(f, "WARNING: %s\n", s->warn[i]);
-    for (size_t i = 0; i < s->n; i++)
-        for (size_t k = 0; k < s->runs[i].nwarn; k++)
-            fprintf(f, "WARNING: rank %lld: %s\n", (long long)s->runs[i].id, s->runs[i].warn[k]);
-    const gma_rankrun *hi = &s->runs[t->hi], *lo = &s->runs[t->lo];
-    fprintf(f, "Ranks      %zu", s->n);
-    if (t->world > 0)
-        fprintf(f, " of world size %lld", (long long)t->world);
-    fprintf(f, "; peak max %s (rank %lld), min %s (rank %lld), mean %s; highest is %+.1f%% over the mean\n",
-            gma_fmt_bytes(b1, hi->peak), (long long)hi->id, gma_fmt_bytes(b2, lo->peak), (long long)lo->id,
-            gma_fmt_bytes(b3, (uint64_t)(t->mean + 0.5)), t->mean > 0 ? ((double)hi->peak / t->mean - 1.0) * 100.0 : 0.0);
-    for (size_t i = 0; i < s->n; i++) {
-        const gma_rankrun *u = &s->runs[i];
-        fprintf(f, "  rank %lld: %s", (long long)u->id, u->path);
-        if (u->host[0])
-            fprintf(f, " (pid %llu on %s)", (unsigned long long)u->pid, u->host);
-        fprintf(f, ", GPU %s; ", u->devices[0] ? u->devices : "-");
-        if (u->has_peak)
-            fprintf(f, "peak %s at %s ms (step %llu)", gma_fmt_bytes(b1, u->peak), gma_fmt_ms(b2, u->peak_ns),
-                    (unsigned long long)u->peak_step);
-        else
-            fprintf(f, "no device allocations");
-        fprintf(f, ", allocated %s, leaked %s, %s kernels%s\n", gma_fmt_bytes(b3, u->alloc_bytes),
-                gma_fmt_bytes(b4, u->leaked), gma_fmt_count(b1, u->kernels), u->truncated ? ", TRUNCATED" : "");
-    }
-    fprintf(f, "All ranks  baseline %s; allocated %s in %s allocations; freed %s; leaked %s in %s allocations\n",
-            gma_fmt_bytes(b1, t->baseline), gma_fmt_bytes(b2, t->alloc), gma_fmt_count(b3, t->alloc_count),
-            gma_fmt_bytes(b4, t->freed), gma_fmt_bytes(b5, t->leaked), gma_fmt_count(b6, t->leaked_count));
-    fprintf(f, "           %s kernel launches, %s of GPU time; %s records dropped\n", gma_fmt_count(b1, t->kernels),
-            gma_fmt_dur(b2, t->kernel_ns), gma_fmt_count(b3, t->dropped));
-    char title[256];
-    fprintf(f, "\n%s", table_title(s, title, sizeof(title)));
-    if (s->out.nrows < s->out.total_rows)
-        fprintf(f, " (top %zu of %llu)", s->out.nrows, (unsigned long long)s->out.total_rows);
-    fputc('\n', f);
-    if (s->out.nrows)
-        gma_print_grid(f, &s->out);
-    else
-        fprintf(f, "  (no rows)\n");
-    if (!s->by_rank)
-        fprintf(f, "\nLive at the peak and leaks are per trace: gmem-analyze TRACES --rank N\n");
-    if (s->nwarn) {
-        fputc('\n', f);
-        for (size_t i = 0; i < s->nwarn; i++)
-            fprintf(f, "WARNING: %s\n", s->warn[i]);
-    }
-}
-
-static void csv_kv(FILE *f, const char *k, const char *v)
-{
-    fprintf(f, " %s=", k);
-    gma_csv_field(f, v);
-}
-
-static void print_csv_format(FILE *f, const gma_ranks *s, const totals *t)
-{
-    fprintf(f, "# gmem-analyze %s traces=%zu\n", GMEMPROF_VERSION, s->n);
-    for (size_t i = 0; i < s->nwarn; i++)
-        fprintf(f, "# WARNING: %s\n", s->warn[i]);
-    for (size_t i = 0; i < s->n; i++)
-        for (size_t k = 0; k < s->runs[i].nwarn; k++)
-            fprintf(f, "# WARNING: rank %lld: %s\n", (long long)s->runs[i].id, s->runs[i].warn[k]);
-    fprintf(f, "# ranks: count=%zu world_size=%lld peak_max_bytes=%llu peak_max_rank=%lld peak_min_bytes=%llu "
-               "peak_min_rank=%lld peak_mean_bytes=%.17g\n",
-            s->n, (long long)t->world, (unsigned long long)s->runs[t->hi].peak, (long long)s->runs[t->hi].id,
-            (unsigned long long)s->runs[t->lo].peak, (long long)s->runs[t->lo].id, t->mean);
-    for (size_t i = 0; i < s->n; i++) {
-        const gma_rankrun *u = &s->runs[i];
-        fprintf(f, "# rank.%lld:", (long long)u->id);
-        csv_kv(f, "trace", u->path);
-        csv_kv(f, "host", u->host);
-        csv_kv(f, "devices", u->devices);
-        fprintf(f, " pid=%llu header_rank=%lld world_size=%lld peak_bytes=%llu peak_step=%llu peak_ns=%lld truncated=%d\n",
-                (unsigned long long)u->pid, (long long)u->hdr_rank, (long long)u->world_size,
-                (unsigned long long)u->peak, (unsigned long long)u->peak_step, (long long)u->peak_ns, u->truncated);
-    }
-    fprintf(f, "# totals: baseline_bytes=%llu alloc_bytes=%llu alloc_count=%llu freed_bytes=%llu free_count=%llu "
-               "leaked_bytes=%llu leaked_count=%llu kernels=%llu kernel_ns=%llu dropped=%llu records=%llu\n",
-            (unsigned long long)t->baseline, (unsigned long long)t->alloc, (unsigned long long)t->alloc_count,
-            (unsigned long long)t->freed, (unsigned long long)t->free_count, (unsigned long long)t->leaked,
-            (unsigned long long)t->leaked_count, (unsigned long long)t->kernels, (unsigned long long)t->kernel_ns,
-            (unsigned long long)t->dropped, (unsigned long long)t->records);
-    fprintf(f, "# table: by=%s sort=%s mode=%s rows=%zu total_rows=%llu\n", s->by_rank ? "rank" : gma_by_names[s->opt.by],
-            gma_sort_names[s->opt.sort], mode_name(s), s->out.nrows, (unsigned long long)s->out.total_rows);
-    gma_print_csv_rows(f, &s->out);
-}
-
-static void print_json_format(FILE *f, const gma_ranks *s, const totals *t)
-{
-    gma_jw jw, *j = &jw;
-    gma_jw_init(j, f);
-    gma_jw_begin(j, '{');
-    gma_jw_kstr(j, "gmem_analyze_version", GMEMPROF_VERSION);
-    gma_jw_key(j, "traces");
-    gma_jw_begin(j, '[');
-    for (size_t i = 0; i < s->n; i++) {
-        const gma_rankrun *u = &s->runs[i];
-        gma_jw_begin(j, '{');
-        gma_jw_kstr(j, "path", u->path);
-        gma_jw_ki64(j, "rank", u->id);
-        gma_jw_ki64(j, "header_rank", u->hdr_rank);
-        gma_jw_ki64(j, "world_size", u->world_size);
-        gma_jw_ku64(j, "pid", u->pid);
-        gma_jw_kstr(j, "host", u->host);
-        gma_jw_kstr(j, "devices", u->devices);
-        gma_jw_key(j, "truncated");
-        gma_jw_bool(j, u->truncated);
-        gma_jw_key(j, "warnings");
-        gma_jw_begin(j, '[');
-        for (size_t k = 0; k < u->nwarn; k++)
-            gma_jw_str(j, u->warn[k]);
-        gma_jw_end(j, ']');
-        gma_jw_end(j, '}');
-    }
-    gma_jw_end(j, ']');
-    gma_jw_key(j, "warnings");
-    gma_jw_begin(j, '[');
-    for (size_t i = 0; i < s->nwarn; i++)
-        gma_jw_str(j, s->warn[i]);
-    gma_jw_end(j, ']');
-    gma_jw_key(j, "summary");
-    gma_jw_begin(j, '{');
-    gma_jw_ku64(j, "ranks", s->n);
-    gma_jw_ki64(j, "world_size", t->world);
-    gma_jw_ku64(j, "peak_max_bytes", s->runs[t->hi].peak);
-    gma_jw_ki64(j, "peak_max_rank", s->runs[t->hi].id);
-    gma_jw_ku64(j, "peak_min_bytes", s->runs[t->lo].peak);
-    gma_jw_ki64(j, "peak_min_rank", s->runs[t->lo].id);
-    gma_jw_key(j, "peak_mean_bytes");
-    gma_jw_dbl_exact(j, t->mean);
-    gma_jw_key(j, "totals");
-    gma_jw_begin(j, '{');
-    gma_jw_ku64(j, "baseline_bytes", t->baseline);
-    gma_jw_ku64(j, "alloc_bytes", t->alloc);
-    gma_jw_ku64(j, "alloc_count", t->alloc_count);
-    gma_jw_ku64(j, "freed_bytes", t->freed);
-    gma_jw_ku64(j, "free_count", t->free_count);
-    gma_jw_ku64(j, "leaked_bytes", t->leaked);
-    gma_jw_ku64(j, "leaked_count", t->leaked_count);
-    gma_jw_ku64(j, "kernels", t->kernels);
-    gma_jw_ku64(j, "kernel_ns", t->kernel_ns);
-    gma_jw_ku64(j, "dropped", t->dropped);
-    gma_jw_ku64(j, "records", t->records);
-    gma_jw_end(j, '}');
-    gma_jw_end(j, '}');
-    gma_jw_key(j, "table");
-    gma_jw_begin(j, '{');
-    gma_jw_kstr(j, "by", s->by_rank ? "rank" : gma_by_names[s->opt.by]);
-    gma_jw_kstr(j, "sort", gma_sort_names[s->opt.sort]);
-    gma_jw_kstr(j, "mode", mode_name(s));
-    gma_jw_ku64(j, "top", s->opt.top);
-    gma_jw_ku64(j, "total_rows", s->out.total_rows);
-    gma_json_columns(j, &s->out);
-    gma_json_rows(j, &s->out);
-    gma_jw_end(j, '}');
-    gma_jw_end(j, '}');
-}
-
 int gma_ranks_print(FILE *f, gma_ranks *s)
 {
     if (!s->n || gma_ranks_build(s) != 0)
         return -1;
-    totals t = sum_up(s);
+    char title[256];
+    gma_ranks_view v = { s->runs, s->n, (const char (*)[400])s->warn, s->nwarn, sum_up(s), &s->out,
+                         table_title(s, title, sizeof(title)), s->by_rank ? "rank" : gma_by_names[s->opt.by],
+                         gma_sort_names[s->opt.sort], mode_name(s), s->opt.top, s->by_rank };
     if (s->opt.format == GMA_FMT_JSON)
-        print_json_format(f, s, &t);
+        gma_print_ranks_json(f, &v);
     else if (s->opt.format == GMA_FMT_CSV)
-        print_csv_format(f, s, &t);
+        gma_print_ranks_csv(f, &v);
     else
-        print_table_format(f, s, &t);
+        gma_print_ranks_table(f, &v);
     return ferror(f) ? -1 : 0;
 }

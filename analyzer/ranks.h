@@ -17,30 +17,6 @@
 
 #define GMA_RANKS_MAX_WARN 8
 
-/* One trace of the set. */
-typedef struct gma_rankrun {
-    const char *path;
-    /* from the header (read before the replay) */
-    int has_header;
-    int64_t hdr_rank, world_size;
-    uint64_t pid, start_ts;
-    char host[128];
-    int64_t id;             /* the rank shown: the header's, or the position */
-    /* from the finished replay */
-    int done;
-    char devices[96];       /* "0" or "0,1" */
-    unsigned first_dev;
-    int has_peak;
-    uint64_t peak, peak_step;
-    int64_t peak_ns;
-    uint64_t baseline, alloc_bytes, alloc_count, free_bytes, free_count, leaked, leaked_count;
-    uint64_t kernels, kernel_ns, steps, dropped, records;
-    int truncated;
-    char warn[GMA_MAX_WARN][400];
-    size_t nwarn;
-    gma_table table;        /* its --by table, every row */
-} gma_rankrun;
-
 typedef struct gma_ranks {
     gma_opts opt;
     int by_rank;            /* --by rank */

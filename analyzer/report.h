@@ -1,8 +1,11 @@
 /*
- * The report: what every output format prints, computed once from a
- * finished replay -- the summary, the ranked table of --by rows, the
- * allocations live at each device's peak, the leaks, and the warnings.
- * report_table.c, report_csv.c and report_json.c only format it.
+ * The printing layer and what it prints. A view computes rows and hands
+ * them over as data: the report of one replay (the summary, the ranked
+ * table of --by rows, the allocations live at each device's peak, the
+ * leaks, the warnings; tables.c), the comparison of two (diff.c) and the
+ * table of a rank set (ranks.c). Columns are data (gma_col), cells are
+ * typed (gma_cell); report_table.c, report_csv.c and report_json.c alone
+ * write them, and compute nothing.
  */
 #ifndef GMA_REPORT_H
 #define GMA_REPORT_H
@@ -48,7 +51,7 @@ typedef struct gma_cell {
 
 typedef struct gma_table {
     const char *title;
-    const char *sort_note;  /* what the sort key means for this table */
+    const char *sort_note;  /* what the sort key means for this table (gma_sort_label) */
     const gma_col *cols;
     size_t ncols;
     gma_vec cells;          /* gma_cell, nrows x ncols */
@@ -123,10 +126,86 @@ int gma_report_build(gma_report *rep, const gma_replay *r);
 void gma_report_free(gma_report *rep);
 static inline const char *gma_rep_str(const gma_report *rep, size_t off) { return gma_strs_get(&rep->strs, off); }
 
+/* ---- --diff (diff.c), as its writers print it ------------------------------ */
+
+typedef enum gma_unit { GMA_UNIT_BYTES, GMA_UNIT_COUNT, GMA_UNIT_NS } gma_unit;
+
+/* A line of the summary comparison: a metric of trace A and of trace B. */
+typedef struct gma_diff_line {
+    char metric[48];
+    gma_unit u;
+    uint64_t a, b;
+} gma_diff_line;
+
+typedef struct gma_diff_view {
+    const char *by;         /* the --by table's name */
+    const char *metric;     /* the metric's key (gma_sort_names) */
+    const char *meaning;    /* and what it means */
+    const gma_report *ra, *rb;
+    const gma_diff_line *sl;
+    size_t ns;
+    const gma_table *t;     /* the rows of both, matched by name */
+} gma_diff_view;
+
+/* ---- several ranks (ranks.c), as their writers print them ------------------ */
+
+/* One trace of the set. */
+typedef struct gma_rankrun {
+    const char *path;
+    /* from the header (read before the replay) */
+    int has_header;
+    int64_t hdr_rank, world_size;
+    uint64_t pid, start_ts;
+    char host[128];
+    int64_t id;             /* the rank shown: the header's, or the position */
+    /* from the finished replay */
+    int done;
+    char devices[96];       /* "0" or "0,1" */
+    unsigned first_dev;
+    int has_peak;
+    uint64_t peak, peak_step;
+    int64_t peak_ns;
+    uint64_t baseline, alloc_bytes, alloc_count, free_bytes, free_count, leaked, leaked_count;
+    uint64_t kernels, kernel_ns, steps, dropped, records;
+    int truncated;
+    char warn[GMA_MAX_WARN][400];
+    size_t nwarn;
+    gma_table table;        /* its --by table, every row */
+} gma_rankrun;
+
+/* Sums over the set. */
+typedef struct gma_rank_totals {
+    uint64_t baseline, alloc, alloc_count, freed, free_count, leaked, leaked_count, kernels, kernel_ns, dropped;
+    uint64_t records;
+    size_t hi, lo;  /* runs with the highest and lowest peak */
+    double mean;
+    int64_t world;  /* the world size the traces agree on, -1 none */
+} gma_rank_totals;
+
+typedef struct gma_ranks_view {
+    const gma_rankrun *runs;
+    size_t n;
+    const char (*warn)[400]; /* about the set */
+    size_t nwarn;
+    gma_rank_totals t;
+    const gma_table *table;  /* --by rank, merged or per-rank */
+    const char *title;       /* the table's title line */
+    const char *by, *sort, *mode; /* the table's keys: "rank" or a --by name, the sort key, "merged"... */
+    uint64_t top;
+    int by_rank;
+} gma_ranks_view;
+
 /* Formats. Each returns 0, or -1 when writing failed. */
 int gma_print_table(FILE *f, const gma_report *rep);
 int gma_print_csv(FILE *f, const gma_report *rep);
 int gma_print_json(FILE *f, const gma_report *rep);
+/* --diff and several ranks, in each format (table: -1 out of memory). */
+int gma_print_diff_table(FILE *f, const gma_diff_view *v);
+void gma_print_diff_csv(FILE *f, const gma_diff_view *v);
+void gma_print_diff_json(FILE *f, const gma_diff_view *v);
+void gma_print_ranks_table(FILE *f, const gma_ranks_view *v);
+void gma_print_ranks_csv(FILE *f, const gma_ranks_view *v);
+void gma_print_ranks_json(FILE *f, const gma_ranks_view *v);
 
 /* Builds the --by table alone (tables.c); used by the report and the diff. */
 int gma_table_build(const gma_replay *r, gma_table *t, uint64_t top);

@@ -2,7 +2,8 @@
  * --format csv: the ranked table as CSV with exact integers (bytes, ns),
  * preceded by the summary, live-at-the-peak and leak lines prefixed "# " so
  * that pandas.read_csv(path, comment='#') reads the table alone. Fields
- * holding a comma, a quote or '#' are quoted.
+ * holding a comma, a quote or '#' are quoted. The --diff and several-rank
+ * views print here too, in the same manner.
  */
 #include <string.h>
 
@@ -186,4 +187,66 @@ void gma_print_csv_rows(FILE *f, const gma_table *t)
         }
         fputc('\n', f);
     }
+}
+
+/* ---- --diff and several ranks ------------------------------------------------ */
+
+void gma_print_diff_csv(FILE *f, const gma_diff_view *v)
+{
+    fprintf(f, "# gmem-analyze %s diff", GMEMPROF_VERSION);
+    fprintf(f, " a=");
+    gma_csv_field(f, v->ra->r->path);
+    fprintf(f, " b=");
+    gma_csv_field(f, v->rb->r->path);
+    fputc('\n', f);
+    for (size_t w = 0; w < v->ra->nwarn; w++)
+        fprintf(f, "# WARNING (A): %s\n", v->ra->warn[w]);
+    for (size_t w = 0; w < v->rb->nwarn; w++)
+        fprintf(f, "# WARNING (B): %s\n", v->rb->warn[w]);
+    for (size_t i = 0; i < v->ns; i++) {
+        fprintf(f, "# summary: metric=");
+        gma_csv_field(f, v->sl[i].metric);
+        fprintf(f, " a=%llu b=%llu delta=%lld\n", (unsigned long long)v->sl[i].a, (unsigned long long)v->sl[i].b,
+                (long long)(v->sl[i].b - v->sl[i].a));
+    }
+    fprintf(f, "# allocator: a=");
+    gma_csv_field(f, v->ra->mode.mode);
+    fprintf(f, " b=");
+    gma_csv_field(f, v->rb->mode.mode);
+    fprintf(f, "\n# table: by=%s metric=%s rows=%zu total_rows=%llu\n", v->by, v->metric,
+            v->t->nrows, (unsigned long long)v->t->total_rows);
+    gma_print_csv_rows(f, v->t);
+}
+
+void gma_print_ranks_csv(FILE *f, const gma_ranks_view *s)
+{
+    fprintf(f, "# gmem-analyze %s traces=%zu\n", GMEMPROF_VERSION, s->n);
+    for (size_t i = 0; i < s->nwarn; i++)
+        fprintf(f, "# WARNING: %s\n", s->warn[i]);
+    for (size_t i = 0; i < s->n; i++)
+        for (size_t k = 0; k < s->runs[i].nwarn; k++)
+            fprintf(f, "# WARNING: rank %lld: %s\n", (long long)s->runs[i].id, s->runs[i].warn[k]);
+    fprintf(f, "# ranks: count=%zu world_size=%lld peak_max_bytes=%llu peak_max_rank=%lld peak_min_bytes=%llu "
+               "peak_min_rank=%lld peak_mean_bytes=%.17g\n",
+            s->n, (long long)s->t.world, (unsigned long long)s->runs[s->t.hi].peak, (long long)s->runs[s->t.hi].id,
+            (unsigned long long)s->runs[s->t.lo].peak, (long long)s->runs[s->t.lo].id, s->t.mean);
+    for (size_t i = 0; i < s->n; i++) {
+        const gma_rankrun *u = &s->runs[i];
+        fprintf(f, "# rank.%lld:", (long long)u->id);
+        kv_str(f, "trace", u->path);
+        kv_str(f, "host", u->host);
+        kv_str(f, "devices", u->devices);
+        fprintf(f, " pid=%llu header_rank=%lld world_size=%lld peak_bytes=%llu peak_step=%llu peak_ns=%lld truncated=%d\n",
+                (unsigned long long)u->pid, (long long)u->hdr_rank, (long long)u->world_size,
+                (unsigned long long)u->peak, (unsigned long long)u->peak_step, (long long)u->peak_ns, u->truncated);
+    }
+    fprintf(f, "# totals: baseline_bytes=%llu alloc_bytes=%llu alloc_count=%llu freed_bytes=%llu free_count=%llu "
+               "leaked_bytes=%llu leaked_count=%llu kernels=%llu kernel_ns=%llu dropped=%llu records=%llu\n",
+            (unsigned long long)s->t.baseline, (unsigned long long)s->t.alloc, (unsigned long long)s->t.alloc_count,
+            (unsigned long long)s->t.freed, (unsigned long long)s->t.free_count, (unsigned long long)s->t.leaked,
+            (unsigned long long)s->t.leaked_count, (unsigned long long)s->t.kernels, (unsigned long long)s->t.kernel_ns,
+            (unsigned long long)s->t.dropped, (unsigned long long)s->t.records);
+    fprintf(f, "# table: by=%s sort=%s mode=%s rows=%zu total_rows=%llu\n", s->by,
+            s->sort, s->mode, s->table->nrows, (unsigned long long)s->table->total_rows);
+    gma_print_csv_rows(f, s->table);
 }

@@ -1,12 +1,14 @@
 /*
  * --format json: one object holding everything the other formats print --
  * trace, warnings, summary (an object), table (columns and rows), live at
- * the peak, leaks -- with exact integers for bytes and nanoseconds.
+ * the peak, leaks -- with exact integers for bytes and nanoseconds. The
+ * --diff and several-rank views print here too; every table goes through
+ * gma_json_columns and gma_json_rows.
  */
 #include <string.h>
 
 #include "report.h"
-
+#include "tracestr.h"
 
 void gma_json_cell(gma_jw *j, const gma_table *t, size_t col, const gma_cell *c)
 {
@@ -428,7 +430,7 @@ int gma_print_json(FILE *f, const gma_report *rep)
     gma_jw_begin(j, '{');
     gma_jw_kstr(j, "by", gma_by_names[r->opt.by]);
     gma_jw_kstr(j, "sort", gma_sort_names[r->opt.sort]);
-    gma_jw_kstr(j, "sort_meaning", gma_sort_label(r->opt.by, r->opt.sort));
+    gma_jw_kstr(j, "sort_meaning", t->sort_note);
     gma_jw_ku64(j, "top", r->opt.top);
     gma_jw_ku64(j, "total_rows", t->total_rows);
     gma_json_columns(j, t);
@@ -440,4 +442,128 @@ int gma_print_json(FILE *f, const gma_report *rep)
     json_leaks(j, rep);
     gma_jw_end(j, '}');
     return ferror(f) ? -1 : 0;
+}
+
+/* ---- --diff and several ranks ------------------------------------------------ */
+
+void gma_print_diff_json(FILE *f, const gma_diff_view *v)
+{
+    gma_jw jw, *j = &jw;
+    gma_jw_init(j, f);
+    gma_jw_begin(j, '{');
+    gma_jw_kstr(j, "gmem_analyze_version", GMEMPROF_VERSION);
+    const gma_report *reps[2] = { v->ra, v->rb };
+    const char *sides[2] = { "a", "b" };
+    for (int s = 0; s < 2; s++) {
+        gma_jw_key(j, sides[s]);
+        gma_jw_begin(j, '{');
+        gma_jw_kstr(j, "path", reps[s]->r->path);
+        gma_jw_key(j, "truncated");
+        gma_jw_bool(j, reps[s]->r->rend.truncated || reps[s]->r->rend.status != GMT_OK);
+        gma_jw_kstr(j, "allocator_mode", reps[s]->mode.mode);
+        gma_jw_key(j, "warnings");
+        gma_jw_begin(j, '[');
+        for (size_t w = 0; w < reps[s]->nwarn; w++)
+            gma_jw_str(j, reps[s]->warn[w]);
+        gma_jw_end(j, ']');
+        gma_jw_end(j, '}');
+    }
+    gma_jw_key(j, "summary");
+    gma_jw_begin(j, '[');
+    for (size_t i = 0; i < v->ns; i++) {
+        const gma_diff_line *l = &v->sl[i];
+        gma_jw_begin(j, '{');
+        gma_jw_kstr(j, "metric", l->metric);
+        gma_jw_kstr(j, "unit", l->u == GMA_UNIT_BYTES ? "bytes" : l->u == GMA_UNIT_NS ? "ns" : "count");
+        gma_jw_ku64(j, "a", l->a);
+        gma_jw_ku64(j, "b", l->b);
+        gma_jw_ki64(j, "delta", (int64_t)(l->b - l->a));
+        gma_jw_key(j, "ratio");
+        if (l->a)
+            gma_jw_dbl(j, (double)l->b / (double)l->a);
+        else
+            gma_jw_null(j);
+        gma_jw_end(j, '}');
+    }
+    gma_jw_end(j, ']');
+    gma_jw_key(j, "table");
+    gma_jw_begin(j, '{');
+    gma_jw_kstr(j, "by", v->by);
+    gma_jw_kstr(j, "metric", v->metric);
+    gma_jw_kstr(j, "metric_meaning", v->meaning);
+    gma_jw_ku64(j, "total_rows", v->t->total_rows);
+    gma_json_rows(j, v->t);
+    gma_jw_end(j, '}');
+    gma_jw_end(j, '}');
+}
+
+void gma_print_ranks_json(FILE *f, const gma_ranks_view *s)
+{
+    gma_jw jw, *j = &jw;
+    gma_jw_init(j, f);
+    gma_jw_begin(j, '{');
+    gma_jw_kstr(j, "gmem_analyze_version", GMEMPROF_VERSION);
+    gma_jw_key(j, "traces");
+    gma_jw_begin(j, '[');
+    for (size_t i = 0; i < s->n; i++) {
+        const gma_rankrun *u = &s->runs[i];
+        gma_jw_begin(j, '{');
+        gma_jw_kstr(j, "path", u->path);
+        gma_jw_ki64(j, "rank", u->id);
+        gma_jw_ki64(j, "header_rank", u->hdr_rank);
+        gma_jw_ki64(j, "world_size", u->world_size);
+        gma_jw_ku64(j, "pid", u->pid);
+        gma_jw_kstr(j, "host", u->host);
+        gma_jw_kstr(j, "devices", u->devices);
+        gma_jw_key(j, "truncated");
+        gma_jw_bool(j, u->truncated);
+        gma_jw_key(j, "warnings");
+        gma_jw_begin(j, '[');
+        for (size_t k = 0; k < u->nwarn; k++)
+            gma_jw_str(j, u->warn[k]);
+        gma_jw_end(j, ']');
+        gma_jw_end(j, '}');
+    }
+    gma_jw_end(j, ']');
+    gma_jw_key(j, "warnings");
+    gma_jw_begin(j, '[');
+    for (size_t i = 0; i < s->nwarn; i++)
+        gma_jw_str(j, s->warn[i]);
+    gma_jw_end(j, ']');
+    gma_jw_key(j, "summary");
+    gma_jw_begin(j, '{');
+    gma_jw_ku64(j, "ranks", s->n);
+    gma_jw_ki64(j, "world_size", s->t.world);
+    gma_jw_ku64(j, "peak_max_bytes", s->runs[s->t.hi].peak);
+    gma_jw_ki64(j, "peak_max_rank", s->runs[s->t.hi].id);
+    gma_jw_ku64(j, "peak_min_bytes", s->runs[s->t.lo].peak);
+    gma_jw_ki64(j, "peak_min_rank", s->runs[s->t.lo].id);
+    gma_jw_key(j, "peak_mean_bytes");
+    gma_jw_dbl_exact(j, s->t.mean);
+    gma_jw_key(j, "totals");
+    gma_jw_begin(j, '{');
+    gma_jw_ku64(j, "baseline_bytes", s->t.baseline);
+    gma_jw_ku64(j, "alloc_bytes", s->t.alloc);
+    gma_jw_ku64(j, "alloc_count", s->t.alloc_count);
+    gma_jw_ku64(j, "freed_bytes", s->t.freed);
+    gma_jw_ku64(j, "free_count", s->t.free_count);
+    gma_jw_ku64(j, "leaked_bytes", s->t.leaked);
+    gma_jw_ku64(j, "leaked_count", s->t.leaked_count);
+    gma_jw_ku64(j, "kernels", s->t.kernels);
+    gma_jw_ku64(j, "kernel_ns", s->t.kernel_ns);
+    gma_jw_ku64(j, "dropped", s->t.dropped);
+    gma_jw_ku64(j, "records", s->t.records);
+    gma_jw_end(j, '}');
+    gma_jw_end(j, '}');
+    gma_jw_key(j, "table");
+    gma_jw_begin(j, '{');
+    gma_jw_kstr(j, "by", s->by);
+    gma_jw_kstr(j, "sort", s->sort);
+    gma_jw_kstr(j, "mode", s->mode);
+    gma_jw_ku64(j, "top", s->top);
+    gma_jw_ku64(j, "total_rows", s->table->total_rows);
+    gma_json_columns(j, s->table);
+    gma_json_rows(j, s->table);
+    gma_jw_end(j, '}');
+    gma_jw_end(j, '}');
 }

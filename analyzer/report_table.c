@@ -2,46 +2,14 @@
  * --format table: the human report. A summary, the ranked table, the
  * allocations live at each device's peak and the leaks. Bytes in 1024-based
  * units, times in ms relative to the trace start; warnings first and last.
+ * The --diff and several-rank views print here too (report.h).
  */
 #include <string.h>
 
 #include "report.h"
+#include "tracestr.h"
 
 #define SECTION_GROUPS 5 /* groups per section in this format: one screen */
-
-const char *gma_sort_label(gma_by by, gma_sort s)
-{
-    switch (by) {
-    case GMA_BY_KERNEL:
-    case GMA_BY_RANGE: {
-        static const char *const k[] = { "self memory (allocated - freed)", "peak reached while attributed",
-                                         "bytes allocated", "calls", "total time", "name" };
-        return k[s];
-    }
-    case GMA_BY_ALLOC: {
-        static const char *const a[] = { "size", "live bytes right after it", "size", "time allocated",
-                                         "lifetime", "address" };
-        return a[s];
-    }
-    case GMA_BY_STEP: {
-        static const char *const st[] = { "net bytes", "peak", "bytes allocated", "allocations", "step", "step" };
-        return st[s];
-    }
-    case GMA_BY_TAG: {
-        static const char *const t[] = { "live bytes", "driver used", "live bytes", "time", "time", "tag name" };
-        return t[s];
-    }
-    case GMA_BY_STREAM: {
-        static const char *const x[] = { "net bytes", "peak", "bytes allocated", "kernels", "kernel time",
-                                         "device and stream" };
-        return x[s];
-    }
-    default: {
-        static const char *const d[] = { "peak", "peak", "bytes allocated", "kernels", "kernel time", "device" };
-        return d[s];
-    }
-    }
-}
 
 const char *gma_window_end_label(const gma_window *w)
 {
@@ -331,7 +299,7 @@ int gma_print_table(FILE *f, const gma_report *rep)
     char b1[GMA_FMT_CAP], b2[GMA_FMT_CAP], b3[GMA_FMT_CAP];
     print_summary(f, rep);
 
-    fprintf(f, "\n%s ranked by %s", t->title, gma_sort_label(r->opt.by, r->opt.sort));
+    fprintf(f, "\n%s ranked by %s", t->title, t->sort_note);
     if (t->nrows < t->total_rows)
         fprintf(f, " (top %zu of %llu)", t->nrows, (unsigned long long)t->total_rows);
     fprintf(f, "\n");
@@ -377,4 +345,128 @@ int gma_print_table(FILE *f, const gma_report *rep)
         print_warnings(f, rep);
     }
     return ferror(f) ? -1 : 0;
+}
+
+/* ---- --diff ---------------------------------------------------------------- */
+
+static void fmt_unit(gma_unit u, int64_t v, int delta, char out[GMA_FMT_CAP])
+{
+    char t[GMA_FMT_CAP];
+    uint64_t mag = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+    const char *sign = v < 0 ? "-" : (delta && v > 0 ? "+" : "");
+    if (u == GMA_UNIT_BYTES)
+        snprintf(out, GMA_FMT_CAP, "%s%s", sign, gma_fmt_bytes(t, mag));
+    else if (u == GMA_UNIT_NS)
+        snprintf(out, GMA_FMT_CAP, "%s%s", sign, gma_fmt_dur(t, mag));
+    else
+        snprintf(out, GMA_FMT_CAP, "%s%s", sign, gma_fmt_count(t, mag));
+}
+
+/* The summary lines as a grid of formatted strings; *err set when out of memory. */
+static void print_summary_grid(FILE *f, const gma_diff_view *v, int *err)
+{
+    static const gma_col scols[] = { { "summary", "metric", GMA_CT_STR, 1, 0 }, { "A", "a", GMA_CT_STR, 1, 1 },
+                                     { "B", "b", GMA_CT_STR, 1, 1 },            { "delta", "delta", GMA_CT_STR, 1, 1 },
+                                     { "ratio", "ratio", GMA_CT_STR, 1, 1 } };
+    char b1[GMA_FMT_CAP], b2[GMA_FMT_CAP], b3[GMA_FMT_CAP];
+    gma_table st;
+    gma_table_init(&st, "summary", scols, 5);
+    for (size_t i = 0; i < v->ns && !*err; i++) {
+        const gma_diff_line *l = &v->sl[i];
+        gma_cell *cl = gma_table_row(&st);
+        if (!cl) {
+            *err = 1;
+            break;
+        }
+        gma_cell_str(&st, &cl[0], l->metric);
+        fmt_unit(l->u, (int64_t)l->a, 0, b1);
+        gma_cell_str(&st, &cl[1], b1);
+        fmt_unit(l->u, (int64_t)l->b, 0, b2);
+        gma_cell_str(&st, &cl[2], b2);
+        fmt_unit(l->u, (int64_t)(l->b - l->a), 1, b3);
+        gma_cell_str(&st, &cl[3], b3);
+        if (l->a) {
+            snprintf(b1, sizeof(b1), "x%.2f", (double)l->b / (double)l->a);
+            gma_cell_str(&st, &cl[4], b1);
+        } else {
+            cl[4].null = 1;
+        }
+    }
+    gma_print_grid(f, &st);
+    gma_table_free(&st);
+}
+
+int gma_print_diff_table(FILE *f, const gma_diff_view *v)
+{
+    int err = 0;
+    fprintf(f, "gmem-analyze %s: diff\n  A: %s\n  B: %s\n", GMEMPROF_VERSION, v->ra->r->path, v->rb->r->path);
+    for (size_t w = 0; w < v->ra->nwarn; w++)
+        fprintf(f, "WARNING (A): %s\n", v->ra->warn[w]);
+    for (size_t w = 0; w < v->rb->nwarn; w++)
+        fprintf(f, "WARNING (B): %s\n", v->rb->warn[w]);
+    print_summary_grid(f, v, &err);
+    fprintf(f, "allocator  A: %s; B: %s\n", v->ra->mode.mode, v->rb->mode.mode);
+    fprintf(f, "\n%s rows matched by normalized name, ranked by |B - A| of %s", v->by, v->meaning);
+    if (v->t->nrows < v->t->total_rows)
+        fprintf(f, " (top %zu of %llu)", v->t->nrows, (unsigned long long)v->t->total_rows);
+    fputc('\n', f);
+    if (v->t->nrows)
+        gma_print_grid(f, v->t);
+    else
+        fprintf(f, "  (no rows)\n");
+    return err ? -1 : 0;
+}
+
+/* ---- several ranks ---------------------------------------------------------- */
+
+void gma_print_ranks_table(FILE *f, const gma_ranks_view *s)
+{
+    char b1[GMA_FMT_CAP], b2[GMA_FMT_CAP], b3[GMA_FMT_CAP], b4[GMA_FMT_CAP], b5[GMA_FMT_CAP], b6[GMA_FMT_CAP];
+    fprintf(f, "gmem-analyze %s: %zu trace%s\n", GMEMPROF_VERSION, s->n, s->n == 1 ? "" : "s");
+    for (size_t i = 0; i < s->nwarn; i++)
+        fprintf(f, "WARNING: %s\n", s->warn[i]);
+    for (size_t i = 0; i < s->n; i++)
+        for (size_t k = 0; k < s->runs[i].nwarn; k++)
+            fprintf(f, "WARNING: rank %lld: %s\n", (long long)s->runs[i].id, s->runs[i].warn[k]);
+    const gma_rankrun *hi = &s->runs[s->t.hi], *lo = &s->runs[s->t.lo];
+    fprintf(f, "Ranks      %zu", s->n);
+    if (s->t.world > 0)
+        fprintf(f, " of world size %lld", (long long)s->t.world);
+    fprintf(f, "; peak max %s (rank %lld), min %s (rank %lld), mean %s; highest is %+.1f%% over the mean\n",
+            gma_fmt_bytes(b1, hi->peak), (long long)hi->id, gma_fmt_bytes(b2, lo->peak), (long long)lo->id,
+            gma_fmt_bytes(b3, (uint64_t)(s->t.mean + 0.5)), s->t.mean > 0 ? ((double)hi->peak / s->t.mean - 1.0) * 100.0 : 0.0);
+    for (size_t i = 0; i < s->n; i++) {
+        const gma_rankrun *u = &s->runs[i];
+        fprintf(f, "  rank %lld: %s", (long long)u->id, u->path);
+        if (u->host[0])
+            fprintf(f, " (pid %llu on %s)", (unsigned long long)u->pid, u->host);
+        fprintf(f, ", GPU %s; ", u->devices[0] ? u->devices : "-");
+        if (u->has_peak)
+            fprintf(f, "peak %s at %s ms (step %llu)", gma_fmt_bytes(b1, u->peak), gma_fmt_ms(b2, u->peak_ns),
+                    (unsigned long long)u->peak_step);
+        else
+            fprintf(f, "no device allocations");
+        fprintf(f, ", allocated %s, leaked %s, %s kernels%s\n", gma_fmt_bytes(b3, u->alloc_bytes),
+                gma_fmt_bytes(b4, u->leaked), gma_fmt_count(b1, u->kernels), u->truncated ? ", TRUNCATED" : "");
+    }
+    fprintf(f, "All ranks  baseline %s; allocated %s in %s allocations; freed %s; leaked %s in %s allocations\n",
+            gma_fmt_bytes(b1, s->t.baseline), gma_fmt_bytes(b2, s->t.alloc), gma_fmt_count(b3, s->t.alloc_count),
+            gma_fmt_bytes(b4, s->t.freed), gma_fmt_bytes(b5, s->t.leaked), gma_fmt_count(b6, s->t.leaked_count));
+    fprintf(f, "           %s kernel launches, %s of GPU time; %s records dropped\n", gma_fmt_count(b1, s->t.kernels),
+            gma_fmt_dur(b2, s->t.kernel_ns), gma_fmt_count(b3, s->t.dropped));
+    fprintf(f, "\n%s", s->title);
+    if (s->table->nrows < s->table->total_rows)
+        fprintf(f, " (top %zu of %llu)", s->table->nrows, (unsigned long long)s->table->total_rows);
+    fputc('\n', f);
+    if (s->table->nrows)
+        gma_print_grid(f, s->table);
+    else
+        fprintf(f, "  (no rows)\n");
+    if (!s->by_rank)
+        fprintf(f, "\nLive at the peak and leaks are per trace: gmem-analyze TRACES --rank N\n");
+    if (s->nwarn) {
+        fputc('\n', f);
+        for (size_t i = 0; i < s->nwarn; i++)
+            fprintf(f, "WARNING: %s\n", s->warn[i]);
+    }
 }

@@ -13,6 +13,8 @@
 
 #include "names.h"
 #include "report.h"
+#include "liveset.h"
+#include "tracestr.h"
 
 /* ---- generic table ------------------------------------------------------ */
 
@@ -146,6 +148,48 @@ static int srow_cmp(const void *pa, const void *pb, void *pc)
 }
 
 static int64_t sat(uint64_t v) { return v > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)v; }
+
+/* ---- sort keys ----------------------------------------------------------- */
+
+/* What each --sort key means for each --by table and how it ranks the rows,
+ * as data (the key's value is the view's *_key function). --by alloc ranks
+ * in the replay (gma_arow_before): only its labels are here. */
+typedef struct sortkey {
+    const char *label; /* what the key means: the "ranked by" of every format */
+    int asc;           /* the key ascending (chronological) */
+    int by_name;       /* the display name first, then the key */
+} sortkey;
+
+#define DESC(l) { l, 0, 0 }
+#define ASC(l) { l, 1, 0 }
+#define NAME(l) { l, 0, 1 }
+/* indexed by gma_by, then gma_sort: mem, peak, alloc, count, time, name */
+static const sortkey SORTKEYS[GMA_BY_COUNT_][GMA_SORT_COUNT_] = {
+    [GMA_BY_KERNEL] = { DESC("self memory (allocated - freed)"), DESC("peak reached while attributed"),
+                        DESC("bytes allocated"), DESC("calls"), DESC("total time"), NAME("name") },
+    [GMA_BY_RANGE] = { DESC("self memory (allocated - freed)"), DESC("peak reached while attributed"),
+                       DESC("bytes allocated"), DESC("calls"), DESC("total time"), NAME("name") },
+    [GMA_BY_ALLOC] = { DESC("size"), DESC("live bytes right after it"), DESC("size"), ASC("time allocated"),
+                       DESC("lifetime"), NAME("address") },
+    [GMA_BY_STEP] = { DESC("net bytes"), DESC("peak"), DESC("bytes allocated"), DESC("allocations"), ASC("step"),
+                      ASC("step") },
+    [GMA_BY_TAG] = { DESC("live bytes"), DESC("driver used"), DESC("live bytes"), ASC("time"), ASC("time"),
+                     NAME("tag name") },
+    [GMA_BY_STREAM] = { DESC("net bytes"), DESC("peak"), DESC("bytes allocated"), DESC("kernels"),
+                        DESC("kernel time"), NAME("device and stream") },
+    [GMA_BY_DEVICE] = { DESC("peak"), DESC("peak"), DESC("bytes allocated"), DESC("kernels"), DESC("kernel time"),
+                        NAME("device") },
+};
+#undef DESC
+#undef ASC
+#undef NAME
+
+const char *gma_sort_label(gma_by by, gma_sort s)
+{
+    if ((unsigned)by >= GMA_BY_COUNT_ || (unsigned)s >= GMA_SORT_COUNT_)
+        by = GMA_BY_DEVICE, s = GMA_SORT_MEM;
+    return SORTKEYS[by][s].label;
+}
 
 /* ---- kernel labels ------------------------------------------------------------ */
 
@@ -331,10 +375,12 @@ static const gma_col DCOLS[] = {
 static void set_u(gma_cell *c, uint64_t v) { c->v.u = v; }
 static void set_i(gma_cell *c, int64_t v) { c->v.i = v; }
 
-/* Sorts rows and keeps the first `top` (0: all). Returns the kept count. */
-static size_t rank(srow *rows, size_t n, const gma_strs *names, int by_name, int asc, uint64_t top, int *err)
+/* Sorts rows by the --sort key of the table and keeps the first `top` (0:
+ * all). Returns the kept count. */
+static size_t rank(const gma_replay *r, srow *rows, size_t n, const gma_strs *names, uint64_t top, int *err)
 {
-    sortctx c = { names, by_name, asc };
+    const sortkey *k = &SORTKEYS[r->opt.by][r->opt.sort];
+    sortctx c = { names, k->by_name, k->asc };
     if (gma_msort(rows, n, sizeof(srow), srow_cmp, &c) != 0)
         *err = 1;
     return top && top < n ? (size_t)top : n;
@@ -375,7 +421,7 @@ static int build_kernels(const gma_replay *r, gma_table *t, uint64_t top)
     for (size_t j = 0; j < m && !err; j++)
         rows[j].name = offs[j];
     t->total_rows = m;
-    size_t keep = err ? 0 : rank(rows, m, &names, r->opt.sort == GMA_SORT_NAME, 0, top, &err);
+    size_t keep = err ? 0 : rank(r, rows, m, &names, top, &err);
     for (size_t j = 0; j < keep && !err; j++) {
         const gma_krow *k = &GMA_VEC_AT(&r->krows, gma_krow, rows[j].idx);
         gma_cell *c = gma_table_row(t);
@@ -448,7 +494,7 @@ static int build_ranges(const gma_replay *r, gma_table *t, uint64_t top)
         err |= s->name == (size_t)-1 || b.oom;
     }
     t->total_rows = m;
-    size_t keep = err ? 0 : rank(rows, m, &names, r->opt.sort == GMA_SORT_NAME, 0, top, &err);
+    size_t keep = err ? 0 : rank(r, rows, m, &names, top, &err);
     for (size_t j = 0; j < keep && !err; j++) {
         const gma_rrow *k = &GMA_VEC_AT(&r->rrows, gma_rrow, rows[j].idx);
         gma_cell *c = gma_table_row(t);
@@ -594,8 +640,7 @@ static int build_steps(const gma_replay *r, gma_table *t, uint64_t top)
         }
     }
     t->total_rows = m;
-    int asc = r->opt.sort == GMA_SORT_TIME || r->opt.sort == GMA_SORT_NAME;
-    size_t keep = err ? 0 : rank(rows, m, &names, 0, asc, top, &err);
+    size_t keep = err ? 0 : rank(r, rows, m, &names, top, &err);
     for (size_t j = 0; j < keep && !err; j++) {
         const gma_steprow *s = &GMA_VEC_AT(&r->steps, gma_steprow, rows[j].idx);
         gma_cell *c = gma_table_row(t);
@@ -692,8 +737,7 @@ static int build_tags(const gma_replay *r, gma_table *t, uint64_t top)
         err |= x->name == (size_t)-1;
     }
     t->total_rows = n;
-    int asc = r->opt.sort == GMA_SORT_TIME || r->opt.sort == GMA_SORT_COUNT;
-    size_t keep = err ? 0 : rank(rows, n, &names, r->opt.sort == GMA_SORT_NAME, asc, top, &err);
+    size_t keep = err ? 0 : rank(r, rows, n, &names, top, &err);
     for (size_t j = 0; j < keep && !err; j++) {
         size_t i = rows[j].idx;
         const gma_tagrow *g = &GMA_VEC_AT(&r->tags, gma_tagrow, i);
@@ -763,7 +807,7 @@ static int build_streams(const gma_replay *r, gma_table *t, uint64_t top)
         err |= x->name == (size_t)-1;
     }
     t->total_rows = n;
-    size_t keep = err ? 0 : rank(rows, n, &names, r->opt.sort == GMA_SORT_NAME, 0, top, &err);
+    size_t keep = err ? 0 : rank(r, rows, n, &names, top, &err);
     for (size_t j = 0; j < keep && !err; j++) {
         const gma_streamrow *s = &GMA_VEC_AT(&r->streams, gma_streamrow, rows[j].idx);
         gma_cell *c = gma_table_row(t);
@@ -822,7 +866,7 @@ static int build_devices(const gma_replay *r, gma_table *t, uint64_t top)
         err |= x->name == (size_t)-1;
     }
     t->total_rows = m;
-    size_t keep = err ? 0 : rank(rows, m, &names, r->opt.sort == GMA_SORT_NAME, 0, top, &err);
+    size_t keep = err ? 0 : rank(r, rows, m, &names, top, &err);
     for (size_t j = 0; j < keep && !err; j++) {
         const gma_dev *D = &r->dev[rows[j].idx];
         gma_cell *c = gma_table_row(t);
@@ -858,15 +902,18 @@ static int build_devices(const gma_replay *r, gma_table *t, uint64_t top)
 
 int gma_table_build(const gma_replay *r, gma_table *t, uint64_t top)
 {
+    int rc;
     switch (r->opt.by) {
-    case GMA_BY_RANGE: return build_ranges(r, t, top);
-    case GMA_BY_ALLOC: return build_allocs(r, t, top);
-    case GMA_BY_STEP: return build_steps(r, t, top);
-    case GMA_BY_TAG: return build_tags(r, t, top);
-    case GMA_BY_STREAM: return build_streams(r, t, top);
-    case GMA_BY_DEVICE: return build_devices(r, t, top);
-    default: return build_kernels(r, t, top);
+    case GMA_BY_RANGE: rc = build_ranges(r, t, top); break;
+    case GMA_BY_ALLOC: rc = build_allocs(r, t, top); break;
+    case GMA_BY_STEP: rc = build_steps(r, t, top); break;
+    case GMA_BY_TAG: rc = build_tags(r, t, top); break;
+    case GMA_BY_STREAM: rc = build_streams(r, t, top); break;
+    case GMA_BY_DEVICE: rc = build_devices(r, t, top); break;
+    default: rc = build_kernels(r, t, top); break;
     }
+    t->sort_note = gma_sort_label(r->opt.by, r->opt.sort);
+    return rc;
 }
 
 /* ---- groups: live at the peak and leaks ---------------------------------------- */

@@ -10,8 +10,10 @@
 #    100,000 pairs): bare, under gmemprof with the bridge, under gmemprof
 #    with GMEMPROF_TORCH=0 (CUPTI alone), and with _record_memory_history;
 # 3. bench/run_bench.sh's GPT step ratios, small and medium, in one run:
-#    none, gmemprof-active (the bridge on), gmemprof-nobridge and
-#    torch-profiler-full (profile_memory=True), interleaved per round,
+#    none, gmemprof-active (the bridge on, with its op ranges),
+#    gmemprof-noops (the bridge without op ranges), gmemprof-nobridge,
+#    gmemprof-emitnvtx (emit_nvtx under gmemprof) and torch-profiler-full
+#    (profile_memory=True), interleaved per round,
 #    rounds until the budget (200 s: two rounds on an H200).
 # Output ($OUT, default ./bench-out): alloc_cost.txt, and run_bench.sh's
 # bench.md (with the bridge's targets), bench.json, runs.jsonl, logs.tar.gz.
@@ -65,7 +67,7 @@ rm -f "$WORK"/alloc*.zst
 say "GPT step ratios, bridge on and off, beside torch.profiler"
 fake=()
 [ "$FAKE" = 1 ] && fake=(--fake)
-bash "$ROOT/bench/run_bench.sh" --configs none,gmemprof-active,gmemprof-nobridge,torch-profiler-full \
+bash "$ROOT/bench/run_bench.sh" --configs none,gmemprof-active,gmemprof-noops,gmemprof-nobridge,gmemprof-emitnvtx,torch-profiler-full \
     --workloads small,medium --rounds 3 --budget 200 ${fake[@]+"${fake[@]}"}
 rc=$?
 say "done in $(($(date +%s) - T0)) s; files in $OUT"

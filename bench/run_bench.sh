@@ -17,6 +17,10 @@
 #                        without the PyTorch bridge (which gmemprof-active
 #                        loads when the build has it; not in the default list:
 #                        bench/bridge_bench.sh runs it)
+#   gmemprof-noops       gmemprof-active with GMEMPROF_TORCH_OPS=0: the bridge's
+#                        tensors without its op ranges (bench/bridge_bench.sh)
+#   gmemprof-emitnvtx    gmemprof-active on a loop under emit_nvtx(): op ranges
+#                        from NVTX instead of the bridge (bench/bridge_bench.sh)
 #   torch-profiler-full  torch.profiler CPU+CUDA, profile_memory, record_shapes
 #   torch-profiler-cuda  torch.profiler CUDA only, profile_memory
 #   memory-history       torch.cuda.memory._record_memory_history()
@@ -89,11 +93,12 @@ run_one() {
     local w=$1 c=$2 r=$3 trace="" s e rc mode=none
     local wl=(--size "$w" --warmup "$WARMUP" --steps "$STEPS" --config "$c" --round "$r" --trace-dir "$WORK")
     [ "$r" = 1 ] && wl+=(--analyze)
+    [ "$c" = gmemprof-emitnvtx ] && wl+=(--emit-nvtx)
     [ "$FAKE" = 1 ] && wl+=(--fake)
     local pre=()
     case $c in
     none) ;;
-    gmemprof-wait | gmemprof-active | gmemprof-gpu | gmemprof-nobridge)
+    gmemprof-wait | gmemprof-active | gmemprof-gpu | gmemprof-nobridge | gmemprof-noops | gmemprof-emitnvtx)
         if [ "$FAKE" = 0 ]; then
             trace=$WORK/$c-$w-$r.zst
             local sched="wait=100000,warmup=1,active=1,repeat=1" # never leaves the wait phase
@@ -102,6 +107,7 @@ run_one() {
             [ "$c" = gmemprof-gpu ] && kmode=gpu
             pre=("$LAUNCH" -q -o "$trace" --schedule "$sched" --kernels "$kmode" --)
             [ "$c" = gmemprof-nobridge ] && pre=(env GMEMPROF_TORCH=0 "${pre[@]}")
+            [ "$c" = gmemprof-noops ] && pre=(env GMEMPROF_TORCH_OPS=0 "${pre[@]}")
         fi
         ;;
     torch-profiler-full | torch-profiler-cuda | memory-history) mode=$c ;;

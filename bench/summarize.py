@@ -33,7 +33,8 @@ import subprocess
 import sys
 import time
 
-CONFIG_ORDER = ["none", "gmemprof-wait", "gmemprof-active", "gmemprof-nobridge", "gmemprof-gpu", "torch-profiler-full",
+CONFIG_ORDER = ["none", "gmemprof-wait", "gmemprof-active", "gmemprof-noops", "gmemprof-nobridge", "gmemprof-emitnvtx",
+                "gmemprof-gpu", "torch-profiler-full",
                 "torch-profiler-cuda", "memory-history"]
 TARGETS = [
     # (workload, config, metric, limit, text)
@@ -46,6 +47,9 @@ TARGETS = [
     # the PyTorch bridge (gmemprof-active loads it; gmemprof-nobridge is the same run without it)
     ("small", "gmemprof-active", "over:gmemprof-nobridge", 0.01,
      "bridge: active ratio - ratio without the bridge <= 0.01 (small)"),
+    # the bridge's op ranges (on in gmemprof-active; gmemprof-noops is the same run without them)
+    ("small", "gmemprof-active", "ratio", 1.10, "op ranges on: active step ratio <= 1.10 (small)"),
+    ("medium", "gmemprof-active", "ratio", 1.02, "op ranges on: active step ratio <= 1.02 (medium)"),
 ]
 
 

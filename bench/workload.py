@@ -84,6 +84,7 @@ def parse_args(argv=None):
     ap.add_argument("--round", type=int, default=0)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--fake", action="store_true", help="no torch: print plausible numbers (tests the harness)")
+    ap.add_argument("--emit-nvtx", action="store_true", help="the timed loop under torch.autograd.profiler.emit_nvtx()")
     args = ap.parse_args(argv)
     if args.warmup < 1 or args.steps < 1:
         ap.error("--warmup and --steps must be >= 1")
@@ -153,6 +154,9 @@ def real_run(args, t_start):
     out = {"workload": args.size, "mode": args.mode, "config": args.config or args.mode, "round": args.round,
            "warmup": args.warmup, "steps": args.steps, "torch": torch.__version__,
            "device": torch.cuda.get_device_name(dev)}
+    nvtx_ctx = torch.autograd.profiler.emit_nvtx() if args.emit_nvtx else None
+    if nvtx_ctx is not None:
+        nvtx_ctx.__enter__()
     for i in range(total):
         if args.mode == "memory-history" and i == args.warmup:
             torch.cuda.memory._record_memory_history(max_entries=1_000_000)
@@ -179,6 +183,8 @@ def real_run(args, t_start):
                 out["stop_s"] = time.perf_counter() - ts
             else:
                 prof.step()
+    if nvtx_ctx is not None:
+        nvtx_ctx.__exit__(None, None, None)
     out.update(step_stats(times))
     out["step_ms"] = [round(t * 1000.0, 4) for t in times]
     out["torch_max_allocated"] = torch.cuda.max_memory_allocated(dev)

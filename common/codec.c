@@ -83,7 +83,7 @@ const char *gmt_phase_name(uint64_t phase)
 
 const char *gmt_step_source_name(uint64_t source)
 {
-    static const char *const tab[GMT_STEPSRC_COUNT_] = { "none", "api", "nvtx", "capture", "time" };
+    static const char *const tab[GMT_STEPSRC_COUNT_] = { "none", "api", "nvtx", "capture", "time", "optimizer" };
     return NAME_OF(tab, source);
 }
 

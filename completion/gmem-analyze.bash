@@ -31,7 +31,7 @@ _gmem_analyze()
         COMPREPLY=($(compgen -W "kernel range alloc step tag stream device rank" -- "$cur"))
         return ;;
     -s | --sort)
-        COMPREPLY=($(compgen -W "mem peak alloc count time name" -- "$cur"))
+        COMPREPLY=($(compgen -W "mem peak alloc count time name held" -- "$cur"))
         return ;;
     -f | --format)
         COMPREPLY=($(compgen -W "table csv json" -- "$cur"))

@@ -12,7 +12,7 @@ _gmemprof()
     for ((i = 1; i < COMP_CWORD; i++)); do
         case ${COMP_WORDS[i]} in
         --) ((i++)); cmd=1; break ;;
-        -o | --output | --schedule | --step-marker | --tag-prefix | --sample-ms | --kernels | --lib)
+        -o | --output | --schedule | --step-marker | --steps | --tag-prefix | --sample-ms | --kernels | --lib)
             ((i++)) ;;
         -*) ;;
         *) cmd=1; break ;;
@@ -34,6 +34,9 @@ _gmemprof()
     --kernels)
         COMPREPLY=($(compgen -W "launch gpu none" -- "$cur"))
         return ;;
+    --steps)
+        COMPREPLY=($(compgen -W "auto nvtx optimizer none" -- "$cur"))
+        return ;;
     --schedule)
         COMPREPLY=($(compgen -W "whole capture wait=2,warmup=1,active=3 delay=5s,duration=10s" -- "$cur"))
         return ;;
@@ -45,7 +48,7 @@ _gmemprof()
         return ;;
     esac
     if [[ $cur == -* ]]; then
-        COMPREPLY=($(compgen -W "--output --schedule --step-marker --tag-prefix --sample-ms --kernels
+        COMPREPLY=($(compgen -W "--output --schedule --step-marker --steps --tag-prefix --sample-ms --kernels
             --no-kernels --lib --quiet --verbose --help --version --" -- "$cur"))
     fi
 }

@@ -310,6 +310,7 @@ static int open_remove(gmp_asm *a, uint64_t id, open_range *out)
     if (!a->open[i].id)
         return 0;
     *out = a->open[i];
+    a->open_n--;
     /* backward-shift deletion keeps probe chains intact */
     size_t j = i;
     for (;;) {

@@ -70,7 +70,7 @@ static const char *quote(const char *v, char *buf, size_t cap)
 
 /* ---- the settings --------------------------------------------------------- */
 
-typedef enum setting_type { T_BOOL, T_KMODE, T_U64, T_INT, T_LOG, T_SCHED, T_OUTPUT, T_NAME, T_PATH } setting_type;
+typedef enum setting_type { T_BOOL, T_KMODE, T_STEPSRC, T_U64, T_INT, T_LOG, T_SCHED, T_OUTPUT, T_NAME, T_PATH } setting_type;
 
 typedef struct setting {
     const char *name;
@@ -101,6 +101,8 @@ static const setting settings[] = {
     {"GMEMPROF_SUMMARY_FILE", T_PATH, OFF(summary_file), 0, 0, NULL, NULL},
     {"GMEMPROF_TORCH", T_BOOL, OFF(torch), 0, 0, NULL, NULL},
     {"GMEMPROF_TORCH_BRIDGE", T_PATH, OFF(torch_bridge), 0, 0, NULL, NULL},
+    {"GMEMPROF_TORCH_OPS", T_BOOL, OFF(torch_ops), 0, 0, NULL, NULL},
+    {"GMEMPROF_STEP_SOURCE", T_STEPSRC, OFF(step_source), 0, 0, NULL, NULL},
 };
 #define NSETTINGS (sizeof settings / sizeof settings[0])
 
@@ -129,6 +131,8 @@ void gmp_config_defaults(gmp_config *cfg)
     cfg->log = GMP_LOG_INFO;
     cfg->summary_file[0] = '\0';
     cfg->torch = 1;
+    cfg->torch_ops = 1;
+    cfg->step_source = GMP_STEPS_AUTO;
 }
 
 static const char *log_name(gmp_log_level l)
@@ -232,6 +236,22 @@ static const char *kmode_name(int m)
     return m == GMP_KERNELS_LAUNCH ? "launch" : m == GMP_KERNELS_NONE ? "none" : "gpu";
 }
 
+static const char *const stepsrc_names[] = {"auto", "nvtx", "optimizer", "none"};
+
+/* GMEMPROF_STEP_SOURCE: a gmp_step_source_mode by name. */
+static int parse_stepsrc(const char *v, int *out)
+{
+    char t[16];
+    if (trimmed(v, t, sizeof t) != 0)
+        return -1;
+    for (int i = 0; i < (int)(sizeof stepsrc_names / sizeof stepsrc_names[0]); i++)
+        if (strcasecmp(t, stepsrc_names[i]) == 0) {
+            *out = i;
+            return 0;
+        }
+    return -1;
+}
+
 static int parse_log(const char *v, gmp_log_level *out)
 {
     char t[16];
@@ -291,6 +311,12 @@ static int parse_setting(const setting *s, const char *value, gmp_config *cfg, c
                  "%s='%s' is not a kernel mode (accepted: gpu, launch, none, or a yes/no value: "
                  "1/yes = gpu, 0/no = none)",
                  s->name, quote(value, q, sizeof q));
+        return -1;
+    case T_STEPSRC:
+        if (parse_stepsrc(value, (int *)(void *)base) == 0)
+            return 0;
+        snprintf(err, cap, "%s='%s' is not a step source (accepted: auto, nvtx, optimizer, none)", s->name,
+                 quote(value, q, sizeof q));
         return -1;
     case T_U64:
     case T_INT: {
@@ -374,6 +400,9 @@ static void fallback_text(const setting *s, const gmp_config *def, char *out, si
         break;
     case T_KMODE:
         snprintf(out, cap, "using the default %s", kmode_name(*(const int *)(const void *)base));
+        break;
+    case T_STEPSRC:
+        snprintf(out, cap, "using the default %s", stepsrc_names[*(const int *)(const void *)base & 3]);
         break;
     case T_U64:
         snprintf(out, cap, "using the default %llu",

@@ -35,6 +35,17 @@ enum gmp_kernels_mode {
     GMP_KERNELS_LAUNCH = 2  /* launch: from the launch callbacks; no CUPTI kernel activity */
 };
 
+/* GMEMPROF_STEP_SOURCE: what ends a training step (gmemprof_step() always
+ * does, and then it alone). AUTO: an NVTX step marker once the program
+ * sends one, until then the end of each optimizer step that follows a
+ * backward pass (the PyTorch bridge). */
+enum gmp_step_source_mode {
+    GMP_STEPS_AUTO = 0,
+    GMP_STEPS_NVTX = 1,      /* NVTX step markers only */
+    GMP_STEPS_OPTIMIZER = 2, /* optimizer steps only */
+    GMP_STEPS_NONE = 3       /* neither: without gmemprof_step(), the whole run is one window */
+};
+
 typedef struct gmp_config {
     int enabled;                      /* GMEMPROF_ENABLE=0 turns everything off */
     char output[GMP_PATH_MAX];        /* GMEMPROF_OUTPUT pattern: %p %h %r %t %% */
@@ -58,6 +69,10 @@ typedef struct gmp_config {
     /* GMEMPROF_TORCH_BRIDGE: the bridge library to load instead of the one
      * beside libgmemprof.so ("" = that one). */
     char torch_bridge[GMP_PATH_MAX];
+    int step_source;                  /* GMEMPROF_STEP_SOURCE: GMP_STEPS_* (default AUTO) */
+    /* GMEMPROF_TORCH_OPS=0: no op ranges from the bridge (default 1: in
+     * warmup and active steps, each op PyTorch records is a range). */
+    int torch_ops;
 } gmp_config;
 
 typedef const char *(*gmp_getenv_fn)(const char *name, void *ctx);

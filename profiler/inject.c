@@ -75,9 +75,12 @@ static void write_disabled_summary(void)
 {
     if (!gmp_g.cfg.summary_file[0])
         return;
+    static gmp_summary sm; /* once, at the end: not on the caller's stack */
+    memset(&sm, 0, sizeof sm);
+    snprintf(sm.trace, sizeof sm.trace, "%s", gmp_g.path);
+    snprintf(sm.status, sizeof sm.status, "%s", GMP_SUMMARY_STATUS_DISABLED);
     char line[GMP_SUMMARY_LINE_MAX];
-    size_t n = gmp_summary_format_line(line, sizeof line, gmp_g.path, 0, 0, 0, 0,
-                                       GMP_SUMMARY_STATUS_DISABLED);
+    size_t n = gmp_summary_format_line(line, sizeof line, &sm);
     int fd = open(gmp_g.cfg.summary_file, O_WRONLY | O_APPEND | O_CLOEXEC);
     if (fd < 0)
         return;

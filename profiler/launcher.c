@@ -1,7 +1,7 @@
 /*
  * gmemprof — the launcher: profile a command with libgmemprof.so.
  *
- *   gmemprof [-o FILE] [--schedule SPEC] [--step-marker NAME] [--tag-prefix P]
+ *   gmemprof [-o FILE] [--schedule SPEC] [--step-marker NAME] [--steps SOURCE] [--tag-prefix P]
  *            [--sample-ms N] [--kernels gpu|launch|none] [--no-kernels] [--lib PATH]
  *            [-q|--quiet] [-v]
  *            [--help] [--version] -- CMD ARGS...
@@ -60,7 +60,7 @@
 #define EXIT_NOTFOUND 127
 
 typedef struct options {
-    const char *output, *schedule, *step_marker, *tag_prefix, *sample_ms, *lib;
+    const char *output, *schedule, *step_marker, *steps, *tag_prefix, *sample_ms, *lib;
     const char *kernels; /* --kernels MODE; --no-kernels is --kernels none */
     int verbosity; /* -1 quiet, 0 normal, 1 verbose */
     char **cmd;    /* NULL-terminated */
@@ -80,6 +80,9 @@ static const char usage_text[] =
     "                         'delay=5s,duration=10s', 'capture' (cudaProfilerStart/Stop) or\n"
     "                         'whole' (default: the whole run)\n"
     "      --step-marker NAME NVTX mark/range name that ends a step (default 'step')\n"
+    "      --steps SOURCE     what ends a step: 'auto' (default: NVTX step markers once the\n"
+    "                         program sends one, until then each PyTorch optimizer step after a\n"
+    "                         backward pass), 'nvtx', 'optimizer' or 'none'\n"
     "      --tag-prefix P     NVTX marks starting with P take a tagged snapshot (default 'tag:')\n"
     "      --sample-ms N      driver memory sample period in active windows, 0 = off (default 100)\n"
     "      --kernels MODE     what is recorded of kernels in recorded steps: 'launch' (default:\n"
@@ -228,6 +231,7 @@ static void parse_args(int argc, char **argv, options *o)
         if (opt_value(argv, argc, &i, "--output", "-o", &o->output) ||
             opt_value(argv, argc, &i, "--schedule", NULL, &o->schedule) ||
             opt_value(argv, argc, &i, "--step-marker", NULL, &o->step_marker) ||
+            opt_value(argv, argc, &i, "--steps", NULL, &o->steps) ||
             opt_value(argv, argc, &i, "--tag-prefix", NULL, &o->tag_prefix) ||
             opt_value(argv, argc, &i, "--sample-ms", NULL, &o->sample_ms) ||
             opt_value(argv, argc, &i, "--kernels", NULL, &o->kernels) ||
@@ -256,6 +260,7 @@ static void parse_args(int argc, char **argv, options *o)
     check_option("-o", "GMEMPROF_OUTPUT", o->output);
     check_option("--schedule", "GMEMPROF_SCHEDULE", o->schedule);
     check_option("--step-marker", "GMEMPROF_STEP_MARKER", o->step_marker);
+    check_option("--steps", "GMEMPROF_STEP_SOURCE", o->steps);
     check_option("--tag-prefix", "GMEMPROF_TAG_PREFIX", o->tag_prefix);
     check_option("--sample-ms", "GMEMPROF_SAMPLE_MS", o->sample_ms);
     check_option("--kernels", "GMEMPROF_KERNELS", o->kernels);
@@ -487,8 +492,12 @@ static void describe_trace(const gmp_summary *s, char *out, size_t cap)
         status = "; the profiler turned itself off, see its message above";
     else if (strcmp(s->status, GMP_SUMMARY_STATUS_OK) != 0)
         status = "; status unknown to this launcher";
-    snprintf(out, cap, "%s, %llu window%s, %s record%s, %s dropped%s", size,
-             (unsigned long long)s->windows, s->windows == 1 ? "" : "s", rec,
+    char steps[64] = "";
+    if (s->steps)
+        snprintf(steps, sizeof steps, ", %llu step%s by %s", (unsigned long long)s->steps,
+                 s->steps == 1 ? "" : "s", s->step_source[0] ? s->step_source : "?");
+    snprintf(out, cap, "%s, %llu window%s%s, %s record%s, %s dropped%s", size,
+             (unsigned long long)s->windows, s->windows == 1 ? "" : "s", steps, rec,
              s->records == 1 ? "" : "s", drop, status);
 }
 
@@ -665,6 +674,8 @@ static void set_environment(const options *o, const char *lib, const char *cwd)
         set_var(o, "GMEMPROF_SCHEDULE", o->schedule);
     if (o->step_marker)
         set_var(o, "GMEMPROF_STEP_MARKER", o->step_marker);
+    if (o->steps)
+        set_var(o, "GMEMPROF_STEP_SOURCE", o->steps);
     if (o->tag_prefix)
         set_var(o, "GMEMPROF_TAG_PREFIX", o->tag_prefix);
     if (o->sample_ms)

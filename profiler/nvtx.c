@@ -112,12 +112,13 @@ static void on_mark(const char *name)
     gmp_post(&ev);
 }
 
-static uint64_t range_begin(const char *name, int push)
+/* marker: the name may be a step marker (an NVTX range; an op is not) */
+static uint64_t range_begin(const char *name, int push, int marker)
 {
     gmp_tls *t = gmp_self();
     if (!gmp_live_state())
         return 0;
-    if (name && gmp_config_is_step_marker(&gmp_g.cfg, name))
+    if (marker && name && gmp_config_is_step_marker(&gmp_g.cfg, name))
         gmp_steps_step(GMT_STEPSRC_NVTX);
     uint64_t parent = 0;
     if (push) {
@@ -155,7 +156,7 @@ static int range_push(const char *name)
     gmp_tls *t = gmp_self();
     if (!gmp_live_state())
         return 0;
-    range_begin(name, 1);
+    range_begin(name, 1, 1);
     return (int)t->nranges - 1;
 }
 
@@ -169,6 +170,10 @@ static int range_pop(void)
         range_end(t->ranges[d]);
     return (int)d;
 }
+
+void gmp_nvtx_op_begin(const char *name) { range_begin(name, 1, 0); }
+
+void gmp_nvtx_op_end(void) { (void)range_pop(); }
 
 /* ---- the handlers NVTX calls ------------------------------------------------ */
 
@@ -184,17 +189,17 @@ static void NVTX_API h_markEx(const nvtxEventAttributes_t *a)
     char b[NAME_BUF];
     on_mark(attr_message(a, b, sizeof b));
 }
-static nvtxRangeId_t NVTX_API h_startA(const char *m) { return range_begin(m, 0); }
+static nvtxRangeId_t NVTX_API h_startA(const char *m) { return range_begin(m, 0, 1); }
 static nvtxRangeId_t NVTX_API h_startW(const wchar_t *m)
 {
     char b[NAME_BUF];
     utf8_of_wide(m, b, sizeof b);
-    return range_begin(b, 0);
+    return range_begin(b, 0, 1);
 }
 static nvtxRangeId_t NVTX_API h_startEx(const nvtxEventAttributes_t *a)
 {
     char b[NAME_BUF];
-    return range_begin(attr_message(a, b, sizeof b), 0);
+    return range_begin(attr_message(a, b, sizeof b), 0, 1);
 }
 static void NVTX_API h_end(nvtxRangeId_t id) { range_end(id); }
 static int NVTX_API h_pushA(const char *m) { return range_push(m); }

@@ -10,4 +10,11 @@
 /* Fills the export table of one NVTX instance: 1 done, 0 refused. */
 int gmp_nvtx_attach(const void *(*get_export_table)(uint32_t));
 
+/* A framework's op (the PyTorch bridge's op ranges) opens and closes a
+ * range on the calling thread exactly as an NVTX push and pop would: the
+ * same stack, so attribution does not care which source a range came
+ * from. An op's name is never a step marker. */
+void gmp_nvtx_op_begin(const char *name);
+void gmp_nvtx_op_end(void);
+
 #endif

@@ -22,7 +22,10 @@ static struct {
     pthread_mutex_t lock;       /* the schedule and the epoch history */
     gmp_sched sched;
     gmp_epoch_info epochs[GMP_EPOCH_HIST];
-    _Atomic int api_steps;      /* gmemprof_step() was called: NVTX step markers are ignored */
+    _Atomic int api_steps;      /* gmemprof_step() was called: the other step sources are ignored */
+    _Atomic int nvtx_steps;     /* an NVTX step marker came: optimizer steps are ignored (AUTO) */
+    uint64_t steps;             /* steps taken, under the lock */
+    int last_source;            /* the source of the latest of them */
     void (*collect)(int on);    /* kernel collection on/off (callbacks.c), lock held */
 } S = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
@@ -49,7 +52,11 @@ static void publish_epoch(unsigned ev, int kind, int source, uint64_t snap)
 void gmp_steps_init(void (*collect)(int on))
 {
     S.collect = collect ? collect : collect_none;
+    atomic_store(&S.api_steps, 0);
+    atomic_store(&S.nvtx_steps, 0);
     pthread_mutex_lock(&S.lock);
+    S.steps = 0;
+    S.last_source = GMT_STEPSRC_NONE;
     unsigned ev = gmp_sched_init(&S.sched, &gmp_g.cfg.schedule, gmp_now());
     atomic_store(&gmp_g.epoch, 0);
     publish_epoch(ev, GMP_TR_INIT, GMT_STEPSRC_NONE, 0);
@@ -86,13 +93,42 @@ void gmp_steps_transition(int kind, int arg, int source)
      * exactly: forced flush, synchronous. Edges are rare. */
     if (ev & (GMP_SCHED_EV_WINDOW_BEGIN | GMP_SCHED_EV_WINDOW_END))
         gmp_activity_flush_forced();
-    if (ev & GMP_SCHED_EV_COLLECT_BEGIN)
+    if (ev & GMP_SCHED_EV_COLLECT_BEGIN) {
         S.collect(1);
-    if (ev & GMP_SCHED_EV_COLLECT_END)
+        gmp_torch_watch_ops(1);
+    }
+    if (ev & GMP_SCHED_EV_COLLECT_END) {
         S.collect(0);
+        gmp_torch_watch_ops(0);
+    }
+    if (kind == GMP_TR_STEP) {
+        S.steps++;
+        S.last_source = source;
+    }
     publish_epoch(ev, kind, source, gmp_snapshot_take());
     pthread_mutex_unlock(&S.lock);
     gmp_wake();
+}
+
+/* Whether a step from `source` counts (GMEMPROF_STEP_SOURCE, steps.h). */
+static int source_counts(int source)
+{
+    int mode = gmp_g.cfg.step_source;
+    switch (source) {
+    case GMT_STEPSRC_API:
+        atomic_store(&S.api_steps, 1);
+        return 1;
+    case GMT_STEPSRC_NVTX:
+        if (atomic_load(&S.api_steps) || mode == GMP_STEPS_OPTIMIZER || mode == GMP_STEPS_NONE)
+            return 0;
+        atomic_store(&S.nvtx_steps, 1);
+        return 1;
+    case GMT_STEPSRC_OPTIMIZER:
+        return !atomic_load(&S.api_steps) && (mode == GMP_STEPS_OPTIMIZER ||
+                                              (mode == GMP_STEPS_AUTO && !atomic_load(&S.nvtx_steps)));
+    default:
+        return 1;
+    }
 }
 
 void gmp_steps_step(int source)
@@ -100,11 +136,25 @@ void gmp_steps_step(int source)
     if (!gmp_live_state())
         return;
     gmp_torch_maybe_attach();
-    if (source == GMT_STEPSRC_API)
-        atomic_store(&S.api_steps, 1);
-    else if (source == GMT_STEPSRC_NVTX && atomic_load(&S.api_steps))
-        return; /* gmemprof_step() is the step source now */
+    if (!source_counts(source))
+        return;
     gmp_steps_transition(GMP_TR_STEP, 0, source);
+}
+
+int gmp_steps_wants_optimizer(void)
+{
+    int mode = gmp_g.cfg.step_source;
+    return mode == GMP_STEPS_OPTIMIZER || mode == GMP_STEPS_AUTO;
+}
+
+uint64_t gmp_steps_count(int *source)
+{
+    pthread_mutex_lock(&S.lock);
+    uint64_t n = S.steps;
+    if (source)
+        *source = n ? S.last_source : GMT_STEPSRC_NONE;
+    pthread_mutex_unlock(&S.lock);
+    return n;
 }
 
 void gmp_steps_tag(const char *name, size_t len)
@@ -127,7 +177,9 @@ void gmp_steps_tag(const char *name, size_t len)
 void gmp_steps_apply_collect(void)
 {
     pthread_mutex_lock(&S.lock);
-    S.collect(gmp_sched_collects(&S.sched));
+    int on = gmp_sched_collects(&S.sched);
+    S.collect(on);
+    gmp_torch_watch_ops(on);
     pthread_mutex_unlock(&S.lock);
 }
 

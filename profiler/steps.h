@@ -20,9 +20,17 @@ void gmp_steps_apply_collect(void);
 /* A transition from any thread (kind GMP_TR_*; arg: capture on/off;
  * source: gmt_step_source). */
 void gmp_steps_transition(int kind, int arg, int source);
-/* A step from a step source (GMT_STEPSRC_*): once gmemprof_step() has been
- * called, NVTX step markers are ignored. */
+/* A step from a step source (GMT_STEPSRC_*). Once gmemprof_step() has been
+ * called, it alone makes steps. Otherwise GMEMPROF_STEP_SOURCE decides
+ * (config.h): in AUTO, NVTX step markers once one has come, optimizer
+ * steps until then. */
 void gmp_steps_step(int source);
+/* Whether optimizer steps may make steps in this run (the bridge then
+ * watches them). */
+int gmp_steps_wants_optimizer(void);
+/* Steps taken so far, and the source of the latest (GMT_STEPSRC_NONE when
+ * none). */
+uint64_t gmp_steps_count(int *source);
 /* A tag: every allocation made before the call is in the snapshot. */
 void gmp_steps_tag(const char *name, size_t len);
 

@@ -49,19 +49,22 @@ static void lb_num(lbuf *b, const char *key, uint64_t v)
     lb_puts(b, num);
 }
 
-size_t gmp_summary_format_line(char *out, size_t cap, const char *path, uint64_t bytes,
-                               uint64_t windows, uint64_t records, uint64_t dropped,
-                               const char *status)
+size_t gmp_summary_format_line(char *out, size_t cap, const gmp_summary *s)
 {
     lbuf b = {out, cap, 0};
     lb_puts(&b, GMP_SUMMARY_KEY_TRACE "=");
-    lb_escaped(&b, path);
-    lb_num(&b, GMP_SUMMARY_KEY_BYTES, bytes);
-    lb_num(&b, GMP_SUMMARY_KEY_WINDOWS, windows);
-    lb_num(&b, GMP_SUMMARY_KEY_RECORDS, records);
-    lb_num(&b, GMP_SUMMARY_KEY_DROPPED, dropped);
+    lb_escaped(&b, s->trace);
+    lb_num(&b, GMP_SUMMARY_KEY_BYTES, s->bytes);
+    lb_num(&b, GMP_SUMMARY_KEY_WINDOWS, s->windows);
+    lb_num(&b, GMP_SUMMARY_KEY_RECORDS, s->records);
+    lb_num(&b, GMP_SUMMARY_KEY_DROPPED, s->dropped);
+    if (s->steps) {
+        lb_num(&b, GMP_SUMMARY_KEY_STEPS, s->steps);
+        lb_puts(&b, "\t" GMP_SUMMARY_KEY_STEP_SOURCE "=");
+        lb_escaped(&b, s->step_source);
+    }
     lb_puts(&b, "\t" GMP_SUMMARY_KEY_STATUS "=");
-    lb_escaped(&b, status);
+    lb_escaped(&b, s->status);
     lb_putc(&b, '\n');
     if (out && cap > 0)
         out[b.len < cap ? b.len : 0] = '\0'; /* too long: "" rather than half a line */
@@ -115,8 +118,10 @@ int gmp_summary_parse_line(const char *line, gmp_summary *s)
 {
     static const char *const keys[] = {GMP_SUMMARY_KEY_TRACE,   GMP_SUMMARY_KEY_BYTES,
                                        GMP_SUMMARY_KEY_WINDOWS, GMP_SUMMARY_KEY_RECORDS,
-                                       GMP_SUMMARY_KEY_DROPPED, GMP_SUMMARY_KEY_STATUS};
-    int seen[6] = {0};
+                                       GMP_SUMMARY_KEY_DROPPED, GMP_SUMMARY_KEY_STATUS,
+                                       GMP_SUMMARY_KEY_STEPS,   GMP_SUMMARY_KEY_STEP_SOURCE};
+    enum { NKEYS = sizeof keys / sizeof keys[0] };
+    int seen[NKEYS] = {0};
     if (!line || !s)
         return -1;
     memset(s, 0, sizeof *s);
@@ -135,10 +140,10 @@ int gmp_summary_parse_line(const char *line, gmp_summary *s)
             return -1;
         size_t klen = (size_t)(eq - p);
         int k;
-        for (k = 0; k < 6; k++)
+        for (k = 0; k < NKEYS; k++)
             if (strlen(keys[k]) == klen && memcmp(p, keys[k], klen) == 0)
                 break;
-        if (k < 6) {
+        if (k < NKEYS) {
             if (seen[k])
                 return -1;
             seen[k] = 1;
@@ -149,7 +154,9 @@ int gmp_summary_parse_line(const char *line, gmp_summary *s)
             case 2: rc = parse_num(eq + 1, f, &s->windows); break;
             case 3: rc = parse_num(eq + 1, f, &s->records); break;
             case 4: rc = parse_num(eq + 1, f, &s->dropped); break;
-            default: rc = unescape(eq + 1, f, s->status, sizeof s->status); break;
+            case 5: rc = unescape(eq + 1, f, s->status, sizeof s->status); break;
+            case 6: rc = parse_num(eq + 1, f, &s->steps); break;
+            default: rc = unescape(eq + 1, f, s->step_source, sizeof s->step_source); break;
             }
             if (rc != 0)
                 return -1;

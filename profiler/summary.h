@@ -6,12 +6,14 @@
  * single write() on a descriptor opened with O_WRONLY|O_APPEND (so lines of
  * several processes never interleave):
  *
- *   trace=<path>\tbytes=<n>\twindows=<n>\trecords=<n>\tdropped=<n>\tstatus=<ok|incomplete|disabled>\n
+ *   trace=<path>\tbytes=<n>\twindows=<n>\trecords=<n>\tdropped=<n>[\tsteps=<n>\tstep_source=<name>]\tstatus=<ok|incomplete|disabled>\n
  *
  * <path> is the trace file (absolute, so the launcher can show it relative
  * to its own directory); '\\', TAB, LF and CR in it are written as "\\\\",
  * "\\t", "\\n", "\\r". bytes: compressed size of the trace; windows: windows
- * begun; records: records written; dropped: records lost (CUPTI + writer).
+ * begun; records: records written; dropped: records lost (CUPTI + writer);
+ * steps: training steps seen, step_source: what made them (a
+ * gmt_step_source name), both left out when no step was seen.
  * status: ok (trailer written), incomplete (some frames could not be
  * written: disk full or an I/O error; the trailer says so), disabled (the profiler turned itself off; the
  * reason was printed on stderr). The parser ignores keys it does not know,
@@ -31,6 +33,8 @@
 #define GMP_SUMMARY_KEY_RECORDS "records"
 #define GMP_SUMMARY_KEY_DROPPED "dropped"
 #define GMP_SUMMARY_KEY_STATUS "status"
+#define GMP_SUMMARY_KEY_STEPS "steps"
+#define GMP_SUMMARY_KEY_STEP_SOURCE "step_source"
 
 #define GMP_SUMMARY_STATUS_OK "ok"
 #define GMP_SUMMARY_STATUS_INCOMPLETE "incomplete"
@@ -49,14 +53,14 @@ typedef struct gmp_summary {
     char trace[GMP_SUMMARY_PATH_MAX]; /* unescaped */
     uint64_t bytes, windows, records, dropped;
     char status[32];
+    uint64_t steps;      /* 0: no step seen */
+    char step_source[16]; /* "" when no step was seen */
 } gmp_summary;
 
-/* Writes one line, '\n' included, NUL-terminated. Returns its length; when
- * that is >= cap nothing usable was written (out is ""), so a caller never
- * appends half a line. NULL path or status are written as "". */
-size_t gmp_summary_format_line(char *out, size_t cap, const char *path, uint64_t bytes,
-                               uint64_t windows, uint64_t records, uint64_t dropped,
-                               const char *status);
+/* Writes s as one line, '\n' included, NUL-terminated. Returns its
+ * length; when that is >= cap nothing usable was written (out is ""), so a
+ * caller never appends half a line. */
+size_t gmp_summary_format_line(char *out, size_t cap, const gmp_summary *s);
 
 /* Parses one line (with or without its '\n'). 0 on success; -1 when the
  * line is malformed: a field without '=', a bad number, a duplicate key, a

@@ -13,7 +13,9 @@
 
 #include "gmp_rt.h"
 #include "log.h"
+#include "nvtx.h"
 #include "post.h"
+#include "steps.h"
 #include "torch_bridge.h"
 
 #define BRIDGE_FILE "libgmemprof_torch.so"
@@ -23,6 +25,9 @@ static struct {
     void *dl;                /* the bridge, while attached */
     const gmp_bridge *br;
     char describe[96];
+    _Atomic int want_ops;    /* the schedule collects: op ranges wanted */
+    _Atomic int ops_said;    /* the line about withheld op ranges was printed */
+    _Atomic uint64_t optimizer_steps; /* seen, whether they made steps or not */
 } T;
 
 /* ---- the hot path ---------------------------------------------------------- */
@@ -87,7 +92,56 @@ static void host_log(int debug, const char *line)
         gmp_log_error("%s", line);
 }
 
-static const gmp_bridge_host host = {GMP_BRIDGE_ABI, sizeof(gmp_bridge_host), host_origin, host_block, host_log};
+/* Op ranges: the NVTX module's stack, so that an op and an NVTX range
+ * nest and attribute alike. */
+static void host_op_begin(const char *name)
+{
+    if (!atomic_load_explicit(&gmp_g.forked, memory_order_relaxed))
+        gmp_nvtx_op_begin(name);
+}
+
+static void host_op_end(void)
+{
+    if (!atomic_load_explicit(&gmp_g.forked, memory_order_relaxed))
+        gmp_nvtx_op_end();
+}
+
+/* The end of an optimizer step is the end of a training step when a
+ * backward pass ran since the previous one: gradient accumulation (several
+ * backward passes, one optimizer step) gives one step, and several
+ * optimizers stepping one after another give one step, at the first. */
+static void host_optimizer_step(const char *name, int after_backward)
+{
+    (void)name;
+    if (atomic_load_explicit(&gmp_g.forked, memory_order_relaxed))
+        return;
+    atomic_fetch_add_explicit(&T.optimizer_steps, 1, memory_order_relaxed);
+    if (after_backward)
+        gmp_steps_step(GMT_STEPSRC_OPTIMIZER);
+}
+
+static const gmp_bridge_host host = {GMP_BRIDGE_ABI, sizeof(gmp_bridge_host), host_origin, host_block, host_log,
+                                     host_op_begin, host_op_end, host_optimizer_step};
+
+/* What the bridge should watch now. */
+static unsigned watch_bits(void)
+{
+    unsigned w = 0;
+    if (gmp_g.cfg.torch_ops && atomic_load(&T.want_ops))
+        w |= GMP_BRIDGE_WATCH_OPS;
+    if (gmp_steps_wants_optimizer())
+        w |= GMP_BRIDGE_WATCH_STEPS;
+    return w;
+}
+
+static void apply_watch(void)
+{
+    char err[256] = "";
+    unsigned want = watch_bits();
+    unsigned got = T.br->watch(want, err, sizeof err);
+    if ((want & ~got & GMP_BRIDGE_WATCH_OPS) && !atomic_exchange(&T.ops_said, 1))
+        gmp_log_info("%s", err[0] ? err : "the PyTorch bridge records no op ranges in this process");
+}
 
 /* ---- build ids --------------------------------------------------------------- */
 
@@ -187,7 +241,8 @@ static const gmp_bridge *load_bridge(const char *loaded_id, void **dl_out)
     }
     gmp_bridge_entry_fn entry = (gmp_bridge_entry_fn)dlsym(dl, GMP_BRIDGE_ENTRY);
     const gmp_bridge *br = entry ? entry(GMP_BRIDGE_ABI) : NULL;
-    if (!br || br->abi != GMP_BRIDGE_ABI || br->size < sizeof(gmp_bridge) || !br->attach || !br->flush) {
+    if (!br || br->abi != GMP_BRIDGE_ABI || br->size < sizeof(gmp_bridge) || !br->attach || !br->flush ||
+        !br->watch) {
         gmp_log_error("the PyTorch bridge %s speaks another interface than this libgmemprof.so (ABI %u "
                       "expected); only the allocator's segments are recorded: %s", path, GMP_BRIDGE_ABI, REBUILD);
         dlclose(dl);
@@ -231,6 +286,7 @@ void gmp_torch_maybe_attach(void)
             int rc = T.br->attach(&host, err, sizeof err);
             if (rc == GMP_BRIDGE_ATTACHED) {
                 next = GMP_TORCH_ATTACHED;
+                apply_watch();
                 snprintf(T.describe, sizeof T.describe, "PyTorch %s allocator", T.br->version ? T.br->version : "");
                 gmp_log_debug("PyTorch bridge attached (torch %s)", T.br->version ? T.br->version : "?");
             } else if (rc == GMP_BRIDGE_LATER) {
@@ -253,8 +309,19 @@ void gmp_torch_flush(void)
         T.br->flush();
 }
 
+void gmp_torch_watch_ops(int on)
+{
+    atomic_store(&T.want_ops, on != 0);
+    if (atomic_load_explicit(&T.state, memory_order_acquire) == GMP_TORCH_ATTACHED)
+        apply_watch();
+}
+
+uint64_t gmp_torch_optimizer_steps(void) { return atomic_load(&T.optimizer_steps); }
+
 void gmp_torch_detach(void)
 {
+    /* no watch(0) here: in a fork child torch's locks may be held by a
+     * thread that is gone; a detached bridge's callbacks just return */
     if (atomic_load(&T.state) == GMP_TORCH_ATTACHED && T.br && T.br->detach)
         T.br->detach();
 }
@@ -270,4 +337,7 @@ void gmp_torch_reset(void)
     T.br = NULL;
     T.dl = NULL; /* never closed while a tracker may call into it */
     T.describe[0] = '\0';
+    atomic_store(&T.want_ops, 0);
+    atomic_store(&T.ops_said, 0);
+    atomic_store(&T.optimizer_steps, 0);
 }

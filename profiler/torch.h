@@ -28,6 +28,12 @@ void gmp_torch_maybe_attach(void);
 /* Has the bridge send the events it holds back (before a step, a tag and
  * the end: torch_bridge.h). Not from an allocator callback. */
 void gmp_torch_flush(void);
+/* Op ranges wanted or not (the schedule's collection edges, steps.c); the
+ * bridge watches ops only while wanted, and from its attach on. */
+void gmp_torch_watch_ops(int on);
+/* Optimizer steps the bridge reported (the summary's count when they are
+ * not the step source). */
+uint64_t gmp_torch_optimizer_steps(void);
 /* Stops the bridge's events (exit, fork child). */
 void gmp_torch_detach(void);
 int gmp_torch_state(void);

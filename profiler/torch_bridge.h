@@ -32,13 +32,17 @@
 extern "C" {
 #endif
 
-#define GMP_BRIDGE_ABI 1u
+#define GMP_BRIDGE_ABI 2u
 #define GMP_BRIDGE_ENTRY "gmemprof_torch_bridge"
 
 /* block()'s action for a flush's reading: not an allocator event. */
 #define GMP_BRIDGE_COUNTER 255u
 /* block()'s flag: `counter` holds a reading (0 is a reading too). */
 #define GMP_BRIDGE_HAS_COUNTER 0x100u
+
+/* watch()'s bits */
+#define GMP_BRIDGE_WATCH_OPS 1u   /* op ranges: host->op_begin, host->op_end */
+#define GMP_BRIDGE_WATCH_STEPS 2u /* host->optimizer_step */
 
 /* Who made an event and when, as the profiler sees it (opaque to the bridge). */
 typedef struct gmp_bridge_origin {
@@ -63,6 +67,14 @@ typedef struct gmp_bridge_host {
     /* One line for the user, printed "gmemprof: <line>" (errors) or at
      * GMEMPROF_LOG=debug (debug != 0). */
     void (*log)(int debug, const char *line);
+    /* An op starts on the calling thread: name NUL-terminated, read during
+     * the call only. Ops nest per thread; op_end closes the innermost. */
+    void (*op_begin)(const char *name);
+    void (*op_end)(void);
+    /* An optimizer step ended on the calling thread (name e.g.
+     * "Optimizer.step#AdamW.step"); after_backward: a backward op ran since
+     * the previous call (or since watching began). */
+    void (*optimizer_step)(const char *name, int after_backward);
 } gmp_bridge_host;
 
 /* attach() results */
@@ -89,6 +101,11 @@ typedef struct gmp_bridge {
     void (*detach)(void);
     /* Sends the events it holds (never from an allocator callback). */
     void (*flush)(void);
+    /* Watches what the GMP_BRIDGE_WATCH_* bits ask for, and stops watching
+     * the rest; returns the bits it watches now. It may withhold OPS when
+     * the program records op ranges itself (emit_nvtx): err then gets one
+     * line. Never called from an allocator callback. */
+    unsigned (*watch)(unsigned what, char *err, size_t cap);
 } gmp_bridge;
 
 typedef const gmp_bridge *(*gmp_bridge_entry_fn)(uint32_t abi);

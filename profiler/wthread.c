@@ -361,9 +361,20 @@ static void human_bytes(uint64_t b, char *out, size_t cap)
 static void append_summary(uint64_t size, uint64_t windows, uint64_t records, uint64_t dropped,
                            const char *status)
 {
+    static gmp_summary sm; /* the writer thread's, once at the end: not on its stack */
+    memset(&sm, 0, sizeof sm);
+    snprintf(sm.trace, sizeof sm.trace, "%s", gmp_g.path);
+    snprintf(sm.status, sizeof sm.status, "%s", status);
+    sm.bytes = size;
+    sm.windows = windows;
+    sm.records = records;
+    sm.dropped = dropped;
+    int source = 0;
+    sm.steps = gmp_steps_count(&source);
+    if (sm.steps)
+        snprintf(sm.step_source, sizeof sm.step_source, "%s", gmt_step_source_name((uint64_t)source));
     char line[GMP_SUMMARY_LINE_MAX];
-    size_t n = gmp_summary_format_line(line, sizeof line, gmp_g.path, size, windows, records, dropped,
-                                       status);
+    size_t n = gmp_summary_format_line(line, sizeof line, &sm);
     int fd = open(gmp_g.cfg.summary_file, O_WRONLY | O_APPEND | O_CLOEXEC);
     int e = fd < 0 ? errno : 0;
     if (fd >= 0) {
@@ -400,8 +411,14 @@ static void write_summary(int ok)
     if (c.fw_seen)
         snprintf(fw, sizeof fw, "; %" PRIu64 " events of the %s", c.block_events,
                  gmp_torch_describe()[0] ? gmp_torch_describe() : "framework allocator");
-    gmp_log_info("wrote %s (%s, %" PRIu64 " window%s, %" PRIu64 " records, %" PRIu64 " dropped%s)",
-                 gmp_g.path, hb, c.windows, c.windows == 1 ? "" : "s", W.summary_records, dropped, fw);
+    int source = 0;
+    uint64_t steps = gmp_steps_count(&source);
+    char st[64] = "";
+    if (steps)
+        snprintf(st, sizeof st, ", %" PRIu64 " step%s by %s", steps, steps == 1 ? "" : "s",
+                 gmt_step_source_name((uint64_t)source));
+    gmp_log_info("wrote %s (%s, %" PRIu64 " window%s%s, %" PRIu64 " records, %" PRIu64 " dropped%s)",
+                 gmp_g.path, hb, c.windows, c.windows == 1 ? "" : "s", st, W.summary_records, dropped, fw);
 }
 
 static void write_summary_noctx(void)

@@ -3,7 +3,7 @@
 GPU tests and benchmarks (random data, no downloads).
 
     python3 samples/train_gpt.py [--d-model 256] [--heads 4] [--layers 4] [--seq 512]
-        [--batch 8] [--vocab 2048] [--steps 6] [--attn naive|sdpa] [--emit-nvtx]
+        [--batch 8] [--vocab 2048] [--steps 6] [--attn naive|sdpa] [--emit-nvtx] [--no-nvtx]
         [--alloc-report FILE.json] [--torch-profile FILE.json] [--seed 0]
 
 Attention: "naive" is matmul, causal mask, softmax, matmul and materialises
@@ -180,6 +180,8 @@ def parse_args(argv=None):
     ap.add_argument("--steps", type=int, default=6)
     ap.add_argument("--attn", choices=("naive", "sdpa"), default="sdpa")
     ap.add_argument("--emit-nvtx", action="store_true", help="run under emit_nvtx(): every op an NVTX range")
+    ap.add_argument("--no-nvtx", action="store_true",
+                    help="no NVTX mark at all (no step marker, no tag): a script that knows nothing of gmemprof")
     ap.add_argument("--alloc-report", metavar="FILE.json")
     ap.add_argument("--torch-profile", metavar="FILE.json",
                     help="run under torch.profiler(profile_memory=True) and dump key_averages")
@@ -211,7 +213,7 @@ def main(argv=None):
     device = torch.device(args.device)
     if device.type == "cuda" and device.index is None:
         device = torch.device("cuda", 0)  # set_device needs an index
-    mark = nvtx_mark(device)
+    mark = nvtx_mark(device) if not args.no_nvtx else (lambda _name: None)
     tag_counters = {}
 
     def tag(name):

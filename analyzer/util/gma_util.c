@@ -83,6 +83,29 @@ int gma_vec_reserve(gma_vec *v, size_t n)
     return 0;
 }
 
+int gma_grow_u32(uint32_t **a, uint32_t **b, size_t *cap, size_t need)
+{
+    if (need <= *cap)
+        return 0;
+    size_t nc = *cap ? *cap : 1024;
+    while (nc < need)
+        nc *= 2;
+    uint32_t *na = realloc(*a, nc * sizeof(uint32_t));
+    if (!na)
+        return -1;
+    memset(na + *cap, 0, (nc - *cap) * sizeof(uint32_t));
+    *a = na;
+    if (b) {
+        uint32_t *nb = realloc(*b, nc * sizeof(uint32_t));
+        if (!nb)
+            return -1;
+        memset(nb + *cap, 0, (nc - *cap) * sizeof(uint32_t));
+        *b = nb;
+    }
+    *cap = nc;
+    return 0;
+}
+
 void *gma_vec_push(gma_vec *v)
 {
     if (v->len == v->cap && gma_vec_reserve(v, v->len + 1) != 0)

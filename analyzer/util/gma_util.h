@@ -138,6 +138,9 @@ void gma_vec_free(gma_vec *v);
 void *gma_vec_push(gma_vec *v);
 int gma_vec_reserve(gma_vec *v, size_t n);
 #define GMA_VEC_AT(v, T, i) (((T *)(v)->data)[i])
+/* Grows the zeroed arrays *a and (when b) *b of *cap elements to hold at
+ * least need, doubling from 1024; 0, or -1 on OOM. */
+int gma_grow_u32(uint32_t **a, uint32_t **b, size_t *cap, size_t need);
 
 /* ---- string store ------------------------------------------------------ */
 

@@ -187,6 +187,7 @@ typedef enum gmt_step_source {
     GMT_STEPSRC_NVTX = 2,     /* NVTX mark or range matching the step marker */
     GMT_STEPSRC_CAPTURE = 3,  /* cudaProfilerStart/Stop */
     GMT_STEPSRC_TIME = 4,     /* time-based schedule (delay,duration) */
+    GMT_STEPSRC_OPTIMIZER = 5, /* the end of an optimizer step after a backward pass (PyTorch bridge) */
     GMT_STEPSRC_COUNT_
 } gmt_step_source;
 

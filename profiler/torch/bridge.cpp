@@ -1,19 +1,24 @@
-// libgmemprof_torch.so: PyTorch's caching allocator, seen from inside.
+// libgmemprof_torch.so: PyTorch's caching allocator and ops, seen from inside.
 //
-// The one C++ module of gmemprof, because c10's hooks are C++ API. It
-// attaches a trace tracker to c10's CUDA caching allocator (every block
-// alloc, free-requested and free-completed, every segment alloc, free, map
-// and unmap, with memory history off) and forwards each event to
-// libgmemprof.so through the C table of profiler/torch_bridge.h. Built
-// against one torch's own headers; libgmemprof.so checks the build id of
-// the libc10_cuda.so it was built for before using it.
+// The one C++ module of gmemprof, because c10's and ATen's hooks are C++
+// API. It attaches a trace tracker to c10's CUDA caching allocator (every
+// block alloc, free-requested and free-completed, every segment alloc,
+// free, map and unmap, with memory history off), and registers
+// RecordFunction callbacks for ops and optimizer steps while the profiler
+// asks for them; it forwards everything to libgmemprof.so through the C
+// table of profiler/torch_bridge.h. Built against one torch's own headers;
+// libgmemprof.so checks the build id of the libc10_cuda.so it was built
+// for before using it.
+#include <ATen/record_function.h>
 #include <c10/cuda/CUDACachingAllocator.h>
 #include <c10/cuda/CUDAFunctions.h>
+#include <torch/csrc/profiler/orchestration/observer.h>
 
 #include <atomic>
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <mutex>
 
 #include "gmemprof/trace_format.h"
 #include "torch_bridge.h"
@@ -146,9 +151,99 @@ int bridge_attach(const gmp_bridge_host* host, char* err, size_t cap) {
 
 void bridge_detach() { g_host.store(nullptr, std::memory_order_release); }
 
+// ---- ops and optimizer steps (RecordFunction) ----------------------------
+//
+// Two callbacks, one registered at a time: `full` while ops are watched
+// (every op, autograd's backward functions and user scopes, which hold the
+// optimizer's step), `steps` otherwise (backward functions and user
+// scopes: few per step). A RecordFunction keeps the callbacks it started
+// with, so an op's end always reaches the callback that saw its start, even
+// when the profiler swaps them in between (as it does from inside the end
+// of an optimizer step). The bodies allocate nothing and copy no string.
+
+std::atomic<bool> g_backward{false}; // a backward op since the last optimizer step
+
+constexpr char kOptimizerStep[] = "Optimizer.step#";
+
+bool is_optimizer_step(const at::RecordFunction& fn) {
+  return fn.scope() == at::RecordScope::USER_SCOPE &&
+         std::strncmp(fn.name(), kOptimizerStep, sizeof kOptimizerStep - 1) == 0;
+}
+
+void optimizer_step_end(const gmp_bridge_host* h, const at::RecordFunction& fn) {
+  if (!is_optimizer_step(fn)) return;
+  bool after = g_backward.exchange(false, std::memory_order_relaxed);
+  h->optimizer_step(fn.name(), after ? 1 : 0);
+}
+
+std::unique_ptr<at::ObserverContext> full_start(const at::RecordFunction& fn) {
+  const gmp_bridge_host* h = g_host.load(std::memory_order_acquire);
+  if (!h) return nullptr;
+  if (fn.scope() == at::RecordScope::BACKWARD_FUNCTION) g_backward.store(true, std::memory_order_relaxed);
+  h->op_begin(fn.name());
+  return nullptr;
+}
+
+void full_end(const at::RecordFunction& fn, at::ObserverContext*) {
+  const gmp_bridge_host* h = g_host.load(std::memory_order_acquire);
+  if (!h) return;
+  h->op_end();  // the range closes first: the optimizer's step ends inside its step
+  optimizer_step_end(h, fn);
+}
+
+std::unique_ptr<at::ObserverContext> steps_start(const at::RecordFunction& fn) {
+  if (fn.scope() == at::RecordScope::BACKWARD_FUNCTION) g_backward.store(true, std::memory_order_relaxed);
+  return nullptr;
+}
+
+void steps_end(const at::RecordFunction& fn, at::ObserverContext*) {
+  const gmp_bridge_host* h = g_host.load(std::memory_order_acquire);
+  if (h) optimizer_step_end(h, fn);
+}
+
+std::mutex g_watch_mu;  // watch() may come from two threads (a step, a new context)
+unsigned g_watching = 0;
+at::CallbackHandle g_cb = 0;
+
+at::CallbackHandle add_callback(bool ops) {
+  if (ops)
+    return at::addGlobalCallback(
+        at::RecordFunctionCallback(full_start, full_end)
+            .scopes({at::RecordScope::FUNCTION, at::RecordScope::BACKWARD_FUNCTION, at::RecordScope::USER_SCOPE}));
+  return at::addGlobalCallback(
+      at::RecordFunctionCallback(steps_start, steps_end)
+          .scopes({at::RecordScope::BACKWARD_FUNCTION, at::RecordScope::USER_SCOPE}));
+}
+
+unsigned bridge_watch(unsigned what, char* err, size_t cap) {
+  std::lock_guard<std::mutex> lock(g_watch_mu);
+  if ((what & GMP_BRIDGE_WATCH_OPS) &&
+      torch::profiler::impl::profilerType() == torch::profiler::impl::ActiveProfilerType::NVTX) {
+    // emit_nvtx: its NVTX ranges are the op ranges; two of each would nest
+    what &= ~GMP_BRIDGE_WATCH_OPS;
+    if (err && cap)
+      std::snprintf(err, cap,
+                    "torch.autograd.profiler.emit_nvtx() is on: its NVTX ranges are the op ranges, the PyTorch "
+                    "bridge adds none");
+  }
+  if (what & GMP_BRIDGE_WATCH_OPS) what |= GMP_BRIDGE_WATCH_STEPS;  // the full callback sees both
+  if (what == g_watching) return what;
+  try {
+    if (g_cb) at::removeCallback(g_cb);
+    g_cb = 0;
+    if (!(what & GMP_BRIDGE_WATCH_STEPS)) g_backward.store(false, std::memory_order_relaxed);
+    if (what) g_cb = add_callback((what & GMP_BRIDGE_WATCH_OPS) != 0);
+    g_watching = what;
+  } catch (const std::exception& ex) {
+    g_watching = 0;
+    if (err && cap) std::snprintf(err, cap, "PyTorch refused a RecordFunction callback: %s", ex.what());
+  }
+  return g_watching;
+}
+
 const gmp_bridge g_bridge = {
     GMP_BRIDGE_ABI, sizeof(gmp_bridge), "torch", GMP_TORCH_VERSION, "libc10_cuda.so", GMP_C10_CUDA_BUILD_ID,
-    bridge_attach, bridge_detach, bridge_flush,
+    bridge_attach, bridge_detach, bridge_flush, bridge_watch,
 };
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "ranks.h"
+#include "tracestr.h"
 
 #define MiB (1ull << 20)
 

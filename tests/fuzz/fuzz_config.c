@@ -60,7 +60,7 @@ typedef struct env {
 
 /* ---- the reference model of the settings ----------------------------------- */
 
-typedef enum kind { K_BOOL, K_KMODE, K_U64, K_INT, K_LOG, K_SCHED, K_OUTPUT, K_NAME, K_PATH } kind;
+typedef enum kind { K_BOOL, K_KMODE, K_STEPSRC, K_U64, K_INT, K_LOG, K_SCHED, K_OUTPUT, K_NAME, K_PATH } kind;
 
 typedef struct model_setting {
     const char *name;
@@ -86,6 +86,8 @@ static const model_setting known[] = {
     {"GMEMPROF_SUMMARY_FILE", K_PATH, 0, 0},
     {"GMEMPROF_TORCH", K_BOOL, 0, 0},
     {"GMEMPROF_TORCH_BRIDGE", K_PATH, 0, 0},
+    {"GMEMPROF_TORCH_OPS", K_BOOL, 0, 0},
+    {"GMEMPROF_STEP_SOURCE", K_STEPSRC, 0, 0},
 };
 #define NKNOWN (sizeof known / sizeof known[0])
 /* Other names the one-letter keys reach (read by the rank helpers). */
@@ -157,6 +159,20 @@ static int ref_kmode(const char *v, int *out)
     if (ref_trim(v, t, sizeof t) == (size_t)-1)
         return -1;
     for (int i = 0; i < 3; i++)
+        if (strcasecmp(t, names[i]) == 0)
+            return *out = modes[i], 0;
+    return -1;
+}
+
+/* GMEMPROF_STEP_SOURCE: auto, nvtx, optimizer or none, in any case. */
+static int ref_stepsrc(const char *v, int *out)
+{
+    static const char *const names[] = {"auto", "nvtx", "optimizer", "none"};
+    static const int modes[] = {GMP_STEPS_AUTO, GMP_STEPS_NVTX, GMP_STEPS_OPTIMIZER, GMP_STEPS_NONE};
+    char t[16];
+    if (ref_trim(v, t, sizeof t) == (size_t)-1)
+        return -1;
+    for (int i = 0; i < 4; i++)
         if (strcasecmp(t, names[i]) == 0)
             return *out = modes[i], 0;
     return -1;
@@ -246,8 +262,15 @@ static void model_load(const env *e, expect *x)
             ok = ref_bool(v, &b) == 0;
             if (ok && strcmp(s->name, "GMEMPROF_ENABLE") == 0)
                 c->enabled = b;
+            else if (ok && strcmp(s->name, "GMEMPROF_TORCH_OPS") == 0)
+                c->torch_ops = b;
             else if (ok)
                 c->torch = b;
+            break;
+        case K_STEPSRC:
+            ok = ref_stepsrc(v, &lv) == 0;
+            if (ok)
+                c->step_source = lv;
             break;
         case K_KMODE:
             ok = ref_kmode(v, &lv) == 0;
@@ -394,6 +417,9 @@ static void check_config(const gmp_config *got, const expect *x, const gmp_diag 
     check_terminated(got->torch_bridge, sizeof got->torch_bridge, "torch_bridge");
     FZ_CHECK(strcmp(got->torch_bridge, w->torch_bridge) == 0, "torch_bridge differs");
     FZ_CHECK(got->torch == w->torch, "torch %d, expected %d", got->torch, w->torch);
+    FZ_CHECK(got->torch_ops == w->torch_ops, "torch_ops %d, expected %d", got->torch_ops, w->torch_ops);
+    FZ_CHECK(got->step_source == w->step_source, "step_source %d, expected %d", got->step_source,
+             w->step_source);
     FZ_CHECK(got->sample_period_ms == w->sample_period_ms, "sample_ms %llu, expected %llu",
              (unsigned long long)got->sample_period_ms, (unsigned long long)w->sample_period_ms);
     FZ_CHECK(got->flush_period_ms == w->flush_period_ms, "flush_ms %llu, expected %llu",

@@ -520,6 +520,7 @@ typedef struct trace {
     VEC(char *) devnames;
     VEC(char *) strings; /* index = string id */
     VEC(mem_rec) mems;
+    VEC(gmt_block) blocks; /* a bridge's block ALLOC and FREE_REQUESTED, not baseline */
     VEC(gmt_kernel) kernels;
     VEC(gmt_copy) memcpys;
     VEC(gmt_copy) memsets;
@@ -619,6 +620,11 @@ static int load_trace(trace *t, const char *path)
                 t->max_step = m.m.step;
             break;
         }
+        case GMT_REC_BLOCK:
+            if ((rec.u.block.action == GMT_BLK_ALLOC || rec.u.block.action == GMT_BLK_FREE_REQUESTED) &&
+                !(rec.u.block.flags & GMT_BLKF_BASELINE))
+                VEC_PUSH(t->blocks, rec.u.block);
+            break;
         case GMT_REC_KERNEL:
             VEC_PUSH(t->kernels, rec.u.kernel);
             if (rec.u.kernel.step > t->max_step)
@@ -724,6 +730,7 @@ static void free_trace(trace *t)
         free(t->strings.v[i]);
     free(t->strings.v);
     free(t->mems.v);
+    free(t->blocks.v);
     free(t->kernels.v);
     free(t->memcpys.v);
     free(t->memsets.v);
@@ -1720,11 +1727,34 @@ static int write_ranges(trace *t, const char *path, int active_only)
         ACC_FIND(key, ix);
         acc.v[ix].count++;
     }
-    /* self memory: each alloc/free to the innermost range of its thread */
+    /* self memory: each alloc/free to the innermost range of its thread; a
+     * trace with a bridge's tensor blocks counts those, as torch.profiler
+     * does (a block's size when allocated, and when the program frees it) */
+    for (size_t i = 0; i < t->blocks.n; i++) {
+        const gmt_block *b = &t->blocks.v[i];
+        if (active_only && !step_active(t, b->step))
+            continue;
+        const char *nm = "(no range)";
+        char key[256];
+        if (b->range) {
+            const uint64_t *sid = pmap_get(&t->range_names, b->range, 0);
+            nm = sid ? str_of(t, *sid) : "(unknown range)";
+        }
+        range_key(nm, key, sizeof key);
+        size_t ix;
+        ACC_FIND(key, ix);
+        if (b->action == GMT_BLK_FREE_REQUESTED) {
+            acc.v[ix].frees++;
+            acc.v[ix].free_bytes += b->bytes;
+        } else {
+            acc.v[ix].allocs++;
+            acc.v[ix].alloc_bytes += b->bytes;
+        }
+    }
     mem_rec **s = sorted_mems(t);
     pmap live;
     pmap_init(&live, 1024);
-    for (size_t i = 0; i < t->mems.n; i++) {
+    for (size_t i = 0; i < t->mems.n && t->blocks.n == 0; i++) {
         const mem_rec *m = s[i];
         if ((m->m.flags & GMT_MEMF_BASELINE) || !is_device_mem(&m->m))
             continue;

@@ -331,6 +331,8 @@ def build(work, out):
     # 4. emit_nvtx ranges vs torch.profiler
     data["ranges_vs_torch_profiler"] = compare_ranges(rep, j("cmp_gm.ranges.json"), j("cmp_tp_async.json"),
                                                       j("cmp_tp_caching.json"), j("cmp_gm.summary.json"))
+    data["ops_vs_torch_profiler"] = compare_ranges(rep, j("cmp_ops.ranges.json"), None, j("cmp_tp_caching.json"),
+                                                   j("cmp_ops.summary.json"), label="bridge op ranges", exact=True)
 
     # 5. exports and tables on the recorded traces
     for name in ("table", "by_range", "chrome", "timeline"):
@@ -350,9 +352,11 @@ def build(work, out):
     return data
 
 
-def compare_ranges(rep, gm, tp_async, tp_caching, gm_summary):
-    """Per op: gmemprof's self memory of the emit_nvtx range (active steps)
-    against torch.profiler's self device memory (same schedule, separate run)."""
+def compare_ranges(rep, gm, tp_async, tp_caching, gm_summary, label="emit_nvtx", exact=False):
+    """Per op: gmemprof's self memory of the emit_nvtx range, or of the
+    bridge's op range (active steps), against torch.profiler's self device
+    memory (same schedule, separate run). exact: both in tensor blocks of the
+    caching allocator, so within 512 B per call."""
     res = {"rows": [], "only_gmemprof": [], "only_torch": []}
     tp, which = None, None
     for cand, name in ((tp_async, "backend:cudaMallocAsync"), (tp_caching, "default caching allocator")):
@@ -361,7 +365,7 @@ def compare_ranges(rep, gm, tp_async, tp_caching, gm_summary):
             break
     res["torch_profiler_run"] = which
     if not gm or not tp:
-        rep.add("emit_nvtx ranges vs torch.profiler", False,
+        rep.add("%s ranges vs torch.profiler" % label, False,
                 "missing input: gmemprof ranges %s, torch.profiler with memory %s" % (bool(gm), bool(tp)))
         return res
     g = gm.get("ranges", {})
@@ -382,7 +386,7 @@ def compare_ranges(rep, gm, tp_async, tp_caching, gm_summary):
         calls = max(tv.get("count", 0), 1)
         # The torch.profiler run uses the caching allocator, which rounds each
         # block up to 512 B: up to 511 B per allocation, a few per call.
-        tol = 0.02 * abs(ts) + 1024 * calls
+        tol = 512 * calls if exact else 0.02 * abs(ts) + 1024 * calls
         ok = abs(gs - ts) <= tol
         # record_function scopes (user annotations such as
         # "Optimizer.step#AdamW.step") get no self memory in torch.profiler;
@@ -404,8 +408,9 @@ def compare_ranges(rep, gm, tp_async, tp_caching, gm_summary):
     res["tp_total_positive"] = sum(max(o.get("self_device_memory_usage", 0), 0) for o in t.values())
     res["gm_total_positive"] = sum(max(o.get("self", 0), 0) for o in g.values())
     res["active_steps"] = ((gm_summary or {}).get("steps") or {}).get("active_steps")
-    rep.add("emit_nvtx self memory vs torch.profiler self_device_memory_usage", big > 0 and ok_all,
-            "%d ops >= 1 MiB compared (torch.profiler run: %s); tolerance 2%% + 512 B per call" % (big, which))
+    rep.add("%s self memory vs torch.profiler self_device_memory_usage" % label, big > 0 and ok_all,
+            "%d ops >= 1 MiB compared (torch.profiler run: %s); tolerance %s" %
+            (big, which, "512 B per call" if exact else "2% + 1 KiB per call"))
     return res
 
 

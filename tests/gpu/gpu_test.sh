@@ -422,6 +422,36 @@ PYEOF
         else fail "steps without kernels (of 0..$((WARM + PROF + AFTER - 1))): ${missing:-could not read $W/by_step.csv}"; fi
     fi
     ;;
+torch_ops_gpt | torch_ops_cnn | torch_ops_accum | torch_ops_twoopt)
+    # Op ranges and steps from PyTorch itself (the bridge's RecordFunction
+    # callbacks) on a script with no NVTX line and no emit_nvtx: under
+    # wait=1,warmup=1,active=2 exactly 2 active steps made by optimizer
+    # steps, with a baseline, op ranges in the window, stdout and exit status
+    # unchanged; _accum: 2 passes per optimizer step, _twoopt: SGD and AdamW
+    # stepped one after the other, both one step per iteration.
+    need_gpu; need_torch; need_built "$BIN/gmem-analyze"
+    [ -e "$GM_BUILD/lib/libgmemprof_torch.so" ] || skip "the PyTorch bridge is not built (cmake -DGMEMPROF_TORCH=ON)"
+    TO="$GM_SRC/tests/gpu/torch_ops.py"
+    oargs=(--steps 6)
+    case $name in
+    torch_ops_cnn) oargs+=(--model cnn) ;;
+    torch_ops_accum) oargs+=(--accum 2) ;;
+    torch_ops_twoopt) oargs+=(--two-opt) ;;
+    esac
+    plain "$W/plain.out" -- "$PY" "$TO" "${oargs[@]}"
+    [ "$PLAIN_RC" -eq 0 ] || fail "unprofiled run exited $PLAIN_RC"
+    prof "$W/trace.zst" "wait=1,warmup=1,active=2" -- "$PY" "$TO" "${oargs[@]}"
+    expect_rc 0; expect_same_stdout "$W/plain.out"
+    if grep -q ', 6 steps by optimizer, ' "$W/stderr"; then pass "the launcher says: 6 steps by optimizer"
+    else fail "the launcher's summary does not say '6 steps by optimizer': $(grep -m1 'gmemprof:' "$W/stderr" | head -c 300)"; fi
+    check "$W/trace.zst" --expect trailer=1 --expect dropped=0 --expect windows=1 --expect active_steps=2 \
+        --expect first_active_step=2 --expect step_source=optimizer --expect baseline_count_min=1 \
+        --expect ranges_min=100
+    timeout -k 5 120 "$BIN/gmem-analyze" "$W/trace.zst" --by range --sort mem --top 10 >"$W/by_range.txt" 2>"$W/analyze.err" ||
+        fail "gmem-analyze --by range failed: $(head -c 300 "$W/analyze.err")"
+    if grep -q '^aten::' "$W/by_range.txt"; then pass "--by range ranks PyTorch ops: $(grep -m1 '^aten::' "$W/by_range.txt" | tr -s ' ' | head -c 120)"
+    else fail "--by range shows no aten:: op (files in $W)"; fi
+    ;;
 torch_bridge | torch_bridge_expandable | torch_bridge_sched | torch_bridge_graph)
     # The PyTorch bridge (libgmemprof_torch.so) under the launcher, on a
     # training loop with no gmemprof code: gmem-analyze's allocated and

@@ -178,6 +178,14 @@ if [ "$BUILD_RC" -eq 0 ]; then
     bg cmp_gm 240 "${CLEAN[@]}" PYTORCH_CUDA_ALLOC_CONF=backend:cudaMallocAsync "$LAUNCH" -o "$WORK/cmp_gm.zst" \
         --schedule wait=2,warmup=1,active=3,repeat=1 -- \
         "$PY" "$TRAIN" "${CFG[@]}" --attn naive --steps 8 --emit-nvtx --alloc-report "$WORK/cmp_gm.alloc.json"
+    # op ranges from the bridge: default allocator, no NVTX line in the script
+    bg cmp_ops 240 "${CLEAN[@]}" "$LAUNCH" -o "$WORK/cmp_ops.zst" --schedule wait=2,warmup=1,active=3,repeat=1 -- \
+        "$PY" "$TRAIN" "${CFG[@]}" --attn naive --steps 8 --no-nvtx
+    wait_all
+    for v in naive sdpa; do
+        bg "ops_$v" 240 "${CLEAN[@]}" "$LAUNCH" -o "$WORK/ops_$v.zst" --schedule wait=2,warmup=1,active=3,repeat=1 -- \
+            "$PY" "$TRAIN" "${CFG[@]}" --attn "$v" --steps 8 --no-nvtx
+    done
     bg cmp_tp_caching 240 "${CLEAN[@]}" "$PY" "$TRAIN" "${CFG[@]}" --attn naive --steps 8 \
         --torch-profile "$WORK/cmp_tp_caching.json" --tp-schedule 2,1,3
     bg cmp_tp_async 240 "${CLEAN[@]}" PYTORCH_CUDA_ALLOC_CONF=backend:cudaMallocAsync "$PY" "$TRAIN" "${CFG[@]}" \
@@ -198,6 +206,11 @@ if [ "$BUILD_RC" -eq 0 ]; then
     post naive.timeline 120 "$WORK/naive.timeline.stdout" "$ANALYZE" "$WORK/naive.zst" --timeline "$WORK/naive.timeline.html"
     post diff 120 "$WORK/diff.txt" "$ANALYZE" "$WORK/naive.zst" --diff "$WORK/sdpa.zst" --by range
     post diff_kernel 120 "$WORK/diff_kernel.txt" "$ANALYZE" "$WORK/naive.zst" --diff "$WORK/sdpa.zst"
+    post cmp_ops.ranges 120 "$WORK/cmp_ops.ranges.stdout" "$CT" "$WORK/cmp_ops.zst" --ranges "$WORK/cmp_ops.ranges.json" \
+        --ranges-scope active
+    post cmp_ops.summary 120 "$WORK/cmp_ops.summary.json" "$CT" "$WORK/cmp_ops.zst" --summary
+    post ops.by_range 120 "$WORK/ops.by_range.txt" "$ANALYZE" "$WORK/cmp_ops.zst" --by range --sort mem --top 10
+    post ops.diff 120 "$WORK/ops.diff.txt" "$ANALYZE" "$WORK/ops_naive.zst" --diff "$WORK/ops_sdpa.zst" --by range --top 12
     post diff_json 120 "$WORK/diff.json" "$ANALYZE" "$WORK/naive.zst" --diff "$WORK/sdpa.zst" --by range --format json
 fi
 

@@ -120,6 +120,13 @@ def make_work(work, broken=False):
         "aten::empty": {"count": 3, "self_device_memory_usage": 2 * MIB}}})
     wjson(os.path.join(work, "cmp_tp_async.json"), {"ops": {"aten::mm": {"count": 30, "self_device_memory_usage": 0}}})
     wjson(os.path.join(work, "cmp_gm.summary.json"), {"steps": {"active_steps": 3}})
+    # the bridge's op ranges, in tensor blocks as torch.profiler counts them:
+    # within 512 B per call (aten::mm 30 calls, 30 x 256 B off)
+    wjson(os.path.join(work, "cmp_ops.ranges.json"), {"scope": "active", "ranges": {
+        "aten::mm": {"count": 30, "self": 100 * MIB, "alloc_bytes": 100 * MIB, "free_bytes": 0},
+        "aten::_softmax": {"count": 12, "self": 96 * MIB, "alloc_bytes": 96 * MIB, "free_bytes": 0},
+        "(no range)": {"count": 0, "self": -5 * MIB}}})
+    wjson(os.path.join(work, "cmp_ops.summary.json"), {"steps": {"active_steps": 3}})
     for name in ("table", "by_range", "chrome", "timeline"):
         write(os.path.join(work, "naive.%s.rc" % name), "0\n")
 

@@ -35,7 +35,7 @@ add_executable(gmp_e2e_search ${CMAKE_CURRENT_SOURCE_DIR}/e2e_search.c)
 target_link_libraries(gmp_e2e_search PRIVATE ${CMAKE_DL_LIBS})
 
 add_executable(gmp_e2e_test ${CMAKE_CURRENT_SOURCE_DIR}/e2e_test.c)
-target_include_directories(gmp_e2e_test PRIVATE ${CMAKE_CURRENT_SOURCE_DIR} ${CMAKE_SOURCE_DIR}/common)
+target_include_directories(gmp_e2e_test PRIVATE ${CMAKE_CURRENT_SOURCE_DIR} ${CMAKE_SOURCE_DIR}/common ${CMAKE_SOURCE_DIR}/profiler)
 target_include_directories(gmp_e2e_test SYSTEM PRIVATE ${CUDAToolkit_INCLUDE_DIRS})
 target_link_libraries(gmp_e2e_test PRIVATE gmt)
 add_dependencies(gmp_e2e_test gmp_e2e_app gmp_e2e_search gmemprof gmemprof_launcher gmp_fake_cupti gmp_fake_cuda)
@@ -53,7 +53,7 @@ target_include_directories(gmp_fake_bridge PRIVATE ${CMAKE_SOURCE_DIR}/profiler 
 add_dependencies(gmp_e2e_test gmp_fake_c10 gmp_fake_bridge gmem-analyze)
 
 set(GMP_E2E_SCENARIOS
-  torch torch_unused
+  torch torch_unused torch_ops
   whole schedule nvtx_steps api_precedence capture tags threads overflow settings
   badoutput diskfull conflict sigterm sigint sigload sigexit sigchain sigign sigkill fork vmm sources attrs
   time budget search nocupti launcher exit abort forkexec devices long agent noperm launch launch_many copies xthread burst

@@ -1042,6 +1042,129 @@ static int sc_torch(void)
     return 0;
 }
 
+/* ---- op ranges and optimizer steps from the bridge (fake_bridge.c) ------- */
+
+typedef void (*bridge_op_fn)(int, const char *, int);
+typedef void (*bridge_opt_fn)(const char *);
+typedef unsigned (*bridge_watching_fn)(unsigned *);
+static bridge_op_fn g_bop;
+
+#define OSEG 0x7f0002800000ull /* a segment of the scenario's own */
+
+static void op(int begin, const char *name, int backward)
+{
+    if (g_bop)
+        g_bop(begin, name, backward);
+}
+
+/* autograd's backward thread: MmBackward0 takes 512 KiB and frees the
+ * 2 MiB that aten::mm made */
+static void *backward_thread(void *p)
+{
+    uint64_t base = *(const uint64_t *)p;
+    fact("bw.tid", gettid_());
+    op(1, "MmBackward0", 1);
+    bev(GMT_BLK_ALLOC, 0, base + 3 * MIB, 512 * 1024);
+    bev(GMT_BLK_FREE_REQUESTED, 0, base + 1 * MIB, 2 * MIB);
+    bev(GMT_BLK_FREE_COMPLETED, 0, base + 1 * MIB, 2 * MIB);
+    op(0, NULL, 0);
+    return NULL;
+}
+
+/* One forward and backward pass: aten::linear 1 MiB, inside it aten::mm
+ * 2 MiB; the backward on its own thread; then the 1 MiB and the 512 KiB
+ * freed outside any op. */
+static void pass(int k)
+{
+    uint64_t base = OSEG + (uint64_t)k * 4 * MIB;
+    op(1, "aten::linear", 0);
+    bev(GMT_BLK_ALLOC, 0, base, 1 * MIB);
+    op(1, "aten::mm", 0);
+    bev(GMT_BLK_ALLOC, 0, base + 1 * MIB, 2 * MIB);
+    op(0, NULL, 0);
+    op(0, NULL, 0);
+    pthread_t th;
+    pthread_create(&th, NULL, backward_thread, &base);
+    pthread_join(th, NULL);
+    bev(GMT_BLK_FREE_REQUESTED, 0, base, 1 * MIB);
+    bev(GMT_BLK_FREE_COMPLETED, 0, base, 1 * MIB);
+    bev(GMT_BLK_FREE_REQUESTED, 0, base + 3 * MIB, 512 * 1024);
+    bev(GMT_BLK_FREE_COMPLETED, 0, base + 3 * MIB, 512 * 1024);
+}
+
+/* An optimizer step that takes and gives back `bytes` inside its op. */
+static void optimizer_step(bridge_opt_fn ostep, const char *name, uint64_t bytes)
+{
+    op(1, name, 0);
+    bev(GMT_BLK_ALLOC, 0, OSEG + 16 * MIB, bytes);
+    bev(GMT_BLK_FREE_REQUESTED, 0, OSEG + 16 * MIB, bytes);
+    bev(GMT_BLK_FREE_COMPLETED, 0, OSEG + 16 * MIB, bytes);
+    op(0, NULL, 0);
+    if (ostep)
+        ostep(name);
+}
+
+/* Six iterations of a training loop that marks nothing: one pass and an
+ * SGD step each; iteration 2 steps a second optimizer (Adam) right after
+ * SGD, iteration 3 accumulates two passes before its SGD step. */
+static int sc_torch_ops(void)
+{
+    fake_cupti_context_created(0);
+    const char *bp = getenv("GMEMPROF_TORCH_BRIDGE");
+    void *h = bp ? dlopen(bp, RTLD_NOW | RTLD_NOLOAD) : NULL;
+    g_bev = h ? (bridge_event_fn)dlsym(h, "fake_bridge_event") : NULL;
+    g_bop = h ? (bridge_op_fn)dlsym(h, "fake_bridge_op") : NULL;
+    bridge_opt_fn ostep = h ? (bridge_opt_fn)dlsym(h, "fake_bridge_optimizer_step") : NULL;
+    bridge_watching_fn watching = h ? (bridge_watching_fn)dlsym(h, "fake_bridge_watching") : NULL;
+    fact("tid", gettid_());
+    bev(GMT_BLK_SEGMENT_ALLOC, 0, OSEG, 20 * MIB);
+    for (int it = 0; it < 6; it++) {
+        unsigned ops_on = 0;
+        factf(watching ? watching(&ops_on) : 99, "watch.%d", it);
+        pass(0);
+        if (it == 3)
+            pass(1);
+        optimizer_step(ostep, "Optimizer.step#SGD.step", 256 * 1024);
+        if (it == 2)
+            optimizer_step(ostep, "Optimizer.step#Adam.step", 128 * 1024);
+        launch("k_iter");
+    }
+    unsigned ops_on = 0;
+    fact("watch.end", watching ? watching(&ops_on) : 99);
+    fact("ops_on_calls", ops_on);
+    return 0;
+}
+
+/* Op ranges at full rate (bench: OPS_N pairs), e.g. for the writer's
+ * sustained rate: facts ops and ns (the loop's time). */
+static int sc_torch_ops_rate(void)
+{
+    fake_cupti_context_created(0);
+    const char *bp = getenv("GMEMPROF_TORCH_BRIDGE");
+    void *h = bp ? dlopen(bp, RTLD_NOW | RTLD_NOLOAD) : NULL;
+    g_bop = h ? (bridge_op_fn)dlsym(h, "fake_bridge_op") : NULL;
+    long n = getenv("OPS_N") ? atol(getenv("OPS_N")) : 1000000;
+    long spin = getenv("OPS_SPIN_NS") ? atol(getenv("OPS_SPIN_NS")) : 0; /* the program's own time per op */
+    static const char *const names[] = {"aten::add", "aten::mm", "aten::empty_strided", "aten::_softmax"};
+    struct timespec a, b;
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    for (long i = 0; i < n; i++) {
+        op(1, names[i & 3], 0);
+        op(0, NULL, 0);
+        if (spin) {
+            struct timespec t0, t1;
+            clock_gettime(CLOCK_MONOTONIC, &t0);
+            do
+                clock_gettime(CLOCK_MONOTONIC, &t1);
+            while ((t1.tv_sec - t0.tv_sec) * 1000000000l + (t1.tv_nsec - t0.tv_nsec) < spin);
+        }
+    }
+    clock_gettime(CLOCK_MONOTONIC, &b);
+    fact("ops", (uint64_t)n);
+    fact("ns", (uint64_t)((b.tv_sec - a.tv_sec) * 1000000000ll + (b.tv_nsec - a.tv_nsec)));
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -1095,6 +1218,10 @@ int main(int argc, char **argv)
         rc = sc_settings();
     else if (strcmp(sc, "plain") == 0)
         rc = sc_plain();
+    else if (strcmp(sc, "torch_ops") == 0)
+        rc = sc_torch_ops();
+    else if (strcmp(sc, "torch_ops_rate") == 0)
+        rc = sc_torch_ops_rate();
     else if (strcmp(sc, "sigterm") == 0)
         rc = sc_signal(SIGTERM);
     else if (strcmp(sc, "sigint") == 0)

@@ -27,6 +27,7 @@
 #include <cupti.h>
 
 #include "gmt_io.h"
+#include "torch_bridge.h"
 #include "tcheck.h"
 
 #define MIB (1024ull * 1024ull)
@@ -2422,6 +2423,124 @@ static void t_torch_unused(void)
     trace_free(&t);
 }
 
+/* Op ranges and steps from the bridge, with nothing marked by the program
+ * (e2e_app.c sc_torch_ops): six iterations, each a pass (aten::linear
+ * 1 MiB around aten::mm 2 MiB; MmBackward0 on its own thread takes 512 KiB
+ * and frees the 2 MiB; the 1 MiB and the 512 KiB freed outside any op) and
+ * an SGD step of 256 KiB in and out; iteration 2 also steps Adam (128 KiB)
+ * after SGD, iteration 3 runs two passes. Under wait=1,warmup=1,active=2
+ * the optimizer rule gives steps 0-5 at iterations 0-5 (Adam's step, with no
+ * backward before it, is none: its 128 KiB fall in step 3); the window is
+ * steps 2 and 3, i.e. 3 passes, 2 SGD steps and 1 Adam step. */
+/* Live before: the fake bridge's seeded 1.5 MiB; the peaks add what is
+ * live inside each op (aten::mm: 1.5 + 1 + 2 MiB; MmBackward0: + 512 KiB). */
+static const char RANGES_OPS[] =
+    "name,calls,self_bytes,total_bytes,self_alloc_bytes,self_freed_bytes,total_alloc_bytes,total_freed_bytes,"
+    "self_alloc_count,self_free_count,peak_bytes\n"
+    "aten::mm,3,6291456,6291456,6291456,0,6291456,0,3,0,4718592\n"
+    "aten::linear,3,3145728,9437184,3145728,0,9437184,0,3,0,4718592\n"
+    "\"Optimizer.step#Adam.step\",1,0,0,131072,131072,131072,131072,1,1,1703936\n"
+    "\"Optimizer.step#SGD.step\",2,0,0,524288,524288,524288,524288,2,2,1835008\n"
+    "(unattributed),,-4718592,-4718592,0,4718592,0,4718592,0,6,\n"
+    "MmBackward0,3,-4718592,-4718592,1572864,6291456,1572864,6291456,3,3,5242880\n";
+
+/* CSV rows without their last n fields (times, which vary from run to run). */
+static void cut_fields(char *csv, int n)
+{
+    char *w = csv;
+    for (char *l = csv; *l;) {
+        char *e = strchr(l, '\n');
+        size_t len = e ? (size_t)(e - l) : strlen(l);
+        size_t keep = len;
+        for (int k = 0; k < n && keep > 0; k++) {
+            while (keep > 0 && l[keep - 1] != ',')
+                keep--;
+            if (keep > 0)
+                keep--;
+        }
+        memmove(w, l, keep);
+        w += keep;
+        *w++ = '\n';
+        l += len + (e ? 1 : 0);
+    }
+    *w = '\0';
+}
+
+static void t_torch_ops(void)
+{
+    char be[1300], ce[1300];
+    snprintf(be, sizeof be, "GMEMPROF_TORCH_BRIDGE=%s", g_bridge);
+    snprintf(ce, sizeof ce, "E2E_C10=%s", g_c10);
+    const char *env[] = {be, ce, "GMEMPROF_SCHEDULE=wait=1,warmup=1,active=2", NULL};
+    run r;
+    run_app("torch_ops", env, &r);
+    CHECK(exited(&r, 0));
+    CHECK_STR(r.out, "");
+    CHECK_EQ_U64(count_lines(r.err, "gmemprof: "), 1);
+    CHECK_HAS(r.err, ", 1 window, 6 steps by optimizer, ");
+    /* ops watched from the warmup step to the window's end, steps always */
+    CHECK_EQ_U64(F("watch.0"), GMP_BRIDGE_WATCH_STEPS);
+    for (int i = 1; i <= 3; i++)
+        CHECK_EQ_U64(F("watch.%d", i), GMP_BRIDGE_WATCH_STEPS | GMP_BRIDGE_WATCH_OPS);
+    CHECK_EQ_U64(F("watch.4"), GMP_BRIDGE_WATCH_STEPS);
+    CHECK_EQ_U64(F("watch.end"), GMP_BRIDGE_WATCH_STEPS);
+    CHECK_EQ_U64(F("ops_on_calls"), 1);
+    trace t = load_trace_of(&r);
+    check_complete(&t);
+    size_t nsteps = 0;
+    for (size_t i = 0; i < t.n; i++)
+        if (t.r[i].type == GMT_REC_STEP) {
+            /* step 0 is the run's start, made by no source */
+            CHECK_EQ_U64(t.r[i].u.step.source, t.r[i].u.step.step ? GMT_STEPSRC_OPTIMIZER : GMT_STEPSRC_NONE);
+            nsteps++;
+        }
+    CHECK(nsteps >= 4);
+    /* the ranges of the window: 3 passes of 3 ops, 2 SGD steps, 1 Adam */
+    CHECK_EQ_U64(count(&t, GMT_REC_RANGE_BEGIN), 3 * 3 + 2 + 1);
+    const rec *mm = range_by_name(&t, "aten::mm"), *lin = range_by_name(&t, "aten::linear");
+    const rec *bw = range_by_name(&t, "MmBackward0");
+    CHECK(mm && lin && bw);
+    if (mm && lin && bw) {
+        CHECK_EQ_U64(mm->u.range.parent, lin->u.range.id);
+        CHECK_EQ_U64(mm->u.range.tid, F("tid"));
+        CHECK_EQ_U64(bw->u.range.parent, 0);
+    }
+    trace_free(&t);
+    char *rows = analyze(&r, "--by range --format csv --top 0", 1);
+    if (rows)
+        cut_fields(rows, 2);
+    CHECK_STR(rows ? rows : "", RANGES_OPS);
+    free(rows);
+
+    /* emit_nvtx on: the bridge withholds op ranges and says so once; the
+     * steps are the same */
+    const char *nenv[] = {be, ce, "GMEMPROF_SCHEDULE=wait=1,warmup=1,active=2", "FAKE_BRIDGE_EMIT_NVTX=1", NULL};
+    run_app_in("torch_ops_nvtx", "torch_ops", nenv, &r);
+    CHECK(exited(&r, 0));
+    CHECK_EQ_U64(count_lines(r.err, "gmemprof: "), 2);
+    CHECK_HAS(r.err, "gmemprof: emit_nvtx is on: its NVTX ranges are the op ranges (fake)\n");
+    CHECK_HAS(r.err, ", 1 window, 6 steps by optimizer, ");
+    t = load_trace_of(&r);
+    CHECK_EQ_U64(count(&t, GMT_REC_RANGE_BEGIN), 0);
+    trace_free(&t);
+    /* GMEMPROF_TORCH_OPS=0: no op range, no line, the same steps */
+    const char *oenv[] = {be, ce, "GMEMPROF_SCHEDULE=wait=1,warmup=1,active=2", "GMEMPROF_TORCH_OPS=0", NULL};
+    run_app_in("torch_ops_off", "torch_ops", oenv, &r);
+    CHECK(exited(&r, 0));
+    CHECK_EQ_U64(count_lines(r.err, "gmemprof: "), 1);
+    CHECK_HAS(r.err, ", 1 window, 6 steps by optimizer, ");
+    CHECK_EQ_U64(F("ops_on_calls"), 0);
+    t = load_trace_of(&r);
+    CHECK_EQ_U64(count(&t, GMT_REC_RANGE_BEGIN), 0);
+    trace_free(&t);
+    /* --steps nvtx: optimizer steps are not steps, so the schedule never
+     * leaves its wait step; the bridge does not watch them */
+    const char *venv[] = {be, ce, "GMEMPROF_SCHEDULE=wait=1,warmup=1,active=2", "GMEMPROF_STEP_SOURCE=nvtx", NULL};
+    run_app_in("torch_ops_stepnvtx", "torch_ops", venv, &r);
+    CHECK(exited(&r, 0));
+    CHECK_HAS(r.err, ", 0 windows, 5 records, ");
+    CHECK_EQ_U64(F("watch.3"), 0);
+}
 
 /* ---- issue 26: the trace file and its name ----------------------------------- */
 
@@ -2574,7 +2693,7 @@ int main(int argc, char **argv)
         const char *name;
         void (*fn)(void);
     } tests[] = {
-        {"torch", t_torch},       {"torch_unused", t_torch_unused},
+        {"torch", t_torch},       {"torch_unused", t_torch_unused}, {"torch_ops", t_torch_ops},
         {"whole", t_whole},       {"schedule", t_schedule},   {"nvtx_steps", t_nvtx_steps},
         {"api_precedence", t_api_precedence}, {"capture", t_capture}, {"tags", t_tags},
         {"threads", t_threads},   {"overflow", t_overflow},   {"settings", t_settings},

@@ -10,7 +10,14 @@
  *   FAKE_BRIDGE_REFUSE    attach() answers NEVER with this text (the
  *                         cudaMallocAsync backend's refusal)
  *   FAKE_BRIDGE_LATER     attach() answers LATER this many times first
+ *   FAKE_BRIDGE_EMIT_NVTX watch() withholds op ranges, as the real bridge
+ *                         does while the program runs emit_nvtx
+ *
+ * Ops and optimizer steps (fake_bridge_op, fake_bridge_optimizer_step) reach
+ * the profiler only while it watches them, as RecordFunction callbacks
+ * would: registered by watch(), removed by it.
  */
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -51,6 +58,27 @@ static int fake_attach(const gmp_bridge_host *host, char *err, size_t cap)
 
 static void fake_detach(void) { g_host = NULL; }
 
+static _Atomic unsigned g_watch; /* what the profiler asked to watch, as granted */
+static _Atomic int g_backward; /* a backward op since the last optimizer step */
+static unsigned g_watch_calls, g_ops_on_calls;
+
+static unsigned fake_watch(unsigned what, char *err, size_t cap)
+{
+    const char *nv = getenv("FAKE_BRIDGE_EMIT_NVTX");
+    g_watch_calls++;
+    if ((what & GMP_BRIDGE_WATCH_OPS) && nv && nv[0] == '1') {
+        what &= ~GMP_BRIDGE_WATCH_OPS;
+        if (err && cap)
+            snprintf(err, cap, "emit_nvtx is on: its NVTX ranges are the op ranges (fake)");
+    }
+    if ((what & GMP_BRIDGE_WATCH_OPS) && !(g_watch & GMP_BRIDGE_WATCH_OPS))
+        g_ops_on_calls++;
+    if (!(what & GMP_BRIDGE_WATCH_STEPS))
+        g_backward = 0;
+    g_watch = what;
+    return what;
+}
+
 /* FAKE_BRIDGE_COUNTERS=1: events carry the allocated count as PyTorch's
  * allocator shows it in its callbacks (updated after an ALLOC is
  * reported, before a FREE_REQUESTED is), and the size field the request
@@ -68,7 +96,7 @@ static void fake_flush(void)
 }
 
 static gmp_bridge g_bridge = { GMP_BRIDGE_ABI, sizeof(gmp_bridge), "torch", "0.0.0-fake", "libc10_cuda.so", "",
-                               fake_attach, fake_detach, fake_flush };
+                               fake_attach, fake_detach, fake_flush, fake_watch };
 
 EXPORT const gmp_bridge *gmemprof_torch_bridge(uint32_t abi)
 {
@@ -102,4 +130,39 @@ EXPORT int fake_bridge_event(unsigned action, unsigned device, uint64_t addr, ui
     g_host->block(NULL, action, device, addr, req, req, stream, pool, GMP_BRIDGE_HAS_COUNTER, g_counter[device]);
     g_counter[device] += bytes;
     return 0;
+}
+
+/* What the bridge watches now (GMP_BRIDGE_WATCH_* bits), and how many times
+ * op watching was switched on. */
+EXPORT unsigned fake_bridge_watching(unsigned *ops_on_calls)
+{
+    if (ops_on_calls)
+        *ops_on_calls = g_ops_on_calls;
+    return g_watch;
+}
+
+/* An op starts (begin 1, with its name) or ends on the calling thread;
+ * backward: an op of the backward pass (autograd's BACKWARD_FUNCTION). */
+EXPORT void fake_bridge_op(int begin, const char *name, int backward)
+{
+    if (!g_host)
+        return;
+    if (begin && backward && (g_watch & GMP_BRIDGE_WATCH_STEPS))
+        g_backward = 1;
+    if (!(g_watch & GMP_BRIDGE_WATCH_OPS))
+        return;
+    if (begin)
+        g_host->op_begin(name);
+    else
+        g_host->op_end();
+}
+
+/* The end of an optimizer step ("Optimizer.step#AdamW.step"). */
+EXPORT void fake_bridge_optimizer_step(const char *name)
+{
+    if (!g_host || !(g_watch & GMP_BRIDGE_WATCH_STEPS))
+        return;
+    int after = g_backward;
+    g_backward = 0;
+    g_host->optimizer_step(name, after);
 }

@@ -78,10 +78,15 @@ int main(int argc, char **argv)
             if (strncmp(argv[i], "RAW:", 4) == 0) {
                 n = (size_t)snprintf(line, sizeof line, "%s\n", argv[i] + 4);
             } else {
-                n = gmp_summary_format_line(line, sizeof line, argv[i], strtoull(argv[i + 1], NULL, 10),
-                                            strtoull(argv[i + 2], NULL, 10),
-                                            strtoull(argv[i + 3], NULL, 10),
-                                            strtoull(argv[i + 4], NULL, 10), argv[i + 5]);
+                static gmp_summary s;
+                memset(&s, 0, sizeof s);
+                snprintf(s.trace, sizeof s.trace, "%s", argv[i]);
+                s.bytes = strtoull(argv[i + 1], NULL, 10);
+                s.windows = strtoull(argv[i + 2], NULL, 10);
+                s.records = strtoull(argv[i + 3], NULL, 10);
+                s.dropped = strtoull(argv[i + 4], NULL, 10);
+                snprintf(s.status, sizeof s.status, "%s", argv[i + 5]);
+                n = gmp_summary_format_line(line, sizeof line, &s);
             }
             if (n >= sizeof line || write(fd, line, n) != (ssize_t)n)
                 return 105;

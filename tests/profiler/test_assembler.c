@@ -24,6 +24,7 @@ static unsigned nstrings;
 static uint64_t fake_now = 99999;
 
 static uint64_t nput_alloc;     /* every ALLOC put, beyond OUT_MAX too */
+static uint64_t nput_range_end; /* every RANGE_END put */
 static int window_end_at_alloc; /* ALLOCs put before the WINDOW_END (-1: none) */
 
 static void io_put(void *ctx, const gmt_record *r)
@@ -31,6 +32,8 @@ static void io_put(void *ctx, const gmt_record *r)
     (void)ctx;
     if (r->type == GMT_REC_ALLOC)
         nput_alloc++;
+    if (r->type == GMT_REC_RANGE_END)
+        nput_range_end++;
     if (r->type == GMT_REC_WINDOW_END && window_end_at_alloc < 0)
         window_end_at_alloc = (int)nput_alloc;
     if (nout < OUT_MAX)
@@ -589,6 +592,37 @@ static void test_block_order(void)
     gmp_asm_destroy(a);
 }
 
+/* ---- many short ranges: what closes is forgotten ----------------------------- */
+
+/* Ops open and close a range each, a million of them: each END finds its
+ * BEGIN, so every END is written and the table of open ranges stays small
+ * (it once kept closed ranges until it was full, and lost every END after). */
+static void test_range_churn(void)
+{
+    reset_out();
+    nput_range_end = 0;
+    gmp_asm *a = gmp_asm_create(&fake_io, &corr, 64u << 20);
+    REQUIRE(a != NULL, "create");
+    epoch(0, 0, 100, 0, 0, GMT_PHASE_WAIT, 0);
+    epoch(1, GMP_SCHED_EV_PHASE | GMP_SCHED_EV_WINDOW_BEGIN, 1000, 1, 1, GMT_PHASE_ACTIVE, 1);
+    const uint64_t pairs = 1100000, batch = 500;
+    uint64_t id = 1, ts = 2000;
+    for (uint64_t done = 0; done < pairs; done += batch) {
+        gmp_asm_round_begin(a, ts + 4 * batch);
+        for (uint64_t k = 0; k < batch; k++, id++) {
+            event(a, GMP_EV_RANGE_BEGIN, 1, ts++, id, 0, "aten::add");
+            event(a, GMP_EV_RANGE_END, 1, ts++, id, 0, NULL);
+        }
+        gmp_asm_events_done(a, 1);
+        if (gmp_asm_wants_epochs(a, 1))
+            gmp_asm_take_epochs(a, hist, 1);
+        gmp_asm_drain(a, 0);
+    }
+    gmp_asm_drain(a, 1);
+    CHECK_EQ_U64(nput_range_end, pairs);
+    gmp_asm_destroy(a);
+}
+
 int main(void)
 {
     corr.mask = 1023;
@@ -600,6 +634,7 @@ int main(void)
     test_order();
     test_vmm();
     test_block_order();
+    test_range_churn();
     free(corr.slots);
     return tcheck_result("profiler.assembler");
 }

@@ -7,34 +7,71 @@
 #include "summary.h"
 #include "tcheck.h"
 
+/* The line of the fields that every line has. */
+static size_t fmt(char *out, size_t cap, const char *path, uint64_t bytes, uint64_t windows, uint64_t records,
+                  uint64_t dropped, const char *status)
+{
+    static gmp_summary s;
+    memset(&s, 0, sizeof s);
+    snprintf(s.trace, sizeof s.trace, "%s", path ? path : "");
+    snprintf(s.status, sizeof s.status, "%s", status ? status : "");
+    s.bytes = bytes;
+    s.windows = windows;
+    s.records = records;
+    s.dropped = dropped;
+    return gmp_summary_format_line(out, cap, &s);
+}
+
+static void test_steps(void)
+{
+    char line[GMP_SUMMARY_LINE_MAX];
+    gmp_summary s, back;
+    memset(&s, 0, sizeof s);
+    snprintf(s.trace, sizeof s.trace, "t.zst");
+    snprintf(s.status, sizeof s.status, "ok");
+    s.steps = 12;
+    snprintf(s.step_source, sizeof s.step_source, "optimizer");
+    gmp_summary_format_line(line, sizeof line, &s);
+    CHECK_STR(line, "trace=t.zst\tbytes=0\twindows=0\trecords=0\tdropped=0\tsteps=12\tstep_source=optimizer\t"
+                    "status=ok\n");
+    CHECK_EQ_U64(gmp_summary_parse_line(line, &back), 0);
+    CHECK_EQ_U64(back.steps, 12);
+    CHECK_STR(back.step_source, "optimizer");
+    /* a line without them (an older library, or no step) reads as 0 steps */
+    CHECK_EQ_U64(gmp_summary_parse_line("trace=t.zst\tstatus=ok", &back), 0);
+    CHECK_EQ_U64(back.steps, 0);
+    CHECK_STR(back.step_source, "");
+    CHECK_EQ_U64(gmp_summary_parse_line("trace=t.zst\tsteps=x\tstatus=ok", &back), (uint64_t)-1);
+}
+
 static void test_format(void)
 {
     char line[GMP_SUMMARY_LINE_MAX];
     const char *expect = "trace=/w/gmemprof-h-1234.zst\tbytes=1258291\twindows=3\trecords=48213\t"
                          "dropped=0\tstatus=ok\n";
-    size_t n = gmp_summary_format_line(line, sizeof line, "/w/gmemprof-h-1234.zst", 1258291, 3, 48213, 0,
+    size_t n = fmt(line, sizeof line, "/w/gmemprof-h-1234.zst", 1258291, 3, 48213, 0,
                                        GMP_SUMMARY_STATUS_OK);
     CHECK_STR(line, expect);
     CHECK_EQ_U64(n, strlen(expect));
 
     /* Escapes: backslash, tab, newline, carriage return. */
-    n = gmp_summary_format_line(line, sizeof line, "a\\b\tc\nd\re", 0, 0, 0, 0, "incomplete");
+    n = fmt(line, sizeof line, "a\\b\tc\nd\re", 0, 0, 0, 0, "incomplete");
     CHECK_STR(line, "trace=a\\\\b\\tc\\nd\\re\tbytes=0\twindows=0\trecords=0\tdropped=0\tstatus=incomplete\n");
 
     /* Too small: the length needed, and an empty string, never half a line. */
     char small[20];
     memset(small, 'Q', sizeof small);
-    n = gmp_summary_format_line(small, sizeof small, "/x", 1, 2, 3, 4, "ok");
+    n = fmt(small, sizeof small, "/x", 1, 2, 3, 4, "ok");
     CHECK_EQ_U64(n, strlen("trace=/x\tbytes=1\twindows=2\trecords=3\tdropped=4\tstatus=ok\n"));
     CHECK_STR(small, "");
-    CHECK_EQ_U64(gmp_summary_format_line(NULL, 0, "/x", 1, 2, 3, 4, "ok"), n);
+    CHECK_EQ_U64(fmt(NULL, 0, "/x", 1, 2, 3, 4, "ok"), n);
     /* Exactly fitting. */
     char *fit = malloc(n + 1);
-    CHECK_EQ_U64(gmp_summary_format_line(fit, n + 1, "/x", 1, 2, 3, 4, "ok"), n);
+    CHECK_EQ_U64(fmt(fit, n + 1, "/x", 1, 2, 3, 4, "ok"), n);
     CHECK_STR(fit, "trace=/x\tbytes=1\twindows=2\trecords=3\tdropped=4\tstatus=ok\n");
     free(fit);
     /* NULL path and status are empty. */
-    gmp_summary_format_line(line, sizeof line, NULL, 0, 0, 0, 0, NULL);
+    fmt(line, sizeof line, NULL, 0, 0, 0, 0, NULL);
     CHECK_STR(line, "trace=\tbytes=0\twindows=0\trecords=0\tdropped=0\tstatus=\n");
 }
 
@@ -45,7 +82,7 @@ static void test_round_trip(void)
     for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++) {
         char line[GMP_SUMMARY_LINE_MAX];
         gmp_summary s;
-        gmp_summary_format_line(line, sizeof line, paths[i], UINT64_MAX, i, 1000000 + i, 7, "disabled");
+        fmt(line, sizeof line, paths[i], UINT64_MAX, i, 1000000 + i, 7, "disabled");
         CHECK(strchr(line, '\n') == line + strlen(line) - 1); /* one line */
         CHECK_EQ_U64(gmp_summary_parse_line(line, &s), 0);
         CHECK_STR(s.trace, paths[i]);
@@ -61,7 +98,7 @@ static void test_round_trip(void)
     p[GMP_SUMMARY_PATH_MAX - 1] = '\0';
     char *line = malloc(GMP_SUMMARY_LINE_MAX);
     gmp_summary *s = malloc(sizeof *s);
-    CHECK(gmp_summary_format_line(line, GMP_SUMMARY_LINE_MAX, p, 1, 1, 1, 1, "ok") < GMP_SUMMARY_LINE_MAX);
+    CHECK(fmt(line, GMP_SUMMARY_LINE_MAX, p, 1, 1, 1, 1, "ok") < GMP_SUMMARY_LINE_MAX);
     CHECK_EQ_U64(gmp_summary_parse_line(line, s), 0);
     CHECK_STR(s->trace, p);
     free(p);
@@ -113,6 +150,7 @@ static void test_parse(void)
 int main(void)
 {
     test_format();
+    test_steps();
     test_round_trip();
     test_parse();
     return tcheck_result("test_summary");
