@@ -134,10 +134,15 @@ typedef struct gma_entry {
     uint32_t window;       /* window index it was made in, UINT32_MAX none */
     uint16_t flags;
     uint8_t device, kind, source;
-    /* to 128 bytes: ENT's index is a shift, not a multiply by 104, on the
-     * path of every alloc and free (the pool holds the live allocations
-     * and those the peak still needs: a few thousand in a training run) */
-    uint8_t pad_[128 - 99];
+    /* For the report's hints (hints.h): the alloc record's thread, launch
+     * count and range instance, and the lifetime class and owner that
+     * gma_hints_freed gives an entry freed while live at the current peak.
+     * They fill what was padding: 128 bytes make ENT's index a shift, not
+     * a multiply, on the path of every alloc and free. */
+    uint8_t hclass;
+    uint32_t seq;          /* low 32 bits */
+    uint32_t howner;       /* its op's range name id, 0 none */
+    uint64_t range, tid;
 } gma_entry;
 _Static_assert(sizeof(gma_entry) == 128, "gma_entry is 128 bytes");
 

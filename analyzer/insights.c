@@ -9,6 +9,7 @@
 static const gma_consumer insights_consumer = {
     .kernel = gma_insights_kernel,
     .range = gma_insights_range,
+    .range_closed = gma_insights_range_closed,
     .block = gma_insights_block,
     .alloc = gma_insights_alloc,
     .freed = gma_insights_freed,
@@ -25,6 +26,7 @@ int gma_insights_open(gma_replay *r)
     gma_vec_init(&in->recs, sizeof(gmi_rec));
     gma_vec_init(&in->kernels, sizeof(gmi_kernel));
     gma_vec_init(&in->threads, sizeof(gmi_thread));
+    gma_vec_init(&in->ops, sizeof(gmi_op));
     gma_vec_init(&in->segs, sizeof(gmi_seg));
     in->ring = calloc(GMI_RING, sizeof(*in->ring));
     if (!in->ring) {
@@ -47,6 +49,9 @@ void gma_insights_free(gma_replay *r)
     gma_vec_free(&in->recs);
     gma_vec_free(&in->kernels);
     gma_vec_free(&in->threads);
+    gma_vec_free(&in->ops);
+    gma_map_free(&in->op_idx);
+    gma_map_free(&in->op_at);
     gma_vec_free(&in->segs);
     gma_map_free(&in->seg_of);
     gma_map_free(&in->live);
@@ -86,6 +91,37 @@ static gmi_thread *thread_of(gma_insights *in, uint64_t tid)
     return t;
 }
 
+static uint64_t op_key(uint64_t tid, uint64_t begin) { return begin ^ (tid * 0x9E3779B97F4A7C15ull); }
+
+/* An op begins: kept with its extent, for the recompute what-if. */
+static void op_begin(gma_replay *r, gma_insights *in, const gmt_range *g, uint32_t name)
+{
+    if (in->ops.len >= GMI_MAX_RECS)
+        return;
+    gmi_op *o = gma_vec_push(&in->ops);
+    uint32_t i = (uint32_t)(in->ops.len - 1);
+    if (!o || gma_map_put(&in->op_idx, g->id, i) != 0 || gma_map_put(&in->op_at, op_key(g->tid, g->ts), i) != 0) {
+        oom(in);
+        return;
+    }
+    *o = (gmi_op){ g->id, g->tid, g->ts, 0, r->has_cur_step ? r->cur_step : 0, name };
+}
+
+/* A range instance ended (replay publishes its thread and begin, not its
+ * id): the op that began there on that thread ends. A child that began at
+ * the op's own time ends first, so the op's end is the last one set. */
+void gma_insights_range_closed(gma_replay *r, uint64_t tid, uint32_t name, uint64_t begin, uint64_t end)
+{
+    (void)name;
+    gma_insights *in = r->insights;
+    uint32_t i;
+    if (!gma_map_get(&in->op_at, op_key(tid, begin), &i))
+        return;
+    gmi_op *o = &GMA_VEC_AT(&in->ops, gmi_op, i);
+    if (o->tid == tid && o->begin == begin && end > o->end)
+        o->end = end;
+}
+
 void gma_insights_range(gma_replay *r, const gmt_range *g)
 {
     gma_insights *in = r->insights;
@@ -101,6 +137,7 @@ void gma_insights_range(gma_replay *r, const gmt_range *g)
         gmi_thread *t = g->tid ? thread_of(in, g->tid) : NULL;
         if (t)
             t->op_ts[t->nops++ % GMI_THREAD_OPS] = g->ts;
+        op_begin(r, in, g, v.name);
     }
     v.id = g->id;
     *s = v;

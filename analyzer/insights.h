@@ -13,11 +13,14 @@
  *   3. growth across steps per owner, leak suspects ranked by slope;
  *   4. lifetime waste: allocations idle for most of their lifetime;
  *   5. what-if: the peak if the largest movable owner were freed one op
- *      earlier, by replaying the allocations again.
- * The classes are defined in docs/analyzer.md ("Insights").
+ *      earlier, and if one layer's activations were recomputed (a layer:
+ *      an op found again in every step by its name and its number among
+ *      the ops of that name in the step), by replaying the allocations.
+ * The classes are defined in docs/analyzer.md ("Insights"); the default
+ * report's hints (hints.h) are their cheap part.
  *
- * Memory: about 140 bytes per device allocation and 24 per kernel, so the
- * section is asked for (--insights), not part of every run.
+ * Memory: about 140 bytes per device allocation, 24 per kernel and 48 per
+ * op, so the section is asked for (--insights), not part of every run.
  */
 #ifndef GMA_INSIGHTS_H
 #define GMA_INSIGHTS_H
@@ -42,6 +45,7 @@ void gma_insights_dropped(gma_replay *r, const gma_entry *e);
 void gma_insights_settle(gma_replay *r, uint64_t key, uint32_t kname);
 void gma_insights_kernel(gma_replay *r, const gmt_kernel *k);
 void gma_insights_range(gma_replay *r, const gmt_range *g);
+void gma_insights_range_closed(gma_replay *r, uint64_t tid, uint32_t name, uint64_t begin, uint64_t end);
 /* A BLOCK record (the bridge): segments for the holes at the peak. */
 void gma_insights_block(gma_replay *r, const gmt_block *b);
 
@@ -94,6 +98,16 @@ typedef struct gma_ins_dev {
     int has_whatif;
     size_t whatif_owner;
     uint64_t whatif_count, whatif_moved_at_peak, whatif_base, whatif_peak;
+    int has_base;           /* whatif_base computed */
+    /* 5b. what-if: the activations of one layer recomputed in every step.
+     * A layer is the rc_ordinal-th op (top-level range) named rc_layer of
+     * each step; rc_begin..rc_end its forward in the peak's step, rc_back
+     * when its backward window begins there */
+    int has_recompute;
+    size_t rc_layer;
+    uint32_t rc_ordinal;
+    uint64_t rc_begin, rc_end, rc_back;
+    uint64_t rc_count, rc_bytes, rc_steps, rc_at_peak, rc_peak;
     uint64_t unordered;     /* memory records older than the one before them (the replay's note) */
     uint64_t not_kept;      /* allocations past the records kept (GMI_MAX_RECS): the classes are partial */
 } gma_ins_dev;

@@ -502,6 +502,7 @@ static int movable(const gmi_rec *a) { return (a->flags & GMI_FREED) && a->early
 typedef struct gmi_pt {
     uint64_t ts, pos;
     int64_t delta;
+    uint64_t step;
 } gmi_pt;
 
 static int pt_cmp(const void *pa, const void *pb, void *ctx)
@@ -513,9 +514,85 @@ static int pt_cmp(const void *pa, const void *pb, void *ctx)
     return a->pos < b->pos ? -1 : a->pos > b->pos;
 }
 
-/* The peak of window w on the device when the movable allocations of group
- * g (UINT32_MAX: none) are freed when the op holding their free began. */
-static uint64_t sweep(gmi_ctx *c, const gma_ins_dev *D, uint32_t g)
+/* A layer: an op's name group and its ordinal among the ops of that group
+ * begun in the same step, so that "the second aten::softmax" is the same
+ * layer in every step. Per op (in the order of in->ops), and per op the
+ * begin of its backward window (UINT64_MAX: no activation). */
+typedef struct gmi_layers {
+    gma_vec key;        /* uint64_t: group << 32 | ordinal, UINT64_MAX none */
+    gma_vec back;       /* uint64_t */
+    gma_map turn_of;    /* step -> turns index */
+    gma_vec turns;      /* gmi_turn */
+} gmi_layers;
+
+/* A step's turn: when its live bytes peak, replayed in time order; taken
+ * as the end of its forward (the activations of a training step are all
+ * live there). */
+typedef struct gmi_turn {
+    uint64_t level, ts;
+} gmi_turn;
+
+/* A change to replay: the movable allocations of group g freed when the op
+ * holding their free began (g UINT32_MAX: none), and the activations of
+ * layer (UINT64_MAX none) recomputed in every step. */
+typedef struct gmi_plan {
+    uint32_t group;
+    uint64_t layer;
+    const gmi_layers *ly;
+} gmi_plan;
+
+/* An activation of op L: made in its forward, freed in the same step at or
+ * after the step's turn, neither in L (a temporary) nor never. */
+static int activation_of(const gmi_layers *ly, const gmi_rec *a, const gmi_op *L)
+{
+    uint32_t t;
+    return a->op == L->id && (a->flags & GMI_FREED) && !(a->flags & GMI_BASELINE) && a->free_step == a->step &&
+           a->free_op != L->id && L->end && a->free_ts > L->end && gma_map_get(&ly->turn_of, a->step, &t) &&
+           a->free_ts >= GMA_VEC_AT(&ly->turns, gmi_turn, t).ts;
+}
+
+/* The index in in->ops of the op of a, when a is an activation of it. */
+static int activation_op(const gma_insights *in, const gmi_layers *ly, const gmi_rec *a, uint32_t *oi)
+{
+    return a->op && gma_map_get(&in->op_idx, a->op, oi) && activation_of(ly, a, &GMA_VEC_AT(&in->ops, gmi_op, *oi));
+}
+
+static int pt_add(gma_vec *v, uint64_t ts, uint64_t pos, int64_t delta, uint64_t step)
+{
+    if (gma_vec_reserve(v, v->len + 1) != 0)
+        return -1;
+    GMA_VEC_AT(v, gmi_pt, v->len++) = (gmi_pt){ ts, pos, delta, step };
+    return 0;
+}
+
+/* Each step's turn into ly, from the sorted points of a sweep. */
+static int turns_add(gma_vec *pts, gmi_layers *ly)
+{
+    int64_t level = 0;
+    for (size_t i = 0; i < pts->len; i++) {
+        const gmi_pt *q = &GMA_VEC_AT(pts, gmi_pt, i);
+        level += q->delta;
+        uint32_t k;
+        if (!gma_map_get(&ly->turn_of, q->step, &k)) {
+            gmi_turn *t = gma_vec_push(&ly->turns);
+            if (!t || gma_map_put(&ly->turn_of, q->step, (uint32_t)(ly->turns.len - 1)) != 0)
+                return -1;
+            *t = (gmi_turn){ 0, q->ts };
+            k = (uint32_t)(ly->turns.len - 1);
+        }
+        gmi_turn *t = &GMA_VEC_AT(&ly->turns, gmi_turn, k);
+        if (level > 0 && (uint64_t)level > t->level)
+            *t = (gmi_turn){ (uint64_t)level, q->ts };
+    }
+    return 0;
+}
+
+/* The peak of the peak's window on the device with the plan's changes. An
+ * activation recomputed is live from its allocation to its layer's end
+ * (freed after everything else at that instant) and again from the
+ * layer's backward begin (allocated before anything else then) to its
+ * free. turns: NULL, or where each step's turn goes (plan without layer). */
+static uint64_t sweep(gmi_ctx *c, const gma_ins_dev *D, const gmi_plan *p, gmi_layers *turns)
 {
     gma_vec v;
     gma_vec_init(&v, sizeof(gmi_pt));
@@ -523,18 +600,22 @@ static uint64_t sweep(gmi_ctx *c, const gma_ins_dev *D, uint32_t g)
         const gmi_rec *a = REC(c, i);
         if (a->device != D->device || a->window != D->window)
             continue;
-        gmi_pt fr = { a->free_ts, 2 * a->free_ord - 1, -(int64_t)a->bytes };
-        if (g != UINT32_MAX && movable(a) && owner_group(c, a) == g)
+        int64_t b = (int64_t)a->bytes;
+        gmi_pt fr = { a->free_ts, 2 * a->free_ord - 1, -b, a->free_step };
+        if (p->group != UINT32_MAX && movable(a) && owner_group(c, a) == p->group)
             fr.ts = a->early_ts, fr.pos = 0;
-        if (gma_vec_reserve(&v, v.len + 2) != 0) {
-            c->oom = 1;
-            break;
-        }
+        int err = 0;
+        uint32_t oi;
+        if (p->layer != UINT64_MAX && activation_op(c->in, p->ly, a, &oi) &&
+            GMA_VEC_AT(&p->ly->key, uint64_t, oi) == p->layer)
+            err = pt_add(&v, GMA_VEC_AT(&c->in->ops, gmi_op, oi).end, UINT64_MAX, -b, a->step) ||
+                  pt_add(&v, GMA_VEC_AT(&p->ly->back, uint64_t, oi), 0, b, a->step);
         /* a baseline allocation keeps its own time, before the window's
          * events: it counts from the start */
-        GMA_VEC_AT(&v, gmi_pt, v.len++) = (gmi_pt){ a->ts, 2 * a->ord, (int64_t)a->bytes };
-        if (a->free_ord != UINT64_MAX)
-            GMA_VEC_AT(&v, gmi_pt, v.len++) = fr;
+        err = err || pt_add(&v, a->ts, 2 * a->ord, b, a->step) ||
+              (a->free_ord != UINT64_MAX && pt_add(&v, fr.ts, fr.pos, fr.delta, fr.step));
+        if (err)
+            c->oom = 1;
     }
     uint64_t best = 0;
     if (!c->oom && gma_msort(v.data, v.len, sizeof(gmi_pt), pt_cmp, NULL) != 0)
@@ -545,8 +626,19 @@ static uint64_t sweep(gmi_ctx *c, const gma_ins_dev *D, uint32_t g)
         if (level > 0 && (uint64_t)level > best)
             best = (uint64_t)level;
     }
+    if (turns && !c->oom && turns_add(&v, turns) != 0)
+        c->oom = 1;
     gma_vec_free(&v);
     return best;
+}
+
+static void base_build(gmi_ctx *c, gma_ins_dev *D)
+{
+    if (D->has_base)
+        return;
+    gmi_plan none = { UINT32_MAX, UINT64_MAX, NULL };
+    D->whatif_base = sweep(c, D, &none, NULL);
+    D->has_base = 1;
 }
 
 static void whatif_build(gmi_ctx *c, gma_ins_dev *D)
@@ -585,10 +677,11 @@ static void whatif_build(gmi_ctx *c, gma_ins_dev *D)
     if (!c->oom && gma_msort(owners.data, owners.len, sizeof(gma_ins_owner), owner_cmp, (void *)c->res) != 0)
         c->oom = 1;
     if (owners.len && !c->oom)
-        D->whatif_base = sweep(c, D, UINT32_MAX);
+        base_build(c, D);
     for (size_t i = 0; i < owners.len && i < GMI_WHATIF_TRIES && !c->oom; i++) {
         const gma_ins_owner *o = &GMA_VEC_AT(&owners, gma_ins_owner, i);
-        uint64_t peak = sweep(c, D, (uint32_t)o->grew);
+        gmi_plan plan = { (uint32_t)o->grew, UINT64_MAX, NULL };
+        uint64_t peak = sweep(c, D, &plan, NULL);
         if (D->has_whatif && peak >= D->whatif_peak)
             continue;
         D->has_whatif = 1;
@@ -605,6 +698,160 @@ static void whatif_build(gmi_ctx *c, gma_ins_dev *D)
     gma_vec_free(&owners);
     gma_vec_free(&gof);
     gma_map_free(&idx);
+}
+
+/* ---- 5b. what-if: one layer's activations recomputed ---------------------------- */
+
+/* Each op's layer key, and each op's backward begin: the earliest, over
+ * its activations, of the begin of the op holding the free (when that op
+ * began after the layer ended), else of the free itself. */
+static void layers_build(gmi_ctx *c, gmi_layers *ly)
+{
+    const gma_vec *ops = &c->in->ops;
+    gma_map count;
+    memset(&count, 0, sizeof(count));
+    if (gma_vec_reserve(&ly->key, ops->len) != 0 || gma_vec_reserve(&ly->back, ops->len) != 0) {
+        c->oom = 1;
+        return;
+    }
+    ly->key.len = ly->back.len = ops->len;
+    for (size_t i = 0; i < ops->len && !c->oom; i++) {
+        const gmi_op *o = &GMA_VEC_AT(ops, gmi_op, i);
+        uint64_t *k = &GMA_VEC_AT(&ly->key, uint64_t, i);
+        GMA_VEC_AT(&ly->back, uint64_t, i) = UINT64_MAX;
+        *k = UINT64_MAX;
+        if (!o->name)
+            continue;
+        gmi_rec fake;
+        memset(&fake, 0, sizeof(fake));
+        fake.opname = o->name;
+        uint64_t g = owner_group(c, &fake), ck = (g << 40) | (o->step & ((1ull << 40) - 1));
+        uint32_t n = 0;
+        gma_map_get(&count, ck, &n);
+        if (gma_map_put(&count, ck, n + 1) != 0)
+            c->oom = 1;
+        *k = (g << 32) | n;
+    }
+    gma_map_free(&count);
+    for (size_t i = 0; i < c->in->recs.len && !c->oom; i++) {
+        const gmi_rec *a = REC(c, i);
+        uint32_t oi;
+        if (!activation_op(c->in, ly, a, &oi))
+            continue;
+        const gmi_op *L = &GMA_VEC_AT(ops, gmi_op, oi);
+        uint64_t t = a->early_ts > L->end && a->early_ts <= a->free_ts ? a->early_ts : a->free_ts;
+        uint64_t *b = &GMA_VEC_AT(&ly->back, uint64_t, oi);
+        if (t < *b)
+            *b = t;
+    }
+}
+
+typedef struct gmi_cand {
+    uint64_t layer, bytes;
+    uint32_t op;        /* the instance live at the peak (in->ops index) */
+} gmi_cand;
+
+static int cand_cmp(const void *pa, const void *pb, void *ctx)
+{
+    (void)ctx;
+    const gmi_cand *a = pa, *b = pb;
+    if (a->bytes != b->bytes)
+        return a->bytes > b->bytes ? -1 : 1;
+    return a->op < b->op ? -1 : a->op > b->op;
+}
+
+/* The layers whose activations hold the most step-scoped bytes at the peak. */
+static void recompute_cands(gmi_ctx *c, const gma_ins_dev *D, const gmi_layers *ly, gma_vec *cands)
+{
+    uint64_t p = c->r->dev[D->device].peak_ord;
+    int fw_src = c->r->fw ? -1 : framework_source(c->r);
+    gma_map idx;
+    memset(&idx, 0, sizeof(idx));
+    for (size_t i = 0; i < c->in->recs.len && !c->oom; i++) {
+        const gmi_rec *a = REC(c, i);
+        uint32_t oi, k;
+        if (!live_at(a, D->device, p) || classify(a, D->step, fw_src) != GMA_IC_STEP || !activation_op(c->in, ly, a, &oi) ||
+            GMA_VEC_AT(&ly->key, uint64_t, oi) == UINT64_MAX)
+            continue;
+        uint64_t key = GMA_VEC_AT(&ly->key, uint64_t, oi);
+        if (!gma_map_get(&idx, key, &k)) {
+            gmi_cand *x = gma_vec_push(cands);
+            if (!x || gma_map_put(&idx, key, (uint32_t)(cands->len - 1)) != 0) {
+                c->oom = 1;
+                break;
+            }
+            *x = (gmi_cand){ key, 0, oi };
+            k = (uint32_t)(cands->len - 1);
+        }
+        GMA_VEC_AT(cands, gmi_cand, k).bytes += a->bytes;
+    }
+    gma_map_free(&idx);
+    if (!c->oom && gma_msort(cands->data, cands->len, sizeof(gmi_cand), cand_cmp, NULL) != 0)
+        c->oom = 1;
+}
+
+/* The kept candidate into D: its name and numbers. */
+static void recompute_keep(gmi_ctx *c, gma_ins_dev *D, const gmi_layers *ly, const gmi_cand *x, uint64_t peak)
+{
+    const gmi_op *L = &GMA_VEC_AT(&c->in->ops, gmi_op, x->op);
+    D->has_recompute = 1;
+    gma_buf_reset(&c->buf);
+    gma_range_display(c->r, L->name, c->r->opt.full_names, &c->buf);
+    D->rc_layer = gma_strs_add(&c->res->strs, gma_buf_str(&c->buf), strlen(gma_buf_str(&c->buf)));
+    if (D->rc_layer == (size_t)-1)
+        c->oom = 1;
+    D->rc_ordinal = (uint32_t)x->layer + 1;
+    D->rc_begin = L->begin;
+    D->rc_end = L->end;
+    D->rc_back = GMA_VEC_AT(&ly->back, uint64_t, x->op);
+    D->rc_at_peak = x->bytes;
+    D->rc_peak = peak;
+    D->rc_count = D->rc_bytes = D->rc_steps = 0;
+    uint64_t last_op = UINT64_MAX;
+    for (size_t i = 0; i < c->in->recs.len; i++) {
+        const gmi_rec *a = REC(c, i);
+        uint32_t oi;
+        if (a->device != D->device || a->window != D->window || !activation_op(c->in, ly, a, &oi) ||
+            GMA_VEC_AT(&ly->key, uint64_t, oi) != x->layer)
+            continue;
+        D->rc_count++;
+        D->rc_bytes += a->bytes;
+        if (oi != last_op) /* allocations in order: an instance's come together */
+            D->rc_steps++;
+        last_op = oi;
+    }
+}
+
+static void recompute_build(gmi_ctx *c, gma_ins_dev *D)
+{
+    gmi_layers ly;
+    memset(&ly, 0, sizeof(ly));
+    gma_vec_init(&ly.key, sizeof(uint64_t));
+    gma_vec_init(&ly.back, sizeof(uint64_t));
+    gma_vec_init(&ly.turns, sizeof(gmi_turn));
+    gma_vec cands;
+    gma_vec_init(&cands, sizeof(gmi_cand));
+    if (c->in->ops.len) {
+        gmi_plan none = { UINT32_MAX, UINT64_MAX, NULL };
+        uint64_t base = sweep(c, D, &none, &ly);
+        if (!D->has_base)
+            D->whatif_base = base, D->has_base = 1;
+        layers_build(c, &ly);
+    }
+    if (!c->oom && c->in->ops.len)
+        recompute_cands(c, D, &ly, &cands);
+    for (size_t i = 0; i < cands.len && i < GMI_WHATIF_TRIES && !c->oom; i++) {
+        const gmi_cand *x = &GMA_VEC_AT(&cands, gmi_cand, i);
+        gmi_plan plan = { UINT32_MAX, x->layer, &ly };
+        uint64_t peak = sweep(c, D, &plan, NULL);
+        if (!D->has_recompute || peak < D->rc_peak)
+            recompute_keep(c, D, &ly, x, peak);
+    }
+    gma_vec_free(&cands);
+    gma_vec_free(&ly.key);
+    gma_vec_free(&ly.back);
+    gma_vec_free(&ly.turns);
+    gma_map_free(&ly.turn_of);
 }
 
 /* ---- the whole result ---------------------------------------------------------- */
@@ -644,6 +891,7 @@ int gma_insights_build(gma_ins_result *res, const gma_replay *r)
         growth_build(&c, D);
         waste_build(&c, D, kv->data, kv->len);
         whatif_build(&c, D);
+        recompute_build(&c, D);
         for (size_t i = 0; i < in->recs.len && D->has_fw; i++) {
             const gmi_rec *a = REC(&c, i);
             if (a->device == d && a->window == D->window && a->bytes > D->largest_request)

@@ -51,6 +51,14 @@ typedef struct gmi_thread {
     uint64_t nops;
 } gmi_thread;
 
+/* An op (outermost range instance) and its extent; end 0 while open or
+ * when its end was not seen. */
+typedef struct gmi_op {
+    uint64_t id, tid, begin, end;
+    uint64_t step;               /* the replay's step when it began */
+    uint32_t name;
+} gmi_op;
+
 typedef struct gmi_kernel {
     uint64_t tid, stream, start, end;
 } gmi_kernel;
@@ -62,6 +70,9 @@ typedef struct gma_insights {
     gma_vec kernels;     /* gmi_kernel */
     gma_vec segs;        /* gmi_seg */
     gma_map seg_of;      /* (device, address) -> live segment */
+    gma_vec ops;         /* gmi_op, in begin order (at most GMI_MAX_RECS) */
+    gma_map op_idx;      /* op id -> ops index */
+    gma_map op_at;       /* hash of (thread, begin time) -> ops index: range_closed names no id */
     gma_vec threads;     /* gmi_thread */
     gma_map thread_of;
     gmi_range *ring;     /* range instances by id % GMI_RING */

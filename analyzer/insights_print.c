@@ -223,11 +223,40 @@ static int rows_whatif(gma_table *t, const gma_ins_result *a, const gma_ins_dev 
                     : "they are needed at the peak: recompute them (activation checkpointing) instead of keeping them");
 }
 
+static int rows_recompute(gma_table *t, const gma_ins_result *a, const gma_ins_dev *D)
+{
+    if (!D->has_recompute)
+        return 0;
+    char reason[900], owner[300], b1[GMA_FMT_CAP], b2[GMA_FMT_CAP], b3[GMA_FMT_CAP], b4[GMA_FMT_CAP],
+        b5[GMA_FMT_CAP], b6[GMA_FMT_CAP], b7[GMA_FMT_CAP];
+    const char *name = gma_ins_str(a, D->rc_layer);
+    int gain = D->rc_peak < D->whatif_base;
+    snprintf(owner, sizeof(owner), "%s #%u", name, D->rc_ordinal);
+    snprintf(reason, sizeof(reason),
+             "peak %s instead of %s, replayed with layer %s (the op of that name numbered %u in its step, in %llu "
+             "step%s) recomputed: its "
+             "%llu activations (%s; %s live at the peak), made in its forward and freed later in the step, live only "
+             "during that forward (%s-%s ms in the peak's step) and again from its backward's begin (%s ms: when the "
+             "op holding the first of their frees began) to their frees; an estimate: the recomputation's own "
+             "temporaries are not counted, and what the next layer keeps of this layer's output is counted as "
+             "recomputed",
+             gma_fmt_bytes(b1, D->rc_peak), gma_fmt_bytes(b2, D->whatif_base), owner, D->rc_ordinal,
+             (unsigned long long)D->rc_steps, D->rc_steps == 1 ? "" : "s", (unsigned long long)D->rc_count, gma_fmt_bytes(b3, D->rc_bytes),
+             gma_fmt_bytes(b4, D->rc_at_peak), gma_fmt_ms(b5, gma_rel(a->r, D->rc_begin)),
+             gma_fmt_ms(b6, gma_rel(a->r, D->rc_end)), gma_fmt_ms(b7, gma_rel(a->r, D->rc_back)));
+    return row(t, D, "what-if recompute", owner, D->rc_peak, share_of(D->rc_peak, D->whatif_base), 1, D->rc_count,
+               (int64_t)D->rc_peak - (int64_t)D->whatif_base, 1, reason,
+               gain ? "checkpoint this layer: torch.utils.checkpoint around the module whose forward makes these "
+                      "tensors"
+                    : "recomputing it does not lower the peak: its activations are needed where the peak is "
+                      "(in its backward window), or the peak does not hold them");
+}
+
 /* The replay in time order peaks elsewhere than the report's, which follows
  * the trace's order: say so, with the count of records out of order. */
 static int rows_order(gma_table *t, const gma_ins_dev *D)
 {
-    if (!D->has_whatif || D->whatif_base == D->peak)
+    if (!D->has_base || D->whatif_base == D->peak)
         return 0;
     char reason[400], b1[GMA_FMT_CAP], b2[GMA_FMT_CAP];
     snprintf(reason, sizeof(reason),
@@ -260,7 +289,7 @@ static int table_one(gma_table *t, const gma_ins_result *a, uint64_t top)
     for (size_t i = 0; i < a->ndev; i++) {
         const gma_ins_dev *D = &a->dev[i];
         if (rows_partial(t, D) || rows_order(t, D) || rows_classes(t, a, D, top) || rows_fragmentation(t, D) || rows_growth(t, a, D, top) ||
-            rows_waste(t, a, D, top) || rows_whatif(t, a, D))
+            rows_waste(t, a, D, top) || rows_whatif(t, a, D) || rows_recompute(t, a, D))
             return -1;
     }
     t->total_rows = t->nrows;
@@ -472,6 +501,24 @@ static void json_dev(gma_jw *j, const gma_ins_result *res, const gma_ins_dev *D)
         gma_jw_ku64(j, "replayed_peak_bytes", D->whatif_base);
         gma_jw_ku64(j, "what_if_peak_bytes", D->whatif_peak);
         gma_jw_ku64(j, "unordered_memory_records", D->unordered);
+        gma_jw_end(j, '}');
+    }
+    gma_jw_key(j, "what_if_recompute");
+    if (!D->has_recompute) {
+        gma_jw_null(j);
+    } else {
+        gma_jw_begin(j, '{');
+        gma_jw_kstr(j, "layer", gma_ins_str(res, D->rc_layer));
+        gma_jw_ku64(j, "ordinal", D->rc_ordinal);
+        gma_jw_ku64(j, "steps", D->rc_steps);
+        gma_jw_ki64(j, "forward_begin_ns", gma_rel(res->r, D->rc_begin));
+        gma_jw_ki64(j, "forward_end_ns", gma_rel(res->r, D->rc_end));
+        gma_jw_ki64(j, "backward_begin_ns", gma_rel(res->r, D->rc_back));
+        gma_jw_ku64(j, "activations", D->rc_count);
+        gma_jw_ku64(j, "activation_bytes", D->rc_bytes);
+        gma_jw_ku64(j, "at_peak_bytes", D->rc_at_peak);
+        gma_jw_ku64(j, "replayed_peak_bytes", D->whatif_base);
+        gma_jw_ku64(j, "what_if_peak_bytes", D->rc_peak);
         gma_jw_end(j, '}');
     }
     gma_jw_end(j, '}');

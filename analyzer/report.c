@@ -301,6 +301,8 @@ int gma_report_build(gma_report *rep, const gma_replay *r)
     }
     if (!err)
         err |= build_leaks(rep) != 0;
+    if (!err)
+        err |= gma_hints_build(&rep->hints, r) != 0;
     rep->mode = gma_allocator_mode(r);
     build_messages(rep);
     return err ? -1 : 0;

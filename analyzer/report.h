@@ -8,6 +8,7 @@
 #define GMA_REPORT_H
 
 #include "gma.h"
+#include "hints.h"
 #include "table.h"
 
 /* ---- live at the peak, leaks ---------------------------------------------- */
@@ -44,6 +45,7 @@ typedef struct gma_report {
     gma_peakview peaks[GMA_MAX_DEVICES];
     size_t npeaks;
     gma_leakview leaks;
+    gma_hints hints;        /* the short section of --insights (hints.h) */
     gma_strs strs;
     char warn[GMA_MAX_WARN][400];
     size_t nwarn;

@@ -152,6 +152,7 @@ int gma_print_csv(FILE *f, const gma_report *rep)
         snprintf(p, sizeof(p), "live_at_peak.dev%u.range", pv->device);
         groups(f, rep, p, &pv->by_range);
     }
+    gma_hints_csv(f, &rep->hints);
     fprintf(f, "# leaks: bytes=%llu count=%llu at_trace_end=%d\n", (unsigned long long)rep->leaks.bytes,
             (unsigned long long)rep->leaks.count, rep->leaks.at_trace_end);
     groups(f, rep, "leaks.kernel", &rep->leaks.by_kernel);

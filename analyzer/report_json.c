@@ -438,6 +438,7 @@ int gma_print_json(FILE *f, const gma_report *rep)
     gma_jw_end(j, '}');
 
     json_live_at_peak(j, rep);
+    gma_hints_json(j, &rep->hints);
     json_leaks(j, rep);
     gma_jw_end(j, '}');
     return ferror(f) ? -1 : 0;

@@ -271,6 +271,27 @@ static void print_groups(FILE *f, const gma_report *rep, const char *title, cons
         fprintf(f, "    ... %llu more\n", (unsigned long long)rest);
 }
 
+/* The hints (hints.h), only when one crossed its threshold: a number, a
+ * reason and what to try each. */
+static void print_hints(FILE *f, const gma_hints *h)
+{
+    char b1[GMA_FMT_CAP], dev[32], reason[600];
+    if (!h->n)
+        return;
+    fprintf(f, "\nHints (gmem-analyze --insights for the whole picture)\n");
+    for (size_t i = 0; i < h->n; i++) {
+        const gma_hint *x = &h->hint[i];
+        if (x->device == GMA_HINT_ALL_DEVICES)
+            snprintf(dev, sizeof(dev), "all devices");
+        else
+            snprintf(dev, sizeof(dev), "dev%u", x->device);
+        gma_hint_reason(x, reason, sizeof(reason));
+        fprintf(f, "  %s %s %s, %.1f%% of the %s: %s\n      try: %s\n", dev, gma_hint_names[x->kind],
+                gma_fmt_bytes(b1, x->bytes), 100.0 * gma_hint_share(x),
+                x->kind == GMA_HINT_RESERVED ? "reserve" : "peak", reason, gma_hint_try(x));
+    }
+}
+
 int gma_print_table(FILE *f, const gma_report *rep)
 {
     const gma_replay *r = rep->r;
@@ -298,6 +319,8 @@ int gma_print_table(FILE *f, const gma_report *rep)
         print_groups(f, rep, "by kernel", &pv->by_kernel, pv->more_kernels);
         print_groups(f, rep, "by range", &pv->by_range, pv->more_ranges);
     }
+
+    print_hints(f, &rep->hints);
 
     const gma_leakview *lv = &rep->leaks;
     fprintf(f, "\nLeaks: %s in %s allocation%s made in a window and still live at its end%s\n",

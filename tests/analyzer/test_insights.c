@@ -10,6 +10,7 @@
 
 #include "gma.h"
 #include "gmt_io.h"
+#include "hints.h"
 #include "insights.h"
 #include "report.h"
 
@@ -508,6 +509,403 @@ static void check_table(const gma_ins_result *res)
     gma_table_free(&t);
 }
 
+/* ---- what-if: one layer recomputed ---------------------------------------------- */
+
+enum { R_BLOCK = 20, R_HEAD, R_BACK };
+
+/*
+ * One step (no step records: step 0), one thread; ops (top-level ranges):
+ *   op 1 block [1, 6] ms   op 2 block [7, 11]   op 3 head [12, 16]
+ *   op 4 block_backward [20, 25]   op 5 block_backward [26, 31]
+ *
+ *  ms  record                                  live (MiB)
+ *   0  ALLOC W 10 (no op, never freed)         10
+ *   2  ALLOC A1 4 (op 1)                       14
+ *   3  ALLOC X1 1 (op 1), 4: FREE X1 (op 1)    15, 14   a temporary
+ *   5  ALLOC I1 2 (op 1)                       16
+ *   8  ALLOC A2 8 (op 2)                       24
+ *  13  FREE I1 (op 3)                          22       freed in the forward
+ *  21  ALLOC G2 3 (op 4)                       25       PEAK
+ *  22  FREE A2 (op 4), 24: FREE G2 (op 4)      17, 14
+ *  27  ALLOC G1 5 (op 5), 28: FREE A1 (op 5)   19, 15
+ *  30  FREE G1 (op 5)                          10
+ *
+ * The step turns at its peak (21 ms). The activations of a layer are made
+ * in it and freed at or after the turn: block #1 (op 1): A1 (X1 is its
+ * temporary, I1 is freed before the turn); block #2 (op 2): A2. Backward
+ * begins: A1's free is in op 5, begun at 26 ms; A2's in op 4, at 20 ms.
+ * Candidates by their bytes at the peak: block #2 (8 MiB), block #1 (4).
+ *  - block #2 recomputed: A2 live [8, 11) and [20, 22): 24 at 8, 16 at 11,
+ *    14 at 13, 22 at 20, 25 at 21: the peak stays 25 MiB.
+ *  - block #1 recomputed: A1 live [2, 6) and [26, 28): 14, 15, 14, 16, 12
+ *    at 6, 20 at 8, 18, 21 at 21, 13, 10, 14 at 26, 19 at 27, 15, 10:
+ *    peak 21 MiB. Kept: block #1, -4 MiB, 1 activation of 4 MiB.
+ * The free-one-op-earlier what-if, for comparison: owner block (A1 freed at
+ * 26, A2 at 20, I1 at 12; X1 and G2 cannot move): 24 at 8, 22 at 12, 14 at
+ * 20, 17 at 21: peak 24 MiB, 3 allocations, 12 MiB of them at the peak.
+ * Hints: step-scoped 12 of 25 MiB = 48% < 50%, temporary 3 = 12% < 20%:
+ * none.
+ */
+static int write_layers(const char *path)
+{
+    gmt_writer_opts o = { 3, 1u << 20 };
+    St = GMT_OK;
+    if (!(W = gmt_writer_open(path, &o)))
+        return -1;
+    rec_header();
+    str(R_BLOCK, "block");
+    str(R_HEAD, "head");
+    str(R_BACK, "block_backward");
+    ALLOC(.ts = T(0), .addr = 0x1000000, .bytes = 10 * MiB);
+    range(1, T(1), 1, 0, R_BLOCK);
+    ALLOC(.ts = T(2), .addr = 0x2000000, .bytes = 4 * MiB, .range = 1);
+    ALLOC(.ts = T(3), .addr = 0x3000000, .bytes = 1 * MiB, .range = 1);
+    FREE(.ts = T(4), .addr = 0x3000000, .bytes = 1 * MiB, .range = 1);
+    ALLOC(.ts = T(5), .addr = 0x4000000, .bytes = 2 * MiB, .range = 1);
+    range(0, T(6), 1, 0, 0);
+    range(1, T(7), 2, 0, R_BLOCK);
+    ALLOC(.ts = T(8), .addr = 0x5000000, .bytes = 8 * MiB, .range = 2);
+    range(0, T(11), 2, 0, 0);
+    range(1, T(12), 3, 0, R_HEAD);
+    FREE(.ts = T(13), .addr = 0x4000000, .bytes = 2 * MiB, .range = 3);
+    range(0, T(16), 3, 0, 0);
+    range(1, T(20), 4, 0, R_BACK);
+    ALLOC(.ts = T(21), .addr = 0x6000000, .bytes = 3 * MiB, .range = 4);
+    FREE(.ts = T(22), .addr = 0x5000000, .bytes = 8 * MiB, .range = 4);
+    FREE(.ts = T(24), .addr = 0x6000000, .bytes = 3 * MiB, .range = 4);
+    range(0, T(25), 4, 0, 0);
+    range(1, T(26), 5, 0, R_BACK);
+    ALLOC(.ts = T(27), .addr = 0x7000000, .bytes = 5 * MiB, .range = 5);
+    FREE(.ts = T(28), .addr = 0x2000000, .bytes = 4 * MiB, .range = 5);
+    FREE(.ts = T(30), .addr = 0x7000000, .bytes = 5 * MiB, .range = 5);
+    range(0, T(31), 5, 0, 0);
+    return close_trace(T(32));
+}
+
+static void check_layers(const char *dir)
+{
+    char path[4200];
+    snprintf(path, sizeof(path), "%s/insights_layers.gmt", dir);
+    REQUIRE(write_layers(path) == 0, "writing %s", path);
+    tc_context("recompute");
+    static gma_replay r;
+    gma_opts o;
+    memset(&o, 0, sizeof(o));
+    o.top = 10;
+    o.window = o.step = o.device = -1;
+    char msg[600];
+    REQUIRE(gma_replay_init(&r, &o, path) == 0);
+    REQUIRE(gma_insights_open(&r) == 0);
+    REQUIRE(gma_replay_read(&r, msg, sizeof(msg)) == 0, "%s", msg);
+    gma_ins_result res;
+    REQUIRE(gma_insights_build(&res, &r) == 0);
+    REQUIRE(res.ndev == 1);
+    const gma_ins_dev *D = &res.dev[0];
+    CHECK_EQ_U64(D->peak, 25 * MiB);
+    CHECK_EQ_U64(D->ts, T(21));
+    CHECK_EQ_U64(D->cls[GMA_IC_PERSISTENT].bytes, 10 * MiB);
+    CHECK_EQ_U64(D->cls[GMA_IC_STEP].bytes, 12 * MiB);
+    CHECK_EQ_U64(D->cls[GMA_IC_TEMP].bytes, 3 * MiB);
+    CHECK(D->has_base);
+    CHECK_EQ_U64(D->whatif_base, 25 * MiB);
+    CHECK(D->has_recompute);
+    CHECK_STR(gma_ins_str(&res, D->rc_layer), "block");
+    CHECK_EQ_U64(D->rc_ordinal, 1);
+    CHECK_EQ_U64(D->rc_peak, 21 * MiB);
+    CHECK_EQ_U64(D->rc_count, 1);
+    CHECK_EQ_U64(D->rc_bytes, 4 * MiB);
+    CHECK_EQ_U64(D->rc_at_peak, 4 * MiB);
+    CHECK_EQ_U64(D->rc_steps, 1);
+    CHECK_EQ_U64(D->rc_begin, T(1));
+    CHECK_EQ_U64(D->rc_end, T(6));
+    CHECK_EQ_U64(D->rc_back, T(26));
+    CHECK(D->has_whatif);
+    CHECK_STR(gma_ins_str(&res, D->whatif_owner), "block");
+    CHECK_EQ_U64(D->whatif_peak, 24 * MiB);
+    CHECK_EQ_U64(D->whatif_count, 3);
+    CHECK_EQ_U64(D->whatif_moved_at_peak, 12 * MiB);
+    gma_table t;
+    REQUIRE(gma_insights_table(&t, &res, NULL, 0) == 0);
+    size_t rows = 0;
+    for (size_t i = 0; i < t.nrows; i++)
+        if (strcmp(gma_cell_text(&t, gma_table_cell(&t, i, 1)), "what-if recompute") == 0) {
+            rows++;
+            CHECK_STR(gma_cell_text(&t, gma_table_cell(&t, i, 2)), "block #1");
+            CHECK_EQ_U64(gma_table_cell(&t, i, 3)->v.u, 21 * MiB);
+            CHECK_EQ_U64((uint64_t)-gma_table_cell(&t, i, 6)->v.i, 4 * MiB);
+            CHECK_HAS(gma_cell_text(&t, gma_table_cell(&t, i, 7)),
+                      "live only during that forward (11.000-16.000 ms in the peak's step) and again from its "
+                      "backward's begin (36.000 ms");
+            CHECK_HAS(gma_cell_text(&t, gma_table_cell(&t, i, 8)), "checkpoint this layer");
+        }
+    CHECK_EQ_U64(rows, 1);
+    gma_table_free(&t);
+    gma_insights_result_free(&res);
+    gma_replay_free(&r);
+    /* the default report of the same trace: no hint crosses its threshold */
+    static gma_replay r2;
+    static gma_report rep;
+    REQUIRE(gma_replay_file(&r2, &o, path, msg, sizeof(msg)) == 0, "%s", msg);
+    REQUIRE(gma_report_build(&rep, &r2) == 0);
+    CHECK_EQ_U64(rep.hints.n, 0);
+    CHECK_EQ_U64(rep.hints.dev[0].step, 12 * MiB);
+    CHECK_EQ_U64(rep.hints.dev[0].temp, 3 * MiB);
+    gma_report_free(&rep);
+    gma_replay_free(&r2);
+}
+
+/* ---- the default report's hints (hints.h) ---------------------------------------- */
+
+/* Replays path the default way (no consumer: the plain replay) and builds
+ * the report; its table output goes to out (cap bytes). */
+static void report_of(const char *path, gma_replay *r, gma_report *rep, char *out, size_t cap)
+{
+    gma_opts o;
+    memset(&o, 0, sizeof(o));
+    o.top = 10;
+    o.window = o.step = o.device = -1;
+    char msg[600];
+    REQUIRE(gma_replay_file(r, &o, path, msg, sizeof(msg)) == 0, "%s", msg);
+    REQUIRE(gma_report_build(rep, r) == 0);
+    FILE *f = tmpfile();
+    REQUIRE(f != NULL);
+    REQUIRE(gma_print_table(f, rep) == 0);
+    size_t n = (size_t)ftell(f);
+    rewind(f);
+    n = fread(out, 1, n < cap - 1 ? n : cap - 1, f);
+    out[n] = 0;
+    fclose(f);
+}
+
+static const gma_hint *hint_of(const gma_hints *h, gma_hint_kind k)
+{
+    for (size_t i = 0; i < h->n; i++)
+        if (h->hint[i].kind == k)
+            return &h->hint[i];
+    return NULL;
+}
+
+/* insights.gmt by the default report: the classes of check_result (16, 40,
+ * 1, 4 MiB). Step-scoped 40 of 61 MiB = 65.6% >= 50%: shown, first owner
+ * aten::softmax 32 MiB. Temporary 1 MiB = 1.6% < 20%: not shown. Growth:
+ * live at the end of steps 0-3 22, 24, 26, 28 MiB (the last memory event of
+ * each), +6 MiB = 9.8% of the 61 MiB peak >= 5%, 2 MiB per step, higher in 3
+ * of 3 steps: shown. */
+static void check_hints_main(const char *path)
+{
+    tc_context("hints: insights.gmt");
+    static gma_replay r;
+    static gma_report rep;
+    static char out[1 << 16];
+    report_of(path, &r, &rep, out, sizeof(out));
+    const gma_hints *h = &rep.hints;
+    REQUIRE(h->ndev == 1);
+    CHECK_EQ_U64(h->dev[0].peak, 61 * MiB);
+    CHECK_EQ_U64(h->dev[0].persistent, 16 * MiB);
+    CHECK_EQ_U64(h->dev[0].step, 40 * MiB);
+    CHECK_EQ_U64(h->dev[0].temp, 1 * MiB);
+    CHECK(h->dev[0].outside_known && !h->dev[0].reserved_known);
+    CHECK_EQ_U64(h->dev[0].outside, 4 * MiB);
+    CHECK_EQ_U64(h->n, 2);
+    const gma_hint *x = hint_of(h, GMA_HINT_STEP);
+    CHECK(x != NULL);
+    if (x) {
+        CHECK_EQ_U64(x->bytes, 40 * MiB);
+        CHECK_EQ_U64(x->whole, 61 * MiB);
+        CHECK_STR(x->owner, "aten::softmax");
+        CHECK_EQ_U64(x->owner_bytes, 32 * MiB);
+    }
+    CHECK(hint_of(h, GMA_HINT_TEMP) == NULL);
+    x = hint_of(h, GMA_HINT_GROWTH);
+    CHECK(x != NULL);
+    if (x) {
+        CHECK_EQ_U64(x->step_first, 0);
+        CHECK_EQ_U64(x->step_last, 3);
+        CHECK_EQ_U64(x->first, 22 * MiB);
+        CHECK_EQ_U64(x->last, 28 * MiB);
+        CHECK_EQ_U64(x->bytes, 6 * MiB);
+        CHECK_EQ_U64((uint64_t)x->slope, 2 * MiB);
+        CHECK_EQ_U64(x->grew, 3);
+    }
+    CHECK_HAS(out, "\nHints (gmem-analyze --insights for the whole picture)\n"
+                   "  dev0 step-scoped 40.00 MiB, 65.6% of the peak: made and freed in the peak's step, live across "
+                   "ops: activations kept for backward; first owner aten::softmax, 32.00 MiB\n");
+    CHECK_HAS(out, "  dev0 growth 6.00 MiB, 9.8% of the peak: live at the end of steps 0-3: 22.00 MiB to 28.00 MiB, "
+                   "+2.00 MiB per step");
+    gma_report_free(&rep);
+    gma_replay_free(&r);
+}
+
+/*
+ * One implicit window, no steps (all step 0), op ranges on one thread:
+ *   op 1: ALLOC W (never freed)             W        persistent
+ *   op 2: ALLOC T, ALLOC S                  W+T+S    the peak
+ *         FREE T (op 2: a temporary)
+ *   op 3: FREE S (step-scoped: made in op 2, freed in op 3)
+ * Temporaries are shown from 20% of the peak, step-scoped from 50%; each
+ * case sits on one side of a threshold, by a byte.
+ */
+static int write_classes(const char *path, uint64_t w, uint64_t t, uint64_t sb)
+{
+    gmt_writer_opts o = { 3, 1u << 20 };
+    St = GMT_OK;
+    if (!(W = gmt_writer_open(path, &o)))
+        return -1;
+    rec_header();
+    str(R_LINEAR, "aten::linear");
+    str(R_ADD, "aten::add");
+    str(R_SOFTMAX, "aten::softmax");
+    range(1, T(1), 1, 0, R_LINEAR);
+    ALLOC(.ts = T(2), .addr = 0x1000000, .bytes = w, .range = 1);
+    range(0, T(3), 1, 0, 0);
+    range(1, T(4), 2, 0, R_ADD);
+    ALLOC(.ts = T(5), .addr = 0x2000000, .bytes = t, .range = 2);
+    if (sb)
+        ALLOC(.ts = T(6), .addr = 0x3000000, .bytes = sb, .range = 2);
+    FREE(.ts = T(7), .addr = 0x2000000, .bytes = t, .range = 2);
+    range(0, T(8), 2, 0, 0);
+    range(1, T(9), 3, 0, R_SOFTMAX);
+    if (sb)
+        FREE(.ts = T(10), .addr = 0x3000000, .bytes = sb, .range = 3);
+    range(0, T(11), 3, 0, 0);
+    return close_trace(T(12));
+}
+
+static void check_hints_case(const char *dir, const char *name, uint64_t w, uint64_t t, uint64_t sb, int temp_shown,
+                             int step_shown)
+{
+    char path[4200];
+    snprintf(path, sizeof(path), "%s/hints_%s.gmt", dir, name);
+    REQUIRE(write_classes(path, w, t, sb) == 0, "writing %s", path);
+    tc_context("hints: %s", name);
+    static gma_replay r;
+    static gma_report rep;
+    static char out[1 << 16];
+    report_of(path, &r, &rep, out, sizeof(out));
+    const gma_hints *h = &rep.hints;
+    REQUIRE(h->ndev == 1);
+    CHECK_EQ_U64(h->dev[0].peak, w + t + sb);
+    CHECK_EQ_U64(h->dev[0].persistent, w);
+    CHECK_EQ_U64(h->dev[0].temp, t);
+    CHECK_EQ_U64(h->dev[0].step, sb);
+    CHECK_EQ_U64(h->n, (uint64_t)(temp_shown + step_shown));
+    const gma_hint *x = hint_of(h, GMA_HINT_TEMP);
+    CHECK((x != NULL) == temp_shown);
+    if (x) {
+        CHECK_EQ_U64(x->bytes, t);
+        CHECK_STR(x->owner, "aten::add");
+    }
+    x = hint_of(h, GMA_HINT_STEP);
+    CHECK((x != NULL) == step_shown);
+    if (x) {
+        CHECK_EQ_U64(x->bytes, sb);
+        CHECK_STR(x->owner, "aten::add");
+    }
+    CHECK((strstr(out, "\nHints (") != NULL) == (temp_shown || step_shown), "the section %s", out);
+    gma_report_free(&rep);
+    gma_replay_free(&r);
+}
+
+/* The bridge trace (write_bridge): reserved 32, allocated 24 MiB at the peak:
+ * 8 MiB reserved but unallocated, 25% of the reserve >= 20%: shown; the
+ * classes all persistent (24 MiB), outside 8 MiB. */
+static void check_hints_bridge(const char *dir)
+{
+    char path[4200];
+    snprintf(path, sizeof(path), "%s/insights_bridge.gmt", dir);
+    tc_context("hints: bridge");
+    static gma_replay r;
+    static gma_report rep;
+    static char out[1 << 16];
+    report_of(path, &r, &rep, out, sizeof(out));
+    const gma_hints *h = &rep.hints;
+    REQUIRE(h->ndev == 1);
+    CHECK_EQ_U64(h->dev[0].persistent, 24 * MiB);
+    CHECK_EQ_U64(h->dev[0].outside, 8 * MiB);
+    CHECK_EQ_U64(h->dev[0].reserved, 8 * MiB);
+    CHECK_EQ_U64(h->dev[0].reserve, 32 * MiB);
+    CHECK_EQ_U64(h->n, 1);
+    CHECK(hint_of(h, GMA_HINT_RESERVED) != NULL);
+    CHECK_HAS(out, "  dev0 reserved, unallocated 8.00 MiB, 25.0% of the reserve: ");
+    gma_report_free(&rep);
+    gma_replay_free(&r);
+}
+
+/*
+ * Growth: steps 0-4 (STEP records, one implicit window), no ranges. W 100 MiB
+ * at step 0 (never freed); each step allocates T 10 MiB and frees it (a
+ * temporary, by the kernel-gap rule: same thread, no launch between), then
+ * leaks L. Live at the end of step s: 100 + (s + 1) L. The peak is T's
+ * allocation in step 4: 100 + 4 L + 10. Complete steps 0-3: growth 3 L,
+ * slope L per step, higher in 3 of 3 steps.
+ *   L = 2 MiB:   6 of 118 MiB = 5.08% >= 5%: shown.
+ *   L = 1.9 MiB: 5.7 of 117.6 MiB = 4.85%: not shown.
+ * Temporary 10 of 118 MiB = 8.5% < 20%: no other hint.
+ */
+static int write_growth(const char *path, uint64_t leak)
+{
+    gmt_writer_opts o = { 3, 1u << 20 };
+    St = GMT_OK;
+    if (!(W = gmt_writer_open(path, &o)))
+        return -1;
+    rec_header();
+    for (uint64_t s = 0; s < 5; s++) {
+        step(T(10 * s), s);
+        if (!s)
+            ALLOC(.ts = T(1), .addr = 0x1000000, .bytes = 100 * MiB, .step = 0);
+        ALLOC(.ts = T(10 * s + 2), .addr = 0x2000000, .bytes = 10 * MiB, .step = s);
+        FREE(.ts = T(10 * s + 3), .addr = 0x2000000, .bytes = 10 * MiB, .step = s);
+        ALLOC(.ts = T(10 * s + 4), .addr = 0x10000000 + s * 0x1000000, .bytes = leak, .step = s);
+    }
+    return close_trace(T(50));
+}
+
+static void check_hints_growth(const char *dir, const char *name, uint64_t leak, int shown)
+{
+    char path[4200];
+    snprintf(path, sizeof(path), "%s/hints_%s.gmt", dir, name);
+    REQUIRE(write_growth(path, leak) == 0, "writing %s", path);
+    tc_context("hints: %s", name);
+    static gma_replay r;
+    static gma_report rep;
+    static char out[1 << 16];
+    report_of(path, &r, &rep, out, sizeof(out));
+    const gma_hints *h = &rep.hints;
+    REQUIRE(h->ndev == 1);
+    CHECK_EQ_U64(h->dev[0].peak, 110 * MiB + 4 * leak);
+    CHECK_EQ_U64(h->dev[0].temp, 10 * MiB);
+    CHECK_EQ_U64(h->n, (uint64_t)shown);
+    const gma_hint *x = hint_of(h, GMA_HINT_GROWTH);
+    CHECK((x != NULL) == shown);
+    if (x) {
+        CHECK_EQ_U64(x->step_first, 0);
+        CHECK_EQ_U64(x->step_last, 3);
+        CHECK_EQ_U64(x->first, 100 * MiB + leak);
+        CHECK_EQ_U64(x->last, 100 * MiB + 4 * leak);
+        CHECK_EQ_U64((uint64_t)x->slope, leak);
+        CHECK_EQ_U64(x->grew, 3);
+        CHECK_HAS(out, "  dev0 growth 6.00 MiB, 5.1% of the peak: live at the end of steps 0-3: 102.00 MiB to "
+                       "108.00 MiB, +2.00 MiB per step (least squares), higher in 3 of 3 steps: a leak suspect\n");
+    }
+    CHECK((strstr(out, "\nHints (") != NULL) == shown);
+    gma_report_free(&rep);
+    gma_replay_free(&r);
+}
+
+static void check_hints(const char *dir, const char *main_trace)
+{
+    check_hints_growth(dir, "growth_at", 2 * MiB, 1);
+    check_hints_growth(dir, "growth_under", 19 * MiB / 10, 0);
+    check_hints_main(main_trace);
+    check_hints_bridge(dir);
+    /* 2 of 10 MiB: 20.0%, shown; one byte less: (2 MiB - 1) / (10 MiB - 1) < 20% */
+    check_hints_case(dir, "temp_at", 8 * MiB, 2 * MiB, 0, 1, 0);
+    check_hints_case(dir, "temp_under", 8 * MiB, 2 * MiB - 1, 0, 0, 0);
+    /* S 5 of 10 MiB: 50.0%, shown; T 1 of 10 MiB: 10%, not; then S one byte less */
+    check_hints_case(dir, "step_at", 4 * MiB, 1 * MiB, 5 * MiB, 0, 1);
+    check_hints_case(dir, "step_under", 4 * MiB, 1 * MiB, 5 * MiB - 1, 0, 0);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -536,5 +934,7 @@ int main(int argc, char **argv)
     gma_replay_free(&r);
     check_bridge(argv[1]);
     check_streams(argv[1]);
+    check_hints(argv[1], path);
+    check_layers(argv[1]);
     return tc_result("analyzer.insights");
 }

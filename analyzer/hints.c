@@ -1,0 +1,464 @@
+/* Hints: the default report's short section (hints.h). */
+#include "hints.h"
+#include "tracestr.h"
+
+#include <string.h>
+
+const char *const gma_hint_names[GMA_HINT_KINDS_] = { "temporary", "step-scoped", "reserved, unallocated", "growth" };
+
+/* ---- during the pass ------------------------------------------------------------ */
+
+/* A range instance, open or among the last closed (replay.c's rinst_find). */
+static const gma_rinst *rinst_at(const gma_replay *r, uint64_t id)
+{
+    uint32_t i;
+    if (gma_map_get(&r->rinst_of, id, &i))
+        return &GMA_VEC_AT(&r->rinsts, gma_rinst, i);
+    if (!r->rring)
+        return NULL;
+    const gma_rinst *c = &r->rring[id % GMA_RRING];
+    return c->id == id ? c : NULL;
+}
+
+/* The op of a range instance: its outermost ancestor still known (a
+ * parent forgotten makes its child the op, as insights does); NULL none. */
+static const gma_rinst *op_of(const gma_replay *r, uint64_t id)
+{
+    const gma_rinst *in = id ? rinst_at(r, id) : NULL;
+    for (unsigned depth = 0; in && in->parent && in->parent != in->id && depth < 64; depth++) {
+        const gma_rinst *p = rinst_at(r, in->parent);
+        if (!p)
+            break;
+        in = p;
+    }
+    return in;
+}
+
+/* The class rule of insights_build.c's classify, at the free. */
+void gma_hints_freed(gma_replay *r, gma_entry *e, const gmt_mem *m)
+{
+    const gma_dev *D = &r->dev[e->device];
+    e->hclass = GMA_HC_PERSISTENT;
+    if ((e->flags & GMA_E_BASELINE) || e->step < D->peak_step || m->step > D->peak_step)
+        return;
+    const gma_rinst *oa = op_of(r, e->range), *of = op_of(r, m->range);
+    uint64_t ftid = (m->flags & GMT_MEMF_NO_THREAD) ? 0 : m->tid;
+    int temp = oa ? of && of->id == oa->id
+                  : !of && e->tid && e->tid == ftid && (m->seq & 0xFFFFFFFFu) <= (uint64_t)e->seq + 1;
+    e->hclass = temp ? GMA_HC_TEMP : GMA_HC_STEP;
+    e->howner = oa && oa->name < GMA_MAX_STRING_ID ? oa->name : 0;
+}
+
+/* ---- after it ------------------------------------------------------------------- */
+
+/* insights_build.c's framework_source: the source of most device bytes
+ * when it is the framework's (async pool, VMM), else -1. */
+static int framework_source(const gma_replay *r)
+{
+    uint64_t best = 0;
+    int bi = -1;
+    for (int i = 0; i < GMT_SRC_COUNT_; i++)
+        if (i != GMT_SRC_PINNED_HOST && r->src[i].bytes > best) {
+            best = r->src[i].bytes;
+            bi = i;
+        }
+    return bi == GMT_SRC_ASYNC_POOL || bi == GMT_SRC_VMM ? bi : -1;
+}
+
+/* Owners of one class at the peak, merged by display name as insights does. */
+typedef struct hint_owner {
+    uint64_t key, bytes;
+} hint_owner;
+
+typedef struct owners {
+    gma_map of;  /* key -> index */
+    gma_vec v;   /* hint_owner */
+} owners;
+
+static int owner_add(owners *o, const gma_entry *e)
+{
+    uint64_t key = e->howner ? (1ull << 40) | e->howner : e->kname;
+    uint32_t i;
+    if (!gma_map_get(&o->of, key, &i)) {
+        hint_owner *h = gma_vec_push(&o->v);
+        if (!h || gma_map_put(&o->of, key, (uint32_t)(o->v.len - 1)) != 0)
+            return -1;
+        h->key = key;
+        i = (uint32_t)(o->v.len - 1);
+    }
+    GMA_VEC_AT(&o->v, hint_owner, i).bytes += e->bytes;
+    return 0;
+}
+
+static void owner_name(const gma_replay *r, uint64_t key, gma_buf *b)
+{
+    gma_buf_reset(b);
+    if (key >> 40)
+        gma_range_display(r, (uint32_t)key, r->opt.full_names, b);
+    else
+        gma_kernel_display(r, (uint32_t)key, r->opt.full_names, b);
+}
+
+/* The first owner (most bytes; ties: the smaller name) into h: each owner
+ * id's display name computed once, ids of one name merged by its hash. */
+static int owner_first(const gma_replay *r, owners *o, gma_hint *h)
+{
+    gma_buf a = { 0 };
+    gma_strs names = { 0 };
+    gma_map by_name;
+    memset(&by_name, 0, sizeof(by_name));
+    gma_vec merged; /* hint_owner: key = the name's offset in names */
+    gma_vec_init(&merged, sizeof(hint_owner));
+    int err = 0;
+    for (size_t i = 0; i < o->v.len && !err; i++) {
+        const hint_owner *x = &GMA_VEC_AT(&o->v, hint_owner, i);
+        owner_name(r, x->key, &a);
+        const char *s = gma_buf_str(&a);
+        uint64_t hs = 0xcbf29ce484222325ull;
+        for (const char *p = s; *p; p++)
+            hs = (hs ^ (unsigned char)*p) * 0x100000001b3ull;
+        uint32_t k;
+        hint_owner *m;
+        if (gma_map_get(&by_name, hs, &k)) {
+            m = &GMA_VEC_AT(&merged, hint_owner, k);
+        } else {
+            size_t off = gma_strs_add(&names, s, strlen(s));
+            m = gma_vec_push(&merged);
+            if (off == (size_t)-1 || !m || gma_map_put(&by_name, hs, (uint32_t)(merged.len - 1)) != 0) {
+                err = 1;
+                break;
+            }
+            *m = (hint_owner){ off, 0 };
+        }
+        m->bytes += x->bytes;
+    }
+    for (size_t i = 0; i < merged.len && !err; i++) {
+        const hint_owner *m = &GMA_VEC_AT(&merged, hint_owner, i);
+        const char *s = gma_strs_get(&names, m->key);
+        if (m->bytes > h->owner_bytes || (m->bytes == h->owner_bytes && strcmp(s, h->owner) < 0)) {
+            h->owner_bytes = m->bytes;
+            snprintf(h->owner, sizeof(h->owner), "%s", s);
+        }
+    }
+    gma_buf_free(&a);
+    gma_strs_free(&names);
+    gma_map_free(&by_name);
+    gma_vec_free(&merged);
+    return err ? -1 : 0;
+}
+
+static gma_hint *hint_new(gma_hints *h, unsigned dev, gma_hint_kind kind, uint64_t bytes, uint64_t whole)
+{
+    if (h->n >= GMA_MAX_HINTS)
+        return NULL;
+    gma_hint *x = &h->hint[h->n++];
+    memset(x, 0, sizeof(*x));
+    x->device = dev;
+    x->kind = kind;
+    x->bytes = bytes;
+    x->whole = whole;
+    return x;
+}
+
+static int over(uint64_t part, uint64_t whole, unsigned pct)
+{
+    return whole && part && (double)part * 100.0 >= (double)whole * pct;
+}
+
+/* The classes of device d's peak, and its class hints. */
+static int dev_build(gma_hints *h, const gma_replay *r, unsigned d, int fw_src)
+{
+    const gma_dev *D = &r->dev[d];
+    gma_hint_dev *H = &h->dev[h->ndev++];
+    H->device = d;
+    H->peak = D->peak;
+    H->outside_known = r->fw || fw_src >= 0;
+    owners o[2];
+    memset(o, 0, sizeof(o));
+    gma_vec_init(&o[0].v, sizeof(hint_owner));
+    gma_vec_init(&o[1].v, sizeof(hint_owner));
+    int err = 0;
+    for (size_t i = 0; i < r->entries.len && !err; i++) {
+        const gma_entry *e = &GMA_VEC_AT(&r->entries, gma_entry, i);
+        if (!(e->flags & GMA_E_INUSE) || e->device != d || (e->flags & GMA_E_HOST))
+            continue;
+        int keep = (e->flags & GMA_E_KEEP_PEAK) != 0;
+        if (!keep && !((e->flags & GMA_E_LIVE) && e->ord <= D->peak_ord))
+            continue;
+        if (fw_src >= 0 && e->source != fw_src)
+            H->outside += e->bytes;
+        else if (!keep || e->hclass == GMA_HC_PERSISTENT)
+            H->persistent += e->bytes;
+        else if (e->hclass == GMA_HC_TEMP)
+            H->temp += e->bytes, err = owner_add(&o[0], e);
+        else
+            H->step += e->bytes, err = owner_add(&o[1], e);
+    }
+    if (r->fw && d < GMA_LAYER_DEVICES) {
+        const gma_layer_dev *L = &r->layer.dev[d];
+        H->reserved_known = 1;
+        H->outside = gma_layer_outside(L->at_peak_cuda, L->at_peak_reserved);
+        H->reserved = L->at_peak_reserved > L->allocated_peak ? L->at_peak_reserved - L->allocated_peak : 0;
+        H->reserve = L->at_peak_reserved;
+    }
+    gma_hint *x;
+    if (!err && over(H->temp, D->peak, GMA_HINT_TEMP_PCT) && (x = hint_new(h, d, GMA_HINT_TEMP, H->temp, D->peak)))
+        err = owner_first(r, &o[0], x);
+    if (!err && over(H->step, D->peak, GMA_HINT_STEP_PCT) && (x = hint_new(h, d, GMA_HINT_STEP, H->step, D->peak)))
+        err = owner_first(r, &o[1], x);
+    if (!err && over(H->reserved, H->reserve, GMA_HINT_RESERVED_PCT))
+        hint_new(h, d, GMA_HINT_RESERVED, H->reserved, H->reserve);
+    for (int k = 0; k < 2; k++) {
+        gma_map_free(&o[k].of);
+        gma_vec_free(&o[k].v);
+    }
+    return err;
+}
+
+/* The complete steps of the window with id wid: its first step to the one
+ * before its last, at least three (insights_build.c's steps_of). */
+static int steps_of(const gma_replay *r, uint64_t wid, uint64_t *lo, uint64_t *hi)
+{
+    const gma_window *W = NULL;
+    for (size_t i = 0; i < r->windows.len && !W; i++)
+        if (GMA_VEC_AT(&r->windows, gma_window, i).id == wid)
+            W = &GMA_VEC_AT(&r->windows, gma_window, i);
+    if (!W)
+        return 0;
+    int any = 0;
+    uint64_t a = 0, b = 0;
+    for (size_t i = 0; i < r->steps.len; i++) {
+        const gma_steprow *s = &GMA_VEC_AT(&r->steps, gma_steprow, i);
+        if (!s->has_start || s->start_ts < W->begin_ts || (W->closed && s->start_ts > W->end_ts))
+            continue;
+        if (!any || s->step < a)
+            a = s->step;
+        if (!any || s->step > b)
+            b = s->step;
+        any = 1;
+    }
+    if (!any || b < a + 3 || b - a > 100000)
+        return 0;
+    *lo = a;
+    *hi = b - 1;
+    return 1;
+}
+
+/* Growth: the live bytes (selected devices) after the last memory event of
+ * each complete step of the peak's window, their least-squares slope. */
+static void growth_build(gma_hints *h, const gma_replay *r, uint64_t wid, uint64_t peak, unsigned dev)
+{
+    uint64_t lo, hi;
+    if (!steps_of(r, wid, &lo, &hi))
+        return;
+    double n = (double)(hi - lo + 1), xm = (n - 1) / 2, sxy = 0, sxx = 0;
+    uint64_t y = 0, first = 0, prev = 0, grew = 0;
+    for (uint64_t s = lo; s <= hi; s++) {
+        uint32_t i;
+        int has = gma_map_get(&r->step_of, s, &i) && GMA_VEC_AT(&r->steps, gma_steprow, i).has_live;
+        if (has)
+            y = GMA_VEC_AT(&r->steps, gma_steprow, i).live_end;
+        else if (s == lo)
+            return; /* nothing known at the first step's end */
+        double x = (double)(s - lo) - xm;
+        sxy += x * (double)y;
+        sxx += x * x;
+        if (s == lo)
+            first = y;
+        else if (y > prev)
+            grew++;
+        prev = y;
+    }
+    int64_t slope = sxx > 0 ? (int64_t)(sxy / sxx + (sxy >= 0 ? 0.5 : -0.5)) : 0;
+    if (slope <= 0 || y <= first || grew * 2 < hi - lo || !over(y - first, peak, GMA_HINT_GROWTH_PCT))
+        return;
+    gma_hint *x = hint_new(h, dev, GMA_HINT_GROWTH, y - first, peak);
+    if (!x)
+        return;
+    x->step_first = lo;
+    x->step_last = hi;
+    x->first = first;
+    x->last = y;
+    x->grew = grew;
+    x->slope = slope;
+}
+
+int gma_hints_build(gma_hints *h, const gma_replay *r)
+{
+    memset(h, 0, sizeof(*h));
+    int fw_src = r->fw ? -1 : framework_source(r);
+    uint64_t peaks = 0, wid = 0;
+    unsigned first = GMA_HINT_ALL_DEVICES;
+    for (unsigned d = 0; d < GMA_MAX_DEVICES; d++) {
+        const gma_dev *D = &r->dev[d];
+        if (!D->present || !D->has_peak || !gma_dev_selected(r, d))
+            continue;
+        if (first == GMA_HINT_ALL_DEVICES) {
+            first = d;
+            wid = D->peak_window;
+        }
+        peaks += D->peak;
+        if (dev_build(h, r, d, fw_src) != 0)
+            return -1;
+    }
+    if (h->ndev)
+        growth_build(h, r, wid, peaks, h->ndev == 1 ? first : GMA_HINT_ALL_DEVICES);
+    return 0;
+}
+
+double gma_hint_share(const gma_hint *h) { return h->whole ? (double)h->bytes / (double)h->whole : 0.0; }
+
+void gma_hint_reason(const gma_hint *h, char *out, size_t cap)
+{
+    char b1[GMA_FMT_CAP], b2[GMA_FMT_CAP], b3[GMA_FMT_CAP];
+    switch (h->kind) {
+    case GMA_HINT_TEMP:
+    case GMA_HINT_STEP:
+        snprintf(out, cap, "%s%s%s%s%s",
+                 h->kind == GMA_HINT_TEMP ? "freed in the op (or kernel gap) that made them"
+                                          : "made and freed in the peak's step, live across ops: activations kept "
+                                            "for backward",
+                 h->owner[0] ? "; first owner " : "", h->owner, h->owner[0] ? ", " : "",
+                 h->owner[0] ? gma_fmt_bytes(b1, h->owner_bytes) : "");
+        break;
+    case GMA_HINT_RESERVED:
+        snprintf(out, cap, "held by the allocator's segments but in no tensor at the peak, of a %s reserve",
+                 gma_fmt_bytes(b1, h->whole));
+        break;
+    default:
+        snprintf(out, cap,
+                 "live at the end of steps %llu-%llu: %s to %s, %s per step (least squares), higher in %llu of %llu "
+                 "steps: a leak suspect",
+                 (unsigned long long)h->step_first, (unsigned long long)h->step_last, gma_fmt_bytes(b1, h->first),
+                 gma_fmt_bytes(b2, h->last), gma_fmt_sbytes(b3, h->slope, 1), (unsigned long long)h->grew,
+                 (unsigned long long)(h->step_last - h->step_first));
+        break;
+    }
+}
+
+const char *gma_hint_try(const gma_hint *h)
+{
+    static const char *const t[GMA_HINT_KINDS_] = {
+        "a fused or in-place variant of the first owners' ops; --insights for every owner and the what-if",
+        "activation checkpointing; --insights for the owners and the peak with one layer recomputed",
+        "--insights tells cache from fragmentation (and whether expandable_segments:True helps)",
+        "--insights for the owners that grow, ranked by slope",
+    };
+    return t[h->kind];
+}
+
+/* ---- the sections of the CSV and JSON reports ---------------------------------- */
+
+void gma_hints_csv(FILE *f, const gma_hints *h)
+{
+    char reason[600];
+    for (size_t i = 0; i < h->ndev; i++) {
+        const gma_hint_dev *H = &h->dev[i];
+        fprintf(f, "# classes.dev%u: peak_bytes=%llu persistent_bytes=%llu step_scoped_bytes=%llu temporary_bytes=%llu",
+                H->device, (unsigned long long)H->peak, (unsigned long long)H->persistent,
+                (unsigned long long)H->step, (unsigned long long)H->temp);
+        if (H->outside_known)
+            fprintf(f, " outside_bytes=%llu", (unsigned long long)H->outside);
+        if (H->reserved_known)
+            fprintf(f, " reserved_unallocated_bytes=%llu reserved_bytes=%llu", (unsigned long long)H->reserved,
+                    (unsigned long long)H->reserve);
+        fputc('\n', f);
+    }
+    for (size_t i = 0; i < h->n; i++) {
+        const gma_hint *x = &h->hint[i];
+        fprintf(f, "# hint: device=%lld kind=", x->device == GMA_HINT_ALL_DEVICES ? -1ll : (long long)x->device);
+        gma_csv_field(f, gma_hint_names[x->kind]);
+        fprintf(f, " bytes=%llu of_bytes=%llu", (unsigned long long)x->bytes, (unsigned long long)x->whole);
+        if (x->kind == GMA_HINT_GROWTH)
+            fprintf(f, " step_first=%llu step_last=%llu first_bytes=%llu last_bytes=%llu slope_bytes_per_step=%lld grew=%llu",
+                    (unsigned long long)x->step_first, (unsigned long long)x->step_last,
+                    (unsigned long long)x->first, (unsigned long long)x->last, (long long)x->slope,
+                    (unsigned long long)x->grew);
+        if (x->owner[0]) {
+            fprintf(f, " owner=");
+            gma_csv_field(f, x->owner);
+            fprintf(f, " owner_bytes=%llu", (unsigned long long)x->owner_bytes);
+        }
+        gma_hint_reason(x, reason, sizeof(reason));
+        fprintf(f, " reason=");
+        gma_csv_field(f, reason);
+        fprintf(f, " try=");
+        gma_csv_field(f, gma_hint_try(x));
+        fputc('\n', f);
+    }
+}
+
+static void json_opt(gma_jw *j, const char *key, int known, uint64_t v)
+{
+    gma_jw_key(j, key);
+    if (known)
+        gma_jw_u64(j, v);
+    else
+        gma_jw_null(j);
+}
+
+void gma_hints_json(gma_jw *j, const gma_hints *h)
+{
+    char reason[600];
+    gma_jw_key(j, "hints");
+    gma_jw_begin(j, '{');
+    gma_jw_key(j, "thresholds_percent");
+    gma_jw_begin(j, '{');
+    gma_jw_ku64(j, "temporary_of_peak", GMA_HINT_TEMP_PCT);
+    gma_jw_ku64(j, "step_scoped_of_peak", GMA_HINT_STEP_PCT);
+    gma_jw_ku64(j, "reserved_unallocated_of_reserve", GMA_HINT_RESERVED_PCT);
+    gma_jw_ku64(j, "growth_of_peak", GMA_HINT_GROWTH_PCT);
+    gma_jw_end(j, '}');
+    gma_jw_key(j, "classes");
+    gma_jw_begin(j, '[');
+    for (size_t i = 0; i < h->ndev; i++) {
+        const gma_hint_dev *H = &h->dev[i];
+        gma_jw_begin(j, '{');
+        gma_jw_ku64(j, "device", H->device);
+        gma_jw_ku64(j, "peak_bytes", H->peak);
+        gma_jw_ku64(j, "persistent_bytes", H->persistent);
+        gma_jw_ku64(j, "step_scoped_bytes", H->step);
+        gma_jw_ku64(j, "temporary_bytes", H->temp);
+        json_opt(j, "outside_bytes", H->outside_known, H->outside);
+        json_opt(j, "reserved_unallocated_bytes", H->reserved_known, H->reserved);
+        json_opt(j, "reserved_bytes", H->reserved_known, H->reserve);
+        gma_jw_end(j, '}');
+    }
+    gma_jw_end(j, ']');
+    gma_jw_key(j, "shown");
+    gma_jw_begin(j, '[');
+    for (size_t i = 0; i < h->n; i++) {
+        const gma_hint *x = &h->hint[i];
+        gma_jw_begin(j, '{');
+        gma_jw_key(j, "device");
+        if (x->device == GMA_HINT_ALL_DEVICES)
+            gma_jw_null(j);
+        else
+            gma_jw_u64(j, x->device);
+        gma_jw_kstr(j, "kind", gma_hint_names[x->kind]);
+        gma_jw_ku64(j, "bytes", x->bytes);
+        gma_jw_ku64(j, "of_bytes", x->whole);
+        gma_jw_key(j, "share");
+        gma_jw_dbl_exact(j, gma_hint_share(x));
+        gma_jw_key(j, "owner");
+        if (x->owner[0])
+            gma_jw_str(j, x->owner);
+        else
+            gma_jw_null(j);
+        gma_jw_ku64(j, "owner_bytes", x->owner_bytes);
+        if (x->kind == GMA_HINT_GROWTH) {
+            gma_jw_ku64(j, "step_first", x->step_first);
+            gma_jw_ku64(j, "step_last", x->step_last);
+            gma_jw_ku64(j, "first_bytes", x->first);
+            gma_jw_ku64(j, "last_bytes", x->last);
+            gma_jw_ki64(j, "slope_bytes_per_step", x->slope);
+            gma_jw_ku64(j, "grew", x->grew);
+        }
+        gma_hint_reason(x, reason, sizeof(reason));
+        gma_jw_kstr(j, "reason", reason);
+        gma_jw_kstr(j, "try", gma_hint_try(x));
+        gma_jw_end(j, '}');
+    }
+    gma_jw_end(j, ']');
+    gma_jw_end(j, '}');
+}
