@@ -539,6 +539,8 @@ static void put_payload(ocur *c, gmt_deltas *s, const gmt_record *r)
         put_v(c, t->bytes_written);
         put_v(c, t->unmatched_corr);
         put_delta(c->t, &s->last_ts, t->ts);
+        if (t->outside_window) /* 2.2, optional */
+            put_v(c, t->outside_window);
         break;
     }
     case GMT_REC_TRAILER:
@@ -914,6 +916,7 @@ static inline void get_stats(icur *c, gmt_deltas *s, gmt_stats *t)
     t->bytes_written = get_v(c);
     t->unmatched_corr = get_v(c);
     t->ts = get_delta(c->t, &s->last_ts);
+    t->outside_window = c->p < c->end ? get_v(c) : 0; /* 2.2: when the payload goes on */
 }
 
 /* An allocator block event. */

@@ -96,7 +96,8 @@ typedef struct gmp_asm_counts {
     uint64_t windows;       /* windows begun */
     uint64_t unmatched;     /* records whose API call was not found */
     uint64_t bad_records;   /* unreadable records, failed tables */
-    uint64_t late_mem;      /* ALLOC/FREE whose window had closed */
+    uint64_t late;          /* records written after their window's WINDOW_END (not a drop) */
+    uint64_t outside;       /* ALLOC/FREE/KERNEL/MEMCPY/MEMSET of steps outside every active window */
     uint64_t lost_epochs;   /* transitions lost to a writer far behind */
     uint64_t block_events;  /* framework allocator events */
     int fw_seen;            /* a framework allocator reported */
