@@ -1325,10 +1325,12 @@ static void keep_rest(gmp_asm *a, const sort_key *ord, size_t from)
  * force (the end): write everything, ignoring the horizon and epochs not
  * yet published (impossible unless the history was lost).
  *
- * hold (making room while a round's buffers are being staged): apply a
- * transition only for a staged record behind it, never once the staged
- * records are all out: a buffer not staged yet may still hold records of
- * the epochs before it (a window would close before its last records). */
+ * hold (making room while a round's buffers are being staged, or a round
+ * that left buffers): apply a transition or write an event only for a
+ * staged record behind it, never once the staged records are all out: a
+ * buffer not staged yet may still hold records made before it (a window
+ * would close before its last records, a tag would miss the allocations
+ * made before it). */
 static void drain_held(gmp_asm *a, int force, int hold)
 {
     size_t si = 0, ei = 0, n = a->nst;
@@ -1342,7 +1344,7 @@ static void drain_held(gmp_asm *a, int force, int hold)
         uint32_t lim = a->next_epoch;
         int s_ok = cur && (!has_tr || (int32_t)(cur->epoch - lim) < 0) &&
                    (force || (int32_t)(cur->epoch - a->known) <= 0);
-        int e_ok = ei < a->nev && (!has_tr || (int32_t)(a->evs[ei].epoch - lim) < 0);
+        int e_ok = ei < a->nev && (!hold || cur) && (!has_tr || (int32_t)(a->evs[ei].epoch - lim) < 0);
         if (s_ok && e_ok) {
             const gmp_ev *e = &a->evs[ei];
             if (cur->epoch == e->epoch ? cur->ts <= e->ts : (int32_t)(cur->epoch - e->epoch) < 0)

@@ -418,6 +418,45 @@ static void test_late(void)
     gmp_asm_destroy(a);
 }
 
+/* ---- a round that left buffers writes no event ahead of them ---------------------- */
+
+/* An end request stops a round before it takes its buffers, and the round
+ * is drained held: the mark popped this round may not go out, since a
+ * buffer left holds an allocation made before it. The next round stages
+ * that buffer: the allocation, then the mark. (Before: the mark went out
+ * first; a tag then missed the allocations made before it, as
+ * profiler.e2e.tags did about once in 40 runs under ASan on a loaded VM.) */
+static void test_held_events(void)
+{
+    reset_out();
+    gmp_asm *a = gmp_asm_create(&fake_io, &corr, 64u << 20);
+    REQUIRE(a != NULL, "create");
+    epoch(0, GMP_SCHED_EV_PHASE | GMP_SCHED_EV_WINDOW_BEGIN, 100, 0, 1, GMT_PHASE_ACTIVE, 1);
+    gmp_asm_round_begin(a, 1000); /* a first round opens the window */
+    gmp_asm_events_done(a, 0);
+    gmp_asm_take_epochs(a, hist, 0);
+    gmp_asm_drain(a, 0);
+    rec_at(0, GMT_REC_WINDOW_BEGIN);
+    rec_at(1, GMT_REC_STEP);
+    tc_context(NULL);
+    nout = 0;
+    gmp_asm_round_begin(a, 10000);
+    event(a, GMP_EV_MARK, 0, 3000, 0, 0, "m");
+    gmp_asm_events_done(a, 0);
+    gmp_asm_drain_held(a); /* the round's buffers were left */
+    CHECK_EQ_U64(nout, 0); /* the mark waits */
+    gmp_asm_round_begin(a, 20000);
+    gmp_asm_events_done(a, 0);
+    stage(a, mem_rec(1, 0, 0x7000, 64, 2000));
+    gmp_asm_drain(a, 0);
+    const gmt_record *r = rec_at(0, GMT_REC_ALLOC);
+    CHECK_EQ_U64(r->u.mem.address, 0x7000);
+    rec_at(1, GMT_REC_MARK);
+    tc_context(NULL);
+    CHECK_EQ_U64(nout, 2);
+    gmp_asm_destroy(a);
+}
+
 /* ---- a record newer than the horizon waits for the next round ------------------- */
 
 static void test_horizon(void)
@@ -672,6 +711,7 @@ int main(void)
     REQUIRE(corr.slots != NULL, "out of memory");
     test_window();
     test_late();
+    test_held_events();
     test_horizon();
     test_full_staging();
     test_order();
