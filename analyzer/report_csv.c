@@ -132,9 +132,9 @@ int gma_print_csv(FILE *f, const gma_report *rep)
                     (unsigned long long)x->free_bytes);
     }
     if (r->has_stats) {
-        fprintf(f, "# dropped: cupti=%llu writer=%llu unmatched_correlations=%llu\n",
+        fprintf(f, "# dropped: cupti=%llu writer=%llu unmatched_correlations=%llu outside_windows=%llu\n",
                 (unsigned long long)r->stats.dropped_cupti, (unsigned long long)r->stats.dropped_writer,
-                (unsigned long long)r->stats.unmatched_corr);
+                (unsigned long long)r->stats.unmatched_corr, (unsigned long long)r->stats.outside_window);
         fprintf(f, "# profiler: device_bytes=%llu host_bytes=%llu host_cpu_ns=%llu\n",
                 (unsigned long long)r->stats.own_device_bytes, (unsigned long long)r->stats.own_host_bytes,
                 (unsigned long long)r->stats.host_time_ns);

@@ -288,6 +288,9 @@ static void json_losses(gma_jw *j, const gma_replay *r)
         gma_jw_ku64(j, "cupti", r->stats.dropped_cupti);
         gma_jw_ku64(j, "writer", r->stats.dropped_writer);
         gma_jw_ku64(j, "unmatched_correlations", r->stats.unmatched_corr);
+        /* not a loss: records of steps outside every window, counted so
+         * that made = written + cupti + writer + outside_windows */
+        gma_jw_ku64(j, "outside_windows", r->stats.outside_window);
         gma_jw_end(j, '}');
     } else {
         gma_jw_null(j);

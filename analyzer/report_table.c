@@ -169,10 +169,14 @@ static void print_summary(FILE *f, const gma_report *rep)
     if (any || rep->host_peak)
         fputc('\n', f);
     if (r->has_stats) {
-        fprintf(f, "Dropped    %llu records (CUPTI %llu, writer %llu); %llu unmatched correlations\n",
+        fprintf(f, "Dropped    %llu records (CUPTI %llu, writer %llu); %llu unmatched correlations",
                 (unsigned long long)(r->stats.dropped_cupti + r->stats.dropped_writer),
                 (unsigned long long)r->stats.dropped_cupti, (unsigned long long)r->stats.dropped_writer,
                 (unsigned long long)r->stats.unmatched_corr);
+        if (r->stats.outside_window) /* not a loss: steps outside every window are not recorded */
+            fprintf(f, "; %llu records outside windows, not recorded",
+                    (unsigned long long)r->stats.outside_window);
+        fputc('\n', f);
         fprintf(f, "Profiler   own device memory %s, host memory %s, host CPU %s\n",
                 gma_fmt_bytes(b1, r->stats.own_device_bytes), gma_fmt_bytes(b2, r->stats.own_host_bytes),
                 gma_fmt_dur(b3, r->stats.host_time_ns));

@@ -113,6 +113,16 @@ static void CUPTIAPI buf_requested(uint8_t **buffer, size_t *size, size_t *max_r
     *size = b ? sz : 0;
 }
 
+/* CUPTI's own drops (no buffer to put a record in) since the last read:
+ * CUPTI resets its count on each read. */
+static void take_cupti_dropped(CUcontext ctx, uint32_t stream)
+{
+    size_t n = 0;
+    if (gmp_g.api.ActivityGetNumDroppedRecords &&
+        gmp_g.api.ActivityGetNumDroppedRecords(ctx, stream, &n) == CUPTI_SUCCESS && n)
+        atomic_fetch_add_explicit(&A.dropped_cupti, n, memory_order_relaxed);
+}
+
 static void CUPTIAPI buf_completed(CUcontext ctx, uint32_t stream, uint8_t *buf, size_t size,
                                    size_t valid)
 {
@@ -121,24 +131,23 @@ static void CUPTIAPI buf_completed(CUcontext ctx, uint32_t stream, uint8_t *buf,
         free(buf); /* every buffer comes from posix_memalign */
         return;
     }
-    if (gmp_g.api.ActivityGetNumDroppedRecords) {
-        size_t n = 0;
-        if (gmp_g.api.ActivityGetNumDroppedRecords(ctx, stream, &n) == CUPTI_SUCCESS && n)
-            atomic_fetch_add_explicit(&A.dropped_cupti, n, memory_order_relaxed);
-    }
+    take_cupti_dropped(ctx, stream);
     if (!buf)
         return;
-    int keep = valid > 0 && atomic_load(&bp.accept);
-    pthread_mutex_lock(&bp.mu);
-    if (keep && bp.done_n < bp.done_cap) {
-        bp.done[(bp.done_head + bp.done_n) % bp.done_cap] = (gmp_done_buf){buf, valid};
-        bp.done_n++;
+    if (valid > 0 && atomic_load(&bp.accept)) {
+        pthread_mutex_lock(&bp.mu);
+        if (bp.done_n < bp.done_cap) {
+            bp.done[(bp.done_head + bp.done_n) % bp.done_cap] = (gmp_done_buf){buf, valid};
+            bp.done_n++;
+            pthread_mutex_unlock(&bp.mu);
+            gmp_wake();
+            return;
+        }
         pthread_mutex_unlock(&bp.mu);
-        gmp_wake();
-        return;
     }
-    pthread_mutex_unlock(&bp.mu);
-    if (keep) /* the queue is full: this buffer's records are lost, and counted */
+    /* The queue is full, or the writer takes no more buffers (not started,
+     * or ending): this buffer's records are lost, and counted. */
+    if (valid > 0)
         atomic_fetch_add_explicit(&A.dropped_buffers, count_records(buf, valid),
                                   memory_order_relaxed);
     gmp_bufq_release(buf);
@@ -364,6 +373,9 @@ void gmp_activity_flush_forced(void)
     if (!gmp_on() || !A.sub)
         return;
     gmp_g.api.ActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    /* Drops since the last completed buffer: read here too, or those of the
+     * run's tail (no buffer completes after them) would go uncounted. */
+    take_cupti_dropped(NULL, 0);
 }
 
 void gmp_activity_flush_completed(void)

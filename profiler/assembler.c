@@ -33,11 +33,14 @@
  *   MEMSAMPLE at every schedule transition, TAG (+ MEMSAMPLE) at every tag,
  *   MEMSAMPLE every GMEMPROF_SAMPLE_MS inside windows, STATS at every frame
  *   end.
- *   Kernel records complete on the GPU after their launch: those of a
- *   window's last step can come after its WINDOW_END (they carry their step).
- *   An ALLOC/FREE whose window is already closed is not written (the forced
- *   flush at the edge makes this rare: a call racing the step on another
- *   thread); it still updates the live table.
+ *   One gating rule for every record (gate): written when its epoch is in
+ *   an active window, whenever it arrives. Kernel records complete on the
+ *   GPU after their launch, and an ALLOC/FREE of a call racing the step on
+ *   another thread can come after the step's forced flush: such a record is
+ *   written after its window's WINDOW_END, carrying its step (counted as
+ *   late, not dropped). A record of a step outside every active window is
+ *   not written and is counted (outside), so that records made = written +
+ *   dropped + outside.
  */
 #include "assembler.h"
 
@@ -144,7 +147,8 @@ struct gmp_asm {
     size_t lmap_cap, lmap_n;
     uint64_t launch_noname; /* launch events whose name was not known (should stay 0) */
 
-    uint64_t unmatched, late_mem, bad_records, pool_records, lost_epochs, live_replaced;
+    uint64_t unmatched, late, bad_records, pool_records, lost_epochs, live_replaced;
+    uint64_t outside; /* records of a step outside every active window: not written, by design */
     uint64_t last_sample_ns;
 };
 
@@ -264,6 +268,24 @@ static uint32_t epoch_by_ts(gmp_asm *a, uint64_t ts)
 static int in_window(const gmp_epoch_info *i)
 {
     return i && i->in_window && i->phase == GMT_PHASE_ACTIVE;
+}
+
+/* The gating rule, the same for every record: written when the step of its
+ * API call (its epoch) is in an active window, whenever it reaches the
+ * writer. One that comes after its window's WINDOW_END (a kernel completing
+ * on the GPU after the step call, a call racing the step on another thread)
+ * is still written and carries its step; counted here, as it is not inside
+ * its window's bracket. 1 when the record is to be written; a record of
+ * another step is counted in `outside` when count_outside. */
+static int gate(gmp_asm *a, const gmp_epoch_info *ep, int count_outside)
+{
+    if (!in_window(ep)) {
+        a->outside += (uint64_t)count_outside;
+        return 0;
+    }
+    if (!a->win_open || a->win_index + 1 != ep->window)
+        a->late++;
+    return 1;
 }
 
 /* ---- open NVTX ranges (for the RANGE_BEGINs at a window begin) ----------- */
@@ -616,7 +638,6 @@ static void emit_mem(gmp_asm *a, staged *s)
         }
     }
     m->step = ep ? ep->step : a->cur_step;
-    int write = in_window(ep);
     if (s->type == GMT_REC_ALLOC) {
         m->source = mem_source(s, vmm);
         int rc = gmp_live_insert(a->live, m);
@@ -633,19 +654,14 @@ static void emit_mem(gmp_asm *a, staged *s)
             m->source = mem_source(s, vmm);
         }
     }
-    if (!write)
-        return;
-    if (!a->win_open) {
-        a->late_mem++;
-        return;
-    }
-    put(a, &r);
+    if (gate(a, ep, 1))
+        put(a, &r);
 }
 
 static void emit_kernel_or_copy(gmp_asm *a, staged *s)
 {
     const gmp_epoch_info *ep = epinfo(a, s->epoch);
-    if (!in_window(ep))
+    if (!gate(a, ep, 1))
         return; /* WARMUP (collected so the window starts warm) or outside */
     gmt_record r;
     memset(&r, 0, sizeof r.type + sizeof r.u.kernel + 16);
@@ -713,7 +729,7 @@ static void put_tag(gmp_asm *a, const gmp_ev *ev)
 static void emit_launch(gmp_asm *a, gmp_ev *ev, const gmp_epoch_info *ep)
 {
     uint64_t name = launch_name_id(a, ev); /* also in warmup: later launches refer to it */
-    if (!in_window(ep))
+    if (!gate(a, ep, 1))
         return;
     gmt_record r;
     memset(&r, 0, sizeof r.type + sizeof r.u.kernel + 16);
@@ -747,7 +763,7 @@ static void emit_launch(gmp_asm *a, gmp_ev *ev, const gmp_epoch_info *ep)
  * a CUPTI one (active steps only), start = end = the time of the call. */
 static void emit_copy(gmp_asm *a, const gmp_ev *ev, const gmp_epoch_info *ep)
 {
-    if (!in_window(ep))
+    if (!gate(a, ep, 1))
         return;
     gmt_record r;
     memset(&r, 0, sizeof r.type + sizeof r.u.copy + 16);
@@ -810,7 +826,7 @@ static void block_out(gmp_asm *a, const gmt_block *b, uint32_t epoch)
     const gmp_epoch_info *ep = epinfo(a, epoch);
     a->block_events++;
     block_track(a, b);
-    if (in_window(ep) && a->win_open) {
+    if (gate(a, ep, 0)) {
         gmt_record r;
         memset(&r, 0, sizeof r.type + sizeof r.u.block + 16);
         r.type = GMT_REC_BLOCK;
@@ -890,9 +906,8 @@ static int held_free(gmp_asm *a, unsigned d, gmt_block *b)
     return 0;
 }
 
-static void emit_block(gmp_asm *a, const gmp_ev *ev, const gmp_epoch_info *ep, int inwin)
+static void emit_block(gmp_asm *a, const gmp_ev *ev, const gmp_epoch_info *ep)
 {
-    (void)inwin;
     gmt_block blk = { .ts = ev->ts, .action = ev->block.action, .device = ev->block.device,
                       .address = ev->a, .bytes = ev->b, .stream = ev->c, .tid = ev->tid,
                       .range = ev->block.range, .seq = ev->block.seq, .step = ep ? ep->step : a->cur_step,
@@ -944,13 +959,12 @@ static void emit_event(gmp_asm *a, gmp_ev *ev)
 {
     gmt_record r;
     const gmp_epoch_info *ep = epinfo(a, ev->epoch);
-    int inwin = in_window(ep) && a->win_open;
     memset(&r, 0, sizeof r.type + sizeof r.u.range + 16);
     switch (ev->type) {
     case GMP_EV_RANGE_BEGIN: {
         open_range o = {ev->a, ev->tid, ev->b, intern(a, ev->name, ev->len), ev->ts};
         open_insert(a, &o);
-        if (!inwin)
+        if (!gate(a, ep, 0))
             break;
         r.type = GMT_REC_RANGE_BEGIN;
         r.u.range = (gmt_range){ev->ts, ev->tid, ev->a, ev->b, o.name};
@@ -959,7 +973,7 @@ static void emit_event(gmp_asm *a, gmp_ev *ev)
     }
     case GMP_EV_RANGE_END: {
         open_range o;
-        if (!open_remove(a, ev->a, &o) || !inwin)
+        if (!open_remove(a, ev->a, &o) || !gate(a, ep, 0))
             break;
         r.type = GMT_REC_RANGE_END;
         r.u.range = (gmt_range){ev->ts, ev->tid, ev->a, 0, 0};
@@ -967,7 +981,7 @@ static void emit_event(gmp_asm *a, gmp_ev *ev)
         break;
     }
     case GMP_EV_MARK:
-        if (!inwin)
+        if (!gate(a, ep, 0))
             break;
         r.type = GMT_REC_MARK;
         r.u.mark.ts = ev->ts;
@@ -996,7 +1010,7 @@ static void emit_event(gmp_asm *a, gmp_ev *ev)
         emit_copy(a, ev, ep);
         break;
     case GMP_EV_BLOCK:
-        emit_block(a, ev, ep, inwin);
+        emit_block(a, ev, ep);
         break;
     case GMP_EV_SYNC:
         end_frame(a);
@@ -1011,8 +1025,10 @@ static void emit_event(gmp_asm *a, gmp_ev *ev)
 
 static staged *stage_new(gmp_asm *a)
 {
-    if (a->nst == a->cap_st)
+    if (a->nst == a->cap_st) { /* make_room failed to make any: the record is lost, counted */
+        a->bad_records++;
         return NULL;
+    }
     staged *s = &a->st[a->nst++];
     memset(s, 0, sizeof *s);
     return s;
@@ -1310,10 +1326,12 @@ static void keep_rest(gmp_asm *a, const sort_key *ord, size_t from)
  * force (the end): write everything, ignoring the horizon and epochs not
  * yet published (impossible unless the history was lost).
  *
- * hold (making room while a round's buffers are being staged): apply a
- * transition only for a staged record behind it, never once the staged
- * records are all out: a buffer not staged yet may still hold records of
- * the epochs before it (a window would close before its last records). */
+ * hold (making room while a round's buffers are being staged, or a round
+ * that left buffers): apply a transition or write an event only for a
+ * staged record behind it, never once the staged records are all out: a
+ * buffer not staged yet may still hold records made before it (a window
+ * would close before its last records, a tag would miss the allocations
+ * made before it). */
 static void drain_held(gmp_asm *a, int force, int hold)
 {
     size_t si = 0, ei = 0, n = a->nst;
@@ -1327,7 +1345,7 @@ static void drain_held(gmp_asm *a, int force, int hold)
         uint32_t lim = a->next_epoch;
         int s_ok = cur && (!has_tr || (int32_t)(cur->epoch - lim) < 0) &&
                    (force || (int32_t)(cur->epoch - a->known) <= 0);
-        int e_ok = ei < a->nev && (!has_tr || (int32_t)(a->evs[ei].epoch - lim) < 0);
+        int e_ok = ei < a->nev && (!hold || cur) && (!has_tr || (int32_t)(a->evs[ei].epoch - lim) < 0);
         if (s_ok && e_ok) {
             const gmp_ev *e = &a->evs[ei];
             if (cur->epoch == e->epoch ? cur->ts <= e->ts : (int32_t)(cur->epoch - e->epoch) < 0)
@@ -1580,7 +1598,8 @@ void gmp_asm_get_counts(const gmp_asm *a, gmp_asm_counts *out)
     out->windows = a->windows;
     out->unmatched = a->unmatched;
     out->bad_records = a->bad_records;
-    out->late_mem = a->late_mem;
+    out->late = a->late;
+    out->outside = a->outside;
     out->lost_epochs = a->lost_epochs;
     out->block_events = a->block_events;
     out->fw_seen = a->fw_seen;

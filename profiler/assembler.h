@@ -77,9 +77,9 @@ void gmp_asm_stage_buffer(gmp_asm *a, uint8_t *buf, size_t valid, gmp_asm_next_f
 /* Emits what is due: force (the end) emits everything. */
 void gmp_asm_drain(gmp_asm *a, int force);
 /* As gmp_asm_drain(a, 0) when buffers of this round were left for a later
- * one (an end request, a signal's deadline): a transition is applied only
- * for a staged record behind it, since a buffer left may hold records of
- * the epochs before it. */
+ * one (an end request, a signal's deadline): a transition is applied, and an
+ * event written, only before a staged record, since a buffer left may hold
+ * records made before them. */
 void gmp_asm_drain_held(gmp_asm *a);
 
 /* ---- the writer's other calls ---- */
@@ -96,7 +96,8 @@ typedef struct gmp_asm_counts {
     uint64_t windows;       /* windows begun */
     uint64_t unmatched;     /* records whose API call was not found */
     uint64_t bad_records;   /* unreadable records, failed tables */
-    uint64_t late_mem;      /* ALLOC/FREE whose window had closed */
+    uint64_t late;          /* records written after their window's WINDOW_END (not a drop) */
+    uint64_t outside;       /* ALLOC/FREE/KERNEL/MEMCPY/MEMSET of steps outside every active window */
     uint64_t lost_epochs;   /* transitions lost to a writer far behind */
     uint64_t block_events;  /* framework allocator events */
     int fw_seen;            /* a framework allocator reported */

@@ -80,7 +80,7 @@ extern "C" {
 #define GMT_MAGIC_LEN 8
 #define GMT_PREAMBLE_LEN 12
 #define GMT_VERSION_MAJOR 2
-#define GMT_VERSION_MINOR 1
+#define GMT_VERSION_MINOR 2
 
 /* Largest payload a record may have; a larger length is corruption. */
 #define GMT_MAX_PAYLOAD (1u << 20)
@@ -405,6 +405,11 @@ typedef struct gmt_stats {
     uint64_t own_host_bytes;   /* host memory held by the profiler's buffers */
     uint64_t bytes_written;    /* compressed bytes written so far */
     uint64_t unmatched_corr;   /* activity records whose API callback was not found */
+    /* (2.2) ALLOC/FREE/KERNEL/MEMCPY/MEMSET records of steps outside every
+     * active window (waiting, warm-up), not written by design: records made
+     * = written + dropped_cupti + dropped_writer + outside_window. After the
+     * payload's other fields, present when not 0 (absent: 0). */
+    uint64_t outside_window;
 } gmt_stats;
 
 /* TRAILER: last record; its absence means the trace was cut short. */

@@ -141,9 +141,10 @@ static void print_record(const gmt_record *r)
     case GMT_REC_STATS: {
         const gmt_stats *s = &r->u.stats;
         printf("ts=%llu written=%llu dropped_cupti=%llu dropped_writer=%llu host_ns=%llu own_dev=%llu "
-               "own_host=%llu bytes_written=%llu unmatched_corr=%llu",
+               "own_host=%llu bytes_written=%llu unmatched_corr=%llu outside_window=%llu",
                U(s->ts), U(s->records_written), U(s->dropped_cupti), U(s->dropped_writer), U(s->host_time_ns),
-               U(s->own_device_bytes), U(s->own_host_bytes), U(s->bytes_written), U(s->unmatched_corr));
+               U(s->own_device_bytes), U(s->own_host_bytes), U(s->bytes_written), U(s->unmatched_corr),
+               U(s->outside_window));
         break;
     }
     case GMT_REC_TRAILER:

@@ -45,6 +45,7 @@ enum {
     F_BADDR = 'A', /* BLOCK (2.1): zigzag(value - last_baddr) */
     F_BTS = 'T',   /* BLOCK (2.1): zigzag(value - last_bts), in the payload */
     F_FWDEVS = 'F', /* TAG (2.1): ndev x 2 varints, present only with has_framework */
+    F_OPTV = 'o',   /* STATS (2.2): a trailing varint, present only when not 0 */
 };
 
 typedef struct fdesc {
@@ -138,7 +139,7 @@ static const fdesc F_STATS[] = {
     FD("dropped_writer", F_V, stats.dropped_writer), FD("host_time_ns", F_V, stats.host_time_ns),
     FD("own_device_bytes", F_V, stats.own_device_bytes), FD("own_host_bytes", F_V, stats.own_host_bytes),
     FD("bytes_written", F_V, stats.bytes_written), FD("unmatched_corr", F_V, stats.unmatched_corr),
-    FD("ts", F_TS, stats.ts), END,
+    FD("ts", F_TS, stats.ts), FD("outside_window", F_OPTV, stats.outside_window), END,
 };
 static const fdesc F_TRAILER[] = { FD("records", F_V, trailer.records), FD("status", F_V, trailer.status),
                                    FD("ts", F_TS, trailer.ts), END };
@@ -209,6 +210,8 @@ static const char *coding_doc(char c)
                        "after 2.0 keeps its time out of TIMES)";
     case F_FWDEVS: return "(2.1) only when the payload goes on after the fields before it: ndev x (fw_allocated, "
                           "fw_reserved) varints, the framework allocator's allocated and reserved bytes";
+    case F_OPTV: return "(2.2) a varint after the fields before it, written only when not 0: a payload that ends "
+                        "before it reads as 0";
     default: return "?";
     }
 }
@@ -392,6 +395,14 @@ static size_t walk(const uint8_t *p, size_t n, walk_state *c, const gmt_record *
                     EXPECT(x == dv[k], "tag dev field");
                 }
             }
+            continue;
+        }
+        case F_OPTV: {
+            if (*u64_at(want, fd->off) == 0)
+                continue; /* not written */
+            get_varint(p, end, &pos, &v);
+            line(p + s, pos - s, "%s = %llu", fd->name, (unsigned long long)v);
+            EXPECT(v == *u64_at(want, fd->off), "%s", fd->name);
             continue;
         }
         case F_FWDEVS: {
@@ -637,6 +648,7 @@ static void print_fields(void)
                           : fd[i].code == F_CTX ? " (index into the context table)"
                           : fd[i].code == F_BADDR ? " (baddr)" : fd[i].code == F_BTS ? " (bts)"
                           : fd[i].code == F_FWDEVS ? " (2.1, optional: ndev x 2 varints)"
+                          : fd[i].code == F_OPTV ? " (2.2, optional)"
                           : " (ndev, then ndev x 5 varints)";
             printf("%s%s%s", i ? ", " : "", fd[i].name, c);
         }
@@ -645,7 +657,7 @@ static void print_fields(void)
     printf("\nCodings:\n");
     const char codes[] = { F_V,     F_SV,    F_TS,   F_GTS,  F_ADDR,  F_CORR, F_SEQ, F_RID,
                            F_PRID,  F_STEP,  F_BYTES, F_UUID, F_DEVS, F_SHAPE, F_CTX,
-                           F_BADDR, F_BTS,   F_FWDEVS };
+                           F_BADDR, F_BTS,   F_FWDEVS, F_OPTV };
     for (size_t i = 0; i < sizeof codes; i++)
         printf("- %s\n", coding_doc(codes[i]));
 }

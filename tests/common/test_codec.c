@@ -96,12 +96,14 @@ static void one_record(tu_rng *r, gmt_type type)
         int kflags0 = type == GMT_REC_KERNEL && in.u.kernel.flags == 0;
         /* likewise a TAG's framework fields (2.1), ndev x 2 varints */
         size_t tagfw0 = type == GMT_REC_TAG && !in.u.tag.has_framework ? 2 * (size_t)in.u.tag.ndev : 0;
+        /* and a STATS's outside_window (2.2), omitted when 0 */
+        int sout0 = type == GMT_REC_STATS && in.u.stats.outside_window == 0;
         size_t m = 0;
         enc2[m++] = enc[0];
-        m += gmt_varint_put(enc2 + m, 10, plen + (size_t)kflags0 + tagfw0 + extra);
+        m += gmt_varint_put(enc2 + m, 10, plen + (size_t)kflags0 + tagfw0 + (size_t)sout0 + extra);
         memcpy(enc2 + m, enc + 1 + lb, plen);
         m += plen;
-        if (kflags0)
+        if (kflags0 || sout0)
             enc2[m++] = 0;
         for (size_t i = 0; i < tagfw0; i++)
             enc2[m++] = 0;
@@ -116,6 +118,8 @@ static void one_record(tu_rng *r, gmt_type type)
         /* (a KERNEL with flags cut by one byte is a valid 1.0 KERNEL when
          * its flags took one byte: not corrupt by the format's rule) */
         int kcut_ok = type == GMT_REC_KERNEL && in.u.kernel.flags != 0 && in.u.kernel.flags < 128;
+        /* (likewise a STATS whose outside_window took one byte: a 2.1 STATS) */
+        kcut_ok |= type == GMT_REC_STATS && in.u.stats.outside_window != 0 && in.u.stats.outside_window < 128;
         if (plen > 0 && !kcut_ok) {
             m = 0;
             enc2[m++] = enc[0];

@@ -232,7 +232,8 @@ static inline void tu_random_record(tu_rng *r, tu_strpool *p, gmt_type type, gmt
     case GMT_REC_STATS: {
         gmt_stats *s = &rec->u.stats;
         uint64_t *f[] = { &s->ts, &s->records_written, &s->dropped_cupti, &s->dropped_writer, &s->host_time_ns,
-                          &s->own_device_bytes, &s->own_host_bytes, &s->bytes_written, &s->unmatched_corr };
+                          &s->own_device_bytes, &s->own_host_bytes, &s->bytes_written, &s->unmatched_corr,
+                          &s->outside_window };
         for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
             *f[i] = tu_u64(r);
         break;
@@ -349,6 +350,7 @@ static inline int tu_record_eq(const gmt_record *a, const gmt_record *b, char *w
         TU_F(u.stats.ts); TU_F(u.stats.records_written); TU_F(u.stats.dropped_cupti);
         TU_F(u.stats.dropped_writer); TU_F(u.stats.host_time_ns); TU_F(u.stats.own_device_bytes);
         TU_F(u.stats.own_host_bytes); TU_F(u.stats.bytes_written); TU_F(u.stats.unmatched_corr);
+        TU_F(u.stats.outside_window);
         break;
     case GMT_REC_TRAILER:
         TU_F(u.trailer.ts); TU_F(u.trailer.records); TU_F(u.trailer.status);

@@ -232,6 +232,7 @@ uint64_t fz_record_digest(const gmt_record *r)
         HV(x->own_host_bytes);
         HV(x->bytes_written);
         HV(x->unmatched_corr);
+        HV(x->outside_window);
         break;
     }
     case GMT_REC_TRAILER:

@@ -980,6 +980,39 @@ static int sc_soak(void)
     return 0;
 }
 
+/* Records made = written + dropped + outside windows, exactly
+ * (profiler.e2e.accounting): E2E_ACC_STEPS steps (even) under the schedule
+ * wait=1,warmup=0,active=1,repeat=0, with no pause between them. An active
+ * step makes E2E_ACC_ROUNDS rounds of ALLOC + FREE + KERNEL records, a
+ * waiting step 100 rounds of ALLOC + FREE (outside every window: counted,
+ * not written); none has an API call, so each takes the epoch of its time.
+ * After the last step, CUPTI reports 7 records dropped and no buffer
+ * completes after that. */
+static int sc_accounting(void)
+{
+    const char *ss = getenv("E2E_ACC_STEPS"), *rs = getenv("E2E_ACC_ROUNDS");
+    uint64_t steps = ss ? strtoull(ss, NULL, 10) : 200, rounds = rs ? strtoull(rs, NULL, 10) : 2000;
+    for (uint64_t step = 0; step < steps; step++) {
+        int active = step % 2 == 1;
+        for (uint64_t i = 0; i < (active ? rounds : 100); i++) {
+            uint64_t a = 0x40000000ull + (i % 1024) * 4096;
+            fake_cupti_emit_memory2(ALLOC, CUPTI_ACTIVITY_MEMORY_KIND_DEVICE, 0, a, 4096, 0, NOSTREAM, 0, 0, 0);
+            fake_cupti_emit_memory2(RELEASE, CUPTI_ACTIVITY_MEMORY_KIND_DEVICE, 0, a, 4096, 0, NOSTREAM, 0, 0, 0);
+            if (active) {
+                uint64_t t = fake_cupti_now();
+                fake_cupti_emit_kernel(0, 0, KSTREAM, "acc_k", t, t + 5);
+            }
+        }
+        gmemprof_step();
+    }
+    fake_cupti_set_dropped(7);
+    fact("steps", steps);
+    fact("rounds", rounds);
+    fact("emitted", fake_cupti_records_emitted());
+    fact("cupti_dropped", fake_cupti_records_dropped());
+    return 0;
+}
+
 /* ---- the PyTorch bridge (fake_bridge.c, fake_c10.c) ---------------------- */
 
 #define TSEG 0x7f0001400000ull /* after the fake bridge's seeded segment */
@@ -1262,6 +1295,8 @@ int main(int argc, char **argv)
         rc = sc_long();
     else if (strcmp(sc, "soak") == 0)
         rc = sc_soak();
+    else if (strcmp(sc, "accounting") == 0)
+        rc = sc_accounting();
     else if (strncmp(sc, "torch", 5) == 0)
         rc = sc_torch();
     else {

@@ -2655,6 +2655,60 @@ static void t_escpath(void)
     trace_free(&t);
 }
 
+/* Every record the fake CUPTI made or dropped is accounted for, exactly:
+ * written (ALLOC but the baselines, FREE, KERNEL) + dropped (CUPTI's, the
+ * writer's) + outside windows (waiting steps) == made. The writer pauses
+ * between reading the epochs and taking the buffers (GMEMPROF_TEST_ROUND_GAP_US),
+ * where a step and a small buffer of its records slip in: a record without
+ * an API call must take its epoch from every step published before it was
+ * made (before the fix: whole buffers of a window's first records went to
+ * the waiting step before it, neither written nor counted). CUPTI's 7 drops
+ * after the last completed buffer must be read at the exit's flush. */
+static void t_accounting(void)
+{
+    const char *env[] = {"GMEMPROF_SCHEDULE=wait=1,warmup=0,active=1,repeat=0", "GMEMPROF_CUPTI_BUFFER_KB=32",
+                         "GMEMPROF_TEST_ROUND_GAP_US=3000", NULL};
+    run r;
+    run_app("accounting", env, &r);
+    CHECK(exited(&r, 0));
+    CHECK_STR(r.out, "");
+    uint64_t steps = F("steps"), rounds = F("rounds");
+    uint64_t nwin = steps / 2;
+    /* made by hand: an active step 3 records a round, a waiting one 2 x 100 */
+    uint64_t in_win = nwin * rounds * 3, outside = nwin * 100 * 2;
+    CHECK_EQ_U64(F("emitted"), in_win + outside);
+    CHECK_EQ_U64(F("cupti_dropped"), 7);
+    char p[1300];
+    trace_path(&r, r.pid, p, sizeof p);
+    gmt_reader *rd = gmt_reader_open(p);
+    REQUIRE(rd != NULL, "open %s", p);
+    static gmt_record g;
+    uint64_t written = 0, windows = 0;
+    gmt_stats st;
+    memset(&st, 0, sizeof st);
+    int rc;
+    while ((rc = gmt_reader_next(rd, &g)) == 1) {
+        written += (g.type == GMT_REC_ALLOC && !(g.u.mem.flags & GMT_MEMF_BASELINE)) || g.type == GMT_REC_FREE ||
+                   g.type == GMT_REC_KERNEL;
+        windows += g.type == GMT_REC_WINDOW_BEGIN;
+        if (g.type == GMT_REC_STATS)
+            st = g.u.stats;
+    }
+    CHECK(rc == 0 && gmt_reader_end_info(rd)->has_trailer);
+    gmt_reader_close(rd);
+    fprintf(stderr,
+            "accounting: made %" PRIu64 " + %" PRIu64 " dropped by CUPTI; written %" PRIu64 ", dropped cupti %" PRIu64
+            ", writer %" PRIu64 ", outside windows %" PRIu64 "\n",
+            F("emitted"), F("cupti_dropped"), written, st.dropped_cupti, st.dropped_writer, st.outside_window);
+    CHECK_EQ_U64(windows, nwin);
+    CHECK_EQ_U64(st.dropped_cupti, 7);
+    CHECK_EQ_U64(written + st.dropped_cupti + st.dropped_writer + st.outside_window, in_win + outside + 7);
+    if (st.dropped_writer == 0) { /* nothing lost: each part exactly */
+        CHECK_EQ_U64(written, in_win);
+        CHECK_EQ_U64(st.outside_window, outside);
+    }
+}
+
 /* A GMEMPROF_SUMMARY_FILE that cannot take the line: the line goes to
  * stderr instead of nowhere. */
 static void t_summaryfile(void)
@@ -2706,7 +2760,7 @@ int main(int argc, char **argv)
         {"devices", t_devices},   {"long", t_long},           {"agent", t_agent},
         {"noperm", t_noperm},     {"launch", t_launch},     {"copies", t_copies},     {"launch_many", t_launch_many},     {"xthread", t_xthread},     {"burst", t_burst},
         {"samename", t_samename}, {"outlink", t_outlink}, {"fifo", t_fifo}, {"escpath", t_escpath},
-        {"summaryfile", t_summaryfile},
+        {"summaryfile", t_summaryfile}, {"accounting", t_accounting},
     };
     if (strcmp(sc, "sigterm") == 0)
         t_signal("sigterm", SIGTERM);

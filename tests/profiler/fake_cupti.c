@@ -40,7 +40,7 @@ static struct {
 
 static _Atomic uint32_t next_corr = 1;
 static _Atomic size_t dropped;
-static _Atomic uint64_t emitted, completed;
+static _Atomic uint64_t emitted, completed, dropped_total;
 
 /* ---- helpers ---- */
 
@@ -130,6 +130,7 @@ static void append(const void *rec, size_t n)
         F.req(&b, &size, &maxrec);
         if (!b || size < align8(n)) {
             atomic_fetch_add(&dropped, 1);
+            atomic_fetch_add(&dropped_total, 1);
             pthread_mutex_unlock(&mu);
             return;
         }
@@ -181,7 +182,11 @@ EXPORT void fake_cupti_set_conflict(const char *other)
     pthread_mutex_unlock(&mu);
 }
 
-EXPORT void fake_cupti_set_dropped(size_t n) { atomic_store(&dropped, n); }
+EXPORT void fake_cupti_set_dropped(size_t n)
+{
+    atomic_store(&dropped, n);
+    atomic_fetch_add(&dropped_total, n);
+}
 EXPORT uint32_t fake_cupti_corr(void) { return atomic_fetch_add(&next_corr, 1); }
 
 EXPORT uint64_t fake_cupti_now(void)
@@ -382,6 +387,7 @@ EXPORT int fake_cupti_flush_blocked(void)
 
 EXPORT uint64_t fake_cupti_records_emitted(void) { return atomic_load(&emitted); }
 EXPORT uint64_t fake_cupti_buffers_completed(void) { return atomic_load(&completed); }
+EXPORT uint64_t fake_cupti_records_dropped(void) { return atomic_load(&dropped_total); }
 
 /* ---- the CUPTI API ---- */
 

@@ -67,6 +67,9 @@ int fake_cupti_flush_blocked(void);
 /* Records accepted into buffers so far, and buffers completed. */
 uint64_t fake_cupti_records_emitted(void);
 uint64_t fake_cupti_buffers_completed(void);
+/* Records dropped so far (no buffer, or fake_cupti_set_dropped), whether
+ * the client has read the count or not. */
+uint64_t fake_cupti_records_dropped(void);
 
 /* ---- libcuda.so.1 ---- */
 void fake_cuda_set_meminfo(int device, uint64_t free_bytes, uint64_t total_bytes);

@@ -341,7 +341,122 @@ static void test_window(void)
     gmp_asm_get_counts(a, &c);
     CHECK_EQ_U64(c.windows, 2);
     CHECK_EQ_U64(c.unmatched, 1); /* corr 13 */
-    CHECK_EQ_U64(c.late_mem, 0);
+    CHECK_EQ_U64(c.late, 0);
+    CHECK_EQ_U64(c.outside, 2); /* the ALLOCs 0x1000 (epoch 0) and 0x3000 (epoch 2) */
+    gmp_asm_destroy(a);
+}
+
+/* ---- records that reach the writer after their window closed ---------------------- */
+
+/* One rule for every kind: a record whose step was in a window is written,
+ * with its step, also after that window's WINDOW_END; a record of a step
+ * outside every window is counted, not written. Round 1 opens and closes
+ * window 0 (steps 1 and 2); round 2 brings step 1's ALLOC, FREE, KERNEL,
+ * MEMCPY and MARK late, and an ALLOC of step 2. */
+static void test_late(void)
+{
+    reset_out();
+    gmp_asm *a = gmp_asm_create(&fake_io, &corr, 64u << 20);
+    REQUIRE(a != NULL, "create");
+    epoch(0, 0, 100, 0, 0, GMT_PHASE_WAIT, 0);
+    epoch(1, GMP_SCHED_EV_PHASE | GMP_SCHED_EV_WINDOW_BEGIN, 1000, 1, 1, GMT_PHASE_ACTIVE, 1);
+    epoch(2, GMP_SCHED_EV_PHASE | GMP_SCHED_EV_WINDOW_END, 2000, 2, 1, GMT_PHASE_DONE, 0);
+    gmp_asm_round_begin(a, 10000);
+    gmp_asm_events_done(a, 2);
+    gmp_asm_take_epochs(a, hist, 2);
+    gmp_asm_drain(a, 0);
+    /* STEP 0, WINDOW_BEGIN, STEP 1, WINDOW_END, STATS, STEP 2 */
+    rec_at(3, GMT_REC_WINDOW_END);
+    rec_at(5, GMT_REC_STEP);
+    tc_context(NULL);
+    CHECK_EQ_U64(nout, 6);
+
+    nout = 0;
+    for (uint32_t c = 30; c <= 33; c++)
+        gmp_corr_put(&corr, c, 7, 1, 0, c, GMP_FAM_MALLOC); /* step 1's calls */
+    gmp_corr_put(&corr, 34, 7, 2, 0, 34, GMP_FAM_MALLOC);   /* step 2's */
+    gmp_asm_round_begin(a, 20000);
+    event(a, GMP_EV_MARK, 1, 1700, 0, 0, "late");
+    gmp_asm_events_done(a, 2);
+    stage(a, mem_rec(1, 30, 0x5000, 64, 1500));
+    stage(a, mem_rec(0, 31, 0x5000, 64, 1600));
+    CUpti_ActivityKernel10 k;
+    memset(&k, 0, sizeof k);
+    k.kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
+    k.correlationId = 32;
+    k.start = 1800;
+    k.end = 2600; /* completes on the GPU after the step call */
+    k.name = "k";
+    gmp_asm_stage(a, (const CUpti_Activity *)&k);
+    CUpti_ActivityMemcpy6 m;
+    memset(&m, 0, sizeof m);
+    m.kind = CUPTI_ACTIVITY_KIND_MEMCPY;
+    m.correlationId = 33;
+    m.start = 1900;
+    m.end = 2100;
+    m.bytes = 4096;
+    gmp_asm_stage(a, (const CUpti_Activity *)&m);
+    stage(a, mem_rec(1, 34, 0x6000, 64, 2500));
+    gmp_asm_drain(a, 0);
+    /* Step 1's records in (epoch, time) order, each with step 1: ALLOC 1500,
+     * FREE 1600, MARK 1700, KERNEL 1800, MEMCPY 1900; step 2's ALLOC is
+     * outside every window: not written. */
+    const gmt_record *r = rec_at(0, GMT_REC_ALLOC);
+    CHECK_EQ_U64(r->u.mem.step, 1);
+    r = rec_at(1, GMT_REC_FREE);
+    CHECK_EQ_U64(r->u.mem.step, 1);
+    CHECK_EQ_U64(r->u.mem.bytes, 64);
+    rec_at(2, GMT_REC_MARK);
+    r = rec_at(3, GMT_REC_KERNEL);
+    CHECK_EQ_U64(r->u.kernel.step, 1);
+    r = rec_at(4, GMT_REC_MEMCPY);
+    CHECK_EQ_U64(r->u.copy.step, 1);
+    tc_context(NULL);
+    CHECK_EQ_U64(nout, 5);
+    gmp_asm_counts c;
+    gmp_asm_get_counts(a, &c);
+    CHECK_EQ_U64(c.late, 5);
+    CHECK_EQ_U64(c.outside, 1);
+    CHECK_EQ_U64(c.bad_records, 0);
+    gmp_asm_destroy(a);
+}
+
+/* ---- a round that left buffers writes no event ahead of them ---------------------- */
+
+/* An end request stops a round before it takes its buffers, and the round
+ * is drained held: the mark popped this round may not go out, since a
+ * buffer left holds an allocation made before it. The next round stages
+ * that buffer: the allocation, then the mark. (Before: the mark went out
+ * first; a tag then missed the allocations made before it, as
+ * profiler.e2e.tags did about once in 40 runs under ASan on a loaded VM.) */
+static void test_held_events(void)
+{
+    reset_out();
+    gmp_asm *a = gmp_asm_create(&fake_io, &corr, 64u << 20);
+    REQUIRE(a != NULL, "create");
+    epoch(0, GMP_SCHED_EV_PHASE | GMP_SCHED_EV_WINDOW_BEGIN, 100, 0, 1, GMT_PHASE_ACTIVE, 1);
+    gmp_asm_round_begin(a, 1000); /* a first round opens the window */
+    gmp_asm_events_done(a, 0);
+    gmp_asm_take_epochs(a, hist, 0);
+    gmp_asm_drain(a, 0);
+    rec_at(0, GMT_REC_WINDOW_BEGIN);
+    rec_at(1, GMT_REC_STEP);
+    tc_context(NULL);
+    nout = 0;
+    gmp_asm_round_begin(a, 10000);
+    event(a, GMP_EV_MARK, 0, 3000, 0, 0, "m");
+    gmp_asm_events_done(a, 0);
+    gmp_asm_drain_held(a); /* the round's buffers were left */
+    CHECK_EQ_U64(nout, 0); /* the mark waits */
+    gmp_asm_round_begin(a, 20000);
+    gmp_asm_events_done(a, 0);
+    stage(a, mem_rec(1, 0, 0x7000, 64, 2000));
+    gmp_asm_drain(a, 0);
+    const gmt_record *r = rec_at(0, GMT_REC_ALLOC);
+    CHECK_EQ_U64(r->u.mem.address, 0x7000);
+    rec_at(1, GMT_REC_MARK);
+    tc_context(NULL);
+    CHECK_EQ_U64(nout, 2);
     gmp_asm_destroy(a);
 }
 
@@ -405,7 +520,7 @@ static void test_full_staging(void)
     CHECK_EQ_U64((uint64_t)window_end_at_alloc, 4106);
     gmp_asm_counts c;
     gmp_asm_get_counts(a, &c);
-    CHECK_EQ_U64(c.late_mem, 0);
+    CHECK_EQ_U64(c.late, 0);
     gmp_asm_destroy(a);
 }
 
@@ -629,6 +744,8 @@ int main(void)
     corr.slots = calloc(corr.mask + 1, sizeof *corr.slots);
     REQUIRE(corr.slots != NULL, "out of memory");
     test_window();
+    test_late();
+    test_held_events();
     test_horizon();
     test_full_staging();
     test_order();
