@@ -399,7 +399,7 @@ typedef struct gmt_stats {
     uint64_t ts;               /* "ts" */
     uint64_t records_written;  /* records handed to the encoder */
     uint64_t dropped_cupti;    /* records CUPTI reported dropped */
-    uint64_t dropped_writer;   /* records the profiler dropped (queue full, write error, late for its window) */
+    uint64_t dropped_writer;   /* records the profiler dropped (queue or ring full, write error, unreadable) */
     uint64_t host_time_ns;     /* CPU time spent in the profiler's own threads and callbacks */
     uint64_t own_device_bytes; /* device memory held by CUPTI buffers for the profiler */
     uint64_t own_host_bytes;   /* host memory held by the profiler's buffers */
