@@ -68,6 +68,22 @@ size_t gmp_summary_format_line(char *out, size_t cap, const char *path, uint64_t
     return b.len;
 }
 
+size_t gmp_summary_add_oom(char *line, size_t cap, uint64_t dumps, uint64_t ring, uint64_t ring_cap, long rank)
+{
+    size_t n = line ? strlen(line) : 0;
+    if (!line || n == 0 || line[n - 1] != '\n')
+        return cap;
+    lbuf b = {line, cap, n - 1};
+    lb_num(&b, GMP_SUMMARY_KEY_DUMPS, dumps);
+    lb_num(&b, GMP_SUMMARY_KEY_RING, ring);
+    lb_num(&b, GMP_SUMMARY_KEY_RING_CAP, ring_cap);
+    if (rank >= 0)
+        lb_num(&b, GMP_SUMMARY_KEY_RANK, (uint64_t)rank);
+    lb_putc(&b, '\n');
+    line[b.len < cap ? b.len : 0] = '\0';
+    return b.len;
+}
+
 /* Unescapes [s, e) into out (cap bytes). -1 when it does not fit or holds a
  * bad escape. */
 static int unescape(const char *s, const char *e, char *out, size_t cap)
@@ -115,8 +131,11 @@ int gmp_summary_parse_line(const char *line, gmp_summary *s)
 {
     static const char *const keys[] = {GMP_SUMMARY_KEY_TRACE,   GMP_SUMMARY_KEY_BYTES,
                                        GMP_SUMMARY_KEY_WINDOWS, GMP_SUMMARY_KEY_RECORDS,
-                                       GMP_SUMMARY_KEY_DROPPED, GMP_SUMMARY_KEY_STATUS};
-    int seen[6] = {0};
+                                       GMP_SUMMARY_KEY_DROPPED, GMP_SUMMARY_KEY_STATUS,
+                                       GMP_SUMMARY_KEY_DUMPS,   GMP_SUMMARY_KEY_RING,
+                                       GMP_SUMMARY_KEY_RING_CAP, GMP_SUMMARY_KEY_RANK};
+    enum { NKEYS = sizeof keys / sizeof keys[0] };
+    int seen[NKEYS] = {0};
     if (!line || !s)
         return -1;
     memset(s, 0, sizeof *s);
@@ -135,10 +154,10 @@ int gmp_summary_parse_line(const char *line, gmp_summary *s)
             return -1;
         size_t klen = (size_t)(eq - p);
         int k;
-        for (k = 0; k < 6; k++)
+        for (k = 0; k < NKEYS; k++)
             if (strlen(keys[k]) == klen && memcmp(p, keys[k], klen) == 0)
                 break;
-        if (k < 6) {
+        if (k < NKEYS) {
             if (seen[k])
                 return -1;
             seen[k] = 1;
@@ -149,7 +168,11 @@ int gmp_summary_parse_line(const char *line, gmp_summary *s)
             case 2: rc = parse_num(eq + 1, f, &s->windows); break;
             case 3: rc = parse_num(eq + 1, f, &s->records); break;
             case 4: rc = parse_num(eq + 1, f, &s->dropped); break;
-            default: rc = unescape(eq + 1, f, s->status, sizeof s->status); break;
+            case 5: rc = unescape(eq + 1, f, s->status, sizeof s->status); break;
+            case 6: rc = parse_num(eq + 1, f, &s->dumps), s->has_oom = 1; break;
+            case 7: rc = parse_num(eq + 1, f, &s->ring); break;
+            case 8: rc = parse_num(eq + 1, f, &s->ring_cap); break;
+            default: rc = parse_num(eq + 1, f, &s->rank), s->has_rank = 1; break;
             }
             if (rc != 0)
                 return -1;

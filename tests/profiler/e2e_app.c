@@ -41,6 +41,7 @@
 #define RT(x) CUPTI_RUNTIME_TRACE_CBID_##x
 #define DRV(x) CUPTI_DRIVER_TRACE_CBID_##x
 #define MIB (1024ull * 1024ull)
+#define GIB_ (1024ull * MIB)
 #define ALLOC CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION
 #define RELEASE CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_RELEASE
 #define NOSTREAM CUPTI_INVALID_STREAM_ID
@@ -980,6 +981,61 @@ static int sc_soak(void)
     return 0;
 }
 
+/* ---- the flight recorder (GMEMPROF_SCHEDULE=on-oom) ------------------------ */
+
+/* cudaMalloc -> cuMemAlloc_v2 failing with CUDA_ERROR_OUT_OF_MEMORY: no
+ * record, the error at both exits (the driver's callback sees the size). */
+static uint32_t cuda_malloc_oom(uint64_t bytes)
+{
+    struct { uint64_t *dptr; size_t bytesize; } dp = {NULL, bytes};
+    call c = api_begin(RT(cudaMalloc_v3020), DRV(cuMemAlloc_v2), &dp);
+    fake_cupti_api_exit(DRD, c.drv_cbid, c.drv, NULL, &dp, CUDA_ERROR_OUT_OF_MEMORY);
+    fake_cupti_api_exit(RTD, c.rt_cbid, c.rt, NULL, NULL, 2 /* cudaErrorMemoryAllocation */);
+    return c.drv;
+}
+
+#define OOM_W 0x100000ull       /* the weights: 4 MiB from step 0 on */
+#define OOM_LEAK 0x8000000ull   /* step s keeps 256 KiB at OOM_LEAK + s * 1 MiB */
+#define OOM_ACT 0x10000000ull   /* step s's activations: s MiB at OOM_ACT + s * 64 MiB, freed in the step */
+
+/* One training step s (s >= 1): activations and a leak; in step `fail` the
+ * activations stay and a 64 MiB request inside the range "forward" fails. */
+static void oom_step(uint64_t s, uint64_t fail)
+{
+    cuda_malloc(OOM_ACT + s * 64 * MIB, s * MIB);
+    cuda_malloc(OOM_LEAK + s * MIB, 256 * 1024);
+    if (s == fail) {
+        nvtxRangePushA("forward");
+        factf(cuda_malloc_oom(64 * MIB), "oom%llu.corr", (unsigned long long)s);
+        nvtxRangePop();
+        return;
+    }
+    cuda_free(OOM_ACT + s * 64 * MIB, s * MIB);
+}
+
+/* Steps 1..E2E_OOM_STEPS (default 5) of oom_step; a failure in step
+ * E2E_OOM_FAIL (default the last) and, with E2E_OOM_AGAIN=K, after a
+ * recovery (the failed step's activations freed) a second one in step K. */
+static int sc_oom(void)
+{
+    const char *ns = getenv("E2E_OOM_STEPS"), *fs = getenv("E2E_OOM_FAIL"), *as = getenv("E2E_OOM_AGAIN");
+    uint64_t n = ns ? strtoull(ns, NULL, 10) : 5, fail = fs ? strtoull(fs, NULL, 10) : n;
+    uint64_t again = as ? strtoull(as, NULL, 10) : 0;
+    fake_cuda_set_meminfo(0, 3 * MIB, 80 * GIB_);
+    fact("tid", gettid_());
+    cuda_malloc(OOM_W, 4 * MIB);
+    for (uint64_t s = 1; s <= n; s++) {
+        gmemprof_step();
+        oom_step(s, s == fail || s == again ? s : 0);
+        if (s == fail && again) {
+            sleep_ms(50); /* the program catches the error, frees and goes on */
+            cuda_free(OOM_ACT + s * 64 * MIB, s * MIB);
+        }
+    }
+    sleep_ms(50);
+    return 0;
+}
+
 /* ---- the PyTorch bridge (fake_bridge.c, fake_c10.c) ---------------------- */
 
 #define TSEG 0x7f0001400000ull /* after the fake bridge's seeded segment */
@@ -1137,6 +1193,8 @@ int main(int argc, char **argv)
         rc = sc_soak();
     else if (strncmp(sc, "torch", 5) == 0)
         rc = sc_torch();
+    else if (strncmp(sc, "oom", 3) == 0)
+        rc = sc_oom();
     else {
         fprintf(stderr, "e2e_app: unknown scenario %s\n", sc);
         rc = 2;
