@@ -23,6 +23,7 @@
 #include "consumer.h"
 #include "gma.h"
 #include "names.h"
+#include "oom.h"
 
 const char *const gma_by_names[GMA_BY_COUNT_] = { "kernel", "range", "alloc", "step", "tag", "stream", "device" };
 const char *const gma_sort_names[GMA_SORT_COUNT_] = { "mem", "peak", "alloc", "count", "time", "name" };
@@ -1973,6 +1974,8 @@ static inline __attribute__((always_inline)) int replay_record(gma_replay *r, co
         r->has_trailer_rec = 1;
         r->trailer = rec->u.trailer;
         break;
+    case GMT_REC_OOM: gma_oom_record(r, &rec->u.oom); break;
+    case GMT_REC_LIVE: gma_oom_live(r, &rec->u.live); break;
     default: break;
     }
     return r->err ? -1 : 0;
@@ -2059,6 +2062,7 @@ void gma_replay_free(gma_replay *r)
             c->release(r);
     }
     r->cons_needs = 0;
+    gma_oom_free(r);
     gma_strs_free(&r->strs);
     free(r->str_off);
     free(r->str_len);

@@ -2681,6 +2681,29 @@ static void t_oom(void)
     check_oom_dump(p, 3, 5, 1);
     CHECK_EQ_U64(count_files(r.dir), 1);
     CHECK_HAS(r.err, "gmemprof: out of memory on device 0: 64.0 MiB asked, 3.0 MiB free");
+    /* the report starts with the failure: persistent = the weights and the
+     * leaks of steps 1..4 (5 MiB in 5), step-scoped = step 5's activations
+     * and leak (5.25 MiB in 2) */
+    char *rep = analyze(&r, "", 0);
+    CHECK(rep && strncmp(rep, "Out of memory, dump 1: the CUDA call cuMemAlloc_v2 failed (CUresult 2)\n", 71) == 0,
+          "%s", rep ? rep : "");
+    CHECK_HAS(rep ? rep : "", "  asked       64.0 MiB on device 0, thread ");
+    CHECK_HAS(rep ? rep : "", ", step 5, in \"forward\"\n  free        3.0 MiB of 80.0 GiB");
+    CHECK_HAS(rep ? rep : "", "  held        10.2 MiB in 7 allocations on device 0");
+    CHECK_HAS(rep ? rep : "", "    persistent                  5.0 MiB       5");
+    CHECK_HAS(rep ? rep : "", "    step-scoped                 5.2 MiB       2");
+    CHECK_HAS(rep ? rep : "", "         5  ");
+    free(rep);
+    /* a good run of the same steps, recorded as a trace, against the dump */
+    run g;
+    const char *genv[] = {"GMEMPROF_KERNELS=", "E2E_OOM_FAIL=99", NULL};
+    run_app_in("oom_good", "oom", genv, &g);
+    char gp[1300], args[1500];
+    trace_path(&g, g.pid, gp, sizeof gp);
+    snprintf(args, sizeof args, "--diff '%s'", gp);
+    char *d = analyze(&r, args, 0);
+    CHECK_HAS(d ? d : "", "Out of memory, dump 1");
+    free(d);
 }
 
 /* A program that recovers (frees the failed step's activations) and fails
