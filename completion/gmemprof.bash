@@ -46,7 +46,7 @@ _gmemprof()
     esac
     if [[ $cur == -* ]]; then
         COMPREPLY=($(compgen -W "--output --schedule --step-marker --tag-prefix --sample-ms --kernels
-            --no-kernels --lib --quiet --verbose --help --version --" -- "$cur"))
+            --no-kernels --on-oom --lib --quiet --verbose --help --version --" -- "$cur"))
     fi
 }
 complete -F _gmemprof gmemprof

@@ -457,6 +457,18 @@ int gmp_config_load(gmp_config *cfg, gmp_getenv_fn get, void *ctx, gmp_diag *dia
     /* The flight recorder keeps kernels only when asked: they cost the most
      * (GMEMPROF_KERNELS set, or --kernels). */
     cfg->on_oom = cfg->on_oom || cfg->schedule.on_oom;
+    if (cfg->on_oom && cfg->schedule.kind != GMP_SCHED_WHOLE) {
+        char sd[160];
+        gmp_sched_describe(&cfg->schedule, sd, sizeof sd);
+        gmp_diag_add(diag,
+                     "GMEMPROF_SCHEDULE='%s' with the flight recorder (on-oom): a schedule of windows cannot be "
+                     "combined with it (the recorder keeps the last GMEMPROF_OOM_STEPS steps of the whole run); "
+                     "recording with on-oom alone",
+                     sd);
+        problems++;
+        memset(&cfg->schedule, 0, sizeof cfg->schedule);
+        cfg->schedule.kind = GMP_SCHED_WHOLE;
+    }
     cfg->schedule.on_oom = cfg->on_oom;
     const char *km = get("GMEMPROF_KERNELS", ctx);
     if (cfg->on_oom && (!km || !km[0]))

@@ -1024,8 +1024,13 @@ static int sc_oom(void)
     fake_cuda_set_meminfo(0, 3 * MIB, 80 * GIB_);
     fact("tid", gettid_());
     cuda_malloc(OOM_W, 4 * MIB);
+    const char *sig = getenv("E2E_OOM_SIGNAL_AT"); /* SIGUSR2 in that step: a dump on demand */
     for (uint64_t s = 1; s <= n; s++) {
         gmemprof_step();
+        if (sig && strtoull(sig, NULL, 10) == s) {
+            raise(SIGUSR2);
+            sleep_ms(100);
+        }
         oom_step(s, s == fail || s == again ? s : 0);
         if (s == fail && again) {
             sleep_ms(50); /* the program catches the error, frees and goes on */
@@ -1033,6 +1038,36 @@ static int sc_oom(void)
         }
     }
     sleep_ms(50);
+    return 0;
+}
+
+/* Two ranks of sc_oom, as a launcher such as torchrun starts them: rank 0
+ * runs through, rank 1 fails in step 5. This process makes no context. */
+static int sc_oom_ranks(const char *self)
+{
+    extern char **environ;
+    size_t n = 0;
+    while (environ[n])
+        n++;
+    pid_t pid[2];
+    for (int k = 0; k < 2; k++) {
+        char **envp = calloc(n + 3, sizeof *envp);
+        size_t m = 0;
+        for (size_t i = 0; i < n; i++)
+            if (strncmp(environ[i], "E2E_FACTS=", 10) != 0 && strncmp(environ[i], "RANK=", 5) != 0)
+                envp[m++] = environ[i];
+        envp[m++] = k ? "RANK=1" : "RANK=0";
+        envp[m++] = k ? "E2E_OOM_FAIL=5" : "E2E_OOM_FAIL=99";
+        char *argv[] = {(char *)self, "oom", NULL};
+        pid[k] = fork();
+        if (pid[k] == 0) {
+            execve(self, argv, envp);
+            _exit(127);
+        }
+        free(envp);
+    }
+    for (int k = 0; k < 2; k++)
+        wait_child(pid[k], 10000);
     return 0;
 }
 
@@ -1098,6 +1133,33 @@ static int sc_torch(void)
     return 0;
 }
 
+/* With the bridge and the flight recorder: a segment and blocks, then in
+ * step 2, inside "aten::mm", the allocator's cudaMalloc fails (it may
+ * still recover: no dump) and it gives up (its OOM event: the dump). */
+static int sc_torch_oom(void)
+{
+    fake_cupti_context_created(0);
+    const char *bp = getenv("GMEMPROF_TORCH_BRIDGE");
+    void *h = bp ? dlopen(bp, RTLD_NOW | RTLD_NOLOAD) : NULL;
+    g_bev = h ? (bridge_event_fn)dlsym(h, "fake_bridge_event") : NULL;
+    fact("tid", gettid_());
+    fake_cuda_set_meminfo(0, 2 * MIB, 80 * GIB_);
+    cuda_malloc(0x7f0000000000ull, 20 * MIB); /* the seeded segment, as CUPTI saw it */
+    gmemprof_step();                          /* step 1 */
+    cuda_malloc(TSEG, 20 * MIB);
+    bev(GMT_BLK_SEGMENT_ALLOC, 0, TSEG, 20 * MIB);
+    bev(GMT_BLK_ALLOC, 0, TSEG, 4 * MIB);
+    gmemprof_step(); /* step 2 */
+    nvtxRangePushA("aten::mm");
+    bev(GMT_BLK_ALLOC, 0, TSEG + 4 * MIB, 8 * MIB);
+    cuda_malloc_oom(64 * MIB);
+    if (!g_bev || g_bev(GMT_BLK_OOM, 0, 2 * MIB, 64 * MIB, TSTREAM, 0) != 0) /* address: the free bytes */
+        fact("bridge_off", 1);
+    nvtxRangePop();
+    sleep_ms(50);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -1118,7 +1180,7 @@ int main(int argc, char **argv)
     load_profiler();
     if (strncmp(sc, "torch", 5) == 0 && getenv("E2E_C10") && !dlopen(getenv("E2E_C10"), RTLD_NOW | RTLD_GLOBAL))
         return 92; /* "import torch": before the first context, as in PyTorch */
-    if (strcmp(sc, "agent") != 0 && strncmp(sc, "torch", 5) != 0) /* sc_torch: after a tag */
+    if (strcmp(sc, "agent") != 0 && strncmp(sc, "torch", 5) != 0 && strcmp(sc, "oom_ranks") != 0) /* sc_torch: after a tag */
         fake_cupti_context_created(0);
     int rc;
     if (strcmp(sc, "whole") == 0)
@@ -1191,8 +1253,12 @@ int main(int argc, char **argv)
         rc = sc_long();
     else if (strcmp(sc, "soak") == 0)
         rc = sc_soak();
+    else if (strcmp(sc, "torch_oom") == 0)
+        rc = sc_torch_oom();
     else if (strncmp(sc, "torch", 5) == 0)
         rc = sc_torch();
+    else if (strcmp(sc, "oom_ranks") == 0)
+        rc = sc_oom_ranks(argv[0]);
     else if (strncmp(sc, "oom", 3) == 0)
         rc = sc_oom();
     else {

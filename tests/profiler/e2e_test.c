@@ -2746,6 +2746,119 @@ static void t_oom_none(void)
     CHECK(!strstr(r.err, "error"), "%s", r.err);
 }
 
+/* The bridge's OOM is the failure: the allocator's cudaMalloc that failed
+ * first (and that it could still have recovered from) writes nothing. */
+static void t_torch_oom(void)
+{
+    char be[1300], ce[1300];
+    snprintf(be, sizeof be, "GMEMPROF_TORCH_BRIDGE=%s", g_bridge);
+    snprintf(ce, sizeof ce, "E2E_C10=%s", g_c10);
+    const char *env[] = {be, ce, "GMEMPROF_SCHEDULE=on-oom", "GMEMPROF_KERNELS=", NULL};
+    run r;
+    run_app("torch_oom", env, &r);
+    CHECK(exited(&r, 0));
+    CHECK_STR(r.out, "");
+    CHECK(!has_fact("bridge_off"));
+    CHECK_EQ_U64(count_files(r.dir), 1);
+    trace t = load_trace_of(&r);
+    check_complete(&t);
+    CHECK_EQ_U64(count(&t, GMT_REC_OOM), 1);
+    const rec *o = nth(&t, GMT_REC_OOM, 0);
+    if (o) {
+        const gmt_oom *f = &o->u.oom;
+        CHECK_EQ_U64(f->cause, GMT_OOM_FRAMEWORK);
+        CHECK_EQ_U64(f->bytes, 64 * MIB);
+        CHECK_EQ_U64(f->driver_free, 2 * MIB);
+        CHECK_EQ_U64(f->driver_total, 80 * GIB);
+        CHECK_EQ_U64(f->flags, GMT_OOMF_DRIVER | GMT_OOMF_FRAMEWORK);
+        CHECK_STR(S(&t, f->api), "cuMemAlloc_v2");
+        CHECK_STR(S(&t, f->op), "aten::mm");
+        CHECK_EQ_U64(f->step, 2);
+        CHECK_EQ_U64(f->tid, F("tid"));
+        /* the seeded blocks (1 MiB + 512 KiB), 4 MiB and 8 MiB; two 20 MiB segments */
+        CHECK_EQ_U64(f->fw_allocated, 13 * MIB + 512 * KIB);
+        CHECK_EQ_U64(f->fw_reserved, 40 * MIB);
+        CHECK_EQ_U64(f->live_count, 2 + 4);
+        CHECK_EQ_U64(f->live_bytes, 40 * MIB);
+        size_t fw = 0;
+        for (size_t i = 0; i < t.n; i++)
+            fw += t.r[i].type == GMT_REC_LIVE && t.r[i].u.live.source == GMT_SRC_FRAMEWORK;
+        CHECK_EQ_U64(fw, 4);
+    }
+    trace_free(&t);
+}
+
+/* A dump on demand (SIGUSR2 in step 2; the program goes on) and at the end
+ * (GMEMPROF_OOM_AT_EXIT=1 does nothing once a dump was written; without the
+ * signal, the end writes one). */
+static void t_oom_signal(void)
+{
+    run r;
+    const char *env[] = {"GMEMPROF_SCHEDULE=on-oom", "GMEMPROF_KERNELS=", "GMEMPROF_OOM_SIGNAL=1",
+                         "GMEMPROF_OOM_AT_EXIT=1", "E2E_OOM_FAIL=99", "E2E_OOM_SIGNAL_AT=2", NULL};
+    run_app("oom_signal", env, &r);
+    CHECK(exited(&r, 0));
+    CHECK_EQ_U64(count_files(r.dir), 1);
+    trace t = load_trace_of(&r);
+    check_complete(&t);
+    const rec *o = nth(&t, GMT_REC_OOM, 0);
+    CHECK(o && o->u.oom.cause == GMT_OOM_SIGNAL && o->u.oom.step == 2 && o->u.oom.bytes == 0);
+    /* at the signal: the weights and step 1's leak */
+    CHECK(o && o->u.oom.live_count == 2, "live %" PRIu64, o ? o->u.oom.live_count : 0);
+    trace_free(&t);
+    const char *env2[] = {"GMEMPROF_SCHEDULE=on-oom", "GMEMPROF_KERNELS=", "GMEMPROF_OOM_AT_EXIT=1",
+                          "E2E_OOM_FAIL=99", NULL};
+    run_app("oom_exit", env2, &r);
+    CHECK(exited(&r, 0));
+    t = load_trace_of(&r);
+    check_complete(&t);
+    o = nth(&t, GMT_REC_OOM, 0);
+    /* at the end: the weights and the 5 leaks (every step freed its activations) */
+    CHECK(o && o->u.oom.cause == GMT_OOM_EXIT && o->u.oom.step == 5 && o->u.oom.live_count == 6,
+          "cause %" PRIu64 " step %" PRIu64 " live %" PRIu64, o ? o->u.oom.cause : 0, o ? o->u.oom.step : 0,
+          o ? o->u.oom.live_count : 0);
+    trace_free(&t);
+}
+
+/* Through the launcher, two ranks: rank 1 fails, rank 0 does not; each
+ * rank's dump would be its own file (%r). And a run without failure. */
+static void t_oom_launcher(void)
+{
+    char out[1400], dir[1300];
+    snprintf(dir, sizeof dir, "%s/oom_launcher_out", g_work);
+    mkdir(dir, 0755);
+    rm_tree(dir);
+    snprintf(out, sizeof out, "%s/dump-%%r.zst", dir);
+    char *argv[] = {(char *)g_launcher, "--on-oom", "-o", out, "--", (char *)g_app, "oom_ranks", NULL};
+    const char *env[] = {"GMEMPROF_KERNELS=", NULL};
+    run r;
+    run_prog("oom_launcher", argv, env, &r);
+    CHECK(exited(&r, 0));
+    CHECK_STR(r.out, "");
+    CHECK_HAS(r.err, "gmemprof: rank 1 ran out of memory: the steps before it are in ");
+    CHECK_HAS(r.err, "dump-1.zst (");
+    CHECK_HAS(r.err, "gmemprof: 1 other process had no out-of-memory: nothing written for it\n");
+    char p[1400];
+    snprintf(p, sizeof p, "%s/dump-1.zst", dir);
+    CHECK(file_exists(p), "%s", p);
+    snprintf(p, sizeof p, "%s/dump-0.zst", dir);
+    CHECK(!file_exists(p), "%s", p);
+    trace t;
+    snprintf(p, sizeof p, "%s/dump-1.zst", dir);
+    CHECK(trace_load(p, &t) == 0);
+    check_complete(&t);
+    CHECK(t.n > 0 && t.r[0].u.hdr.rank == 1);
+    trace_free(&t);
+    /* no failure at all: one line, not an error, and the exit status is the command's */
+    char *argv2[] = {(char *)g_launcher, "--on-oom", "-o", out, "--", (char *)g_app, "oom", NULL};
+    const char *env2[] = {"GMEMPROF_KERNELS=", "E2E_OOM_FAIL=99", NULL};
+    rm_tree(dir);
+    run_prog("oom_launcher", argv2, env2, &r);
+    CHECK(exited(&r, 0));
+    CHECK_HAS(r.err, "gmemprof: no out-of-memory in this run: the flight recorder wrote nothing (it held at most ");
+    CHECK_EQ_U64(count_lines(r.err, "gmemprof: "), 1);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 7) {
@@ -2780,6 +2893,7 @@ int main(int argc, char **argv)
         {"samename", t_samename}, {"outlink", t_outlink}, {"fifo", t_fifo}, {"escpath", t_escpath},
         {"summaryfile", t_summaryfile},
         {"oom", t_oom},           {"oom_again", t_oom_again}, {"oom_none", t_oom_none},
+        {"torch_oom", t_torch_oom}, {"oom_signal", t_oom_signal}, {"oom_launcher", t_oom_launcher},
     };
     if (strcmp(sc, "sigterm") == 0)
         t_signal("sigterm", SIGTERM);
