@@ -33,8 +33,8 @@ import subprocess
 import sys
 import time
 
-CONFIG_ORDER = ["none", "gmemprof-wait", "gmemprof-active", "gmemprof-nobridge", "gmemprof-gpu", "torch-profiler-full",
-                "torch-profiler-cuda", "memory-history"]
+CONFIG_ORDER = ["none", "gmemprof-wait", "gmemprof-active", "gmemprof-nobridge", "gmemprof-gpu", "gmemprof-oom",
+                "torch-profiler-full", "torch-profiler-cuda", "memory-history"]
 TARGETS = [
     # (workload, config, metric, limit, text)
     ("small", "gmemprof-active", "ratio", 1.02, "active-window step ratio <= 1.02 (small)"),
