@@ -885,8 +885,12 @@ static void *writer_main(void *arg)
         }
         round_once();
         periodic();
-        if (W.rec && atomic_exchange(&W.dump_req, 0))
+        if (W.rec && atomic_exchange(&W.dump_req, 0)) {
+            /* a round that starts after the request: everything the
+             * program published before it (a step, its records) is in */
+            round_once();
             rec_dump_now(GMT_OOM_SIGNAL);
+        }
         if (gmp_ring_size(&gmp_g.ring) > 0 || gmp_bufq_pending() > 0)
             continue;
         struct pollfd p = {gmp_wake_fd(), POLLIN, 0};
