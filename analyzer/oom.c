@@ -277,3 +277,58 @@ size_t gma_oom_print(FILE *out, const gma_replay *r)
     }
     return r->oom->n;
 }
+
+void gma_oom_json(gma_jw *j, const gma_replay *r)
+{
+    static const char *const cls[GMA_OOM_NCLASS] = {"persistent", "step_scoped", "temporary",
+                                                    "reserved_unallocated"};
+    if (!r->oom || !r->oom->n)
+        return;
+    gma_jw_key(j, "failures");
+    gma_jw_begin(j, '[');
+    for (size_t i = 0; i < r->oom->n; i++) {
+        const gma_oom_fail *f = &r->oom->f[i];
+        const gmt_oom *o = &f->o;
+        gma_jw_begin(j, '{');
+        gma_jw_kstr(j, "cause", gmt_oom_cause_name(o->cause));
+        gma_jw_ku64(j, "dump", o->dump);
+        gma_jw_ku64(j, "device", o->device);
+        gma_jw_ku64(j, "bytes", o->bytes);
+        gma_jw_ku64(j, "stream", o->stream);
+        gma_jw_ku64(j, "tid", o->tid);
+        gma_jw_ku64(j, "step", o->step);
+        gma_jw_kstr(j, "op", f->op);
+        gma_jw_kstr(j, "api", f->api);
+        gma_jw_ku64(j, "status", o->status);
+        if (o->flags & GMT_OOMF_DRIVER) {
+            gma_jw_ku64(j, "driver_free", o->driver_free);
+            gma_jw_ku64(j, "driver_total", o->driver_total ? o->driver_total : f->dev_total);
+        }
+        if (o->flags & GMT_OOMF_FRAMEWORK) {
+            gma_jw_ku64(j, "fw_allocated", o->fw_allocated);
+            gma_jw_ku64(j, "fw_reserved", o->fw_reserved);
+        }
+        gma_jw_ku64(j, "live_count", f->live_count);
+        gma_jw_ku64(j, "live_bytes", f->live_bytes);
+        gma_jw_ku64(j, "first_step", o->first_step);
+        gma_jw_ku64(j, "trimmed", (o->flags & GMT_OOMF_TRIMMED) != 0);
+        gma_jw_key(j, "classes");
+        gma_jw_begin(j, '{');
+        for (int k = 0; k < GMA_OOM_NCLASS; k++)
+            if (k != GMA_OOM_RESERVED || (o->flags & GMT_OOMF_FRAMEWORK))
+                gma_jw_ku64(j, cls[k], f->cls_bytes[k]);
+        gma_jw_end(j, '}');
+        gma_jw_key(j, "owners");
+        gma_jw_begin(j, '[');
+        for (size_t k = 0; k < f->ntop; k++) {
+            gma_jw_begin(j, '{');
+            gma_jw_kstr(j, "name", f->top[k].name);
+            gma_jw_ku64(j, "bytes", f->top[k].bytes);
+            gma_jw_ku64(j, "count", f->top[k].count);
+            gma_jw_end(j, '}');
+        }
+        gma_jw_end(j, ']');
+        gma_jw_end(j, '}');
+    }
+    gma_jw_end(j, ']');
+}

@@ -47,6 +47,10 @@ void gma_oom_record(gma_replay *r, const gmt_oom *o);
 void gma_oom_live(gma_replay *r, const gmt_mem *m);
 void gma_oom_free(gma_replay *r);
 
+/* The failures of r as the JSON report's "failures" array (nothing when
+ * none, so the JSON of other traces keeps its bytes). */
+void gma_oom_json(gma_jw *j, const gma_replay *r);
+
 /* The failures of r, as the report's first section (nothing when none):
  * the number printed. */
 size_t gma_oom_print(FILE *out, const gma_replay *r);

@@ -2694,6 +2694,13 @@ static void t_oom(void)
     CHECK_HAS(rep ? rep : "", "    step-scoped                 5.2 MiB       2");
     CHECK_HAS(rep ? rep : "", "         5  ");
     free(rep);
+    /* the same in JSON: persistent 5 MiB, step-scoped 5.25 MiB */
+    char *js = analyze(&r, "--format json", 0);
+    CHECK_HAS(js ? js : "", "\"failures\": [");
+    CHECK_HAS(js ? js : "", "\"persistent\": 5242880,");
+    CHECK_HAS(js ? js : "", "\"step_scoped\": 5505024,");
+    CHECK_HAS(js ? js : "", "\"op\": \"forward\",");
+    free(js);
     /* a good run of the same steps, recorded as a trace, against the dump */
     run g;
     const char *genv[] = {"GMEMPROF_KERNELS=", "E2E_OOM_FAIL=99", NULL};
