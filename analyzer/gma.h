@@ -239,6 +239,7 @@ struct gma_consumer;
 #define GMA_MAX_CONSUMERS 4
 struct gma_timeline;
 struct gma_insights;
+struct gma_oom;
 
 typedef struct gma_replay {
     gma_opts opt;
@@ -377,6 +378,7 @@ typedef struct gma_replay {
     struct gma_chrome *chrome;
     struct gma_timeline *timeline;
     struct gma_insights *insights; /* --insights (insights.h) */
+    struct gma_oom *oom;           /* the failures (OOM records) seen, NULL none (oom.h) */
 
     int finished;
 } gma_replay;

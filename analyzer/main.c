@@ -16,6 +16,7 @@
 #include "ranks.h"
 #include "diff.h"
 #include "print.h"
+#include "oom.h"
 
 #define EXIT_BAD_INPUT 1
 #define EXIT_USAGE 2
@@ -479,6 +480,12 @@ static int print_report(const cli *k, const gma_replay *ra, const gma_replay *rb
 {
     if (k->insights)
         return gma_insights_print(stdout, ra, rb);
+    /* a failure first: what was asked, what was free, what held the memory */
+    if (k->opt.format == GMA_FMT_TABLE) {
+        gma_oom_print(stdout, ra);
+        if (rb)
+            gma_oom_print(stdout, rb);
+    }
     if (rb)
         return gma_diff_print(stdout, ra, rb);
     gma_report rep;

@@ -22,6 +22,7 @@
 #include "devtime.h"
 #include "hints.h"
 #include "liveset.h"
+#include "oom.h"
 #include "ranges.h"
 #include "tracestr.h"
 #include "winsteps.h"
@@ -667,6 +668,8 @@ static inline __attribute__((always_inline)) int replay_record(gma_replay *r, co
         r->has_trailer_rec = 1;
         r->trailer = rec->u.trailer;
         break;
+    case GMT_REC_OOM: gma_oom_record(r, &rec->u.oom); break;
+    case GMT_REC_LIVE: gma_oom_live(r, &rec->u.live); break;
     default: break;
     }
     return r->err ? -1 : 0;
@@ -751,6 +754,7 @@ void gma_replay_free(gma_replay *r)
             c->release(r);
     }
     r->cons_needs = 0;
+    gma_oom_free(r);
     gma_strs_free(&r->strs);
     free(r->str_off);
     free(r->str_len);

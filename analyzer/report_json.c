@@ -7,6 +7,7 @@
  */
 #include <string.h>
 
+#include "oom.h"
 #include "print.h"
 #include "tracestr.h"
 
@@ -427,6 +428,7 @@ int gma_print_json(FILE *f, const gma_report *rep)
     for (size_t i = 0; i < rep->nwarn; i++)
         gma_jw_str(j, rep->warn[i]);
     gma_jw_end(j, ']');
+    gma_oom_json(j, r); /* a failure first (oom.h) */
     json_summary(j, rep);
 
     gma_jw_key(j, "table");

@@ -101,7 +101,7 @@ static void io_synced(void *ctx, uint64_t ticket)
 }
 
 static const gmp_asm_io bench_io = {NULL,       io_put,      io_intern, io_end_frame, io_stats, io_device,
-                                    io_meminfo, io_snapshot, io_now,    io_mono,      io_synced};
+                                    io_meminfo, io_snapshot, io_now,    io_mono,      io_synced, NULL};
 
 /* cuptiActivityGetNextRecord over the two record kinds made here. */
 static size_t rec_size(CUpti_ActivityKind k)

@@ -24,6 +24,9 @@
 #   torch-profiler-full  torch.profiler CPU+CUDA, profile_memory, record_shapes
 #   torch-profiler-cuda  torch.profiler CUDA only, profile_memory
 #   memory-history       torch.cuda.memory._record_memory_history()
+#   gmemprof-oom         the flight recorder (--on-oom): the whole run in its
+#                        in-memory ring, nothing written (no failure); not in
+#                        the default list: bench/oom_bench.sh runs it
 # Round 1 also measures trace -> ranked table (gmem-analyze vs torch.profiler's
 # key_averages().table() + export_chrome_trace) and trace sizes.
 #
@@ -109,6 +112,10 @@ run_one() {
             [ "$c" = gmemprof-nobridge ] && pre=(env GMEMPROF_TORCH=0 "${pre[@]}")
             [ "$c" = gmemprof-noops ] && pre=(env GMEMPROF_TORCH_OPS=0 "${pre[@]}")
         fi
+        ;;
+    gmemprof-oom)
+        # no trace: nothing fails, so the recorder writes nothing
+        [ "$FAKE" = 0 ] && pre=("$LAUNCH" -q --on-oom -o "$WORK/$c-$w-$r.zst" --)
         ;;
     torch-profiler-full | torch-profiler-cuda | memory-history) mode=$c ;;
     *) echo "unknown configuration $c" >&2; return ;;

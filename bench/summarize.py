@@ -34,8 +34,7 @@ import sys
 import time
 
 CONFIG_ORDER = ["none", "gmemprof-wait", "gmemprof-active", "gmemprof-noops", "gmemprof-nobridge", "gmemprof-emitnvtx",
-                "gmemprof-gpu", "torch-profiler-full",
-                "torch-profiler-cuda", "memory-history"]
+                "gmemprof-gpu", "gmemprof-oom", "torch-profiler-full", "torch-profiler-cuda", "memory-history"]
 TARGETS = [
     # (workload, config, metric, limit, text)
     ("small", "gmemprof-active", "ratio", 1.02, "active-window step ratio <= 1.02 (small)"),

@@ -53,7 +53,7 @@ const char *gmt_type_name(gmt_type t)
         /* the stream-only forms (1.2), for dumps of the raw bytes */
         [GMT_WIRE_KERNEL_REF] = "kernel_ref", [GMT_WIRE_ALLOC_REF] = "alloc_ref",
         [GMT_WIRE_FREE_REF] = "free_ref", [GMT_WIRE_TIMES] = "times",
-        [GMT_REC_BLOCK] = "block",
+        [GMT_REC_BLOCK] = "block", [GMT_REC_OOM] = "oom", [GMT_REC_LIVE] = "live",
     };
     /* An enum value may be anything a caller cast into it. */
     return NAME_OF(tab, (uint64_t)(unsigned)t);
@@ -89,7 +89,7 @@ const char *gmt_step_source_name(uint64_t source)
 
 const char *gmt_window_end_reason_name(uint64_t reason)
 {
-    static const char *const tab[GMT_WEND_COUNT_] = { "schedule", "exit", "signal", "reset", "error" };
+    static const char *const tab[GMT_WEND_COUNT_] = { "schedule", "exit", "signal", "reset", "error", "failure" };
     return NAME_OF(tab, reason);
 }
 
@@ -98,6 +98,12 @@ const char *gmt_block_action_name(uint64_t action)
     static const char *const tab[GMT_BLK_COUNT_] = { "alloc", "free_requested", "free_completed", "segment_alloc",
                                                      "segment_free", "segment_map", "segment_unmap", "oom" };
     return NAME_OF(tab, action);
+}
+
+const char *gmt_oom_cause_name(uint64_t cause)
+{
+    static const char *const tab[GMT_OOM_CAUSE_COUNT_] = { NULL, "cuda", "framework", "signal", "exit" };
+    return NAME_OF(tab, cause);
 }
 
 const char *gmt_copy_kind_name(uint64_t kind)
@@ -417,6 +423,26 @@ static void put_block(ocur *c, gmt_deltas *s, const gmt_block *b)
     put_v(c, b->requested);
 }
 
+/* OOM and LIVE (2.2): plain varints only, times included, no delta
+ * state: a reader that skips them keeps its place. */
+static void put_oom(ocur *c, const gmt_oom *o)
+{
+    const uint64_t v[] = { o->ts, o->cause, o->dump, o->device, o->bytes, o->stream, o->tid,
+                           o->range, o->op, o->api, o->status, o->step, o->flags, o->driver_free,
+                           o->driver_total, o->fw_allocated, o->fw_reserved, o->live_count,
+                           o->live_bytes, o->first_step, o->ring_bytes };
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
+        put_v(c, v[i]);
+}
+
+static void put_live(ocur *c, const gmt_mem *m)
+{
+    const uint64_t v[] = { m->ts, m->device, m->address, m->bytes, m->kind, m->source, m->flags,
+                           m->corr, m->stream, m->tid, m->range, m->seq, m->step };
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
+        put_v(c, v[i]);
+}
+
 static void put_payload(ocur *c, gmt_deltas *s, const gmt_record *r)
 {
     switch (r->type) {
@@ -550,6 +576,12 @@ static void put_payload(ocur *c, gmt_deltas *s, const gmt_record *r)
         break;
     case GMT_REC_BLOCK:
         put_block(c, s, &r->u.block);
+        break;
+    case GMT_REC_OOM:
+        put_oom(c, &r->u.oom);
+        break;
+    case GMT_REC_LIVE:
+        put_live(c, &r->u.live);
         break;
     default:
         c->bad = 1;
@@ -940,6 +972,25 @@ static inline void get_block(icur *c, gmt_deltas *s, gmt_block *b)
     b->requested = get_v(c);
 }
 
+/* The failure of a flight recorder's dump (2.2). */
+static void get_oom(icur *c, gmt_oom *o)
+{
+    uint64_t *v[] = { &o->ts, &o->cause, &o->dump, &o->device, &o->bytes, &o->stream, &o->tid,
+                      &o->range, &o->op, &o->api, &o->status, &o->step, &o->flags, &o->driver_free,
+                      &o->driver_total, &o->fw_allocated, &o->fw_reserved, &o->live_count,
+                      &o->live_bytes, &o->first_step, &o->ring_bytes };
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
+        *v[i] = get_v(c);
+}
+
+static void get_live(icur *c, gmt_mem *m)
+{
+    uint64_t *v[] = { &m->ts, &m->device, &m->address, &m->bytes, &m->kind, &m->source, &m->flags,
+                      &m->corr, &m->stream, &m->tid, &m->range, &m->seq, &m->step };
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
+        *v[i] = get_v(c);
+}
+
 static void get_payload(icur *c, gmt_deltas *s, gmt_record *r)
 {
     switch (r->type) {
@@ -1012,6 +1063,12 @@ static void get_payload(icur *c, gmt_deltas *s, gmt_record *r)
         break;
     case GMT_REC_BLOCK:
         get_block(c, s, &r->u.block);
+        break;
+    case GMT_REC_OOM:
+        get_oom(c, &r->u.oom);
+        break;
+    case GMT_REC_LIVE:
+        get_live(c, &r->u.live);
         break;
     default:
         c->bad = 1;

@@ -27,6 +27,9 @@ void gmt_strtab_free(gmt_strtab *t);
  * not seen before (the caller must then write a STRING record). 0 on OOM. */
 uint64_t gmt_strtab_intern(gmt_strtab *t, const char *s, size_t len, int *is_new);
 size_t gmt_strtab_count(const gmt_strtab *t);
+/* The string of id (1..count): its bytes (not NUL terminated), NULL for
+ * any other id. */
+const char *gmt_strtab_get(const gmt_strtab *t, uint64_t id, size_t *len);
 
 /* ---- writer ------------------------------------------------------------ */
 
@@ -36,6 +39,22 @@ typedef struct gmt_writer_opts {
     int level;                 /* zstd level; 0 means the default (3) */
     size_t frame_bytes;        /* end a frame after this much input; 0: 1 MiB */
 } gmt_writer_opts;
+
+/* Where a memory writer's compressed bytes go: 0, or -1 to fail the writer
+ * (counted as a write error, ENOSPC). */
+typedef int (*gmt_sink_fn)(void *ctx, const uint8_t *bytes, size_t n);
+
+/* A writer whose frames go to sink instead of a file, WITHOUT the preamble:
+ * its frames are the middle of a stream that another writer begins (the
+ * flight recorder keeps them in memory and appends them to a trace with
+ * gmt_writer_put_frames).  NULL with errno when out of memory. */
+gmt_writer *gmt_writer_open_sink(gmt_sink_fn sink, void *ctx, const gmt_writer_opts *opts);
+
+/* Ends the current frame, then writes n bytes of whole frames made by a sink
+ * writer of the same format, counting `records` records and `frames`
+ * frames in them. */
+gmt_status gmt_writer_put_frames(gmt_writer *w, const uint8_t *bytes, size_t n, uint64_t records,
+                                 uint64_t frames);
 
 /* Takes ownership of fd (closed by gmt_writer_close). Writes nothing until
  * the first record. Returns NULL on OOM. */

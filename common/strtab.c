@@ -71,6 +71,16 @@ void gmt_strtab_free(gmt_strtab *t)
 
 size_t gmt_strtab_count(const gmt_strtab *t) { return t ? t->count : 0; }
 
+const char *gmt_strtab_get(const gmt_strtab *t, uint64_t id, size_t *len)
+{
+    if (!t || id == 0 || id > t->count)
+        return NULL;
+    const entry *e = &t->entries[id - 1];
+    if (len)
+        *len = e->len;
+    return t->arena + e->off;
+}
+
 static int grow_slots(gmt_strtab *t)
 {
     size_t ncap = (t->mask + 1) * 2;

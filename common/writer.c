@@ -44,6 +44,8 @@
 
 struct gmt_writer {
     int fd;
+    gmt_sink_fn sink;   /* a memory writer: frames go here, not to fd */
+    void *sink_ctx;
     int level;
     size_t frame_bytes;
     ZSTD_CCtx *cctx;
@@ -78,6 +80,12 @@ static gmt_status fail(gmt_writer *w, gmt_status st, int e)
 /* Writes all n bytes, retrying short writes and EINTR. */
 static gmt_status write_all(gmt_writer *w, const uint8_t *p, size_t n)
 {
+    if (w->sink) {
+        if (w->sink(w->sink_ctx, p, n) != 0)
+            return fail(w, GMT_E_IO, ENOSPC);
+        w->bytes_out += n;
+        return GMT_OK;
+    }
     while (n > 0) {
         ssize_t k = write(w->fd, p, n);
         if (k < 0) {
@@ -400,6 +408,38 @@ gmt_writer *gmt_writer_open(const char *path, const gmt_writer_opts *opts)
     return w;
 }
 
+gmt_writer *gmt_writer_open_sink(gmt_sink_fn sink, void *ctx, const gmt_writer_opts *opts)
+{
+    if (!sink) {
+        errno = EINVAL;
+        return NULL;
+    }
+    /* fd 0 is never written or closed: the sink stands in for it */
+    gmt_writer *w = gmt_writer_open_fd(0, opts);
+    if (!w)
+        return NULL;
+    w->fd = -1;
+    w->sink = sink;
+    w->sink_ctx = ctx;
+    w->started = 1; /* no preamble: the stream's writer gives it */
+    w->frames = 1;  /* (frame 0 is the one that carries the preamble) */
+    return w;
+}
+
+gmt_status gmt_writer_put_frames(gmt_writer *w, const uint8_t *bytes, size_t n, uint64_t records, uint64_t frames)
+{
+    if (!w || (!bytes && n))
+        return GMT_E_ARG;
+    gmt_status st = gmt_writer_end_frame(w);
+    if (st != GMT_OK)
+        return st;
+    if (n && write_all(w, bytes, n) != GMT_OK)
+        return w->err;
+    w->records += records;
+    w->frames += frames;
+    return GMT_OK;
+}
+
 gmt_status gmt_writer_end_frame(gmt_writer *w)
 {
     if (!w)
@@ -501,7 +541,7 @@ gmt_status gmt_writer_close(gmt_writer *w)
     if (!w)
         return GMT_E_ARG;
     gmt_writer_end_frame(w);
-    if (close(w->fd) != 0 && errno != EINTR)
+    if (w->fd >= 0 && close(w->fd) != 0 && errno != EINTR)
         fail(w, GMT_E_IO, errno);
     gmt_status st = w->err;
     ZSTD_freeCCtx(w->cctx);

@@ -49,7 +49,7 @@ _gmemprof()
     esac
     if [[ $cur == -* ]]; then
         COMPREPLY=($(compgen -W "--output --schedule --step-marker --steps --tag-prefix --sample-ms --kernels
-            --no-kernels --lib --quiet --verbose --help --version --" -- "$cur"))
+            --no-kernels --on-oom --lib --quiet --verbose --help --version --" -- "$cur"))
     fi
 }
 complete -F _gmemprof gmemprof

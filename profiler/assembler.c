@@ -105,6 +105,10 @@ struct gmp_asm {
     struct pend_block *pend[GMP_MAX_DEVICES];
     uint32_t npend[GMP_MAX_DEVICES], cap_pend[GMP_MAX_DEVICES];
     uint64_t block_events, ooms;
+    /* the last CUDA allocation that failed: with a framework allocator, its
+     * OOM (which comes after, if it gives up) takes its call and status */
+    gmt_oom cuda_oom;
+    int have_cuda_oom;
 
     gmp_epoch_info hist[GMP_EPOCH_HIST];
     uint32_t next_epoch; /* next transition to apply */
@@ -435,6 +439,22 @@ static int cmp_open(const void *a, const void *b)
     return x->id < y->id ? -1 : x->id > y->id;
 }
 
+/* The live allocations of t, oldest first (NULL when there are none or no
+ * memory: then *n is 0); *bytes their sum. */
+static gmt_mem *live_sorted(gmp_live *t, size_t *n, uint64_t *bytes)
+{
+    collect_ctx c = {NULL, 0, gmp_live_count(t), 0};
+    c.a = c.cap ? malloc(c.cap * sizeof *c.a) : NULL;
+    if (!c.a)
+        c.cap = 0;
+    gmp_live_foreach(t, collect_live, &c);
+    if (c.n > 1)
+        qsort(c.a, c.n, sizeof *c.a, cmp_mem);
+    *n = c.n;
+    *bytes = c.bytes;
+    return c.a;
+}
+
 /* A block or segment of the live tables as its BLOCK record. */
 static void put_block_mem(gmp_asm *a, const gmt_mem *m, unsigned action, uint64_t flags)
 {
@@ -450,16 +470,12 @@ static void put_block_mem(gmp_asm *a, const gmt_mem *m, unsigned action, uint64_
 
 static void put_live_sorted(gmp_asm *a, gmp_live *t, unsigned action)
 {
-    collect_ctx c = {NULL, 0, gmp_live_count(t), 0};
-    c.a = c.cap ? malloc(c.cap * sizeof *c.a) : NULL;
-    if (!c.a)
-        c.cap = 0;
-    gmp_live_foreach(t, collect_live, &c);
-    if (c.n > 1)
-        qsort(c.a, c.n, sizeof *c.a, cmp_mem);
-    for (size_t i = 0; i < c.n; i++)
-        put_block_mem(a, &c.a[i], action, GMT_BLKF_BASELINE);
-    free(c.a);
+    size_t n = 0;
+    uint64_t bytes = 0;
+    gmt_mem *m = live_sorted(t, &n, &bytes);
+    for (size_t i = 0; i < n; i++)
+        put_block_mem(a, &m[i], action, GMT_BLKF_BASELINE);
+    free(m);
 }
 
 /* The framework's part of a window's baseline, after the CUPTI one: its
@@ -477,61 +493,68 @@ static void block_baseline(gmp_asm *a, uint64_t step)
     put_live_sorted(a, a->blocks, GMT_BLK_ALLOC);
 }
 
-static void window_begin(gmp_asm *a, const gmp_epoch_info *e)
+/* The NVTX ranges open at this moment, outermost first (ids grow). */
+static void put_open_ranges(gmp_asm *a)
+{
+    if (!a->open_n)
+        return;
+    open_range *o = malloc(a->open_n * sizeof *o);
+    size_t n = 0;
+    for (size_t i = 0; o && i < a->open_cap; i++)
+        if (a->open[i].id)
+            o[n++] = a->open[i];
+    if (!o)
+        return;
+    qsort(o, n, sizeof *o, cmp_open);
+    for (size_t i = 0; i < n; i++) {
+        gmt_record b;
+        memset(&b, 0, sizeof b.type + sizeof b.u.range + 16);
+        b.type = GMT_REC_RANGE_BEGIN;
+        b.u.range.ts = o[i].ts;
+        b.u.range.tid = o[i].tid;
+        b.u.range.id = o[i].id;
+        b.u.range.parent = o[i].parent;
+        b.u.range.name = o[i].name;
+        put(a, &b);
+    }
+    free(o);
+}
+
+void gmp_asm_put_baseline(gmp_asm *a, uint64_t ts, uint64_t window, uint64_t step)
 {
     end_frame(a); /* a window starts a fresh frame: it decodes on its own */
-    collect_ctx c = {NULL, 0, gmp_live_count(a->live), 0};
-    c.a = c.cap ? malloc(c.cap * sizeof *c.a) : NULL;
-    if (!c.a)
-        c.cap = 0;
-    gmp_live_foreach(a->live, collect_live, &c);
-    if (c.n > 1)
-        qsort(c.a, c.n, sizeof *c.a, cmp_mem);
+    size_t n = 0;
+    uint64_t bytes = 0;
+    gmt_mem *m = live_sorted(a->live, &n, &bytes);
     gmt_record r;
     memset(&r, 0, sizeof r.type + sizeof r.u.wbegin + 16);
     r.type = GMT_REC_WINDOW_BEGIN;
-    r.u.wbegin.ts = e->ts;
-    r.u.wbegin.window = e->window ? e->window - 1 : 0;
-    r.u.wbegin.step = e->step;
-    r.u.wbegin.baseline_count = c.n;
-    r.u.wbegin.baseline_bytes = c.bytes;
+    r.u.wbegin.ts = ts;
+    r.u.wbegin.window = window;
+    r.u.wbegin.step = step;
+    r.u.wbegin.baseline_count = n;
+    r.u.wbegin.baseline_bytes = bytes;
     put(a, &r);
-    for (size_t i = 0; i < c.n; i++) {
+    for (size_t i = 0; i < n; i++) {
         gmt_record b;
         memset(&b, 0, sizeof b.type + sizeof b.u.mem + 16);
         b.type = GMT_REC_ALLOC;
-        b.u.mem = c.a[i];
+        b.u.mem = m[i];
         b.u.mem.flags |= GMT_MEMF_BASELINE;
         put(a, &b);
     }
-    free(c.a);
+    free(m);
     if (a->fw_seen)
-        block_baseline(a, e->step);
-    /* The NVTX ranges open at this moment, outermost first (ids grow). */
-    if (a->open_n) {
-        open_range *o = malloc(a->open_n * sizeof *o);
-        size_t n = 0;
-        for (size_t i = 0; o && i < a->open_cap; i++)
-            if (a->open[i].id)
-                o[n++] = a->open[i];
-        if (o) {
-            qsort(o, n, sizeof *o, cmp_open);
-            for (size_t i = 0; i < n; i++) {
-                gmt_record b;
-                memset(&b, 0, sizeof b.type + sizeof b.u.range + 16);
-                b.type = GMT_REC_RANGE_BEGIN;
-                b.u.range.ts = o[i].ts;
-                b.u.range.tid = o[i].tid;
-                b.u.range.id = o[i].id;
-                b.u.range.parent = o[i].parent;
-                b.u.range.name = o[i].name;
-                put(a, &b);
-            }
-            free(o);
-        }
-    }
+        block_baseline(a, step);
+    put_open_ranges(a);
+}
+
+static void window_begin(gmp_asm *a, const gmp_epoch_info *e)
+{
+    uint64_t window = e->window ? e->window - 1 : 0;
+    gmp_asm_put_baseline(a, e->ts, window, e->step);
     a->win_open = 1;
-    a->win_index = r.u.wbegin.window;
+    a->win_index = window;
     a->windows++;
 }
 
@@ -782,6 +805,124 @@ static void emit_copy(gmp_asm *a, const gmp_ev *ev, const gmp_epoch_info *ep)
     put(a, &r);
 }
 
+/* ---- failures (the flight recorder) ---------------------------------------- */
+
+static uint64_t open_name(gmp_asm *a, uint64_t id)
+{
+    if (!id || !a->open_cap)
+        return 0;
+    const open_range *o = open_slot(a, id);
+    return o->id == id ? o->name : 0;
+}
+
+void gmp_asm_fill_failure(gmp_asm *a, gmt_oom *o)
+{
+    if (!o->op)
+        o->op = open_name(a, o->range);
+    o->live_count = gmp_live_count(a->live) + (a->fw_seen ? gmp_live_count(a->blocks) : 0);
+    o->live_bytes = gmp_live_bytes_all(a->live);
+    if (a->fw_seen) {
+        unsigned d = o->device < GMP_MAX_DEVICES ? (unsigned)o->device : 0;
+        o->fw_allocated = gmp_live_bytes(a->blocks, d);
+        o->fw_reserved = gmp_live_bytes(a->segs, d) + a->mapped[d];
+        o->flags |= GMT_OOMF_FRAMEWORK;
+    }
+}
+
+static void put_live_of(gmp_asm *a, gmp_live *t, int framework)
+{
+    size_t n = 0;
+    uint64_t bytes = 0;
+    gmt_mem *m = live_sorted(t, &n, &bytes);
+    for (size_t i = 0; i < n; i++) {
+        gmt_record r;
+        memset(&r, 0, sizeof r.type + sizeof r.u.live + 16);
+        r.type = GMT_REC_LIVE;
+        r.u.live = m[i];
+        if (framework) { /* the block tables keep the request in source, the pool in corr */
+            r.u.live.corr = m[i].source;
+            r.u.live.source = GMT_SRC_FRAMEWORK;
+        }
+        put(a, &r);
+    }
+    free(m);
+}
+
+uint64_t gmp_asm_put_live(gmp_asm *a)
+{
+    put_live_of(a, a->live, 0);
+    if (a->fw_seen)
+        put_live_of(a, a->blocks, 1);
+    return gmp_live_count(a->live) + (a->fw_seen ? gmp_live_count(a->blocks) : 0);
+}
+
+uint64_t gmp_asm_step(const gmp_asm *a) { return a->cur_step; }
+
+/* A CUDA allocation call that returned out of memory. With a framework
+ * allocator in the process, the failure is its OOM: it frees its cache and
+ * retries first, and often succeeds. */
+static void emit_oom(gmp_asm *a, const gmp_ev *ev, const gmp_epoch_info *ep)
+{
+    gmt_oom o;
+    memset(&o, 0, sizeof o);
+    o.ts = ev->ts;
+    o.cause = GMT_OOM_CUDA;
+    o.device = ev->oom.device;
+    o.bytes = ev->a;
+    o.stream = ev->c;
+    o.tid = ev->tid;
+    o.range = ev->oom.range;
+    o.status = ev->oom.status;
+    o.step = ep ? ep->step : a->cur_step;
+    size_t n = ev->oom.api_len < GMP_OOM_API_MAX ? ev->oom.api_len : GMP_OOM_API_MAX;
+    o.api = n ? intern(a, ev->oom.api, n) : 0;
+    if (ev->oom.has_mem) {
+        o.driver_free = ev->b;
+        o.driver_total = ev->d;
+        o.flags |= GMT_OOMF_DRIVER;
+    }
+    a->cuda_oom = o;
+    a->have_cuda_oom = 1;
+    if (a->fw_seen || !a->io.failure)
+        return;
+    gmp_asm_fill_failure(a, &o);
+    a->io.failure(a->io.ctx, &o);
+}
+
+/* The framework allocator's OOM (after its block record): the request,
+ * and the free bytes CUDA reported to it. */
+static void failure_of_block(gmp_asm *a, const gmt_block *b)
+{
+    if (!a->io.failure)
+        return;
+    gmt_oom o;
+    memset(&o, 0, sizeof o);
+    o.ts = b->ts;
+    o.cause = GMT_OOM_FRAMEWORK;
+    o.device = b->device;
+    o.bytes = b->bytes;
+    o.stream = b->stream;
+    o.tid = b->tid;
+    o.range = b->range;
+    o.step = b->step;
+    o.driver_free = b->address;
+    if (a->have_cuda_oom && a->cuda_oom.device == b->device) {
+        o.api = a->cuda_oom.api; /* the cudaMalloc the allocator made last */
+        o.status = a->cuda_oom.status;
+        o.driver_total = a->cuda_oom.driver_total;
+    }
+    if (!o.driver_total) {
+        gmt_device dv;
+        memset(&dv, 0, sizeof dv);
+        a->io.device(a->io.ctx, (unsigned)b->device, &dv);
+        o.driver_total = dv.total_mem;
+    }
+    o.flags |= GMT_OOMF_DRIVER;
+    a->have_cuda_oom = 0;
+    gmp_asm_fill_failure(a, &o);
+    a->io.failure(a->io.ctx, &o);
+}
+
 /* The live tables keep what a later window's baseline and a tag need; the
  * pool id rides in gmt_mem's corr and the requested size in its source (a
  * block has neither). */
@@ -833,6 +974,11 @@ static void block_out(gmp_asm *a, const gmt_block *b, uint32_t epoch)
         r.u.block = *b;
         r.u.block.step = ep->step;
         put(a, &r);
+    }
+    if (b->action == GMT_BLK_OOM) {
+        gmt_block f = *b;
+        f.step = ep ? ep->step : a->cur_step;
+        failure_of_block(a, &f);
     }
 }
 
@@ -1011,6 +1157,9 @@ static void emit_event(gmp_asm *a, gmp_ev *ev)
         break;
     case GMP_EV_BLOCK:
         emit_block(a, ev, ep);
+        break;
+    case GMP_EV_OOM:
+        emit_oom(a, ev, ep);
         break;
     case GMP_EV_SYNC:
         end_frame(a);

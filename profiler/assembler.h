@@ -44,6 +44,10 @@ typedef struct gmp_asm_io {
     uint64_t (*now)(void *ctx);  /* the trace clock (ns) */
     uint64_t (*mono)(void *ctx); /* a monotonic clock (ns), for the sample period */
     void (*synced)(void *ctx, uint64_t ticket); /* a SYNC event was reached (its frame ended) */
+    /* An allocation failed out of memory (a CUDA call, or the framework's
+     * allocator): *o is filled as gmp_asm_fill_failure does, at the failure's
+     * place in the order. NULL: failures are not reported. */
+    void (*failure)(void *ctx, gmt_oom *o);
 } gmp_asm_io;
 
 typedef struct gmp_asm gmp_asm;
@@ -91,6 +95,20 @@ void gmp_asm_finish(gmp_asm *a, int reason);
 /* A MEMSAMPLE of every device when inside a window and period_ns have
  * passed since the last one (mono: the io's monotonic clock). */
 void gmp_asm_sample_due(gmp_asm *a, uint64_t mono, uint64_t period_ns);
+
+/* ---- the flight recorder (wthread.c, recorder.c) ---- */
+/* WINDOW_BEGIN (window, step, ts) and the baseline of the live tables at
+ * this moment through put, as a window begin writes them; changes nothing. */
+void gmp_asm_put_baseline(gmp_asm *a, uint64_t ts, uint64_t window, uint64_t step);
+/* Fills what the assembler knows of a failure now: the op (the name of
+ * o->range when open), the step when o->step is 0, the live count and
+ * bytes, the framework allocator's allocated and reserved bytes. */
+void gmp_asm_fill_failure(gmp_asm *a, gmt_oom *o);
+/* One LIVE record per live allocation (device memory, then the framework's
+ * live blocks), oldest first, through put. Returns the records written. */
+uint64_t gmp_asm_put_live(gmp_asm *a);
+/* The current step. */
+uint64_t gmp_asm_step(const gmp_asm *a);
 
 typedef struct gmp_asm_counts {
     uint64_t windows;       /* windows begun */

@@ -177,6 +177,37 @@ typedef struct gmp_cuMemUnmap_params {
     size_t size;
 } gmp_cuMemUnmap_params;
 
+/* The allocation calls' parameter blocks, for the size of a request that
+ * failed: every one but the pitched one has the size second. */
+typedef struct gmp_alloc_params {
+    CUdeviceptr *dptr;
+    size_t bytesize;
+} gmp_alloc_params;
+typedef struct gmp_cuMemAllocPitch_params {
+    CUdeviceptr *dptr;
+    size_t *pPitch;
+    size_t WidthInBytes;
+    size_t Height;
+    unsigned int ElementSizeBytes;
+} gmp_cuMemAllocPitch_params;
+typedef struct gmp_cuMemAllocAsync_params {
+    CUdeviceptr *dptr;
+    size_t bytesize;
+    CUstream hStream;
+} gmp_cuMemAllocAsync_params;
+typedef struct gmp_cuMemAllocFromPoolAsync_params {
+    CUdeviceptr *dptr;
+    size_t bytesize;
+    CUmemoryPool pool;
+    CUstream hStream;
+} gmp_cuMemAllocFromPoolAsync_params;
+typedef struct gmp_cuMemCreate_params {
+    CUmemGenericAllocationHandle *handle;
+    size_t size;
+    const CUmemAllocationProp *prop;
+    unsigned long long flags;
+} gmp_cuMemCreate_params;
+
 /* memcpy/memset have dozens of variants (_v2, _ptds, _ptsz, 2D, 3D, Peer,
  * Batch...): they are recognised by the names CUPTI gives their callback
  * ids, so new variants are covered without a list to maintain. Only
@@ -251,6 +282,100 @@ static void post_vmm(int type, uint64_t a, uint64_t b, const gmp_tls *t, uint32_
 }
 
 
+/* The families whose failure with CUDA_ERROR_OUT_OF_MEMORY is a failed
+ * device allocation (host and VMM address space are other resources). */
+static int fam_allocates_device(unsigned fam)
+{
+    return fam == GMP_FAM_MALLOC || fam == GMP_FAM_PITCH || fam == GMP_FAM_MANAGED || fam == GMP_FAM_ASYNC ||
+           fam == GMP_FAM_VMM_CREATE;
+}
+
+/* The request, device and stream of a failed allocation call. */
+static void oom_request(CUpti_CallbackId cbid, const CUpti_CallbackData *cb, uint64_t *bytes, int *dev,
+                        uint64_t *stream)
+{
+    const void *p = cb->functionParams;
+    if (!p)
+        return;
+    switch (cbid) {
+    case DRV(cuMemAlloc_v2):
+    case DRV(cuMemAllocManaged):
+        *bytes = ((const gmp_alloc_params *)p)->bytesize;
+        break;
+    case DRV(cuMemAllocPitch_v2): {
+        const gmp_cuMemAllocPitch_params *q = p;
+        *bytes = (uint64_t)q->WidthInBytes * q->Height;
+        break;
+    }
+    case DRV(cuMemAllocAsync):
+    case DRV(cuMemAllocAsync_ptsz): {
+        const gmp_cuMemAllocAsync_params *q = p;
+        *bytes = q->bytesize;
+        *stream = (uint64_t)(uintptr_t)q->hStream;
+        break;
+    }
+    case DRV(cuMemAllocFromPoolAsync):
+    case DRV(cuMemAllocFromPoolAsync_ptsz): {
+        const gmp_cuMemAllocFromPoolAsync_params *q = p;
+        *bytes = q->bytesize;
+        *stream = (uint64_t)(uintptr_t)q->hStream;
+        break;
+    }
+    case DRV(cuMemCreate): {
+        const gmp_cuMemCreate_params *q = p;
+        *bytes = q->size;
+        if (q->prop && q->prop->location.type == CU_MEM_LOCATION_TYPE_DEVICE)
+            *dev = q->prop->location.id;
+        break;
+    }
+    default:
+        break; /* cuMemAlloc (32-bit sizes), arrays: the size stays unknown */
+    }
+}
+
+/* A device allocation failed out of memory (the EXIT of its driver call):
+ * the request and the driver's free and total memory go to the writer,
+ * which writes the failure (a flight recorder's dump, GMEMPROF_SCHEDULE=
+ * on-oom). Rare, so this path may ask the driver: cuMemGetInfo here runs
+ * after the failed call returned, on the calling thread, holding no lock
+ * of ours (gmp_devices_meminfo); a framework allocator's lock may be held
+ * by the caller, which cuMemGetInfo does not need. */
+static void post_oom(gmp_tls *t, CUpti_CallbackId cbid, const CUpti_CallbackData *cb, CUresult rc)
+{
+    uint64_t bytes = 0, stream = 0, f = 0, tot = 0;
+    uint32_t id = 0;
+    int dev = cb->context && gmp_g.api.GetDeviceId && gmp_g.api.GetDeviceId(cb->context, &id) == CUPTI_SUCCESS
+                  ? (int)id
+                  : 0;
+    oom_request(cbid, cb, &bytes, &dev, &stream);
+    gmp_ev ev;
+    memset(&ev, 0, offsetof(gmp_ev, name) + sizeof ev.oom);
+    ev.type = GMP_EV_OOM;
+    ev.ts = gmp_now();
+    ev.tid = (uint32_t)gmp_tid(t);
+    ev.epoch = t->cur_epoch;
+    ev.corr = cb->correlationId;
+    ev.a = bytes;
+    ev.c = stream;
+    ev.oom.range = t->cur_range;
+    ev.oom.device = dev >= 0 ? (uint32_t)dev : 0;
+    ev.oom.status = (uint32_t)rc;
+    if (gmp_devices_meminfo(ev.oom.device, &f, &tot) == 0) {
+        ev.b = f;
+        ev.d = tot;
+        ev.oom.has_mem = 1;
+    }
+    const char *fn = cb->functionName ? cb->functionName : "";
+    size_t n = strnlen(fn, GMP_OOM_API_MAX);
+    memcpy(ev.oom.api, fn, n);
+    ev.oom.api_len = (uint8_t)n;
+    ev.len = sizeof ev.oom;
+    /* the allocations made before the failure go to the queue first */
+    gmp_activity_flush_forced();
+    gmp_post(&ev);
+    gmp_wake();
+}
+
 static void api_enter(gmp_tls *t, CUpti_CallbackDomain dom, CUpti_CallbackId cbid, unsigned fam,
                       const CUpti_CallbackData *cb)
 {
@@ -323,7 +448,8 @@ static void api_enter(gmp_tls *t, CUpti_CallbackDomain dom, CUpti_CallbackId cbi
     }
 }
 
-static void api_exit(gmp_tls *t, CUpti_CallbackDomain dom, unsigned fam, const CUpti_CallbackData *cb)
+static void api_exit(gmp_tls *t, CUpti_CallbackDomain dom, CUpti_CallbackId cbid, unsigned fam,
+                     const CUpti_CallbackData *cb)
 {
     if (t->pause_corr && t->pause_corr == cb->correlationId) {
         t->pause_corr = 0;
@@ -345,6 +471,11 @@ static void api_exit(gmp_tls *t, CUpti_CallbackDomain dom, unsigned fam, const C
     }
     if (t->cp.state && t->rt_depth == 0 && (fam == GMP_FAM_MEMCPY || fam == GMP_FAM_MEMSET)) {
         gmp_copy_end(t, cb);
+        return;
+    }
+    if (fam_allocates_device(fam) && cb->functionReturnValue &&
+        *(const CUresult *)cb->functionReturnValue == CUDA_ERROR_OUT_OF_MEMORY) {
+        post_oom(t, cbid, cb, CUDA_ERROR_OUT_OF_MEMORY);
         return;
     }
     if (!gmp_fam_is_vmm(fam) || !cb->functionReturnValue ||
@@ -401,7 +532,7 @@ static void CUPTIAPI gmp_cupti_callback(void *ud, CUpti_CallbackDomain dom, CUpt
             if (cb->callbackSite == CUPTI_API_ENTER)
                 api_enter(t, dom, cbid, fam, cb);
             else
-                api_exit(t, dom, fam, cb);
+                api_exit(t, dom, cbid, fam, cb);
             atomic_fetch_add_explicit(&gmp_g.cb_time_ns, (mono_ns() - t0) << GMP_CB_SAMPLE_SHIFT,
                                       memory_order_relaxed);
             return;
@@ -409,7 +540,7 @@ static void CUPTIAPI gmp_cupti_callback(void *ud, CUpti_CallbackDomain dom, CUpt
         if (cb->callbackSite == CUPTI_API_ENTER)
             api_enter(t, dom, cbid, fam, cb);
         else
-            api_exit(t, dom, fam, cb);
+            api_exit(t, dom, cbid, fam, cb);
         return;
     }
     if (dom == CUPTI_CB_DOMAIN_RESOURCE) {

@@ -103,6 +103,13 @@ static const setting settings[] = {
     {"GMEMPROF_TORCH_BRIDGE", T_PATH, OFF(torch_bridge), 0, 0, NULL, NULL},
     {"GMEMPROF_TORCH_OPS", T_BOOL, OFF(torch_ops), 0, 0, NULL, NULL},
     {"GMEMPROF_STEP_SOURCE", T_STEPSRC, OFF(step_source), 0, 0, NULL, NULL},
+    {"GMEMPROF_ON_OOM", T_BOOL, OFF(on_oom), 0, 0, NULL, NULL},
+    {"GMEMPROF_OOM_STEPS", T_U64, OFF(oom_steps), 1, 10000, "a number of steps", NULL},
+    {"GMEMPROF_OOM_SECONDS", T_U64, OFF(oom_seconds), 1, 86400, "a number of seconds", NULL},
+    {"GMEMPROF_OOM_MAX_MB", T_U64, OFF(oom_max_mb), 8, 65536, "a number of MiB", NULL},
+    {"GMEMPROF_OOM_DUMPS", T_U64, OFF(oom_dumps), 1, 1000, "a number of dumps", NULL},
+    {"GMEMPROF_OOM_AT_EXIT", T_BOOL, OFF(oom_at_exit), 0, 0, NULL, NULL},
+    {"GMEMPROF_OOM_SIGNAL", T_BOOL, OFF(oom_signal), 0, 0, NULL, NULL},
 };
 #define NSETTINGS (sizeof settings / sizeof settings[0])
 
@@ -133,6 +140,13 @@ void gmp_config_defaults(gmp_config *cfg)
     cfg->torch = 1;
     cfg->torch_ops = 1;
     cfg->step_source = GMP_STEPS_AUTO;
+    cfg->on_oom = 0;
+    cfg->oom_steps = 3;
+    cfg->oom_seconds = 30;
+    cfg->oom_max_mb = 256;
+    cfg->oom_dumps = 3;
+    cfg->oom_at_exit = 0;
+    cfg->oom_signal = 0;
 }
 
 static const char *log_name(gmp_log_level l)
@@ -469,6 +483,25 @@ int gmp_config_load(gmp_config *cfg, gmp_getenv_fn get, void *ctx, gmp_diag *dia
         cfg->cupti_buffer_kb = most;
         problems++;
     }
+    /* The flight recorder keeps kernels only when asked: they cost the most
+     * (GMEMPROF_KERNELS set, or --kernels). */
+    cfg->on_oom = cfg->on_oom || cfg->schedule.on_oom;
+    if (cfg->on_oom && cfg->schedule.kind != GMP_SCHED_WHOLE) {
+        char sd[160];
+        gmp_sched_describe(&cfg->schedule, sd, sizeof sd);
+        gmp_diag_add(diag,
+                     "GMEMPROF_SCHEDULE='%s' with the flight recorder (on-oom): a schedule of windows cannot be "
+                     "combined with it (the recorder keeps the last GMEMPROF_OOM_STEPS steps of the whole run); "
+                     "recording with on-oom alone",
+                     sd);
+        problems++;
+        memset(&cfg->schedule, 0, sizeof cfg->schedule);
+        cfg->schedule.kind = GMP_SCHED_WHOLE;
+    }
+    cfg->schedule.on_oom = cfg->on_oom;
+    const char *km = get("GMEMPROF_KERNELS", ctx);
+    if (cfg->on_oom && (!km || !km[0]))
+        cfg->kernels = GMP_KERNELS_NONE;
     return problems;
 }
 
@@ -733,6 +766,12 @@ size_t gmp_config_describe(const gmp_config *cfg, char *out, size_t cap)
         sb_kvu(&b, "kernels", (unsigned long long)(cfg->kernels != GMP_KERNELS_NONE));
     sb_kvu(&b, "zstd_level", (unsigned long long)cfg->zstd_level);
     sb_kv(&b, "log", log_name(cfg->log));
+    if (cfg->on_oom) { /* (absent otherwise: the headers of other traces keep their bytes) */
+        sb_kvu(&b, "oom_steps", (unsigned long long)cfg->oom_steps);
+        sb_kvu(&b, "oom_seconds", (unsigned long long)cfg->oom_seconds);
+        sb_kvu(&b, "oom_max_mb", (unsigned long long)cfg->oom_max_mb);
+        sb_kvu(&b, "oom_dumps", (unsigned long long)cfg->oom_dumps);
+    }
     if (out && cap > 0)
         out[b.len < cap ? b.len : cap - 1] = '\0';
     return b.len;

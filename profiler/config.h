@@ -73,6 +73,16 @@ typedef struct gmp_config {
     /* GMEMPROF_TORCH_OPS=0: no op ranges from the bridge (default 1: in
      * warmup and active steps, each op PyTorch records is a range). */
     int torch_ops;
+    /* The flight recorder (docs/user-guide.md, "When CUDA runs out of
+     * memory"): on when GMEMPROF_ON_OOM=1 or GMEMPROF_SCHEDULE starts with
+     * on-oom. Nothing is written until a failure. */
+    int on_oom;
+    uint64_t oom_steps;   /* GMEMPROF_OOM_STEPS: steps kept before the failing one, default 3 */
+    uint64_t oom_seconds; /* GMEMPROF_OOM_SECONDS: seconds kept when the program makes no steps, default 30 */
+    uint64_t oom_max_mb;  /* GMEMPROF_OOM_MAX_MB: the ring's hard cap, default 256 */
+    uint64_t oom_dumps;   /* GMEMPROF_OOM_DUMPS: dumps written at most, default 3 */
+    int oom_at_exit;      /* GMEMPROF_OOM_AT_EXIT=1: a dump at the end when none was written */
+    int oom_signal;       /* GMEMPROF_OOM_SIGNAL=1: SIGUSR2 writes a dump */
 } gmp_config;
 
 typedef const char *(*gmp_getenv_fn)(const char *name, void *ctx);

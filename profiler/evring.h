@@ -34,6 +34,8 @@ typedef enum gmp_ev_type {
                              * c=stream d=device, corr, ts = call time; `copy` */
     GMP_EV_BLOCK = 14,      /* a framework allocator event (profiler/torch.c): a=address
                              * b=bytes c=stream d=pool; `block` */
+    GMP_EV_OOM = 15,        /* a CUDA allocation failed out of memory: a=bytes asked
+                             * b=driver free c=stream handle d=driver total; `oom` */
 } gmp_ev_type;
 
 /* One cell is 256 bytes: 8 for the sequence, 248 for the event. */
@@ -83,6 +85,17 @@ typedef struct gmp_ev_block {
     uint8_t has_counter;
 } gmp_ev_block;
 
+/* What an out-of-memory event carries besides the common fields. */
+#define GMP_OOM_API_MAX 48
+typedef struct gmp_ev_oom {
+    uint64_t range;   /* innermost open range of the thread, 0 none */
+    uint32_t device;
+    uint32_t status;  /* the CUresult */
+    uint8_t has_mem;  /* b and d were read (cuMemGetInfo) */
+    uint8_t api_len;
+    char api[GMP_OOM_API_MAX]; /* the call's name, api_len bytes */
+} gmp_ev_oom;
+
 typedef struct gmp_ev {
     uint16_t type;
     uint16_t len;   /* bytes of name used */
@@ -97,6 +110,7 @@ typedef struct gmp_ev {
         gmp_ev_copy copy;     /* GMP_EV_COPY: `len` = sizeof copy */
         gmp_ev_block block;   /* GMP_EV_BLOCK: `len` = sizeof block */
         gmp_ev_vmm vmm;       /* GMP_EV_VMM_*: `len` = sizeof vmm */
+        gmp_ev_oom oom;       /* GMP_EV_OOM: `len` = sizeof oom */
     };
 } gmp_ev;
 

@@ -215,6 +215,36 @@ static void install_signal_handlers(void)
     }
 }
 
+/* SIGUSR2 (GMEMPROF_OOM_SIGNAL=1): a flight recorder's dump, for a job that
+ * hangs. Like on_signal, it takes no lock and waits for nothing: it asks the
+ * writer and returns. A handler the program had is called too. */
+static struct sigaction g_prev_usr2;
+
+static void on_dump_signal(int sig, siginfo_t *si, void *uc)
+{
+    int saved = errno;
+    if (!atomic_load(&gmp_g.forked))
+        (void)gmp_wt_dump_request();
+    errno = saved;
+    if (g_prev_usr2.sa_flags & SA_SIGINFO) {
+        if (g_prev_usr2.sa_sigaction)
+            g_prev_usr2.sa_sigaction(sig, si, uc);
+    } else if (g_prev_usr2.sa_handler != SIG_DFL && g_prev_usr2.sa_handler != SIG_IGN) {
+        g_prev_usr2.sa_handler(sig);
+    }
+}
+
+static void install_dump_signal(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_dump_signal;
+    sa.sa_flags = SA_SIGINFO | SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    if (sigaction(SIGUSR2, NULL, &g_prev_usr2) != 0 || sigaction(SIGUSR2, &sa, NULL) != 0)
+        gmp_log_error("cannot handle SIGUSR2 (%s): GMEMPROF_OOM_SIGNAL=1 has no effect", strerror(errno));
+}
+
 /* ---- init ---------------------------------------------------------------- */
 
 static _Atomic int g_light; /* 0 not done, 1 running, 2 done */
@@ -350,20 +380,21 @@ static int full_body(void)
     }
     gmt_writer_opts wo = {gmp_g.cfg.zstd_level, 0};
     char why[GMP_PATH_MAX + 128];
-    gmt_writer *w = gmt_writer_create(gmp_g.path, sizeof gmp_g.path, &wo, why, sizeof why);
-    if (!w) {
+    /* the flight recorder makes a file only when something fails */
+    gmt_writer *w = gmp_g.cfg.on_oom ? NULL : gmt_writer_create(gmp_g.path, sizeof gmp_g.path, &wo, why, sizeof why);
+    if (!w && !gmp_g.cfg.on_oom) {
         gmp_log_error("%s; profiling is off (the program runs on)", why);
         gmp_activity_unsubscribe();
         return -1;
     }
-    if (why[0])
+    if (w && why[0])
         gmp_log_info("%s", why); /* another process holds the name: this one's own file */
     size_t fixed = gmp_ring_bytes(&gmp_g.ring) + ((size_t)gmp_g.corr.mask + 1) * sizeof(gmp_corr_slot) +
                    gmp_wt_staging_bytes();
     if (gmp_activity_setup_buffers(fixed, err, sizeof err) != 0 || gmp_wt_start(w, err, sizeof err) != 0) {
         gmp_log_error("%s; profiling is off", err);
         gmp_activity_unsubscribe();
-        if (!gmp_wt_running()) {
+        if (!gmp_wt_running() && w) {
             gmt_writer_close(w);
             unlink(gmp_g.path);
         }
@@ -381,6 +412,8 @@ static int full_body(void)
      * through NVTX or the in-app API before CUDA started). */
     gmp_steps_apply_collect();
     install_signal_handlers();
+    if (gmp_g.cfg.on_oom && gmp_g.cfg.oom_signal)
+        install_dump_signal();
     gmp_wake();
     return 0;
 }

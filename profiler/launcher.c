@@ -63,6 +63,7 @@ typedef struct options {
     const char *output, *schedule, *step_marker, *steps, *tag_prefix, *sample_ms, *lib;
     const char *kernels; /* --kernels MODE; --no-kernels is --kernels none */
     int verbosity; /* -1 quiet, 0 normal, 1 verbose */
+    int on_oom;    /* --on-oom: the flight recorder */
     char **cmd;    /* NULL-terminated */
 } options;
 
@@ -91,6 +92,11 @@ static const char usage_text[] =
     "                         kernel records, with GPU start/end; costs more per launch) or\n"
     "                         'none' (allocations only)\n"
     "      --no-kernels       the same as --kernels none\n"
+    "      --on-oom           the flight recorder: keep the last steps in memory, write nothing\n"
+    "                         unless a CUDA allocation (or PyTorch's allocator) runs out of memory;\n"
+    "                         then the steps before the failure, the failure and what held the\n"
+    "                         memory go to the -o file (GMEMPROF_OOM_STEPS, GMEMPROF_OOM_MAX_MB...;\n"
+    "                         not with a --schedule of windows: every step goes to the recorder)\n"
     "      --lib PATH         libgmemprof.so to use (default: $GMEMPROF_LIB, else ../lib or\n"
     "                         ../lib64 next to gmemprof)\n"
     "  -q, --quiet            no summary, and the profiler prints only errors\n"
@@ -239,6 +245,8 @@ static void parse_args(int argc, char **argv, options *o)
             continue;
         if (strcmp(a, "--no-kernels") == 0)
             o->kernels = "0";
+        else if (strcmp(a, "--on-oom") == 0)
+            o->on_oom = 1;
         else if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0)
             o->verbosity = -1;
         else if (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0)
@@ -501,6 +509,53 @@ static void describe_trace(const gmp_summary *s, char *out, size_t cap)
              s->records == 1 ? "" : "s", drop, status);
 }
 
+/* The flight recorder's lines (GMEMPROF_ON_OOM): a line per process that
+ * wrote a dump, naming its rank, and one for those that had nothing to
+ * write, which is not an error. 0 when f holds no such line. */
+static int print_oom_summary(FILE *f, const char *cwd)
+{
+    gmp_summary *s = malloc(sizeof *s);
+    char *line = NULL, word[4 * GMP_SUMMARY_PATH_MAX + 8], shown[4 * GMP_SUMMARY_PATH_MAX];
+    size_t linecap = 0;
+    int quiet = 0, failed = 0;
+    uint64_t peak = 0, cap = 0;
+    rewind(f);
+    while (s && getline(&line, &linecap, f) > 0) {
+        if (gmp_summary_parse_line(line, s) != 0 || !s->has_oom)
+            continue;
+        if (s->ring > peak)
+            peak = s->ring;
+        cap = s->ring_cap;
+        if (strcmp(s->status, GMP_SUMMARY_STATUS_NO_OOM) == 0) {
+            quiet++;
+            continue;
+        }
+        char who[48] = "the command", size[32];
+        if (s->has_rank)
+            snprintf(who, sizeof who, "rank %llu", (unsigned long long)s->rank);
+        human_bytes(s->bytes, size, sizeof size);
+        shell_word(display_path(s->trace, cwd), word, sizeof word);
+        fprintf(stderr, "gmemprof: %s ran out of memory: the steps before it are in %s (%s%s%s) \xe2\x80\x94 "
+                        "next: gmem-analyze %s\n",
+                who, shown_path(s->trace, cwd, shown, sizeof shown), size,
+                s->dumps > 1 ? ", the first of its dumps" : "",
+                strcmp(s->status, GMP_SUMMARY_STATUS_OOM) != 0 ? "; incomplete, see the message above" : "", word);
+        failed++;
+    }
+    char pk[32], cp[32];
+    human_bytes(peak, pk, sizeof pk);
+    human_bytes(cap, cp, sizeof cp);
+    if (quiet && !failed)
+        fprintf(stderr, "gmemprof: no out-of-memory in this run: the flight recorder wrote nothing (it held at most "
+                        "%s of its %s cap%s)\n", pk, cp, quiet > 1 ? ", in every process" : "");
+    else if (quiet)
+        fprintf(stderr, "gmemprof: %d other process%s had no out-of-memory: nothing written for %s\n", quiet,
+                quiet == 1 ? "" : "es", quiet == 1 ? "it" : "them");
+    free(line);
+    free(s);
+    return quiet + failed;
+}
+
 /* Reads the summary file and prints the summary; wstatus (how the command
  * ended) explains an empty file. */
 static void print_summary(int fd, int wstatus, const char *cwd)
@@ -524,12 +579,13 @@ static void print_summary(int fd, int wstatus, const char *cwd)
         free(first);
         return;
     }
-    if (!s || !first) {
+    if (!s || !first || print_oom_summary(f, cwd)) {
         fclose(f);
         free(s);
         free(first);
         return;
     }
+    rewind(f);
     /* First pass: count and keep the first good line (the usual case is one). */
     while (getline(&line, &linecap, f) > 0) {
         if (line[strspn(line, " \t\r\n")] == '\0')
@@ -682,6 +738,8 @@ static void set_environment(const options *o, const char *lib, const char *cwd)
         set_var(o, "GMEMPROF_SAMPLE_MS", o->sample_ms);
     if (o->kernels)
         set_var(o, "GMEMPROF_KERNELS", o->kernels);
+    if (o->on_oom)
+        set_var(o, "GMEMPROF_ON_OOM", "1");
     if (o->verbosity < 0)
         set_var(o, "GMEMPROF_LOG", "quiet");
     else if (o->verbosity > 0)

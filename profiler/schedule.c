@@ -264,6 +264,21 @@ int gmp_sched_parse(const char *text, gmp_sched_spec *spec, char *err, size_t er
     if (!text)
         text = "";
     trim_copy(text, strlen(text), whole, sizeof whole);
+    if (strncasecmp(whole, "on-oom", 6) == 0 && (whole[6] == '\0' || whole[6] == ',')) {
+        /* the flight recorder, then the trace's own schedule */
+        const char *rest = text + strspn(text, " \t") + 6;
+        if (*rest == ',')
+            rest++;
+        if (gmp_sched_parse(rest, &r, err, errcap) != 0)
+            return -1;
+        if (r.on_oom) {
+            sched_err(err, errcap, "'%s' names on-oom twice", whole);
+            return -1;
+        }
+        r.on_oom = 1;
+        *spec = r;
+        return 0;
+    }
     if (whole[0] == '\0' || strcasecmp(whole, "whole") == 0) {
         r.kind = GMP_SCHED_WHOLE;
         *spec = r;
@@ -367,7 +382,13 @@ size_t gmp_sched_describe(const gmp_sched_spec *spec, char *out, size_t cap)
 {
     char tmp[160], d1[32], d2[32];
     int n;
-    if (!spec) {
+    if (spec && spec->on_oom) {
+        gmp_sched_spec rest = *spec;
+        rest.on_oom = 0;
+        char r[160];
+        gmp_sched_describe(&rest, r, sizeof r);
+        n = strcmp(r, "whole") == 0 ? snprintf(tmp, sizeof tmp, "on-oom") : snprintf(tmp, sizeof tmp, "on-oom,%s", r);
+    } else if (!spec) {
         n = snprintf(tmp, sizeof tmp, "whole");
     } else {
         switch (spec->kind) {

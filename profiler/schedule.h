@@ -28,6 +28,7 @@ typedef struct gmp_sched_spec {
     gmp_sched_kind kind;
     uint64_t skip_first, wait, warmup, active, repeat; /* STEPS */
     uint64_t delay_ns, duration_ns;                    /* TIME; duration 0 = to the end */
+    int on_oom; /* "on-oom": the flight recorder (wthread.c); the rest is the schedule of the trace */
 } gmp_sched_spec;
 
 /* Parses GMEMPROF_SCHEDULE text. Accepted forms:
@@ -36,6 +37,8 @@ typedef struct gmp_sched_spec {
  *   "skip_first,wait,warmup,active,repeat"
  *   "delay=5s,duration=10s" (units ns, us, ms, s; bare number = seconds)
  *   "capture" (cudaProfilerStart/Stop), "" or "whole"
+ *   "on-oom" (the flight recorder), alone or first before another form
+ *   ("on-oom,wait=2,warmup=1,active=3"
  * Returns 0, or -1 with a message in err (what was wrong, the value, the
  * expected form). */
 int gmp_sched_parse(const char *text, gmp_sched_spec *spec, char *err, size_t errcap);

@@ -91,7 +91,8 @@ void gmp_steps_transition(int kind, int arg, int source)
     /* A window edge needs every record made before it in our queue first,
      * so the writer can put the baseline (and the window's last records)
      * exactly: forced flush, synchronous. Edges are rare. */
-    if (ev & (GMP_SCHED_EV_WINDOW_BEGIN | GMP_SCHED_EV_WINDOW_END))
+    /* So does a step of the flight recorder: its ring is cut at steps. */
+    if ((ev & (GMP_SCHED_EV_WINDOW_BEGIN | GMP_SCHED_EV_WINDOW_END)) || (gmp_g.cfg.on_oom && kind == GMP_TR_STEP))
         gmp_activity_flush_forced();
     if (ev & GMP_SCHED_EV_COLLECT_BEGIN) {
         S.collect(1);

@@ -71,6 +71,22 @@ size_t gmp_summary_format_line(char *out, size_t cap, const gmp_summary *s)
     return b.len;
 }
 
+size_t gmp_summary_add_oom(char *line, size_t cap, uint64_t dumps, uint64_t ring, uint64_t ring_cap, long rank)
+{
+    size_t n = line ? strlen(line) : 0;
+    if (!line || n == 0 || line[n - 1] != '\n')
+        return cap;
+    lbuf b = {line, cap, n - 1};
+    lb_num(&b, GMP_SUMMARY_KEY_DUMPS, dumps);
+    lb_num(&b, GMP_SUMMARY_KEY_RING, ring);
+    lb_num(&b, GMP_SUMMARY_KEY_RING_CAP, ring_cap);
+    if (rank >= 0)
+        lb_num(&b, GMP_SUMMARY_KEY_RANK, (uint64_t)rank);
+    lb_putc(&b, '\n');
+    line[b.len < cap ? b.len : 0] = '\0';
+    return b.len;
+}
+
 /* Unescapes [s, e) into out (cap bytes). -1 when it does not fit or holds a
  * bad escape. */
 static int unescape(const char *s, const char *e, char *out, size_t cap)
@@ -119,7 +135,9 @@ int gmp_summary_parse_line(const char *line, gmp_summary *s)
     static const char *const keys[] = {GMP_SUMMARY_KEY_TRACE,   GMP_SUMMARY_KEY_BYTES,
                                        GMP_SUMMARY_KEY_WINDOWS, GMP_SUMMARY_KEY_RECORDS,
                                        GMP_SUMMARY_KEY_DROPPED, GMP_SUMMARY_KEY_STATUS,
-                                       GMP_SUMMARY_KEY_STEPS,   GMP_SUMMARY_KEY_STEP_SOURCE};
+                                       GMP_SUMMARY_KEY_STEPS,   GMP_SUMMARY_KEY_STEP_SOURCE,
+                                       GMP_SUMMARY_KEY_DUMPS,   GMP_SUMMARY_KEY_RING,
+                                       GMP_SUMMARY_KEY_RING_CAP, GMP_SUMMARY_KEY_RANK};
     enum { NKEYS = sizeof keys / sizeof keys[0] };
     int seen[NKEYS] = {0};
     if (!line || !s)
@@ -156,7 +174,11 @@ int gmp_summary_parse_line(const char *line, gmp_summary *s)
             case 4: rc = parse_num(eq + 1, f, &s->dropped); break;
             case 5: rc = unescape(eq + 1, f, s->status, sizeof s->status); break;
             case 6: rc = parse_num(eq + 1, f, &s->steps); break;
-            default: rc = unescape(eq + 1, f, s->step_source, sizeof s->step_source); break;
+            case 7: rc = unescape(eq + 1, f, s->step_source, sizeof s->step_source); break;
+            case 8: rc = parse_num(eq + 1, f, &s->dumps), s->has_oom = 1; break;
+            case 9: rc = parse_num(eq + 1, f, &s->ring); break;
+            case 10: rc = parse_num(eq + 1, f, &s->ring_cap); break;
+            default: rc = parse_num(eq + 1, f, &s->rank), s->has_rank = 1; break;
             }
             if (rc != 0)
                 return -1;

@@ -35,6 +35,17 @@
 #define GMP_SUMMARY_KEY_STATUS "status"
 #define GMP_SUMMARY_KEY_STEPS "steps"
 #define GMP_SUMMARY_KEY_STEP_SOURCE "step_source"
+/* The flight recorder's line (GMEMPROF_SCHEDULE=on-oom) adds: dumps written,
+ * the ring's peak memory and its cap (bytes), and the rank (when RANK or
+ * LOCAL_RANK is set). Its status is "oom" (trace= names the first dump) or
+ * "no-oom" (nothing was written; trace= names the file a dump would have
+ * taken). */
+#define GMP_SUMMARY_KEY_DUMPS "dumps"
+#define GMP_SUMMARY_KEY_RING "ring"
+#define GMP_SUMMARY_KEY_RING_CAP "ring_cap"
+#define GMP_SUMMARY_KEY_RANK "rank"
+#define GMP_SUMMARY_STATUS_OOM "oom"
+#define GMP_SUMMARY_STATUS_NO_OOM "no-oom"
 
 #define GMP_SUMMARY_STATUS_OK "ok"
 #define GMP_SUMMARY_STATUS_INCOMPLETE "incomplete"
@@ -47,7 +58,7 @@
 #define GMP_SUMMARY_PATH_MAX 4096
 /* Enough for any line the formatter writes for a path < GMP_SUMMARY_PATH_MAX
  * (every byte of the path escaped, five 20-digit numbers, keys, status). */
-#define GMP_SUMMARY_LINE_MAX (2 * GMP_SUMMARY_PATH_MAX + 256)
+#define GMP_SUMMARY_LINE_MAX (2 * GMP_SUMMARY_PATH_MAX + 512)
 
 typedef struct gmp_summary {
     char trace[GMP_SUMMARY_PATH_MAX]; /* unescaped */
@@ -55,12 +66,21 @@ typedef struct gmp_summary {
     char status[32];
     uint64_t steps;      /* 0: no step seen */
     char step_source[16]; /* "" when no step was seen */
+    int has_oom;                       /* the flight recorder's keys were there */
+    uint64_t dumps, ring, ring_cap;
+    int has_rank;
+    uint64_t rank;
 } gmp_summary;
 
 /* Writes s as one line, '\n' included, NUL-terminated. Returns its
  * length; when that is >= cap nothing usable was written (out is ""), so a
  * caller never appends half a line. */
 size_t gmp_summary_format_line(char *out, size_t cap, const gmp_summary *s);
+
+/* The flight recorder's keys, added to a line made by
+ * gmp_summary_format_line (before its '\n'); rank < 0: none. Returns the
+ * new length, or >= cap (line then "") when it does not fit. */
+size_t gmp_summary_add_oom(char *line, size_t cap, uint64_t dumps, uint64_t ring, uint64_t ring_cap, long rank);
 
 /* Parses one line (with or without its '\n'). 0 on success; -1 when the
  * line is malformed: a field without '=', a bad number, a duplicate key, a

@@ -34,6 +34,7 @@
 #include "launch.h"
 #include "log.h"
 #include "post.h"
+#include "recorder.h"
 #include "steps.h"
 #include "summary.h"
 #include "torch.h"
@@ -66,6 +67,24 @@ static struct {
      * round's epochs and its buffers, where a step and a buffer of its
      * records can slip in (profiler.e2e.accounting). */
     unsigned test_gap_us;
+
+    /* The flight recorder (GMEMPROF_SCHEDULE=on-oom; recorder.h). W.w is
+     * then the writer in use: the ring's (mem_w), a chunk baseline's
+     * (base_w) or, while a dump is written, the dump's file. */
+    gmp_rec *rec;
+    gmt_writer *mem_w, *base_w;
+    uint64_t chunk_rec0, chunk_frames0; /* mem_w's counts when the chunk began */
+    uint64_t base_records, base_frames; /* the chunk's baseline */
+    uint64_t puts;
+    int rec_steps;                      /* a step beyond step 0 began */
+    gmt_record devs[GMP_MAX_DEVICES];   /* DEVICE records, for every dump */
+    char dev_names[GMP_MAX_DEVICES][256];
+    uint8_t dev_have[GMP_MAX_DEVICES];
+    uint64_t dumps, dumps_skipped;
+    char dump_path[GMP_PATH_MAX];       /* the first dump */
+    uint64_t dump_bytes, dump_records;
+    int dump_ok;
+    _Atomic int dump_req;               /* SIGUSR2 */
 } W;
 
 size_t gmp_wt_staging_bytes(void) { return gmp_asm_staging_bytes((size_t)gmp_g.cfg.host_buffer_mb << 20); }
@@ -89,8 +108,12 @@ static void report_io_error(void)
                   gmp_g.path, e ? strerror(e) : "compression error");
 }
 
+static int rec_take(const gmt_record *r);
+
 static void put(const gmt_record *r)
 {
+    if (W.rec && W.w == W.mem_w && !rec_take(r))
+        return;
     if (gmt_writer_put(W.w, r) != GMT_OK)
         report_io_error();
     W.frame_records++;
@@ -106,6 +129,17 @@ static uint64_t io_intern(void *ctx, const char *s, size_t n)
 {
     (void)ctx;
     uint64_t id = 0;
+    if (W.rec) {
+        /* the ring holds no STRING: every dump writes the whole table first */
+        int is_new = 0;
+        id = gmt_strtab_intern(W.strtab, s, n, &is_new);
+        if (is_new && W.w != W.mem_w && W.w != W.base_w) {
+            gmt_record rec = {.type = GMT_REC_STRING};
+            rec.u.string = (gmt_string){id, {s, n > GMT_MAX_STRING ? GMT_MAX_STRING : (uint32_t)n}};
+            put(&rec);
+        }
+        return id;
+    }
     if (gmt_writer_intern(W.w, W.strtab, s, n, &id) != GMT_OK)
         report_io_error();
     return id;
@@ -215,8 +249,10 @@ static void io_synced(void *ctx, uint64_t ticket)
     atomic_store_explicit(&W.sync_done, ticket, memory_order_release);
 }
 
+static void io_failure(void *ctx, gmt_oom *o);
+
 static const gmp_asm_io writer_io = {NULL,    io_put,      io_intern,   io_end_frame, io_stats, io_device,
-                                     io_meminfo, io_snapshot, io_now, io_mono,      io_synced};
+                                     io_meminfo, io_snapshot, io_now, io_mono,      io_synced, io_failure};
 
 /* ---- one round ------------------------------------------------------------------ */
 
@@ -443,6 +479,331 @@ static void write_summary_noctx(void)
     append_summary(0, 0, 0, 0, GMP_SUMMARY_STATUS_NOCTX);
 }
 
+/* ---- the flight recorder ------------------------------------------------------ */
+
+static void writer_end(gmt_writer *w)
+{
+    gmt_writer *keep = W.w;
+    W.w = w;
+    end_frame();
+    W.w = keep;
+}
+
+/* The counts of the chunk being filled, its last frame ended. */
+static void rec_sync(void)
+{
+    writer_end(W.mem_w);
+    gmp_rec_set_counts(W.rec, W.base_records, W.base_frames, gmt_writer_records(W.mem_w) - W.chunk_rec0,
+                       gmt_writer_frames(W.mem_w) - W.chunk_frames0);
+}
+
+/* A new chunk at step (is_step: at its STEP record), with its baseline:
+ * the live set now, as a window would begin here. */
+static void rec_chunk(uint64_t step, int is_step, uint64_t ts)
+{
+    rec_sync();
+    if (gmp_rec_begin(W.rec, step, is_step, mono_ns()) != 0)
+        return; /* out of memory: the current chunk goes on */
+    gmt_writer *keep = W.w;
+    uint64_t r0 = gmt_writer_records(W.base_w), f0 = gmt_writer_frames(W.base_w);
+    W.w = W.base_w;
+    gmp_asm_put_baseline(W.as, ts, 0, step);
+    end_frame();
+    W.w = keep;
+    W.base_records = gmt_writer_records(W.base_w) - r0;
+    W.base_frames = gmt_writer_frames(W.base_w) - f0;
+    W.chunk_rec0 = gmt_writer_records(W.mem_w);
+    W.chunk_frames0 = gmt_writer_frames(W.mem_w);
+    gmp_rec_set_counts(W.rec, W.base_records, W.base_frames, 0, 0);
+}
+
+static void rec_keep_device(const gmt_record *r)
+{
+    uint64_t d = r->u.device.device;
+    if (d >= GMP_MAX_DEVICES)
+        return;
+    W.devs[d] = *r;
+    size_t n = r->u.device.name.len < sizeof W.dev_names[d] ? r->u.device.name.len : sizeof W.dev_names[d];
+    if (n)
+        memcpy(W.dev_names[d], r->u.device.name.ptr, n);
+    W.devs[d].u.device.name = (gmt_bytes){W.dev_names[d], (uint32_t)n};
+    W.dev_have[d] = 1;
+}
+
+/* What the ring takes of a record the assembler writes (0: not this one),
+ * and the chunk boundaries: a STEP begins a chunk; so does a chunk grown
+ * past a quarter of the cap, or, without steps, a quarter of the span. */
+static int rec_take(const gmt_record *r)
+{
+    switch (r->type) {
+    case GMT_REC_WINDOW_BEGIN:
+    case GMT_REC_WINDOW_END:
+        return 0; /* a dump is one window of its own */
+    case GMT_REC_ALLOC:
+        if (r->u.mem.flags & GMT_MEMF_BASELINE)
+            return 0; /* (the chunks carry their own baselines) */
+        break;
+    case GMT_REC_BLOCK:
+        if (r->u.block.flags & GMT_BLKF_BASELINE)
+            return 0;
+        break;
+    case GMT_REC_DEVICE:
+        rec_keep_device(r);
+        return 0;
+    case GMT_REC_STEP:
+        W.rec_steps |= r->u.step.step > 0;
+        rec_chunk(r->u.step.step, 1, r->u.step.ts);
+        return 1;
+    default:
+        break;
+    }
+    size_t cap = (size_t)gmp_g.cfg.oom_max_mb << 20;
+    if (gmp_rec_current_bytes(W.rec) > cap / 4 ||
+        (!W.rec_steps && (++W.puts & 255) == 0 &&
+         mono_ns() - gmp_rec_current_start(W.rec) > gmp_g.cfg.oom_seconds * 250000000ull))
+        rec_chunk(gmp_asm_step(W.as), 0, gmp_now());
+    return 1;
+}
+
+/* Dump k's file: the trace's name for the first, NAME.k.EXT after. */
+static void dump_name(uint64_t k, char *out, size_t cap)
+{
+    const char *path = gmp_g.path;
+    if (k <= 1) {
+        snprintf(out, cap, "%s", path);
+        return;
+    }
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    const char *dot = strrchr(base, '.');
+    int stem = dot && dot > base ? (int)(dot - path) : (int)strlen(path);
+    if ((size_t)snprintf(out, cap, "%.*s.%llu%s", stem, path, (unsigned long long)k, path + stem) >= cap)
+        snprintf(out, cap, "%s", path); /* too long: the writer puts .PID beside it */
+}
+
+static void put_all_strings(void)
+{
+    size_t n = gmt_strtab_count(W.strtab);
+    for (uint64_t id = 1; id <= n; id++) {
+        size_t len = 0;
+        const char *p = gmt_strtab_get(W.strtab, id, &len);
+        gmt_record r = {.type = GMT_REC_STRING};
+        r.u.string = (gmt_string){id, {p, len > GMT_MAX_STRING ? GMT_MAX_STRING : (uint32_t)len}};
+        put(&r);
+    }
+}
+
+/* The ring as a window: the oldest chunk's baseline, every chunk's records. */
+static uint64_t put_ring(gmt_writer *f)
+{
+    gmp_rec_chunk c;
+    size_t n = gmp_rec_count(W.rec);
+    uint64_t first = 0;
+    for (size_t i = 0; i < n && gmp_rec_get(W.rec, i, &c) == 0; i++) {
+        gmt_status st = GMT_OK;
+        if (i == 0) {
+            first = c.step;
+            st = gmt_writer_put_frames(f, c.base, c.base_n, c.base_records, c.base_frames);
+        }
+        if (st == GMT_OK)
+            st = gmt_writer_put_frames(f, c.recs, c.recs_n, c.records, c.frames);
+        if (st != GMT_OK)
+            report_io_error();
+    }
+    return first;
+}
+
+static void put_dump_end(const gmt_oom *o, int status)
+{
+    gmt_record r;
+    memset(&r, 0, sizeof r.type + sizeof r.u.oom + 16);
+    r.type = GMT_REC_OOM;
+    r.u.oom = *o;
+    put(&r);
+    gmp_asm_put_live(W.as);
+    memset(&r, 0, sizeof r.type + sizeof r.u.wend + 16);
+    r.type = GMT_REC_WINDOW_END;
+    r.u.wend = (gmt_window_end){.ts = o->ts, .window = 0, .step = o->step, .reason = GMT_WEND_FAILURE};
+    put(&r);
+    put_stats();
+    memset(&r, 0, sizeof r.type + sizeof r.u.trailer + 16);
+    r.type = GMT_REC_TRAILER;
+    r.u.trailer.ts = gmp_now();
+    r.u.trailer.records = gmt_writer_records(W.w);
+    r.u.trailer.status = (uint64_t)status | (W.io_error ? GMT_TRAILER_WRITE_ERRORS : 0);
+    put(&r);
+    end_frame();
+}
+
+static void say_dump(const gmt_oom *o, const char *path, uint64_t bytes)
+{
+    char req[32], fr[32], size[32];
+    human_bytes(o->bytes, req, sizeof req);
+    human_bytes(o->driver_free, fr, sizeof fr);
+    human_bytes(bytes, size, sizeof size);
+    if (o->cause == GMT_OOM_CUDA || o->cause == GMT_OOM_FRAMEWORK)
+        gmp_log_info("out of memory on device %llu: %s asked, %s free; the last steps are in %s (%s, dump %llu) "
+                     "\xe2\x80\x94 gmem-analyze %s",
+                     (unsigned long long)o->device, req, (o->flags & GMT_OOMF_DRIVER) ? fr : "unknown", path,
+                     size, (unsigned long long)o->dump, path);
+    else
+        gmp_log_info("flight recorder dump %llu (%s): %s (%s)", (unsigned long long)o->dump,
+                     gmt_oom_cause_name(o->cause), path, size);
+}
+
+/* Writes the ring, the failure and the live set to a new file; the
+ * recording goes on. */
+static void rec_dump(gmt_oom *o)
+{
+    if (W.dumps >= gmp_g.cfg.oom_dumps) {
+        if (W.dumps_skipped++ == 0)
+            gmp_log_info("another failure (%s), but GMEMPROF_OOM_DUMPS=%llu dumps were written: not written",
+                         gmt_oom_cause_name(o->cause), (unsigned long long)gmp_g.cfg.oom_dumps);
+        return;
+    }
+    rec_sync();
+    char path[GMP_PATH_MAX], why[GMP_PATH_MAX + 128];
+    dump_name(W.dumps + 1, path, sizeof path);
+    gmt_writer_opts wo = {gmp_g.cfg.zstd_level, 0};
+    gmt_writer *f = gmt_writer_create(path, sizeof path, &wo, why, sizeof why);
+    W.dumps++;
+    if (!f) {
+        gmp_log_error("%s; this failure is not written", why);
+        return;
+    }
+    if (why[0])
+        gmp_log_info("%s", why);
+    gmt_writer *keep = W.w;
+    int keep_err = W.io_error;
+    W.w = f;
+    W.io_error = 0;
+    put_header();
+    for (unsigned d = 0; d < GMP_MAX_DEVICES; d++)
+        if (W.dev_have[d])
+            put(&W.devs[d]);
+    put_all_strings();
+    o->first_step = put_ring(f);
+    gmp_rec_stats rs;
+    gmp_rec_get_stats(W.rec, &rs);
+    o->dump = W.dumps;
+    o->ring_bytes = rs.bytes;
+    if (rs.trimmed)
+        o->flags |= GMT_OOMF_TRIMMED;
+    put_dump_end(o, 0);
+    uint64_t records = gmt_writer_records(f), bytes = gmt_writer_bytes_out(f);
+    int ok = gmt_writer_close(f) == GMT_OK && !W.io_error;
+    W.w = keep;
+    W.io_error = keep_err;
+    if (W.dumps == 1) {
+        snprintf(W.dump_path, sizeof W.dump_path, "%s", path);
+        W.dump_bytes = bytes;
+        W.dump_records = records;
+        W.dump_ok = ok;
+    }
+    say_dump(o, path, bytes);
+}
+
+/* A failure the assembler saw (io table): a dump in recorder mode; in a
+ * trace, the failure record alone, where it happened. */
+static void io_failure(void *ctx, gmt_oom *o)
+{
+    (void)ctx;
+    if (W.rec) {
+        rec_dump(o);
+        return;
+    }
+    gmt_record r;
+    memset(&r, 0, sizeof r.type + sizeof r.u.oom + 16);
+    r.type = GMT_REC_OOM;
+    r.u.oom = *o;
+    r.u.oom.live_count = 0; /* no LIVE records follow: the trace's own records give the live set */
+    put(&r);
+}
+
+/* A dump that no failure asked for (SIGUSR2, the end of the program). */
+static void rec_dump_now(int cause)
+{
+    gmt_oom o;
+    memset(&o, 0, sizeof o);
+    o.ts = gmp_now();
+    o.cause = (uint64_t)cause;
+    o.step = gmp_asm_step(W.as);
+    gmp_asm_fill_failure(W.as, &o);
+    rec_dump(&o);
+}
+
+static int rec_start(char *err, size_t cap)
+{
+    W.rec = gmp_rec_create(gmp_g.cfg.oom_steps, gmp_g.cfg.oom_seconds * 1000000000ull,
+                           (uint64_t)gmp_g.cfg.oom_max_mb << 20);
+    gmt_writer_opts wo = {gmp_g.cfg.zstd_level, 0};
+    W.mem_w = W.rec ? gmt_writer_open_sink(gmp_rec_sink_records, W.rec, &wo) : NULL;
+    W.base_w = W.rec ? gmt_writer_open_sink(gmp_rec_sink_baseline, W.rec, &wo) : NULL;
+    if (!W.rec || !W.mem_w || !W.base_w) {
+        snprintf(err, cap, "out of memory for the flight recorder");
+        return -1;
+    }
+    W.w = W.mem_w;
+    /* a first chunk, for what comes before the first transition */
+    gmp_rec_begin(W.rec, 0, 0, mono_ns());
+    return 0;
+}
+
+static void rec_summary(void)
+{
+    gmp_rec_stats rs;
+    gmp_rec_get_stats(W.rec, &rs);
+    char peak[32], cap[32];
+    human_bytes(rs.peak, peak, sizeof peak);
+    human_bytes(rs.cap, cap, sizeof cap);
+    if (gmp_g.cfg.summary_file[0]) {
+        char line[GMP_SUMMARY_LINE_MAX];
+        const char *path = W.dumps ? W.dump_path : gmp_g.path;
+        const char *st = !W.dumps ? GMP_SUMMARY_STATUS_NO_OOM
+                         : W.dump_ok ? GMP_SUMMARY_STATUS_OOM : GMP_SUMMARY_STATUS_INCOMPLETE;
+        static gmp_summary sm; /* the writer thread's, once at the end: not on its stack */
+        memset(&sm, 0, sizeof sm);
+        snprintf(sm.trace, sizeof sm.trace, "%s", path);
+        snprintf(sm.status, sizeof sm.status, "%s", st);
+        sm.bytes = W.dump_bytes;
+        sm.windows = W.dumps ? 1 : 0;
+        sm.records = W.dump_records;
+        sm.dropped = gmp_activity_dropped_cupti();
+        size_t n = gmp_summary_format_line(line, sizeof line, &sm);
+        if (n < sizeof line)
+            n = gmp_summary_add_oom(line, sizeof line, W.dumps, rs.peak, rs.cap, gmp_config_rank(NULL, NULL));
+        int fd = n < sizeof line ? open(gmp_g.cfg.summary_file, O_WRONLY | O_APPEND | O_CLOEXEC) : -1;
+        if (fd >= 0) {
+            ssize_t k = write(fd, line, n);
+            (void)k;
+            close(fd);
+            return;
+        }
+    }
+    if (!W.dumps)
+        gmp_log_info("no out-of-memory in this run: the flight recorder wrote nothing (it held at most %s of "
+                     "its %s cap)", peak, cap);
+    else
+        gmp_log_info("the flight recorder wrote %llu dump%s (the first: %s); it held at most %s of its %s cap",
+                     (unsigned long long)W.dumps, W.dumps == 1 ? "" : "s", W.dump_path, peak, cap);
+}
+
+/* The end in recorder mode: a dump if asked and none was written, then
+ * nothing more (no file was made unless there was a dump). */
+static void rec_finish(void)
+{
+    if (gmp_g.cfg.oom_at_exit && W.dumps == 0)
+        rec_dump_now(GMT_OOM_EXIT);
+    gmt_writer_close(W.mem_w);
+    gmt_writer_close(W.base_w);
+    W.w = W.mem_w = W.base_w = NULL;
+    if (!atomic_load(&gmp_g.ctx_seen) && !atomic_load(&gmp_g.forked) && W.dumps == 0) {
+        write_summary_noctx();
+        return;
+    }
+    rec_summary();
+}
+
 static void finalize(int reason)
 {
     W.finalizing = 1;
@@ -457,6 +818,10 @@ static void finalize(int reason)
      * hands over from now on is counted as it arrives (buf_completed). */
     discard_buffers();
     gmp_asm_finish(W.as, reason);
+    if (W.rec) {
+        rec_finish();
+        return;
+    }
     gmt_record r;
     memset(&r, 0, sizeof r.type + sizeof r.u.trailer + 16);
     r.type = GMT_REC_TRAILER;
@@ -542,7 +907,8 @@ static void *writer_main(void *arg)
     pthread_sigmask(SIG_BLOCK, &all, NULL); /* signals are the program's, not ours */
     gmp_t.internal = 1;
     W.last_frame_ns = W.last_flush_ns = mono_ns();
-    put_header();
+    if (!W.rec)
+        put_header(); /* (a recorder's dumps each have their own) */
     for (;;) {
         int req = atomic_load(&W.finish_req);
         int sig = atomic_load(&W.finish_sig);
@@ -558,6 +924,12 @@ static void *writer_main(void *arg)
         }
         round_once();
         periodic();
+        if (W.rec && atomic_exchange(&W.dump_req, 0)) {
+            /* a round that starts after the request: everything the
+             * program published before it (a step, its records) is in */
+            round_once();
+            rec_dump_now(GMT_OOM_SIGNAL);
+        }
         if (gmp_ring_size(&gmp_g.ring) > 0 || gmp_bufq_pending() > 0)
             continue;
         struct pollfd p = {gmp_wake_fd(), POLLIN, 0};
@@ -585,6 +957,8 @@ int gmp_wt_start(gmt_writer *w, char *err, size_t cap)
         snprintf(err, cap, "out of memory for the trace writer");
         return -1;
     }
+    if (!w && rec_start(err, cap) != 0)
+        return -1;
     atomic_store(&W.running, 1);
     gmp_bufq_accept(1);
     int e = pthread_create(&W.th, NULL, writer_main, NULL);
@@ -644,6 +1018,15 @@ int gmp_wt_finish_signal(int sig)
         return -1;
     int none = 0;
     atomic_compare_exchange_strong(&W.finish_sig, &none, sig);
+    gmp_wake();
+    return 0;
+}
+
+int gmp_wt_dump_request(void)
+{
+    if (!atomic_load(&W.running) || !W.rec)
+        return -1;
+    atomic_store(&W.dump_req, 1);
     gmp_wake();
     return 0;
 }

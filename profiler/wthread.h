@@ -12,7 +12,9 @@
 
 /* Bytes of the writer's staging area for the host budget (activity.h). */
 size_t gmp_wt_staging_bytes(void);
-/* Takes w and starts the thread: 0, or -1 with err filled. */
+/* Takes w and starts the thread: 0, or -1 with err filled. w NULL: the
+ * flight recorder (GMEMPROF_SCHEDULE=on-oom): nothing is written until a
+ * failure, which writes a dump to a new file (gmp_g.path, then NAME.k.EXT). */
 int gmp_wt_start(gmt_writer *w, char *err, size_t cap);
 int gmp_wt_running(void);
 /* Makes the writer take in everything queued so far and end its frame;
@@ -28,6 +30,10 @@ void gmp_wt_finish(int reason, unsigned timeout_ms);
  * process). -1 when the writer is not running. */
 #define GMP_WT_SIGNAL_MS 50
 int gmp_wt_finish_signal(int sig);
+/* From a signal handler (SIGUSR2; async-signal-safe: an atomic store and
+ * one write()): the flight recorder writes a dump soon. -1 when there is
+ * no recorder running. */
+int gmp_wt_dump_request(void);
 /* Waits at most timeout_ms while the writer runs (an exit that overtakes a
  * signal's end waits for it, then dies by the signal); at once otherwise. */
 void gmp_wt_wait(unsigned timeout_ms);

@@ -3,7 +3,7 @@
 # ASan+UBSan tree and an analyzer-only tree (CUDA hidden from CMake, as on a
 # machine without the toolkit), and runs every CTest test in each but the
 # benchmarks (label "bench": timings, not checks; run them with ctest -L
-# bench). GPU tests (label "gpu") skip themselves where no GPU is present.
+# bench) and the long runs (label "long": minutes each; ctest -L long). GPU tests (label "gpu") skip themselves where no GPU is present.
 #   scripts/test.sh            all three configurations
 #   scripts/test.sh --fast     Release only
 set -euo pipefail
@@ -14,7 +14,7 @@ run_config() {
     local dir=$1; shift
     cmake -S . -B "$dir" "$@" >/dev/null
     cmake --build "$dir" -j "$jobs"
-    ctest --test-dir "$dir" --output-on-failure -j "$jobs" --timeout 600 -LE '^bench$'
+    ctest --test-dir "$dir" --output-on-failure -j "$jobs" --timeout 600 -LE '^(bench|long)$'
 }
 run_config build -DCMAKE_BUILD_TYPE=Release
 if [ "${1:-}" != "--fast" ]; then

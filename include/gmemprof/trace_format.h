@@ -118,13 +118,20 @@ typedef enum gmt_type {
      * own allocator (PyTorch's caching allocator, through the bridge).  Its
      * time is in its own payload (the 2.x rule), and it has a delta state of
      * its own, so a 2.0 reader that skips it keeps its place. */
-    GMT_REC_BLOCK = 23
+    GMT_REC_BLOCK = 23,
+    /* Format 2.2, the flight recorder (GMEMPROF_SCHEDULE=on-oom): a failure
+     * and, after it, the allocations live at that moment.  Both keep their
+     * times in their own payloads and use no delta state, so a 2.0 or 2.1
+     * reader that skips them keeps its place and its live set. */
+    GMT_REC_OOM = 24,
+    GMT_REC_LIVE = 25
 } gmt_type;
 
 /* 1 for every type a decoded gmt_record can have. */
 static inline int gmt_type_is_record(unsigned t)
 {
-    return (t >= GMT_REC_HEADER && t < GMT_REC_TYPE_MAX_) || t == GMT_REC_BLOCK;
+    return (t >= GMT_REC_HEADER && t < GMT_REC_TYPE_MAX_) || t == GMT_REC_BLOCK || t == GMT_REC_OOM ||
+           t == GMT_REC_LIVE;
 }
 
 /* Record types of the byte stream only: the decoder returns the _REF forms
@@ -137,7 +144,7 @@ enum {
     GMT_WIRE_ALLOC_REF = 20,  /* an ALLOC whose context is in the frame's context table */
     GMT_WIRE_FREE_REF = 21,   /* a FREE, likewise */
     GMT_WIRE_TIMES = 22,      /* (2.0) first in every frame: the time fields of the frame's records */
-    GMT_WIRE_TYPE_MAX_ = 24   /* one past the last type this version knows (GMT_REC_BLOCK) */
+    GMT_WIRE_TYPE_MAX_ = 26   /* one past the last type this version knows (GMT_REC_LIVE) */
 };
 
 /* Where device memory was, as CUPTI reports it (CUpti_ActivityMemoryKind). */
@@ -197,6 +204,7 @@ typedef enum gmt_window_end_reason {
     GMT_WEND_SIGNAL = 2,   /* SIGTERM/SIGINT inside the window */
     GMT_WEND_RESET = 3,    /* cudaDeviceReset */
     GMT_WEND_ERROR = 4,    /* profiler turned itself off */
+    GMT_WEND_FAILURE = 5,  /* (2.2) a flight recorder's dump: the window ends at its OOM record */
     GMT_WEND_COUNT_
 } gmt_window_end_reason;
 
@@ -457,6 +465,52 @@ typedef struct gmt_block {
     uint64_t requested; /* the size the program asked for (blocks; 0 unknown) */
 } gmt_block;
 
+/* What set off a flight recorder's dump (OOM record, format 2.2). */
+typedef enum gmt_oom_cause {
+    GMT_OOM_CUDA = 1,      /* a CUDA allocation call returned out of memory */
+    GMT_OOM_FRAMEWORK = 2, /* the framework's allocator raised its out-of-memory error */
+    GMT_OOM_SIGNAL = 3,    /* SIGUSR2 asked for a dump (GMEMPROF_OOM_SIGNAL=1) */
+    GMT_OOM_EXIT = 4,      /* the program ended with no dump written (GMEMPROF_OOM_AT_EXIT=1) */
+    GMT_OOM_CAUSE_COUNT_
+} gmt_oom_cause;
+
+/* OOM flags */
+#define GMT_OOMF_DRIVER 0x1u    /* driver_free/driver_total were read (cuMemGetInfo) */
+#define GMT_OOMF_FRAMEWORK 0x2u /* fw_allocated/fw_reserved hold the framework allocator's view */
+#define GMT_OOMF_TRIMMED 0x4u   /* the ring was cut by its memory cap: fewer steps than asked */
+
+/* OOM (2.2): the failure that ended a flight recorder's window.  All fields
+ * are plain varints (ts too): a rare record, and one a reader can take
+ * alone.  Followed by live_count LIVE records. */
+typedef struct gmt_oom {
+    uint64_t ts;           /* when the failure happened (trace clock) */
+    uint64_t cause;        /* gmt_oom_cause */
+    uint64_t dump;         /* this dump's number in the process, from 1 */
+    uint64_t device;       /* CUDA device ordinal of the request */
+    uint64_t bytes;        /* the size requested (0 unknown: a signal, the exit) */
+    uint64_t stream;       /* the request's stream handle (cudaStream_t value), 0 none */
+    uint64_t tid;          /* host thread of the request, 0 unknown */
+    uint64_t range;        /* its innermost open range instance, 0 none */
+    uint64_t op;           /* string id: that range's name (the op), 0 none */
+    uint64_t api;          /* string id: the call that failed ("cuMemAlloc_v2"), 0 none */
+    uint64_t status;       /* the call's CUresult, 0 none */
+    uint64_t step;         /* step number at the failure */
+    uint64_t flags;        /* GMT_OOMF_* */
+    uint64_t driver_free;  /* cuMemGetInfo at the failure (GMT_OOMF_DRIVER) */
+    uint64_t driver_total;
+    uint64_t fw_allocated; /* the framework allocator's allocated bytes (GMT_OOMF_FRAMEWORK) */
+    uint64_t fw_reserved;  /* ... and reserved bytes */
+    uint64_t live_count;   /* LIVE records that follow */
+    uint64_t live_bytes;   /* bytes of the LIVE records that are not framework blocks */
+    uint64_t first_step;   /* the first step the window holds (its baseline's) */
+    uint64_t ring_bytes;   /* the recorder's memory when it dumped */
+} gmt_oom;
+
+/* LIVE (2.2): one allocation live at the failure, after its OOM record:
+ * gmt_mem's fields, every one a plain varint (ts too).  Device memory as
+ * CUPTI saw it, and with a framework bridge the allocator's live blocks
+ * (source GMT_SRC_FRAMEWORK, after the CUPTI ones). */
+
 typedef struct gmt_record {
     gmt_type type;
     union {
@@ -476,6 +530,8 @@ typedef struct gmt_record {
         gmt_stats stats;
         gmt_trailer trailer;
         gmt_block block;
+        gmt_oom oom;
+        gmt_mem live;      /* LIVE */
     } u;
 } gmt_record;
 
@@ -558,6 +614,7 @@ const char *gmt_step_source_name(uint64_t source);
 const char *gmt_window_end_reason_name(uint64_t reason);
 const char *gmt_copy_kind_name(uint64_t kind);
 const char *gmt_block_action_name(uint64_t action);
+const char *gmt_oom_cause_name(uint64_t cause);
 
 void gmt_codec_reset(gmt_codec *c);
 /* Format 2.0 (docs/trace-format.md, section 3): after gmt_codec_reset, the

@@ -121,6 +121,25 @@ static void print_record(const gmt_record *r)
                U(b->flags), U(b->pool), U(b->requested));
         break;
     }
+    case GMT_REC_OOM: {
+        const gmt_oom *o = &r->u.oom;
+        printf("ts=%llu cause=%s dump=%llu dev=%llu bytes=%llu stream=0x%llx tid=%llu range=%llu op=%llu api=%llu "
+               "status=%llu step=%llu flags=%llu free=%llu total=%llu fw_allocated=%llu fw_reserved=%llu "
+               "live_count=%llu live_bytes=%llu first_step=%llu ring_bytes=%llu",
+               U(o->ts), gmt_oom_cause_name(o->cause), U(o->dump), U(o->device), U(o->bytes), U(o->stream), U(o->tid),
+               U(o->range), U(o->op), U(o->api), U(o->status), U(o->step), U(o->flags), U(o->driver_free),
+               U(o->driver_total), U(o->fw_allocated), U(o->fw_reserved), U(o->live_count), U(o->live_bytes),
+               U(o->first_step), U(o->ring_bytes));
+        break;
+    }
+    case GMT_REC_LIVE: {
+        const gmt_mem *m = &r->u.live;
+        printf("ts=%llu dev=%llu addr=0x%llx bytes=%llu kind=%s source=%s flags=%llu corr=%llu stream=%llu tid=%llu "
+               "range=%llu seq=%llu step=%llu", U(m->ts), U(m->device), U(m->address), U(m->bytes),
+               gmt_mem_kind_name(m->kind), gmt_mem_source_name(m->source), U(m->flags), U(m->corr), U(m->stream),
+               U(m->tid), U(m->range), U(m->seq), U(m->step));
+        break;
+    }
     case GMT_REC_STEP:
         printf("ts=%llu step=%llu phase=%s source=%s", U(r->u.step.ts), U(r->u.step.step),
                gmt_phase_name(r->u.step.phase), gmt_step_source_name(r->u.step.source));

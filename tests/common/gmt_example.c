@@ -124,6 +124,24 @@ static const fdesc F_BLOCK[] = {
     FD("flags", F_V, block.flags), FD("pool", F_V, block.pool), FD("ts", F_BTS, block.ts),
     FD("requested", F_V, block.requested), END,
 };
+/* 2.2: plain varints, times included */
+static const fdesc F_OOM[] = {
+    FD("ts", F_V, oom.ts), FD("cause", F_V, oom.cause), FD("dump", F_V, oom.dump), FD("device", F_V, oom.device),
+    FD("bytes", F_V, oom.bytes), FD("stream", F_V, oom.stream), FD("tid", F_V, oom.tid),
+    FD("range", F_V, oom.range), FD("op", F_V, oom.op), FD("api", F_V, oom.api), FD("status", F_V, oom.status),
+    FD("step", F_V, oom.step), FD("flags", F_V, oom.flags), FD("driver_free", F_V, oom.driver_free),
+    FD("driver_total", F_V, oom.driver_total), FD("fw_allocated", F_V, oom.fw_allocated),
+    FD("fw_reserved", F_V, oom.fw_reserved), FD("live_count", F_V, oom.live_count),
+    FD("live_bytes", F_V, oom.live_bytes), FD("first_step", F_V, oom.first_step),
+    FD("ring_bytes", F_V, oom.ring_bytes), END,
+};
+static const fdesc F_LIVE[] = {
+    FD("ts", F_V, live.ts), FD("device", F_V, live.device), FD("address", F_V, live.address),
+    FD("bytes", F_V, live.bytes), FD("kind", F_V, live.kind), FD("source", F_V, live.source),
+    FD("flags", F_V, live.flags), FD("corr", F_V, live.corr), FD("stream", F_V, live.stream),
+    FD("tid", F_V, live.tid), FD("range", F_V, live.range), FD("seq", F_V, live.seq), FD("step", F_V, live.step),
+    END,
+};
 static const fdesc F_STEP_[] = { FD("step", F_STEP, step.step), FD("phase", F_V, step.phase),
                                  FD("source", F_V, step.source), FD("ts", F_TS, step.ts), END };
 static const fdesc F_WBEGIN[] = { FD("window", F_V, wbegin.window), FD("step", F_STEP, wbegin.step),
@@ -169,6 +187,8 @@ static const fdesc *fields_of(int type)
     case GMT_WIRE_ALLOC_REF:
     case GMT_WIRE_FREE_REF: return F_MEM_REF;
     case GMT_REC_BLOCK: return F_BLOCK;
+    case GMT_REC_OOM: return F_OOM;
+    case GMT_REC_LIVE: return F_LIVE;
     default: return NULL;
     }
 }

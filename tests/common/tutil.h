@@ -361,6 +361,18 @@ static inline int tu_record_eq(const gmt_record *a, const gmt_record *b, char *w
         TU_F(u.block.seq); TU_F(u.block.step); TU_F(u.block.flags); TU_F(u.block.pool);
         TU_F(u.block.requested);
         break;
+    case GMT_REC_OOM:
+        TU_F(u.oom.ts); TU_F(u.oom.cause); TU_F(u.oom.dump); TU_F(u.oom.device); TU_F(u.oom.bytes);
+        TU_F(u.oom.stream); TU_F(u.oom.tid); TU_F(u.oom.range); TU_F(u.oom.op); TU_F(u.oom.api);
+        TU_F(u.oom.status); TU_F(u.oom.step); TU_F(u.oom.flags); TU_F(u.oom.driver_free);
+        TU_F(u.oom.driver_total); TU_F(u.oom.fw_allocated); TU_F(u.oom.fw_reserved); TU_F(u.oom.live_count);
+        TU_F(u.oom.live_bytes); TU_F(u.oom.first_step); TU_F(u.oom.ring_bytes);
+        break;
+    case GMT_REC_LIVE:
+        TU_F(u.live.ts); TU_F(u.live.device); TU_F(u.live.address); TU_F(u.live.bytes); TU_F(u.live.kind);
+        TU_F(u.live.source); TU_F(u.live.flags); TU_F(u.live.corr); TU_F(u.live.stream); TU_F(u.live.tid);
+        TU_F(u.live.range); TU_F(u.live.seq); TU_F(u.live.step);
+        break;
     default:
         snprintf(why, whylen, "unknown type %d", (int)a->type);
         return 0;

@@ -498,6 +498,53 @@ torch_bridge | torch_bridge_expandable | torch_bridge_sched | torch_bridge_graph
     fi
     [ -s "$W/outcome.txt" ] && cat "$W/outcome.txt"
     ;;
+oom_cuda)
+    # The flight recorder on a CUDA C loop that allocates until it fails
+    # (samples/oom.c): one dump, naming the request, its step and the live
+    # set the program held; stdout and the exit status are the program's.
+    need_gpu; need_built "$S/gm_oom" "$BIN/gmt-dump"
+    plain "$W/plain.out" -- "$S/gm_oom" --json "$W/plain.json" --say "oom done" --exit 3
+    [ "$PLAIN_RC" -eq 3 ] || fail "unprofiled run exited $PLAIN_RC"
+    timeout -k 10 "$T" "$LAUNCH" --on-oom -o "$W/dump.zst" -- "$S/gm_oom" --json "$W/expect.json" \
+        --say "oom done" --exit 3 >"$W/stdout" 2>"$W/stderr"
+    RC=$?
+    expect_rc 3; expect_same_stdout "$W/plain.out"
+    grep -q '^gmemprof: the command ran out of memory: ' "$W/stderr" &&
+        pass "the launcher names the failure" || fail "no launcher line: $(tail -3 "$W/stderr")"
+    check "$W/dump.zst" --expect trailer=1
+    timeout -k 5 60 "$BIN/gmt-dump" "$W/dump.zst" >"$W/dump.txt" 2>/dev/null
+    if "$PY" "$GM_SRC/tests/gpu/oom_check.py" "$W/dump.txt" cuda "$W/expect.json" >"$W/oom_check.txt" 2>&1; then
+        pass "$(tr '\n' ';' <"$W/oom_check.txt")"
+    else
+        fail "$(tail -1 "$W/oom_check.txt")"
+    fi
+    timeout -k 5 60 "$BIN/gmem-analyze" "$W/dump.zst" >"$W/report.txt" 2>&1
+    head -1 "$W/report.txt" | grep -q '^Out of memory, dump 1: the CUDA call cuMemAlloc' &&
+        pass "the report starts with the failure" || fail "report: $(head -2 "$W/report.txt")"
+    ;;
+torch_oom)
+    # The flight recorder on a PyTorch loop whose batch doubles until
+    # torch.OutOfMemoryError (tests/gpu/torch_oom.py): the dump names the op
+    # and the request and free memory that PyTorch's own message prints.
+    need_gpu; need_torch; need_built "$BIN/gmt-dump" "$BIN/gmem-analyze"
+    [ -e "$GM_BUILD/lib/libgmemprof_torch.so" ] || skip "the PyTorch bridge is not built (cmake -DGMEMPROF_TORCH=ON)"
+    TO="$GM_SRC/tests/gpu/torch_oom.py"
+    plain "$W/plain.out" -- "$PY" "$TO" --error "$W/plain.error.json"
+    [ "$PLAIN_RC" -eq 0 ] || fail "unprofiled run exited $PLAIN_RC"
+    timeout -k 10 "$T" "$LAUNCH" --on-oom -o "$W/dump.zst" -- "$PY" "$TO" --error "$W/error.json" \
+        >"$W/stdout" 2>"$W/stderr"
+    RC=$?
+    expect_rc 0; expect_same_stdout "$W/plain.out"
+    check "$W/dump.zst" --expect trailer=1
+    timeout -k 5 60 "$BIN/gmt-dump" "$W/dump.zst" >"$W/dump.txt" 2>/dev/null
+    if "$PY" "$GM_SRC/tests/gpu/oom_check.py" "$W/dump.txt" torch "$W/error.json" >"$W/oom_check.txt" 2>&1; then
+        pass "$(tr '\n' ';' <"$W/oom_check.txt")"
+    else
+        fail "$(tail -1 "$W/oom_check.txt")"
+    fi
+    timeout -k 5 60 "$BIN/gmem-analyze" "$W/dump.zst" >"$W/report.txt" 2>&1 ||
+        fail "gmem-analyze failed: $(head -c 300 "$W/report.txt")"
+    ;;
 *)
     echo "gpu_test.sh: unknown test $name" >&2
     exit 2

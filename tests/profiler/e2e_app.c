@@ -41,6 +41,7 @@
 #define RT(x) CUPTI_RUNTIME_TRACE_CBID_##x
 #define DRV(x) CUPTI_DRIVER_TRACE_CBID_##x
 #define MIB (1024ull * 1024ull)
+#define GIB_ (1024ull * MIB)
 #define ALLOC CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION
 #define RELEASE CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_RELEASE
 #define NOSTREAM CUPTI_INVALID_STREAM_ID
@@ -980,6 +981,96 @@ static int sc_soak(void)
     return 0;
 }
 
+/* ---- the flight recorder (GMEMPROF_SCHEDULE=on-oom) ------------------------ */
+
+/* cudaMalloc -> cuMemAlloc_v2 failing with CUDA_ERROR_OUT_OF_MEMORY: no
+ * record, the error at both exits (the driver's callback sees the size). */
+static uint32_t cuda_malloc_oom(uint64_t bytes)
+{
+    struct { uint64_t *dptr; size_t bytesize; } dp = {NULL, bytes};
+    call c = api_begin(RT(cudaMalloc_v3020), DRV(cuMemAlloc_v2), &dp);
+    fake_cupti_api_exit(DRD, c.drv_cbid, c.drv, NULL, &dp, CUDA_ERROR_OUT_OF_MEMORY);
+    fake_cupti_api_exit(RTD, c.rt_cbid, c.rt, NULL, NULL, 2 /* cudaErrorMemoryAllocation */);
+    return c.drv;
+}
+
+#define OOM_W 0x100000ull       /* the weights: 4 MiB from step 0 on */
+#define OOM_LEAK 0x8000000ull   /* step s keeps 256 KiB at OOM_LEAK + s * 1 MiB */
+#define OOM_ACT 0x10000000ull   /* step s's activations: s MiB at OOM_ACT + s * 64 MiB, freed in the step */
+
+/* One training step s (s >= 1): activations and a leak; in step `fail` the
+ * activations stay and a 64 MiB request inside the range "forward" fails. */
+static void oom_step(uint64_t s, uint64_t fail)
+{
+    cuda_malloc(OOM_ACT + s * 64 * MIB, s * MIB);
+    cuda_malloc(OOM_LEAK + s * MIB, 256 * 1024);
+    if (s == fail) {
+        nvtxRangePushA("forward");
+        factf(cuda_malloc_oom(64 * MIB), "oom%llu.corr", (unsigned long long)s);
+        nvtxRangePop();
+        return;
+    }
+    cuda_free(OOM_ACT + s * 64 * MIB, s * MIB);
+}
+
+/* Steps 1..E2E_OOM_STEPS (default 5) of oom_step; a failure in step
+ * E2E_OOM_FAIL (default the last) and, with E2E_OOM_AGAIN=K, after a
+ * recovery (the failed step's activations freed) a second one in step K. */
+static int sc_oom(void)
+{
+    const char *ns = getenv("E2E_OOM_STEPS"), *fs = getenv("E2E_OOM_FAIL"), *as = getenv("E2E_OOM_AGAIN");
+    uint64_t n = ns ? strtoull(ns, NULL, 10) : 5, fail = fs ? strtoull(fs, NULL, 10) : n;
+    uint64_t again = as ? strtoull(as, NULL, 10) : 0;
+    fake_cuda_set_meminfo(0, 3 * MIB, 80 * GIB_);
+    fact("tid", gettid_());
+    cuda_malloc(OOM_W, 4 * MIB);
+    const char *sig = getenv("E2E_OOM_SIGNAL_AT"); /* SIGUSR2 in that step: a dump on demand */
+    for (uint64_t s = 1; s <= n; s++) {
+        gmemprof_step();
+        if (sig && strtoull(sig, NULL, 10) == s) {
+            raise(SIGUSR2);
+            sleep_ms(100);
+        }
+        oom_step(s, s == fail || s == again ? s : 0);
+        if (s == fail && again) {
+            sleep_ms(50); /* the program catches the error, frees and goes on */
+            cuda_free(OOM_ACT + s * 64 * MIB, s * MIB);
+        }
+    }
+    sleep_ms(50);
+    return 0;
+}
+
+/* Two ranks of sc_oom, as a launcher such as torchrun starts them: rank 0
+ * runs through, rank 1 fails in step 5. This process makes no context. */
+static int sc_oom_ranks(const char *self)
+{
+    extern char **environ;
+    size_t n = 0;
+    while (environ[n])
+        n++;
+    pid_t pid[2];
+    for (int k = 0; k < 2; k++) {
+        char **envp = calloc(n + 3, sizeof *envp);
+        size_t m = 0;
+        for (size_t i = 0; i < n; i++)
+            if (strncmp(environ[i], "E2E_FACTS=", 10) != 0 && strncmp(environ[i], "RANK=", 5) != 0)
+                envp[m++] = environ[i];
+        envp[m++] = k ? "RANK=1" : "RANK=0";
+        envp[m++] = k ? "E2E_OOM_FAIL=5" : "E2E_OOM_FAIL=99";
+        char *argv[] = {(char *)self, "oom", NULL};
+        pid[k] = fork();
+        if (pid[k] == 0) {
+            execve(self, argv, envp);
+            _exit(127);
+        }
+        free(envp);
+    }
+    for (int k = 0; k < 2; k++)
+        wait_child(pid[k], 10000);
+    return 0;
+}
+
 /* Records made = written + dropped + outside windows, exactly
  * (profiler.e2e.accounting): E2E_ACC_STEPS steps (even) under the schedule
  * wait=1,warmup=0,active=1,repeat=0, with no pause between them. An active
@@ -1072,6 +1163,33 @@ static int sc_torch(void)
     fact("kc.corr", launch("k_c"));
     bev(GMT_BLK_FREE_COMPLETED, 0, TSEG + 6 * MIB, 1 * MIB);
     gmemprof_mark("end");
+    return 0;
+}
+
+/* With the bridge and the flight recorder: a segment and blocks, then in
+ * step 2, inside "aten::mm", the allocator's cudaMalloc fails (it may
+ * still recover: no dump) and it gives up (its OOM event: the dump). */
+static int sc_torch_oom(void)
+{
+    fake_cupti_context_created(0);
+    const char *bp = getenv("GMEMPROF_TORCH_BRIDGE");
+    void *h = bp ? dlopen(bp, RTLD_NOW | RTLD_NOLOAD) : NULL;
+    g_bev = h ? (bridge_event_fn)dlsym(h, "fake_bridge_event") : NULL;
+    fact("tid", gettid_());
+    fake_cuda_set_meminfo(0, 2 * MIB, 80 * GIB_);
+    cuda_malloc(0x7f0000000000ull, 20 * MIB); /* the seeded segment, as CUPTI saw it */
+    gmemprof_step();                          /* step 1 */
+    cuda_malloc(TSEG, 20 * MIB);
+    bev(GMT_BLK_SEGMENT_ALLOC, 0, TSEG, 20 * MIB);
+    bev(GMT_BLK_ALLOC, 0, TSEG, 4 * MIB);
+    gmemprof_step(); /* step 2 */
+    nvtxRangePushA("aten::mm");
+    bev(GMT_BLK_ALLOC, 0, TSEG + 4 * MIB, 8 * MIB);
+    cuda_malloc_oom(64 * MIB);
+    if (!g_bev || g_bev(GMT_BLK_OOM, 0, 2 * MIB, 64 * MIB, TSTREAM, 0) != 0) /* address: the free bytes */
+        fact("bridge_off", 1);
+    nvtxRangePop();
+    sleep_ms(50);
     return 0;
 }
 
@@ -1218,7 +1336,7 @@ int main(int argc, char **argv)
     load_profiler();
     if (strncmp(sc, "torch", 5) == 0 && getenv("E2E_C10") && !dlopen(getenv("E2E_C10"), RTLD_NOW | RTLD_GLOBAL))
         return 92; /* "import torch": before the first context, as in PyTorch */
-    if (strcmp(sc, "agent") != 0 && strncmp(sc, "torch", 5) != 0) /* sc_torch: after a tag */
+    if (strcmp(sc, "agent") != 0 && strncmp(sc, "torch", 5) != 0 && strcmp(sc, "oom_ranks") != 0) /* sc_torch: after a tag */
         fake_cupti_context_created(0);
     int rc;
     if (strcmp(sc, "whole") == 0)
@@ -1297,8 +1415,14 @@ int main(int argc, char **argv)
         rc = sc_soak();
     else if (strcmp(sc, "accounting") == 0)
         rc = sc_accounting();
+    else if (strcmp(sc, "torch_oom") == 0)
+        rc = sc_torch_oom();
     else if (strncmp(sc, "torch", 5) == 0)
         rc = sc_torch();
+    else if (strcmp(sc, "oom_ranks") == 0)
+        rc = sc_oom_ranks(argv[0]);
+    else if (strncmp(sc, "oom", 3) == 0)
+        rc = sc_oom();
     else {
         fprintf(stderr, "e2e_app: unknown scenario %s\n", sc);
         rc = 2;

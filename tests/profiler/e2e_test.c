@@ -271,6 +271,8 @@ typedef struct rec {
         gmt_stats stats;
         gmt_trailer trailer;
         gmt_block block;
+        gmt_oom oom;
+        gmt_mem live;
         struct {
             uint64_t device, total_mem, sm_count, cc_major, cc_minor;
             char name[64];
@@ -372,6 +374,12 @@ static int trace_load(const char *path, trace *t)
             break;
         case GMT_REC_BLOCK:
             x->u.block = g.u.block;
+            break;
+        case GMT_REC_OOM:
+            x->u.oom = g.u.oom;
+            break;
+        case GMT_REC_LIVE:
+            x->u.live = g.u.live;
             break;
         case GMT_REC_DEVICE:
             x->u.dev.device = g.u.device.device;
@@ -2728,6 +2736,309 @@ static void t_summaryfile(void)
     CHECK_HAS(r.err, "No such file or directory): trace ");
 }
 
+/* ---- the flight recorder (GMEMPROF_SCHEDULE=on-oom; scenario sc_oom) ------------ */
+
+#define OOM_W 0x100000ull
+#define OOM_LEAK 0x8000000ull
+#define OOM_ACT 0x10000000ull
+#define KIB 1024ull
+
+/* A first dump of sc_oom: the failure in step `fail`, the ring holding
+ * steps first..fail (GMEMPROF_OOM_STEPS = fail - first). */
+static void check_oom_dump(const char *path, uint64_t first, uint64_t fail, uint64_t dump)
+{
+    trace t;
+    CHECK(trace_load(path, &t) == 0, "cannot read %s", path);
+    check_complete(&t);
+    check_windows(&t);
+    CHECK_EQ_U64(count(&t, GMT_REC_WINDOW_BEGIN), 1);
+    CHECK_EQ_U64(count(&t, GMT_REC_DEVICE), 1);
+    /* the baseline: the weights and the leaks of the steps before `first`
+     * (a step's activations are freed in it, but a failed step's stay
+     * until the program recovers) */
+    const rec *wb = nth(&t, GMT_REC_WINDOW_BEGIN, 0);
+    uint64_t nb = 1 + (first - 1), bb = 4 * MIB + (first - 1) * 256 * KIB;
+    CHECK(wb && wb->u.wb.step == first, "window begins at step %" PRIu64, wb ? wb->u.wb.step : 0);
+    CHECK(wb && wb->u.wb.baseline_count == nb, "baseline %" PRIu64 " allocations", wb ? wb->u.wb.baseline_count : 0);
+    CHECK(wb && wb->u.wb.baseline_bytes == bb, "baseline %" PRIu64 " bytes", wb ? wb->u.wb.baseline_bytes : 0);
+    /* exactly the steps first..fail */
+    CHECK_EQ_U64(count(&t, GMT_REC_STEP), fail - first + 1);
+    for (uint64_t k = 0; k < fail - first + 1; k++) {
+        const rec *st = nth(&t, GMT_REC_STEP, k);
+        CHECK(st && st->u.step.step == first + k);
+    }
+    /* each step: activations and a leak; the failed step keeps its activations */
+    size_t nalloc = 0, nfree = 0;
+    for (size_t i = 0; i < t.n; i++) {
+        if (t.r[i].type == GMT_REC_ALLOC && !(t.r[i].u.mem.flags & GMT_MEMF_BASELINE))
+            nalloc++;
+        if (t.r[i].type == GMT_REC_FREE)
+            nfree++;
+    }
+    CHECK_EQ_U64(nalloc, 2 * (fail - first + 1));
+    CHECK_EQ_U64(nfree, fail - first);
+    /* the failure */
+    const rec *o = nth(&t, GMT_REC_OOM, 0);
+    CHECK_EQ_U64(count(&t, GMT_REC_OOM), 1);
+    if (o) {
+        const gmt_oom *f = &o->u.oom;
+        CHECK_EQ_U64(f->cause, GMT_OOM_CUDA);
+        CHECK_EQ_U64(f->dump, dump);
+        CHECK_EQ_U64(f->device, 0);
+        CHECK_EQ_U64(f->bytes, 64 * MIB);
+        CHECK_EQ_U64(f->driver_free, 3 * MIB);
+        CHECK_EQ_U64(f->driver_total, 80 * GIB);
+        CHECK(f->flags & GMT_OOMF_DRIVER);
+        CHECK_EQ_U64(f->status, CUDA_ERROR_OUT_OF_MEMORY);
+        CHECK_EQ_U64(f->tid, F("tid"));
+        CHECK_STR(S(&t, f->op), "forward");
+        CHECK_STR(S(&t, f->api), "cuMemAlloc_v2");
+        CHECK_EQ_U64(f->step, fail);
+        CHECK_EQ_U64(f->first_step, first);
+        /* live: the weights, every step's leak, the failed step's activations */
+        CHECK_EQ_U64(f->live_count, 1 + fail + 1);
+        CHECK_EQ_U64(f->live_bytes, 4 * MIB + fail * 256 * KIB + fail * MIB);
+        CHECK(f->ring_bytes > 0 && f->ring_bytes <= 8 * MIB);
+        const rec *rg = range_by_name(&t, "forward");
+        CHECK(rg && f->range == rg->u.range.id);
+        /* the LIVE records, right after it, oldest first */
+        size_t at = index_of(&t, o);
+        CHECK_EQ_U64(count(&t, GMT_REC_LIVE), f->live_count);
+        uint64_t sum = 0;
+        int w = 0, act = 0, leaks = 0;
+        for (size_t k = 1; k <= f->live_count && at + k < t.n; k++) {
+            const rec *l = &t.r[at + k];
+            CHECK_EQ_U64(l->type, GMT_REC_LIVE);
+            sum += l->u.live.bytes;
+            w += l->u.live.address == OOM_W && l->u.live.bytes == 4 * MIB;
+            act += l->u.live.address == OOM_ACT + fail * 64 * MIB && l->u.live.bytes == fail * MIB;
+            for (uint64_t s = 1; s <= fail; s++)
+                leaks += l->u.live.address == OOM_LEAK + s * MIB && l->u.live.bytes == 256 * KIB;
+            if (k > 1)
+                CHECK(l->u.live.ts >= t.r[at + k - 1].u.live.ts);
+        }
+        CHECK_EQ_U64(sum, f->live_bytes);
+        CHECK(w == 1 && act == 1 && leaks == (int)fail, "live: weights %d, activations %d, leaks %d", w, act,
+              leaks);
+        const rec *we = last(&t, GMT_REC_WINDOW_END);
+        CHECK(we && we->u.we.reason == GMT_WEND_FAILURE && we->u.we.step == fail);
+        CHECK(we && index_of(&t, we) == at + f->live_count + 1);
+    }
+    trace_free(&t);
+}
+
+static int count_files(const char *dir)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    int n = 0;
+    while (d && (e = readdir(d)))
+        n += strncmp(e->d_name, "trace", 5) == 0;
+    if (d)
+        closedir(d);
+    return n;
+}
+
+/* The failure in step 5: the dump holds steps 3..5 (OOM_STEPS=2), the
+ * failure and the live set; stdout and the exit status are the program's. */
+static void t_oom(void)
+{
+    run r;
+    const char *env[] = {"GMEMPROF_SCHEDULE=on-oom", "GMEMPROF_OOM_STEPS=2", "GMEMPROF_KERNELS=",
+                         "GMEMPROF_OOM_MAX_MB=8", NULL};
+    run_app("oom", env, &r);
+    CHECK(exited(&r, 0));
+    CHECK_STR(r.out, "");
+    char p[1300];
+    trace_path(&r, r.pid, p, sizeof p);
+    check_oom_dump(p, 3, 5, 1);
+    CHECK_EQ_U64(count_files(r.dir), 1);
+    CHECK_HAS(r.err, "gmemprof: out of memory on device 0: 64.0 MiB asked, 3.0 MiB free");
+    /* the report starts with the failure: persistent = the weights and the
+     * leaks of steps 1..4 (5 MiB in 5), step-scoped = step 5's activations
+     * and leak (5.25 MiB in 2) */
+    char *rep = analyze(&r, "", 0);
+    CHECK(rep && strncmp(rep, "Out of memory, dump 1: the CUDA call cuMemAlloc_v2 failed (CUresult 2)\n", 71) == 0,
+          "%s", rep ? rep : "");
+    CHECK_HAS(rep ? rep : "", "  asked       64.0 MiB on device 0, thread ");
+    CHECK_HAS(rep ? rep : "", ", step 5, in \"forward\"\n  free        3.0 MiB of 80.0 GiB");
+    CHECK_HAS(rep ? rep : "", "  held        10.2 MiB in 7 allocations on device 0");
+    CHECK_HAS(rep ? rep : "", "    persistent                  5.0 MiB       5");
+    CHECK_HAS(rep ? rep : "", "    step-scoped                 5.2 MiB       2");
+    CHECK_HAS(rep ? rep : "", "         5  ");
+    free(rep);
+    /* the same in JSON: persistent 5 MiB, step-scoped 5.25 MiB */
+    char *js = analyze(&r, "--format json", 0);
+    CHECK_HAS(js ? js : "", "\"failures\": [");
+    CHECK_HAS(js ? js : "", "\"persistent\": 5242880,");
+    CHECK_HAS(js ? js : "", "\"step_scoped\": 5505024,");
+    CHECK_HAS(js ? js : "", "\"op\": \"forward\",");
+    free(js);
+    /* a good run of the same steps, recorded as a trace, against the dump */
+    run g;
+    const char *genv[] = {"GMEMPROF_KERNELS=", "E2E_OOM_FAIL=99", NULL};
+    run_app_in("oom_good", "oom", genv, &g);
+    char gp[1300], args[1500];
+    trace_path(&g, g.pid, gp, sizeof gp);
+    snprintf(args, sizeof args, "--diff '%s'", gp);
+    char *d = analyze(&r, args, 0);
+    CHECK_HAS(d ? d : "", "Out of memory, dump 1");
+    free(d);
+}
+
+/* A program that recovers (frees the failed step's activations) and fails
+ * again in step 6: a second dump, NAME.2.zst, with steps 4..6. */
+static void t_oom_again(void)
+{
+    run r;
+    const char *env[] = {"GMEMPROF_SCHEDULE=on-oom", "GMEMPROF_OOM_STEPS=2", "GMEMPROF_KERNELS=",
+                         "GMEMPROF_OOM_DUMPS=2", "E2E_OOM_STEPS=7", "E2E_OOM_FAIL=3", "E2E_OOM_AGAIN=6", NULL};
+    run_app("oom_again", env, &r);
+    CHECK(exited(&r, 0));
+    char p[1300];
+    trace_path(&r, r.pid, p, sizeof p);
+    check_oom_dump(p, 1, 3, 1);
+    /* the second: the first failure's activations were freed after it */
+    trace t;
+    snprintf(p, sizeof p, "%s/trace-%d.2.zst", r.dir, (int)r.pid);
+    CHECK(trace_load(p, &t) == 0, "no second dump %s", p);
+    check_complete(&t);
+    const rec *o = nth(&t, GMT_REC_OOM, 0);
+    CHECK(o && o->u.oom.dump == 2 && o->u.oom.step == 6 && o->u.oom.first_step == 4);
+    /* W, leaks 1..6, step 6's activations (step 3's were freed) */
+    CHECK(o && o->u.oom.live_count == 8, "live %" PRIu64, o ? o->u.oom.live_count : 0);
+    CHECK(o && o->u.oom.live_bytes == 4 * MIB + 6 * 256 * KIB + 6 * MIB);
+    const rec *wb = nth(&t, GMT_REC_WINDOW_BEGIN, 0);
+    CHECK(wb && wb->u.wb.step == 4 && wb->u.wb.baseline_count == 4);
+    trace_free(&t);
+    CHECK_EQ_U64(count_files(r.dir), 2);
+}
+
+/* No failure: no file at all, and one line that says so (not an error). */
+static void t_oom_none(void)
+{
+    run r;
+    const char *env[] = {"GMEMPROF_SCHEDULE=on-oom", "GMEMPROF_KERNELS=", "E2E_OOM_FAIL=99", NULL};
+    run_app("oom_none", env, &r);
+    CHECK(exited(&r, 0));
+    CHECK_EQ_U64(count_files(r.dir), 0);
+    CHECK_HAS(r.err, "gmemprof: no out-of-memory in this run: the flight recorder wrote nothing");
+    CHECK(!strstr(r.err, "error"), "%s", r.err);
+}
+
+/* The bridge's OOM is the failure: the allocator's cudaMalloc that failed
+ * first (and that it could still have recovered from) writes nothing. */
+static void t_torch_oom(void)
+{
+    char be[1300], ce[1300];
+    snprintf(be, sizeof be, "GMEMPROF_TORCH_BRIDGE=%s", g_bridge);
+    snprintf(ce, sizeof ce, "E2E_C10=%s", g_c10);
+    const char *env[] = {be, ce, "GMEMPROF_SCHEDULE=on-oom", "GMEMPROF_KERNELS=", NULL};
+    run r;
+    run_app("torch_oom", env, &r);
+    CHECK(exited(&r, 0));
+    CHECK_STR(r.out, "");
+    CHECK(!has_fact("bridge_off"));
+    CHECK_EQ_U64(count_files(r.dir), 1);
+    trace t = load_trace_of(&r);
+    check_complete(&t);
+    CHECK_EQ_U64(count(&t, GMT_REC_OOM), 1);
+    const rec *o = nth(&t, GMT_REC_OOM, 0);
+    if (o) {
+        const gmt_oom *f = &o->u.oom;
+        CHECK_EQ_U64(f->cause, GMT_OOM_FRAMEWORK);
+        CHECK_EQ_U64(f->bytes, 64 * MIB);
+        CHECK_EQ_U64(f->driver_free, 2 * MIB);
+        CHECK_EQ_U64(f->driver_total, 80 * GIB);
+        CHECK_EQ_U64(f->flags, GMT_OOMF_DRIVER | GMT_OOMF_FRAMEWORK);
+        CHECK_STR(S(&t, f->api), "cuMemAlloc_v2");
+        CHECK_STR(S(&t, f->op), "aten::mm");
+        CHECK_EQ_U64(f->step, 2);
+        CHECK_EQ_U64(f->tid, F("tid"));
+        /* the seeded blocks (1 MiB + 512 KiB), 4 MiB and 8 MiB; two 20 MiB segments */
+        CHECK_EQ_U64(f->fw_allocated, 13 * MIB + 512 * KIB);
+        CHECK_EQ_U64(f->fw_reserved, 40 * MIB);
+        CHECK_EQ_U64(f->live_count, 2 + 4);
+        CHECK_EQ_U64(f->live_bytes, 40 * MIB);
+        size_t fw = 0;
+        for (size_t i = 0; i < t.n; i++)
+            fw += t.r[i].type == GMT_REC_LIVE && t.r[i].u.live.source == GMT_SRC_FRAMEWORK;
+        CHECK_EQ_U64(fw, 4);
+    }
+    trace_free(&t);
+}
+
+/* A dump on demand (SIGUSR2 in step 2; the program goes on) and at the end
+ * (GMEMPROF_OOM_AT_EXIT=1 does nothing once a dump was written; without the
+ * signal, the end writes one). */
+static void t_oom_signal(void)
+{
+    run r;
+    const char *env[] = {"GMEMPROF_SCHEDULE=on-oom", "GMEMPROF_KERNELS=", "GMEMPROF_OOM_SIGNAL=1",
+                         "GMEMPROF_OOM_AT_EXIT=1", "E2E_OOM_FAIL=99", "E2E_OOM_SIGNAL_AT=2", NULL};
+    run_app("oom_signal", env, &r);
+    CHECK(exited(&r, 0));
+    CHECK_EQ_U64(count_files(r.dir), 1);
+    trace t = load_trace_of(&r);
+    check_complete(&t);
+    const rec *o = nth(&t, GMT_REC_OOM, 0);
+    CHECK(o && o->u.oom.cause == GMT_OOM_SIGNAL && o->u.oom.step == 2 && o->u.oom.bytes == 0);
+    /* at the signal: the weights and step 1's leak */
+    CHECK(o && o->u.oom.live_count == 2, "live %" PRIu64, o ? o->u.oom.live_count : 0);
+    trace_free(&t);
+    const char *env2[] = {"GMEMPROF_SCHEDULE=on-oom", "GMEMPROF_KERNELS=", "GMEMPROF_OOM_AT_EXIT=1",
+                          "E2E_OOM_FAIL=99", NULL};
+    run_app("oom_exit", env2, &r);
+    CHECK(exited(&r, 0));
+    t = load_trace_of(&r);
+    check_complete(&t);
+    o = nth(&t, GMT_REC_OOM, 0);
+    /* at the end: the weights and the 5 leaks (every step freed its activations) */
+    CHECK(o && o->u.oom.cause == GMT_OOM_EXIT && o->u.oom.step == 5 && o->u.oom.live_count == 6,
+          "cause %" PRIu64 " step %" PRIu64 " live %" PRIu64, o ? o->u.oom.cause : 0, o ? o->u.oom.step : 0,
+          o ? o->u.oom.live_count : 0);
+    trace_free(&t);
+}
+
+/* Through the launcher, two ranks: rank 1 fails, rank 0 does not; each
+ * rank's dump would be its own file (%r). And a run without failure. */
+static void t_oom_launcher(void)
+{
+    char out[1400], dir[1300];
+    snprintf(dir, sizeof dir, "%s/oom_launcher_out", g_work);
+    mkdir(dir, 0755);
+    rm_tree(dir);
+    snprintf(out, sizeof out, "%s/dump-%%r.zst", dir);
+    char *argv[] = {(char *)g_launcher, "--on-oom", "-o", out, "--", (char *)g_app, "oom_ranks", NULL};
+    const char *env[] = {"GMEMPROF_KERNELS=", NULL};
+    run r;
+    run_prog("oom_launcher", argv, env, &r);
+    CHECK(exited(&r, 0));
+    CHECK_STR(r.out, "");
+    CHECK_HAS(r.err, "gmemprof: rank 1 ran out of memory: the steps before it are in ");
+    CHECK_HAS(r.err, "dump-1.zst (");
+    CHECK_HAS(r.err, "gmemprof: 1 other process had no out-of-memory: nothing written for it\n");
+    char p[1400];
+    snprintf(p, sizeof p, "%s/dump-1.zst", dir);
+    CHECK(file_exists(p), "%s", p);
+    snprintf(p, sizeof p, "%s/dump-0.zst", dir);
+    CHECK(!file_exists(p), "%s", p);
+    trace t;
+    snprintf(p, sizeof p, "%s/dump-1.zst", dir);
+    CHECK(trace_load(p, &t) == 0);
+    check_complete(&t);
+    CHECK(t.n > 0 && t.r[0].u.hdr.rank == 1);
+    trace_free(&t);
+    /* no failure at all: one line, not an error, and the exit status is the command's */
+    char *argv2[] = {(char *)g_launcher, "--on-oom", "-o", out, "--", (char *)g_app, "oom", NULL};
+    const char *env2[] = {"GMEMPROF_KERNELS=", "E2E_OOM_FAIL=99", NULL};
+    rm_tree(dir);
+    run_prog("oom_launcher", argv2, env2, &r);
+    CHECK(exited(&r, 0));
+    CHECK_HAS(r.err, "gmemprof: no out-of-memory in this run: the flight recorder wrote nothing (it held at most ");
+    CHECK_EQ_U64(count_lines(r.err, "gmemprof: "), 1);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 7) {
@@ -2761,6 +3072,8 @@ int main(int argc, char **argv)
         {"noperm", t_noperm},     {"launch", t_launch},     {"copies", t_copies},     {"launch_many", t_launch_many},     {"xthread", t_xthread},     {"burst", t_burst},
         {"samename", t_samename}, {"outlink", t_outlink}, {"fifo", t_fifo}, {"escpath", t_escpath},
         {"summaryfile", t_summaryfile}, {"accounting", t_accounting},
+        {"oom", t_oom},           {"oom_again", t_oom_again}, {"oom_none", t_oom_none},
+        {"torch_oom", t_torch_oom}, {"oom_signal", t_oom_signal}, {"oom_launcher", t_oom_launcher},
     };
     if (strcmp(sc, "sigterm") == 0)
         t_signal("sigterm", SIGTERM);

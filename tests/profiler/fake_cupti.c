@@ -227,6 +227,8 @@ EXPORT size_t fake_cupti_attr(int attr)
     return F.attrs[attr];
 }
 
+EXPORT CUptiResult cuptiGetCallbackName(CUpti_CallbackDomain d, uint32_t cbid, const char **name);
+
 static void api_cb(int domain, uint32_t cbid, uint32_t corr, const char *symbol, const void *params, int site,
                    int ret)
 {
@@ -237,6 +239,8 @@ static void api_cb(int domain, uint32_t cbid, uint32_t corr, const char *symbol,
     memset(&d, 0, sizeof d);
     d.callbackSite = (CUpti_ApiCallbackSite)site;
     d.functionName = "fake";
+    if (cuptiGetCallbackName((CUpti_CallbackDomain)domain, cbid, &d.functionName) != CUPTI_SUCCESS)
+        d.functionName = "fake"; /* CUPTI gives the API's name: the ones the tests look at */
     d.functionParams = params;
     d.functionReturnValue = &ret;
     d.symbolName = symbol;
@@ -456,7 +460,7 @@ EXPORT CUptiResult cuptiGetCallbackName(CUpti_CallbackDomain d, uint32_t cbid, c
 #define N_RT(x) {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_##x, #x}
 #define N_DRV(x) {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_##x, #x}
         N_RT(cudaMemcpy_v3020), N_RT(cudaMemcpyAsync_v3020), N_RT(cudaMemset_v3020), N_RT(cudaMalloc_v3020),
-        N_DRV(cuMemcpyHtoD_v2), N_DRV(cuMemsetD8_v2),
+        N_DRV(cuMemcpyHtoD_v2), N_DRV(cuMemsetD8_v2), N_DRV(cuMemAlloc_v2),
         /* the copies scenario (launch mode's copies, e2e_copies.c) */
         N_RT(cudaMemcpy_ptds_v7000), N_RT(cudaMemsetAsync_ptsz_v7000), N_RT(cudaMemcpy3D_v3020),
         N_RT(cudaMemcpyBatchAsync_v13000), N_RT(cudaMemcpyToSymbol_v3020), N_DRV(cuMemcpyHtoDAsync_v2),

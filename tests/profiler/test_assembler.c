@@ -110,8 +110,18 @@ static void io_synced(void *ctx, uint64_t ticket)
     (void)ticket;
 }
 
+static gmt_oom g_fail;
+static int n_fail;
+
+static void io_failure(void *ctx, gmt_oom *o)
+{
+    (void)ctx;
+    g_fail = *o;
+    n_fail++;
+}
+
 static const gmp_asm_io fake_io = {NULL,       io_put,      io_intern, io_end_frame, io_stats, io_device,
-                                   io_meminfo, io_snapshot, io_now,    io_mono,      io_synced};
+                                   io_meminfo, io_snapshot, io_now,    io_mono,      io_synced, io_failure};
 
 static void reset_out(void)
 {
@@ -707,6 +717,92 @@ static void test_block_order(void)
     gmp_asm_destroy(a);
 }
 
+/* A failure: the CUDA call's OOM event reaches io.failure in its place, with
+ * the live set after the records before it and the name of its range; with
+ * a framework allocator, the CUDA failure is left to the allocator's own
+ * OOM (a BLOCK), which takes the call's name and gives its own numbers. */
+static const char *str_of(uint64_t id) { return id >= 1 && id <= nstrings ? strings[id - 1] : ""; }
+
+static void oom_ev(gmp_asm *a, uint64_t ts, uint64_t bytes, uint64_t range)
+{
+    gmp_ev *e = ev_fill(a, GMP_EV_OOM, 0, ts, bytes, 3u << 20, NULL);
+    e->d = 80ull << 30;
+    e->c = 0x5000;
+    e->oom.range = range;
+    e->oom.status = 2;
+    e->oom.has_mem = 1;
+    memcpy(e->oom.api, "cuMemAlloc_v2", 13);
+    e->oom.api_len = 13;
+    e->len = sizeof e->oom;
+    gmp_asm_event_added(a);
+}
+
+static void test_failure(void)
+{
+    reset_out();
+    n_fail = 0;
+    gmp_asm *a = gmp_asm_create(&fake_io, &corr, 64u << 20);
+    REQUIRE(a != NULL, "create");
+    epoch(0, GMP_SCHED_EV_PHASE | GMP_SCHED_EV_WINDOW_BEGIN, 100, 0, 1, GMT_PHASE_ACTIVE, 1);
+    gmp_asm_round_begin(a, 10000);
+    event(a, GMP_EV_RANGE_BEGIN, 0, 1050, 5, 0, "fwd");
+    stage(a, mem_rec(1, 0, 0x1000, 1u << 20, 1100));
+    stage(a, mem_rec(1, 0, 0x2000, 2u << 20, 1200));
+    stage(a, mem_rec(0, 0, 0x1000, 1u << 20, 1300));
+    oom_ev(a, 1400, 64u << 20, 5);
+    stage(a, mem_rec(1, 0, 0x3000, 4u << 20, 1500)); /* after it: not in its live set */
+    gmp_asm_events_done(a, 0);
+    gmp_asm_take_epochs(a, hist, 0);
+    gmp_asm_drain(a, 1);
+    CHECK_EQ_U64(n_fail, 1);
+    CHECK_EQ_U64(g_fail.cause, GMT_OOM_CUDA);
+    CHECK_EQ_U64(g_fail.bytes, 64u << 20);
+    CHECK_EQ_U64(g_fail.ts, 1400);
+    CHECK_EQ_U64(g_fail.stream, 0x5000);
+    CHECK_EQ_U64(g_fail.tid, 7);
+    CHECK_EQ_U64(g_fail.range, 5);
+    CHECK_STR(str_of(g_fail.op), "fwd");
+    CHECK_STR(str_of(g_fail.api), "cuMemAlloc_v2");
+    CHECK_EQ_U64(g_fail.driver_free, 3u << 20);
+    CHECK_EQ_U64(g_fail.driver_total, 80ull << 30);
+    CHECK_EQ_U64(g_fail.flags, GMT_OOMF_DRIVER);
+    CHECK_EQ_U64(g_fail.live_count, 1);
+    CHECK_EQ_U64(g_fail.live_bytes, 2u << 20);
+    /* now (after the later ALLOC): two live, oldest first */
+    size_t before = nout;
+    CHECK_EQ_U64(gmp_asm_put_live(a), 2);
+    CHECK(nout == before + 2 && out[before].type == GMT_REC_LIVE && out[before].u.live.address == 0x2000 &&
+              out[before + 1].u.live.address == 0x3000,
+          "LIVE records");
+
+    /* the framework: a 20 MiB segment, a 4 MiB block; the CUDA failure
+     * waits for the allocator's OOM */
+    gmp_asm_round_begin(a, 20000);
+    gmp_ev *e = ev_fill(a, GMP_EV_BLOCK, 0, 2000, 0x7f00000, 20u << 20, NULL);
+    e->block.action = GMT_BLK_SEGMENT_ALLOC;
+    gmp_asm_event_added(a);
+    e = ev_fill(a, GMP_EV_BLOCK, 0, 2100, 0x7f00000, 4u << 20, NULL);
+    e->block.action = GMT_BLK_ALLOC;
+    gmp_asm_event_added(a);
+    oom_ev(a, 2200, 32u << 20, 0);
+    e = ev_fill(a, GMP_EV_BLOCK, 0, 2300, 1u << 20, 32u << 20, NULL); /* OOM: address = free bytes */
+    e->block.action = GMT_BLK_OOM;
+    gmp_asm_event_added(a);
+    gmp_asm_events_done(a, 0);
+    gmp_asm_drain(a, 1);
+    CHECK_EQ_U64(n_fail, 2);
+    CHECK_EQ_U64(g_fail.cause, GMT_OOM_FRAMEWORK);
+    CHECK_EQ_U64(g_fail.bytes, 32u << 20);
+    CHECK_EQ_U64(g_fail.driver_free, 1u << 20);
+    CHECK_EQ_U64(g_fail.driver_total, 80ull << 30);
+    CHECK_STR(str_of(g_fail.api), "cuMemAlloc_v2");
+    CHECK_EQ_U64(g_fail.fw_allocated, 4u << 20);
+    CHECK_EQ_U64(g_fail.fw_reserved, 20u << 20);
+    CHECK_EQ_U64(g_fail.flags, GMT_OOMF_DRIVER | GMT_OOMF_FRAMEWORK);
+    CHECK_EQ_U64(g_fail.live_count, 3);
+    gmp_asm_destroy(a);
+}
+
 /* ---- many short ranges: what closes is forgotten ----------------------------- */
 
 /* Ops open and close a range each, a million of them: each END finds its
@@ -752,6 +848,7 @@ int main(void)
     test_vmm();
     test_block_order();
     test_range_churn();
+    test_failure();
     free(corr.slots);
     return tcheck_result("profiler.assembler");
 }

@@ -551,8 +551,44 @@ static void test_check_names(void)
     CHECK_EQ_U64(gmp_config_check_names(NULL, &d), 0);
 }
 
+/* The flight recorder: on-oom alone or through GMEMPROF_ON_OOM; kernels
+ * off unless asked; a schedule of windows with it is refused (one line,
+ * whole run kept); its keys in the header's text only when on. */
+static void test_on_oom(void)
+{
+    gmp_config c = load_one_ok("GMEMPROF_SCHEDULE", "on-oom");
+    CHECK(c.on_oom && c.schedule.on_oom && c.schedule.kind == GMP_SCHED_WHOLE);
+    CHECK_EQ_U64(c.kernels, GMP_KERNELS_NONE);
+    CHECK_EQ_U64(c.oom_steps, 3);
+    CHECK_EQ_U64(c.oom_max_mb, 256);
+    c = load_one_ok("GMEMPROF_ON_OOM", "1");
+    CHECK(c.on_oom && c.kernels == GMP_KERNELS_NONE);
+    char d[2048];
+    gmp_config_describe(&c, d, sizeof d);
+    CHECK_HAS(d, "schedule=on-oom;");
+    CHECK_HAS(d, "oom_steps=3;oom_seconds=30;oom_max_mb=256;oom_dumps=3");
+    fenv e = {{"GMEMPROF_ON_OOM", "GMEMPROF_KERNELS"}, {"yes", "launch"}, 2};
+    gmp_diag diag;
+    memset(&diag, 0, sizeof diag);
+    CHECK_EQ_U64(gmp_config_load(&c, fenv_get, &e, &diag), 0);
+    CHECK_EQ_U64(c.kernels, GMP_KERNELS_LAUNCH);
+    fenv w = env1("GMEMPROF_SCHEDULE", "on-oom,wait=2,warmup=1,active=3");
+    memset(&diag, 0, sizeof diag);
+    CHECK_EQ_U64(gmp_config_load(&c, fenv_get, &w, &diag), 1);
+    CHECK(diag.count == 1 && strstr(diag.line[0], "cannot be combined"), "%s", diag.line[0]);
+    CHECK(c.on_oom && c.schedule.kind == GMP_SCHED_WHOLE);
+    gmp_sched_spec sp;
+    char err[256];
+    CHECK(gmp_sched_parse("on-oom,on-oom", &sp, err, sizeof err) == -1);
+    CHECK(gmp_sched_parse(" ON-OOM ", &sp, err, sizeof err) == 0 && sp.on_oom && sp.kind == GMP_SCHED_WHOLE);
+    gmp_config plain = load_one_ok("GMEMPROF_SCHEDULE", "whole");
+    gmp_config_describe(&plain, d, sizeof d);
+    CHECK(!strstr(d, "oom_"), "%s", d);
+}
+
 int main(void)
 {
+    test_on_oom();
     test_defaults();
     test_good_values();
     test_bad_values();

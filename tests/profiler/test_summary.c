@@ -147,8 +147,31 @@ static void test_parse(void)
     CHECK_EQ_U64(s.bytes, UINT64_MAX);
 }
 
+/* The flight recorder's keys: appended before the newline, read back; a
+ * rank only when there is one; a line without them says so. */
+static void test_oom_keys(void)
+{
+    char line[GMP_SUMMARY_LINE_MAX];
+    gmp_summary s;
+    size_t n = fmt(line, sizeof line, "/t/d-1.zst", 1024, 1, 34, 0, GMP_SUMMARY_STATUS_OOM);
+    size_t m = gmp_summary_add_oom(line, sizeof line, 1, 393528, 8388608, 1);
+    CHECK(m > n && m == strlen(line) && line[m - 1] == '\n', "%s", line);
+    CHECK_HAS(line, "\tstatus=oom\tdumps=1\tring=393528\tring_cap=8388608\trank=1\n");
+    CHECK_EQ_U64(gmp_summary_parse_line(line, &s), 0);
+    CHECK(s.has_oom && s.dumps == 1 && s.ring == 393528 && s.ring_cap == 8388608 && s.has_rank && s.rank == 1);
+    CHECK_STR(s.status, "oom");
+    fmt(line, sizeof line, "/t/d.zst", 0, 0, 0, 0, GMP_SUMMARY_STATUS_NO_OOM);
+    gmp_summary_add_oom(line, sizeof line, 0, 100, 200, -1);
+    CHECK(!strstr(line, "rank="), "%s", line);
+    CHECK_EQ_U64(gmp_summary_parse_line(line, &s), 0);
+    CHECK(s.has_oom && !s.has_rank && s.dumps == 0);
+    CHECK_EQ_U64(gmp_summary_parse_line("trace=x\tstatus=ok", &s), 0);
+    CHECK(!s.has_oom && !s.has_rank);
+}
+
 int main(void)
 {
+    test_oom_keys();
     test_format();
     test_steps();
     test_round_trip();

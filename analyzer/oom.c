@@ -1,0 +1,335 @@
+/*
+ * Failures (oom.h): taken at each OOM record from the replay's live set,
+ * printed first in the report.
+ */
+#include "oom.h"
+#include "tracestr.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A string of the trace, copied (cut to cap - 1 bytes); "" for none. */
+static void copy_str(const gma_replay *r, uint64_t id, char *out, size_t cap)
+{
+    size_t len = 0;
+    const char *s = id ? gma_str(r, id, &len) : NULL;
+    if (!s)
+        len = 0;
+    if (len >= cap)
+        len = cap - 1;
+    if (len)
+        memcpy(out, s, len);
+    out[len] = '\0';
+}
+
+static void owner_name(const gma_replay *r, const gma_entry *e, char *out, size_t cap)
+{
+    if ((e->flags & GMA_E_BASELINE) || e->rname == GMA_NAME_BASELINE) {
+        snprintf(out, cap, "(before the window)");
+        return;
+    }
+    uint32_t id = e->rname != GMA_NAME_UNATTR ? e->rname : e->kname;
+    copy_str(r, id != GMA_NAME_BASELINE ? id : 0, out, cap);
+    if (!out[0])
+        snprintf(out, cap, "(unattributed)");
+}
+
+/* Adds an entry to its owner's sums (owners kept in a growing array). */
+typedef struct owners {
+    gma_oom_owner *a;
+    size_t n, cap;
+} owners;
+
+static void owner_add(owners *w, const char *name, uint64_t bytes)
+{
+    for (size_t i = 0; i < w->n; i++)
+        if (strcmp(w->a[i].name, name) == 0) {
+            w->a[i].bytes += bytes;
+            w->a[i].count++;
+            return;
+        }
+    if (w->n == w->cap) {
+        size_t nc = w->cap ? w->cap * 2 : 32;
+        gma_oom_owner *p = realloc(w->a, nc * sizeof *p);
+        if (!p)
+            return; /* the owner table is a summary: a name lost to memory is only not shown */
+        w->a = p;
+        w->cap = nc;
+    }
+    gma_oom_owner *o = &w->a[w->n++];
+    memset(o, 0, sizeof *o);
+    snprintf(o->name, sizeof o->name, "%s", name);
+    o->bytes = bytes;
+    o->count = 1;
+}
+
+static int by_bytes(const void *a, const void *b)
+{
+    const gma_oom_owner *x = a, *y = b;
+    if (x->bytes != y->bytes)
+        return x->bytes > y->bytes ? -1 : 1;
+    return strcmp(x->name, y->name);
+}
+
+/* persistent: made before the failing step (or before the window);
+ * temporary: made in the failing step inside the op that failed;
+ * step-scoped: made in the failing step, elsewhere. */
+static int class_of(const gma_entry *e, const gma_oom_fail *f, const char *owner)
+{
+    if ((e->flags & GMA_E_BASELINE) || e->step < f->o.step)
+        return GMA_OOM_PERSISTENT;
+    if (f->op[0] && strcmp(owner, f->op) == 0)
+        return GMA_OOM_TEMP;
+    return GMA_OOM_STEP;
+}
+
+static void take_live_set(const gma_replay *r, gma_oom_fail *f)
+{
+    owners w = {NULL, 0, 0};
+    char name[96];
+    for (size_t i = 0; i < r->entries.len; i++) {
+        const gma_entry *e = &GMA_VEC_AT(&r->entries, gma_entry, i);
+        if ((e->flags & (GMA_E_INUSE | GMA_E_LIVE)) != (GMA_E_INUSE | GMA_E_LIVE) || (e->flags & GMA_E_HOST) ||
+            e->device != f->o.device)
+            continue;
+        owner_name(r, e, name, sizeof name);
+        int k = class_of(e, f, name);
+        f->cls_bytes[k] += e->bytes;
+        f->cls_count[k]++;
+        f->live_bytes += e->bytes;
+        f->live_count++;
+        owner_add(&w, name, e->bytes);
+    }
+    if (w.n > 1)
+        qsort(w.a, w.n, sizeof *w.a, by_bytes);
+    f->owners = w.n;
+    f->ntop = w.n < GMA_OOM_TOP ? w.n : GMA_OOM_TOP;
+    if (f->ntop)
+        memcpy(f->top, w.a, f->ntop * sizeof *w.a);
+    free(w.a);
+    if ((f->o.flags & GMT_OOMF_FRAMEWORK) && f->o.fw_reserved > f->o.fw_allocated)
+        f->cls_bytes[GMA_OOM_RESERVED] = f->o.fw_reserved - f->o.fw_allocated;
+}
+
+void gma_oom_record(gma_replay *r, const gmt_oom *o)
+{
+    if (!r->oom && !(r->oom = calloc(1, sizeof *r->oom)))
+        return;
+    gma_oom *m = r->oom;
+    if (m->n == m->cap) {
+        size_t nc = m->cap ? m->cap * 2 : 4;
+        gma_oom_fail *p = realloc(m->f, nc * sizeof *p);
+        if (!p)
+            return;
+        m->f = p;
+        m->cap = nc;
+    }
+    gma_oom_fail *f = &m->f[m->n++];
+    memset(f, 0, sizeof *f);
+    f->o = *o;
+    copy_str(r, o->op, f->op, sizeof f->op);
+    copy_str(r, o->api, f->api, sizeof f->api);
+    if (o->device < GMA_MAX_DEVICES)
+        f->dev_total = r->dev[o->device].total_mem;
+    take_live_set(r, f);
+}
+
+void gma_oom_live(gma_replay *r, const gmt_mem *m)
+{
+    if (!r->oom || !r->oom->n)
+        return;
+    gma_oom_fail *f = &r->oom->f[r->oom->n - 1];
+    f->seen_count++;
+    if (m->source != GMT_SRC_FRAMEWORK)
+        f->seen_bytes += m->bytes;
+}
+
+void gma_oom_free(gma_replay *r)
+{
+    if (!r->oom)
+        return;
+    free(r->oom->f);
+    free(r->oom);
+    r->oom = NULL;
+}
+
+/* ---- the section ------------------------------------------------------------ */
+
+static const char *human(uint64_t b, char *out, size_t cap)
+{
+    static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    double v = (double)b;
+    int u = 0;
+    while (v >= 1024.0 && u < 4) {
+        v /= 1024.0;
+        u++;
+    }
+    if (u == 0)
+        snprintf(out, cap, "%" PRIu64 " B", b);
+    else
+        snprintf(out, cap, "%.1f %s", v, unit[u]);
+    return out;
+}
+
+static void print_cause(FILE *out, const gma_oom_fail *f)
+{
+    const gmt_oom *o = &f->o;
+    char dump[40] = "";
+    if (o->dump)
+        snprintf(dump, sizeof dump, ", dump %" PRIu64, o->dump);
+    switch (o->cause) {
+    case GMT_OOM_CUDA:
+        fprintf(out, "Out of memory%s: the CUDA call %s failed (CUresult %" PRIu64 ")\n", dump,
+                f->api[0] ? f->api : "(unknown)", o->status);
+        break;
+    case GMT_OOM_FRAMEWORK:
+        fprintf(out, "Out of memory%s: the framework's allocator gave up%s%s\n", dump,
+                f->api[0] ? " after " : "", f->api);
+        break;
+    case GMT_OOM_SIGNAL:
+        fprintf(out, "Flight recorder dump%s, asked by SIGUSR2 (no failure)\n", dump);
+        return;
+    default:
+        fprintf(out, "Flight recorder dump%s at the end of the program (no failure)\n", dump);
+        return;
+    }
+}
+
+static void print_request(FILE *out, const gma_oom_fail *f)
+{
+    const gmt_oom *o = &f->o;
+    char a[32], b[32], c[32];
+    if (o->cause == GMT_OOM_CUDA || o->cause == GMT_OOM_FRAMEWORK) {
+        fprintf(out, "  asked       %s on device %" PRIu64 ", thread %" PRIu64 ", stream 0x%" PRIx64 ", step %" PRIu64,
+                human(o->bytes, a, sizeof a), o->device, o->tid, o->stream, o->step);
+        if (f->op[0])
+            fprintf(out, ", in \"%s\"", f->op);
+        fputc('\n', out);
+    }
+    if (o->flags & GMT_OOMF_DRIVER)
+        fprintf(out, "  free        %s of %s (the driver, at the failure)\n", human(o->driver_free, a, sizeof a),
+                human(o->driver_total ? o->driver_total : f->dev_total, b, sizeof b));
+    if (o->flags & GMT_OOMF_FRAMEWORK)
+        fprintf(out, "  allocator   %s allocated, %s reserved (%s reserved but unallocated)\n",
+                human(o->fw_allocated, a, sizeof a), human(o->fw_reserved, b, sizeof b),
+                human(f->cls_bytes[GMA_OOM_RESERVED], c, sizeof c));
+}
+
+static void print_held(FILE *out, const gma_oom_fail *f)
+{
+    static const char *const what[GMA_OOM_NCLASS] = {
+        "made before the failing step (weights, state kept across steps)",
+        "made in the failing step, outside the op that failed",
+        "made in the failing step, in the op that failed",
+        "the allocator's cache and fragmentation",
+    };
+    static const char *const cls[GMA_OOM_NCLASS] = {"persistent", "step-scoped", "temporary",
+                                                    "reserved, unallocated"};
+    char a[32];
+    fprintf(out, "  held        %s in %" PRIu64 " allocation%s on device %" PRIu64 ", by lifetime:\n",
+            human(f->live_bytes, a, sizeof a), f->live_count, f->live_count == 1 ? "" : "s", f->o.device);
+    for (int k = 0; k < GMA_OOM_NCLASS; k++) {
+        if (k == GMA_OOM_RESERVED && !(f->o.flags & GMT_OOMF_FRAMEWORK))
+            continue;
+        fprintf(out, "    %-22s %12s  %6" PRIu64 "  %s\n", cls[k], human(f->cls_bytes[k], a, sizeof a),
+                f->cls_count[k], what[k]);
+    }
+    fprintf(out, "  by owner (%" PRIu64 " owner%s; the first %zu):\n", f->owners, f->owners == 1 ? "" : "s", f->ntop);
+    for (size_t i = 0; i < f->ntop; i++)
+        fprintf(out, "    %12s  %6" PRIu64 "  %s\n", human(f->top[i].bytes, a, sizeof a), f->top[i].count,
+                f->top[i].name);
+    if (f->seen_count && f->seen_bytes != f->o.live_bytes)
+        fprintf(out, "  note: the dump lists %s live (LIVE records), the failure record says %s\n",
+                human(f->seen_bytes, a, sizeof a), human(f->o.live_bytes, a, sizeof a));
+}
+
+static void print_steps(FILE *out, const gma_replay *r, const gma_oom_fail *f)
+{
+    uint64_t first = f->o.first_step ? f->o.first_step : (f->o.step >= 3 ? f->o.step - 3 : 0);
+    char a[32], b[32], c[32], d[32];
+    int head = 0;
+    for (size_t i = 0; i < r->steps.len; i++) {
+        const gma_steprow *s = &GMA_VEC_AT(&r->steps, gma_steprow, i);
+        if (s->step < first || s->step > f->o.step)
+            continue;
+        if (!head++)
+            fprintf(out, "  the steps before it:\n    %6s %12s %12s %12s %12s\n", "step", "allocated", "freed",
+                    "live at end", "peak");
+        fprintf(out, "    %6" PRIu64 " %12s %12s %12s %12s%s\n", s->step, human(s->alloc_bytes, a, sizeof a),
+                human(s->free_bytes, b, sizeof b), s->has_live ? human(s->live_end, c, sizeof c) : "-",
+                human(s->peak, d, sizeof d), s->step == f->o.step ? "  (failed)" : "");
+    }
+    if (f->o.flags & GMT_OOMF_TRIMMED)
+        fprintf(out, "  (the recorder's memory cap, GMEMPROF_OOM_MAX_MB, cut older steps from this dump)\n");
+}
+
+size_t gma_oom_print(FILE *out, const gma_replay *r)
+{
+    if (!r->oom)
+        return 0;
+    for (size_t i = 0; i < r->oom->n; i++) {
+        const gma_oom_fail *f = &r->oom->f[i];
+        print_cause(out, f);
+        print_request(out, f);
+        print_held(out, f);
+        print_steps(out, r, f);
+        fputc('\n', out);
+    }
+    return r->oom->n;
+}
+
+void gma_oom_json(gma_jw *j, const gma_replay *r)
+{
+    static const char *const cls[GMA_OOM_NCLASS] = {"persistent", "step_scoped", "temporary",
+                                                    "reserved_unallocated"};
+    if (!r->oom || !r->oom->n)
+        return;
+    gma_jw_key(j, "failures");
+    gma_jw_begin(j, '[');
+    for (size_t i = 0; i < r->oom->n; i++) {
+        const gma_oom_fail *f = &r->oom->f[i];
+        const gmt_oom *o = &f->o;
+        gma_jw_begin(j, '{');
+        gma_jw_kstr(j, "cause", gmt_oom_cause_name(o->cause));
+        gma_jw_ku64(j, "dump", o->dump);
+        gma_jw_ku64(j, "device", o->device);
+        gma_jw_ku64(j, "bytes", o->bytes);
+        gma_jw_ku64(j, "stream", o->stream);
+        gma_jw_ku64(j, "tid", o->tid);
+        gma_jw_ku64(j, "step", o->step);
+        gma_jw_kstr(j, "op", f->op);
+        gma_jw_kstr(j, "api", f->api);
+        gma_jw_ku64(j, "status", o->status);
+        if (o->flags & GMT_OOMF_DRIVER) {
+            gma_jw_ku64(j, "driver_free", o->driver_free);
+            gma_jw_ku64(j, "driver_total", o->driver_total ? o->driver_total : f->dev_total);
+        }
+        if (o->flags & GMT_OOMF_FRAMEWORK) {
+            gma_jw_ku64(j, "fw_allocated", o->fw_allocated);
+            gma_jw_ku64(j, "fw_reserved", o->fw_reserved);
+        }
+        gma_jw_ku64(j, "live_count", f->live_count);
+        gma_jw_ku64(j, "live_bytes", f->live_bytes);
+        gma_jw_ku64(j, "first_step", o->first_step);
+        gma_jw_ku64(j, "trimmed", (o->flags & GMT_OOMF_TRIMMED) != 0);
+        gma_jw_key(j, "classes");
+        gma_jw_begin(j, '{');
+        for (int k = 0; k < GMA_OOM_NCLASS; k++)
+            if (k != GMA_OOM_RESERVED || (o->flags & GMT_OOMF_FRAMEWORK))
+                gma_jw_ku64(j, cls[k], f->cls_bytes[k]);
+        gma_jw_end(j, '}');
+        gma_jw_key(j, "owners");
+        gma_jw_begin(j, '[');
+        for (size_t k = 0; k < f->ntop; k++) {
+            gma_jw_begin(j, '{');
+            gma_jw_kstr(j, "name", f->top[k].name);
+            gma_jw_ku64(j, "bytes", f->top[k].bytes);
+            gma_jw_ku64(j, "count", f->top[k].count);
+            gma_jw_end(j, '}');
+        }
+        gma_jw_end(j, ']');
+        gma_jw_end(j, '}');
+    }
+    gma_jw_end(j, ']');
+}

@@ -1,0 +1,58 @@
+/*
+ * Failures (oom.c): what the replay finds at each OOM record of a trace (a
+ * flight recorder's dump, or a failure in a trace), and the section that
+ * the report prints first: what was asked, what was free, what held the
+ * device's memory at that moment by lifetime class and by owner, and how
+ * the steps before it grew.
+ *
+ * The replay calls gma_oom_record at an OOM record, with its live set as it
+ * is at that point, and gma_oom_live for each LIVE record after it; they
+ * cost nothing in a trace without failures.
+ */
+#ifndef GMA_OOM_H
+#define GMA_OOM_H
+
+#include <stdio.h>
+
+#include "gma.h"
+
+#define GMA_OOM_TOP 8 /* owners shown */
+
+/* Lifetime classes at the failure (the names of insights' classes). */
+enum { GMA_OOM_PERSISTENT, GMA_OOM_STEP, GMA_OOM_TEMP, GMA_OOM_RESERVED, GMA_OOM_NCLASS };
+
+typedef struct gma_oom_owner {
+    char name[96];
+    uint64_t bytes, count;
+} gma_oom_owner;
+
+typedef struct gma_oom_fail {
+    gmt_oom o;
+    char op[128], api[64];
+    uint64_t dev_total;             /* the DEVICE record's total memory, 0 unknown */
+    uint64_t live_count, live_bytes; /* the replay's live set on the device at the failure */
+    uint64_t cls_bytes[GMA_OOM_NCLASS], cls_count[GMA_OOM_NCLASS];
+    gma_oom_owner top[GMA_OOM_TOP];
+    size_t ntop;
+    uint64_t owners;                /* distinct owners */
+    uint64_t seen_count, seen_bytes; /* LIVE records after it: the dump's own list */
+} gma_oom_fail;
+
+typedef struct gma_oom {
+    gma_oom_fail *f;
+    size_t n, cap;
+} gma_oom;
+
+void gma_oom_record(gma_replay *r, const gmt_oom *o);
+void gma_oom_live(gma_replay *r, const gmt_mem *m);
+void gma_oom_free(gma_replay *r);
+
+/* The failures of r as the JSON report's "failures" array (nothing when
+ * none, so the JSON of other traces keeps its bytes). */
+void gma_oom_json(gma_jw *j, const gma_replay *r);
+
+/* The failures of r, as the report's first section (nothing when none):
+ * the number printed. */
+size_t gma_oom_print(FILE *out, const gma_replay *r);
+
+#endif
