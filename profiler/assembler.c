@@ -85,6 +85,7 @@ typedef struct open_range {
 
 #define KCACHE 1024
 #define EV_BATCH 4096
+#define GMP_CLOSED_RANGES 1024 /* a power of two */
 
 struct gmp_asm {
     gmp_asm_io io;
@@ -134,6 +135,10 @@ struct gmp_asm {
 
     open_range *open;
     size_t open_cap, open_n;
+    /* The last ranges closed, by id: a framework's OOM waits behind a held
+     * ALLOC (its size needs the next counter reading) while the exception
+     * closes the op it failed in; the failure still names that op. */
+    struct { uint64_t id, name; } closed[GMP_CLOSED_RANGES];
 
     struct {
         const char *p;
@@ -809,10 +814,13 @@ static void emit_copy(gmp_asm *a, const gmp_ev *ev, const gmp_epoch_info *ep)
 
 static uint64_t open_name(gmp_asm *a, uint64_t id)
 {
-    if (!id || !a->open_cap)
+    if (!id)
         return 0;
-    const open_range *o = open_slot(a, id);
-    return o->id == id ? o->name : 0;
+    const open_range *o = a->open_cap ? open_slot(a, id) : NULL;
+    if (o && o->id == id)
+        return o->name;
+    unsigned k = (unsigned)(id & (GMP_CLOSED_RANGES - 1));
+    return a->closed[k].id == id ? a->closed[k].name : 0;
 }
 
 void gmp_asm_fill_failure(gmp_asm *a, gmt_oom *o)
@@ -1119,7 +1127,11 @@ static void emit_event(gmp_asm *a, gmp_ev *ev)
     }
     case GMP_EV_RANGE_END: {
         open_range o;
-        if (!open_remove(a, ev->a, &o) || !gate(a, ep, 0))
+        if (!open_remove(a, ev->a, &o))
+            break;
+        a->closed[o.id & (GMP_CLOSED_RANGES - 1)].id = o.id;
+        a->closed[o.id & (GMP_CLOSED_RANGES - 1)].name = o.name;
+        if (!gate(a, ep, 0))
             break;
         r.type = GMT_REC_RANGE_END;
         r.u.range = (gmt_range){ev->ts, ev->tid, ev->a, 0, 0};

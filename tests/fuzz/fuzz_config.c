@@ -88,6 +88,13 @@ static const model_setting known[] = {
     {"GMEMPROF_TORCH_BRIDGE", K_PATH, 0, 0},
     {"GMEMPROF_TORCH_OPS", K_BOOL, 0, 0},
     {"GMEMPROF_STEP_SOURCE", K_STEPSRC, 0, 0},
+    {"GMEMPROF_ON_OOM", K_BOOL, 0, 0},
+    {"GMEMPROF_OOM_STEPS", K_U64, 1, 10000},
+    {"GMEMPROF_OOM_SECONDS", K_U64, 1, 86400},
+    {"GMEMPROF_OOM_MAX_MB", K_U64, 8, 65536},
+    {"GMEMPROF_OOM_DUMPS", K_U64, 1, 1000},
+    {"GMEMPROF_OOM_AT_EXIT", K_BOOL, 0, 0},
+    {"GMEMPROF_OOM_SIGNAL", K_BOOL, 0, 0},
 };
 #define NKNOWN (sizeof known / sizeof known[0])
 /* Other names the one-letter keys reach (read by the rank helpers). */
@@ -264,6 +271,12 @@ static void model_load(const env *e, expect *x)
                 c->enabled = b;
             else if (ok && strcmp(s->name, "GMEMPROF_TORCH_OPS") == 0)
                 c->torch_ops = b;
+            else if (ok && strcmp(s->name, "GMEMPROF_ON_OOM") == 0)
+                c->on_oom = b;
+            else if (ok && strcmp(s->name, "GMEMPROF_OOM_AT_EXIT") == 0)
+                c->oom_at_exit = b;
+            else if (ok && strcmp(s->name, "GMEMPROF_OOM_SIGNAL") == 0)
+                c->oom_signal = b;
             else if (ok)
                 c->torch = b;
             break;
@@ -292,6 +305,14 @@ static void model_load(const env *e, expect *x)
                 c->cupti_buffer_kb = u;
             else if (strcmp(s->name, "GMEMPROF_DEVICE_BUFFER_KB") == 0)
                 c->device_buffer_kb = u;
+            else if (strcmp(s->name, "GMEMPROF_OOM_STEPS") == 0)
+                c->oom_steps = u;
+            else if (strcmp(s->name, "GMEMPROF_OOM_SECONDS") == 0)
+                c->oom_seconds = u;
+            else if (strcmp(s->name, "GMEMPROF_OOM_MAX_MB") == 0)
+                c->oom_max_mb = u;
+            else if (strcmp(s->name, "GMEMPROF_OOM_DUMPS") == 0)
+                c->oom_dumps = u;
             else
                 c->zstd_level = (int)u;
             break;
@@ -341,6 +362,17 @@ static void model_load(const env *e, expect *x)
         c->cupti_buffer_kb = most;
         x->problems++;
     }
+    /* the flight recorder: the whole run only, and kernels only when asked */
+    c->on_oom = c->on_oom || c->schedule.on_oom;
+    if (c->on_oom && c->schedule.kind != GMP_SCHED_WHOLE) {
+        memset(&c->schedule, 0, sizeof c->schedule);
+        c->schedule.kind = GMP_SCHED_WHOLE;
+        x->problems++;
+    }
+    c->schedule.on_oom = c->on_oom;
+    const char *km = env_lookup(e, "GMEMPROF_KERNELS");
+    if (c->on_oom && (!km || !km[0]))
+        c->kernels = GMP_KERNELS_NONE;
 }
 
 /* ---- checks ----------------------------------------------------------------- */
@@ -418,6 +450,14 @@ static void check_config(const gmp_config *got, const expect *x, const gmp_diag 
     FZ_CHECK(strcmp(got->torch_bridge, w->torch_bridge) == 0, "torch_bridge differs");
     FZ_CHECK(got->torch == w->torch, "torch %d, expected %d", got->torch, w->torch);
     FZ_CHECK(got->torch_ops == w->torch_ops, "torch_ops %d, expected %d", got->torch_ops, w->torch_ops);
+    FZ_CHECK(got->on_oom == w->on_oom && got->oom_at_exit == w->oom_at_exit && got->oom_signal == w->oom_signal,
+             "on_oom %d/%d/%d, expected %d/%d/%d", got->on_oom, got->oom_at_exit, got->oom_signal, w->on_oom,
+             w->oom_at_exit, w->oom_signal);
+    FZ_CHECK(got->oom_steps == w->oom_steps && got->oom_seconds == w->oom_seconds &&
+                 got->oom_max_mb == w->oom_max_mb && got->oom_dumps == w->oom_dumps,
+             "oom numbers %llu/%llu/%llu/%llu", (unsigned long long)got->oom_steps,
+             (unsigned long long)got->oom_seconds, (unsigned long long)got->oom_max_mb,
+             (unsigned long long)got->oom_dumps);
     FZ_CHECK(got->step_source == w->step_source, "step_source %d, expected %d", got->step_source,
              w->step_source);
     FZ_CHECK(got->sample_period_ms == w->sample_period_ms, "sample_ms %llu, expected %llu",

@@ -800,6 +800,33 @@ static void test_failure(void)
     CHECK_EQ_U64(g_fail.fw_reserved, 20u << 20);
     CHECK_EQ_U64(g_fail.flags, GMT_OOMF_DRIVER | GMT_OOMF_FRAMEWORK);
     CHECK_EQ_U64(g_fail.live_count, 3);
+
+    /* a counted ALLOC waits for its size; the OOM inside "aten::mm" queues
+     * behind it, and the op's range closes (the exception) before the next
+     * reading: the failure still names the op */
+    gmp_asm_round_begin(a, 40000);
+    event(a, GMP_EV_RANGE_BEGIN, 0, 3000, 9, 0, "aten::mm");
+    e = ev_fill(a, GMP_EV_BLOCK, 0, 3100, 0x7f00000 + (4u << 20), 2u << 20, NULL);
+    e->block.action = GMT_BLK_ALLOC;
+    e->block.range = 9;
+    e->block.has_counter = 1;
+    e->block.counter = 4u << 20;
+    gmp_asm_event_added(a);
+    e = ev_fill(a, GMP_EV_BLOCK, 0, 3200, 1u << 20, 64u << 20, NULL);
+    e->block.action = GMT_BLK_OOM;
+    e->block.range = 9;
+    gmp_asm_event_added(a);
+    event(a, GMP_EV_RANGE_END, 0, 3300, 9, 0, NULL);
+    e = ev_fill(a, GMP_EV_BLOCK, 0, 3400, 0, 0, NULL); /* the next reading */
+    e->block.action = GMP_BRIDGE_COUNTER;
+    e->block.has_counter = 1;
+    e->block.counter = 6u << 20;
+    gmp_asm_event_added(a);
+    gmp_asm_events_done(a, 0);
+    gmp_asm_drain(a, 1);
+    CHECK_EQ_U64(n_fail, 3);
+    CHECK_EQ_U64(g_fail.bytes, 64u << 20);
+    CHECK_STR(str_of(g_fail.op), "aten::mm");
     gmp_asm_destroy(a);
 }
 
