@@ -1,6 +1,7 @@
 /* Hints: the default report's short section (hints.h). */
 #include "hints.h"
 #include "tracestr.h"
+#include "winsteps.h"
 
 #include <string.h>
 
@@ -215,33 +216,16 @@ static int dev_build(gma_hints *h, const gma_replay *r, unsigned d, int fw_src)
     return err;
 }
 
-/* The complete steps of the window with id wid: its first step to the one
- * before its last, at least three (insights_build.c's steps_of). */
+/* The complete steps of the window with id wid (gma_window_full_steps), at
+ * most 100,000 of them. */
 static int steps_of(const gma_replay *r, uint64_t wid, uint64_t *lo, uint64_t *hi)
 {
-    const gma_window *W = NULL;
-    for (size_t i = 0; i < r->windows.len && !W; i++)
-        if (GMA_VEC_AT(&r->windows, gma_window, i).id == wid)
-            W = &GMA_VEC_AT(&r->windows, gma_window, i);
-    if (!W)
-        return 0;
-    int any = 0;
-    uint64_t a = 0, b = 0;
-    for (size_t i = 0; i < r->steps.len; i++) {
-        const gma_steprow *s = &GMA_VEC_AT(&r->steps, gma_steprow, i);
-        if (!s->has_start || s->start_ts < W->begin_ts || (W->closed && s->start_ts > W->end_ts))
-            continue;
-        if (!any || s->step < a)
-            a = s->step;
-        if (!any || s->step > b)
-            b = s->step;
-        any = 1;
+    for (size_t i = 0; i < r->windows.len; i++) {
+        const gma_window *W = &GMA_VEC_AT(&r->windows, gma_window, i);
+        if (W->id == wid)
+            return gma_window_full_steps(r, W, lo, hi) && *hi - *lo < 100000;
     }
-    if (!any || b < a + 3 || b - a > 100000)
-        return 0;
-    *lo = a;
-    *hi = b - 1;
-    return 1;
+    return 0;
 }
 
 /* Growth: the live bytes (selected devices) after the last memory event of

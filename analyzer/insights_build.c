@@ -2,6 +2,7 @@
  * (insights.h; the classes are defined in docs/analyzer.md). */
 #include "insights_int.h"
 #include "tracestr.h"
+#include "winsteps.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -254,29 +255,6 @@ static int ev_cmp(const void *pa, const void *pb, void *ctx)
     return a->step < b->step ? -1 : a->step > b->step;
 }
 
-/* The complete steps of window w: from its first step to the one before its
- * last (the last step of a window may be cut short by its end). */
-static int steps_of(const gma_replay *r, uint64_t w, uint64_t *lo, uint64_t *hi)
-{
-    const gma_window *W = &GMA_VEC_AT(&r->windows, gma_window, w);
-    int any = 0;
-    uint64_t a = 0, b = 0;
-    for (size_t i = 0; i < r->steps.len; i++) {
-        const gma_steprow *s = &GMA_VEC_AT(&r->steps, gma_steprow, i);
-        if (!s->has_start || s->start_ts < W->begin_ts || (W->closed && s->start_ts > W->end_ts))
-            continue;
-        if (!any || s->step < a)
-            a = s->step;
-        if (!any || s->step > b)
-            b = s->step;
-        any = 1;
-    }
-    if (!any || b < a + 3) /* at least three complete steps */
-        return 0;
-    *lo = a;
-    *hi = b - 1;
-    return 1;
-}
 
 /* One series: live bytes at the end of each step from the events of one
  * group (sorted by step), its least-squares slope and how often it grew. */
@@ -305,7 +283,9 @@ static void growth_build(gmi_ctx *c, gma_ins_dev *D)
 {
     gma_vec_init(&D->growth, sizeof(gma_ins_owner));
     uint64_t lo, hi;
-    if (D->window >= c->r->windows.len || !steps_of(c->r, D->window, &lo, &hi) || hi - lo >= GMI_GROWTH_MAX_STEPS)
+    if (D->window >= c->r->windows.len ||
+        !gma_window_full_steps(c->r, &GMA_VEC_AT(&c->r->windows, gma_window, D->window), &lo, &hi) ||
+        hi - lo >= GMI_GROWTH_MAX_STEPS)
         return;
     D->step_first = lo;
     D->step_last = hi;

@@ -162,3 +162,24 @@ void gma_on_window_end(gma_replay *r, const gmt_window_end *e)
     if (sel)
         PUBLISH(r, window, e->window, e->ts, 0);
 }
+
+int gma_window_full_steps(const gma_replay *r, const gma_window *W, uint64_t *lo, uint64_t *hi)
+{
+    int any = 0;
+    uint64_t a = 0, b = 0;
+    for (size_t i = 0; i < r->steps.len; i++) {
+        const gma_steprow *s = &GMA_VEC_AT(&r->steps, gma_steprow, i);
+        if (!s->has_start || s->start_ts < W->begin_ts || (W->closed && s->start_ts > W->end_ts))
+            continue;
+        if (!any || s->step < a)
+            a = s->step;
+        if (!any || s->step > b)
+            b = s->step;
+        any = 1;
+    }
+    if (!any || b < a + 3)
+        return 0;
+    *lo = a;
+    *hi = b - 1;
+    return 1;
+}

@@ -19,6 +19,10 @@ void gma_window_close(gma_replay *r, uint64_t ts, uint64_t last_step, uint64_t r
 /* STEP and WINDOW_END records. */
 void gma_on_step(gma_replay *r, const gmt_step *s);
 void gma_on_window_end(gma_replay *r, const gmt_window_end *e);
+/* The complete steps of a finished replay's window W: its first step to
+ * the one before its last (a window's last step may be cut short by its
+ * end), into [*lo, *hi]; 0 when there are fewer than three. */
+int gma_window_full_steps(const gma_replay *r, const gma_window *W, uint64_t *lo, uint64_t *hi);
 
 static inline gma_steprow *step_row(gma_replay *r, uint64_t step)
 {
