@@ -135,8 +135,7 @@ static int collect_held(const gma_replay *r, int side, int k, gma_vec *rows, gma
         if (!(e->flags & GMA_E_INUSE) || (e->flags & (GMA_E_HOST | GMA_E_BASELINE)) ||
             !gma_dev_selected(r, e->device))
             continue;
-        const gma_dev *D = &r->dev[e->device];
-        if (!(((e->flags & GMA_E_LIVE) && e->ord <= D->peak_ord) || (e->flags & GMA_E_KEEP_PEAK)))
+        if (!gma_entry_live_at_peak(r, e))
             continue;
         uint32_t name = k ? e->kname : e->rname;
         if (name == GMA_NAME_BASELINE)

@@ -411,6 +411,12 @@ static inline int gma_dev_selected(const gma_replay *r, uint64_t d)
 {
     return r->opt.device < 0 || (uint64_t)r->opt.device == d;
 }
+/* Whether a finished replay's entry was live at its device's peak: live
+ * and made before it, or freed after it (kept for the peak). */
+static inline int gma_entry_live_at_peak(const gma_replay *r, const gma_entry *e)
+{
+    return ((e->flags & GMA_E_LIVE) && e->ord <= r->dev[e->device].peak_ord) || (e->flags & GMA_E_KEEP_PEAK);
+}
 
 /* Allocator mode inferred from sources, with its one-line meaning. */
 typedef struct gma_mode {

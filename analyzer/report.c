@@ -142,8 +142,7 @@ static int build_peak(gma_report *rep, unsigned d)
         const gma_entry *e = &GMA_VEC_AT(&r->entries, gma_entry, i);
         if (!(e->flags & GMA_E_INUSE) || e->device != d || (e->flags & GMA_E_HOST))
             continue;
-        int live_then = ((e->flags & GMA_E_LIVE) && e->ord <= D->peak_ord) || (e->flags & GMA_E_KEEP_PEAK);
-        if (!live_then)
+        if (!gma_entry_live_at_peak(r, e))
             continue;
         pv->count++;
         pv->bytes += e->bytes;
