@@ -70,7 +70,7 @@ int gmp_ring_push(gmp_ring *r, const gmp_ev *ev, uint64_t *out_pos)
     /* The next push most likely takes the next cell, whose lines the writer
      * last wrote: ask for them now (the sequence, the header and a short
      * name), so the transfer overlaps the program's own work
-     * (docs/benchmarks.md, "callback cost"). */
+     * (docs/benchmarks.md, "The callback path on the CPU"). */
     const char *next = (const char *)&r->cells[(pos + 1) & r->mask];
     __builtin_prefetch(next, 1);
     __builtin_prefetch(next + 64, 1);
