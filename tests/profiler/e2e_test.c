@@ -3039,6 +3039,177 @@ static void t_oom_launcher(void)
     CHECK_EQ_U64(count_lines(r.err, "gmemprof: "), 1);
 }
 
+/* ---- the flight recorder beside a schedule of windows (scenario sc_oom) ---------- */
+
+#define OOM_SCHED "GMEMPROF_SCHEDULE=on-oom,wait=1,warmup=0,active=2"
+
+/* The trace of sc_oom under wait=1,warmup=0,active=2: step 0 waits, steps 1
+ * and 2 are window 0, steps 3.. are after it; exactly what it is without
+ * the recorder. `failed`: step 5 failed (its activations were not freed). */
+static void check_sched_trace(const char *path, int failed)
+{
+    trace t;
+    CHECK(trace_load(path, &t) == 0, "cannot read %s", path);
+    check_complete(&t);
+    check_windows(&t);
+    CHECK_EQ_U64(count(&t, GMT_REC_WINDOW_BEGIN), 1);
+    CHECK_EQ_U64(count(&t, GMT_REC_WINDOW_END), 1);
+    /* the baseline at step 1: the weights, made in step 0 */
+    const rec *wb = nth(&t, GMT_REC_WINDOW_BEGIN, 0);
+    CHECK(wb && wb->u.wb.window == 0 && wb->u.wb.step == 1);
+    CHECK(wb && wb->u.wb.baseline_count == 1 && wb->u.wb.baseline_bytes == 4 * MIB);
+    const rec *we = nth(&t, GMT_REC_WINDOW_END, 0);
+    CHECK(we && we->u.we.window == 0 && we->u.we.step == 2 && we->u.we.reason == GMT_WEND_SCHEDULE);
+    /* a STEP at each transition: steps 0..5 */
+    CHECK_EQ_U64(count(&t, GMT_REC_STEP), 6);
+    /* in the window: steps 1 and 2, each an activation and a leak, the
+     * activation freed; nothing of another step */
+    size_t nalloc = 0, nfree = 0, at_wb = wb ? index_of(&t, wb) : 0, at_we = we ? index_of(&t, we) : 0;
+    for (size_t i = 0; i < t.n; i++) {
+        const rec *x = &t.r[i];
+        if ((x->type != GMT_REC_ALLOC && x->type != GMT_REC_FREE) || (x->u.mem.flags & GMT_MEMF_BASELINE))
+            continue;
+        nalloc += x->type == GMT_REC_ALLOC;
+        nfree += x->type == GMT_REC_FREE;
+        CHECK(x->u.mem.step == 1 || x->u.mem.step == 2, "record %zu of step %" PRIu64, i, x->u.mem.step);
+        CHECK(i > at_wb && i < at_we, "record %zu outside the window's bracket", i);
+    }
+    CHECK_EQ_U64(nalloc, 4);
+    CHECK_EQ_U64(nfree, 2);
+    /* the failure where it happened, its live set left to the trace's records */
+    CHECK_EQ_U64(count(&t, GMT_REC_OOM), failed ? 1 : 0);
+    CHECK_EQ_U64(count(&t, GMT_REC_LIVE), 0);
+    const rec *o = nth(&t, GMT_REC_OOM, 0);
+    if (failed && o) {
+        CHECK_EQ_U64(o->u.oom.step, 5);
+        CHECK_EQ_U64(o->u.oom.bytes, 64 * MIB);
+        CHECK_EQ_U64(o->u.oom.live_count, 0);
+        CHECK_EQ_U64(o->u.oom.dump, 0);
+        CHECK_STR(S(&t, o->u.oom.op), "forward");
+    }
+    /* outside the windows: step 0's weights, steps 3 and 4 (2 ALLOC + 1
+     * FREE each), step 5 (2 ALLOC, and its FREE unless it failed) */
+    const rec *st = last(&t, GMT_REC_STATS);
+    CHECK(st && st->u.stats.outside_window == (failed ? 9u : 10u), "outside %" PRIu64,
+          st ? st->u.stats.outside_window : 0);
+    trace_free(&t);
+}
+
+/* The failure in step 5 with a schedule of windows: the trace holds its
+ * window (steps 1 and 2), the dump beside it (NAME.oom.zst) steps 3..5, the
+ * failure and the live set, as the recorder alone writes them. */
+static void t_oom_sched(void)
+{
+    run r;
+    const char *env[] = {OOM_SCHED, "GMEMPROF_OOM_STEPS=2", "GMEMPROF_KERNELS=", "GMEMPROF_OOM_MAX_MB=8", NULL};
+    run_app("oom_sched", env, &r);
+    CHECK(exited(&r, 0));
+    CHECK_STR(r.out, "");
+    char p[1300], d[1300];
+    trace_path(&r, r.pid, p, sizeof p);
+    check_sched_trace(p, 1);
+    snprintf(d, sizeof d, "%s/trace-%d.oom.zst", r.dir, (int)r.pid);
+    check_oom_dump(d, 3, 5, 1);
+    trace t;
+    CHECK(trace_load(d, &t) == 0);
+    const rec *st = last(&t, GMT_REC_STATS);
+    CHECK(st && st->u.stats.outside_window == 0, "a dump records everything: outside %" PRIu64,
+          st ? st->u.stats.outside_window : 0);
+    trace_free(&t);
+    CHECK_EQ_U64(count_files(r.dir), 2);
+    char want[1500];
+    snprintf(want, sizeof want, "64.0 MiB asked, 3.0 MiB free; the last steps are in %s (", d);
+    CHECK_HAS(r.err, want);
+    snprintf(want, sizeof want, "gmemprof: wrote %s (", p);
+    CHECK_HAS(r.err, want);
+    CHECK_HAS(r.err, ", 1 window, 5 steps by api, ");
+    snprintf(want, sizeof want, "gmemprof: the flight recorder wrote 1 dump (the first: %s)", d);
+    CHECK_HAS(r.err, want);
+    /* the analyzer reads the dump as one of the recorder alone */
+    char cmd[3200];
+    snprintf(cmd, sizeof cmd, "'%s' '%s'", g_analyze, d);
+    FILE *f = popen(cmd, "r");
+    char line[512] = "";
+    CHECK(f && fgets(line, sizeof line, f));
+    CHECK_HAS(line, "Out of memory, dump 1: the CUDA call cuMemAlloc_v2 failed (CUresult 2)");
+    if (f)
+        pclose(f);
+}
+
+/* No failure: the trace alone, and a line saying the recorder wrote no dump. */
+static void t_oom_sched_none(void)
+{
+    run r;
+    const char *env[] = {OOM_SCHED, "GMEMPROF_KERNELS=", "E2E_OOM_FAIL=99", NULL};
+    run_app("oom_sched_none", env, &r);
+    CHECK(exited(&r, 0));
+    char p[1300];
+    trace_path(&r, r.pid, p, sizeof p);
+    check_sched_trace(p, 0);
+    CHECK_EQ_U64(count_files(r.dir), 1);
+    CHECK_HAS(r.err, "gmemprof: no out-of-memory in this run: the flight recorder wrote nothing");
+    CHECK(!strstr(r.err, "error"), "%s", r.err);
+}
+
+/* The launcher: --on-oom with --schedule, two ranks, rank 1 fails: a trace
+ * per rank, the dump beside rank 1's, and the summary names each file. */
+static void t_oom_sched_launcher(void)
+{
+    char out[1400], dir[1300], p[1400];
+    snprintf(dir, sizeof dir, "%s/oom_sched_launcher_out", g_work);
+    mkdir(dir, 0755);
+    rm_tree(dir);
+    snprintf(out, sizeof out, "%s/t-%%r.zst", dir);
+    char *argv[] = {(char *)g_launcher, "--on-oom", "--schedule", "wait=1,warmup=0,active=2", "-o", out, "--",
+                    (char *)g_app, "oom_ranks", NULL};
+    const char *env[] = {"GMEMPROF_KERNELS=", NULL};
+    run r;
+    run_prog("oom_sched_launcher", argv, env, &r);
+    CHECK(exited(&r, 0));
+    CHECK_STR(r.out, "");
+    CHECK_HAS(r.err, "gmemprof: 2 traces, one per profiled process");
+    CHECK_HAS(r.err, "t-0.zst (");
+    CHECK_HAS(r.err, "t-1.zst (");
+    CHECK_HAS(r.err, "gmemprof: rank 1 ran out of memory: the steps before it are in ");
+    CHECK_HAS(r.err, "t-1.oom.zst (");
+    CHECK_HAS(r.err, "next: gmem-analyze ");
+    CHECK_HAS(r.err, "gmemprof: 1 other process had no out-of-memory: no dump for it\n");
+    for (int k = 0; k < 2; k++) {
+        snprintf(p, sizeof p, "%s/t-%d.zst", dir, k);
+        check_sched_trace(p, k == 1);
+    }
+    /* the dump: GMEMPROF_OOM_STEPS 3 by default, so steps 2..5; live: the
+     * weights, the leaks of steps 1..5, step 5's activations */
+    snprintf(p, sizeof p, "%s/t-1.oom.zst", dir);
+    trace t;
+    CHECK(trace_load(p, &t) == 0, "%s", p);
+    check_complete(&t);
+    CHECK(t.n > 0 && t.r[0].u.hdr.rank == 1);
+    const rec *o = nth(&t, GMT_REC_OOM, 0);
+    CHECK(o && o->u.oom.step == 5 && o->u.oom.first_step == 2 && o->u.oom.dump == 1);
+    CHECK(o && o->u.oom.live_count == 7, "live %" PRIu64, o ? o->u.oom.live_count : 0);
+    CHECK_EQ_U64(count(&t, GMT_REC_STEP), 4);
+    trace_free(&t);
+    snprintf(p, sizeof p, "%s/t-0.oom.zst", dir);
+    CHECK(!file_exists(p), "%s", p);
+    /* one process, no failure: its trace, and no dump */
+    snprintf(out, sizeof out, "%s/t.zst", dir);
+    char *argv2[] = {(char *)g_launcher, "--on-oom", "--schedule", "wait=1,warmup=0,active=2", "-o", out, "--",
+                     (char *)g_app, "oom", NULL};
+    const char *env2[] = {"GMEMPROF_KERNELS=", "E2E_OOM_FAIL=99", NULL};
+    rm_tree(dir);
+    run_prog("oom_sched_launcher", argv2, env2, &r);
+    CHECK(exited(&r, 0));
+    CHECK_HAS(r.err, "gmemprof: trace ");
+    CHECK_HAS(r.err, "/t.zst (");
+    snprintf(p, sizeof p, "%s/t.zst", dir);
+    check_sched_trace(p, 0);
+    snprintf(p, sizeof p, "%s/t.oom.zst", dir);
+    CHECK(!file_exists(p), "%s", p);
+    CHECK_HAS(r.err, "gmemprof: no out-of-memory in this run: the flight recorder wrote no dump (it held at most ");
+    CHECK_EQ_U64(count_lines(r.err, "gmemprof: "), 2);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 7) {
@@ -3074,6 +3245,8 @@ int main(int argc, char **argv)
         {"summaryfile", t_summaryfile}, {"accounting", t_accounting},
         {"oom", t_oom},           {"oom_again", t_oom_again}, {"oom_none", t_oom_none},
         {"torch_oom", t_torch_oom}, {"oom_signal", t_oom_signal}, {"oom_launcher", t_oom_launcher},
+        {"oom_sched", t_oom_sched}, {"oom_sched_none", t_oom_sched_none},
+        {"oom_sched_launcher", t_oom_sched_launcher},
     };
     if (strcmp(sc, "sigterm") == 0)
         t_signal("sigterm", SIGTERM);
