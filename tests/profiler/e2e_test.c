@@ -3125,6 +3125,12 @@ static void t_oom_sched(void)
     CHECK_HAS(r.err, ", 1 window, 5 steps by api, ");
     snprintf(want, sizeof want, "gmemprof: the flight recorder wrote 1 dump (the first: %s)", d);
     CHECK_HAS(r.err, want);
+    /* the trace's report of the failure points at the dump */
+    char *rep = analyze(&r, "", 0);
+    static const char head[] = "Out of memory: the CUDA call cuMemAlloc_v2 failed (CUresult 2)\n";
+    CHECK(rep && strncmp(rep, head, sizeof head - 1) == 0, "%s", rep ? rep : "");
+    CHECK_HAS(rep ? rep : "", "  note: the failure came outside the trace's windows: ");
+    free(rep);
     /* the analyzer reads the dump as one of the recorder alone */
     char cmd[3200];
     snprintf(cmd, sizeof cmd, "'%s' '%s'", g_analyze, d);
