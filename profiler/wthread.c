@@ -137,6 +137,10 @@ static void rec_put(const gmt_record *r)
         ring_status(gmt_writer_put(W.mem_w, r));
 }
 
+/* The writer whose frames the flush period ends: the trace's, or the
+ * ring's with the recorder alone (not a chunk baseline's or a dump's). */
+static int main_writer(void) { return W.w == (W.trace ? W.trace : W.mem_w); }
+
 static void put(const gmt_record *r)
 {
     if (W.rec && W.w == W.mem_w && !rec_take(r))
@@ -145,7 +149,7 @@ static void put(const gmt_record *r)
         rec_put(r);
     if (gmt_writer_put(W.w, r) != GMT_OK)
         report_io_error();
-    W.frame_records++;
+    W.frame_records += (uint64_t)main_writer();
 }
 
 /* A record the trace's windows leave out: the ring's alone. */
@@ -190,8 +194,10 @@ static void end_frame(void)
 {
     if (gmt_writer_end_frame(W.w) != GMT_OK)
         report_io_error();
-    W.frame_records = 0;
-    W.last_frame_ns = mono_ns();
+    if (main_writer()) {
+        W.frame_records = 0;
+        W.last_frame_ns = mono_ns();
+    }
     if (W.rec && W.mem_w && W.w == W.trace)
         ring_status(gmt_writer_end_frame(W.mem_w)); /* the ring's frame ends with the trace's */
 }
@@ -869,8 +875,8 @@ static void rec_say(void)
     human_bytes(rs.peak, peak, sizeof peak);
     human_bytes(rs.cap, cap, sizeof cap);
     if (!W.dumps)
-        gmp_log_info("no out-of-memory in this run: the flight recorder wrote nothing (it held at most %s of "
-                     "its %s cap)", peak, cap);
+        gmp_log_info("no out-of-memory in this run: the flight recorder wrote %s (it held at most %s of "
+                     "its %s cap)", W.trace ? "no dump" : "nothing", peak, cap);
     else
         gmp_log_info("the flight recorder wrote %llu dump%s (the first: %s); it held at most %s of its %s cap",
                      (unsigned long long)W.dumps, W.dumps == 1 ? "" : "s", W.dump_path, peak, cap);

@@ -3142,6 +3142,38 @@ static void t_oom_sched(void)
         pclose(f);
 }
 
+/* Two failures (steps 3 and 6, the program recovering from the first):
+ * two dumps beside the trace, NAME.oom.zst and NAME.oom.2.zst, and two OOM
+ * records in the trace, both after its window (steps 1 and 2). */
+static void t_oom_sched_again(void)
+{
+    run r;
+    const char *env[] = {OOM_SCHED,          "GMEMPROF_OOM_STEPS=2", "GMEMPROF_KERNELS=", "GMEMPROF_OOM_DUMPS=2",
+                         "E2E_OOM_STEPS=7", "E2E_OOM_FAIL=3",       "E2E_OOM_AGAIN=6",   NULL};
+    run_app("oom_sched_again", env, &r);
+    CHECK(exited(&r, 0));
+    char p[1300];
+    snprintf(p, sizeof p, "%s/trace-%d.oom.zst", r.dir, (int)r.pid);
+    check_oom_dump(p, 1, 3, 1);
+    trace t;
+    snprintf(p, sizeof p, "%s/trace-%d.oom.2.zst", r.dir, (int)r.pid);
+    CHECK(trace_load(p, &t) == 0, "no second dump %s", p);
+    check_complete(&t);
+    const rec *o = nth(&t, GMT_REC_OOM, 0);
+    CHECK(o && o->u.oom.dump == 2 && o->u.oom.step == 6 && o->u.oom.first_step == 4);
+    CHECK(o && o->u.oom.live_count == 8, "live %" PRIu64, o ? o->u.oom.live_count : 0);
+    trace_free(&t);
+    trace_path(&r, r.pid, p, sizeof p);
+    CHECK(trace_load(p, &t) == 0, "%s", p);
+    check_complete(&t);
+    CHECK_EQ_U64(count(&t, GMT_REC_WINDOW_BEGIN), 1);
+    CHECK_EQ_U64(count(&t, GMT_REC_OOM), 2);
+    const rec *o1 = nth(&t, GMT_REC_OOM, 0), *o2 = nth(&t, GMT_REC_OOM, 1);
+    CHECK(o1 && o2 && o1->u.oom.step == 3 && o2->u.oom.step == 6 && o1->u.oom.dump == 0 && o2->u.oom.dump == 0);
+    trace_free(&t);
+    CHECK_EQ_U64(count_files(r.dir), 3);
+}
+
 /* No failure: the trace alone, and a line saying the recorder wrote no dump. */
 static void t_oom_sched_none(void)
 {
@@ -3153,7 +3185,10 @@ static void t_oom_sched_none(void)
     trace_path(&r, r.pid, p, sizeof p);
     check_sched_trace(p, 0);
     CHECK_EQ_U64(count_files(r.dir), 1);
-    CHECK_HAS(r.err, "gmemprof: no out-of-memory in this run: the flight recorder wrote nothing");
+    char want[1500];
+    snprintf(want, sizeof want, "gmemprof: wrote %s (", p);
+    CHECK_HAS(r.err, want);
+    CHECK_HAS(r.err, "gmemprof: no out-of-memory in this run: the flight recorder wrote no dump (it held at most");
     CHECK(!strstr(r.err, "error"), "%s", r.err);
 }
 
@@ -3251,7 +3286,7 @@ int main(int argc, char **argv)
         {"summaryfile", t_summaryfile}, {"accounting", t_accounting},
         {"oom", t_oom},           {"oom_again", t_oom_again}, {"oom_none", t_oom_none},
         {"torch_oom", t_torch_oom}, {"oom_signal", t_oom_signal}, {"oom_launcher", t_oom_launcher},
-        {"oom_sched", t_oom_sched}, {"oom_sched_none", t_oom_sched_none},
+        {"oom_sched", t_oom_sched}, {"oom_sched_none", t_oom_sched_none}, {"oom_sched_again", t_oom_sched_again},
         {"oom_sched_launcher", t_oom_sched_launcher},
     };
     if (strcmp(sc, "sigterm") == 0)
