@@ -999,9 +999,12 @@ static uint32_t cuda_malloc_oom(uint64_t bytes)
 #define OOM_ACT 0x10000000ull   /* step s's activations: s MiB at OOM_ACT + s * 64 MiB, freed in the step */
 
 /* One training step s (s >= 1): activations and a leak; in step `fail` the
- * activations stay and a 64 MiB request inside the range "forward" fails. */
+ * activations stay and a 64 MiB request inside the range "forward" fails.
+ * E2E_OOM_KERNEL set: first a kernel launch. */
 static void oom_step(uint64_t s, uint64_t fail)
 {
+    if (getenv("E2E_OOM_KERNEL")) /* a kernel per step, its grid's x the step */
+        launch_full("oom_k", (unsigned)s, 32, NULL, 0);
     cuda_malloc(OOM_ACT + s * 64 * MIB, s * MIB);
     cuda_malloc(OOM_LEAK + s * MIB, 256 * 1024);
     if (s == fail) {

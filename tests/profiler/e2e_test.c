@@ -3174,6 +3174,58 @@ static void t_oom_sched_again(void)
     CHECK_EQ_U64(count_files(r.dir), 3);
 }
 
+/* The KERNEL records of a file, each checked to be of a step in [lo, hi]
+ * and, made in launch mode, with its grid's x equal to its step (sc_oom's
+ * E2E_OOM_KERNEL; the fake's CUPTI records have a grid of their own). */
+static size_t kernels_in(const char *path, uint64_t lo, uint64_t hi)
+{
+    trace t;
+    CHECK(trace_load(path, &t) == 0, "cannot read %s", path);
+    size_t n = 0;
+    for (size_t i = 0; i < t.n; i++) {
+        const gmt_kernel *k = &t.r[i].u.kernel;
+        if (t.r[i].type != GMT_REC_KERNEL)
+            continue;
+        n++;
+        CHECK(k->step >= lo && k->step <= hi && (!(k->flags & GMT_KERNF_LAUNCH) || k->grid[0] == k->step),
+              "%s: a kernel of step %" PRIu64 " (grid %" PRIu64 ")", path, k->step, k->grid[0]);
+    }
+    trace_free(&t);
+    return n;
+}
+
+/* Kernels, one per step: the trace holds those of its window (steps 1 and
+ * 2) in every case; the dump (steps 3..5) holds its three only when
+ * GMEMPROF_KERNELS is given, which keeps them collected outside the
+ * windows too (gpu: CUPTI's records, which the fake drops while kernel
+ * activity is off; launch: the launch callbacks). */
+static void t_oom_sched_kernels(void)
+{
+    static const struct {
+        const char *kernels;
+        size_t in_dump;
+        int launch;
+    } c[] = {{"GMEMPROF_KERNELS=", 0, 1}, {"GMEMPROF_KERNELS=gpu", 3, 0}, {"GMEMPROF_KERNELS=launch", 3, 1}};
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+        tc_context("%s", c[i].kernels);
+        run r;
+        const char *env[] = {OOM_SCHED, "GMEMPROF_OOM_STEPS=2", c[i].kernels, "E2E_OOM_KERNEL=1", NULL};
+        run_app("oom_sched_kernels", env, &r);
+        CHECK(exited(&r, 0));
+        char p[1300], d[1300];
+        trace_path(&r, r.pid, p, sizeof p);
+        snprintf(d, sizeof d, "%s/trace-%d.oom.zst", r.dir, (int)r.pid);
+        CHECK_EQ_U64(kernels_in(p, 1, 2), 2);
+        CHECK_EQ_U64(kernels_in(d, 3, 5), c[i].in_dump);
+        trace t;
+        CHECK(trace_load(p, &t) == 0);
+        const rec *k = nth(&t, GMT_REC_KERNEL, 0);
+        CHECK(k && !!(k->u.kernel.flags & GMT_KERNF_LAUNCH) == c[i].launch);
+        trace_free(&t);
+    }
+    tc_context(NULL);
+}
+
 /* No failure: the trace alone, and a line saying the recorder wrote no dump. */
 static void t_oom_sched_none(void)
 {
@@ -3287,6 +3339,7 @@ int main(int argc, char **argv)
         {"oom", t_oom},           {"oom_again", t_oom_again}, {"oom_none", t_oom_none},
         {"torch_oom", t_torch_oom}, {"oom_signal", t_oom_signal}, {"oom_launcher", t_oom_launcher},
         {"oom_sched", t_oom_sched}, {"oom_sched_none", t_oom_sched_none}, {"oom_sched_again", t_oom_sched_again},
+        {"oom_sched_kernels", t_oom_sched_kernels},
         {"oom_sched_launcher", t_oom_sched_launcher},
     };
     if (strcmp(sc, "sigterm") == 0)
