@@ -83,7 +83,8 @@ static struct {
     uint64_t base_records, base_frames; /* the chunk's baseline */
     uint64_t puts;
     int rec_steps;                      /* a step beyond step 0 began */
-    uint64_t rec_step;                  /* the step of the last STEP record */
+    uint64_t rec_step;                  /* the step of the last STEP record the ring took */
+    int rec_step_seen;                  /* the ring took a STEP record */
     int rec_skip_ranges;                /* a window's baseline is being written: its RANGE_BEGINs are not the ring's */
     int ring_error;                     /* the ring's writer failed (said once) */
     gmt_record devs[GMP_MAX_DEVICES];   /* DEVICE records, for every dump */
@@ -628,16 +629,23 @@ static int rec_take(const gmt_record *r)
     case GMT_REC_DEVICE:
         rec_keep_device(r);
         return 0;
-    case GMT_REC_STEP:
+    case GMT_REC_STEP: {
         W.rec_skip_ranges = 0;
-        /* a chunk begins where a step does: not at a phase change of a
-         * time or capture schedule, nor at the first transition (step 0) */
-        if (r->u.step.step != W.rec_step) {
+        /* A chunk begins where a step does (the first chunk is step 0's).
+         * Another transition in the same step is a phase change of the
+         * trace's schedule (time, capture): not the ring's, whose dump is
+         * one window. */
+        int same = r->u.step.step == W.rec_step;
+        if (same && W.rec_step_seen)
+            return 0;
+        W.rec_step_seen = 1;
+        if (!same) {
             W.rec_step = r->u.step.step;
             W.rec_steps = 1;
             rec_chunk(r->u.step.step, 1, r->u.step.ts);
         }
         return 1;
+    }
     default:
         break;
     }

@@ -3039,6 +3039,35 @@ static void t_oom_launcher(void)
     CHECK_EQ_U64(count_lines(r.err, "gmemprof: "), 1);
 }
 
+/* A program without steps keeps the last GMEMPROF_OOM_SECONDS (here 1 of
+ * its 2.5 s), in chunks begun every 256 records once a quarter of that has
+ * passed (about 0.3 s here): the dump holds from 1 s to about 1.6 s of the
+ * iterations, 40% to 65% of them; bounds of 25% and 85% leave room for a
+ * slow machine. Without the time rule it would hold them all. */
+static void t_oom_nosteps(void)
+{
+    run r;
+    const char *env[] = {"GMEMPROF_SCHEDULE=on-oom", "GMEMPROF_OOM_SECONDS=1", "GMEMPROF_KERNELS=", NULL};
+    run_app("oom_nosteps", env, &r);
+    CHECK(exited(&r, 0));
+    char p[1300];
+    trace_path(&r, r.pid, p, sizeof p);
+    trace t;
+    CHECK(trace_load(p, &t) == 0, "%s", p);
+    check_complete(&t);
+    check_windows(&t);
+    uint64_t n = F("iters"), nalloc = 0;
+    for (size_t i = 0; i < t.n; i++)
+        nalloc += t.r[i].type == GMT_REC_ALLOC && !(t.r[i].u.mem.flags & GMT_MEMF_BASELINE);
+    CHECK(n > 100 && nalloc * 100 > n * 25 && nalloc * 100 < n * 85, "%" PRIu64 " of %" PRIu64 " iterations",
+          nalloc, n);
+    const rec *wb = nth(&t, GMT_REC_WINDOW_BEGIN, 0);
+    CHECK(wb && wb->u.wb.baseline_count >= 1 && wb->u.wb.baseline_bytes >= 4 * MIB); /* the weights */
+    const rec *o = nth(&t, GMT_REC_OOM, 0);
+    CHECK(o && o->u.oom.step == 0 && o->u.oom.live_count == 1);
+    trace_free(&t);
+}
+
 /* ---- the flight recorder beside a schedule of windows (scenario sc_oom) ---------- */
 
 #define OOM_SCHED "GMEMPROF_SCHEDULE=on-oom,wait=1,warmup=0,active=2"
@@ -3226,6 +3255,44 @@ static void t_oom_sched_kernels(void)
     tc_context(NULL);
 }
 
+/* A capture schedule: cudaProfilerStart in step 1, Stop in step 3, so
+ * window 0 holds steps 1 and 2. Its start and stop are transitions within
+ * a step (STEP records of steps 1 and 3 again, source capture): the trace
+ * has 8 STEP records, the ring begins chunks at steps only, and the dump is
+ * the one the recorder alone writes (steps 3..5, each STEP once). */
+static void t_oom_sched_capture(void)
+{
+    run r;
+    const char *env[] = {"GMEMPROF_SCHEDULE=on-oom,capture", "GMEMPROF_OOM_STEPS=2", "GMEMPROF_KERNELS=",
+                         "E2E_OOM_CAPTURE=1", NULL};
+    run_app("oom_sched_capture", env, &r);
+    CHECK(exited(&r, 0));
+    char p[1300];
+    snprintf(p, sizeof p, "%s/trace-%d.oom.zst", r.dir, (int)r.pid);
+    check_oom_dump(p, 3, 5, 1);
+    trace t;
+    trace_path(&r, r.pid, p, sizeof p);
+    CHECK(trace_load(p, &t) == 0, "%s", p);
+    check_complete(&t);
+    check_windows(&t);
+    CHECK_EQ_U64(count(&t, GMT_REC_WINDOW_BEGIN), 1);
+    CHECK_EQ_U64(count(&t, GMT_REC_STEP), 8);
+    const rec *wb = nth(&t, GMT_REC_WINDOW_BEGIN, 0);
+    CHECK(wb && wb->u.wb.step == 1 && wb->u.wb.baseline_count == 1 && wb->u.wb.baseline_bytes == 4 * MIB);
+    size_t nalloc = 0;
+    for (size_t i = 0; i < t.n; i++)
+        if (t.r[i].type == GMT_REC_ALLOC && !(t.r[i].u.mem.flags & GMT_MEMF_BASELINE)) {
+            nalloc++;
+            CHECK(t.r[i].u.mem.step == 1 || t.r[i].u.mem.step == 2);
+        }
+    CHECK_EQ_U64(nalloc, 4);
+    CHECK_EQ_U64(count(&t, GMT_REC_OOM), 1);
+    const rec *st = last(&t, GMT_REC_STATS);
+    CHECK(st && st->u.stats.outside_window == 9, "outside %" PRIu64, st ? st->u.stats.outside_window : 0);
+    trace_free(&t);
+    CHECK_EQ_U64(count_files(r.dir), 2);
+}
+
 /* No failure: the trace alone, and a line saying the recorder wrote no dump. */
 static void t_oom_sched_none(void)
 {
@@ -3338,8 +3405,8 @@ int main(int argc, char **argv)
         {"summaryfile", t_summaryfile}, {"accounting", t_accounting},
         {"oom", t_oom},           {"oom_again", t_oom_again}, {"oom_none", t_oom_none},
         {"torch_oom", t_torch_oom}, {"oom_signal", t_oom_signal}, {"oom_launcher", t_oom_launcher},
-        {"oom_sched", t_oom_sched}, {"oom_sched_none", t_oom_sched_none}, {"oom_sched_again", t_oom_sched_again},
-        {"oom_sched_kernels", t_oom_sched_kernels},
+        {"oom_nosteps", t_oom_nosteps}, {"oom_sched", t_oom_sched}, {"oom_sched_none", t_oom_sched_none}, {"oom_sched_again", t_oom_sched_again},
+        {"oom_sched_kernels", t_oom_sched_kernels}, {"oom_sched_capture", t_oom_sched_capture},
         {"oom_sched_launcher", t_oom_sched_launcher},
     };
     if (strcmp(sc, "sigterm") == 0)
