@@ -2928,6 +2928,36 @@ static void t_oom_none(void)
 
 /* The bridge's OOM is the failure: the allocator's cudaMalloc that failed
  * first (and that it could still have recovered from) writes nothing. */
+/* The dump of sc_torch_oom: the framework's failure in step 2, the
+ * allocator's numbers, the live set with its blocks. */
+static void check_torch_oom_dump(const trace *t)
+{
+    check_complete(t);
+    CHECK_EQ_U64(count(t, GMT_REC_OOM), 1);
+    const rec *o = nth(t, GMT_REC_OOM, 0);
+    if (o) {
+        const gmt_oom *f = &o->u.oom;
+        CHECK_EQ_U64(f->cause, GMT_OOM_FRAMEWORK);
+        CHECK_EQ_U64(f->bytes, 64 * MIB);
+        CHECK_EQ_U64(f->driver_free, 2 * MIB);
+        CHECK_EQ_U64(f->driver_total, 80 * GIB);
+        CHECK_EQ_U64(f->flags, GMT_OOMF_DRIVER | GMT_OOMF_FRAMEWORK);
+        CHECK_STR(S(t, f->api), "cuMemAlloc_v2");
+        CHECK_STR(S(t, f->op), "aten::mm");
+        CHECK_EQ_U64(f->step, 2);
+        CHECK_EQ_U64(f->tid, F("tid"));
+        /* the seeded blocks (1 MiB + 512 KiB), 4 MiB and 8 MiB; two 20 MiB segments */
+        CHECK_EQ_U64(f->fw_allocated, 13 * MIB + 512 * KIB);
+        CHECK_EQ_U64(f->fw_reserved, 40 * MIB);
+        CHECK_EQ_U64(f->live_count, 2 + 4);
+        CHECK_EQ_U64(f->live_bytes, 40 * MIB);
+        size_t fw = 0;
+        for (size_t i = 0; i < t->n; i++)
+            fw += t->r[i].type == GMT_REC_LIVE && t->r[i].u.live.source == GMT_SRC_FRAMEWORK;
+        CHECK_EQ_U64(fw, 4);
+    }
+}
+
 static void t_torch_oom(void)
 {
     char be[1300], ce[1300];
@@ -2941,30 +2971,32 @@ static void t_torch_oom(void)
     CHECK(!has_fact("bridge_off"));
     CHECK_EQ_U64(count_files(r.dir), 1);
     trace t = load_trace_of(&r);
+    check_torch_oom_dump(&t);
+    trace_free(&t);
+
+    /* Beside a schedule whose window is step 0 (the allocator's blocks of
+     * steps 1 and 2 are outside it): the same dump, beside the trace; the
+     * trace has its window and the failure's record. */
+    const char *env2[] = {be, ce, "GMEMPROF_SCHEDULE=on-oom,wait=0,warmup=0,active=1", "GMEMPROF_KERNELS=", NULL};
+    run_app("torch_oom", env2, &r);
+    CHECK(exited(&r, 0));
+    CHECK(!has_fact("bridge_off"));
+    CHECK_EQ_U64(count_files(r.dir), 2);
+    char d[1300];
+    snprintf(d, sizeof d, "%s/trace-%d.oom.zst", r.dir, (int)r.pid);
+    CHECK(trace_load(d, &t) == 0, "%s", d);
+    check_torch_oom_dump(&t);
+    /* at least the scenario's own: the segment, the 4 and 8 MiB blocks, the OOM (the bridge's seeding adds its own) */
+    CHECK(count(&t, GMT_REC_BLOCK) >= 4, "%zu blocks in the dump", count(&t, GMT_REC_BLOCK));
+    trace_free(&t);
+    t = load_trace_of(&r);
     check_complete(&t);
-    CHECK_EQ_U64(count(&t, GMT_REC_OOM), 1);
+    CHECK_EQ_U64(count(&t, GMT_REC_WINDOW_BEGIN), 1);
     const rec *o = nth(&t, GMT_REC_OOM, 0);
-    if (o) {
-        const gmt_oom *f = &o->u.oom;
-        CHECK_EQ_U64(f->cause, GMT_OOM_FRAMEWORK);
-        CHECK_EQ_U64(f->bytes, 64 * MIB);
-        CHECK_EQ_U64(f->driver_free, 2 * MIB);
-        CHECK_EQ_U64(f->driver_total, 80 * GIB);
-        CHECK_EQ_U64(f->flags, GMT_OOMF_DRIVER | GMT_OOMF_FRAMEWORK);
-        CHECK_STR(S(&t, f->api), "cuMemAlloc_v2");
-        CHECK_STR(S(&t, f->op), "aten::mm");
-        CHECK_EQ_U64(f->step, 2);
-        CHECK_EQ_U64(f->tid, F("tid"));
-        /* the seeded blocks (1 MiB + 512 KiB), 4 MiB and 8 MiB; two 20 MiB segments */
-        CHECK_EQ_U64(f->fw_allocated, 13 * MIB + 512 * KIB);
-        CHECK_EQ_U64(f->fw_reserved, 40 * MIB);
-        CHECK_EQ_U64(f->live_count, 2 + 4);
-        CHECK_EQ_U64(f->live_bytes, 40 * MIB);
-        size_t fw = 0;
-        for (size_t i = 0; i < t.n; i++)
-            fw += t.r[i].type == GMT_REC_LIVE && t.r[i].u.live.source == GMT_SRC_FRAMEWORK;
-        CHECK_EQ_U64(fw, 4);
-    }
+    CHECK(o && o->u.oom.cause == GMT_OOM_FRAMEWORK && o->u.oom.step == 2 && o->u.oom.live_count == 0);
+    for (size_t i = 0; i < t.n; i++)
+        if (t.r[i].type == GMT_REC_BLOCK && !(t.r[i].u.block.flags & GMT_BLKF_BASELINE))
+            CHECK(t.r[i].u.block.step == 0, "a block of step %" PRIu64 " in the trace", t.r[i].u.block.step);
     trace_free(&t);
 }
 
