@@ -3325,6 +3325,48 @@ static void t_oom_sched_capture(void)
     CHECK_EQ_U64(count_files(r.dir), 2);
 }
 
+/* Dumps no failure asked for, beside a trace: SIGUSR2 in step 2, and the
+ * end (GMEMPROF_OOM_AT_EXIT=1). The trace is the one of a run without
+ * failure, and holds no OOM record: a dump on demand is not a failure. */
+static void t_oom_sched_signal(void)
+{
+    run r;
+    const char *env[] = {OOM_SCHED, "GMEMPROF_KERNELS=", "GMEMPROF_OOM_SIGNAL=1", "E2E_OOM_FAIL=99",
+                         "E2E_OOM_SIGNAL_AT=2", NULL};
+    run_app("oom_sched_signal", env, &r);
+    CHECK(exited(&r, 0));
+    CHECK_EQ_U64(count_files(r.dir), 2);
+    char p[1300], d[1300];
+    trace_path(&r, r.pid, p, sizeof p);
+    check_sched_trace(p, 0);
+    snprintf(d, sizeof d, "%s/trace-%d.oom.zst", r.dir, (int)r.pid);
+    trace t;
+    CHECK(trace_load(d, &t) == 0, "%s", d);
+    check_complete(&t);
+    const rec *o = nth(&t, GMT_REC_OOM, 0);
+    CHECK(o && o->u.oom.cause == GMT_OOM_SIGNAL && o->u.oom.step == 2 && o->u.oom.bytes == 0);
+    /* at the signal: the weights and step 1's leak */
+    CHECK(o && o->u.oom.live_count == 2, "live %" PRIu64, o ? o->u.oom.live_count : 0);
+    trace_free(&t);
+
+    const char *env2[] = {OOM_SCHED, "GMEMPROF_KERNELS=", "GMEMPROF_OOM_AT_EXIT=1", "E2E_OOM_FAIL=99", NULL};
+    run_app("oom_sched_exit", env2, &r);
+    CHECK(exited(&r, 0));
+    CHECK_EQ_U64(count_files(r.dir), 2);
+    trace_path(&r, r.pid, p, sizeof p);
+    check_sched_trace(p, 0);
+    snprintf(d, sizeof d, "%s/trace-%d.oom.zst", r.dir, (int)r.pid);
+    CHECK(trace_load(d, &t) == 0, "%s", d);
+    check_complete(&t);
+    o = nth(&t, GMT_REC_OOM, 0);
+    /* at the end: the weights and the 5 leaks; the ring: steps 2..5 (GMEMPROF_OOM_STEPS 3) */
+    CHECK(o && o->u.oom.cause == GMT_OOM_EXIT && o->u.oom.step == 5 && o->u.oom.live_count == 6 &&
+              o->u.oom.first_step == 2,
+          "cause %" PRIu64 " step %" PRIu64 " live %" PRIu64, o ? o->u.oom.cause : 0, o ? o->u.oom.step : 0,
+          o ? o->u.oom.live_count : 0);
+    trace_free(&t);
+}
+
 /* No failure: the trace alone, and a line saying the recorder wrote no dump. */
 static void t_oom_sched_none(void)
 {
@@ -3439,6 +3481,7 @@ int main(int argc, char **argv)
         {"torch_oom", t_torch_oom}, {"oom_signal", t_oom_signal}, {"oom_launcher", t_oom_launcher},
         {"oom_nosteps", t_oom_nosteps}, {"oom_sched", t_oom_sched}, {"oom_sched_none", t_oom_sched_none}, {"oom_sched_again", t_oom_sched_again},
         {"oom_sched_kernels", t_oom_sched_kernels}, {"oom_sched_capture", t_oom_sched_capture},
+        {"oom_sched_signal", t_oom_sched_signal},
         {"oom_sched_launcher", t_oom_sched_launcher},
     };
     if (strcmp(sc, "sigterm") == 0)
