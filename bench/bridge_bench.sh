@@ -9,13 +9,15 @@
 #    (bench/torch_alloc_cost.py: torch.empty + del, best of 5 medians of
 #    100,000 pairs): bare, under gmemprof with the bridge, under gmemprof
 #    with GMEMPROF_TORCH=0 (CUPTI alone), and with _record_memory_history;
+#    one op's cost (bench/torch_op_cost.py: torch.add on CPU tensors, and on
+#    CUDA tensors), bare and under gmemprof with and without op ranges;
 # 3. bench/run_bench.sh's GPT step ratios, small and medium, in one run:
 #    none, gmemprof-active (the bridge on, with its op ranges),
 #    gmemprof-noops (the bridge without op ranges), gmemprof-nobridge,
 #    gmemprof-emitnvtx (emit_nvtx under gmemprof) and torch-profiler-full
 #    (profile_memory=True), interleaved per round,
 #    rounds until the budget (200 s: two rounds on an H200).
-# Output ($OUT, default ./bench-out): alloc_cost.txt, and run_bench.sh's
+# Output ($OUT, default ./bench-out): alloc_cost.txt, op_cost.txt, and run_bench.sh's
 # bench.md (with the bridge's targets), bench.json, runs.jsonl, logs.tar.gz.
 # Expected wall time on an H200: about 3 minutes after run_all.sh's build.
 # --fake: no GPU, torch or profiler (tests the script's plumbing).
@@ -64,6 +66,32 @@ alloc history
     grep -E '^# (framework|dropped)' >>"$OUT/alloc_cost.txt"
 rm -f "$WORK"/alloc*.zst
 
+# opcost MODE DEV PREFIX...: one torch_op_cost.py run (DEV cpu or cuda),
+# its line into op_cost.txt
+opcost() {
+    local mode=$1 dev=$2
+    shift 2
+    if [ "$FAKE" = 1 ]; then
+        echo "torch_op_cost $mode $dev ns_per_op 0.0 (fake)" >>"$OUT/op_cost.txt"
+        return
+    fi
+    N=200000 ROUNDS=5 timeout -k 10 120 "${clean_env[@]}" "$@" "$PY" "$ROOT/bench/torch_op_cost.py" "$mode" \
+        --"$dev" >/dev/null 2>"$WORK/op-$mode-$dev.stderr"
+    local line
+    line=$(grep '^torch_op_cost ' "$WORK/op-$mode-$dev.stderr" | tail -1)
+    echo "${line:-torch_op_cost $mode $dev failed: $(tail -1 "$WORK/op-$mode-$dev.stderr")}" | tee -a "$OUT/op_cost.txt"
+}
+: >"$OUT/op_cost.txt"
+say "one op's cost: a CPU op (no GPU work) and a CUDA op (alloc, launch, free), two passes"
+for pass in 1 2; do
+    for dev in cpu cuda; do
+        opcost bare "$dev"
+        opcost ops "$dev" "$BUILD/bin/gmemprof" -q -o "$WORK/op.zst" --
+        opcost noops "$dev" env GMEMPROF_TORCH_OPS=0 "$BUILD/bin/gmemprof" -q -o "$WORK/op.zst" --
+    done
+done
+rm -f "$WORK"/op*.zst
+
 say "GPT step ratios, bridge on and off, beside torch.profiler"
 fake=()
 [ "$FAKE" = 1 ] && fake=(--fake)
@@ -71,5 +99,5 @@ bash "$ROOT/bench/run_bench.sh" --configs none,gmemprof-active,gmemprof-noops,gm
     --workloads small,medium --rounds 3 --budget 200 ${fake[@]+"${fake[@]}"}
 rc=$?
 say "done in $(($(date +%s) - T0)) s; files in $OUT"
-cat "$OUT/alloc_cost.txt"
+cat "$OUT/alloc_cost.txt" "$OUT/op_cost.txt"
 exit $rc

@@ -37,6 +37,7 @@
 #include "gmp_rt.h"
 #include "launch.h"
 #include "log.h"
+#include "nvtx.h"
 #include "post.h"
 #include "steps.h"
 #include "torch.h"
@@ -387,8 +388,7 @@ static void api_enter(gmp_tls *t, CUpti_CallbackDomain dom, CUpti_CallbackId cbi
         if (fam == GMP_FAM_LAUNCH || fam == GMP_FAM_GRAPH)
             t->seq++;
         t->cur_seq = t->seq;
-        uint32_t n = t->nranges < GMP_RANGE_STACK ? t->nranges : GMP_RANGE_STACK;
-        t->cur_range = n ? t->ranges[n - 1] : 0;
+        t->cur_range = gmp_nvtx_current(t);
         t->cur_epoch = atomic_load_explicit(&gmp_g.epoch, memory_order_acquire);
     }
     if (dom == CUPTI_CB_DOMAIN_RUNTIME_API && t->rt_depth++ == 0)

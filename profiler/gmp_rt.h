@@ -72,7 +72,14 @@ typedef struct gmp_tls {
     int internal;        /* a profiler thread: its CUDA calls are not the program's */
     uint32_t pause_corr; /* the context-teardown call that paused sampling (0 none) */
     uint64_t vmm_ts;     /* ENTER time of the VMM call in progress (VMM calls only) */
-    uint64_t ranges[GMP_RANGE_STACK];
+    uint64_t ranges[GMP_RANGE_STACK]; /* ids; 0: an op range not begun yet (below) */
+    /* Op ranges begin lazily (nvtx.c): an op's RANGE_BEGIN goes out only
+     * when something inside it needs its id. The top `npend` recorded
+     * levels wait, with their name (the framework's, valid while the op
+     * runs) and start time. */
+    uint32_t npend;
+    const char *pend_name[GMP_RANGE_STACK];
+    uint64_t pend_ts[GMP_RANGE_STACK];
 
     /* GMEMPROF_KERNELS=launch (launch.c): the launch being made
      * (its KERNEL event goes out at the outermost EXIT) and small caches

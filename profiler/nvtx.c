@@ -112,6 +112,38 @@ static void on_mark(const char *name)
     gmp_post(&ev);
 }
 
+static uint64_t post_begin(const char *name, uint64_t parent, uint64_t ts)
+{
+    uint64_t id = atomic_fetch_add_explicit(&range_ids, 1, memory_order_relaxed) + 1;
+    gmp_ev ev;
+    memset(&ev, 0, offsetof(gmp_ev, name));
+    ev.type = GMP_EV_RANGE_BEGIN;
+    ev.a = id;
+    ev.b = parent;
+    ev.ts = ts;
+    gmp_ev_set_name(&ev, name, name ? strlen(name) : 0);
+    gmp_post(&ev);
+    return id;
+}
+
+/* Begins the op ranges that wait on this thread's stack, outermost first,
+ * each with its own start time; they take the ids they would have had. */
+static void begin_pending(gmp_tls *t)
+{
+    uint32_t n = t->nranges < GMP_RANGE_STACK ? t->nranges : GMP_RANGE_STACK;
+    for (uint32_t d = n - t->npend; d < n; d++)
+        t->ranges[d] = post_begin(t->pend_name[d], d ? t->ranges[d - 1] : 0, t->pend_ts[d]);
+    t->npend = 0;
+}
+
+uint64_t gmp_nvtx_current(gmp_tls *t)
+{
+    uint32_t n = t->nranges < GMP_RANGE_STACK ? t->nranges : GMP_RANGE_STACK;
+    if (t->npend && gmp_live_state())
+        begin_pending(t);
+    return n ? t->ranges[n - 1] : 0;
+}
+
 /* marker: the name may be a step marker (an NVTX range; an op is not) */
 static uint64_t range_begin(const char *name, int push, int marker)
 {
@@ -122,21 +154,16 @@ static uint64_t range_begin(const char *name, int push, int marker)
         gmp_steps_step(GMT_STEPSRC_NVTX);
     uint64_t parent = 0;
     if (push) {
+        if (t->npend)
+            begin_pending(t); /* the ops around it are its parents */
         uint32_t d = t->nranges++;
         if (d >= GMP_RANGE_STACK)
             return 0; /* too deep: counted in the depth, not recorded */
         parent = d ? t->ranges[d - 1] : 0;
     }
-    uint64_t id = atomic_fetch_add_explicit(&range_ids, 1, memory_order_relaxed) + 1;
+    uint64_t id = post_begin(name, parent, 0);
     if (push)
         t->ranges[t->nranges - 1] = id;
-    gmp_ev ev;
-    memset(&ev, 0, offsetof(gmp_ev, name));
-    ev.type = GMP_EV_RANGE_BEGIN;
-    ev.a = id;
-    ev.b = parent;
-    gmp_ev_set_name(&ev, name, name ? strlen(name) : 0);
-    gmp_post(&ev);
     return id;
 }
 
@@ -166,12 +193,33 @@ static int range_pop(void)
     if (t->nranges == 0)
         return -1; /* unbalanced (or pushed before the profiler attached) */
     uint32_t d = --t->nranges;
-    if (d < GMP_RANGE_STACK)
+    if (d < GMP_RANGE_STACK) {
+        if (t->npend) {
+            t->npend--; /* an op that never began: nothing to end */
+            return (int)d;
+        }
         range_end(t->ranges[d]);
+    }
     return (int)d;
 }
 
-void gmp_nvtx_op_begin(const char *name) { range_begin(name, 1, 0); }
+/* An op waits on the stack until something inside it (an allocation, a
+ * free, a launch, a copy, a nested NVTX range) asks for the innermost range:
+ * most ops that do neither (views, shape and metadata ops) then cost a
+ * clock read and no event. */
+void gmp_nvtx_op_begin(const char *name)
+{
+    gmp_tls *t = gmp_self();
+    if (!gmp_live_state())
+        return;
+    uint32_t d = t->nranges++;
+    if (d >= GMP_RANGE_STACK)
+        return;
+    t->ranges[d] = 0;
+    t->pend_name[d] = name;
+    t->pend_ts[d] = gmp_now();
+    t->npend++;
+}
 
 void gmp_nvtx_op_end(void) { (void)range_pop(); }
 

@@ -38,11 +38,10 @@ enum { O_TS, O_TID, O_EPOCH, O_RANGE, O_SEQ, O_INTERNAL };
 static void host_origin(gmp_bridge_origin *o)
 {
     gmp_tls *t = gmp_self();
-    uint32_t n = t->nranges < GMP_RANGE_STACK ? t->nranges : GMP_RANGE_STACK;
+    o->w[O_RANGE] = gmp_nvtx_current(t); /* its RANGE_BEGIN goes first */
     o->w[O_TS] = gmp_now();
     o->w[O_TID] = gmp_tid(t);
     o->w[O_EPOCH] = atomic_load_explicit(&gmp_g.epoch, memory_order_acquire);
-    o->w[O_RANGE] = n ? t->ranges[n - 1] : 0;
     o->w[O_SEQ] = t->seq;
     o->w[O_INTERNAL] = (uint64_t)t->internal;
 }

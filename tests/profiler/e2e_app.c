@@ -1253,17 +1253,30 @@ static void *backward_thread(void *p)
     return NULL;
 }
 
-/* One forward and backward pass: aten::linear 1 MiB, inside it aten::mm
- * 2 MiB; the backward on its own thread; then the 1 MiB and the 512 KiB
- * freed outside any op. */
+/* One forward and backward pass: aten::linear 1 MiB, inside it aten::t (a
+ * view: nothing) and aten::mm 2 MiB; aten::view (nothing); aten::relu_ (a
+ * launch only); aten::sdpa around an NVTX range "attn" (nothing else); the
+ * backward on its own thread; then the 1 MiB and the 512 KiB freed outside
+ * any op. */
 static void pass(int k)
 {
     uint64_t base = OSEG + (uint64_t)k * 4 * MIB;
     op(1, "aten::linear", 0);
+    op(1, "aten::t", 0);
+    op(0, NULL, 0);
     bev(GMT_BLK_ALLOC, 0, base, 1 * MIB);
     op(1, "aten::mm", 0);
     bev(GMT_BLK_ALLOC, 0, base + 1 * MIB, 2 * MIB);
     op(0, NULL, 0);
+    op(0, NULL, 0);
+    op(1, "aten::view", 0);
+    op(0, NULL, 0);
+    op(1, "aten::relu_", 0);
+    launch("k_relu");
+    op(0, NULL, 0);
+    op(1, "aten::sdpa", 0);
+    nvtxRangePushA("attn");
+    nvtxRangePop();
     op(0, NULL, 0);
     pthread_t th;
     pthread_create(&th, NULL, backward_thread, &base);

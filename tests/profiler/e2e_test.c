@@ -2433,8 +2433,10 @@ static void t_torch_unused(void)
 
 /* Op ranges and steps from the bridge, with nothing marked by the program
  * (e2e_app.c sc_torch_ops): six iterations, each a pass (aten::linear
- * 1 MiB around aten::mm 2 MiB; MmBackward0 on its own thread takes 512 KiB
- * and frees the 2 MiB; the 1 MiB and the 512 KiB freed outside any op) and
+ * 1 MiB around aten::t, a view, and aten::mm 2 MiB; aten::view; aten::relu_,
+ * a launch; aten::sdpa around the program's NVTX range "attn"; MmBackward0
+ * on its own thread takes 512 KiB and frees the 2 MiB; the 1 MiB and the
+ * 512 KiB freed outside any op) and
  * an SGD step of 256 KiB in and out; iteration 2 also steps Adam (128 KiB)
  * after SGD, iteration 3 runs two passes. Under wait=1,warmup=1,active=2
  * the optimizer rule gives steps 0-5 at iterations 0-5 (Adam's step, with no
@@ -2449,6 +2451,9 @@ static const char RANGES_OPS[] =
     "aten::linear,3,3145728,9437184,3145728,0,9437184,0,3,0,4718592\n"
     "\"Optimizer.step#Adam.step\",1,0,0,131072,131072,131072,131072,1,1,1703936\n"
     "\"Optimizer.step#SGD.step\",2,0,0,524288,524288,524288,524288,2,2,1835008\n"
+    "aten::relu_,3,0,0,0,0,0,0,0,0,\n"
+    "aten::sdpa,3,0,0,0,0,0,0,0,0,\n"
+    "attn,3,0,0,0,0,0,0,0,0,\n"
     "(unattributed),,-4718592,-4718592,0,4718592,0,4718592,0,6,\n"
     "MmBackward0,3,-4718592,-4718592,1572864,6291456,1572864,6291456,3,3,5242880\n";
 
@@ -2503,15 +2508,27 @@ static void t_torch_ops(void)
             nsteps++;
         }
     CHECK(nsteps >= 4);
-    /* the ranges of the window: 3 passes of 3 ops, 2 SGD steps, 1 Adam */
-    CHECK_EQ_U64(count(&t, GMT_REC_RANGE_BEGIN), 3 * 3 + 2 + 1);
+    /* the ranges of the window: 3 passes of 6 ranges (linear, mm, relu_,
+     * sdpa, attn, MmBackward0), 2 SGD steps, 1 Adam; aten::t and aten::view
+     * made, freed and launched nothing: no range */
+    CHECK_EQ_U64(count(&t, GMT_REC_RANGE_BEGIN), 3 * 6 + 2 + 1);
+    CHECK_EQ_U64(count(&t, GMT_REC_RANGE_END), 3 * 6 + 2 + 1);
+    CHECK(!range_by_name(&t, "aten::t") && !range_by_name(&t, "aten::view"));
     const rec *mm = range_by_name(&t, "aten::mm"), *lin = range_by_name(&t, "aten::linear");
-    const rec *bw = range_by_name(&t, "MmBackward0");
-    CHECK(mm && lin && bw);
-    if (mm && lin && bw) {
+    const rec *bw = range_by_name(&t, "MmBackward0"), *relu = range_by_name(&t, "aten::relu_");
+    const rec *sdpa = range_by_name(&t, "aten::sdpa"), *attn = range_by_name(&t, "attn");
+    CHECK(mm && lin && bw && relu && sdpa && attn);
+    if (mm && lin && bw && relu && sdpa && attn) {
         CHECK_EQ_U64(mm->u.range.parent, lin->u.range.id);
         CHECK_EQ_U64(mm->u.range.tid, F("tid"));
         CHECK_EQ_U64(bw->u.range.parent, 0);
+        CHECK_EQ_U64(relu->u.range.parent, 0);
+        /* an NVTX range in an op that had not begun: the op begins first,
+         * at its own time, as the NVTX range's parent */
+        CHECK_EQ_U64(attn->u.range.parent, sdpa->u.range.id);
+        CHECK(sdpa->u.range.ts < attn->u.range.ts);
+        /* aten::linear began before aten::t, well before its allocation */
+        CHECK(lin->u.range.ts < mm->u.range.ts);
     }
     trace_free(&t);
     char *rows = analyze(&r, "--by range --format csv --top 0", 1);
@@ -2529,7 +2546,8 @@ static void t_torch_ops(void)
     CHECK_HAS(r.err, "gmemprof: emit_nvtx is on: its NVTX ranges are the op ranges (fake)\n");
     CHECK_HAS(r.err, ", 1 window, 6 steps by optimizer, ");
     t = load_trace_of(&r);
-    CHECK_EQ_U64(count(&t, GMT_REC_RANGE_BEGIN), 0);
+    CHECK_EQ_U64(count(&t, GMT_REC_RANGE_BEGIN), 3); /* "attn", the program's own */
+    CHECK(!range_by_name(&t, "aten::mm"));
     trace_free(&t);
     /* GMEMPROF_TORCH_OPS=0: no op range, no line, the same steps */
     const char *oenv[] = {be, ce, "GMEMPROF_SCHEDULE=wait=1,warmup=1,active=2", "GMEMPROF_TORCH_OPS=0", NULL};
@@ -2539,14 +2557,17 @@ static void t_torch_ops(void)
     CHECK_HAS(r.err, ", 1 window, 6 steps by optimizer, ");
     CHECK_EQ_U64(F("ops_on_calls"), 0);
     t = load_trace_of(&r);
-    CHECK_EQ_U64(count(&t, GMT_REC_RANGE_BEGIN), 0);
+    CHECK_EQ_U64(count(&t, GMT_REC_RANGE_BEGIN), 3);
+    CHECK(!range_by_name(&t, "aten::mm"));
     trace_free(&t);
     /* --steps nvtx: optimizer steps are not steps, so the schedule never
      * leaves its wait step; the bridge does not watch them */
     const char *venv[] = {be, ce, "GMEMPROF_SCHEDULE=wait=1,warmup=1,active=2", "GMEMPROF_STEP_SOURCE=nvtx", NULL};
     run_app_in("torch_ops_stepnvtx", "torch_ops", venv, &r);
     CHECK(exited(&r, 0));
-    CHECK_HAS(r.err, ", 0 windows, 5 records, ");
+    /* header, step 0, device, stats, trailer, and the STRING of "attn" (an
+     * open NVTX range's name is kept for a window that could begin) */
+    CHECK_HAS(r.err, ", 0 windows, 6 records, ");
     CHECK_EQ_U64(F("watch.3"), 0);
 }
 
