@@ -132,6 +132,7 @@ void gma_oom_record(gma_replay *r, const gmt_oom *o)
     copy_str(r, o->api, f->api, sizeof f->api);
     if (o->device < GMA_MAX_DEVICES)
         f->dev_total = r->dev[o->device].total_mem;
+    f->outside = r->cur_win < 0 && o->live_count == 0;
     take_live_set(r, f);
 }
 
@@ -239,6 +240,10 @@ static void print_held(FILE *out, const gma_oom_fail *f)
     for (size_t i = 0; i < f->ntop; i++)
         fprintf(out, "    %12s  %6" PRIu64 "  %s\n", human(f->top[i].bytes, a, sizeof a), f->top[i].count,
                 f->top[i].name);
+    if (f->outside)
+        fprintf(out, "  note: the failure came outside the trace's windows: the memory held is what they saw; "
+                     "the steps before it are in the flight recorder's dump (gmemprof --on-oom with a "
+                     "--schedule writes NAME.oom.zst beside NAME.zst)\n");
     if (f->seen_count && f->seen_bytes != f->o.live_bytes)
         fprintf(out, "  note: the dump lists %s live (LIVE records), the failure record says %s\n",
                 human(f->seen_bytes, a, sizeof a), human(f->o.live_bytes, a, sizeof a));

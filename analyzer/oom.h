@@ -36,6 +36,7 @@ typedef struct gma_oom_fail {
     size_t ntop;
     uint64_t owners;                /* distinct owners */
     uint64_t seen_count, seen_bytes; /* LIVE records after it: the dump's own list */
+    int outside;                    /* a trace's failure (no LIVE list) outside every window */
 } gma_oom_fail;
 
 typedef struct gma_oom {

@@ -40,7 +40,8 @@
  *   written after its window's WINDOW_END, carrying its step (counted as
  *   late, not dropped). A record of a step outside every active window is
  *   not written and is counted (outside), so that records made = written +
- *   dropped + outside.
+ *   dropped + outside. With the flight recorder beside a schedule of
+ *   windows, such a record still goes to the recorder (gmp_asm_set_aside).
  */
 #include "assembler.h"
 
@@ -159,6 +160,8 @@ struct gmp_asm {
     uint64_t unmatched, late, bad_records, pool_records, lost_epochs, live_replaced;
     uint64_t outside; /* records of a step outside every active window: not written, by design */
     uint64_t last_sample_ns;
+    gmp_asm_aside_fn put_aside; /* gmp_asm_set_aside: records outside windows, NULL none */
+    int aside_kernels;          /* KERNEL/MEMCPY/MEMSET outside windows go aside too */
 };
 
 /* ---- output (the io table) ------------------------------------------------- */
@@ -297,6 +300,24 @@ static int gate(gmp_asm *a, const gmp_epoch_info *ep, int count_outside)
     return 1;
 }
 
+/* Where a gated record goes (gate: 1 the trace, 0 aside). With a flight
+ * recorder beside the trace (gmp_asm_set_aside), a record the gate keeps out
+ * still goes to the recorder, which records the whole run; without one it
+ * is not made at all (no name is interned for it). Kernels and copies go
+ * aside only when the recorder keeps them (gmp_asm_set_aside). */
+static int aside(const gmp_asm *a, int kernel_or_copy)
+{
+    return a->put_aside && (!kernel_or_copy || a->aside_kernels);
+}
+
+static void emit_to(gmp_asm *a, int to_trace, const gmt_record *r)
+{
+    if (to_trace)
+        put(a, r);
+    else
+        a->put_aside(a->io.ctx, r);
+}
+
 /* ---- open NVTX ranges (for the RANGE_BEGINs at a window begin) ----------- */
 
 #define OPEN_MAX (1u << 20)
@@ -379,7 +400,7 @@ static void put_device(gmp_asm *a, unsigned d)
 
 /* One MEMSAMPLE per device: from the snapshot taken at the event when it
  * is still there, else sampled now. */
-static void sample_devices_at(gmp_asm *a, uint64_t ticket)
+static void sample_devices_at(gmp_asm *a, uint64_t ticket, int to_trace)
 {
     gmp_snap sn;
     int have = a->io.snapshot(a->io.ctx, ticket, &sn);
@@ -404,12 +425,10 @@ static void sample_devices_at(gmp_asm *a, uint64_t ticket)
         r.u.sample.used = t >= f ? t - f : 0;
         r.u.sample.free_ = f;
         r.u.sample.total = t;
-        put(a, &r);
+        emit_to(a, to_trace, &r);
     }
     a->last_sample_ns = mono(a);
 }
-
-static void sample_devices(gmp_asm *a) { sample_devices_at(a, 0); }
 
 /* ---- windows ------------------------------------------------------------- */
 
@@ -596,7 +615,7 @@ static void apply_epoch(gmp_asm *a, const gmp_epoch_info *e)
     put(a, &r);
     a->cur_step = e->step;
     a->cur_phase = e->phase;
-    sample_devices_at(a, e->snap);
+    sample_devices_at(a, e->snap, 1);
 }
 
 /* ---- records ------------------------------------------------------------- */
@@ -682,27 +701,30 @@ static void emit_mem(gmp_asm *a, staged *s)
             m->source = mem_source(s, vmm);
         }
     }
-    if (gate(a, ep, 1))
-        put(a, &r);
+    int in = gate(a, ep, 1);
+    if (in || aside(a, 0))
+        emit_to(a, in, &r);
 }
 
 static void emit_kernel_or_copy(gmp_asm *a, staged *s)
 {
     const gmp_epoch_info *ep = epinfo(a, s->epoch);
-    if (!gate(a, ep, 1))
+    int in = gate(a, ep, 1);
+    if (!in && !aside(a, 1))
         return; /* WARMUP (collected so the window starts warm) or outside */
+    uint64_t step = ep ? ep->step : a->cur_step;
     gmt_record r;
     memset(&r, 0, sizeof r.type + sizeof r.u.kernel + 16);
     r.type = (gmt_type)s->type;
     if (s->type == GMT_REC_KERNEL) {
         r.u.kernel = s->u.k;
-        r.u.kernel.step = ep->step;
+        r.u.kernel.step = step;
         r.u.kernel.name = kernel_name_id(a, s->kname);
     } else {
         r.u.copy = s->u.c;
-        r.u.copy.step = ep->step;
+        r.u.copy.step = step;
     }
-    put(a, &r);
+    emit_to(a, in, &r);
 }
 
 static void emit_staged(gmp_asm *a, staged *s)
@@ -749,7 +771,7 @@ static void put_tag(gmp_asm *a, const gmp_ev *ev)
     }
     put(a, r);
     free(r);
-    sample_devices_at(a, ev->c);
+    sample_devices_at(a, ev->c, 1);
 }
 
 /* A kernel launch (launch mode): its KERNEL record, written like a GPU one
@@ -757,7 +779,8 @@ static void put_tag(gmp_asm *a, const gmp_ev *ev)
 static void emit_launch(gmp_asm *a, gmp_ev *ev, const gmp_epoch_info *ep)
 {
     uint64_t name = launch_name_id(a, ev); /* also in warmup: later launches refer to it */
-    if (!gate(a, ep, 1))
+    int in = gate(a, ep, 1);
+    if (!in && !aside(a, 1))
         return;
     gmt_record r;
     memset(&r, 0, sizeof r.type + sizeof r.u.kernel + 16);
@@ -775,7 +798,7 @@ static void emit_launch(gmp_asm *a, gmp_ev *ev, const gmp_epoch_info *ep)
     k->tid = ev->tid;
     k->seq = ev->a;
     k->range = ev->b;
-    k->step = ep->step;
+    k->step = ep ? ep->step : a->cur_step;
     k->flags = GMT_KERNF_LAUNCH;
     if (ev->launch.has_attrs) {
         k->registers = ev->launch.regs;
@@ -784,14 +807,15 @@ static void emit_launch(gmp_asm *a, gmp_ev *ev, const gmp_epoch_info *ep)
         k->local_mem = ev->launch.local_mem;
         k->flags |= GMT_KERNF_ATTRS;
     }
-    put(a, &r);
+    emit_to(a, in, &r);
 }
 
 /* A memcpy or memset from its API call (launch mode, copies.c): written like
  * a CUPTI one (active steps only), start = end = the time of the call. */
 static void emit_copy(gmp_asm *a, const gmp_ev *ev, const gmp_epoch_info *ep)
 {
-    if (!gate(a, ep, 1))
+    int in = gate(a, ep, 1);
+    if (!in && !aside(a, 1))
         return;
     gmt_record r;
     memset(&r, 0, sizeof r.type + sizeof r.u.copy + 16);
@@ -806,8 +830,8 @@ static void emit_copy(gmp_asm *a, const gmp_ev *ev, const gmp_epoch_info *ep)
     c->src_kind = ev->copy.src_kind;
     c->dst_kind = ev->copy.dst_kind;
     c->tid = ev->tid;
-    c->step = ep->step;
-    put(a, &r);
+    c->step = ep ? ep->step : a->cur_step;
+    emit_to(a, in, &r);
 }
 
 /* ---- failures (the flight recorder) ---------------------------------------- */
@@ -975,13 +999,14 @@ static void block_out(gmp_asm *a, const gmt_block *b, uint32_t epoch)
     const gmp_epoch_info *ep = epinfo(a, epoch);
     a->block_events++;
     block_track(a, b);
-    if (gate(a, ep, 0)) {
+    int in = gate(a, ep, 0);
+    if (in || aside(a, 0)) {
         gmt_record r;
         memset(&r, 0, sizeof r.type + sizeof r.u.block + 16);
         r.type = GMT_REC_BLOCK;
         r.u.block = *b;
-        r.u.block.step = ep->step;
-        put(a, &r);
+        r.u.block.step = ep ? ep->step : a->cur_step;
+        emit_to(a, in, &r);
     }
     if (b->action == GMT_BLK_OOM) {
         gmt_block f = *b;
@@ -1118,11 +1143,12 @@ static void emit_event(gmp_asm *a, gmp_ev *ev)
     case GMP_EV_RANGE_BEGIN: {
         open_range o = {ev->a, ev->tid, ev->b, intern(a, ev->name, ev->len), ev->ts};
         open_insert(a, &o);
-        if (!gate(a, ep, 0))
+        int in = gate(a, ep, 0);
+        if (!in && !aside(a, 0))
             break;
         r.type = GMT_REC_RANGE_BEGIN;
         r.u.range = (gmt_range){ev->ts, ev->tid, ev->a, ev->b, o.name};
-        put(a, &r);
+        emit_to(a, in, &r);
         break;
     }
     case GMP_EV_RANGE_END: {
@@ -1131,22 +1157,25 @@ static void emit_event(gmp_asm *a, gmp_ev *ev)
             break;
         a->closed[o.id & (GMP_CLOSED_RANGES - 1)].id = o.id;
         a->closed[o.id & (GMP_CLOSED_RANGES - 1)].name = o.name;
-        if (!gate(a, ep, 0))
+        int in = gate(a, ep, 0);
+        if (!in && !aside(a, 0))
             break;
         r.type = GMT_REC_RANGE_END;
         r.u.range = (gmt_range){ev->ts, ev->tid, ev->a, 0, 0};
-        put(a, &r);
+        emit_to(a, in, &r);
         break;
     }
-    case GMP_EV_MARK:
-        if (!gate(a, ep, 0))
+    case GMP_EV_MARK: {
+        int in = gate(a, ep, 0);
+        if (!in && !aside(a, 0))
             break;
         r.type = GMT_REC_MARK;
         r.u.mark.ts = ev->ts;
         r.u.mark.tid = ev->tid;
         r.u.mark.name = intern(a, ev->name, ev->len);
-        put(a, &r);
+        emit_to(a, in, &r);
         break;
+    }
     case GMP_EV_TAG:
         put_tag(a, ev);
         break;
@@ -1750,8 +1779,14 @@ void gmp_asm_finish(gmp_asm *a, int reason)
 
 void gmp_asm_sample_due(gmp_asm *a, uint64_t t, uint64_t period_ns)
 {
-    if (a->win_open && period_ns && t - a->last_sample_ns >= period_ns)
-        sample_devices(a);
+    if ((a->win_open || a->put_aside) && period_ns && t - a->last_sample_ns >= period_ns)
+        sample_devices_at(a, 0, a->win_open); /* outside windows: the recorder's alone */
+}
+
+void gmp_asm_set_aside(gmp_asm *a, gmp_asm_aside_fn put_aside, int kernels)
+{
+    a->put_aside = put_aside;
+    a->aside_kernels = kernels;
 }
 
 void gmp_asm_get_counts(const gmp_asm *a, gmp_asm_counts *out)

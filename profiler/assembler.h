@@ -50,6 +50,9 @@ typedef struct gmp_asm_io {
     void (*failure)(void *ctx, gmt_oom *o);
 } gmp_asm_io;
 
+/* A record the gating rule keeps out of the trace (gmp_asm_set_aside). */
+typedef void (*gmp_asm_aside_fn)(void *ctx, const gmt_record *r);
+
 typedef struct gmp_asm gmp_asm;
 
 /* Staging bytes for a host budget (activity records and events of a round). */
@@ -92,8 +95,9 @@ int gmp_asm_epochs_pending(const gmp_asm *a);
 /* The end: everything left, then WINDOW_END (with a STATS and a frame end)
  * or a STATS. */
 void gmp_asm_finish(gmp_asm *a, int reason);
-/* A MEMSAMPLE of every device when inside a window and period_ns have
- * passed since the last one (mono: the io's monotonic clock). */
+/* A MEMSAMPLE of every device when inside a window (or, with a put_aside,
+ * outside one: aside) and period_ns have passed since the last one (mono:
+ * the io's monotonic clock). */
 void gmp_asm_sample_due(gmp_asm *a, uint64_t mono, uint64_t period_ns);
 
 /* ---- the flight recorder (wthread.c, recorder.c) ---- */
@@ -109,6 +113,13 @@ void gmp_asm_fill_failure(gmp_asm *a, gmt_oom *o);
 uint64_t gmp_asm_put_live(gmp_asm *a);
 /* The current step. */
 uint64_t gmp_asm_step(const gmp_asm *a);
+/* Where the records the gating rule keeps out of the trace (steps outside
+ * every active window) go: to put_aside (with the io's ctx), for the flight
+ * recorder beside a schedule of windows, which records the whole run;
+ * KERNEL/MEMCPY/MEMSET too only when kernels. NULL (the default): such
+ * records are not made. They are counted in `outside` either way: the
+ * trace's accounting does not change. */
+void gmp_asm_set_aside(gmp_asm *a, gmp_asm_aside_fn put_aside, int kernels);
 
 typedef struct gmp_asm_counts {
     uint64_t windows;       /* windows begun */

@@ -147,6 +147,7 @@ void gmp_config_defaults(gmp_config *cfg)
     cfg->oom_dumps = 3;
     cfg->oom_at_exit = 0;
     cfg->oom_signal = 0;
+    cfg->oom_kernels = 0;
 }
 
 static const char *log_name(gmp_log_level l)
@@ -483,27 +484,22 @@ int gmp_config_load(gmp_config *cfg, gmp_getenv_fn get, void *ctx, gmp_diag *dia
         cfg->cupti_buffer_kb = most;
         problems++;
     }
-    /* The flight recorder keeps kernels only when asked: they cost the most
-     * (GMEMPROF_KERNELS set, or --kernels). */
+    /* The flight recorder: alone (the whole run) or beside a schedule of
+     * windows, which the trace keeps as without it. It keeps kernels only
+     * when asked (GMEMPROF_KERNELS set, or --kernels): they cost the most.
+     * Alone, nothing else would want them; beside windows, the trace
+     * collects them in its windows as it would without the recorder. */
     cfg->on_oom = cfg->on_oom || cfg->schedule.on_oom;
-    if (cfg->on_oom && cfg->schedule.kind != GMP_SCHED_WHOLE) {
-        char sd[160];
-        gmp_sched_describe(&cfg->schedule, sd, sizeof sd);
-        gmp_diag_add(diag,
-                     "GMEMPROF_SCHEDULE='%s' with the flight recorder (on-oom): a schedule of windows cannot be "
-                     "combined with it (the recorder keeps the last GMEMPROF_OOM_STEPS steps of the whole run); "
-                     "recording with on-oom alone",
-                     sd);
-        problems++;
-        memset(&cfg->schedule, 0, sizeof cfg->schedule);
-        cfg->schedule.kind = GMP_SCHED_WHOLE;
-    }
     cfg->schedule.on_oom = cfg->on_oom;
     const char *km = get("GMEMPROF_KERNELS", ctx);
-    if (cfg->on_oom && (!km || !km[0]))
+    int asked = km && km[0];
+    if (cfg->on_oom && !asked && cfg->schedule.kind == GMP_SCHED_WHOLE)
         cfg->kernels = GMP_KERNELS_NONE;
+    cfg->oom_kernels = cfg->on_oom && asked && cfg->kernels != GMP_KERNELS_NONE;
     return problems;
 }
+
+int gmp_config_oom_beside(const gmp_config *cfg) { return cfg->on_oom && cfg->schedule.kind != GMP_SCHED_WHOLE; }
 
 int gmp_config_check_value(const char *name, const char *value, char *err, size_t cap)
 {

@@ -75,8 +75,14 @@ typedef struct gmp_config {
     int torch_ops;
     /* The flight recorder (docs/user-guide.md, "When CUDA runs out of
      * memory"): on when GMEMPROF_ON_OOM=1 or GMEMPROF_SCHEDULE starts with
-     * on-oom. Nothing is written until a failure. */
+     * on-oom. Alone (the schedule is the whole run) nothing is written until
+     * a failure; beside a schedule of windows the trace is written as
+     * without it, and a failure's dump goes to a file of its own
+     * (gmp_config_oom_beside). */
     int on_oom;
+    /* The recorder keeps KERNEL/MEMCPY/MEMSET records: only when
+     * GMEMPROF_KERNELS was given (not "none"); they cost the most. */
+    int oom_kernels;
     uint64_t oom_steps;   /* GMEMPROF_OOM_STEPS: steps kept before the failing one, default 3 */
     uint64_t oom_seconds; /* GMEMPROF_OOM_SECONDS: seconds kept when the program makes no steps, default 30 */
     uint64_t oom_max_mb;  /* GMEMPROF_OOM_MAX_MB: the ring's hard cap, default 256 */
@@ -126,6 +132,12 @@ int gmp_config_check_names(char *const *envp, gmp_diag *diag);
 long gmp_config_env_int(gmp_getenv_fn get, void *ctx, const char *name);
 /* The rank for %r: RANK, else LOCAL_RANK, else 0. */
 long gmp_config_rank(gmp_getenv_fn get, void *ctx); /* RANK, else LOCAL_RANK, else -1 */
+
+/* 1 when the flight recorder runs beside a trace: on_oom with a schedule of
+ * windows (steps, time or capture). The trace is then written as without
+ * the recorder, and each dump goes to a file of its own beside it. 0 with
+ * the recorder alone (whole run: no trace) or without the recorder. */
+int gmp_config_oom_beside(const gmp_config *cfg);
 
 /* 1 when an NVTX mark/range name is a step boundary: it equals the step
  * marker, or starts with it followed by ' ', ':', '#', '_', '-' or a digit

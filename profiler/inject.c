@@ -380,9 +380,10 @@ static int full_body(void)
     }
     gmt_writer_opts wo = {gmp_g.cfg.zstd_level, 0};
     char why[GMP_PATH_MAX + 128];
-    /* the flight recorder makes a file only when something fails */
-    gmt_writer *w = gmp_g.cfg.on_oom ? NULL : gmt_writer_create(gmp_g.path, sizeof gmp_g.path, &wo, why, sizeof why);
-    if (!w && !gmp_g.cfg.on_oom) {
+    /* the flight recorder alone makes a file only when something fails */
+    int trace = !gmp_g.cfg.on_oom || gmp_config_oom_beside(&gmp_g.cfg);
+    gmt_writer *w = trace ? gmt_writer_create(gmp_g.path, sizeof gmp_g.path, &wo, why, sizeof why) : NULL;
+    if (!w && trace) {
         gmp_log_error("%s; profiling is off (the program runs on)", why);
         gmp_activity_unsubscribe();
         return -1;

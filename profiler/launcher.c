@@ -95,8 +95,9 @@ static const char usage_text[] =
     "      --on-oom           the flight recorder: keep the last steps in memory, write nothing\n"
     "                         unless a CUDA allocation (or PyTorch's allocator) runs out of memory;\n"
     "                         then the steps before the failure, the failure and what held the\n"
-    "                         memory go to the -o file (GMEMPROF_OOM_STEPS, GMEMPROF_OOM_MAX_MB...;\n"
-    "                         not with a --schedule of windows: every step goes to the recorder)\n"
+    "                         memory go to the -o file (GMEMPROF_OOM_STEPS, GMEMPROF_OOM_MAX_MB...).\n"
+    "                         With a --schedule of windows the trace is written as without it, and\n"
+    "                         a failure's dump goes beside it: -o NAME.zst, dump NAME.oom.zst\n"
     "      --lib PATH         libgmemprof.so to use (default: $GMEMPROF_LIB, else ../lib or\n"
     "                         ../lib64 next to gmemprof)\n"
     "  -q, --quiet            no summary, and the profiler prints only errors\n"
@@ -511,8 +512,10 @@ static void describe_trace(const gmp_summary *s, char *out, size_t cap)
 
 /* The flight recorder's lines (GMEMPROF_ON_OOM): a line per process that
  * wrote a dump, naming its rank, and one for those that had nothing to
- * write, which is not an error. 0 when f holds no such line. */
-static int print_oom_summary(FILE *f, const char *cwd)
+ * write, which is not an error. beside: the lines of the recorder beside a
+ * trace (its dump's keys), else those of the recorder alone. 0 when f
+ * holds no such line. */
+static int print_oom_summary(FILE *f, const char *cwd, int beside)
 {
     gmp_summary *s = malloc(sizeof *s);
     char *line = NULL, word[4 * GMP_SUMMARY_PATH_MAX + 8], shown[4 * GMP_SUMMARY_PATH_MAX];
@@ -521,8 +524,13 @@ static int print_oom_summary(FILE *f, const char *cwd)
     uint64_t peak = 0, cap = 0;
     rewind(f);
     while (s && getline(&line, &linecap, f) > 0) {
-        if (gmp_summary_parse_line(line, s) != 0 || !s->has_oom)
+        if (gmp_summary_parse_line(line, s) != 0 || !s->has_oom || s->has_dump != beside)
             continue;
+        if (beside) { /* the dump's file, size and status, as the recorder alone has them */
+            memcpy(s->trace, s->dump, sizeof s->trace);
+            memcpy(s->status, s->dump_status, sizeof s->status);
+            s->bytes = s->dump_bytes;
+        }
         if (s->ring > peak)
             peak = s->ring;
         cap = s->ring_cap;
@@ -546,11 +554,12 @@ static int print_oom_summary(FILE *f, const char *cwd)
     human_bytes(peak, pk, sizeof pk);
     human_bytes(cap, cp, sizeof cp);
     if (quiet && !failed)
-        fprintf(stderr, "gmemprof: no out-of-memory in this run: the flight recorder wrote nothing (it held at most "
-                        "%s of its %s cap%s)\n", pk, cp, quiet > 1 ? ", in every process" : "");
+        fprintf(stderr, "gmemprof: no out-of-memory in this run: the flight recorder wrote %s (it held at most "
+                        "%s of its %s cap%s)\n", beside ? "no dump" : "nothing", pk, cp,
+                quiet > 1 ? ", in every process" : "");
     else if (quiet)
-        fprintf(stderr, "gmemprof: %d other process%s had no out-of-memory: nothing written for %s\n", quiet,
-                quiet == 1 ? "" : "es", quiet == 1 ? "it" : "them");
+        fprintf(stderr, "gmemprof: %d other process%s had no out-of-memory: %s %s\n", quiet,
+                quiet == 1 ? "" : "es", beside ? "no dump for" : "nothing written for", quiet == 1 ? "it" : "them");
     free(line);
     free(s);
     return quiet + failed;
@@ -579,7 +588,7 @@ static void print_summary(int fd, int wstatus, const char *cwd)
         free(first);
         return;
     }
-    if (!s || !first || print_oom_summary(f, cwd)) {
+    if (!s || !first || print_oom_summary(f, cwd, 0)) {
         fclose(f);
         free(s);
         free(first);
@@ -657,6 +666,7 @@ static void print_summary(int fd, int wstatus, const char *cwd)
                     "gmemprof: no trace was recorded: no CUDA context was created (the command did "
                     "not use the GPU through CUDA)\n");
     }
+    print_oom_summary(f, cwd, 1); /* the recorder beside the traces: its dumps */
     if (noctx > 0 && good > 0)
         fprintf(stderr,
                 "gmemprof: %d more process%s started CUDA but created no context (a launcher's own "

@@ -250,6 +250,20 @@ static int parse_fields(const char *text, const char *whole, uint64_t *val, int 
     return 0;
 }
 
+/* 1 when a comma-separated field of text (not the first) is on-oom. */
+static int names_on_oom(const char *text)
+{
+    for (const char *p = strchr(text, ','); p; p = strchr(p + 1, ',')) {
+        const char *f = p + 1, *e = strchr(f, ',');
+        size_t n = e ? (size_t)(e - f) : strlen(f);
+        char field[16];
+        trim_copy(f, n, field, sizeof field);
+        if (strcasecmp(field, "on-oom") == 0)
+            return 1;
+    }
+    return 0;
+}
+
 int gmp_sched_parse(const char *text, gmp_sched_spec *spec, char *err, size_t errcap)
 {
     gmp_sched_spec r;
@@ -272,12 +286,18 @@ int gmp_sched_parse(const char *text, gmp_sched_spec *spec, char *err, size_t er
         if (gmp_sched_parse(rest, &r, err, errcap) != 0)
             return -1;
         if (r.on_oom) {
-            sched_err(err, errcap, "'%s' names on-oom twice", whole);
+            sched_err(err, errcap, "'%s' names on-oom twice; name it once, first (e.g. 'on-oom,wait=2,active=3')",
+                      whole);
             return -1;
         }
         r.on_oom = 1;
         *spec = r;
         return 0;
+    }
+    if (names_on_oom(whole)) {
+        sched_err(err, errcap, "'%s' names on-oom after the schedule; put it first (e.g. 'on-oom,wait=2,active=3')",
+                  whole);
+        return -1;
     }
     if (whole[0] == '\0' || strcasecmp(whole, "whole") == 0) {
         r.kind = GMP_SCHED_WHOLE;

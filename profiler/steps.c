@@ -31,6 +31,16 @@ static struct {
 
 static void collect_none(int on) { (void)on; }
 
+/* What is collected in a phase that collects (on) or not: the schedule's
+ * choice, but the flight recorder records the whole run, so beside a
+ * schedule of windows it keeps the op ranges on (a failure names its op),
+ * and kernels too when it keeps them (GMEMPROF_KERNELS given). */
+static void collect_set(int on)
+{
+    S.collect(on || gmp_g.cfg.oom_kernels);
+    gmp_torch_watch_ops(on || gmp_g.cfg.on_oom);
+}
+
 static void publish_epoch(unsigned ev, int kind, int source, uint64_t snap)
 {
     const gmp_sched *s = &S.sched;
@@ -94,14 +104,10 @@ void gmp_steps_transition(int kind, int arg, int source)
     /* So does a step of the flight recorder: its ring is cut at steps. */
     if ((ev & (GMP_SCHED_EV_WINDOW_BEGIN | GMP_SCHED_EV_WINDOW_END)) || (gmp_g.cfg.on_oom && kind == GMP_TR_STEP))
         gmp_activity_flush_forced();
-    if (ev & GMP_SCHED_EV_COLLECT_BEGIN) {
-        S.collect(1);
-        gmp_torch_watch_ops(1);
-    }
-    if (ev & GMP_SCHED_EV_COLLECT_END) {
-        S.collect(0);
-        gmp_torch_watch_ops(0);
-    }
+    if (ev & GMP_SCHED_EV_COLLECT_BEGIN)
+        collect_set(1);
+    if (ev & GMP_SCHED_EV_COLLECT_END)
+        collect_set(0);
     if (kind == GMP_TR_STEP) {
         S.steps++;
         S.last_source = source;
@@ -178,9 +184,7 @@ void gmp_steps_tag(const char *name, size_t len)
 void gmp_steps_apply_collect(void)
 {
     pthread_mutex_lock(&S.lock);
-    int on = gmp_sched_collects(&S.sched);
-    S.collect(on);
-    gmp_torch_watch_ops(on);
+    collect_set(gmp_sched_collects(&S.sched));
     pthread_mutex_unlock(&S.lock);
 }
 

@@ -87,6 +87,22 @@ size_t gmp_summary_add_oom(char *line, size_t cap, uint64_t dumps, uint64_t ring
     return b.len;
 }
 
+size_t gmp_summary_add_dump(char *line, size_t cap, const char *dump, uint64_t bytes, const char *status)
+{
+    size_t n = line ? strlen(line) : 0;
+    if (!line || n == 0 || line[n - 1] != '\n')
+        return cap;
+    lbuf b = {line, cap, n - 1};
+    lb_puts(&b, "\t" GMP_SUMMARY_KEY_DUMP "=");
+    lb_escaped(&b, dump);
+    lb_num(&b, GMP_SUMMARY_KEY_DUMP_BYTES, bytes);
+    lb_puts(&b, "\t" GMP_SUMMARY_KEY_DUMP_STATUS "=");
+    lb_escaped(&b, status);
+    lb_putc(&b, '\n');
+    line[b.len < cap ? b.len : 0] = '\0';
+    return b.len;
+}
+
 /* Unescapes [s, e) into out (cap bytes). -1 when it does not fit or holds a
  * bad escape. */
 static int unescape(const char *s, const char *e, char *out, size_t cap)
@@ -137,7 +153,9 @@ int gmp_summary_parse_line(const char *line, gmp_summary *s)
                                        GMP_SUMMARY_KEY_DROPPED, GMP_SUMMARY_KEY_STATUS,
                                        GMP_SUMMARY_KEY_STEPS,   GMP_SUMMARY_KEY_STEP_SOURCE,
                                        GMP_SUMMARY_KEY_DUMPS,   GMP_SUMMARY_KEY_RING,
-                                       GMP_SUMMARY_KEY_RING_CAP, GMP_SUMMARY_KEY_RANK};
+                                       GMP_SUMMARY_KEY_RING_CAP, GMP_SUMMARY_KEY_RANK,
+                                       GMP_SUMMARY_KEY_DUMP,    GMP_SUMMARY_KEY_DUMP_BYTES,
+                                       GMP_SUMMARY_KEY_DUMP_STATUS};
     enum { NKEYS = sizeof keys / sizeof keys[0] };
     int seen[NKEYS] = {0};
     if (!line || !s)
@@ -178,7 +196,10 @@ int gmp_summary_parse_line(const char *line, gmp_summary *s)
             case 8: rc = parse_num(eq + 1, f, &s->dumps), s->has_oom = 1; break;
             case 9: rc = parse_num(eq + 1, f, &s->ring); break;
             case 10: rc = parse_num(eq + 1, f, &s->ring_cap); break;
-            default: rc = parse_num(eq + 1, f, &s->rank), s->has_rank = 1; break;
+            case 11: rc = parse_num(eq + 1, f, &s->rank), s->has_rank = 1; break;
+            case 12: rc = unescape(eq + 1, f, s->dump, sizeof s->dump), s->has_dump = 1; break;
+            case 13: rc = parse_num(eq + 1, f, &s->dump_bytes); break;
+            default: rc = unescape(eq + 1, f, s->dump_status, sizeof s->dump_status); break;
             }
             if (rc != 0)
                 return -1;

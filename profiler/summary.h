@@ -46,6 +46,13 @@
 #define GMP_SUMMARY_KEY_RANK "rank"
 #define GMP_SUMMARY_STATUS_OOM "oom"
 #define GMP_SUMMARY_STATUS_NO_OOM "no-oom"
+/* The flight recorder beside a schedule of windows: the line is the trace's
+ * (trace=, its status ok|incomplete), with the recorder's keys above and
+ * its dumps': dump (the first dump, or the file a dump would have taken),
+ * dump_bytes and dump_status (oom, no-oom or incomplete). */
+#define GMP_SUMMARY_KEY_DUMP "dump"
+#define GMP_SUMMARY_KEY_DUMP_BYTES "dump_bytes"
+#define GMP_SUMMARY_KEY_DUMP_STATUS "dump_status"
 
 #define GMP_SUMMARY_STATUS_OK "ok"
 #define GMP_SUMMARY_STATUS_INCOMPLETE "incomplete"
@@ -56,9 +63,9 @@
 #define GMP_SUMMARY_STATUS_NOCTX "no-context"
 
 #define GMP_SUMMARY_PATH_MAX 4096
-/* Enough for any line the formatter writes for a path < GMP_SUMMARY_PATH_MAX
- * (every byte of the path escaped, five 20-digit numbers, keys, status). */
-#define GMP_SUMMARY_LINE_MAX (2 * GMP_SUMMARY_PATH_MAX + 512)
+/* Enough for any line the formatter writes for paths < GMP_SUMMARY_PATH_MAX
+ * (every byte of both paths escaped, the numbers, keys, statuses). */
+#define GMP_SUMMARY_LINE_MAX (4 * GMP_SUMMARY_PATH_MAX + 768)
 
 typedef struct gmp_summary {
     char trace[GMP_SUMMARY_PATH_MAX]; /* unescaped */
@@ -70,6 +77,10 @@ typedef struct gmp_summary {
     uint64_t dumps, ring, ring_cap;
     int has_rank;
     uint64_t rank;
+    int has_dump; /* the recorder beside a trace: its dump's keys were there */
+    char dump[GMP_SUMMARY_PATH_MAX]; /* unescaped */
+    uint64_t dump_bytes;
+    char dump_status[32];
 } gmp_summary;
 
 /* Writes s as one line, '\n' included, NUL-terminated. Returns its
@@ -81,6 +92,10 @@ size_t gmp_summary_format_line(char *out, size_t cap, const gmp_summary *s);
  * gmp_summary_format_line (before its '\n'); rank < 0: none. Returns the
  * new length, or >= cap (line then "") when it does not fit. */
 size_t gmp_summary_add_oom(char *line, size_t cap, uint64_t dumps, uint64_t ring, uint64_t ring_cap, long rank);
+
+/* The dump's keys of the recorder beside a trace, added like
+ * gmp_summary_add_oom. */
+size_t gmp_summary_add_dump(char *line, size_t cap, const char *dump, uint64_t bytes, const char *status);
 
 /* Parses one line (with or without its '\n'). 0 on success; -1 when the
  * line is malformed: a field without '=', a bad number, a duplicate key, a

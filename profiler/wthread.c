@@ -68,15 +68,25 @@ static struct {
      * records can slip in (profiler.e2e.accounting). */
     unsigned test_gap_us;
 
+    /* The trace file's writer; NULL with the flight recorder alone. */
+    gmt_writer *trace;
+    const char *w_name; /* the file W.w writes while a dump is written (NULL: the trace's) */
+
     /* The flight recorder (GMEMPROF_SCHEDULE=on-oom; recorder.h). W.w is
-     * then the writer in use: the ring's (mem_w), a chunk baseline's
-     * (base_w) or, while a dump is written, the dump's file. */
+     * then the writer in use: the trace's (beside a schedule of windows,
+     * put copies each record to the ring), the ring's (mem_w, alone), a
+     * chunk baseline's (base_w) or, while a dump is written, the dump's
+     * file. */
     gmp_rec *rec;
     gmt_writer *mem_w, *base_w;
     uint64_t chunk_rec0, chunk_frames0; /* mem_w's counts when the chunk began */
     uint64_t base_records, base_frames; /* the chunk's baseline */
     uint64_t puts;
     int rec_steps;                      /* a step beyond step 0 began */
+    uint64_t rec_step;                  /* the step of the last STEP record the ring took */
+    int rec_step_seen;                  /* the ring took a STEP record */
+    int rec_skip_ranges;                /* a window's baseline is being written: its RANGE_BEGINs are not the ring's */
+    int ring_error;                     /* the ring's writer failed (said once) */
     gmt_record devs[GMP_MAX_DEVICES];   /* DEVICE records, for every dump */
     char dev_names[GMP_MAX_DEVICES][256];
     uint8_t dev_have[GMP_MAX_DEVICES];
@@ -105,18 +115,49 @@ static void report_io_error(void)
     W.io_error = 1;
     int e = gmt_writer_errno(W.w);
     gmp_log_error("writing the trace %s failed: %s; the rest of this run is counted as dropped records",
-                  gmp_g.path, e ? strerror(e) : "compression error");
+                  W.w_name ? W.w_name : gmp_g.path, e ? strerror(e) : "compression error");
+}
+
+/* The ring's writer writes to memory: it fails only on a compression error. */
+static void ring_status(gmt_status st)
+{
+    if (st == GMT_OK || W.ring_error)
+        return;
+    W.ring_error = 1;
+    gmp_log_error("the flight recorder could not compress a frame (%s); its dumps may lack records",
+                  gmt_status_str(st));
 }
 
 static int rec_take(const gmt_record *r);
+
+/* The ring's copy of a record (the recorder beside a trace, or one the
+ * trace's gate kept out). */
+static void rec_put(const gmt_record *r)
+{
+    if (W.mem_w && rec_take(r))
+        ring_status(gmt_writer_put(W.mem_w, r));
+}
+
+/* The writer whose frames the flush period ends: the trace's, or the
+ * ring's with the recorder alone (not a chunk baseline's or a dump's). */
+static int main_writer(void) { return W.w == (W.trace ? W.trace : W.mem_w); }
 
 static void put(const gmt_record *r)
 {
     if (W.rec && W.w == W.mem_w && !rec_take(r))
         return;
+    if (W.rec && W.w == W.trace)
+        rec_put(r);
     if (gmt_writer_put(W.w, r) != GMT_OK)
         report_io_error();
-    W.frame_records++;
+    W.frame_records += (uint64_t)main_writer();
+}
+
+/* A record the trace's windows leave out: the ring's alone. */
+static void io_put_aside(void *ctx, const gmt_record *r)
+{
+    (void)ctx;
+    rec_put(r);
 }
 
 static void io_put(void *ctx, const gmt_record *r)
@@ -130,14 +171,19 @@ static uint64_t io_intern(void *ctx, const char *s, size_t n)
     (void)ctx;
     uint64_t id = 0;
     if (W.rec) {
-        /* the ring holds no STRING: every dump writes the whole table first */
+        /* the ring holds no STRING: every dump writes the whole table first;
+         * the trace beside it gets each as it is first used */
         int is_new = 0;
         id = gmt_strtab_intern(W.strtab, s, n, &is_new);
-        if (is_new && W.w != W.mem_w && W.w != W.base_w) {
-            gmt_record rec = {.type = GMT_REC_STRING};
-            rec.u.string = (gmt_string){id, {s, n > GMT_MAX_STRING ? GMT_MAX_STRING : (uint32_t)n}};
+        if (!is_new)
+            return id;
+        gmt_record rec = {.type = GMT_REC_STRING};
+        rec.u.string = (gmt_string){id, {s, n > GMT_MAX_STRING ? GMT_MAX_STRING : (uint32_t)n}};
+        if (W.trace && W.w != W.trace && gmt_writer_put(W.trace, &rec) != GMT_OK)
+            gmp_log_error("writing the trace %s failed: %s", gmp_g.path,
+                          gmt_writer_errno(W.trace) ? strerror(gmt_writer_errno(W.trace)) : "compression error");
+        if (W.w != W.mem_w && W.w != W.base_w)
             put(&rec);
-        }
         return id;
     }
     if (gmt_writer_intern(W.w, W.strtab, s, n, &id) != GMT_OK)
@@ -149,8 +195,12 @@ static void end_frame(void)
 {
     if (gmt_writer_end_frame(W.w) != GMT_OK)
         report_io_error();
-    W.frame_records = 0;
-    W.last_frame_ns = mono_ns();
+    if (main_writer()) {
+        W.frame_records = 0;
+        W.last_frame_ns = mono_ns();
+    }
+    if (W.rec && W.mem_w && W.w == W.trace)
+        ring_status(gmt_writer_end_frame(W.mem_w)); /* the ring's frame ends with the trace's */
 }
 
 static void io_end_frame(void *ctx)
@@ -192,7 +242,8 @@ static void put_stats(void)
     s->own_host_bytes = gmp_bufq_host_bytes() + c.host_bytes;
     s->bytes_written = gmt_writer_bytes_out(W.w);
     s->unmatched_corr = c.unmatched;
-    s->outside_window = c.outside;
+    /* a dump is one window of the whole run: nothing of it was outside */
+    s->outside_window = W.w == W.trace ? c.outside : 0;
     put(&r);
 }
 
@@ -339,7 +390,7 @@ static void round_once(void)
 
 /* ---- header ------------------------------------------------------------- */
 
-static void put_header(void)
+static void put_header(const gmp_config *cfg)
 {
     char host[256] = "";
     char cmd[4096];
@@ -360,7 +411,7 @@ static void put_header(void)
                     cmd[i] = ' ';
         }
     }
-    size_t cl = gmp_config_describe(&gmp_g.cfg, cfgtext, sizeof cfgtext);
+    size_t cl = gmp_config_describe(cfg, cfgtext, sizeof cfgtext);
     if (cl >= sizeof cfgtext)
         cl = sizeof cfgtext - 1;
     uint32_t cv = 0;
@@ -404,6 +455,9 @@ static void human_bytes(uint64_t b, char *out, size_t cap)
         snprintf(out, cap, "%.2f GiB", (double)b / 1073741824.0);
 }
 
+static size_t rec_add_keys(char *line, size_t cap);
+static void rec_say(void);
+
 /* One line for the launcher (GMEMPROF_SUMMARY_FILE, O_APPEND: every
  * profiled process of the run appends its own). */
 static void append_summary(uint64_t size, uint64_t windows, uint64_t records, uint64_t dropped,
@@ -423,6 +477,8 @@ static void append_summary(uint64_t size, uint64_t windows, uint64_t records, ui
         snprintf(sm.step_source, sizeof sm.step_source, "%s", gmt_step_source_name((uint64_t)source));
     char line[GMP_SUMMARY_LINE_MAX];
     size_t n = gmp_summary_format_line(line, sizeof line, &sm);
+    if (W.rec && W.trace && strcmp(status, GMP_SUMMARY_STATUS_NOCTX) != 0 && n < sizeof line)
+        n = rec_add_keys(line, sizeof line); /* the recorder beside the trace */
     int fd = open(gmp_g.cfg.summary_file, O_WRONLY | O_APPEND | O_CLOEXEC);
     int e = fd < 0 ? errno : 0;
     if (fd >= 0) {
@@ -451,8 +507,11 @@ static void write_summary(int ok)
                        ok ? GMP_SUMMARY_STATUS_OK : GMP_SUMMARY_STATUS_INCOMPLETE);
         return;
     }
-    if (!ok)
+    if (!ok) {
+        if (W.rec)
+            rec_say(); /* beside the trace */
         return; /* the write error was reported on its own line */
+    }
     char hb[32];
     human_bytes(size, hb, sizeof hb);
     char fw[160] = "";
@@ -467,6 +526,8 @@ static void write_summary(int ok)
                  gmt_step_source_name((uint64_t)source));
     gmp_log_info("wrote %s (%s, %" PRIu64 " window%s%s, %" PRIu64 " records, %" PRIu64 " dropped%s)",
                  gmp_g.path, hb, c.windows, c.windows == 1 ? "" : "s", st, W.summary_records, dropped, fw);
+    if (W.rec)
+        rec_say(); /* beside the trace */
 }
 
 static void write_summary_noctx(void)
@@ -537,8 +598,16 @@ static int rec_take(const gmt_record *r)
 {
     switch (r->type) {
     case GMT_REC_WINDOW_BEGIN:
+        W.rec_skip_ranges = 1; /* the RANGE_BEGINs of its baseline: the ring has them */
+        return 0;
     case GMT_REC_WINDOW_END:
         return 0; /* a dump is one window of its own */
+    case GMT_REC_HEADER:
+    case GMT_REC_TRAILER:
+    case GMT_REC_STRING:
+    case GMT_REC_OOM:
+    case GMT_REC_LIVE:
+        return 0; /* the trace's, beside the recorder; a dump writes its own */
     case GMT_REC_ALLOC:
         if (r->u.mem.flags & GMT_MEMF_BASELINE)
             return 0; /* (the chunks carry their own baselines) */
@@ -547,16 +616,40 @@ static int rec_take(const gmt_record *r)
         if (r->u.block.flags & GMT_BLKF_BASELINE)
             return 0;
         break;
+    case GMT_REC_RANGE_BEGIN:
+        if (W.rec_skip_ranges)
+            return 0;
+        break;
+    case GMT_REC_KERNEL:
+    case GMT_REC_MEMCPY:
+    case GMT_REC_MEMSET:
+        if (!gmp_g.cfg.oom_kernels)
+            return 0; /* the trace's windows collect them; the ring keeps them only when asked */
+        break;
     case GMT_REC_DEVICE:
         rec_keep_device(r);
         return 0;
-    case GMT_REC_STEP:
-        W.rec_steps |= r->u.step.step > 0;
-        rec_chunk(r->u.step.step, 1, r->u.step.ts);
+    case GMT_REC_STEP: {
+        W.rec_skip_ranges = 0;
+        /* A chunk begins where a step does (the first chunk is step 0's).
+         * Another transition in the same step is a phase change of the
+         * trace's schedule (time, capture): not the ring's, whose dump is
+         * one window. */
+        int same = r->u.step.step == W.rec_step;
+        if (same && W.rec_step_seen)
+            return 0;
+        W.rec_step_seen = 1;
+        if (!same) {
+            W.rec_step = r->u.step.step;
+            W.rec_steps = 1;
+            rec_chunk(r->u.step.step, 1, r->u.step.ts);
+        }
         return 1;
+    }
     default:
         break;
     }
+    W.rec_skip_ranges = 0;
     size_t cap = (size_t)gmp_g.cfg.oom_max_mb << 20;
     if (gmp_rec_current_bytes(W.rec) > cap / 4 ||
         (!W.rec_steps && (++W.puts & 255) == 0 &&
@@ -565,11 +658,15 @@ static int rec_take(const gmt_record *r)
     return 1;
 }
 
-/* Dump k's file: the trace's name for the first, NAME.k.EXT after. */
+/* Dump k's file. The recorder alone: the trace's name (-o) for the first,
+ * NAME.k.EXT after. Beside a trace: NAME.oom.EXT, then NAME.oom.k.EXT
+ * (trace.zst: trace.oom.zst, trace.oom.2.zst), in the trace's directory
+ * and with its %r, %p already expanded. */
 static void dump_name(uint64_t k, char *out, size_t cap)
 {
     const char *path = gmp_g.path;
-    if (k <= 1) {
+    const char *mid = W.trace ? ".oom" : "";
+    if (k <= 1 && !W.trace) {
         snprintf(out, cap, "%s", path);
         return;
     }
@@ -577,7 +674,10 @@ static void dump_name(uint64_t k, char *out, size_t cap)
     base = base ? base + 1 : path;
     const char *dot = strrchr(base, '.');
     int stem = dot && dot > base ? (int)(dot - path) : (int)strlen(path);
-    if ((size_t)snprintf(out, cap, "%.*s.%llu%s", stem, path, (unsigned long long)k, path + stem) >= cap)
+    char num[24] = "";
+    if (k > 1)
+        snprintf(num, sizeof num, ".%llu", (unsigned long long)k);
+    if ((size_t)snprintf(out, cap, "%.*s%s%s%s", stem, path, mid, num, path + stem) >= cap)
         snprintf(out, cap, "%s", path); /* too long: the writer puts .PID beside it */
 }
 
@@ -676,8 +776,13 @@ static void rec_dump(gmt_oom *o)
     gmt_writer *keep = W.w;
     int keep_err = W.io_error;
     W.w = f;
+    W.w_name = path;
     W.io_error = 0;
-    put_header();
+    static gmp_config dcfg; /* the writer thread's: what the dump holds (no kernels unless kept) */
+    dcfg = gmp_g.cfg;
+    if (!dcfg.oom_kernels)
+        dcfg.kernels = GMP_KERNELS_NONE;
+    put_header(&dcfg);
     for (unsigned d = 0; d < GMP_MAX_DEVICES; d++)
         if (W.dev_have[d])
             put(&W.devs[d]);
@@ -693,6 +798,7 @@ static void rec_dump(gmt_oom *o)
     uint64_t records = gmt_writer_records(f), bytes = gmt_writer_bytes_out(f);
     int ok = gmt_writer_close(f) == GMT_OK && !W.io_error;
     W.w = keep;
+    W.w_name = NULL;
     W.io_error = keep_err;
     if (W.dumps == 1) {
         snprintf(W.dump_path, sizeof W.dump_path, "%s", path);
@@ -708,16 +814,16 @@ static void rec_dump(gmt_oom *o)
 static void io_failure(void *ctx, gmt_oom *o)
 {
     (void)ctx;
-    if (W.rec) {
-        rec_dump(o);
-        return;
+    if (W.trace) {
+        gmt_record r;
+        memset(&r, 0, sizeof r.type + sizeof r.u.oom + 16);
+        r.type = GMT_REC_OOM;
+        r.u.oom = *o;
+        r.u.oom.live_count = 0; /* no LIVE records follow: the trace's own records give the live set */
+        put(&r);
     }
-    gmt_record r;
-    memset(&r, 0, sizeof r.type + sizeof r.u.oom + 16);
-    r.type = GMT_REC_OOM;
-    r.u.oom = *o;
-    r.u.oom.live_count = 0; /* no LIVE records follow: the trace's own records give the live set */
-    put(&r);
+    if (W.rec)
+        rec_dump(o); /* beside a trace too: the steps before it may be outside its windows */
 }
 
 /* A dump that no failure asked for (SIGUSR2, the end of the program). */
@@ -743,35 +849,79 @@ static int rec_start(char *err, size_t cap)
         snprintf(err, cap, "out of memory for the flight recorder");
         return -1;
     }
-    W.w = W.mem_w;
+    if (W.trace) /* beside a schedule of windows: what they leave out is the ring's */
+        gmp_asm_set_aside(W.as, io_put_aside, gmp_g.cfg.oom_kernels);
+    else
+        W.w = W.mem_w;
     /* a first chunk, for what comes before the first transition */
     gmp_rec_begin(W.rec, 0, 0, mono_ns());
     return 0;
 }
 
-static void rec_summary(void)
+/* The recorder's status for the summary: a dump written (complete or not),
+ * or none. */
+static const char *rec_status(void)
+{
+    return !W.dumps ? GMP_SUMMARY_STATUS_NO_OOM : W.dump_ok ? GMP_SUMMARY_STATUS_OOM : GMP_SUMMARY_STATUS_INCOMPLETE;
+}
+
+/* Where the first dump went, or would have gone. */
+static const char *rec_path(char *tmp, size_t cap)
+{
+    if (W.dumps)
+        return W.dump_path;
+    dump_name(1, tmp, cap);
+    return tmp;
+}
+
+/* The recorder's line on stderr (no launcher to say it). */
+static void rec_say(void)
 {
     gmp_rec_stats rs;
     gmp_rec_get_stats(W.rec, &rs);
     char peak[32], cap[32];
     human_bytes(rs.peak, peak, sizeof peak);
     human_bytes(rs.cap, cap, sizeof cap);
+    if (!W.dumps)
+        gmp_log_info("no out-of-memory in this run: the flight recorder wrote %s (it held at most %s of "
+                     "its %s cap)", W.trace ? "no dump" : "nothing", peak, cap);
+    else
+        gmp_log_info("the flight recorder wrote %llu dump%s (the first: %s); it held at most %s of its %s cap",
+                     (unsigned long long)W.dumps, W.dumps == 1 ? "" : "s", W.dump_path, peak, cap);
+}
+
+/* The recorder's keys on a summary line (formatted, '\n' ended): its
+ * dumps, ring and rank; beside a trace, its first dump's file too. Returns
+ * the new length (>= cap: it did not fit). */
+static size_t rec_add_keys(char *line, size_t cap)
+{
+    gmp_rec_stats rs;
+    gmp_rec_get_stats(W.rec, &rs);
+    size_t n = gmp_summary_add_oom(line, cap, W.dumps, rs.peak, rs.cap, gmp_config_rank(NULL, NULL));
+    if (n < cap && W.trace) {
+        char tmp[GMP_PATH_MAX];
+        n = gmp_summary_add_dump(line, cap, rec_path(tmp, sizeof tmp), W.dump_bytes, rec_status());
+    }
+    return n;
+}
+
+/* The recorder alone: its line names the first dump (or where it would
+ * have gone) as the trace. */
+static void rec_summary(void)
+{
     if (gmp_g.cfg.summary_file[0]) {
         char line[GMP_SUMMARY_LINE_MAX];
-        const char *path = W.dumps ? W.dump_path : gmp_g.path;
-        const char *st = !W.dumps ? GMP_SUMMARY_STATUS_NO_OOM
-                         : W.dump_ok ? GMP_SUMMARY_STATUS_OOM : GMP_SUMMARY_STATUS_INCOMPLETE;
         static gmp_summary sm; /* the writer thread's, once at the end: not on its stack */
         memset(&sm, 0, sizeof sm);
-        snprintf(sm.trace, sizeof sm.trace, "%s", path);
-        snprintf(sm.status, sizeof sm.status, "%s", st);
+        snprintf(sm.trace, sizeof sm.trace, "%s", W.dumps ? W.dump_path : gmp_g.path);
+        snprintf(sm.status, sizeof sm.status, "%s", rec_status());
         sm.bytes = W.dump_bytes;
         sm.windows = W.dumps ? 1 : 0;
         sm.records = W.dump_records;
         sm.dropped = gmp_activity_dropped_cupti();
         size_t n = gmp_summary_format_line(line, sizeof line, &sm);
         if (n < sizeof line)
-            n = gmp_summary_add_oom(line, sizeof line, W.dumps, rs.peak, rs.cap, gmp_config_rank(NULL, NULL));
+            n = rec_add_keys(line, sizeof line);
         int fd = n < sizeof line ? open(gmp_g.cfg.summary_file, O_WRONLY | O_APPEND | O_CLOEXEC) : -1;
         if (fd >= 0) {
             ssize_t k = write(fd, line, n);
@@ -780,23 +930,27 @@ static void rec_summary(void)
             return;
         }
     }
-    if (!W.dumps)
-        gmp_log_info("no out-of-memory in this run: the flight recorder wrote nothing (it held at most %s of "
-                     "its %s cap)", peak, cap);
-    else
-        gmp_log_info("the flight recorder wrote %llu dump%s (the first: %s); it held at most %s of its %s cap",
-                     (unsigned long long)W.dumps, W.dumps == 1 ? "" : "s", W.dump_path, peak, cap);
+    rec_say();
 }
 
-/* The end in recorder mode: a dump if asked and none was written, then
- * nothing more (no file was made unless there was a dump). */
-static void rec_finish(void)
+/* The recorder's end: a dump if asked and none was written, then its
+ * writers closed. */
+static void rec_end(void)
 {
     if (gmp_g.cfg.oom_at_exit && W.dumps == 0)
         rec_dump_now(GMT_OOM_EXIT);
     gmt_writer_close(W.mem_w);
     gmt_writer_close(W.base_w);
-    W.w = W.mem_w = W.base_w = NULL;
+    if (W.w == W.mem_w)
+        W.w = NULL;
+    W.mem_w = W.base_w = NULL;
+}
+
+/* The end of the recorder alone: nothing more (no file was made unless
+ * there was a dump). */
+static void rec_finish(void)
+{
+    rec_end();
     if (!atomic_load(&gmp_g.ctx_seen) && !atomic_load(&gmp_g.forked) && W.dumps == 0) {
         write_summary_noctx();
         return;
@@ -818,10 +972,12 @@ static void finalize(int reason)
      * hands over from now on is counted as it arrives (buf_completed). */
     discard_buffers();
     gmp_asm_finish(W.as, reason);
-    if (W.rec) {
+    if (W.rec && !W.trace) {
         rec_finish();
         return;
     }
+    if (W.rec)
+        rec_end(); /* beside the trace: its dump at the end first, then the trace's end */
     gmt_record r;
     memset(&r, 0, sizeof r.type + sizeof r.u.trailer + 16);
     r.type = GMT_REC_TRAILER;
@@ -845,7 +1001,7 @@ static void finalize(int reason)
         gmp_launch_log_misses();
     int ok = gmt_writer_close(W.w) == GMT_OK && !W.io_error;
     W.w = NULL;
-    if (!atomic_load(&gmp_g.ctx_seen) && !atomic_load(&gmp_g.forked)) {
+    if (!atomic_load(&gmp_g.ctx_seen) && !atomic_load(&gmp_g.forked) && !W.dumps) {
         /* cuInit without a context (a launcher's agent, a device query):
          * nothing was recorded, and a file here would only be clutter, or
          * worse, take a name another process means to use. */
@@ -907,8 +1063,8 @@ static void *writer_main(void *arg)
     pthread_sigmask(SIG_BLOCK, &all, NULL); /* signals are the program's, not ours */
     gmp_t.internal = 1;
     W.last_frame_ns = W.last_flush_ns = mono_ns();
-    if (!W.rec)
-        put_header(); /* (a recorder's dumps each have their own) */
+    if (W.trace)
+        put_header(&gmp_g.cfg); /* (a recorder's dumps each have their own) */
     for (;;) {
         int req = atomic_load(&W.finish_req);
         int sig = atomic_load(&W.finish_sig);
@@ -948,7 +1104,7 @@ static void *writer_main(void *arg)
 
 int gmp_wt_start(gmt_writer *w, char *err, size_t cap)
 {
-    W.w = w;
+    W.w = W.trace = w;
     W.strtab = gmt_strtab_create();
     W.as = gmp_asm_create(&writer_io, &gmp_g.corr, (size_t)gmp_g.cfg.host_buffer_mb << 20);
     const char *gap = getenv("GMEMPROF_TEST_ROUND_GAP_US");
@@ -957,7 +1113,7 @@ int gmp_wt_start(gmt_writer *w, char *err, size_t cap)
         snprintf(err, cap, "out of memory for the trace writer");
         return -1;
     }
-    if (!w && rec_start(err, cap) != 0)
+    if (gmp_g.cfg.on_oom && rec_start(err, cap) != 0)
         return -1;
     atomic_store(&W.running, 1);
     gmp_bufq_accept(1);

@@ -362,17 +362,16 @@ static void model_load(const env *e, expect *x)
         c->cupti_buffer_kb = most;
         x->problems++;
     }
-    /* the flight recorder: the whole run only, and kernels only when asked */
+    /* the flight recorder: alone (the whole run) or beside any schedule of
+     * windows; kernels only when asked. Alone, nothing collects them
+     * unasked; beside windows, the trace keeps its own kernel setting. */
     c->on_oom = c->on_oom || c->schedule.on_oom;
-    if (c->on_oom && c->schedule.kind != GMP_SCHED_WHOLE) {
-        memset(&c->schedule, 0, sizeof c->schedule);
-        c->schedule.kind = GMP_SCHED_WHOLE;
-        x->problems++;
-    }
     c->schedule.on_oom = c->on_oom;
     const char *km = env_lookup(e, "GMEMPROF_KERNELS");
-    if (c->on_oom && (!km || !km[0]))
+    int asked = km && km[0];
+    if (c->on_oom && !asked && c->schedule.kind == GMP_SCHED_WHOLE)
         c->kernels = GMP_KERNELS_NONE;
+    c->oom_kernels = c->on_oom && asked && c->kernels != GMP_KERNELS_NONE;
 }
 
 /* ---- checks ----------------------------------------------------------------- */
@@ -471,6 +470,10 @@ static void check_config(const gmp_config *got, const expect *x, const gmp_diag 
     FZ_CHECK(got->device_buffer_kb == w->device_buffer_kb, "device_buffer_kb %llu, expected %llu",
              (unsigned long long)got->device_buffer_kb, (unsigned long long)w->device_buffer_kb);
     FZ_CHECK(got->kernels == w->kernels, "kernels %d, expected %d", got->kernels, w->kernels);
+    FZ_CHECK(got->oom_kernels == w->oom_kernels, "oom_kernels %d, expected %d", got->oom_kernels, w->oom_kernels);
+    FZ_CHECK(gmp_config_oom_beside(got) == (w->on_oom && w->schedule.kind != GMP_SCHED_WHOLE),
+             "oom beside %d with on_oom %d and schedule kind %d", gmp_config_oom_beside(got), w->on_oom,
+             w->schedule.kind);
     FZ_CHECK(got->zstd_level == w->zstd_level, "zstd_level %d, expected %d", got->zstd_level, w->zstd_level);
     FZ_CHECK(got->log == w->log, "log %d, expected %d", (int)got->log, (int)w->log);
     /* Invariants whatever the model says. */

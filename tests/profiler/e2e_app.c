@@ -999,9 +999,12 @@ static uint32_t cuda_malloc_oom(uint64_t bytes)
 #define OOM_ACT 0x10000000ull   /* step s's activations: s MiB at OOM_ACT + s * 64 MiB, freed in the step */
 
 /* One training step s (s >= 1): activations and a leak; in step `fail` the
- * activations stay and a 64 MiB request inside the range "forward" fails. */
+ * activations stay and a 64 MiB request inside the range "forward" fails.
+ * E2E_OOM_KERNEL set: first a kernel launch. */
 static void oom_step(uint64_t s, uint64_t fail)
 {
+    if (getenv("E2E_OOM_KERNEL")) /* a kernel per step, its grid's x the step */
+        launch_full("oom_k", (unsigned)s, 32, NULL, 0);
     cuda_malloc(OOM_ACT + s * 64 * MIB, s * MIB);
     cuda_malloc(OOM_LEAK + s * MIB, 256 * 1024);
     if (s == fail) {
@@ -1025,8 +1028,11 @@ static int sc_oom(void)
     fact("tid", gettid_());
     cuda_malloc(OOM_W, 4 * MIB);
     const char *sig = getenv("E2E_OOM_SIGNAL_AT"); /* SIGUSR2 in that step: a dump on demand */
+    int capture = getenv("E2E_OOM_CAPTURE") != NULL; /* steps 1 and 2 in a capture range */
     for (uint64_t s = 1; s <= n; s++) {
         gmemprof_step();
+        if (capture && (s == 1 || s == 3))
+            profiler_api(s == 1 ? RT(cudaProfilerStart_v4000) : RT(cudaProfilerStop_v4000));
         if (sig && strtoull(sig, NULL, 10) == s) {
             raise(SIGUSR2);
             sleep_ms(100);
@@ -1037,6 +1043,31 @@ static int sc_oom(void)
             cuda_free(OOM_ACT + s * 64 * MIB, s * MIB);
         }
     }
+    sleep_ms(50);
+    return 0;
+}
+
+/* A program without steps: the weights, then for 2.5 s a 1 MiB cudaMalloc
+ * and its cudaFree every 2 ms (the iterations are fact "iters"), then a
+ * 64 MiB request that fails. */
+static int sc_oom_nosteps(void)
+{
+    fake_cuda_set_meminfo(0, 3 * MIB, 80 * GIB_);
+    cuda_malloc(OOM_W, 4 * MIB);
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    uint64_t n = 0;
+    for (;;) {
+        cuda_malloc(OOM_ACT, MIB);
+        cuda_free(OOM_ACT, MIB);
+        n++;
+        sleep_ms(2);
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        if ((t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000 >= 2500)
+            break;
+    }
+    fact("iters", n);
+    cuda_malloc_oom(64 * MIB);
     sleep_ms(50);
     return 0;
 }
@@ -1434,6 +1465,8 @@ int main(int argc, char **argv)
         rc = sc_torch();
     else if (strcmp(sc, "oom_ranks") == 0)
         rc = sc_oom_ranks(argv[0]);
+    else if (strcmp(sc, "oom_nosteps") == 0)
+        rc = sc_oom_nosteps();
     else if (strncmp(sc, "oom", 3) == 0)
         rc = sc_oom();
     else {

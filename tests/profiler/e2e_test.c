@@ -2949,6 +2949,36 @@ static void t_oom_none(void)
 
 /* The bridge's OOM is the failure: the allocator's cudaMalloc that failed
  * first (and that it could still have recovered from) writes nothing. */
+/* The dump of sc_torch_oom: the framework's failure in step 2, the
+ * allocator's numbers, the live set with its blocks. */
+static void check_torch_oom_dump(const trace *t)
+{
+    check_complete(t);
+    CHECK_EQ_U64(count(t, GMT_REC_OOM), 1);
+    const rec *o = nth(t, GMT_REC_OOM, 0);
+    if (o) {
+        const gmt_oom *f = &o->u.oom;
+        CHECK_EQ_U64(f->cause, GMT_OOM_FRAMEWORK);
+        CHECK_EQ_U64(f->bytes, 64 * MIB);
+        CHECK_EQ_U64(f->driver_free, 2 * MIB);
+        CHECK_EQ_U64(f->driver_total, 80 * GIB);
+        CHECK_EQ_U64(f->flags, GMT_OOMF_DRIVER | GMT_OOMF_FRAMEWORK);
+        CHECK_STR(S(t, f->api), "cuMemAlloc_v2");
+        CHECK_STR(S(t, f->op), "aten::mm");
+        CHECK_EQ_U64(f->step, 2);
+        CHECK_EQ_U64(f->tid, F("tid"));
+        /* the seeded blocks (1 MiB + 512 KiB), 4 MiB and 8 MiB; two 20 MiB segments */
+        CHECK_EQ_U64(f->fw_allocated, 13 * MIB + 512 * KIB);
+        CHECK_EQ_U64(f->fw_reserved, 40 * MIB);
+        CHECK_EQ_U64(f->live_count, 2 + 4);
+        CHECK_EQ_U64(f->live_bytes, 40 * MIB);
+        size_t fw = 0;
+        for (size_t i = 0; i < t->n; i++)
+            fw += t->r[i].type == GMT_REC_LIVE && t->r[i].u.live.source == GMT_SRC_FRAMEWORK;
+        CHECK_EQ_U64(fw, 4);
+    }
+}
+
 static void t_torch_oom(void)
 {
     char be[1300], ce[1300];
@@ -2962,30 +2992,32 @@ static void t_torch_oom(void)
     CHECK(!has_fact("bridge_off"));
     CHECK_EQ_U64(count_files(r.dir), 1);
     trace t = load_trace_of(&r);
+    check_torch_oom_dump(&t);
+    trace_free(&t);
+
+    /* Beside a schedule whose window is step 0 (the allocator's blocks of
+     * steps 1 and 2 are outside it): the same dump, beside the trace; the
+     * trace has its window and the failure's record. */
+    const char *env2[] = {be, ce, "GMEMPROF_SCHEDULE=on-oom,wait=0,warmup=0,active=1", "GMEMPROF_KERNELS=", NULL};
+    run_app("torch_oom", env2, &r);
+    CHECK(exited(&r, 0));
+    CHECK(!has_fact("bridge_off"));
+    CHECK_EQ_U64(count_files(r.dir), 2);
+    char d[1300];
+    snprintf(d, sizeof d, "%s/trace-%d.oom.zst", r.dir, (int)r.pid);
+    CHECK(trace_load(d, &t) == 0, "%s", d);
+    check_torch_oom_dump(&t);
+    /* at least the scenario's own: the segment, the 4 and 8 MiB blocks, the OOM (the bridge's seeding adds its own) */
+    CHECK(count(&t, GMT_REC_BLOCK) >= 4, "%zu blocks in the dump", count(&t, GMT_REC_BLOCK));
+    trace_free(&t);
+    t = load_trace_of(&r);
     check_complete(&t);
-    CHECK_EQ_U64(count(&t, GMT_REC_OOM), 1);
+    CHECK_EQ_U64(count(&t, GMT_REC_WINDOW_BEGIN), 1);
     const rec *o = nth(&t, GMT_REC_OOM, 0);
-    if (o) {
-        const gmt_oom *f = &o->u.oom;
-        CHECK_EQ_U64(f->cause, GMT_OOM_FRAMEWORK);
-        CHECK_EQ_U64(f->bytes, 64 * MIB);
-        CHECK_EQ_U64(f->driver_free, 2 * MIB);
-        CHECK_EQ_U64(f->driver_total, 80 * GIB);
-        CHECK_EQ_U64(f->flags, GMT_OOMF_DRIVER | GMT_OOMF_FRAMEWORK);
-        CHECK_STR(S(&t, f->api), "cuMemAlloc_v2");
-        CHECK_STR(S(&t, f->op), "aten::mm");
-        CHECK_EQ_U64(f->step, 2);
-        CHECK_EQ_U64(f->tid, F("tid"));
-        /* the seeded blocks (1 MiB + 512 KiB), 4 MiB and 8 MiB; two 20 MiB segments */
-        CHECK_EQ_U64(f->fw_allocated, 13 * MIB + 512 * KIB);
-        CHECK_EQ_U64(f->fw_reserved, 40 * MIB);
-        CHECK_EQ_U64(f->live_count, 2 + 4);
-        CHECK_EQ_U64(f->live_bytes, 40 * MIB);
-        size_t fw = 0;
-        for (size_t i = 0; i < t.n; i++)
-            fw += t.r[i].type == GMT_REC_LIVE && t.r[i].u.live.source == GMT_SRC_FRAMEWORK;
-        CHECK_EQ_U64(fw, 4);
-    }
+    CHECK(o && o->u.oom.cause == GMT_OOM_FRAMEWORK && o->u.oom.step == 2 && o->u.oom.live_count == 0);
+    for (size_t i = 0; i < t.n; i++)
+        if (t.r[i].type == GMT_REC_BLOCK && !(t.r[i].u.block.flags & GMT_BLKF_BASELINE))
+            CHECK(t.r[i].u.block.step == 0, "a block of step %" PRIu64 " in the trace", t.r[i].u.block.step);
     trace_free(&t);
 }
 
@@ -3060,6 +3092,379 @@ static void t_oom_launcher(void)
     CHECK_EQ_U64(count_lines(r.err, "gmemprof: "), 1);
 }
 
+/* A program without steps keeps the last GMEMPROF_OOM_SECONDS (here 1 of
+ * its 2.5 s), in chunks begun every 256 records once a quarter of that has
+ * passed (about 0.3 s here): the dump holds from 1 s to about 1.6 s of the
+ * iterations, 40% to 65% of them; bounds of 25% and 85% leave room for a
+ * slow machine. Without the time rule it would hold them all. */
+static void t_oom_nosteps(void)
+{
+    run r;
+    const char *env[] = {"GMEMPROF_SCHEDULE=on-oom", "GMEMPROF_OOM_SECONDS=1", "GMEMPROF_KERNELS=", NULL};
+    run_app("oom_nosteps", env, &r);
+    CHECK(exited(&r, 0));
+    char p[1300];
+    trace_path(&r, r.pid, p, sizeof p);
+    trace t;
+    CHECK(trace_load(p, &t) == 0, "%s", p);
+    check_complete(&t);
+    check_windows(&t);
+    uint64_t n = F("iters"), nalloc = 0;
+    for (size_t i = 0; i < t.n; i++)
+        nalloc += t.r[i].type == GMT_REC_ALLOC && !(t.r[i].u.mem.flags & GMT_MEMF_BASELINE);
+    CHECK(n > 100 && nalloc * 100 > n * 25 && nalloc * 100 < n * 85, "%" PRIu64 " of %" PRIu64 " iterations",
+          nalloc, n);
+    const rec *wb = nth(&t, GMT_REC_WINDOW_BEGIN, 0);
+    CHECK(wb && wb->u.wb.baseline_count >= 1 && wb->u.wb.baseline_bytes >= 4 * MIB); /* the weights */
+    const rec *o = nth(&t, GMT_REC_OOM, 0);
+    CHECK(o && o->u.oom.step == 0 && o->u.oom.live_count == 1);
+    trace_free(&t);
+}
+
+/* ---- the flight recorder beside a schedule of windows (scenario sc_oom) ---------- */
+
+#define OOM_SCHED "GMEMPROF_SCHEDULE=on-oom,wait=1,warmup=0,active=2"
+
+/* The trace of sc_oom under wait=1,warmup=0,active=2: step 0 waits, steps 1
+ * and 2 are window 0, steps 3.. are after it; exactly what it is without
+ * the recorder. `failed`: step 5 failed (its activations were not freed). */
+static void check_sched_trace(const char *path, int failed)
+{
+    trace t;
+    CHECK(trace_load(path, &t) == 0, "cannot read %s", path);
+    check_complete(&t);
+    check_windows(&t);
+    CHECK_EQ_U64(count(&t, GMT_REC_WINDOW_BEGIN), 1);
+    CHECK_EQ_U64(count(&t, GMT_REC_WINDOW_END), 1);
+    /* the baseline at step 1: the weights, made in step 0 */
+    const rec *wb = nth(&t, GMT_REC_WINDOW_BEGIN, 0);
+    CHECK(wb && wb->u.wb.window == 0 && wb->u.wb.step == 1);
+    CHECK(wb && wb->u.wb.baseline_count == 1 && wb->u.wb.baseline_bytes == 4 * MIB);
+    const rec *we = nth(&t, GMT_REC_WINDOW_END, 0);
+    CHECK(we && we->u.we.window == 0 && we->u.we.step == 2 && we->u.we.reason == GMT_WEND_SCHEDULE);
+    /* a STEP at each transition: steps 0..5 */
+    CHECK_EQ_U64(count(&t, GMT_REC_STEP), 6);
+    /* in the window: steps 1 and 2, each an activation and a leak, the
+     * activation freed; nothing of another step */
+    size_t nalloc = 0, nfree = 0, at_wb = wb ? index_of(&t, wb) : 0, at_we = we ? index_of(&t, we) : 0;
+    for (size_t i = 0; i < t.n; i++) {
+        const rec *x = &t.r[i];
+        if ((x->type != GMT_REC_ALLOC && x->type != GMT_REC_FREE) || (x->u.mem.flags & GMT_MEMF_BASELINE))
+            continue;
+        nalloc += x->type == GMT_REC_ALLOC;
+        nfree += x->type == GMT_REC_FREE;
+        CHECK(x->u.mem.step == 1 || x->u.mem.step == 2, "record %zu of step %" PRIu64, i, x->u.mem.step);
+        CHECK(i > at_wb && i < at_we, "record %zu outside the window's bracket", i);
+    }
+    CHECK_EQ_U64(nalloc, 4);
+    CHECK_EQ_U64(nfree, 2);
+    /* the failure where it happened, its live set left to the trace's records */
+    CHECK_EQ_U64(count(&t, GMT_REC_OOM), failed ? 1 : 0);
+    CHECK_EQ_U64(count(&t, GMT_REC_LIVE), 0);
+    const rec *o = nth(&t, GMT_REC_OOM, 0);
+    if (failed && o) {
+        CHECK_EQ_U64(o->u.oom.step, 5);
+        CHECK_EQ_U64(o->u.oom.bytes, 64 * MIB);
+        CHECK_EQ_U64(o->u.oom.live_count, 0);
+        CHECK_EQ_U64(o->u.oom.dump, 0);
+        CHECK_STR(S(&t, o->u.oom.op), "forward");
+    }
+    /* outside the windows: step 0's weights, steps 3 and 4 (2 ALLOC + 1
+     * FREE each), step 5 (2 ALLOC, and its FREE unless it failed) */
+    const rec *st = last(&t, GMT_REC_STATS);
+    CHECK(st && st->u.stats.outside_window == (failed ? 9u : 10u), "outside %" PRIu64,
+          st ? st->u.stats.outside_window : 0);
+    trace_free(&t);
+}
+
+/* The failure in step 5 with a schedule of windows: the trace holds its
+ * window (steps 1 and 2), the dump beside it (NAME.oom.zst) steps 3..5, the
+ * failure and the live set, as the recorder alone writes them. */
+static void t_oom_sched(void)
+{
+    run r;
+    const char *env[] = {OOM_SCHED, "GMEMPROF_OOM_STEPS=2", "GMEMPROF_KERNELS=", "GMEMPROF_OOM_MAX_MB=8", NULL};
+    run_app("oom_sched", env, &r);
+    CHECK(exited(&r, 0));
+    CHECK_STR(r.out, "");
+    char p[1300], d[1300];
+    trace_path(&r, r.pid, p, sizeof p);
+    check_sched_trace(p, 1);
+    snprintf(d, sizeof d, "%s/trace-%d.oom.zst", r.dir, (int)r.pid);
+    check_oom_dump(d, 3, 5, 1);
+    trace t;
+    CHECK(trace_load(d, &t) == 0);
+    const rec *st = last(&t, GMT_REC_STATS);
+    CHECK(st && st->u.stats.outside_window == 0, "a dump records everything: outside %" PRIu64,
+          st ? st->u.stats.outside_window : 0);
+    trace_free(&t);
+    CHECK_EQ_U64(count_files(r.dir), 2);
+    char want[1500];
+    snprintf(want, sizeof want, "64.0 MiB asked, 3.0 MiB free; the last steps are in %s (", d);
+    CHECK_HAS(r.err, want);
+    snprintf(want, sizeof want, "gmemprof: wrote %s (", p);
+    CHECK_HAS(r.err, want);
+    CHECK_HAS(r.err, ", 1 window, 5 steps by api, ");
+    snprintf(want, sizeof want, "gmemprof: the flight recorder wrote 1 dump (the first: %s)", d);
+    CHECK_HAS(r.err, want);
+    /* the trace's report of the failure points at the dump */
+    char *rep = analyze(&r, "", 0);
+    static const char head[] = "Out of memory: the CUDA call cuMemAlloc_v2 failed (CUresult 2)\n";
+    CHECK(rep && strncmp(rep, head, sizeof head - 1) == 0, "%s", rep ? rep : "");
+    CHECK_HAS(rep ? rep : "", "  note: the failure came outside the trace's windows: ");
+    free(rep);
+    /* the analyzer reads the dump as one of the recorder alone */
+    char cmd[3200];
+    snprintf(cmd, sizeof cmd, "'%s' '%s'", g_analyze, d);
+    FILE *f = popen(cmd, "r");
+    char line[512] = "";
+    CHECK(f && fgets(line, sizeof line, f));
+    CHECK_HAS(line, "Out of memory, dump 1: the CUDA call cuMemAlloc_v2 failed (CUresult 2)");
+    if (f)
+        pclose(f);
+}
+
+/* Two failures (steps 3 and 6, the program recovering from the first):
+ * two dumps beside the trace, NAME.oom.zst and NAME.oom.2.zst, and two OOM
+ * records in the trace, both after its window (steps 1 and 2). */
+static void t_oom_sched_again(void)
+{
+    run r;
+    const char *env[] = {OOM_SCHED,          "GMEMPROF_OOM_STEPS=2", "GMEMPROF_KERNELS=", "GMEMPROF_OOM_DUMPS=2",
+                         "E2E_OOM_STEPS=7", "E2E_OOM_FAIL=3",       "E2E_OOM_AGAIN=6",   NULL};
+    run_app("oom_sched_again", env, &r);
+    CHECK(exited(&r, 0));
+    char p[1300];
+    snprintf(p, sizeof p, "%s/trace-%d.oom.zst", r.dir, (int)r.pid);
+    check_oom_dump(p, 1, 3, 1);
+    trace t;
+    snprintf(p, sizeof p, "%s/trace-%d.oom.2.zst", r.dir, (int)r.pid);
+    CHECK(trace_load(p, &t) == 0, "no second dump %s", p);
+    check_complete(&t);
+    const rec *o = nth(&t, GMT_REC_OOM, 0);
+    CHECK(o && o->u.oom.dump == 2 && o->u.oom.step == 6 && o->u.oom.first_step == 4);
+    CHECK(o && o->u.oom.live_count == 8, "live %" PRIu64, o ? o->u.oom.live_count : 0);
+    trace_free(&t);
+    trace_path(&r, r.pid, p, sizeof p);
+    CHECK(trace_load(p, &t) == 0, "%s", p);
+    check_complete(&t);
+    CHECK_EQ_U64(count(&t, GMT_REC_WINDOW_BEGIN), 1);
+    CHECK_EQ_U64(count(&t, GMT_REC_OOM), 2);
+    const rec *o1 = nth(&t, GMT_REC_OOM, 0), *o2 = nth(&t, GMT_REC_OOM, 1);
+    CHECK(o1 && o2 && o1->u.oom.step == 3 && o2->u.oom.step == 6 && o1->u.oom.dump == 0 && o2->u.oom.dump == 0);
+    trace_free(&t);
+    CHECK_EQ_U64(count_files(r.dir), 3);
+}
+
+/* The KERNEL records of a file, each checked to be of a step in [lo, hi]
+ * and, made in launch mode, with its grid's x equal to its step (sc_oom's
+ * E2E_OOM_KERNEL; the fake's CUPTI records have a grid of their own). */
+static size_t kernels_in(const char *path, uint64_t lo, uint64_t hi)
+{
+    trace t;
+    CHECK(trace_load(path, &t) == 0, "cannot read %s", path);
+    size_t n = 0;
+    for (size_t i = 0; i < t.n; i++) {
+        const gmt_kernel *k = &t.r[i].u.kernel;
+        if (t.r[i].type != GMT_REC_KERNEL)
+            continue;
+        n++;
+        CHECK(k->step >= lo && k->step <= hi && (!(k->flags & GMT_KERNF_LAUNCH) || k->grid[0] == k->step),
+              "%s: a kernel of step %" PRIu64 " (grid %" PRIu64 ")", path, k->step, k->grid[0]);
+    }
+    trace_free(&t);
+    return n;
+}
+
+/* Kernels, one per step: the trace holds those of its window (steps 1 and
+ * 2) in every case; the dump (steps 3..5) holds its three only when
+ * GMEMPROF_KERNELS is given, which keeps them collected outside the
+ * windows too (gpu: CUPTI's records, which the fake drops while kernel
+ * activity is off; launch: the launch callbacks). */
+static void t_oom_sched_kernels(void)
+{
+    static const struct {
+        const char *kernels;
+        size_t in_dump;
+        int launch;
+    } c[] = {{"GMEMPROF_KERNELS=", 0, 1}, {"GMEMPROF_KERNELS=gpu", 3, 0}, {"GMEMPROF_KERNELS=launch", 3, 1}};
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+        tc_context("%s", c[i].kernels);
+        run r;
+        const char *env[] = {OOM_SCHED, "GMEMPROF_OOM_STEPS=2", c[i].kernels, "E2E_OOM_KERNEL=1", NULL};
+        run_app("oom_sched_kernels", env, &r);
+        CHECK(exited(&r, 0));
+        char p[1300], d[1300];
+        trace_path(&r, r.pid, p, sizeof p);
+        snprintf(d, sizeof d, "%s/trace-%d.oom.zst", r.dir, (int)r.pid);
+        CHECK_EQ_U64(kernels_in(p, 1, 2), 2);
+        CHECK_EQ_U64(kernels_in(d, 3, 5), c[i].in_dump);
+        trace t;
+        CHECK(trace_load(p, &t) == 0);
+        const rec *k = nth(&t, GMT_REC_KERNEL, 0);
+        CHECK(k && !!(k->u.kernel.flags & GMT_KERNF_LAUNCH) == c[i].launch);
+        trace_free(&t);
+    }
+    tc_context(NULL);
+}
+
+/* A capture schedule: cudaProfilerStart in step 1, Stop in step 3, so
+ * window 0 holds steps 1 and 2. Its start and stop are transitions within
+ * a step (STEP records of steps 1 and 3 again, source capture): the trace
+ * has 8 STEP records, the ring begins chunks at steps only, and the dump is
+ * the one the recorder alone writes (steps 3..5, each STEP once). */
+static void t_oom_sched_capture(void)
+{
+    run r;
+    const char *env[] = {"GMEMPROF_SCHEDULE=on-oom,capture", "GMEMPROF_OOM_STEPS=2", "GMEMPROF_KERNELS=",
+                         "E2E_OOM_CAPTURE=1", NULL};
+    run_app("oom_sched_capture", env, &r);
+    CHECK(exited(&r, 0));
+    char p[1300];
+    snprintf(p, sizeof p, "%s/trace-%d.oom.zst", r.dir, (int)r.pid);
+    check_oom_dump(p, 3, 5, 1);
+    trace t;
+    trace_path(&r, r.pid, p, sizeof p);
+    CHECK(trace_load(p, &t) == 0, "%s", p);
+    check_complete(&t);
+    check_windows(&t);
+    CHECK_EQ_U64(count(&t, GMT_REC_WINDOW_BEGIN), 1);
+    CHECK_EQ_U64(count(&t, GMT_REC_STEP), 8);
+    const rec *wb = nth(&t, GMT_REC_WINDOW_BEGIN, 0);
+    CHECK(wb && wb->u.wb.step == 1 && wb->u.wb.baseline_count == 1 && wb->u.wb.baseline_bytes == 4 * MIB);
+    size_t nalloc = 0;
+    for (size_t i = 0; i < t.n; i++)
+        if (t.r[i].type == GMT_REC_ALLOC && !(t.r[i].u.mem.flags & GMT_MEMF_BASELINE)) {
+            nalloc++;
+            CHECK(t.r[i].u.mem.step == 1 || t.r[i].u.mem.step == 2);
+        }
+    CHECK_EQ_U64(nalloc, 4);
+    CHECK_EQ_U64(count(&t, GMT_REC_OOM), 1);
+    const rec *st = last(&t, GMT_REC_STATS);
+    CHECK(st && st->u.stats.outside_window == 9, "outside %" PRIu64, st ? st->u.stats.outside_window : 0);
+    trace_free(&t);
+    CHECK_EQ_U64(count_files(r.dir), 2);
+}
+
+/* Dumps no failure asked for, beside a trace: SIGUSR2 in step 2, and the
+ * end (GMEMPROF_OOM_AT_EXIT=1). The trace is the one of a run without
+ * failure, and holds no OOM record: a dump on demand is not a failure. */
+static void t_oom_sched_signal(void)
+{
+    run r;
+    const char *env[] = {OOM_SCHED, "GMEMPROF_KERNELS=", "GMEMPROF_OOM_SIGNAL=1", "E2E_OOM_FAIL=99",
+                         "E2E_OOM_SIGNAL_AT=2", NULL};
+    run_app("oom_sched_signal", env, &r);
+    CHECK(exited(&r, 0));
+    CHECK_EQ_U64(count_files(r.dir), 2);
+    char p[1300], d[1300];
+    trace_path(&r, r.pid, p, sizeof p);
+    check_sched_trace(p, 0);
+    snprintf(d, sizeof d, "%s/trace-%d.oom.zst", r.dir, (int)r.pid);
+    trace t;
+    CHECK(trace_load(d, &t) == 0, "%s", d);
+    check_complete(&t);
+    const rec *o = nth(&t, GMT_REC_OOM, 0);
+    CHECK(o && o->u.oom.cause == GMT_OOM_SIGNAL && o->u.oom.step == 2 && o->u.oom.bytes == 0);
+    /* at the signal: the weights and step 1's leak */
+    CHECK(o && o->u.oom.live_count == 2, "live %" PRIu64, o ? o->u.oom.live_count : 0);
+    trace_free(&t);
+
+    const char *env2[] = {OOM_SCHED, "GMEMPROF_KERNELS=", "GMEMPROF_OOM_AT_EXIT=1", "E2E_OOM_FAIL=99", NULL};
+    run_app("oom_sched_exit", env2, &r);
+    CHECK(exited(&r, 0));
+    CHECK_EQ_U64(count_files(r.dir), 2);
+    trace_path(&r, r.pid, p, sizeof p);
+    check_sched_trace(p, 0);
+    snprintf(d, sizeof d, "%s/trace-%d.oom.zst", r.dir, (int)r.pid);
+    CHECK(trace_load(d, &t) == 0, "%s", d);
+    check_complete(&t);
+    o = nth(&t, GMT_REC_OOM, 0);
+    /* at the end: the weights and the 5 leaks; the ring: steps 2..5 (GMEMPROF_OOM_STEPS 3) */
+    CHECK(o && o->u.oom.cause == GMT_OOM_EXIT && o->u.oom.step == 5 && o->u.oom.live_count == 6 &&
+              o->u.oom.first_step == 2,
+          "cause %" PRIu64 " step %" PRIu64 " live %" PRIu64, o ? o->u.oom.cause : 0, o ? o->u.oom.step : 0,
+          o ? o->u.oom.live_count : 0);
+    trace_free(&t);
+}
+
+/* No failure: the trace alone, and a line saying the recorder wrote no dump. */
+static void t_oom_sched_none(void)
+{
+    run r;
+    const char *env[] = {OOM_SCHED, "GMEMPROF_KERNELS=", "E2E_OOM_FAIL=99", NULL};
+    run_app("oom_sched_none", env, &r);
+    CHECK(exited(&r, 0));
+    char p[1300];
+    trace_path(&r, r.pid, p, sizeof p);
+    check_sched_trace(p, 0);
+    CHECK_EQ_U64(count_files(r.dir), 1);
+    char want[1500];
+    snprintf(want, sizeof want, "gmemprof: wrote %s (", p);
+    CHECK_HAS(r.err, want);
+    CHECK_HAS(r.err, "gmemprof: no out-of-memory in this run: the flight recorder wrote no dump (it held at most");
+    CHECK(!strstr(r.err, "error"), "%s", r.err);
+}
+
+/* The launcher: --on-oom with --schedule, two ranks, rank 1 fails: a trace
+ * per rank, the dump beside rank 1's, and the summary names each file. */
+static void t_oom_sched_launcher(void)
+{
+    char out[1400], dir[1300], p[1400];
+    snprintf(dir, sizeof dir, "%s/oom_sched_launcher_out", g_work);
+    mkdir(dir, 0755);
+    rm_tree(dir);
+    snprintf(out, sizeof out, "%s/t-%%r.zst", dir);
+    char *argv[] = {(char *)g_launcher, "--on-oom", "--schedule", "wait=1,warmup=0,active=2", "-o", out, "--",
+                    (char *)g_app, "oom_ranks", NULL};
+    const char *env[] = {"GMEMPROF_KERNELS=", NULL};
+    run r;
+    run_prog("oom_sched_launcher", argv, env, &r);
+    CHECK(exited(&r, 0));
+    CHECK_STR(r.out, "");
+    CHECK_HAS(r.err, "gmemprof: 2 traces, one per profiled process");
+    CHECK_HAS(r.err, "t-0.zst (");
+    CHECK_HAS(r.err, "t-1.zst (");
+    CHECK_HAS(r.err, "gmemprof: rank 1 ran out of memory: the steps before it are in ");
+    CHECK_HAS(r.err, "t-1.oom.zst (");
+    CHECK_HAS(r.err, "next: gmem-analyze ");
+    CHECK_HAS(r.err, "gmemprof: 1 other process had no out-of-memory: no dump for it\n");
+    for (int k = 0; k < 2; k++) {
+        snprintf(p, sizeof p, "%s/t-%d.zst", dir, k);
+        check_sched_trace(p, k == 1);
+    }
+    /* the dump: GMEMPROF_OOM_STEPS 3 by default, so steps 2..5; live: the
+     * weights, the leaks of steps 1..5, step 5's activations */
+    snprintf(p, sizeof p, "%s/t-1.oom.zst", dir);
+    trace t;
+    CHECK(trace_load(p, &t) == 0, "%s", p);
+    check_complete(&t);
+    CHECK(t.n > 0 && t.r[0].u.hdr.rank == 1);
+    const rec *o = nth(&t, GMT_REC_OOM, 0);
+    CHECK(o && o->u.oom.step == 5 && o->u.oom.first_step == 2 && o->u.oom.dump == 1);
+    CHECK(o && o->u.oom.live_count == 7, "live %" PRIu64, o ? o->u.oom.live_count : 0);
+    CHECK_EQ_U64(count(&t, GMT_REC_STEP), 4);
+    trace_free(&t);
+    snprintf(p, sizeof p, "%s/t-0.oom.zst", dir);
+    CHECK(!file_exists(p), "%s", p);
+    /* one process, no failure: its trace, and no dump */
+    snprintf(out, sizeof out, "%s/t.zst", dir);
+    char *argv2[] = {(char *)g_launcher, "--on-oom", "--schedule", "wait=1,warmup=0,active=2", "-o", out, "--",
+                     (char *)g_app, "oom", NULL};
+    const char *env2[] = {"GMEMPROF_KERNELS=", "E2E_OOM_FAIL=99", NULL};
+    rm_tree(dir);
+    run_prog("oom_sched_launcher", argv2, env2, &r);
+    CHECK(exited(&r, 0));
+    CHECK_HAS(r.err, "gmemprof: trace ");
+    CHECK_HAS(r.err, "/t.zst (");
+    snprintf(p, sizeof p, "%s/t.zst", dir);
+    check_sched_trace(p, 0);
+    snprintf(p, sizeof p, "%s/t.oom.zst", dir);
+    CHECK(!file_exists(p), "%s", p);
+    CHECK_HAS(r.err, "gmemprof: no out-of-memory in this run: the flight recorder wrote no dump (it held at most ");
+    CHECK_EQ_U64(count_lines(r.err, "gmemprof: "), 2);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 7) {
@@ -3095,6 +3500,10 @@ int main(int argc, char **argv)
         {"summaryfile", t_summaryfile}, {"accounting", t_accounting},
         {"oom", t_oom},           {"oom_again", t_oom_again}, {"oom_none", t_oom_none},
         {"torch_oom", t_torch_oom}, {"oom_signal", t_oom_signal}, {"oom_launcher", t_oom_launcher},
+        {"oom_nosteps", t_oom_nosteps}, {"oom_sched", t_oom_sched}, {"oom_sched_none", t_oom_sched_none}, {"oom_sched_again", t_oom_sched_again},
+        {"oom_sched_kernels", t_oom_sched_kernels}, {"oom_sched_capture", t_oom_sched_capture},
+        {"oom_sched_signal", t_oom_sched_signal},
+        {"oom_sched_launcher", t_oom_sched_launcher},
     };
     if (strcmp(sc, "sigterm") == 0)
         t_signal("sigterm", SIGTERM);

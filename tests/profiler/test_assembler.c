@@ -123,6 +123,18 @@ static void io_failure(void *ctx, gmt_oom *o)
 static const gmp_asm_io fake_io = {NULL,       io_put,      io_intern, io_end_frame, io_stats, io_device,
                                    io_meminfo, io_snapshot, io_now,    io_mono,      io_synced, io_failure};
 
+/* The flight recorder's side of a trace with windows (gmp_asm_set_aside): the
+ * records the gate keeps out, in their own array. */
+static gmt_record aside_out[OUT_MAX];
+static size_t naside;
+
+static void io_put_aside(void *ctx, const gmt_record *r)
+{
+    (void)ctx;
+    if (naside < OUT_MAX)
+        aside_out[naside++] = *r;
+}
+
 static void reset_out(void)
 {
     nout = 0;
@@ -429,6 +441,119 @@ static void test_late(void)
     CHECK_EQ_U64(c.outside, 1);
     CHECK_EQ_U64(c.bad_records, 0);
     gmp_asm_destroy(a);
+}
+
+/* ---- the flight recorder beside windows: what the gate keeps out goes aside ------- */
+
+static CUpti_ActivityKernel10 kernel_rec(uint32_t corr_, uint64_t start, const char *name)
+{
+    CUpti_ActivityKernel10 k;
+    memset(&k, 0, sizeof k);
+    k.kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
+    k.correlationId = corr_;
+    k.start = start;
+    k.end = start + 50;
+    k.name = name;
+    return k;
+}
+
+static const gmt_record *aside_at(size_t i, gmt_type type)
+{
+    static gmt_record none;
+    tc_context("aside record %zu", i);
+    CHECK(i < naside, "only %zu records aside", naside);
+    if (i >= naside)
+        return &none;
+    CHECK_EQ_U64(aside_out[i].type, type);
+    return &aside_out[i];
+}
+
+/* Step 0 waits, step 1 is window 0, step 2 is after it. Step 0 makes an
+ * ALLOC (0x1000, 256 B, ts 200), a MARK (ts 300) and a KERNEL (ts 400);
+ * step 1 an ALLOC (0x2000, ts 1500); step 2 the FREE of 0x1000 (ts 2500)
+ * and a KERNEL (ts 2600). The trace is what it is with nothing aside;
+ * the records of steps 0 and 2 go aside, in order, with their steps; the
+ * kernels only when asked. `outside` counts the ALLOC, FREE and KERNELs of
+ * steps 0 and 2 (4; a MARK is not counted) either way. */
+static void aside_case(int kernels)
+{
+    reset_out();
+    naside = 0;
+    gmp_asm *a = gmp_asm_create(&fake_io, &corr, 64u << 20);
+    REQUIRE(a != NULL, "create");
+    gmp_asm_set_aside(a, io_put_aside, kernels);
+    epoch(0, 0, 100, 0, 0, GMT_PHASE_WAIT, 0);
+    epoch(1, GMP_SCHED_EV_PHASE | GMP_SCHED_EV_WINDOW_BEGIN, 1000, 1, 1, GMT_PHASE_ACTIVE, 1);
+    epoch(2, GMP_SCHED_EV_PHASE | GMP_SCHED_EV_WINDOW_END, 2000, 2, 1, GMT_PHASE_DONE, 0);
+    gmp_corr_put(&corr, 40, 7, 0, 0, 0, GMP_FAM_MALLOC);
+    gmp_corr_put(&corr, 41, 7, 0, 1, 0, GMP_FAM_LAUNCH);
+    gmp_corr_put(&corr, 42, 7, 1, 0, 0, GMP_FAM_MALLOC);
+    gmp_corr_put(&corr, 43, 7, 2, 0, 0, GMP_FAM_FREE);
+    gmp_corr_put(&corr, 44, 7, 2, 2, 0, GMP_FAM_LAUNCH);
+    gmp_asm_round_begin(a, 10000);
+    event(a, GMP_EV_MARK, 0, 300, 0, 0, "m0");
+    gmp_asm_events_done(a, 2);
+    gmp_asm_take_epochs(a, hist, 2);
+    stage(a, mem_rec(1, 40, 0x1000, 256, 200));
+    CUpti_ActivityKernel10 k0 = kernel_rec(41, 400, "k0"), k2 = kernel_rec(44, 2600, "k2");
+    gmp_asm_stage(a, (const CUpti_Activity *)&k0);
+    stage(a, mem_rec(1, 42, 0x2000, 512, 1500));
+    stage(a, mem_rec(0, 43, 0x1000, 0, 2500));
+    gmp_asm_stage(a, (const CUpti_Activity *)&k2);
+    gmp_asm_drain(a, 1);
+
+    /* The trace: STEP 0, WINDOW_BEGIN (baseline: 0x1000), the baseline ALLOC,
+     * STEP 1, ALLOC 0x2000, WINDOW_END, STATS, STEP 2. */
+    rec_at(0, GMT_REC_STEP);
+    rec_at(1, GMT_REC_WINDOW_BEGIN);
+    const gmt_record *r = rec_at(2, GMT_REC_ALLOC);
+    CHECK_EQ_U64(r->u.mem.address, 0x1000);
+    CHECK_EQ_U64(r->u.mem.flags, GMT_MEMF_BASELINE);
+    rec_at(3, GMT_REC_STEP);
+    r = rec_at(4, GMT_REC_ALLOC);
+    CHECK_EQ_U64(r->u.mem.address, 0x2000);
+    rec_at(5, GMT_REC_WINDOW_END);
+    rec_at(6, GMT_REC_STATS);
+    rec_at(7, GMT_REC_STEP);
+    tc_context(NULL);
+    CHECK_EQ_U64(nout, 8);
+
+    size_t i = 0;
+    r = aside_at(i++, GMT_REC_ALLOC);
+    CHECK_EQ_U64(r->u.mem.address, 0x1000);
+    CHECK_EQ_U64(r->u.mem.step, 0);
+    CHECK_EQ_U64(r->u.mem.flags, 0);
+    r = aside_at(i++, GMT_REC_MARK);
+    CHECK_EQ_U64(r->u.mark.ts, 300);
+    if (kernels) {
+        r = aside_at(i++, GMT_REC_KERNEL);
+        CHECK_EQ_U64(r->u.kernel.start, 400);
+        CHECK_EQ_U64(r->u.kernel.step, 0);
+    }
+    r = aside_at(i++, GMT_REC_FREE);
+    CHECK_EQ_U64(r->u.mem.address, 0x1000);
+    CHECK_EQ_U64(r->u.mem.bytes, 256); /* from the live table */
+    CHECK_EQ_U64(r->u.mem.step, 2);
+    if (kernels) {
+        r = aside_at(i++, GMT_REC_KERNEL);
+        CHECK_EQ_U64(r->u.kernel.start, 2600);
+        CHECK_EQ_U64(r->u.kernel.step, 2);
+    }
+    tc_context(NULL);
+    CHECK_EQ_U64(naside, kernels ? 5 : 3);
+    /* kernel names are interned only for kernels that are written */
+    CHECK_EQ_U64(nstrings, kernels ? 3 : 1);
+    gmp_asm_counts c;
+    gmp_asm_get_counts(a, &c);
+    CHECK_EQ_U64(c.outside, 4);
+    CHECK_EQ_U64(c.late, 0);
+    gmp_asm_destroy(a);
+}
+
+static void test_aside(void)
+{
+    aside_case(0);
+    aside_case(1);
 }
 
 /* ---- a round that left buffers writes no event ahead of them ---------------------- */
@@ -868,6 +993,7 @@ int main(void)
     REQUIRE(corr.slots != NULL, "out of memory");
     test_window();
     test_late();
+    test_aside();
     test_held_events();
     test_horizon();
     test_full_staging();

@@ -551,44 +551,103 @@ static void test_check_names(void)
     CHECK_EQ_U64(gmp_config_check_names(NULL, &d), 0);
 }
 
+/* Loads env e: its problem count, the first line in line0. */
+static int load_env(fenv *e, gmp_config *c, char *line0, size_t cap)
+{
+    gmp_diag diag;
+    memset(&diag, 0, sizeof diag);
+    int n = gmp_config_load(c, fenv_get, e, &diag);
+    snprintf(line0, cap, "%s", diag.count ? diag.line[0] : "");
+    return n;
+}
+
 /* The flight recorder: on-oom alone or through GMEMPROF_ON_OOM; kernels
- * off unless asked; a schedule of windows with it is refused (one line,
- * whole run kept); its keys in the header's text only when on. */
+ * off unless asked; its keys in the header's text only when on. */
 static void test_on_oom(void)
 {
     gmp_config c = load_one_ok("GMEMPROF_SCHEDULE", "on-oom");
     CHECK(c.on_oom && c.schedule.on_oom && c.schedule.kind == GMP_SCHED_WHOLE);
     CHECK_EQ_U64(c.kernels, GMP_KERNELS_NONE);
+    CHECK_EQ_U64(c.oom_kernels, 0);
+    CHECK_EQ_U64(gmp_config_oom_beside(&c), 0);
     CHECK_EQ_U64(c.oom_steps, 3);
     CHECK_EQ_U64(c.oom_max_mb, 256);
     c = load_one_ok("GMEMPROF_ON_OOM", "1");
     CHECK(c.on_oom && c.kernels == GMP_KERNELS_NONE);
-    char d[2048];
+    char d[2048], line[GMP_DIAG_LINE];
     gmp_config_describe(&c, d, sizeof d);
     CHECK_HAS(d, "schedule=on-oom;");
     CHECK_HAS(d, "oom_steps=3;oom_seconds=30;oom_max_mb=256;oom_dumps=3");
     fenv e = {{"GMEMPROF_ON_OOM", "GMEMPROF_KERNELS"}, {"yes", "launch"}, 2};
-    gmp_diag diag;
-    memset(&diag, 0, sizeof diag);
-    CHECK_EQ_U64(gmp_config_load(&c, fenv_get, &e, &diag), 0);
+    CHECK_EQ_U64(load_env(&e, &c, line, sizeof line), 0);
     CHECK_EQ_U64(c.kernels, GMP_KERNELS_LAUNCH);
-    fenv w = env1("GMEMPROF_SCHEDULE", "on-oom,wait=2,warmup=1,active=3");
-    memset(&diag, 0, sizeof diag);
-    CHECK_EQ_U64(gmp_config_load(&c, fenv_get, &w, &diag), 1);
-    CHECK(diag.count == 1 && strstr(diag.line[0], "cannot be combined"), "%s", diag.line[0]);
-    CHECK(c.on_oom && c.schedule.kind == GMP_SCHED_WHOLE);
+    CHECK_EQ_U64(c.oom_kernels, 1);
     gmp_sched_spec sp;
     char err[256];
-    CHECK(gmp_sched_parse("on-oom,on-oom", &sp, err, sizeof err) == -1);
     CHECK(gmp_sched_parse(" ON-OOM ", &sp, err, sizeof err) == 0 && sp.on_oom && sp.kind == GMP_SCHED_WHOLE);
     gmp_config plain = load_one_ok("GMEMPROF_SCHEDULE", "whole");
     gmp_config_describe(&plain, d, sizeof d);
     CHECK(!strstr(d, "oom_"), "%s", d);
+    CHECK_EQ_U64(plain.oom_kernels, 0);
+    CHECK_EQ_U64(gmp_config_oom_beside(&plain), 0);
+}
+
+/* The flight recorder beside a schedule of windows: every schedule form is
+ * accepted, in GMEMPROF_SCHEDULE or with GMEMPROF_ON_OOM; the trace keeps
+ * the kernel setting it has without the recorder (launch by default), the
+ * recorder keeps kernels only when GMEMPROF_KERNELS is given. Still
+ * refused: on-oom named twice, or after another form. */
+static void test_on_oom_beside(void)
+{
+    char line[GMP_DIAG_LINE], d[2048];
+    gmp_config c = load_one_ok("GMEMPROF_SCHEDULE", "on-oom,wait=2,warmup=1,active=3");
+    CHECK(c.on_oom && c.schedule.on_oom && c.schedule.kind == GMP_SCHED_STEPS);
+    CHECK(c.schedule.wait == 2 && c.schedule.warmup == 1 && c.schedule.active == 3 && c.schedule.repeat == 1);
+    CHECK_EQ_U64(gmp_config_oom_beside(&c), 1);
+    CHECK_EQ_U64(c.kernels, GMP_KERNELS_LAUNCH);
+    CHECK_EQ_U64(c.oom_kernels, 0);
+    gmp_config_describe(&c, d, sizeof d);
+    CHECK_HAS(d, "schedule=on-oom,skip_first=0,wait=2,warmup=1,active=3,repeat=1;");
+    CHECK_HAS(d, "oom_steps=3;");
+
+    /* the launcher's form: --on-oom and --schedule as two variables */
+    fenv t = {{"GMEMPROF_ON_OOM", "GMEMPROF_SCHEDULE"}, {"1", "delay=5s,duration=10s"}, 2};
+    CHECK_EQ_U64(load_env(&t, &c, line, sizeof line), 0);
+    CHECK(c.on_oom && c.schedule.on_oom && c.schedule.kind == GMP_SCHED_TIME);
+    CHECK_EQ_U64(c.schedule.delay_ns, 5000000000ull);
+    CHECK_EQ_U64(gmp_config_oom_beside(&c), 1);
+    fenv cap = {{"GMEMPROF_ON_OOM", "GMEMPROF_SCHEDULE"}, {"1", "capture"}, 2};
+    CHECK_EQ_U64(load_env(&cap, &c, line, sizeof line), 0);
+    CHECK(c.on_oom && c.schedule.kind == GMP_SCHED_CAPTURE && gmp_config_oom_beside(&c));
+    fenv whole = {{"GMEMPROF_ON_OOM", "GMEMPROF_SCHEDULE"}, {"1", "whole"}, 2};
+    CHECK_EQ_U64(load_env(&whole, &c, line, sizeof line), 0);
+    CHECK(c.on_oom && c.schedule.kind == GMP_SCHED_WHOLE && !gmp_config_oom_beside(&c));
+    CHECK_EQ_U64(c.kernels, GMP_KERNELS_NONE); /* the recorder alone */
+
+    /* kernels given: the trace and the recorder both */
+    fenv kg = {{"GMEMPROF_SCHEDULE", "GMEMPROF_KERNELS"}, {"on-oom,2,1,3", "gpu"}, 2};
+    CHECK_EQ_U64(load_env(&kg, &c, line, sizeof line), 0);
+    CHECK(c.kernels == GMP_KERNELS_GPU && c.oom_kernels == 1 && c.schedule.active == 3);
+    fenv kn = {{"GMEMPROF_SCHEDULE", "GMEMPROF_KERNELS"}, {"on-oom,2,1,3", "none"}, 2};
+    CHECK_EQ_U64(load_env(&kn, &c, line, sizeof line), 0);
+    CHECK(c.kernels == GMP_KERNELS_NONE && c.oom_kernels == 0);
+
+    /* still refused: one line naming the value and the form to use; the
+     * schedule falls back to the whole run without the recorder */
+    fenv twice = env1("GMEMPROF_SCHEDULE", "on-oom,on-oom");
+    CHECK_EQ_U64(load_env(&twice, &c, line, sizeof line), 1);
+    CHECK_HAS(line, "names on-oom twice");
+    CHECK(!c.on_oom && c.schedule.kind == GMP_SCHED_WHOLE, "on_oom %d kind %d", c.on_oom, c.schedule.kind);
+    fenv after = env1("GMEMPROF_SCHEDULE", "wait=2,active=3,on-oom");
+    CHECK_EQ_U64(load_env(&after, &c, line, sizeof line), 1);
+    CHECK_HAS(line, "GMEMPROF_SCHEDULE");
+    CHECK(!c.on_oom);
 }
 
 int main(void)
 {
     test_on_oom();
+    test_on_oom_beside();
     test_defaults();
     test_good_values();
     test_bad_values();

@@ -169,9 +169,49 @@ static void test_oom_keys(void)
     CHECK(!s.has_oom && !s.has_rank);
 }
 
+/* The recorder beside a trace: the trace's line, the recorder's keys and
+ * its dump's (an escaped path, its size, its status); the parser gives both
+ * files; a dump path as long as a trace path still fits the line. */
+static void test_dump_keys(void)
+{
+    static char line[GMP_SUMMARY_LINE_MAX];
+    static gmp_summary s;
+    fmt(line, sizeof line, "/t/t-1.zst", 802, 1, 28, 0, GMP_SUMMARY_STATUS_OK);
+    gmp_summary_add_oom(line, sizeof line, 1, 393528, 8388608, 1);
+    size_t m = gmp_summary_add_dump(line, sizeof line, "/t/a\tb.oom.zst", 1229, GMP_SUMMARY_STATUS_OOM);
+    CHECK(m == strlen(line) && line[m - 1] == '\n', "%s", line);
+    CHECK_HAS(line, "\trank=1\tdump=/t/a\\tb.oom.zst\tdump_bytes=1229\tdump_status=oom\n");
+    CHECK_EQ_U64(gmp_summary_parse_line(line, &s), 0);
+    CHECK_STR(s.trace, "/t/t-1.zst");
+    CHECK_STR(s.status, "ok");
+    CHECK(s.has_oom && s.dumps == 1 && s.has_dump && s.dump_bytes == 1229);
+    CHECK_STR(s.dump, "/t/a\tb.oom.zst");
+    CHECK_STR(s.dump_status, "oom");
+    /* the recorder alone has no dump keys */
+    fmt(line, sizeof line, "/t/d.zst", 0, 0, 0, 0, GMP_SUMMARY_STATUS_NO_OOM);
+    gmp_summary_add_oom(line, sizeof line, 0, 100, 200, -1);
+    CHECK_EQ_U64(gmp_summary_parse_line(line, &s), 0);
+    CHECK(s.has_oom && !s.has_dump);
+    /* two paths of GMP_SUMMARY_PATH_MAX - 1 tabs (each escaped to 2 bytes) */
+    static char p[GMP_SUMMARY_PATH_MAX];
+    memset(p, '\t', sizeof p - 1);
+    p[sizeof p - 1] = '\0';
+    size_t n = fmt(line, sizeof line, p, 1, 1, 1, 1, GMP_SUMMARY_STATUS_INCOMPLETE);
+    CHECK(n < sizeof line);
+    n = gmp_summary_add_oom(line, sizeof line, UINT64_MAX, UINT64_MAX, UINT64_MAX, 2147483647);
+    CHECK(n < sizeof line);
+    n = gmp_summary_add_dump(line, sizeof line, p, UINT64_MAX, GMP_SUMMARY_STATUS_INCOMPLETE);
+    CHECK(n < sizeof line, "%zu bytes for a line of %zu", n, sizeof line);
+    CHECK_EQ_U64(gmp_summary_parse_line(line, &s), 0);
+    CHECK_EQ_U64(strlen(s.dump), sizeof p - 1);
+    /* a duplicate dump key is refused */
+    CHECK_EQ_U64(gmp_summary_parse_line("trace=x\tstatus=ok\tdump=a\tdump=b", &s), (uint64_t)-1);
+}
+
 int main(void)
 {
     test_oom_keys();
+    test_dump_keys();
     test_format();
     test_steps();
     test_round_trip();
