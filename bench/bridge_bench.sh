@@ -25,22 +25,7 @@ set -uo pipefail
 
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$ROOT" || exit 1
-OUT=${OUT:-$ROOT/bench-out}
-export OUT
-FAKE=0
-[ "${1:-}" = "--fake" ] && FAKE=1
-T0=$(date +%s)
-WORK=$BUILD/bridge-bench
-rm -rf "$WORK"
-mkdir -p "$WORK" "$OUT"
-say() { echo "[bridge_bench +$(($(date +%s) - T0))s] $*"; }
-
-if [ "$FAKE" = 0 ]; then
-    say "build with the bridge (incremental)"
-    GM_CMAKE_ARGS="-DGMEMPROF_TORCH=ON -DGMEMPROF_PYTHON=$(command -v "$PY" || echo "$PY")" \
-        bench_build "$WORK/build.log" bridge_bench.sh
-    [ -e "$BUILD/lib/libgmemprof_torch.so" ] || { echo "bridge_bench.sh: no libgmemprof_torch.so" >&2; exit 1; }
-fi
+bench_torch_begin bridge_bench "${1:-}"
 
 # alloc MODE PREFIX...: one torch_alloc_cost.py run, its line into alloc_cost.txt
 alloc() {

@@ -1,7 +1,7 @@
-# Sourced by bench/run_bench.sh and bench/ab_bench.sh (not run on its own):
-# the tree's root, the Release build directory, the Python to use, the
-# environment every measured process starts from, and the incremental build
-# both scripts begin with.
+# Sourced by the scripts of bench/ (not run on its own): the tree's root,
+# the Release build directory, the Python to use, the environment every
+# measured process starts from, the incremental build they begin with, and
+# the start that the PyTorch benchmarks share.
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=${GM_BUILD_DIR:-$ROOT/build-gpu}
@@ -22,3 +22,27 @@ bench_build() {
         exit 1
     fi
 }
+
+# bench_torch_begin NAME [--fake]: the start of bridge_bench.sh and
+# oom_bench.sh. Sets OUT (default ./bench-out, exported), FAKE (1 with
+# --fake: no build, GPU or torch), T0 and WORK ($BUILD/NAME, emptied), and
+# unless FAKE builds Release with the PyTorch bridge (incremental).
+bench_torch_begin() {
+    BENCH_NAME=$1
+    OUT=${OUT:-$ROOT/bench-out}
+    export OUT
+    FAKE=0
+    [ "${2:-}" = "--fake" ] && FAKE=1
+    T0=$(date +%s)
+    WORK=$BUILD/${BENCH_NAME//_/-}
+    rm -rf "$WORK"
+    mkdir -p "$WORK" "$OUT"
+    [ "$FAKE" = 1 ] && return
+    say "build with the bridge (incremental)"
+    GM_CMAKE_ARGS="-DGMEMPROF_TORCH=ON -DGMEMPROF_PYTHON=$(command -v "$PY" || echo "$PY")" \
+        bench_build "$WORK/build.log" "$BENCH_NAME.sh"
+    [ -e "$BUILD/lib/libgmemprof_torch.so" ] || { echo "$BENCH_NAME.sh: no libgmemprof_torch.so" >&2; exit 1; }
+}
+
+# say TEXT: a progress line of the benchmark that bench_torch_begin started.
+say() { echo "[$BENCH_NAME +$(($(date +%s) - T0))s] $*"; }

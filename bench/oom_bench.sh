@@ -20,21 +20,7 @@ set -uo pipefail
 
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$ROOT" || exit 1
-OUT=${OUT:-$ROOT/bench-out}
-export OUT
-FAKE=0
-[ "${1:-}" = "--fake" ] && FAKE=1
-T0=$(date +%s)
-WORK=$BUILD/oom-bench
-rm -rf "$WORK"
-mkdir -p "$WORK" "$OUT"
-say() { echo "[oom_bench +$(($(date +%s) - T0))s] $*"; }
-
-if [ "$FAKE" = 0 ]; then
-    say "build with the bridge (incremental)"
-    GM_CMAKE_ARGS="-DGMEMPROF_TORCH=ON -DGMEMPROF_PYTHON=$(command -v "$PY" || echo "$PY")" \
-        bench_build "$WORK/build.log" oom_bench.sh
-fi
+bench_torch_begin oom_bench "${1:-}"
 
 say "GPT step ratios: unprofiled, the flight recorder, _record_memory_history"
 fake=()

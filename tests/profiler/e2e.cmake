@@ -53,7 +53,7 @@ target_include_directories(gmp_fake_bridge PRIVATE ${CMAKE_SOURCE_DIR}/profiler 
 add_dependencies(gmp_e2e_test gmp_fake_c10 gmp_fake_bridge gmem-analyze)
 
 set(GMP_E2E_SCENARIOS
-  torch torch_unused torch_ops
+  torch torch_unused torch_ops torch_ops_burst
   whole schedule nvtx_steps api_precedence capture tags threads overflow settings
   badoutput diskfull conflict sigterm sigint sigload sigexit sigchain sigign sigkill fork vmm sources attrs
   time budget search nocupti launcher exit abort forkexec devices long agent noperm launch launch_many copies xthread burst

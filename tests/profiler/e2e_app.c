@@ -1330,21 +1330,31 @@ static int sc_torch_ops(void)
     return 0;
 }
 
-/* Op ranges at full rate (bench: OPS_N pairs), e.g. for the writer's
- * sustained rate: facts ops and ns (the loop's time). */
+/* Op ranges in a burst (OPS_N ops, OPS_SPIN_NS of the program's own time
+ * after each): every odd op allocates and frees a 4 KiB block inside it
+ * (its range must begin, before the block), every even op does nothing (it
+ * must leave no event). Facts: ops, ns (the loop's time). */
 static int sc_torch_ops_rate(void)
 {
     fake_cupti_context_created(0);
     const char *bp = getenv("GMEMPROF_TORCH_BRIDGE");
     void *h = bp ? dlopen(bp, RTLD_NOW | RTLD_NOLOAD) : NULL;
     g_bop = h ? (bridge_op_fn)dlsym(h, "fake_bridge_op") : NULL;
+    g_bev = h ? (bridge_event_fn)dlsym(h, "fake_bridge_event") : NULL;
     long n = getenv("OPS_N") ? atol(getenv("OPS_N")) : 1000000;
     long spin = getenv("OPS_SPIN_NS") ? atol(getenv("OPS_SPIN_NS")) : 0; /* the program's own time per op */
     static const char *const names[] = {"aten::add", "aten::mm", "aten::empty_strided", "aten::_softmax"};
     struct timespec a, b;
+    bev(GMT_BLK_SEGMENT_ALLOC, 0, OSEG, 2 * MIB);
     clock_gettime(CLOCK_MONOTONIC, &a);
     for (long i = 0; i < n; i++) {
         op(1, names[i & 3], 0);
+        if (i & 1) {
+            uint64_t at = OSEG + (uint64_t)(i & 255) * 4096;
+            bev(GMT_BLK_ALLOC, 0, at, 4096);
+            bev(GMT_BLK_FREE_REQUESTED, 0, at, 4096);
+            bev(GMT_BLK_FREE_COMPLETED, 0, at, 4096);
+        }
         op(0, NULL, 0);
         if (spin) {
             struct timespec t0, t1;

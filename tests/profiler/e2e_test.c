@@ -2571,6 +2571,53 @@ static void t_torch_ops(void)
     CHECK_EQ_U64(F("watch.3"), 0);
 }
 
+/* Op ranges in a burst (e2e_app.c sc_torch_ops_rate): 4000 ops, the odd
+ * ones (aten::mm, aten::_softmax) allocate and free a block inside them,
+ * the even ones (aten::add, aten::empty_strided) nothing. The run makes
+ * 2000 x (begin + 3 block events + end) = 10,000 ring events, fewer than
+ * the ring's 16,384 cells, so none can drop however late the writer runs:
+ * exactly 2000 ranges begin and end, 1000 of each odd name, none of an even
+ * one, and each block names the range it was made in, begun before it. */
+static void t_torch_ops_burst(void)
+{
+    char be[1300], ce[1300];
+    snprintf(be, sizeof be, "GMEMPROF_TORCH_BRIDGE=%s", g_bridge);
+    snprintf(ce, sizeof ce, "E2E_C10=%s", g_c10);
+    const char *env[] = {be, ce, "OPS_N=4000", NULL};
+    run r;
+    run_app("torch_ops_rate", env, &r);
+    CHECK(exited(&r, 0));
+    CHECK_EQ_U64(F("ops"), 4000);
+    trace t = load_trace_of(&r);
+    check_complete(&t);
+    const rec *st = last(&t, GMT_REC_STATS);
+    CHECK(st && st->u.stats.dropped_cupti + st->u.stats.dropped_writer == 0);
+    CHECK_EQ_U64(count(&t, GMT_REC_RANGE_BEGIN), 2000);
+    CHECK_EQ_U64(count(&t, GMT_REC_RANGE_END), 2000);
+    const uint64_t oseg = 0x7f0002800000ull; /* e2e_app.c OSEG; the fake bridge seeds blocks elsewhere */
+    uint64_t mm = 0, softmax = 0, other = 0, ours = 0, named = 0, last_begin = 0;
+    for (size_t i = 0; i < t.n; i++) {
+        const rec *x = &t.r[i];
+        if (x->type == GMT_REC_RANGE_BEGIN) {
+            const char *nm = S(&t, x->u.range.name);
+            mm += !strcmp(nm, "aten::mm");
+            softmax += !strcmp(nm, "aten::_softmax");
+            other += strcmp(nm, "aten::mm") && strcmp(nm, "aten::_softmax");
+            last_begin = x->u.range.id;
+        } else if (x->type == GMT_REC_BLOCK && x->u.block.action == GMT_BLK_ALLOC &&
+                   x->u.block.address - oseg < 2 * MIB) {
+            ours++;
+            named += x->u.block.range != 0 && x->u.block.range == last_begin;
+        }
+    }
+    CHECK_EQ_U64(mm, 1000);
+    CHECK_EQ_U64(softmax, 1000);
+    CHECK_EQ_U64(other, 0);
+    CHECK_EQ_U64(ours, 2000);
+    CHECK_EQ_U64(named, 2000);
+    trace_free(&t);
+}
+
 /* ---- issue 26: the trace file and its name ----------------------------------- */
 
 /* A directory of the test's own beside the run's (run_prog empties that). */
@@ -3484,7 +3531,7 @@ int main(int argc, char **argv)
         const char *name;
         void (*fn)(void);
     } tests[] = {
-        {"torch", t_torch},       {"torch_unused", t_torch_unused}, {"torch_ops", t_torch_ops},
+        {"torch", t_torch},       {"torch_unused", t_torch_unused}, {"torch_ops", t_torch_ops}, {"torch_ops_burst", t_torch_ops_burst},
         {"whole", t_whole},       {"schedule", t_schedule},   {"nvtx_steps", t_nvtx_steps},
         {"api_precedence", t_api_precedence}, {"capture", t_capture}, {"tags", t_tags},
         {"threads", t_threads},   {"overflow", t_overflow},   {"settings", t_settings},
