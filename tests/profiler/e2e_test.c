@@ -2242,11 +2242,19 @@ static const rec *block_at(const trace *t, unsigned action, uint64_t addr, unsig
 
 #define TSEG 0x7f0001400000ull
 
+/* The environment that makes a run load the fake bridge beside the fake
+ * libc10_cuda.so (its GMEMPROF_TORCH_BRIDGE and E2E_C10 entries). */
+#define BRIDGE_ENV_CAP 1300
+static void bridge_env(char be[BRIDGE_ENV_CAP], char ce[BRIDGE_ENV_CAP])
+{
+    snprintf(be, BRIDGE_ENV_CAP, "GMEMPROF_TORCH_BRIDGE=%s", g_bridge);
+    snprintf(ce, BRIDGE_ENV_CAP, "E2E_C10=%s", g_c10);
+}
+
 static void t_torch(void)
 {
-    char be[1300], ce[1300];
-    snprintf(be, sizeof be, "GMEMPROF_TORCH_BRIDGE=%s", g_bridge);
-    snprintf(ce, sizeof ce, "E2E_C10=%s", g_c10);
+    char be[BRIDGE_ENV_CAP], ce[BRIDGE_ENV_CAP];
+    bridge_env(be, ce);
     const char *env[] = {be, ce, NULL};
     run r;
     run_app("torch", env, &r);
@@ -2372,9 +2380,8 @@ static void t_torch(void)
  * the CUPTI records as always. */
 static void torch_unused(const char *dir, const char *extra, const char *line)
 {
-    char be[1300], ce[1300];
-    snprintf(be, sizeof be, "GMEMPROF_TORCH_BRIDGE=%s", g_bridge);
-    snprintf(ce, sizeof ce, "E2E_C10=%s", g_c10);
+    char be[BRIDGE_ENV_CAP], ce[BRIDGE_ENV_CAP];
+    bridge_env(be, ce);
     const char *env[] = {be, ce, extra, NULL};
     run r;
     run_app_in(dir, "torch", env, &r);
@@ -2481,9 +2488,8 @@ static void cut_fields(char *csv, int n)
 
 static void t_torch_ops(void)
 {
-    char be[1300], ce[1300];
-    snprintf(be, sizeof be, "GMEMPROF_TORCH_BRIDGE=%s", g_bridge);
-    snprintf(ce, sizeof ce, "E2E_C10=%s", g_c10);
+    char be[BRIDGE_ENV_CAP], ce[BRIDGE_ENV_CAP];
+    bridge_env(be, ce);
     const char *env[] = {be, ce, "GMEMPROF_SCHEDULE=wait=1,warmup=1,active=2", NULL};
     run r;
     run_app("torch_ops", env, &r);
@@ -2580,9 +2586,8 @@ static void t_torch_ops(void)
  * one, and each block names the range it was made in, begun before it. */
 static void t_torch_ops_burst(void)
 {
-    char be[1300], ce[1300];
-    snprintf(be, sizeof be, "GMEMPROF_TORCH_BRIDGE=%s", g_bridge);
-    snprintf(ce, sizeof ce, "E2E_C10=%s", g_c10);
+    char be[BRIDGE_ENV_CAP], ce[BRIDGE_ENV_CAP];
+    bridge_env(be, ce);
     const char *env[] = {be, ce, "OPS_N=4000", NULL};
     run r;
     run_app("torch_ops_rate", env, &r);
@@ -3028,9 +3033,8 @@ static void check_torch_oom_dump(const trace *t)
 
 static void t_torch_oom(void)
 {
-    char be[1300], ce[1300];
-    snprintf(be, sizeof be, "GMEMPROF_TORCH_BRIDGE=%s", g_bridge);
-    snprintf(ce, sizeof ce, "E2E_C10=%s", g_c10);
+    char be[BRIDGE_ENV_CAP], ce[BRIDGE_ENV_CAP];
+    bridge_env(be, ce);
     const char *env[] = {be, ce, "GMEMPROF_SCHEDULE=on-oom", "GMEMPROF_KERNELS=", NULL};
     run r;
     run_app("torch_oom", env, &r);
