@@ -318,6 +318,8 @@ void gma_oom_json(gma_jw *j, const gma_replay *r)
         gma_jw_ku64(j, "live_bytes", f->live_bytes);
         gma_jw_ku64(j, "first_step", o->first_step);
         gma_jw_ku64(j, "trimmed", (o->flags & GMT_OOMF_TRIMMED) != 0);
+        /* 1: a trace's failure outside its windows (the text's note line) */
+        gma_jw_ku64(j, "outside_every_window", f->outside != 0);
         gma_jw_key(j, "classes");
         gma_jw_begin(j, '{');
         for (int k = 0; k < GMA_OOM_NCLASS; k++)

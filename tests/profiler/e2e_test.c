@@ -3264,6 +3264,9 @@ static void t_oom_sched(void)
     CHECK(rep && strncmp(rep, head, sizeof head - 1) == 0, "%s", rep ? rep : "");
     CHECK_HAS(rep ? rep : "", "  note: the failure came outside the trace's windows: ");
     free(rep);
+    rep = analyze(&r, "--format json", 0);
+    CHECK_HAS(rep ? rep : "", "\"outside_every_window\": 1");
+    free(rep);
     /* the analyzer reads the dump as one of the recorder alone */
     char cmd[3200];
     snprintf(cmd, sizeof cmd, "'%s' '%s'", g_analyze, d);
