@@ -1557,6 +1557,12 @@ static uint64_t mono_ms(void)
     return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
 /* SIGTERM (even rounds) or SIGINT sent from outside while the fake CUPTI
  * produces records at full rate, 20 times: every run dies by that signal
  * with a complete trace (window end reason "signal"), soon after the
@@ -1566,7 +1572,9 @@ static void t_sigload(void)
 {
     const char *rs = getenv("E2E_SIGLOAD_ROUNDS");
     int rounds = rs && atoi(rs) > 0 ? atoi(rs) : 20;
-    uint64_t worst = 0, sum = 0;
+    uint64_t worst = 0, sum = 0, dts[64];
+    if (rounds > 64)
+        rounds = 64;
     for (int i = 0; i < rounds; i++) {
         int sig = i % 2 ? SIGINT : SIGTERM;
         tc_context("round %d (%s)", i, sig == SIGTERM ? "SIGTERM" : "SIGINT");
@@ -1594,8 +1602,11 @@ static void t_sigload(void)
         collect_prog("sigload", &r, st);
         worst = dt > worst ? dt : worst;
         sum += dt;
+        dts[i] = dt;
         CHECK(signaled(&r, sig), "wait status %#x", r.status);
-        CHECK(dt <= 1000, "%" PRIu64 " ms from the signal to the end", dt);
+        /* every round below the 5 s watchdog: the writer ended it, not the
+         * watchdog (whose trace would also lack its trailer) */
+        CHECK(dt < 4000, "%" PRIu64 " ms from the signal to the end", dt);
         trace t = load_trace_of(&r);
         check_complete(&t);
         const rec *we = last(&t, GMT_REC_WINDOW_END);
@@ -1604,6 +1615,10 @@ static void t_sigload(void)
         trace_free(&t);
     }
     tc_context(NULL);
+    /* the usual round within 1 s: a loaded machine may stretch a few, a
+     * writer that waits on something stretches them all */
+    qsort(dts, (size_t)rounds, sizeof dts[0], cmp_u64);
+    CHECK(dts[rounds / 2] <= 1000, "median %" PRIu64 " ms from the signal to the end", dts[rounds / 2]);
     fprintf(stderr, "sigload: %d rounds, signal to exit: worst %" PRIu64 " ms, mean %" PRIu64 " ms\n", rounds,
             worst, sum / (uint64_t)rounds);
 }
