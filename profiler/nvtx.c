@@ -127,7 +127,8 @@ static uint64_t post_begin(const char *name, uint64_t parent, uint64_t ts)
 }
 
 /* Begins the op ranges that wait on this thread's stack, outermost first,
- * each with its own start time; they take the ids they would have had. */
+ * each with its own start time. Their ids are taken now, so a parent's is
+ * still below its child's (the writer lists open ranges by id). */
 static void begin_pending(gmp_tls *t)
 {
     uint32_t n = t->nranges < GMP_RANGE_STACK ? t->nranges : GMP_RANGE_STACK;
