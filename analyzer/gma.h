@@ -424,6 +424,13 @@ typedef struct gma_mode {
     const char *meaning;
 } gma_mode;
 gma_mode gma_allocator_mode(const gma_replay *r);
+/* The source (GMT_SRC_*) holding most device bytes, pinned host memory
+ * aside (the first of a tie); -1 when none holds any. */
+int gma_main_source(const gma_replay *r);
+/* That source when it is a framework allocator's that CUPTI's records tell
+ * apart from other libraries (a pool per tensor, or expandable segments),
+ * else -1; -1 also when the PyTorch bridge reported the tensors itself. */
+int gma_framework_source(const gma_replay *r);
 /* 1 when the trace's first records include a BLOCK (the PyTorch bridge). */
 int gma_trace_has_blocks(const char *path);
 

@@ -52,20 +52,6 @@ void gma_hints_freed(gma_replay *r, gma_entry *e, const gmt_mem *m)
 
 /* ---- after it ------------------------------------------------------------------- */
 
-/* insights_build.c's framework_source: the source of most device bytes
- * when it is the framework's (async pool, VMM), else -1. */
-static int framework_source(const gma_replay *r)
-{
-    uint64_t best = 0;
-    int bi = -1;
-    for (int i = 0; i < GMT_SRC_COUNT_; i++)
-        if (i != GMT_SRC_PINNED_HOST && r->src[i].bytes > best) {
-            best = r->src[i].bytes;
-            bi = i;
-        }
-    return bi == GMT_SRC_ASYNC_POOL || bi == GMT_SRC_VMM ? bi : -1;
-}
-
 /* Owners of one class at the peak, merged by display name as insights does. */
 typedef struct hint_owner {
     uint64_t key, bytes;
@@ -270,7 +256,7 @@ static void growth_build(gma_hints *h, const gma_replay *r, uint64_t wid, uint64
 int gma_hints_build(gma_hints *h, const gma_replay *r)
 {
     memset(h, 0, sizeof(*h));
-    int fw_src = r->fw ? -1 : framework_source(r);
+    int fw_src = gma_framework_source(r);
     uint64_t peaks = 0, wid = 0;
     unsigned first = GMA_HINT_ALL_DEVICES;
     for (unsigned d = 0; d < GMA_MAX_DEVICES; d++) {

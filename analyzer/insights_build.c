@@ -103,20 +103,6 @@ static int slope_cmp(const void *pa, const void *pb, void *ctx)
 
 static int live_at(const gmi_rec *a, unsigned d, uint64_t p) { return a->device == d && a->ord <= p && p < a->free_ord; }
 
-/* The framework allocator's source when CUPTI's records tell it apart from
- * other libraries (a pool per tensor, or expandable segments), else -1. */
-static int framework_source(const gma_replay *r)
-{
-    uint64_t best = 0;
-    int bi = -1;
-    for (int i = 0; i < GMT_SRC_COUNT_; i++)
-        if (i != GMT_SRC_PINNED_HOST && r->src[i].bytes > best) {
-            best = r->src[i].bytes;
-            bi = i;
-        }
-    return bi == GMT_SRC_ASYNC_POOL || bi == GMT_SRC_VMM ? bi : -1;
-}
-
 static gma_ins_class_id classify(const gmi_rec *a, uint64_t peak_step, int fw_src)
 {
     if (fw_src >= 0 && a->source != fw_src)
@@ -134,7 +120,7 @@ static void holes_build(gmi_ctx *c, gma_ins_dev *D);
 static void classes_build(gmi_ctx *c, gma_ins_dev *D)
 {
     const gma_replay *r = c->r;
-    int fw_src = r->fw ? -1 : framework_source(r);
+    int fw_src = gma_framework_source(r);
     gma_map idx[GMA_IC_COUNT_];
     memset(idx, 0, sizeof(idx));
     for (int k = 0; k < GMA_IC_COUNT_; k++)
@@ -630,7 +616,7 @@ static void whatif_build(gmi_ctx *c, gma_ins_dev *D)
     gma_vec gof; /* uint32_t: the group of each owners row */
     gma_vec_init(&gof, sizeof(uint32_t));
     uint64_t p = c->r->dev[D->device].peak_ord;
-    int fw_src = c->r->fw ? -1 : framework_source(c->r);
+    int fw_src = gma_framework_source(c->r);
     for (size_t i = 0; i < c->in->recs.len && !c->oom; i++) {
         const gmi_rec *a = REC(c, i);
         if (!live_at(a, D->device, p) || !movable(a))
@@ -744,7 +730,7 @@ static int cand_cmp(const void *pa, const void *pb, void *ctx)
 static void recompute_cands(gmi_ctx *c, const gma_ins_dev *D, const gmi_layers *ly, gma_vec *cands)
 {
     uint64_t p = c->r->dev[D->device].peak_ord;
-    int fw_src = c->r->fw ? -1 : framework_source(c->r);
+    int fw_src = gma_framework_source(c->r);
     gma_map idx;
     memset(&idx, 0, sizeof(idx));
     for (size_t i = 0; i < c->in->recs.len && !c->oom; i++) {

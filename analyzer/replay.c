@@ -944,6 +944,26 @@ int gma_replay_file(gma_replay *r, const gma_opts *opt, const char *path, char *
 
 /* ---- summary helpers -------------------------------------------------------------------- */
 
+int gma_main_source(const gma_replay *r)
+{
+    uint64_t best = 0;
+    int bi = -1;
+    for (int i = 0; i < GMT_SRC_COUNT_; i++)
+        if (i != GMT_SRC_PINNED_HOST && r->src[i].bytes > best) {
+            best = r->src[i].bytes;
+            bi = i;
+        }
+    return bi;
+}
+
+int gma_framework_source(const gma_replay *r)
+{
+    if (r->fw)
+        return -1; /* the bridge's blocks are the framework's tensors */
+    int bi = gma_main_source(r);
+    return bi == GMT_SRC_ASYNC_POOL || bi == GMT_SRC_VMM ? bi : -1;
+}
+
 gma_mode gma_allocator_mode(const gma_replay *r)
 {
     const gma_srcstat *s = r->src;
@@ -971,17 +991,8 @@ gma_mode gma_allocator_mode(const gma_replay *r)
     if (!dev_bytes)
         return m;
     /* The source holding most of the device bytes names the mode. */
-    uint64_t best = 0;
-    int bi = GMT_SRC_UNKNOWN;
-    for (int i = 0; i < GMT_SRC_COUNT_; i++) {
-        if (i == GMT_SRC_PINNED_HOST)
-            continue;
-        if (s[i].bytes > best) {
-            best = s[i].bytes;
-            bi = i;
-        }
-    }
-    switch (bi) {
+    int bi = gma_main_source(r);
+    switch (bi < 0 ? GMT_SRC_UNKNOWN : bi) {
     case GMT_SRC_MALLOC: {
         const gma_srcstat *x = &s[GMT_SRC_MALLOC];
         /* PyTorch's caching allocator asks cudaMalloc for segments (2 MiB
