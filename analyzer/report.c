@@ -188,25 +188,29 @@ static int build_leaks(gma_report *rep)
 
 /* ---- warnings and notes ------------------------------------------------------------ */
 
+/* The next of GMA_MAX_WARN slots of width bytes (a list full keeps its first). */
+static void vadd(char *slots, size_t width, size_t *n, const char *fmt, va_list ap) __attribute__((format(printf, 4, 0)));
+static void vadd(char *slots, size_t width, size_t *n, const char *fmt, va_list ap)
+{
+    if (*n < GMA_MAX_WARN)
+        vsnprintf(slots + (*n)++ * width, width, fmt, ap);
+}
+
 static void warn(gma_report *rep, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void warn(gma_report *rep, const char *fmt, ...)
 {
-    if (rep->nwarn >= GMA_MAX_WARN)
-        return;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(rep->warn[rep->nwarn++], sizeof(rep->warn[0]), fmt, ap);
+    vadd(rep->warn[0], sizeof(rep->warn[0]), &rep->nwarn, fmt, ap);
     va_end(ap);
 }
 
 static void note(gma_report *rep, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void note(gma_report *rep, const char *fmt, ...)
 {
-    if (rep->nnotes >= GMA_MAX_WARN)
-        return;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(rep->notes[rep->nnotes++], sizeof(rep->notes[0]), fmt, ap);
+    vadd(rep->notes[0], sizeof(rep->notes[0]), &rep->nnotes, fmt, ap);
     va_end(ap);
 }
 

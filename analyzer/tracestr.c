@@ -46,6 +46,17 @@ uint32_t gma_str_keep(gma_replay *r, const gmt_bytes *b)
     return (uint32_t)off;
 }
 
+/* The string of id name, *len its bytes; NULL when the trace has none
+ * (then "(string ID)" is in out). */
+static const char *named(const gma_replay *r, uint32_t name, size_t *len, gma_buf *out)
+{
+    const char *s = gma_str(r, name, len);
+    if (*len)
+        return s;
+    gma_buf_printf(out, "(string %u)", name);
+    return NULL;
+}
+
 void gma_kernel_display(const gma_replay *r, uint32_t name, int full, gma_buf *out)
 {
     if (name == GMA_NAME_UNATTR) {
@@ -61,11 +72,9 @@ void gma_kernel_display(const gma_replay *r, uint32_t name, int full, gma_buf *o
         return;
     }
     size_t len;
-    const char *s = gma_str(r, name, &len);
-    if (!len) {
-        gma_buf_printf(out, "(string %u)", name);
+    const char *s = named(r, name, &len, out);
+    if (!s)
         return;
-    }
     if (full)
         gma_name_full(s, len, out);
     else
@@ -79,11 +88,9 @@ void gma_range_display(const gma_replay *r, uint32_t name, int full, gma_buf *ou
         return;
     }
     size_t len;
-    const char *s = gma_str(r, name, &len);
-    if (!len) {
-        gma_buf_printf(out, "(string %u)", name);
+    const char *s = named(r, name, &len, out);
+    if (!s)
         return;
-    }
     len = gma_nvtx_base_len(s, len);
     if (full || len <= 60) {
         gma_buf_putn(out, s, len);
