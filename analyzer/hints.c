@@ -101,9 +101,7 @@ static int owner_first(const gma_replay *r, owners *o, gma_hint *h)
         const hint_owner *x = &GMA_VEC_AT(&o->v, hint_owner, i);
         owner_name(r, x->key, &a);
         const char *s = gma_buf_str(&a);
-        uint64_t hs = 0xcbf29ce484222325ull;
-        for (const char *p = s; *p; p++)
-            hs = (hs ^ (unsigned char)*p) * 0x100000001b3ull;
+        uint64_t hs = gma_hash_str(s);
         uint32_t k;
         hint_owner *m;
         if (gma_map_get(&by_name, hs, &k)) {

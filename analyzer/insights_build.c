@@ -45,9 +45,7 @@ static uint32_t owner_group(gmi_ctx *c, const gmi_rec *a)
     else
         gma_kernel_display(c->r, a->kname, c->r->opt.full_names, &c->buf);
     const char *s = gma_buf_str(&c->buf);
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (const char *p = s; *p; p++)
-        h = (h ^ (unsigned char)*p) * 0x100000001b3ull;
+    uint64_t h = gma_hash_str(s);
     if (!gma_map_get(&c->name_of, h, &g)) {
         size_t *slot = gma_vec_push(&c->groups);
         size_t off = gma_strs_add(&c->res->strs, s, strlen(s));

@@ -31,9 +31,7 @@ static uint32_t range_canon(gma_replay *r, uint32_t name)
     size_t len;
     const char *s = gma_str(r, name, &len);
     size_t bl = gma_nvtx_base_len(s, len);
-    uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a of the base name */
-    for (size_t i = 0; i < bl; i++)
-        h = (h ^ (unsigned char)s[i]) * 0x100000001b3ull;
+    uint64_t h = gma_hash_bytes(s, bl); /* of the base name */
     uint32_t repr;
     if (!gma_map_get(&r->rcanon_of, h, &repr)) {
         repr = name;

@@ -688,9 +688,7 @@ static int build_merged(gma_ranks *s)
                 gma_buf_putc(&b, '\x1f');
             }
             if (s->opt.by == GMA_BY_TAG) {
-                uint64_t h = 0xcbf29ce484222325ull;
-                for (const char *p = gma_buf_str(&b); *p; p++)
-                    h = (h ^ (unsigned char)*p) * 0x100000001b3ull;
+                uint64_t h = gma_hash_str(gma_buf_str(&b));
                 uint32_t k = 0;
                 gma_map_get(&occ, h, &k);
                 err |= gma_map_put(&occ, h, k + 1) != 0;

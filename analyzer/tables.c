@@ -92,14 +92,6 @@ const char *gma_sort_label(gma_by by, gma_sort s)
 
 /* ---- kernel labels ------------------------------------------------------------ */
 
-static uint64_t label_hash(const char *l)
-{
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (; *l; l++)
-        h = (h ^ (unsigned char)*l) * 0x100000001b3ull;
-    return h;
-}
-
 /* first[i] = the first index with the same label as i (i itself when
  * first); returns how many labels are shared, -1 on OOM. */
 static int label_groups(const gma_strs *strs, const size_t *offs, size_t n, size_t *first, uint32_t *count)
@@ -109,7 +101,7 @@ static int label_groups(const gma_strs *strs, const size_t *offs, size_t n, size
     for (size_t i = 0; i < n; i++)
         count[i] = 0;
     for (size_t i = 0; i < n; i++) {
-        uint64_t h = label_hash(gma_strs_get(strs, offs[i]));
+        uint64_t h = gma_hash_str(gma_strs_get(strs, offs[i]));
         uint32_t f;
         if (gma_map_get(&m, h, &f) && strcmp(gma_strs_get(strs, offs[f]), gma_strs_get(strs, offs[i])) == 0) {
             first[i] = f;

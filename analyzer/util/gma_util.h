@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <stdio.h>
 
 /* ---- hash map ---------------------------------------------------------- */
@@ -58,6 +59,17 @@ static inline int gma_map_get(const gma_map *m, uint64_t key, uint32_t *val)
         }
     }
 }
+/* FNV-1a of n bytes: the key of a name in a gma_map (names that collide
+ * merge; at 64 bits, not in practice). */
+static inline uint64_t gma_hash_bytes(const char *s, size_t n)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (unsigned char)s[i]) * 0x100000001b3ull;
+    return h;
+}
+static inline uint64_t gma_hash_str(const char *s) { return gma_hash_bytes(s, strlen(s)); }
+
 /* Doubles the buckets (64 first). 0, or -1 on OOM (map unchanged). */
 int gma_map_grow(gma_map *m);
 /* Inserts or overwrites. 0 on success, -1 on OOM (map unchanged). */
