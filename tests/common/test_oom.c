@@ -56,44 +56,6 @@ static gmt_record other_at(uint64_t i)
     return r;
 }
 
-static size_t encode_all(const gmt_record *recs, size_t n, uint8_t *out, size_t cap, uint8_t *times, size_t *tlen)
-{
-    static gmt_codec c;
-    gmt_codec_reset(&c);
-    if (times)
-        gmt_codec_set_time_sink(&c, times, 4096);
-    size_t len = 0;
-    for (size_t i = 0; i < n; i++) {
-        size_t k = gmt_encode(&c, &recs[i], out + len, cap - len);
-        REQUIRE(k > 0, "record %zu (%s) did not encode", i, gmt_type_name(recs[i].type));
-        len += k;
-    }
-    *tlen = times ? gmt_codec_time_len(&c) : 0;
-    return len;
-}
-
-static void decode_all(const uint8_t *in, size_t len, const uint8_t *times, size_t tlen, const gmt_record *recs,
-                       size_t n, const char *how)
-{
-    static gmt_codec c;
-    gmt_codec_reset(&c);
-    if (times)
-        gmt_codec_set_time_source(&c, times, tlen);
-    size_t pos = 0;
-    for (size_t i = 0; i < n; i++) {
-        gmt_record r;
-        size_t used = 0;
-        gmt_status st = gmt_decode(&c, in + pos, len - pos, &r, &used);
-        REQUIRE(st == GMT_OK, "%s: record %zu: status %d", how, i, st);
-        char why[160];
-        CHECK(tu_record_eq(&r, &recs[i], why, sizeof why), "%s: record %zu: %s", how, i, why);
-        pos += used;
-    }
-    CHECK(pos == len, "%s: %zu of %zu bytes decoded", how, pos, len);
-    if (times)
-        CHECK(gmt_codec_time_left(&c) == 0, "%s: %zu time bytes left", how, gmt_codec_time_left(&c));
-}
-
 /* ---- a trace put together from a sink writer's frames -------------------- */
 
 typedef struct mem {
@@ -183,13 +145,13 @@ int main(void)
         mixed[nm++] = plain[np++] = other_at(i);
     }
     size_t tla = 0, tlb = 0;
-    size_t la = encode_all(mixed, nm, a, sizeof a, ta, &tla);
-    decode_all(a, la, ta, tla, mixed, nm, "2.0 layout");
-    size_t l1 = encode_all(mixed, nm, b, sizeof b, NULL, &tlb);
-    decode_all(b, l1, NULL, 0, mixed, nm, "1.x layout");
+    size_t la = tu_encode_all(mixed, nm, a, sizeof a, ta, &tla);
+    tu_decode_all(a, la, ta, tla, mixed, nm, "2.0 layout");
+    size_t l1 = tu_encode_all(mixed, nm, b, sizeof b, NULL, &tlb);
+    tu_decode_all(b, l1, NULL, 0, mixed, nm, "1.x layout");
 
     /* the time stream and the other records' bytes without them */
-    size_t lp = encode_all(plain, np, b, sizeof b, tb, &tlb);
+    size_t lp = tu_encode_all(plain, np, b, sizeof b, tb, &tlb);
     CHECK(tla == tlb && memcmp(ta, tb, tla) == 0, "the time stream changed: %zu vs %zu bytes", tla, tlb);
     size_t pa = 0, pb = 0, k = 0;
     gmt_codec c;

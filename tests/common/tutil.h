@@ -508,4 +508,56 @@ static inline tu_buf tu_synth_trace(const char *tag, uint64_t seed, uint64_t eve
     return b;
 }
 
+/* ---- one frame through the codec ------------------------------------------ */
+
+/* Encodes recs[0..n) into one frame's bytes, with a time stream (4096
+ * bytes at most) when times is not NULL; returns the record bytes and sets
+ * *tlen. */
+static inline size_t tu_encode_all(const gmt_record *recs, size_t n, uint8_t *out, size_t cap, uint8_t *times, size_t *tlen)
+{
+    static gmt_codec c;
+    gmt_codec_reset(&c);
+    if (times)
+        gmt_codec_set_time_sink(&c, times, 4096);
+    size_t len = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t k = gmt_encode(&c, &recs[i], out + len, cap - len);
+        REQUIRE(k > 0, "record %zu (%s) did not encode", i, gmt_type_name(recs[i].type));
+        len += k;
+    }
+    *tlen = times ? gmt_codec_time_len(&c) : 0;
+    return len;
+}
+
+/* Decodes a frame that tu_encode_all made and checks every record against
+ * recs[] (a tag's framework fields too); how names the case in messages. */
+static inline void tu_decode_all(const uint8_t *in, size_t len, const uint8_t *times, size_t tlen, const gmt_record *recs,
+                       size_t n, const char *how)
+{
+    static gmt_codec c;
+    gmt_codec_reset(&c);
+    if (times)
+        gmt_codec_set_time_source(&c, times, tlen);
+    size_t pos = 0;
+    for (size_t i = 0; i < n; i++) {
+        gmt_record r;
+        size_t used = 0;
+        gmt_status st = gmt_decode(&c, in + pos, len - pos, &r, &used);
+        REQUIRE(st == GMT_OK, "%s: record %zu: status %d", how, i, st);
+        char why[160];
+        CHECK(tu_record_eq(&r, &recs[i], why, sizeof why), "%s: record %zu: %s", how, i, why);
+        if (recs[i].type == GMT_REC_TAG) {
+            CHECK(r.u.tag.has_framework == recs[i].u.tag.has_framework, "%s: tag has_framework", how);
+            for (uint64_t d = 0; d < r.u.tag.ndev; d++)
+                CHECK(r.u.tag.dev[d].fw_allocated == recs[i].u.tag.dev[d].fw_allocated &&
+                          r.u.tag.dev[d].fw_reserved == recs[i].u.tag.dev[d].fw_reserved,
+                      "%s: tag dev %llu framework fields", how, (unsigned long long)d);
+        }
+        pos += used;
+    }
+    CHECK(pos == len, "%s: %zu of %zu bytes decoded", how, pos, len);
+    if (times)
+        CHECK(gmt_codec_time_left(&c) == 0, "%s: %zu time bytes left", how, gmt_codec_time_left(&c));
+}
+
 #endif
