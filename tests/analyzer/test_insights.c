@@ -323,6 +323,27 @@ static int write_bridge(const char *path)
     return close_trace(T(9));
 }
 
+/* The options every replay here uses: the top 10, every window, step and
+ * device. */
+static gma_opts test_opts(void)
+{
+    gma_opts o;
+    memset(&o, 0, sizeof(o));
+    o.top = 10;
+    o.window = o.step = o.device = -1;
+    return o;
+}
+
+/* Replays path into r with the insights' consumer. */
+static void replay_insights(gma_replay *r, const char *path)
+{
+    gma_opts o = test_opts();
+    char msg[600];
+    REQUIRE(gma_replay_init(r, &o, path) == 0);
+    REQUIRE(gma_insights_open(r) == 0);
+    REQUIRE(gma_replay_read(r, msg, sizeof(msg)) == 0, "%s", msg);
+}
+
 static void check_bridge(const char *dir)
 {
     char path[4200];
@@ -330,14 +351,7 @@ static void check_bridge(const char *dir)
     REQUIRE(write_bridge(path) == 0, "writing %s", path);
     tc_context("bridge");
     static gma_replay r;
-    gma_opts o;
-    memset(&o, 0, sizeof(o));
-    o.top = 10;
-    o.window = o.step = o.device = -1;
-    char msg[600];
-    REQUIRE(gma_replay_init(&r, &o, path) == 0);
-    REQUIRE(gma_insights_open(&r) == 0);
-    REQUIRE(gma_replay_read(&r, msg, sizeof(msg)) == 0, "%s", msg);
+    replay_insights(&r, path);
     REQUIRE(r.fw);
     gma_ins_result res;
     REQUIRE(gma_insights_build(&res, &r) == 0);
@@ -397,14 +411,7 @@ static void check_streams(const char *dir)
     REQUIRE(close_trace(T(11)) == 0);
     tc_context("streams");
     static gma_replay r;
-    gma_opts o;
-    memset(&o, 0, sizeof(o));
-    o.top = 10;
-    o.window = o.step = o.device = -1;
-    char msg[600];
-    REQUIRE(gma_replay_init(&r, &o, path) == 0);
-    REQUIRE(gma_insights_open(&r) == 0);
-    REQUIRE(gma_replay_read(&r, msg, sizeof(msg)) == 0, "%s", msg);
+    replay_insights(&r, path);
     gma_ins_result res;
     REQUIRE(gma_insights_build(&res, &r) == 0);
     REQUIRE(res.ndev == 1);
@@ -589,14 +596,7 @@ static void check_layers(const char *dir)
     REQUIRE(write_layers(path) == 0, "writing %s", path);
     tc_context("recompute");
     static gma_replay r;
-    gma_opts o;
-    memset(&o, 0, sizeof(o));
-    o.top = 10;
-    o.window = o.step = o.device = -1;
-    char msg[600];
-    REQUIRE(gma_replay_init(&r, &o, path) == 0);
-    REQUIRE(gma_insights_open(&r) == 0);
-    REQUIRE(gma_replay_read(&r, msg, sizeof(msg)) == 0, "%s", msg);
+    replay_insights(&r, path);
     gma_ins_result res;
     REQUIRE(gma_insights_build(&res, &r) == 0);
     REQUIRE(res.ndev == 1);
@@ -645,6 +645,8 @@ static void check_layers(const char *dir)
     /* the default report of the same trace: no hint crosses its threshold */
     static gma_replay r2;
     static gma_report rep;
+    gma_opts o = test_opts();
+    char msg[600];
     REQUIRE(gma_replay_file(&r2, &o, path, msg, sizeof(msg)) == 0, "%s", msg);
     REQUIRE(gma_report_build(&rep, &r2) == 0);
     CHECK_EQ_U64(rep.hints.n, 0);
@@ -660,10 +662,7 @@ static void check_layers(const char *dir)
  * the report; its table output goes to out (cap bytes). */
 static void report_of(const char *path, gma_replay *r, gma_report *rep, char *out, size_t cap)
 {
-    gma_opts o;
-    memset(&o, 0, sizeof(o));
-    o.top = 10;
-    o.window = o.step = o.device = -1;
+    gma_opts o = test_opts();
     char msg[600];
     REQUIRE(gma_replay_file(r, &o, path, msg, sizeof(msg)) == 0, "%s", msg);
     REQUIRE(gma_report_build(rep, r) == 0);
@@ -917,14 +916,7 @@ int main(int argc, char **argv)
     REQUIRE(write_trace(path) == 0, "writing %s", path);
 
     static gma_replay r;
-    gma_opts o;
-    memset(&o, 0, sizeof(o));
-    o.top = 10;
-    o.window = o.step = o.device = -1;
-    char msg[600];
-    REQUIRE(gma_replay_init(&r, &o, path) == 0);
-    REQUIRE(gma_insights_open(&r) == 0);
-    REQUIRE(gma_replay_read(&r, msg, sizeof(msg)) == 0, "%s", msg);
+    replay_insights(&r, path);
     CHECK_EQ_U64(r.dev[0].peak, 61 * MiB); /* the replay's own peak, as above */
     gma_ins_result res;
     REQUIRE(gma_insights_build(&res, &r) == 0);
