@@ -209,6 +209,16 @@ static void event(gmp_asm *a, uint16_t type, uint32_t epoch_, uint64_t ts, uint6
 
 static gmp_corrtab corr;
 
+/* An assembler on the fake io with the given host budget, its outputs
+ * forgotten. */
+static gmp_asm *fresh_asm(size_t budget)
+{
+    reset_out();
+    gmp_asm *a = gmp_asm_create(&fake_io, &corr, budget);
+    REQUIRE(a != NULL, "create");
+    return a;
+}
+
 static const gmt_record *rec_at(size_t i, gmt_type type)
 {
     static gmt_record none;
@@ -224,9 +234,7 @@ static const gmt_record *rec_at(size_t i, gmt_type type)
 
 static void test_window(void)
 {
-    reset_out();
-    gmp_asm *a = gmp_asm_create(&fake_io, &corr, 64u << 20);
-    REQUIRE(a != NULL, "create");
+    gmp_asm *a = fresh_asm(64u << 20);
 
     /* epoch 0: waiting; 1: step 1 opens window 1 (index 0); 2: step 2 closes it */
     epoch(0, 0, 100, 0, 0, GMT_PHASE_WAIT, 0);
@@ -377,9 +385,7 @@ static void test_window(void)
  * MEMCPY and MARK late, and an ALLOC of step 2. */
 static void test_late(void)
 {
-    reset_out();
-    gmp_asm *a = gmp_asm_create(&fake_io, &corr, 64u << 20);
-    REQUIRE(a != NULL, "create");
+    gmp_asm *a = fresh_asm(64u << 20);
     epoch(0, 0, 100, 0, 0, GMT_PHASE_WAIT, 0);
     epoch(1, GMP_SCHED_EV_PHASE | GMP_SCHED_EV_WINDOW_BEGIN, 1000, 1, 1, GMT_PHASE_ACTIVE, 1);
     epoch(2, GMP_SCHED_EV_PHASE | GMP_SCHED_EV_WINDOW_END, 2000, 2, 1, GMT_PHASE_DONE, 0);
@@ -477,10 +483,8 @@ static const gmt_record *aside_at(size_t i, gmt_type type)
  * steps 0 and 2 (4; a MARK is not counted) either way. */
 static void aside_case(int kernels)
 {
-    reset_out();
     naside = 0;
-    gmp_asm *a = gmp_asm_create(&fake_io, &corr, 64u << 20);
-    REQUIRE(a != NULL, "create");
+    gmp_asm *a = fresh_asm(64u << 20);
     gmp_asm_set_aside(a, io_put_aside, kernels);
     epoch(0, 0, 100, 0, 0, GMT_PHASE_WAIT, 0);
     epoch(1, GMP_SCHED_EV_PHASE | GMP_SCHED_EV_WINDOW_BEGIN, 1000, 1, 1, GMT_PHASE_ACTIVE, 1);
@@ -566,9 +570,7 @@ static void test_aside(void)
  * profiler.e2e.tags did about once in 40 runs under ASan on a loaded VM.) */
 static void test_held_events(void)
 {
-    reset_out();
-    gmp_asm *a = gmp_asm_create(&fake_io, &corr, 64u << 20);
-    REQUIRE(a != NULL, "create");
+    gmp_asm *a = fresh_asm(64u << 20);
     epoch(0, GMP_SCHED_EV_PHASE | GMP_SCHED_EV_WINDOW_BEGIN, 100, 0, 1, GMT_PHASE_ACTIVE, 1);
     gmp_asm_round_begin(a, 1000); /* a first round opens the window */
     gmp_asm_events_done(a, 0);
@@ -599,9 +601,7 @@ static void test_held_events(void)
 
 static void test_horizon(void)
 {
-    reset_out();
-    gmp_asm *a = gmp_asm_create(&fake_io, &corr, 64u << 20);
-    REQUIRE(a != NULL, "create");
+    gmp_asm *a = fresh_asm(64u << 20);
     epoch(0, GMP_SCHED_EV_PHASE | GMP_SCHED_EV_WINDOW_BEGIN, 100, 0, 1, GMT_PHASE_ACTIVE, 1);
     gmp_corr_put(&corr, 20, 7, 0, 0, 0, GMP_FAM_MALLOC);
     gmp_corr_put(&corr, 21, 7, 0, 0, 0, GMP_FAM_MALLOC);
@@ -640,9 +640,7 @@ static void test_horizon(void)
  * this round belong to it. All 4106 allocations come before WINDOW_END. */
 static void test_full_staging(void)
 {
-    reset_out();
-    gmp_asm *a = gmp_asm_create(&fake_io, &corr, 0);
-    REQUIRE(a != NULL, "create");
+    gmp_asm *a = fresh_asm(0);
     epoch(0, GMP_SCHED_EV_PHASE | GMP_SCHED_EV_WINDOW_BEGIN, 100, 0, 1, GMT_PHASE_ACTIVE, 1);
     epoch(1, GMP_SCHED_EV_PHASE | GMP_SCHED_EV_WINDOW_END, 100000, 1, 1, GMT_PHASE_DONE, 0);
     gmp_asm_round_begin(a, 200000);
@@ -665,9 +663,7 @@ static void test_full_staging(void)
  * time) and drains once; the addresses written, in order, go to got. */
 static size_t order_of(const uint64_t *ts, size_t n, uint64_t *got)
 {
-    reset_out();
-    gmp_asm *a = gmp_asm_create(&fake_io, &corr, 0);
-    REQUIRE(a != NULL, "create");
+    gmp_asm *a = fresh_asm(0);
     epoch(0, GMP_SCHED_EV_PHASE | GMP_SCHED_EV_WINDOW_BEGIN, 100, 0, 1, GMT_PHASE_ACTIVE, 1);
     gmp_asm_round_begin(a, 1000000);
     gmp_asm_events_done(a, 0);
@@ -729,9 +725,7 @@ static void vmm_event(gmp_asm *a, uint16_t type, uint64_t start, uint64_t ts, ui
  * afterwards stays a plain allocation. */
 static void test_vmm(void)
 {
-    reset_out();
-    gmp_asm *a = gmp_asm_create(&fake_io, &corr, 64u << 20);
-    REQUIRE(a != NULL, "create");
+    gmp_asm *a = fresh_asm(64u << 20);
     epoch(0, GMP_SCHED_EV_PHASE | GMP_SCHED_EV_WINDOW_BEGIN, 100, 0, 1, GMT_PHASE_ACTIVE, 1);
     gmp_corr_put(&corr, 31, 7, 0, 0, 0, GMP_FAM_MALLOC);
     gmp_corr_put(&corr, 32, 7, 0, 0, 0, GMP_FAM_FREE);
@@ -803,9 +797,7 @@ static void block_ev(gmp_asm *a, uint64_t ts, unsigned action, uint64_t addr, ui
  * before Y exists and sees a peak 1,000 bytes too low. */
 static void test_block_order(void)
 {
-    reset_out();
-    gmp_asm *a = gmp_asm_create(&fake_io, &corr, 64u << 20);
-    REQUIRE(a != NULL, "create");
+    gmp_asm *a = fresh_asm(64u << 20);
     epoch(0, 0, 100, 0, 0, GMT_PHASE_WAIT, 0);
     epoch(1, GMP_SCHED_EV_PHASE | GMP_SCHED_EV_WINDOW_BEGIN, 1000, 1, 1, GMT_PHASE_ACTIVE, 1);
     gmp_asm_round_begin(a, 10000);
@@ -864,10 +856,8 @@ static void oom_ev(gmp_asm *a, uint64_t ts, uint64_t bytes, uint64_t range)
 
 static void test_failure(void)
 {
-    reset_out();
     n_fail = 0;
-    gmp_asm *a = gmp_asm_create(&fake_io, &corr, 64u << 20);
-    REQUIRE(a != NULL, "create");
+    gmp_asm *a = fresh_asm(64u << 20);
     epoch(0, GMP_SCHED_EV_PHASE | GMP_SCHED_EV_WINDOW_BEGIN, 100, 0, 1, GMT_PHASE_ACTIVE, 1);
     gmp_asm_round_begin(a, 10000);
     event(a, GMP_EV_RANGE_BEGIN, 0, 1050, 5, 0, "fwd");
@@ -962,10 +952,8 @@ static void test_failure(void)
  * (it once kept closed ranges until it was full, and lost every END after). */
 static void test_range_churn(void)
 {
-    reset_out();
     nput_range_end = 0;
-    gmp_asm *a = gmp_asm_create(&fake_io, &corr, 64u << 20);
-    REQUIRE(a != NULL, "create");
+    gmp_asm *a = fresh_asm(64u << 20);
     epoch(0, 0, 100, 0, 0, GMT_PHASE_WAIT, 0);
     epoch(1, GMP_SCHED_EV_PHASE | GMP_SCHED_EV_WINDOW_BEGIN, 1000, 1, 1, GMT_PHASE_ACTIVE, 1);
     const uint64_t pairs = 1100000, batch = 500;
