@@ -136,6 +136,16 @@ check() {
     if [ "$rc" -ne 0 ]; then fail "${last:-check_trace exit $rc}"; else pass "$last"; fi
     "$CT" "$trace" --summary >"$W/summary.json" 2>/dev/null || true
 }
+# oom_check KIND EXPECT: the dump $W/dump.zst against what the program
+# (cuda) or PyTorch's error (torch) said, by tests/gpu/oom_check.py.
+oom_check() {
+    timeout -k 5 60 "$BIN/gmt-dump" "$W/dump.zst" >"$W/dump.txt" 2>/dev/null
+    if "$PY" "$GM_SRC/tests/gpu/oom_check.py" "$W/dump.txt" "$1" "$2" >"$W/oom_check.txt" 2>&1; then
+        pass "$(tr '\n' ';' <"$W/oom_check.txt")"
+    else
+        fail "$(tail -1 "$W/oom_check.txt")"
+    fi
+}
 # ranks_csv TRACE0 TRACE1 PEAK0 PEAK1: gmem-analyze --by rank on both
 # traces must list ranks 0 and 1 with the peaks check_trace computed (of
 # CUDA's allocations: --layer segments, also where the PyTorch bridge
@@ -512,12 +522,7 @@ oom_cuda)
     grep -q '^gmemprof: the command ran out of memory: ' "$W/stderr" &&
         pass "the launcher names the failure" || fail "no launcher line: $(tail -3 "$W/stderr")"
     check "$W/dump.zst" --expect trailer=1
-    timeout -k 5 60 "$BIN/gmt-dump" "$W/dump.zst" >"$W/dump.txt" 2>/dev/null
-    if "$PY" "$GM_SRC/tests/gpu/oom_check.py" "$W/dump.txt" cuda "$W/expect.json" >"$W/oom_check.txt" 2>&1; then
-        pass "$(tr '\n' ';' <"$W/oom_check.txt")"
-    else
-        fail "$(tail -1 "$W/oom_check.txt")"
-    fi
+    oom_check cuda "$W/expect.json"
     timeout -k 5 60 "$BIN/gmem-analyze" "$W/dump.zst" >"$W/report.txt" 2>&1
     head -1 "$W/report.txt" | grep -q '^Out of memory, dump 1: the CUDA call cuMemAlloc' &&
         pass "the report starts with the failure" || fail "report: $(head -2 "$W/report.txt")"
@@ -536,12 +541,7 @@ torch_oom)
     RC=$?
     expect_rc 0; expect_same_stdout "$W/plain.out"
     check "$W/dump.zst" --expect trailer=1
-    timeout -k 5 60 "$BIN/gmt-dump" "$W/dump.zst" >"$W/dump.txt" 2>/dev/null
-    if "$PY" "$GM_SRC/tests/gpu/oom_check.py" "$W/dump.txt" torch "$W/error.json" >"$W/oom_check.txt" 2>&1; then
-        pass "$(tr '\n' ';' <"$W/oom_check.txt")"
-    else
-        fail "$(tail -1 "$W/oom_check.txt")"
-    fi
+    oom_check torch "$W/error.json"
     timeout -k 5 60 "$BIN/gmem-analyze" "$W/dump.zst" >"$W/report.txt" 2>&1 ||
         fail "gmem-analyze failed: $(head -c 300 "$W/report.txt")"
     ;;
