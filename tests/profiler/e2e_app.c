@@ -1143,6 +1143,21 @@ static int sc_accounting(void)
 
 typedef int (*bridge_event_fn)(unsigned, unsigned, uint64_t, uint64_t, uint64_t, uint64_t);
 static bridge_event_fn g_bev;
+typedef void (*bridge_op_fn)(int, const char *, int);
+static bridge_op_fn g_bop;
+
+/* Device 0's context, which attaches the fake bridge (GMEMPROF_TORCH_BRIDGE,
+ * already loaded by the profiler); its handle, with g_bev and g_bop set
+ * from it (NULL each when no bridge listens). */
+static void *bridge_open(void)
+{
+    fake_cupti_context_created(0);
+    const char *bp = getenv("GMEMPROF_TORCH_BRIDGE");
+    void *h = bp ? dlopen(bp, RTLD_NOW | RTLD_NOLOAD) : NULL;
+    g_bev = h ? (bridge_event_fn)dlsym(h, "fake_bridge_event") : NULL;
+    g_bop = h ? (bridge_op_fn)dlsym(h, "fake_bridge_op") : NULL;
+    return h;
+}
 
 /* An allocator event; a no-op (fact "bridge_off") when no bridge listens. */
 static void bev(unsigned action, unsigned dev, uint64_t addr, uint64_t bytes)
@@ -1166,10 +1181,7 @@ static void *torch_thread(void *p)
 static int sc_torch(void)
 {
     gmemprof_mark("before_model");
-    fake_cupti_context_created(0);
-    const char *bp = getenv("GMEMPROF_TORCH_BRIDGE");
-    void *h = bp ? dlopen(bp, RTLD_NOW | RTLD_NOLOAD) : NULL;
-    g_bev = h ? (bridge_event_fn)dlsym(h, "fake_bridge_event") : NULL;
+    (void)bridge_open();
     fact("tid", gettid_());
     fake_cupti_context_created(1);
     cuda_malloc(0x7f0000000000ull, 20 * MIB); /* the seeded segment, as CUPTI saw it */
@@ -1202,10 +1214,7 @@ static int sc_torch(void)
  * still recover: no dump) and it gives up (its OOM event: the dump). */
 static int sc_torch_oom(void)
 {
-    fake_cupti_context_created(0);
-    const char *bp = getenv("GMEMPROF_TORCH_BRIDGE");
-    void *h = bp ? dlopen(bp, RTLD_NOW | RTLD_NOLOAD) : NULL;
-    g_bev = h ? (bridge_event_fn)dlsym(h, "fake_bridge_event") : NULL;
+    (void)bridge_open();
     fact("tid", gettid_());
     fake_cuda_set_meminfo(0, 2 * MIB, 80 * GIB_);
     cuda_malloc(0x7f0000000000ull, 20 * MIB); /* the seeded segment, as CUPTI saw it */
@@ -1226,10 +1235,8 @@ static int sc_torch_oom(void)
 
 /* ---- op ranges and optimizer steps from the bridge (fake_bridge.c) ------- */
 
-typedef void (*bridge_op_fn)(int, const char *, int);
 typedef void (*bridge_opt_fn)(const char *);
 typedef unsigned (*bridge_watching_fn)(unsigned *);
-static bridge_op_fn g_bop;
 
 #define OSEG 0x7f0002800000ull /* a segment of the scenario's own */
 
@@ -1304,11 +1311,7 @@ static void optimizer_step(bridge_opt_fn ostep, const char *name, uint64_t bytes
  * SGD, iteration 3 accumulates two passes before its SGD step. */
 static int sc_torch_ops(void)
 {
-    fake_cupti_context_created(0);
-    const char *bp = getenv("GMEMPROF_TORCH_BRIDGE");
-    void *h = bp ? dlopen(bp, RTLD_NOW | RTLD_NOLOAD) : NULL;
-    g_bev = h ? (bridge_event_fn)dlsym(h, "fake_bridge_event") : NULL;
-    g_bop = h ? (bridge_op_fn)dlsym(h, "fake_bridge_op") : NULL;
+    void *h = bridge_open();
     bridge_opt_fn ostep = h ? (bridge_opt_fn)dlsym(h, "fake_bridge_optimizer_step") : NULL;
     bridge_watching_fn watching = h ? (bridge_watching_fn)dlsym(h, "fake_bridge_watching") : NULL;
     fact("tid", gettid_());
@@ -1336,11 +1339,7 @@ static int sc_torch_ops(void)
  * must leave no event). Facts: ops, ns (the loop's time). */
 static int sc_torch_ops_rate(void)
 {
-    fake_cupti_context_created(0);
-    const char *bp = getenv("GMEMPROF_TORCH_BRIDGE");
-    void *h = bp ? dlopen(bp, RTLD_NOW | RTLD_NOLOAD) : NULL;
-    g_bop = h ? (bridge_op_fn)dlsym(h, "fake_bridge_op") : NULL;
-    g_bev = h ? (bridge_event_fn)dlsym(h, "fake_bridge_event") : NULL;
+    (void)bridge_open();
     long n = getenv("OPS_N") ? atol(getenv("OPS_N")) : 1000000;
     long spin = getenv("OPS_SPIN_NS") ? atol(getenv("OPS_SPIN_NS")) : 0; /* the program's own time per op */
     static const char *const names[] = {"aten::add", "aten::mm", "aten::empty_strided", "aten::_softmax"};
