@@ -7,8 +7,9 @@
 #    torch; build-gpu/, shared with tests/gpu/run_all.sh);
 # 2. one tensor allocation + free through PyTorch's caching allocator, in ns
 #    (bench/torch_alloc_cost.py: torch.empty + del, best of 5 medians of
-#    100,000 pairs): bare, under gmemprof with the bridge, under gmemprof
-#    with GMEMPROF_TORCH=0 (CUPTI alone), and with _record_memory_history;
+#    100,000 pairs, 16 KiB and 4 MiB): bare, under gmemprof with the bridge
+#    (with and without op ranges), under gmemprof with GMEMPROF_TORCH=0
+#    (CUPTI alone), and with _record_memory_history;
 #    one op's cost (bench/torch_op_cost.py: torch.add on CPU tensors, and on
 #    CUDA tensors), bare and under gmemprof with and without op ranges;
 # 3. bench/run_bench.sh's GPT step ratios, small and medium, in one run:
@@ -27,26 +28,31 @@ set -uo pipefail
 cd "$ROOT" || exit 1
 bench_torch_begin bridge_bench "${1:-}"
 
-# alloc MODE PREFIX...: one torch_alloc_cost.py run, its line into alloc_cost.txt
+# alloc MODE NUMEL PREFIX...: one torch_alloc_cost.py run, its line into
+# alloc_cost.txt
 alloc() {
-    local mode=$1
-    shift
+    local mode=$1 numel=$2
+    shift 2
     if [ "$FAKE" = 1 ]; then
-        echo "torch_alloc_cost $mode ns_per_pair 0.0 (fake)" >>"$OUT/alloc_cost.txt"
+        echo "torch_alloc_cost $mode numel $numel ns_per_pair 0.0 (fake)" >>"$OUT/alloc_cost.txt"
         return
     fi
-    N=100000 ROUNDS=5 timeout -k 10 120 "${clean_env[@]}" "$@" "$PY" "$ROOT/bench/torch_alloc_cost.py" "$mode" \
-        >/dev/null 2>"$WORK/alloc-$mode.stderr"
+    N=100000 ROUNDS=5 NUMEL=$numel timeout -k 10 120 "${clean_env[@]}" "$@" "$PY" "$ROOT/bench/torch_alloc_cost.py" \
+        "$mode" >/dev/null 2>"$WORK/alloc-$mode.stderr"
     local line
     line=$(grep '^torch_alloc_cost ' "$WORK/alloc-$mode.stderr" | tail -1)
-    echo "${line:-torch_alloc_cost $mode failed: $(tail -1 "$WORK/alloc-$mode.stderr")}" | tee -a "$OUT/alloc_cost.txt"
+    echo "${line:-torch_alloc_cost $mode numel $numel failed: $(tail -1 "$WORK/alloc-$mode.stderr")}" |
+        tee -a "$OUT/alloc_cost.txt"
 }
 : >"$OUT/alloc_cost.txt"
-say "alloc+free cost through the tracker"
-alloc bare
-alloc bridge "$BUILD/bin/gmemprof" -q -o "$WORK/alloc.zst" --
-alloc nobridge env GMEMPROF_TORCH=0 "$BUILD/bin/gmemprof" -q -o "$WORK/alloc-nobridge.zst" --
-alloc history
+say "alloc+free cost through the tracker: a small-pool block (16 KiB) and a large one (4 MiB)"
+for numel in 4096 1048576; do
+    alloc bare $numel
+    alloc bridge $numel "$BUILD/bin/gmemprof" -q -o "$WORK/alloc.zst" --
+    alloc noops $numel env GMEMPROF_TORCH_OPS=0 "$BUILD/bin/gmemprof" -q -o "$WORK/alloc-noops.zst" --
+    alloc nobridge $numel env GMEMPROF_TORCH=0 "$BUILD/bin/gmemprof" -q -o "$WORK/alloc-nobridge.zst" --
+    alloc history $numel
+done
 [ -s "$WORK/alloc.zst" ] && "$BUILD/bin/gmem-analyze" "$WORK/alloc.zst" --format csv 2>/dev/null |
     grep -E '^# (framework|dropped)' >>"$OUT/alloc_cost.txt"
 rm -f "$WORK"/alloc*.zst

@@ -99,7 +99,7 @@ struct gmp_asm {
     int fw_seen;
     /* per device, an ALLOC waiting for its size (held_settle) */
     gmt_block held[GMP_MAX_DEVICES];
-    uint64_t held_base[GMP_MAX_DEVICES], held_freed[GMP_MAX_DEVICES];
+    uint64_t held_base[GMP_MAX_DEVICES], held_freed[GMP_MAX_DEVICES], held_added[GMP_MAX_DEVICES];
     uint32_t held_epoch[GMP_MAX_DEVICES];
     uint8_t held_on[GMP_MAX_DEVICES];
     /* per device, the block events that came after its held ALLOC: written
@@ -1048,7 +1048,7 @@ static void held_settle(gmp_asm *a, unsigned d, uint64_t counter)
     if (!a->held_on[d])
         return;
     gmt_block *h = &a->held[d];
-    int64_t s = (int64_t)(counter - a->held_base[d]) + (int64_t)a->held_freed[d];
+    int64_t s = (int64_t)(counter - a->held_base[d]) + (int64_t)a->held_freed[d] - (int64_t)a->held_added[d];
     h->bytes = s > 0 ? (uint64_t)s : rounded_request(h->requested);
     held_out(a, d);
 }
@@ -1112,6 +1112,8 @@ static void emit_block(gmp_asm *a, const gmp_ev *ev, const gmp_epoch_info *ep)
     }
     if (d < GMP_MAX_DEVICES && a->held_on[d] && !(blk.action == GMT_BLK_ALLOC && ev->block.has_counter)) {
         int settled = blk.action == GMT_BLK_FREE_REQUESTED && held_free(a, d, &blk);
+        if (blk.action == GMT_BLK_ALLOC)
+            a->held_added[d] += blk.bytes; /* in the next reading beside the held one */
         if (!settled && held_queue(a, d, &blk, ev->epoch) == 0)
             return; /* written after the held ALLOC */
         if (!settled) { /* the queue is full */
@@ -1124,6 +1126,7 @@ static void emit_block(gmp_asm *a, const gmp_ev *ev, const gmp_epoch_info *ep)
         a->held_epoch[d] = ev->epoch;
         a->held_base[d] = ev->block.counter;
         a->held_freed[d] = 0;
+        a->held_added[d] = 0;
         a->held_on[d] = 1;
         return;
     } else if (blk.action == GMT_BLK_FREE_REQUESTED && blk.requested) {

@@ -20,7 +20,10 @@
  * after it reports an ALLOC and before it reports a FREE_REQUESTED, so the
  * profiler learns a block's size as PyTorch counts it from the next
  * reading; flush() sends a reading alone (action GMP_BRIDGE_COUNTER). The
- * profiler calls flush() before a step, a tag and the end.
+ * profiler calls flush() before a step, a tag and the end. An ALLOC
+ * without a reading carries its block's size in `bytes` (the bridge knows
+ * it: a small-pool request rounded up); the profiler takes it out of the
+ * change between two readings.
  */
 #ifndef GMEMPROF_PROFILER_TORCH_BRIDGE_H
 #define GMEMPROF_PROFILER_TORCH_BRIDGE_H

@@ -16,6 +16,7 @@
 
 #include <atomic>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <mutex>
@@ -55,12 +56,35 @@ int action_of(TraceEntry::Action a) {
 
 // PyTorch counts a block by its size (rounded, sometimes grown by an
 // unsplit remainder), while its trace entry carries the requested size.
-// Each ALLOC goes out with the allocator's allocated bytes as read in the
-// callback, and a flush sends the reading alone; from
-// their changes the profiler's writer knows every block's size as
-// memory_allocated() counts it (profiler/torch.h says how).
+// A request of at most 1 MiB comes from the small pool, whose blocks are
+// always split to the request rounded up to 512 bytes unless
+// roundup_power2_divisions is configured: such an ALLOC goes out with that
+// size. Any other ALLOC goes out with the allocator's allocated bytes as
+// read in the callback, and a flush sends the reading alone; from their
+// changes the profiler's writer knows every block's size as
+// memory_allocated() counts it (profiler/torch.h says how). The reading
+// copies the device's statistics, the largest part of an allocation's
+// cost here, so the common small tensor goes without it.
 constexpr int kMaxDevices = 64;
-std::atomic<uint64_t> g_events[kMaxDevices];
+constexpr uint64_t kSmallSize = 1 << 20;  // c10's kSmallSize
+constexpr uint64_t kMinBlockSize = 512;   // c10's kMinBlockSize
+std::atomic<bool> g_read[kMaxDevices];    // a reading was sent: flush sends one too
+bool g_small_exact = true;                // set at attach from the allocator's settings
+
+uint64_t small_block_size(uint64_t request) {
+  return request < kMinBlockSize ? kMinBlockSize : (request + kMinBlockSize - 1) / kMinBlockSize * kMinBlockSize;
+}
+
+// roundup_power2_divisions changes how small requests round; the settings
+// come from these variables (torch.cuda.memory._set_allocator_settings
+// later is not seen: docs/attribution.md).
+bool small_rounding_is_plain() {
+  for (const char* name : {"PYTORCH_CUDA_ALLOC_CONF", "PYTORCH_ALLOC_CONF"}) {
+    const char* v = std::getenv(name);
+    if (v && std::strstr(v, "roundup_power2_divisions")) return false;
+  }
+  return true;
+}
 
 uint64_t allocated_now(c10::DeviceIndex dev) {
   // the device lock: already held (recursive) in a callback, taken briefly
@@ -70,24 +94,26 @@ uint64_t allocated_now(c10::DeviceIndex dev) {
           .current);
 }
 
-// Runs with the allocator's device lock held: reads the entry and the
-// counter, one call.
+// Runs with the allocator's device lock held: reads the entry and, for an
+// allocation that needs it, the counter; one call.
 void on_trace(const TraceEntry& e) {
   const gmp_bridge_host* h = g_host.load(std::memory_order_acquire);
   if (!h) return;
   int a = action_of(e.action_);
   if (a < 0) return;
-  uint64_t size = static_cast<uint64_t>(e.size_), counter = 0;
-  // a free's size the writer knows from its live table: only allocations
-  // need the reading
-  bool sized = a == GMT_BLK_ALLOC && e.device_ >= 0 && e.device_ < kMaxDevices;
-  if (sized) {
+  uint64_t size = static_cast<uint64_t>(e.size_), bytes = size, counter = 0;
+  bool alloc = a == GMT_BLK_ALLOC, sized = false;
+  if (alloc && g_small_exact && size <= kSmallSize) {
+    bytes = small_block_size(size);
+  } else if (alloc && e.device_ >= 0 && e.device_ < kMaxDevices) {
+    // a free's size the writer knows from its live table
+    sized = true;
     counter = allocated_now(e.device_);
-    g_events[e.device_].fetch_add(1, std::memory_order_relaxed);
+    if (!g_read[e.device_].load(std::memory_order_relaxed)) g_read[e.device_].store(true, std::memory_order_relaxed);
   }
   h->block(nullptr, static_cast<unsigned>(a), static_cast<unsigned>(e.device_), static_cast<uint64_t>(e.addr_),
-           size, a == GMT_BLK_ALLOC || a == GMT_BLK_FREE_REQUESTED ? size : 0, reinterpret_cast<uint64_t>(e.stream_), static_cast<uint64_t>(e.mempool_.first),
-           sized ? GMP_BRIDGE_HAS_COUNTER : 0u, counter);
+           bytes, alloc || a == GMT_BLK_FREE_REQUESTED ? size : 0, reinterpret_cast<uint64_t>(e.stream_),
+           static_cast<uint64_t>(e.mempool_.first), sized ? GMP_BRIDGE_HAS_COUNTER : 0u, counter);
 }
 
 void bridge_flush() {
@@ -95,7 +121,7 @@ void bridge_flush() {
   if (!h) return;
   int n = static_cast<int>(c10::cuda::device_count());
   for (int i = 0; i < n && i < kMaxDevices; i++)
-    if (g_events[i].load(std::memory_order_relaxed))
+    if (g_read[i].load(std::memory_order_relaxed))
       h->block(nullptr, GMP_BRIDGE_COUNTER, static_cast<unsigned>(i), 0, 0, 0, 0, 0, GMP_BRIDGE_HAS_COUNTER,
                allocated_now(static_cast<c10::DeviceIndex>(i)));
 }
@@ -133,6 +159,7 @@ int bridge_attach(const gmp_bridge_host* host, char* err, size_t cap) {
     // Events flow before the snapshot is read, so none is lost between the
     // two; a block allocated in between arrives twice, which the profiler's
     // live table takes as one (same device and address).
+    g_small_exact = small_rounding_is_plain();
     g_host.store(host, std::memory_order_release);
     al->attachAllocatorTraceTracker(on_trace);
     g_attached.store(true);

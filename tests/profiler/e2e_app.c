@@ -1209,6 +1209,25 @@ static int sc_torch(void)
     return 0;
 }
 
+/* Small tensors while a large one waits for its size (FAKE_BRIDGE_COUNTERS=1):
+ * the small ones carry their size and no reading, the large ones a reading
+ * that counts the small ones too. */
+static int sc_torch_small(void)
+{
+    (void)bridge_open();
+    fake_cupti_context_created(1);
+    cuda_malloc(TSEG, 20 * MIB);
+    bev(GMT_BLK_SEGMENT_ALLOC, 0, TSEG, 20 * MIB);
+    bev(GMT_BLK_ALLOC, 0, TSEG, 4 * MIB); /* held until the next reading */
+    bev(GMT_BLK_ALLOC, 0, TSEG + 4 * MIB, 64 * 1024);
+    bev(GMT_BLK_ALLOC, 0, TSEG + 4 * MIB + 64 * 1024, 512);
+    bev(GMT_BLK_FREE_REQUESTED, 0, TSEG + 4 * MIB, 64 * 1024);
+    bev(GMT_BLK_FREE_COMPLETED, 0, TSEG + 4 * MIB, 64 * 1024);
+    bev(GMT_BLK_ALLOC, 0, TSEG + 8 * MIB, 3 * MIB); /* its reading settles the first */
+    gmemprof_mark("end");                          /* a flush: settles the second */
+    return 0;
+}
+
 /* With the bridge and the flight recorder: a segment and blocks, then in
  * step 2, inside "aten::mm", the allocator's cudaMalloc fails (it may
  * still recover: no dump) and it gives up (its OOM event: the dump). */
@@ -1470,6 +1489,8 @@ int main(int argc, char **argv)
         rc = sc_accounting();
     else if (strcmp(sc, "torch_oom") == 0)
         rc = sc_torch_oom();
+    else if (strcmp(sc, "torch_small") == 0)
+        rc = sc_torch_small();
     else if (strncmp(sc, "torch", 5) == 0)
         rc = sc_torch();
     else if (strcmp(sc, "oom_ranks") == 0)

@@ -2354,6 +2354,28 @@ static void t_torch(void)
           g1->u.tag.dev[1].fw_allocated == 1 * MIB);
     trace_free(&t);
 
+    /* small tensors between two readings: sized by the bridge, and taken
+     * out of the change that sizes the large block held before them */
+    run_app_in("torch_small", "torch_small", cenv, &r);
+    CHECK(exited(&r, 0));
+    t = load_trace_of(&r);
+    check_complete(&t);
+    a = block_at(&t, GMT_BLK_ALLOC, TSEG, 0);
+    const rec *s1 = block_at(&t, GMT_BLK_ALLOC, TSEG + 4 * MIB, 0);
+    const rec *s2 = block_at(&t, GMT_BLK_ALLOC, TSEG + 4 * MIB + 64 * 1024, 0);
+    const rec *f1 = block_at(&t, GMT_BLK_FREE_REQUESTED, TSEG + 4 * MIB, 0);
+    b = block_at(&t, GMT_BLK_ALLOC, TSEG + 8 * MIB, 0);
+    CHECK(a && a->u.block.bytes == 4 * MIB);
+    CHECK(s1 && s1->u.block.bytes == 64 * 1024 && s1->u.block.requested == 64 * 1024 - 100);
+    CHECK(s2 && s2->u.block.bytes == 512 && s2->u.block.requested == 412);
+    CHECK(f1 && f1->u.block.bytes == 64 * 1024);
+    CHECK(b && b->u.block.bytes == 3 * MIB);
+    /* written in the order they happened, the held one first */
+    CHECK(a && s1 && s2 && b && a < s1 && s1 < s2 && s2 < b);
+    g1 = nth(&t, GMT_REC_TAG, 0);
+    CHECK(g1 && g1->u.tag.dev[0].fw_allocated == 1 * MIB + 512 * 1024 + 4 * MIB + 512 + 3 * MIB);
+    trace_free(&t);
+
     /* a schedule: what was live before the window is its baseline */
     const char *senv[] = {be, ce, "GMEMPROF_SCHEDULE=wait=1,active=1", NULL};
     run_app_in("torch_sched", "torch", senv, &r);

@@ -79,10 +79,12 @@ static unsigned fake_watch(unsigned what, char *err, size_t cap)
     return what;
 }
 
-/* FAKE_BRIDGE_COUNTERS=1: events carry the allocated count as PyTorch's
- * allocator shows it in its callbacks (updated after an ALLOC is
- * reported, before a FREE_REQUESTED is), and the size field the request
- * (the rounded size less 100 bytes): the profiler must find the sizes. */
+/* FAKE_BRIDGE_COUNTERS=1: events carry the request (the size less 100
+ * bytes), as the real bridge sends them: an ALLOC of more than 1 MiB with
+ * the allocated count as PyTorch's allocator shows it in its callbacks
+ * (updated after an ALLOC is reported, before a FREE_REQUESTED is), a
+ * smaller one with its size (a multiple of 512 here) and no reading. The
+ * profiler must find the sizes. */
 static int counters_on(void)
 {
     const char *c = getenv("FAKE_BRIDGE_COUNTERS");
@@ -127,7 +129,10 @@ EXPORT int fake_bridge_event(unsigned action, unsigned device, uint64_t addr, ui
         g_host->block(NULL, action, device, addr, req, req, stream, pool, 0, 0);
         return 0;
     }
-    g_host->block(NULL, action, device, addr, req, req, stream, pool, GMP_BRIDGE_HAS_COUNTER, g_counter[device]);
+    if (bytes <= (1u << 20))
+        g_host->block(NULL, action, device, addr, bytes, req, stream, pool, 0, 0);
+    else
+        g_host->block(NULL, action, device, addr, req, req, stream, pool, GMP_BRIDGE_HAS_COUNTER, g_counter[device]);
     g_counter[device] += bytes;
     return 0;
 }
