@@ -3,11 +3,14 @@
  * printed first in the report.
  */
 #include "oom.h"
+#include "gmt_names.h"
+#include "gmt_text.h"
 #include "tracestr.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* A string of the trace, copied (cut to cap - 1 bytes); "" for none. */
 static void copy_str(const gma_replay *r, uint64_t id, char *out, size_t cap)
@@ -133,6 +136,11 @@ void gma_oom_record(gma_replay *r, const gmt_oom *o)
     if (o->device < GMA_MAX_DEVICES)
         f->dev_total = r->dev[o->device].total_mem;
     f->outside = r->cur_win < 0 && o->live_count == 0;
+    if ((o->flags & GMT_OOMF_IN_TRACE) && o->dump && r->path && strcmp(r->path, "-") != 0 &&
+        gmt_dump_name(f->dump_file, sizeof f->dump_file, r->path, o->dump, 1) < sizeof f->dump_file)
+        f->dump_found = access(f->dump_file, F_OK) == 0;
+    else
+        f->dump_file[0] = '\0';
     take_live_set(r, f);
 }
 
@@ -177,7 +185,7 @@ static void print_cause(FILE *out, const gma_oom_fail *f)
 {
     const gmt_oom *o = &f->o;
     char dump[40] = "";
-    if (o->dump)
+    if (o->dump && !(o->flags & GMT_OOMF_IN_TRACE)) /* a trace's record names its dump on a line of its own */
         snprintf(dump, sizeof dump, ", dump %" PRIu64, o->dump);
     switch (o->cause) {
     case GMT_OOM_CUDA:
@@ -240,7 +248,12 @@ static void print_held(FILE *out, const gma_oom_fail *f)
     for (size_t i = 0; i < f->ntop; i++)
         fprintf(out, "    %12s  %6" PRIu64 "  %s\n", human(f->top[i].bytes, a, sizeof a), f->top[i].count,
                 f->top[i].name);
-    if (f->outside)
+    char shown[4 * sizeof f->dump_file];
+    gmt_text_escape(shown, sizeof shown, f->dump_file);
+    if (f->outside && f->dump_found)
+        fprintf(out, "  note: the failure came outside the trace's windows: the memory held is what they saw; "
+                     "the steps before it are in its dump, %s\n", shown);
+    else if (f->outside)
         fprintf(out, "  note: the failure came outside the trace's windows: the memory held is what they saw; "
                      "the steps before it are in the flight recorder's dump (gmemprof --on-oom with a "
                      "--schedule writes NAME.oom.zst beside NAME.zst)\n");
@@ -269,6 +282,16 @@ static void print_steps(FILE *out, const gma_replay *r, const gma_oom_fail *f)
         fprintf(out, "  (the recorder's memory cap, GMEMPROF_OOM_MAX_MB, cut older steps from this dump)\n");
 }
 
+/* A trace's failure: the dump that holds the steps before it. */
+static void print_dump(FILE *out, const gma_oom_fail *f)
+{
+    if (!f->dump_file[0])
+        return;
+    char shown[4 * sizeof f->dump_file];
+    gmt_text_escape(shown, sizeof shown, f->dump_file);
+    fprintf(out, "  the flight recorder's dump of it: %s%s\n", shown, f->dump_found ? "" : " (not found beside this trace)");
+}
+
 size_t gma_oom_print(FILE *out, const gma_replay *r)
 {
     if (!r->oom)
@@ -276,6 +299,7 @@ size_t gma_oom_print(FILE *out, const gma_replay *r)
     for (size_t i = 0; i < r->oom->n; i++) {
         const gma_oom_fail *f = &r->oom->f[i];
         print_cause(out, f);
+        print_dump(out, f);
         print_request(out, f);
         print_held(out, f);
         print_steps(out, r, f);
@@ -320,6 +344,10 @@ void gma_oom_json(gma_jw *j, const gma_replay *r)
         gma_jw_ku64(j, "trimmed", (o->flags & GMT_OOMF_TRIMMED) != 0);
         /* 1: a trace's failure outside its windows (the text's note line) */
         gma_jw_ku64(j, "outside_every_window", f->outside != 0);
+        if (f->dump_file[0]) { /* a trace's failure with a dump: its file, and whether it is there */
+            gma_jw_kstr(j, "dump_file", f->dump_file);
+            gma_jw_ku64(j, "dump_file_found", f->dump_found != 0);
+        }
         gma_jw_key(j, "classes");
         gma_jw_begin(j, '{');
         for (int k = 0; k < GMA_OOM_NCLASS; k++)

@@ -37,6 +37,8 @@ typedef struct gma_oom_fail {
     uint64_t owners;                /* distinct owners */
     uint64_t seen_count, seen_bytes; /* LIVE records after it: the dump's own list */
     int outside;                    /* a trace's failure (no LIVE list) outside every window */
+    char dump_file[1024];           /* a trace's failure: its dump's file, named from the trace's ("" none) */
+    int dump_found;                 /* ... and that file is there */
 } gma_oom_fail;
 
 typedef struct gma_oom {

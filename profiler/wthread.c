@@ -31,6 +31,7 @@
 #include "devices.h"
 #include "gmp_rt.h"
 #include "gmt_io.h"
+#include "gmt_names.h"
 #include "launch.h"
 #include "log.h"
 #include "post.h"
@@ -658,27 +659,12 @@ static int rec_take(const gmt_record *r)
     return 1;
 }
 
-/* Dump k's file. The recorder alone: the trace's name (-o) for the first,
- * NAME.k.EXT after. Beside a trace: NAME.oom.EXT, then NAME.oom.k.EXT
- * (trace.zst: trace.oom.zst, trace.oom.2.zst), in the trace's directory
- * and with its %r, %p already expanded. */
+/* Dump k's file: named from the trace's path (gmt_names.h), in its
+ * directory and with its %r, %p already expanded. */
 static void dump_name(uint64_t k, char *out, size_t cap)
 {
-    const char *path = gmp_g.path;
-    const char *mid = W.trace ? ".oom" : "";
-    if (k <= 1 && !W.trace) {
-        snprintf(out, cap, "%s", path);
-        return;
-    }
-    const char *base = strrchr(path, '/');
-    base = base ? base + 1 : path;
-    const char *dot = strrchr(base, '.');
-    int stem = dot && dot > base ? (int)(dot - path) : (int)strlen(path);
-    char num[24] = "";
-    if (k > 1)
-        snprintf(num, sizeof num, ".%llu", (unsigned long long)k);
-    if ((size_t)snprintf(out, cap, "%.*s%s%s%s", stem, path, mid, num, path + stem) >= cap)
-        snprintf(out, cap, "%s", path); /* too long: the writer puts .PID beside it */
+    if (gmt_dump_name(out, cap, gmp_g.path, k, W.trace != NULL) >= cap)
+        snprintf(out, cap, "%s", gmp_g.path); /* too long: the writer puts .PID beside it */
 }
 
 static void put_all_strings(void)
@@ -820,6 +806,10 @@ static void io_failure(void *ctx, gmt_oom *o)
         r.type = GMT_REC_OOM;
         r.u.oom = *o;
         r.u.oom.live_count = 0; /* no LIVE records follow: the trace's own records give the live set */
+        /* the dump that rec_dump is about to write, named from the trace's
+         * path by the rule the analyzer follows to find it */
+        r.u.oom.flags |= GMT_OOMF_IN_TRACE;
+        r.u.oom.dump = W.rec && W.dumps < gmp_g.cfg.oom_dumps ? W.dumps + 1 : 0;
         put(&r);
     }
     if (W.rec)

@@ -478,6 +478,10 @@ typedef enum gmt_oom_cause {
 #define GMT_OOMF_DRIVER 0x1u    /* driver_free/driver_total were read (cuMemGetInfo) */
 #define GMT_OOMF_FRAMEWORK 0x2u /* fw_allocated/fw_reserved hold the framework allocator's view */
 #define GMT_OOMF_TRIMMED 0x4u   /* the ring was cut by its memory cap: fewer steps than asked */
+/* A trace's own failure record (beside a schedule of windows), not a dump's:
+ * `dump`, when not 0, is the number of the flight recorder's dump of the
+ * same failure, whose file is named from the trace's (gmt_names.h). */
+#define GMT_OOMF_IN_TRACE 0x8u
 
 /* OOM (2.2): the failure that ended a flight recorder's window.  All fields
  * are plain varints (ts too): a rare record, and one a reader can take
@@ -485,7 +489,8 @@ typedef enum gmt_oom_cause {
 typedef struct gmt_oom {
     uint64_t ts;           /* when the failure happened (trace clock) */
     uint64_t cause;        /* gmt_oom_cause */
-    uint64_t dump;         /* this dump's number in the process, from 1 */
+    uint64_t dump;         /* this dump's number in the process, from 1 (GMT_OOMF_IN_TRACE: that of
+                            * the dump of this failure, 0 none) */
     uint64_t device;       /* CUDA device ordinal of the request */
     uint64_t bytes;        /* the size requested (0 unknown: a signal, the exit) */
     uint64_t stream;       /* the request's stream handle (cudaStream_t value), 0 none */

@@ -3254,7 +3254,8 @@ static void check_sched_trace(const char *path, int failed)
         CHECK_EQ_U64(o->u.oom.step, 5);
         CHECK_EQ_U64(o->u.oom.bytes, 64 * MIB);
         CHECK_EQ_U64(o->u.oom.live_count, 0);
-        CHECK_EQ_U64(o->u.oom.dump, 0);
+        CHECK_EQ_U64(o->u.oom.dump, 1); /* the trace's record names the dump of the same failure */
+        CHECK(o->u.oom.flags & GMT_OOMF_IN_TRACE);
         CHECK_STR(S(&t, o->u.oom.op), "forward");
     }
     /* outside the windows: step 0's weights, steps 3 and 4 (2 ALLOC + 1
@@ -3300,10 +3301,27 @@ static void t_oom_sched(void)
     static const char head[] = "Out of memory: the CUDA call cuMemAlloc_v2 failed (CUresult 2)\n";
     CHECK(rep && strncmp(rep, head, sizeof head - 1) == 0, "%s", rep ? rep : "");
     CHECK_HAS(rep ? rep : "", "  note: the failure came outside the trace's windows: ");
+    snprintf(want, sizeof want, "\n  the flight recorder's dump of it: %s\n", d);
+    CHECK_HAS(rep ? rep : "", want);
+    snprintf(want, sizeof want, "the steps before it are in its dump, %s\n", d);
+    CHECK_HAS(rep ? rep : "", want);
     free(rep);
     rep = analyze(&r, "--format json", 0);
     CHECK_HAS(rep ? rep : "", "\"outside_every_window\": 1");
+    snprintf(want, sizeof want, "\"dump_file\": \"%s\",", d);
+    CHECK_HAS(rep ? rep : "", want);
+    CHECK_HAS(rep ? rep : "", "\"dump_file_found\": 1");
     free(rep);
+    /* the dump moved away: the report still names it, and says so */
+    char moved[1400];
+    snprintf(moved, sizeof moved, "%s.moved", d);
+    CHECK(rename(d, moved) == 0);
+    rep = analyze(&r, "", 0);
+    snprintf(want, sizeof want, "  the flight recorder's dump of it: %s (not found beside this trace)\n", d);
+    CHECK_HAS(rep ? rep : "", want);
+    CHECK_HAS(rep ? rep : "", "the steps before it are in the flight recorder's dump (gmemprof --on-oom with a ");
+    free(rep);
+    CHECK(rename(moved, d) == 0);
     /* the analyzer reads the dump as one of the recorder alone */
     char cmd[3200];
     snprintf(cmd, sizeof cmd, "'%s' '%s'", g_analyze, d);
@@ -3342,7 +3360,7 @@ static void t_oom_sched_again(void)
     CHECK_EQ_U64(count(&t, GMT_REC_WINDOW_BEGIN), 1);
     CHECK_EQ_U64(count(&t, GMT_REC_OOM), 2);
     const rec *o1 = nth(&t, GMT_REC_OOM, 0), *o2 = nth(&t, GMT_REC_OOM, 1);
-    CHECK(o1 && o2 && o1->u.oom.step == 3 && o2->u.oom.step == 6 && o1->u.oom.dump == 0 && o2->u.oom.dump == 0);
+    CHECK(o1 && o2 && o1->u.oom.step == 3 && o2->u.oom.step == 6 && o1->u.oom.dump == 1 && o2->u.oom.dump == 2);
     trace_free(&t);
     CHECK_EQ_U64(count_files(r.dir), 3);
 }

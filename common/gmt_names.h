@@ -1,0 +1,28 @@
+/*
+ * gmt_names: the file names that go with a trace.  The flight recorder's
+ * dumps are named from the trace's path, and the analyzer finds them by the
+ * same rule (docs/trace-format.md §4).  Pure string work: libc only.
+ */
+#ifndef GMEMPROF_GMT_NAMES_H
+#define GMEMPROF_GMT_NAMES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Dump k's file (k from 1) for the trace path `path`, into out (cap bytes,
+ * NUL-terminated; cut at cap - 1).  Beside a trace (beside != 0):
+ * NAME.oom.EXT, then NAME.oom.k.EXT (run.zst: run.oom.zst, run.oom.2.zst).
+ * The recorder alone: the path itself, then NAME.k.EXT.  EXT is what
+ * follows the last dot of the file's base name; a base name without one
+ * (or with only a leading dot) has none.  Returns the length the whole
+ * name needs (as snprintf): the name was cut when it is >= cap. */
+size_t gmt_dump_name(char *out, size_t cap, const char *path, uint64_t k, int beside);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
