@@ -63,8 +63,8 @@ int action_of(TraceEntry::Action a) {
 // read in the callback, and a flush sends the reading alone; from their
 // changes the profiler's writer knows every block's size as
 // memory_allocated() counts it (profiler/torch.h says how). The reading
-// copies the device's statistics, the largest part of an allocation's
-// cost here, so the common small tensor goes without it.
+// copies the device's statistics (about 1 KB) under the allocator's lock,
+// so the common small tensor goes without it.
 constexpr int kMaxDevices = 64;
 constexpr uint64_t kSmallSize = 1 << 20;  // c10's kSmallSize
 constexpr uint64_t kMinBlockSize = 512;   // c10's kMinBlockSize
@@ -77,7 +77,7 @@ uint64_t small_block_size(uint64_t request) {
 
 // roundup_power2_divisions changes how small requests round; the settings
 // come from these variables (torch.cuda.memory._set_allocator_settings
-// later is not seen: docs/attribution.md).
+// later is not seen: user guide §7).
 bool small_rounding_is_plain() {
   for (const char* name : {"PYTORCH_CUDA_ALLOC_CONF", "PYTORCH_ALLOC_CONF"}) {
     const char* v = std::getenv(name);
