@@ -27,7 +27,8 @@
  * and CB_COST_C10 (its stand-in libc10_cuda.so) it also times the PyTorch
  * bridge's hot path: host->block, which the allocator's trace tracker calls
  * three times for a tensor's alloc + free (ALLOC, FREE_REQUESTED,
- * FREE_COMPLETED), paced like the NVTX batches.
+ * FREE_COMPLETED), paced like the NVTX batches, and an op range through
+ * host->op_begin/op_end, with and without a block allocated inside it.
  * Prints one line per configuration; exits non-zero only when the profiler
  * did not see the launches at all.
  */
@@ -153,6 +154,45 @@ static double measure(int threads)
     return sum / threads / (double)g_launches;
 }
 
+/* One op range as the RecordFunction callback makes it, in ps (ns x 1000):
+ * an op that touches no memory (it waits on the stack and ends without an
+ * event), or (with_block) one whose range begins at a block allocated
+ * inside it (its RANGE_BEGIN, the ALLOC, its RANGE_END); 150 batches of
+ * 3000, 20 ms apart. With COLD_KIB each op is timed alone after the caches
+ * were evicted, less the same timing around nothing, over 10 batches. */
+static uint64_t op_cost(const gmp_bridge_host *host, int with_block, uint64_t *addr)
+{
+    uint8_t *cold = NULL;
+    if (g_cold && (cold = malloc(g_cold)) != NULL)
+        memset(cold, 1, g_cold);
+    uint64_t ns = 0, empty = 0, sink = 0;
+    long ops = 0;
+    for (int b = 0; b < (cold ? 10 : 150); b++) {
+        uint64_t t0 = now_ns();
+        for (int i = 0; i < 3000; i++, *addr += 4096) {
+            uint64_t l0 = cold ? mono_ns() : 0;
+            host->op_begin(with_block ? "aten::empty" : "aten::view");
+            if (with_block)
+                host->block(NULL, GMT_BLK_ALLOC, 0, *addr, 4096, 4000, 7, 0, 0, 0);
+            host->op_end();
+            if (cold) {
+                ns += mono_ns() - l0;
+                sink += evict(cold, g_cold);
+                l0 = mono_ns();
+                empty += mono_ns() - l0;
+                sink += evict(cold, g_cold);
+            }
+        }
+        if (!cold)
+            ns += now_ns() - t0;
+        ops += 3000;
+        struct timespec ts = {0, 20000000};
+        nanosleep(&ts, NULL);
+    }
+    free(cold);
+    return ((ns > empty ? ns - empty : 0) + (sink == 1)) * 1000 / (uint64_t)ops;
+}
+
 /* The bridge's events: 150 batches of 3000 alloc+free triples, 20 ms apart
  * (the writer drains the ring in between); thread CPU time of the calls. */
 static void bridge_cost(void)
@@ -181,6 +221,12 @@ static void bridge_cost(void)
     }
     printf("PyTorch bridge: alloc+free of a block with profiler %.1f ns (3 host->block calls, 3 events into the "
            "ring)\n", (double)ns / (double)pairs);
+
+    uint64_t ns0 = op_cost(host, 0, &addr), ns1 = op_cost(host, 1, &addr);
+    const char *how = g_cold ? ", caches evicted between ops (COLD_KIB)" : "";
+    printf("PyTorch bridge: an op with no GPU work %.1f ns (op_begin + op_end, no event%s)\n", ns0 / 1000.0, how);
+    printf("PyTorch bridge: an op that allocates a block %.1f ns (op_begin, block, op_end: 3 events into the "
+           "ring%s)\n", ns1 / 1000.0, how);
 }
 
 int main(int argc, char **argv)

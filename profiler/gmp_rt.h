@@ -52,6 +52,17 @@ typedef struct gmp_copy_pend {
 
 /* Per application thread. Only the owning thread touches it. */
 #define GMP_RANGE_STACK 64
+
+/* One level of a thread's range stack (nvtx.c): the range's id, 0 for an
+ * op range not begun yet, which waits with its name (the framework's,
+ * valid while the op runs) and start time. 32 bytes, so that an op's
+ * begin and end touch one cache line of the stack, not one per field. */
+typedef struct gmp_level {
+    uint64_t id;
+    const char *name;
+    uint64_t ts;
+    uint64_t unused;
+} gmp_level;
 /* Launch mode's per-thread caches are 4-way set-associative: a direct-mapped
  * one thrashed on the H200 (2,612-3,926 attribute queries for 44
  * kernels in a small GPT loop, the driver's handles colliding), and each
@@ -68,18 +79,15 @@ typedef struct gmp_tls {
     uint64_t cur_seq;
     uint64_t cur_range;
     uint32_t nranges;    /* NVTX push depth (may exceed GMP_RANGE_STACK) */
+    /* Op ranges begin lazily (nvtx.c): an op's RANGE_BEGIN goes out only
+     * when something inside it needs its id. The top `npend` recorded
+     * levels wait. */
+    uint32_t npend;
     uint32_t sample;     /* callback counter for the cost estimate */
     int internal;        /* a profiler thread: its CUDA calls are not the program's */
     uint32_t pause_corr; /* the context-teardown call that paused sampling (0 none) */
+    _Alignas(64) gmp_level lv[GMP_RANGE_STACK];
     uint64_t vmm_ts;     /* ENTER time of the VMM call in progress (VMM calls only) */
-    uint64_t ranges[GMP_RANGE_STACK]; /* ids; 0: an op range not begun yet (below) */
-    /* Op ranges begin lazily (nvtx.c): an op's RANGE_BEGIN goes out only
-     * when something inside it needs its id. The top `npend` recorded
-     * levels wait, with their name (the framework's, valid while the op
-     * runs) and start time. */
-    uint32_t npend;
-    const char *pend_name[GMP_RANGE_STACK];
-    uint64_t pend_ts[GMP_RANGE_STACK];
 
     /* GMEMPROF_KERNELS=launch (launch.c): the launch being made
      * (its KERNEL event goes out at the outermost EXIT) and small caches

@@ -133,7 +133,7 @@ static void begin_pending(gmp_tls *t)
 {
     uint32_t n = t->nranges < GMP_RANGE_STACK ? t->nranges : GMP_RANGE_STACK;
     for (uint32_t d = n - t->npend; d < n; d++)
-        t->ranges[d] = post_begin(t->pend_name[d], d ? t->ranges[d - 1] : 0, t->pend_ts[d]);
+        t->lv[d].id = post_begin(t->lv[d].name, d ? t->lv[d - 1].id : 0, t->lv[d].ts);
     t->npend = 0;
 }
 
@@ -142,7 +142,7 @@ uint64_t gmp_nvtx_current(gmp_tls *t)
     uint32_t n = t->nranges < GMP_RANGE_STACK ? t->nranges : GMP_RANGE_STACK;
     if (t->npend && gmp_live_state())
         begin_pending(t);
-    return n ? t->ranges[n - 1] : 0;
+    return n ? t->lv[n - 1].id : 0;
 }
 
 /* marker: the name may be a step marker (an NVTX range; an op is not) */
@@ -160,11 +160,11 @@ static uint64_t range_begin(const char *name, int push, int marker)
         uint32_t d = t->nranges++;
         if (d >= GMP_RANGE_STACK)
             return 0; /* too deep: counted in the depth, not recorded */
-        parent = d ? t->ranges[d - 1] : 0;
+        parent = d ? t->lv[d - 1].id : 0;
     }
     uint64_t id = post_begin(name, parent, 0);
     if (push)
-        t->ranges[t->nranges - 1] = id;
+        t->lv[t->nranges - 1].id = id;
     return id;
 }
 
@@ -199,30 +199,12 @@ static int range_pop(void)
             t->npend--; /* an op that never began: nothing to end */
             return (int)d;
         }
-        range_end(t->ranges[d]);
+        range_end(t->lv[d].id);
     }
     return (int)d;
 }
 
-/* An op waits on the stack until something inside it (an allocation, a
- * free, a launch, a copy, a nested NVTX range) asks for the innermost range:
- * most ops that do neither (views, shape and metadata ops) then cost a
- * clock read and no event. */
-void gmp_nvtx_op_begin(const char *name)
-{
-    gmp_tls *t = gmp_self();
-    if (!gmp_live_state())
-        return;
-    uint32_t d = t->nranges++;
-    if (d >= GMP_RANGE_STACK)
-        return;
-    t->ranges[d] = 0;
-    t->pend_name[d] = name;
-    t->pend_ts[d] = gmp_now();
-    t->npend++;
-}
-
-void gmp_nvtx_op_end(void) { (void)range_pop(); }
+void gmp_nvtx_op_end_begun(void) { (void)range_pop(); }
 
 /* ---- the handlers NVTX calls ------------------------------------------------ */
 
