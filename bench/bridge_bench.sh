@@ -28,21 +28,29 @@ set -uo pipefail
 cd "$ROOT" || exit 1
 bench_torch_begin bridge_bench "${1:-}"
 
-# alloc MODE NUMEL PREFIX...: one torch_alloc_cost.py run, its line into
-# alloc_cost.txt
+# cost_line FILE TAG LABEL UNIT CMD...: one run of a bench/TAG.py cost
+# script, which prints "TAG LABEL UNIT VALUE ..." on stderr; that line, or
+# what failed, is appended to FILE (a placeholder line with --fake).
+cost_line() {
+    local file=$1 tag=$2 label=$3 unit=$4
+    shift 4
+    if [ "$FAKE" = 1 ]; then
+        echo "$tag $label $unit 0.0 (fake)" >>"$file"
+        return
+    fi
+    local err="$WORK/$tag-${label// /-}.stderr"
+    timeout -k 10 120 "${clean_env[@]}" "$@" >/dev/null 2>"$err"
+    local line
+    line=$(grep "^$tag " "$err" | tail -1)
+    echo "${line:-$tag $label failed: $(tail -1 "$err")}" | tee -a "$file"
+}
+
+# alloc MODE NUMEL PREFIX...: one torch_alloc_cost.py run into alloc_cost.txt
 alloc() {
     local mode=$1 numel=$2
     shift 2
-    if [ "$FAKE" = 1 ]; then
-        echo "torch_alloc_cost $mode numel $numel ns_per_pair 0.0 (fake)" >>"$OUT/alloc_cost.txt"
-        return
-    fi
-    N=100000 ROUNDS=5 NUMEL=$numel timeout -k 10 120 "${clean_env[@]}" "$@" "$PY" "$ROOT/bench/torch_alloc_cost.py" \
-        "$mode" >/dev/null 2>"$WORK/alloc-$mode.stderr"
-    local line
-    line=$(grep '^torch_alloc_cost ' "$WORK/alloc-$mode.stderr" | tail -1)
-    echo "${line:-torch_alloc_cost $mode numel $numel failed: $(tail -1 "$WORK/alloc-$mode.stderr")}" |
-        tee -a "$OUT/alloc_cost.txt"
+    cost_line "$OUT/alloc_cost.txt" torch_alloc_cost "$mode numel $numel" ns_per_pair \
+        env N=100000 ROUNDS=5 NUMEL="$numel" "$@" "$PY" "$ROOT/bench/torch_alloc_cost.py" "$mode"
 }
 : >"$OUT/alloc_cost.txt"
 say "alloc+free cost through the tracker: a small-pool block (16 KiB) and a large one (4 MiB)"
@@ -57,20 +65,13 @@ done
     grep -E '^# (framework|dropped)' >>"$OUT/alloc_cost.txt"
 rm -f "$WORK"/alloc*.zst
 
-# opcost MODE DEV PREFIX...: one torch_op_cost.py run (DEV cpu or cuda),
-# its line into op_cost.txt
+# opcost MODE DEV PREFIX...: one torch_op_cost.py run (DEV cpu or cuda)
+# into op_cost.txt
 opcost() {
     local mode=$1 dev=$2
     shift 2
-    if [ "$FAKE" = 1 ]; then
-        echo "torch_op_cost $mode $dev ns_per_op 0.0 (fake)" >>"$OUT/op_cost.txt"
-        return
-    fi
-    N=200000 ROUNDS=5 timeout -k 10 120 "${clean_env[@]}" "$@" "$PY" "$ROOT/bench/torch_op_cost.py" "$mode" \
-        --"$dev" >/dev/null 2>"$WORK/op-$mode-$dev.stderr"
-    local line
-    line=$(grep '^torch_op_cost ' "$WORK/op-$mode-$dev.stderr" | tail -1)
-    echo "${line:-torch_op_cost $mode $dev failed: $(tail -1 "$WORK/op-$mode-$dev.stderr")}" | tee -a "$OUT/op_cost.txt"
+    cost_line "$OUT/op_cost.txt" torch_op_cost "$mode $dev" ns_per_op \
+        env N=200000 ROUNDS=5 "$@" "$PY" "$ROOT/bench/torch_op_cost.py" "$mode" --"$dev"
 }
 : >"$OUT/op_cost.txt"
 say "one op's cost: a CPU op (no GPU work) and a CUDA op (alloc, launch, free), two passes"
