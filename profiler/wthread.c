@@ -109,14 +109,20 @@ static inline uint64_t mono_ns(void)
 
 /* ---- output: the assembler's io -------------------------------------------- */
 
+/* Why a file writer failed: its errno, else the compressor. */
+static const char *writer_error(gmt_writer *w)
+{
+    int e = gmt_writer_errno(w);
+    return e ? strerror(e) : "compression error";
+}
+
 static void report_io_error(void)
 {
     if (W.io_error)
         return;
     W.io_error = 1;
-    int e = gmt_writer_errno(W.w);
     gmp_log_error("writing the trace %s failed: %s; the rest of this run is counted as dropped records",
-                  W.w_name ? W.w_name : gmp_g.path, e ? strerror(e) : "compression error");
+                  W.w_name ? W.w_name : gmp_g.path, writer_error(W.w));
 }
 
 /* The ring's writer writes to memory: it fails only on a compression error. */
@@ -181,8 +187,7 @@ static uint64_t io_intern(void *ctx, const char *s, size_t n)
         gmt_record rec = {.type = GMT_REC_STRING};
         rec.u.string = (gmt_string){id, {s, n > GMT_MAX_STRING ? GMT_MAX_STRING : (uint32_t)n}};
         if (W.trace && W.w != W.trace && gmt_writer_put(W.trace, &rec) != GMT_OK)
-            gmp_log_error("writing the trace %s failed: %s", gmp_g.path,
-                          gmt_writer_errno(W.trace) ? strerror(gmt_writer_errno(W.trace)) : "compression error");
+            gmp_log_error("writing the trace %s failed: %s", gmp_g.path, writer_error(W.trace));
         if (W.w != W.mem_w && W.w != W.base_w)
             put(&rec);
         return id;
