@@ -55,14 +55,14 @@ typedef struct gmp_copy_pend {
 
 /* One level of a thread's range stack (nvtx.c): the range's id, 0 for an
  * op range not begun yet, which waits with its name (the framework's,
- * valid while the op runs) and start time. 32 bytes, so that an op's
- * begin and end touch one cache line of the stack, not one per field. */
+ * valid while the op runs) and start time. Aligned to 32 bytes, so that an
+ * op's begin and end touch one cache line of the stack, not one per field. */
 typedef struct gmp_level {
-    uint64_t id;
+    _Alignas(32) uint64_t id;
     const char *name;
     uint64_t ts;
-    uint64_t unused;
 } gmp_level;
+_Static_assert(sizeof(gmp_level) == 32, "two stack levels per cache line");
 /* Launch mode's per-thread caches are 4-way set-associative: a direct-mapped
  * one thrashed on the H200 (2,612-3,926 attribute queries for 44
  * kernels in a small GPT loop, the driver's handles colliding), and each

@@ -31,7 +31,7 @@ static inline void gmp_nvtx_op_begin(const char *name)
     uint32_t d = t->nranges++;
     if (d >= GMP_RANGE_STACK)
         return; /* too deep: counted in the depth, not recorded */
-    t->lv[d] = (gmp_level){0, name, gmp_now(), 0};
+    t->lv[d] = (gmp_level){0, name, gmp_now()};
     t->npend++;
 }
 
