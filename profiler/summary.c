@@ -49,6 +49,35 @@ static void lb_num(lbuf *b, const char *key, uint64_t v)
     lb_puts(b, num);
 }
 
+/* A text field: tab, key, '=', the value escaped. */
+static void lb_str(lbuf *b, const char *key, const char *v)
+{
+    lb_putc(b, '\t');
+    lb_puts(b, key);
+    lb_putc(b, '=');
+    lb_escaped(b, v);
+}
+
+/* Reopens a formatted line to add keys before its '\n'; 0 when it is one. */
+static int lb_reopen(lbuf *b, char *line, size_t cap)
+{
+    size_t n = line ? strlen(line) : 0;
+    if (!line || n == 0 || line[n - 1] != '\n')
+        return -1;
+    *b = (lbuf){line, cap, n - 1};
+    return 0;
+}
+
+/* Ends the line: '\n', and the NUL; too long: "" rather than half a line.
+ * Returns the length the whole line needs. */
+static size_t lb_end(lbuf *b)
+{
+    lb_putc(b, '\n');
+    if (b->out && b->cap > 0)
+        b->out[b->len < b->cap ? b->len : 0] = '\0';
+    return b->len;
+}
+
 size_t gmp_summary_format_line(char *out, size_t cap, const gmp_summary *s)
 {
     lbuf b = {out, cap, 0};
@@ -60,47 +89,34 @@ size_t gmp_summary_format_line(char *out, size_t cap, const gmp_summary *s)
     lb_num(&b, GMP_SUMMARY_KEY_DROPPED, s->dropped);
     if (s->steps) {
         lb_num(&b, GMP_SUMMARY_KEY_STEPS, s->steps);
-        lb_puts(&b, "\t" GMP_SUMMARY_KEY_STEP_SOURCE "=");
-        lb_escaped(&b, s->step_source);
+        lb_str(&b, GMP_SUMMARY_KEY_STEP_SOURCE, s->step_source);
     }
-    lb_puts(&b, "\t" GMP_SUMMARY_KEY_STATUS "=");
-    lb_escaped(&b, s->status);
-    lb_putc(&b, '\n');
-    if (out && cap > 0)
-        out[b.len < cap ? b.len : 0] = '\0'; /* too long: "" rather than half a line */
-    return b.len;
+    lb_str(&b, GMP_SUMMARY_KEY_STATUS, s->status);
+    return lb_end(&b);
 }
 
 size_t gmp_summary_add_oom(char *line, size_t cap, uint64_t dumps, uint64_t ring, uint64_t ring_cap, long rank)
 {
-    size_t n = line ? strlen(line) : 0;
-    if (!line || n == 0 || line[n - 1] != '\n')
+    lbuf b;
+    if (lb_reopen(&b, line, cap) != 0)
         return cap;
-    lbuf b = {line, cap, n - 1};
     lb_num(&b, GMP_SUMMARY_KEY_DUMPS, dumps);
     lb_num(&b, GMP_SUMMARY_KEY_RING, ring);
     lb_num(&b, GMP_SUMMARY_KEY_RING_CAP, ring_cap);
     if (rank >= 0)
         lb_num(&b, GMP_SUMMARY_KEY_RANK, (uint64_t)rank);
-    lb_putc(&b, '\n');
-    line[b.len < cap ? b.len : 0] = '\0';
-    return b.len;
+    return lb_end(&b);
 }
 
 size_t gmp_summary_add_dump(char *line, size_t cap, const char *dump, uint64_t bytes, const char *status)
 {
-    size_t n = line ? strlen(line) : 0;
-    if (!line || n == 0 || line[n - 1] != '\n')
+    lbuf b;
+    if (lb_reopen(&b, line, cap) != 0)
         return cap;
-    lbuf b = {line, cap, n - 1};
-    lb_puts(&b, "\t" GMP_SUMMARY_KEY_DUMP "=");
-    lb_escaped(&b, dump);
+    lb_str(&b, GMP_SUMMARY_KEY_DUMP, dump);
     lb_num(&b, GMP_SUMMARY_KEY_DUMP_BYTES, bytes);
-    lb_puts(&b, "\t" GMP_SUMMARY_KEY_DUMP_STATUS "=");
-    lb_escaped(&b, status);
-    lb_putc(&b, '\n');
-    line[b.len < cap ? b.len : 0] = '\0';
-    return b.len;
+    lb_str(&b, GMP_SUMMARY_KEY_DUMP_STATUS, status);
+    return lb_end(&b);
 }
 
 /* Unescapes [s, e) into out (cap bytes). -1 when it does not fit or holds a
