@@ -225,6 +225,13 @@ static void print_request(FILE *out, const gma_oom_fail *f)
                 human(f->cls_bytes[GMA_OOM_RESERVED], c, sizeof c));
 }
 
+/* The dump's file as printed: control bytes escaped (gmt_text.h). */
+static const char *dump_shown(const gma_oom_fail *f, char *buf, size_t cap)
+{
+    gmt_text_escape(buf, cap, f->dump_file);
+    return buf;
+}
+
 static void print_held(FILE *out, const gma_oom_fail *f)
 {
     static const char *const what[GMA_OOM_NCLASS] = {
@@ -249,10 +256,9 @@ static void print_held(FILE *out, const gma_oom_fail *f)
         fprintf(out, "    %12s  %6" PRIu64 "  %s\n", human(f->top[i].bytes, a, sizeof a), f->top[i].count,
                 f->top[i].name);
     char shown[4 * sizeof f->dump_file];
-    gmt_text_escape(shown, sizeof shown, f->dump_file);
     if (f->outside && f->dump_found)
         fprintf(out, "  note: the failure came outside the trace's windows: the memory held is what they saw; "
-                     "the steps before it are in its dump, %s\n", shown);
+                     "the steps before it are in its dump, %s\n", dump_shown(f, shown, sizeof shown));
     else if (f->outside)
         fprintf(out, "  note: the failure came outside the trace's windows: the memory held is what they saw; "
                      "the steps before it are in the flight recorder's dump (gmemprof --on-oom with a "
@@ -288,8 +294,8 @@ static void print_dump(FILE *out, const gma_oom_fail *f)
     if (!f->dump_file[0])
         return;
     char shown[4 * sizeof f->dump_file];
-    gmt_text_escape(shown, sizeof shown, f->dump_file);
-    fprintf(out, "  the flight recorder's dump of it: %s%s\n", shown, f->dump_found ? "" : " (not found beside this trace)");
+    fprintf(out, "  the flight recorder's dump of it: %s%s\n", dump_shown(f, shown, sizeof shown),
+            f->dump_found ? "" : " (not found beside this trace)");
 }
 
 size_t gma_oom_print(FILE *out, const gma_replay *r)
