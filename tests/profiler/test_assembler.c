@@ -219,16 +219,19 @@ static gmp_asm *fresh_asm(size_t budget)
     return a;
 }
 
-static const gmt_record *rec_at(size_t i, gmt_type type)
+/* Record i of recs (n of them, `what` in messages), checked to be of type. */
+static const gmt_record *nth_of(const gmt_record *recs, size_t n, const char *what, size_t i, gmt_type type)
 {
     static gmt_record none;
-    tc_context("record %zu", i);
-    CHECK(i < nout, "only %zu records", nout);
-    if (i >= nout)
+    tc_context("%s record %zu", what, i);
+    CHECK(i < n, "only %zu %s records", n, what);
+    if (i >= n)
         return &none;
-    CHECK_EQ_U64(out[i].type, type);
-    return &out[i];
+    CHECK_EQ_U64(recs[i].type, type);
+    return &recs[i];
 }
+
+static const gmt_record *rec_at(size_t i, gmt_type type) { return nth_of(out, nout, "written", i, type); }
 
 /* ---- one window: join, order, gate, baseline ---------------------------------- */
 
@@ -463,16 +466,7 @@ static CUpti_ActivityKernel10 kernel_rec(uint32_t corr_, uint64_t start, const c
     return k;
 }
 
-static const gmt_record *aside_at(size_t i, gmt_type type)
-{
-    static gmt_record none;
-    tc_context("aside record %zu", i);
-    CHECK(i < naside, "only %zu records aside", naside);
-    if (i >= naside)
-        return &none;
-    CHECK_EQ_U64(aside_out[i].type, type);
-    return &aside_out[i];
-}
+static const gmt_record *aside_at(size_t i, gmt_type type) { return nth_of(aside_out, naside, "aside", i, type); }
 
 /* Step 0 waits, step 1 is window 0, step 2 is after it. Step 0 makes an
  * ALLOC (0x1000, 256 B, ts 200), a MARK (ts 300) and a KERNEL (ts 400);
