@@ -70,7 +70,7 @@ static const char *quote(const char *v, char *buf, size_t cap)
 
 /* ---- the settings --------------------------------------------------------- */
 
-typedef enum setting_type { T_BOOL, T_KMODE, T_STEPSRC, T_U64, T_INT, T_LOG, T_SCHED, T_OUTPUT, T_NAME, T_PATH } setting_type;
+typedef enum setting_type { T_BOOL, T_KMODE, T_STEPSRC, T_CLOCK, T_U64, T_INT, T_LOG, T_SCHED, T_OUTPUT, T_NAME, T_PATH } setting_type;
 
 typedef struct setting {
     const char *name;
@@ -103,6 +103,7 @@ static const setting settings[] = {
     {"GMEMPROF_TORCH_BRIDGE", T_PATH, OFF(torch_bridge), 0, 0, NULL, NULL},
     {"GMEMPROF_TORCH_OPS", T_BOOL, OFF(torch_ops), 0, 0, NULL, NULL},
     {"GMEMPROF_STEP_SOURCE", T_STEPSRC, OFF(step_source), 0, 0, NULL, NULL},
+    {"GMEMPROF_CLOCK", T_CLOCK, OFF(clock), 0, 0, NULL, NULL},
     {"GMEMPROF_ON_OOM", T_BOOL, OFF(on_oom), 0, 0, NULL, NULL},
     {"GMEMPROF_OOM_STEPS", T_U64, OFF(oom_steps), 1, 10000, "a number of steps", NULL},
     {"GMEMPROF_OOM_SECONDS", T_U64, OFF(oom_seconds), 1, 86400, "a number of seconds", NULL},
@@ -253,18 +254,27 @@ static const char *kmode_name(int m)
 
 static const char *const stepsrc_names[] = {"auto", "nvtx", "optimizer", "none"};
 
-/* GMEMPROF_STEP_SOURCE: a gmp_step_source_mode by name. */
-static int parse_stepsrc(const char *v, int *out)
+/* GMEMPROF_CLOCK: a gmp_clock_mode by name (clock.h). */
+static const char *const clock_names[] = {"auto", "tsc", "system"};
+
+/* A setting whose values are n names, the value the name's index. */
+static int parse_named(const char *v, const char *const *names, int n, int *out)
 {
     char t[16];
     if (trimmed(v, t, sizeof t) != 0)
         return -1;
-    for (int i = 0; i < (int)(sizeof stepsrc_names / sizeof stepsrc_names[0]); i++)
-        if (strcasecmp(t, stepsrc_names[i]) == 0) {
+    for (int i = 0; i < n; i++)
+        if (strcasecmp(t, names[i]) == 0) {
             *out = i;
             return 0;
         }
     return -1;
+}
+
+/* GMEMPROF_STEP_SOURCE: a gmp_step_source_mode by name. */
+static int parse_stepsrc(const char *v, int *out)
+{
+    return parse_named(v, stepsrc_names, (int)(sizeof stepsrc_names / sizeof stepsrc_names[0]), out);
 }
 
 static int parse_log(const char *v, gmp_log_level *out)
@@ -331,6 +341,12 @@ static int parse_setting(const setting *s, const char *value, gmp_config *cfg, c
         if (parse_stepsrc(value, (int *)(void *)base) == 0)
             return 0;
         snprintf(err, cap, "%s='%s' is not a step source (accepted: auto, nvtx, optimizer, none)", s->name,
+                 quote(value, q, sizeof q));
+        return -1;
+    case T_CLOCK:
+        if (parse_named(value, clock_names, 3, (int *)(void *)base) == 0)
+            return 0;
+        snprintf(err, cap, "%s='%s' is not a clock (accepted: auto, tsc, system)", s->name,
                  quote(value, q, sizeof q));
         return -1;
     case T_U64:
@@ -418,6 +434,9 @@ static void fallback_text(const setting *s, const gmp_config *def, char *out, si
         break;
     case T_STEPSRC:
         snprintf(out, cap, "using the default %s", stepsrc_names[*(const int *)(const void *)base & 3]);
+        break;
+    case T_CLOCK:
+        snprintf(out, cap, "using the default %s", clock_names[(unsigned)*(const int *)(const void *)base % 3u]);
         break;
     case T_U64:
         snprintf(out, cap, "using the default %llu",

@@ -70,6 +70,7 @@ typedef struct gmp_config {
      * beside libgmemprof.so ("" = that one). */
     char torch_bridge[GMP_PATH_MAX];
     int step_source;                  /* GMEMPROF_STEP_SOURCE: GMP_STEPS_* (default AUTO) */
+    int clock;                        /* GMEMPROF_CLOCK: GMP_CLOCK_* (clock.h; default AUTO) */
     /* GMEMPROF_TORCH_OPS=0: no op ranges from the bridge (default 1: in
      * warmup and active steps, each op PyTorch records is a range). */
     int torch_ops;

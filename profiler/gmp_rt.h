@@ -14,9 +14,11 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <time.h>
 
+#include "clock.h"
 #include "config.h"
 #include "corrtab.h"
 #include "cuapi.h"
@@ -116,23 +118,28 @@ typedef struct gmp_tls {
 } gmp_tls;
 
 typedef struct gmp_rt {
-    _Atomic int state;
+    /* The first cache line: what every hot path reads (the state, the
+     * epoch, the clock's line), written rarely. */
+    _Alignas(64) _Atomic int state;
     _Atomic int forked;        /* this process is a fork child of a profiled one */
     _Atomic int stopping;      /* exit or signal flush started */
     _Atomic int ctx_seen;      /* a CUDA context was created: the trace is worth keeping */
+    /* The latest published schedule epoch (steps.c publishes, with release,
+     * after its history entry is filled): every call and event is stamped
+     * with it on the hot path. */
+    _Atomic uint32_t epoch;
+    gmp_clock clock;           /* the trace clock's line (clock.h; the writer fits it) */
     gmp_config cfg;
     gmp_cuapi api;
     char path[GMP_PATH_MAX];   /* the trace file ("" until chosen) */
     uint64_t start_ts;
     uint64_t start_unix_ns;
-    /* The latest published schedule epoch (steps.c publishes, with release,
-     * after its history entry is filled): every call and event is stamped
-     * with it on the hot path. */
-    _Atomic uint32_t epoch;
     gmp_ring ring;             /* events to the writer (post.h) */
     gmp_corrtab corr;          /* API calls, for the assembler's join */
     _Atomic uint64_t cb_time_ns; /* estimated time in our callbacks (STATS) */
 } gmp_rt;
+
+_Static_assert(offsetof(gmp_rt, clock) + sizeof(gmp_clock) <= 64, "the hot fields share one cache line");
 
 extern gmp_rt gmp_g;
 extern __thread gmp_tls gmp_t;
@@ -150,16 +157,12 @@ static inline gmp_tls *gmp_self(void)
     return t;
 }
 
-/* The trace clock: CLOCK_REALTIME in ns, the clock CUPTI uses by default on
+/* The trace clock: CLOCK_REALTIME in ns (clock.h: read through the TSC
+ * where the kernel's clock is the TSC), the clock CUPTI uses by default on
  * Linux; the library also registers it as CUPTI's timestamp callback, so
  * events stamped here and CUPTI's records share one time line by
  * construction, even before CUPTI is loaded. */
-static inline uint64_t gmp_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
+static inline uint64_t gmp_now(void) { return gmp_clock_read(&gmp_g.clock); }
 
 static inline int gmp_on(void)
 {

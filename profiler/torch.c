@@ -80,7 +80,7 @@ static void host_block(const gmp_bridge_origin *o, unsigned action, unsigned dev
     ev.block.device = (uint16_t)device;
     ev.block.requested = requested;
     ev.block.counter = counter;
-    gmp_post(&ev);
+    (void)gmp_post_ready(&ev); /* stamped from the origin: no second look at the thread */
 }
 
 static void host_log(int debug, const char *line)

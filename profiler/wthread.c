@@ -68,6 +68,7 @@ static struct {
      * round's epochs and its buffers, where a step and a buffer of its
      * records can slip in (profiler.e2e.accounting). */
     unsigned test_gap_us;
+    gmp_clock_fit clk;   /* the trace clock's fitting side (clock.h) */
 
     /* The trace file's writer; NULL with the flight recorder alone. */
     gmt_writer *trace;
@@ -1015,9 +1016,17 @@ static unsigned wait_ms(void)
     return 20; /* the ring is polled 50 times a second; urgent work wakes us */
 }
 
+/* Fits the trace clock's line (clock.h); says once which clock it is. */
+static void clock_tick(void)
+{
+    if (gmp_clock_tick(&gmp_g.clock, &W.clk) == 1)
+        gmp_log_debug("trace clock: the TSC, mapped to CLOCK_REALTIME (the kernel's clocksource is tsc)");
+}
+
 static void periodic(void)
 {
     uint64_t now = mono_ns();
+    clock_tick();
     uint64_t flush_ns = gmp_g.cfg.flush_period_ms * 1000000ull;
     uint64_t cupti_ns = flush_ns / 4 < 100000000ull ? flush_ns / 4 : 100000000ull;
     if (gmp_g.cfg.schedule.kind == GMP_SCHED_TIME)
@@ -1100,6 +1109,8 @@ static void *writer_main(void *arg)
 int gmp_wt_start(gmt_writer *w, char *err, size_t cap)
 {
     W.w = W.trace = w;
+    gmp_clock_init(&gmp_g.clock, &W.clk, gmp_g.cfg.clock, NULL);
+    clock_tick(); /* the first pair */
     W.strtab = gmt_strtab_create();
     W.as = gmp_asm_create(&writer_io, &gmp_g.corr, (size_t)gmp_g.cfg.host_buffer_mb << 20);
     const char *gap = getenv("GMEMPROF_TEST_ROUND_GAP_US");

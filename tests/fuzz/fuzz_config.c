@@ -38,6 +38,7 @@
 #include <strings.h>
 #include <time.h>
 
+#include "clock.h"
 #include "config.h"
 #include "fuzz_util.h"
 #include "schedule.h"
@@ -60,7 +61,7 @@ typedef struct env {
 
 /* ---- the reference model of the settings ----------------------------------- */
 
-typedef enum kind { K_BOOL, K_KMODE, K_STEPSRC, K_U64, K_INT, K_LOG, K_SCHED, K_OUTPUT, K_NAME, K_PATH } kind;
+typedef enum kind { K_BOOL, K_KMODE, K_STEPSRC, K_CLOCK, K_U64, K_INT, K_LOG, K_SCHED, K_OUTPUT, K_NAME, K_PATH } kind;
 
 typedef struct model_setting {
     const char *name;
@@ -88,6 +89,7 @@ static const model_setting known[] = {
     {"GMEMPROF_TORCH_BRIDGE", K_PATH, 0, 0},
     {"GMEMPROF_TORCH_OPS", K_BOOL, 0, 0},
     {"GMEMPROF_STEP_SOURCE", K_STEPSRC, 0, 0},
+    {"GMEMPROF_CLOCK", K_CLOCK, 0, 0},
     {"GMEMPROF_ON_OOM", K_BOOL, 0, 0},
     {"GMEMPROF_OOM_STEPS", K_U64, 1, 10000},
     {"GMEMPROF_OOM_SECONDS", K_U64, 1, 86400},
@@ -150,6 +152,20 @@ static int ref_u64(const char *v, uint64_t *out)
     }
     *out = x;
     return 0;
+}
+
+/* GMEMPROF_CLOCK: auto, tsc or system, in any case. */
+static int ref_clock(const char *v, int *out)
+{
+    static const char *const names[] = {"auto", "tsc", "system"};
+    static const int modes[] = {GMP_CLOCK_AUTO, GMP_CLOCK_TSC, GMP_CLOCK_SYSTEM};
+    char t[16];
+    if (ref_trim(v, t, sizeof t) == (size_t)-1)
+        return -1;
+    for (int i = 0; i < 3; i++)
+        if (strcasecmp(t, names[i]) == 0)
+            return *out = modes[i], 0;
+    return -1;
 }
 
 static int ref_bool(const char *v, int *out);
@@ -284,6 +300,11 @@ static void model_load(const env *e, expect *x)
             ok = ref_stepsrc(v, &lv) == 0;
             if (ok)
                 c->step_source = lv;
+            break;
+        case K_CLOCK:
+            ok = ref_clock(v, &lv) == 0;
+            if (ok)
+                c->clock = lv;
             break;
         case K_KMODE:
             ok = ref_kmode(v, &lv) == 0;

@@ -6,6 +6,7 @@
  */
 #include <stdlib.h>
 
+#include "clock.h"
 #include "config.h"
 #include "tcheck.h"
 
@@ -180,6 +181,10 @@ static void test_good_values(void)
     CHECK(load_one_ok("GMEMPROF_LOG", "1").log == GMP_LOG_INFO);
     CHECK(load_one_ok("GMEMPROF_LOG", "2").log == GMP_LOG_DEBUG);
     CHECK_STR(load_one_ok("GMEMPROF_SUMMARY_FILE", "/tmp/s x").summary_file, "/tmp/s x");
+    CHECK_EQ_U64(load_one_ok("GMEMPROF_LOG", "info").clock, GMP_CLOCK_AUTO); /* the default */
+    CHECK_EQ_U64(load_one_ok("GMEMPROF_CLOCK", "tsc").clock, GMP_CLOCK_TSC);
+    CHECK_EQ_U64(load_one_ok("GMEMPROF_CLOCK", " System ").clock, GMP_CLOCK_SYSTEM);
+    CHECK_EQ_U64(load_one_ok("GMEMPROF_CLOCK", "AUTO").clock, GMP_CLOCK_AUTO);
 
     /* The largest CUPTI buffer fits a large host budget. */
     fenv e = {{"GMEMPROF_HOST_BUFFER_MB", "GMEMPROF_CUPTI_BUFFER_KB"}, {"4096", "65536"}, 2};
@@ -203,6 +208,7 @@ static void test_bad_values(void)
         {"GMEMPROF_ENABLE", "2", {"GMEMPROF_ENABLE='2'", "accepted: 1, 0", "using the default 1"}},
         {"GMEMPROF_KERNELS", "nope", {"GMEMPROF_KERNELS='nope' is not a kernel mode", "gpu, launch, none", "using the default launch"}},
         {"GMEMPROF_KERNELS", "launches", {"GMEMPROF_KERNELS='launches'", "1/yes = gpu, 0/no = none", "using the default launch"}},
+        {"GMEMPROF_CLOCK", "hpet", {"GMEMPROF_CLOCK='hpet' is not a clock", "accepted: auto, tsc, system", "using the default auto"}},
         {"GMEMPROF_SAMPLE_MS", "abc", {"GMEMPROF_SAMPLE_MS='abc' is not a number of milliseconds (0..3600000", "0 turns sampling off", "; using the default 100"}},
         {"GMEMPROF_SAMPLE_MS", "-5", {"GMEMPROF_SAMPLE_MS='-5' is not a number", "0..3600000", "using the default 100"}},
         {"GMEMPROF_SAMPLE_MS", "+5", {"'+5' is not a number", "using the default 100", NULL}},
