@@ -45,6 +45,10 @@
 static struct {
     gmt_writer *w;
     gmt_strtab *strtab;
+    /* a bit per string id: its STRING is held back from the trace until a
+     * record put there names it (io_intern_held) */
+    uint8_t *held;
+    size_t held_cap;
     gmp_asm *as;
     pthread_t th;
     _Atomic int running;
@@ -149,8 +153,12 @@ static void rec_put(const gmt_record *r)
  * ring's with the recorder alone (not a chunk baseline's or a dump's). */
 static int main_writer(void) { return W.w == (W.trace ? W.trace : W.mem_w); }
 
+static void put_held(const gmt_record *r);
+
 static void put(const gmt_record *r)
 {
+    if (W.held_cap && W.w == W.trace)
+        put_held(r);
     if (W.rec && W.w == W.mem_w && !rec_take(r))
         return;
     if (W.rec && W.w == W.trace)
@@ -173,27 +181,84 @@ static void io_put(void *ctx, const gmt_record *r)
     put(r);
 }
 
+/* The STRING record of id: to the writer in use unless it is the ring's,
+ * which holds no STRING (every dump writes the whole table first); beside
+ * the recorder, to the trace too while another writer is in use (a chunk
+ * baseline's, a dump's). */
+static void put_string(uint64_t id, const char *s, size_t n)
+{
+    gmt_record rec = {.type = GMT_REC_STRING};
+    rec.u.string = (gmt_string){id, {s, n > GMT_MAX_STRING ? GMT_MAX_STRING : (uint32_t)n}};
+    if (W.trace && W.w != W.trace && gmt_writer_put(W.trace, &rec) != GMT_OK)
+        gmp_log_error("writing the trace %s failed: %s", gmp_g.path, writer_error(W.trace));
+    if (W.w != W.mem_w && W.w != W.base_w)
+        put(&rec);
+}
+
+/* Holds id's STRING back from the trace: 0, or -1 out of memory. */
+static int held_set(uint64_t id)
+{
+    if (id / 8 >= W.held_cap) {
+        size_t cap = W.held_cap ? W.held_cap : 64;
+        while (cap <= id / 8)
+            cap *= 2;
+        uint8_t *p = realloc(W.held, cap);
+        if (!p)
+            return -1;
+        memset(p + W.held_cap, 0, cap - W.held_cap);
+        W.held = p;
+        W.held_cap = cap;
+    }
+    W.held[id / 8] |= (uint8_t)(1u << (id % 8));
+    return 0;
+}
+
+/* 1 when id's STRING was held back; it is not from now on. */
+static int held_take(uint64_t id)
+{
+    if (id / 8 >= W.held_cap || !(W.held[id / 8] >> (id % 8) & 1))
+        return 0;
+    W.held[id / 8] &= (uint8_t)~(1u << (id % 8));
+    return 1;
+}
+
+/* Before r goes into the trace: the STRING it names if it was held back,
+ * a range's name (a window's baseline) or a failure's op. */
+static void put_held(const gmt_record *r)
+{
+    uint64_t id = r->type == GMT_REC_RANGE_BEGIN ? r->u.range.name : r->type == GMT_REC_OOM ? r->u.oom.op : 0;
+    size_t len = 0;
+    const char *p = id && held_take(id) ? gmt_strtab_get(W.strtab, id, &len) : NULL;
+    if (p)
+        put_string(id, p, len);
+}
+
+/* s's id in the string table; 0 out of memory (the trace's names lost). */
+static uint64_t string_id(const char *s, size_t n, int *is_new)
+{
+    uint64_t id = gmt_strtab_intern(W.strtab, s, n, is_new);
+    if (!id && !W.rec)
+        report_io_error();
+    return id;
+}
+
 static uint64_t io_intern(void *ctx, const char *s, size_t n)
 {
     (void)ctx;
-    uint64_t id = 0;
-    if (W.rec) {
-        /* the ring holds no STRING: every dump writes the whole table first;
-         * the trace beside it gets each as it is first used */
-        int is_new = 0;
-        id = gmt_strtab_intern(W.strtab, s, n, &is_new);
-        if (!is_new)
-            return id;
-        gmt_record rec = {.type = GMT_REC_STRING};
-        rec.u.string = (gmt_string){id, {s, n > GMT_MAX_STRING ? GMT_MAX_STRING : (uint32_t)n}};
-        if (W.trace && W.w != W.trace && gmt_writer_put(W.trace, &rec) != GMT_OK)
-            gmp_log_error("writing the trace %s failed: %s", gmp_g.path, writer_error(W.trace));
-        if (W.w != W.mem_w && W.w != W.base_w)
-            put(&rec);
-        return id;
-    }
-    if (gmt_writer_intern(W.w, W.strtab, s, n, &id) != GMT_OK)
-        report_io_error();
+    int is_new = 0;
+    uint64_t id = string_id(s, n, &is_new);
+    if (is_new || held_take(id))
+        put_string(id, s, n);
+    return id;
+}
+
+static uint64_t io_intern_held(void *ctx, const char *s, size_t n)
+{
+    (void)ctx;
+    int is_new = 0;
+    uint64_t id = string_id(s, n, &is_new);
+    if (is_new && W.trace && held_set(id) != 0)
+        put_string(id, s, n); /* no memory to hold it back: written now */
     return id;
 }
 
@@ -1108,6 +1173,7 @@ int gmp_wt_start(gmt_writer *w, char *err, size_t cap)
         snprintf(err, cap, "out of memory for the trace writer");
         return -1;
     }
+    gmp_asm_set_intern_held(W.as, io_intern_held);
     if (gmp_g.cfg.on_oom && rec_start(err, cap) != 0)
         return -1;
     atomic_store(&W.running, 1);

@@ -1016,6 +1016,35 @@ static void oom_step(uint64_t s, uint64_t fail)
     cuda_free(OOM_ACT + s * 64 * MIB, s * MIB);
 }
 
+/* NVTX ranges around a window (wait=1, active=1: step 0 waits, step 1 is
+ * the window, step 2 is after it). "before" and "after" are never in it;
+ * "reused" is begun before it and again inside; "across" is open when it
+ * begins and holds an allocation of it; "failing" is outside it, but an
+ * out-of-memory failure inside it is written into the trace. */
+static int sc_nvtx_window(void)
+{
+    nvtxRangePushA("before");
+    nvtxRangePop();
+    nvtxRangePushA("reused");
+    nvtxRangePop();
+    nvtxRangePushA("across");
+    gmemprof_step(); /* step 1: the window */
+    fact("A.corr", cuda_malloc(0x10000, MIB));
+    nvtxRangePop();
+    nvtxRangePushA("inside");
+    nvtxRangePop();
+    nvtxRangePushA("reused");
+    nvtxRangePop();
+    gmemprof_step(); /* step 2: after the window */
+    nvtxRangePushA("after");
+    nvtxRangePop();
+    nvtxRangePushA("failing");
+    cuda_malloc_oom(64 * MIB);
+    nvtxRangePop();
+    cuda_free(0x10000, MIB);
+    return 0;
+}
+
 /* Steps 1..E2E_OOM_STEPS (default 5) of oom_step; a failure in step
  * E2E_OOM_FAIL (default the last) and, with E2E_OOM_AGAIN=K, after a
  * recovery (the failed step's activations freed) a second one in step K. */
@@ -1417,6 +1446,8 @@ int main(int argc, char **argv)
         rc = sc_schedule();
     else if (strcmp(sc, "nvtx_steps") == 0)
         rc = sc_nvtx_steps();
+    else if (strcmp(sc, "nvtx_window") == 0)
+        rc = sc_nvtx_window();
     else if (strcmp(sc, "api_precedence") == 0)
         rc = sc_api_precedence();
     else if (strcmp(sc, "capture") == 0)
