@@ -65,13 +65,18 @@ static struct {
     uint64_t deadline_ns; /* for a signal: stop taking buffers then (mono_ns) */
     int finalizing;
     uint64_t frame_records;
-    int io_error;
+    int io_error;       /* W.w failed (said once): the trace's, or while a dump is written the dump's */
+    int trace_io_error; /* while a dump is written: the trace's io_error */
     uint64_t last_frame_ns, last_flush_ns;
     uint64_t summary_bytes, summary_records, summary_dropped;
     /* GMEMPROF_TEST_ROUND_GAP_US (test harnesses only): a pause between a
      * round's epochs and its buffers, where a step and a buffer of its
      * records can slip in (profiler.e2e.accounting). */
     unsigned test_gap_us;
+    /* GMEMPROF_TEST_DUMP_NAME (test harnesses only): a name interned while
+     * each dump is written, which no source does, so that the trace's
+     * STRING of it is written then (profiler.e2e.oom_sched_diskfull). */
+    const char *test_dump_name;
 
     /* The trace file's writer; NULL with the flight recorder alone. */
     gmt_writer *trace;
@@ -120,13 +125,24 @@ static const char *writer_error(gmt_writer *w)
     return e ? strerror(e) : "compression error";
 }
 
-static void report_io_error(void)
+/* The writer w of the file `name` failed: said once, counted in *status
+ * (the trailer's WRITE_ERRORS, the summary's status). */
+static void report_error(gmt_writer *w, const char *name, int *status)
 {
-    if (W.io_error)
+    if (*status)
         return;
-    W.io_error = 1;
-    gmp_log_error("writing the trace %s failed: %s; the rest of this run is counted as dropped records",
-                  W.w_name ? W.w_name : gmp_g.path, writer_error(W.w));
+    *status = 1;
+    gmp_log_error("writing the trace %s failed: %s; the rest of this run is counted as dropped records", name,
+                  writer_error(w));
+}
+
+static void report_io_error(void) { report_error(W.w, W.w_name ? W.w_name : gmp_g.path, &W.io_error); }
+
+/* The trace failed while another writer is in use (a chunk baseline's, a
+ * dump's): in the trace's own status, which a dump keeps aside. */
+static void report_trace_error(void)
+{
+    report_error(W.trace, gmp_g.path, W.w_name ? &W.trace_io_error : &W.io_error);
 }
 
 /* The ring's writer writes to memory: it fails only on a compression error. */
@@ -190,7 +206,7 @@ static void put_string(uint64_t id, const char *s, size_t n)
     gmt_record rec = {.type = GMT_REC_STRING};
     rec.u.string = (gmt_string){id, {s, n > GMT_MAX_STRING ? GMT_MAX_STRING : (uint32_t)n}};
     if (W.trace && W.w != W.trace && gmt_writer_put(W.trace, &rec) != GMT_OK)
-        gmp_log_error("writing the trace %s failed: %s", gmp_g.path, writer_error(W.trace));
+        report_trace_error();
     if (W.w != W.mem_w && W.w != W.base_w)
         put(&rec);
 }
@@ -830,7 +846,7 @@ static void rec_dump(gmt_oom *o)
     if (why[0])
         gmp_log_info("%s", why);
     gmt_writer *keep = W.w;
-    int keep_err = W.io_error;
+    W.trace_io_error = W.io_error;
     W.w = f;
     W.w_name = path;
     W.io_error = 0;
@@ -843,6 +859,11 @@ static void rec_dump(gmt_oom *o)
         if (W.dev_have[d])
             put(&W.devs[d]);
     put_all_strings();
+    if (W.test_dump_name) {
+        char name[128];
+        int k = snprintf(name, sizeof name, "%s %llu", W.test_dump_name, (unsigned long long)W.dumps);
+        io_intern(NULL, name, k > 0 && (size_t)k < sizeof name ? (size_t)k : 0);
+    }
     o->first_step = put_ring(f);
     gmp_rec_stats rs;
     gmp_rec_get_stats(W.rec, &rs);
@@ -855,7 +876,7 @@ static void rec_dump(gmt_oom *o)
     int ok = gmt_writer_close(f) == GMT_OK && !W.io_error;
     W.w = keep;
     W.w_name = NULL;
-    W.io_error = keep_err;
+    W.io_error = W.trace_io_error;
     if (W.dumps == 1) {
         snprintf(W.dump_path, sizeof W.dump_path, "%s", path);
         W.dump_bytes = bytes;
@@ -1169,6 +1190,7 @@ int gmp_wt_start(gmt_writer *w, char *err, size_t cap)
     W.as = gmp_asm_create(&writer_io, &gmp_g.corr, (size_t)gmp_g.cfg.host_buffer_mb << 20);
     const char *gap = getenv("GMEMPROF_TEST_ROUND_GAP_US");
     W.test_gap_us = gap ? (unsigned)strtoul(gap, NULL, 10) % 1000000u : 0;
+    W.test_dump_name = getenv("GMEMPROF_TEST_DUMP_NAME");
     if (!W.strtab || !W.as) {
         snprintf(err, cap, "out of memory for the trace writer");
         return -1;

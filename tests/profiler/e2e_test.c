@@ -3534,6 +3534,56 @@ static void t_oom_sched_capture(void)
     CHECK_EQ_U64(count_files(r.dir), 2);
 }
 
+/* A name interned while a dump is written (GMEMPROF_TEST_DUMP_NAME: no
+ * source interns one then) reaches the trace and the dump. Then the trace's
+ * disk fills up in step 1 (E2E_OOM_DISK_FULL_AT): the trace fails at its
+ * window's end, and the dump of the failure in step 5 is still written
+ * whole. The trace's failure is said once, also when the name's STRING
+ * fails to reach it while the dump is written, and the trace is counted
+ * incomplete: no "wrote" line for it. */
+static void t_oom_sched_diskfull(void)
+{
+    run r;
+    const char *env[] = {OOM_SCHED, "GMEMPROF_OOM_STEPS=2", "GMEMPROF_KERNELS=", "GMEMPROF_TEST_DUMP_NAME=dump name",
+                         NULL};
+    run_app("oom_sched_diskfull", env, &r);
+    CHECK(exited(&r, 0));
+    char p[1300], d[1300], want[1500];
+    trace_path(&r, r.pid, p, sizeof p);
+    snprintf(d, sizeof d, "%s/trace-%d.oom.zst", r.dir, (int)r.pid);
+    check_sched_trace(p, 1);
+    check_oom_dump(d, 3, 5, 1);
+    trace t;
+    CHECK(trace_load(p, &t) == 0, "%s", p);
+    CHECK_EQ_U64(count_strings(&t, "dump name 1"), 1);
+    trace_free(&t);
+    CHECK(trace_load(d, &t) == 0, "%s", d);
+    CHECK_EQ_U64(count_strings(&t, "dump name 1"), 1);
+    trace_free(&t);
+
+    const char *fenv[] = {OOM_SCHED, "GMEMPROF_OOM_STEPS=2", "GMEMPROF_KERNELS=", "GMEMPROF_TEST_DUMP_NAME=dump name",
+                          "E2E_OOM_DISK_FULL_AT=1", NULL};
+    run_app("oom_sched_diskfull", fenv, &r);
+    CHECK(exited(&r, 0));
+    CHECK_STR(r.out, "");
+    CHECK_EQ_U64(F("trace_full"), 1);
+    trace_path(&r, r.pid, p, sizeof p);
+    snprintf(d, sizeof d, "%s/trace-%d.oom.zst", r.dir, (int)r.pid);
+    check_oom_dump(d, 3, 5, 1);
+    snprintf(want, sizeof want,
+             "gmemprof: writing the trace %s failed: No space left on device; the rest of this run is counted as "
+             "dropped records\n",
+             p);
+    CHECK_HAS(r.err, want);
+    CHECK_EQ_U64(count_lines(r.err, "gmemprof: writing the trace "), 1);
+    snprintf(want, sizeof want, "gmemprof: wrote %s", p);
+    CHECK(strstr(r.err, want) == NULL, "the trace is counted as written whole");
+    snprintf(want, sizeof want, "gmemprof: the flight recorder wrote 1 dump (the first: %s)", d);
+    CHECK_HAS(r.err, want);
+    /* the failure's line, the trace's, the recorder's */
+    CHECK_EQ_U64(count_lines(r.err, "gmemprof: "), 3);
+}
+
 /* Dumps no failure asked for, beside a trace: SIGUSR2 in step 2, and the
  * end (GMEMPROF_OOM_AT_EXIT=1). The trace is the one of a run without
  * failure, and holds no OOM record: a dump on demand is not a failure. */
@@ -3690,7 +3740,7 @@ int main(int argc, char **argv)
         {"torch_oom", t_torch_oom}, {"oom_signal", t_oom_signal}, {"oom_launcher", t_oom_launcher},
         {"oom_nosteps", t_oom_nosteps}, {"oom_sched", t_oom_sched}, {"oom_sched_none", t_oom_sched_none}, {"oom_sched_again", t_oom_sched_again},
         {"oom_sched_kernels", t_oom_sched_kernels}, {"oom_sched_capture", t_oom_sched_capture},
-        {"oom_sched_signal", t_oom_sched_signal},
+        {"oom_sched_signal", t_oom_sched_signal}, {"oom_sched_diskfull", t_oom_sched_diskfull},
         {"oom_sched_launcher", t_oom_sched_launcher},
     };
     if (strcmp(sc, "sigterm") == 0)
