@@ -23,7 +23,8 @@
  * arrives late still lands in the step it belongs to.
  *
  * What is written:
- *   (HEADER and TRAILER are the writer's.) DEVICE when a device is first seen; STRING on first use.
+ *   (HEADER and TRAILER are the writer's.) DEVICE when a device is first seen; STRING on first use
+ *   (the name of a range begun outside the windows only once a record of the trace names it).
  *   ALLOC/FREE (any epoch updates the live table; written when the epoch is
  *   in an active window). KERNEL/MEMCPY/MEMSET in ACTIVE epochs only (WARMUP
  *   ones are collected so the window starts warm, then discarded). RANGE_*
@@ -162,6 +163,7 @@ struct gmp_asm {
     uint64_t last_sample_ns;
     gmp_asm_aside_fn put_aside; /* gmp_asm_set_aside: records outside windows, NULL none */
     int aside_kernels;          /* KERNEL/MEMCPY/MEMSET outside windows go aside too */
+    gmp_asm_intern_fn intern_held; /* gmp_asm_set_intern_held; NULL: io.intern */
 };
 
 /* ---- output (the io table) ------------------------------------------------- */
@@ -173,6 +175,15 @@ static uint64_t intern(gmp_asm *a, const char *s, size_t n)
     if (n > GMT_MAX_STRING)
         n = GMT_MAX_STRING;
     return a->io.intern(a->io.ctx, s, n);
+}
+
+static uint64_t intern_held(gmp_asm *a, const char *s, size_t n)
+{
+    if (!a->intern_held)
+        return intern(a, s, n);
+    if (n > GMT_MAX_STRING)
+        n = GMT_MAX_STRING;
+    return a->intern_held(a->io.ctx, s, n);
 }
 
 static void end_frame(gmp_asm *a) { a->io.end_frame(a->io.ctx); }
@@ -1144,9 +1155,12 @@ static void emit_event(gmp_asm *a, gmp_ev *ev)
     memset(&r, 0, sizeof r.type + sizeof r.u.range + 16);
     switch (ev->type) {
     case GMP_EV_RANGE_BEGIN: {
-        open_range o = {ev->a, ev->tid, ev->b, intern(a, ev->name, ev->len), ev->ts};
-        open_insert(a, &o);
         int in = gate(a, ep, 0);
+        /* begun outside the windows, its name reaches the trace only if a
+         * window's baseline or a failure names the range */
+        uint64_t name = in ? intern(a, ev->name, ev->len) : intern_held(a, ev->name, ev->len);
+        open_range o = {ev->a, ev->tid, ev->b, name, ev->ts};
+        open_insert(a, &o);
         if (!in && !aside(a, 0))
             break;
         r.type = GMT_REC_RANGE_BEGIN;
@@ -1791,6 +1805,8 @@ void gmp_asm_set_aside(gmp_asm *a, gmp_asm_aside_fn put_aside, int kernels)
     a->put_aside = put_aside;
     a->aside_kernels = kernels;
 }
+
+void gmp_asm_set_intern_held(gmp_asm *a, gmp_asm_intern_fn intern_held) { a->intern_held = intern_held; }
 
 void gmp_asm_get_counts(const gmp_asm *a, gmp_asm_counts *out)
 {

@@ -121,6 +121,14 @@ uint64_t gmp_asm_step(const gmp_asm *a);
  * trace's accounting does not change. */
 void gmp_asm_set_aside(gmp_asm *a, gmp_asm_aside_fn put_aside, int kernels);
 
+/* How the name of a range begun outside every window is interned: no
+ * record of the trace may ever name it, so intern_held (called with the
+ * io's ctx) gives its id and holds its STRING back until a RANGE_BEGIN (a
+ * window's baseline) or an OOM (its op) put names it. NULL (the default):
+ * io.intern. */
+typedef uint64_t (*gmp_asm_intern_fn)(void *ctx, const char *s, size_t n);
+void gmp_asm_set_intern_held(gmp_asm *a, gmp_asm_intern_fn intern_held);
+
 typedef struct gmp_asm_counts {
     uint64_t windows;       /* windows begun */
     uint64_t unmatched;     /* records whose API call was not found */

@@ -45,6 +45,10 @@
 static struct {
     gmt_writer *w;
     gmt_strtab *strtab;
+    /* a bit per string id: its STRING is held back from the trace until a
+     * record put there names it (io_intern_held) */
+    uint8_t *held;
+    size_t held_cap;
     gmp_asm *as;
     pthread_t th;
     _Atomic int running;
@@ -61,7 +65,8 @@ static struct {
     uint64_t deadline_ns; /* for a signal: stop taking buffers then (mono_ns) */
     int finalizing;
     uint64_t frame_records;
-    int io_error;
+    int io_error;       /* W.w failed (said once): the trace's, or while a dump is written the dump's */
+    int trace_io_error; /* while a dump is written: the trace's io_error */
     uint64_t last_frame_ns, last_flush_ns;
     uint64_t summary_bytes, summary_records, summary_dropped;
     /* GMEMPROF_TEST_ROUND_GAP_US (test harnesses only): a pause between a
@@ -69,6 +74,10 @@ static struct {
      * records can slip in (profiler.e2e.accounting). */
     unsigned test_gap_us;
     gmp_clock_fit clk;   /* the trace clock's fitting side (clock.h) */
+    /* GMEMPROF_TEST_DUMP_NAME (test harnesses only): a name interned while
+     * each dump is written, which no source does, so that the trace's
+     * STRING of it is written then (profiler.e2e.oom_sched_diskfull). */
+    const char *test_dump_name;
 
     /* The trace file's writer; NULL with the flight recorder alone. */
     gmt_writer *trace;
@@ -117,13 +126,24 @@ static const char *writer_error(gmt_writer *w)
     return e ? strerror(e) : "compression error";
 }
 
-static void report_io_error(void)
+/* The writer w of the file `name` failed: said once, counted in *status
+ * (the trailer's WRITE_ERRORS, the summary's status). */
+static void report_error(gmt_writer *w, const char *name, int *status)
 {
-    if (W.io_error)
+    if (*status)
         return;
-    W.io_error = 1;
-    gmp_log_error("writing the trace %s failed: %s; the rest of this run is counted as dropped records",
-                  W.w_name ? W.w_name : gmp_g.path, writer_error(W.w));
+    *status = 1;
+    gmp_log_error("writing the trace %s failed: %s; the rest of this run is counted as dropped records", name,
+                  writer_error(w));
+}
+
+static void report_io_error(void) { report_error(W.w, W.w_name ? W.w_name : gmp_g.path, &W.io_error); }
+
+/* The trace failed while another writer is in use (a chunk baseline's, a
+ * dump's): in the trace's own status, which a dump keeps aside. */
+static void report_trace_error(void)
+{
+    report_error(W.trace, gmp_g.path, W.w_name ? &W.trace_io_error : &W.io_error);
 }
 
 /* The ring's writer writes to memory: it fails only on a compression error. */
@@ -150,8 +170,12 @@ static void rec_put(const gmt_record *r)
  * ring's with the recorder alone (not a chunk baseline's or a dump's). */
 static int main_writer(void) { return W.w == (W.trace ? W.trace : W.mem_w); }
 
+static void put_held(const gmt_record *r);
+
 static void put(const gmt_record *r)
 {
+    if (W.held_cap && W.w == W.trace)
+        put_held(r);
     if (W.rec && W.w == W.mem_w && !rec_take(r))
         return;
     if (W.rec && W.w == W.trace)
@@ -174,27 +198,84 @@ static void io_put(void *ctx, const gmt_record *r)
     put(r);
 }
 
+/* The STRING record of id: to the writer in use unless it is the ring's,
+ * which holds no STRING (every dump writes the whole table first); beside
+ * the recorder, to the trace too while another writer is in use (a chunk
+ * baseline's, a dump's). */
+static void put_string(uint64_t id, const char *s, size_t n)
+{
+    gmt_record rec = {.type = GMT_REC_STRING};
+    rec.u.string = (gmt_string){id, {s, n > GMT_MAX_STRING ? GMT_MAX_STRING : (uint32_t)n}};
+    if (W.trace && W.w != W.trace && gmt_writer_put(W.trace, &rec) != GMT_OK)
+        report_trace_error();
+    if (W.w != W.mem_w && W.w != W.base_w)
+        put(&rec);
+}
+
+/* Holds id's STRING back from the trace: 0, or -1 out of memory. */
+static int held_set(uint64_t id)
+{
+    if (id / 8 >= W.held_cap) {
+        size_t cap = W.held_cap ? W.held_cap : 64;
+        while (cap <= id / 8)
+            cap *= 2;
+        uint8_t *p = realloc(W.held, cap);
+        if (!p)
+            return -1;
+        memset(p + W.held_cap, 0, cap - W.held_cap);
+        W.held = p;
+        W.held_cap = cap;
+    }
+    W.held[id / 8] |= (uint8_t)(1u << (id % 8));
+    return 0;
+}
+
+/* 1 when id's STRING was held back; it is not from now on. */
+static int held_take(uint64_t id)
+{
+    if (id / 8 >= W.held_cap || !(W.held[id / 8] >> (id % 8) & 1))
+        return 0;
+    W.held[id / 8] &= (uint8_t)~(1u << (id % 8));
+    return 1;
+}
+
+/* Before r goes into the trace: the STRING it names if it was held back,
+ * a range's name (a window's baseline) or a failure's op. */
+static void put_held(const gmt_record *r)
+{
+    uint64_t id = r->type == GMT_REC_RANGE_BEGIN ? r->u.range.name : r->type == GMT_REC_OOM ? r->u.oom.op : 0;
+    size_t len = 0;
+    const char *p = id && held_take(id) ? gmt_strtab_get(W.strtab, id, &len) : NULL;
+    if (p)
+        put_string(id, p, len);
+}
+
+/* s's id in the string table; 0 out of memory (the trace's names lost). */
+static uint64_t string_id(const char *s, size_t n, int *is_new)
+{
+    uint64_t id = gmt_strtab_intern(W.strtab, s, n, is_new);
+    if (!id && !W.rec)
+        report_io_error();
+    return id;
+}
+
 static uint64_t io_intern(void *ctx, const char *s, size_t n)
 {
     (void)ctx;
-    uint64_t id = 0;
-    if (W.rec) {
-        /* the ring holds no STRING: every dump writes the whole table first;
-         * the trace beside it gets each as it is first used */
-        int is_new = 0;
-        id = gmt_strtab_intern(W.strtab, s, n, &is_new);
-        if (!is_new)
-            return id;
-        gmt_record rec = {.type = GMT_REC_STRING};
-        rec.u.string = (gmt_string){id, {s, n > GMT_MAX_STRING ? GMT_MAX_STRING : (uint32_t)n}};
-        if (W.trace && W.w != W.trace && gmt_writer_put(W.trace, &rec) != GMT_OK)
-            gmp_log_error("writing the trace %s failed: %s", gmp_g.path, writer_error(W.trace));
-        if (W.w != W.mem_w && W.w != W.base_w)
-            put(&rec);
-        return id;
-    }
-    if (gmt_writer_intern(W.w, W.strtab, s, n, &id) != GMT_OK)
-        report_io_error();
+    int is_new = 0;
+    uint64_t id = string_id(s, n, &is_new);
+    if (is_new || held_take(id))
+        put_string(id, s, n);
+    return id;
+}
+
+static uint64_t io_intern_held(void *ctx, const char *s, size_t n)
+{
+    (void)ctx;
+    int is_new = 0;
+    uint64_t id = string_id(s, n, &is_new);
+    if (is_new && W.trace && held_set(id) != 0)
+        put_string(id, s, n); /* no memory to hold it back: written now */
     return id;
 }
 
@@ -766,7 +847,7 @@ static void rec_dump(gmt_oom *o)
     if (why[0])
         gmp_log_info("%s", why);
     gmt_writer *keep = W.w;
-    int keep_err = W.io_error;
+    W.trace_io_error = W.io_error;
     W.w = f;
     W.w_name = path;
     W.io_error = 0;
@@ -779,6 +860,11 @@ static void rec_dump(gmt_oom *o)
         if (W.dev_have[d])
             put(&W.devs[d]);
     put_all_strings();
+    if (W.test_dump_name) {
+        char name[128];
+        int k = snprintf(name, sizeof name, "%s %llu", W.test_dump_name, (unsigned long long)W.dumps);
+        io_intern(NULL, name, k > 0 && (size_t)k < sizeof name ? (size_t)k : 0);
+    }
     o->first_step = put_ring(f);
     gmp_rec_stats rs;
     gmp_rec_get_stats(W.rec, &rs);
@@ -791,7 +877,7 @@ static void rec_dump(gmt_oom *o)
     int ok = gmt_writer_close(f) == GMT_OK && !W.io_error;
     W.w = keep;
     W.w_name = NULL;
-    W.io_error = keep_err;
+    W.io_error = W.trace_io_error;
     if (W.dumps == 1) {
         snprintf(W.dump_path, sizeof W.dump_path, "%s", path);
         W.dump_bytes = bytes;
@@ -1115,10 +1201,12 @@ int gmp_wt_start(gmt_writer *w, char *err, size_t cap)
     W.as = gmp_asm_create(&writer_io, &gmp_g.corr, (size_t)gmp_g.cfg.host_buffer_mb << 20);
     const char *gap = getenv("GMEMPROF_TEST_ROUND_GAP_US");
     W.test_gap_us = gap ? (unsigned)strtoul(gap, NULL, 10) % 1000000u : 0;
+    W.test_dump_name = getenv("GMEMPROF_TEST_DUMP_NAME");
     if (!W.strtab || !W.as) {
         snprintf(err, cap, "out of memory for the trace writer");
         return -1;
     }
+    gmp_asm_set_intern_held(W.as, io_intern_held);
     if (gmp_g.cfg.on_oom && rec_start(err, cap) != 0)
         return -1;
     atomic_store(&W.running, 1);

@@ -54,12 +54,12 @@ add_dependencies(gmp_e2e_test gmp_fake_c10 gmp_fake_bridge gmem-analyze)
 
 set(GMP_E2E_SCENARIOS
   torch torch_unused torch_ops torch_ops_burst
-  whole schedule nvtx_steps api_precedence capture tags threads overflow settings
+  whole schedule nvtx_steps nvtx_window api_precedence capture tags threads overflow settings
   badoutput diskfull conflict sigterm sigint sigload sigexit sigchain sigign sigkill fork vmm sources attrs
   time budget search nocupti launcher exit abort forkexec devices long agent noperm launch launch_many copies xthread burst
   samename outlink fifo escpath summaryfile accounting
   oom oom_again oom_none torch_oom oom_signal oom_launcher oom_sched oom_sched_none oom_sched_again oom_sched_kernels
-  oom_sched_capture oom_sched_signal oom_sched_launcher oom_nosteps)
+  oom_sched_capture oom_sched_signal oom_sched_diskfull oom_sched_launcher oom_nosteps)
 foreach(sc ${GMP_E2E_SCENARIOS})
   add_test(NAME profiler.e2e.${sc}
     COMMAND gmp_e2e_test ${sc} $<TARGET_FILE:gmp_e2e_app> $<TARGET_FILE:gmp_e2e_search>

@@ -13,8 +13,10 @@
 #define GMEMPROF_API_IMPL
 #include "gmemprof/gmemprof.h"
 
+#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <signal.h>
@@ -1016,6 +1018,59 @@ static void oom_step(uint64_t s, uint64_t fail)
     cuda_free(OOM_ACT + s * 64 * MIB, s * MIB);
 }
 
+/* NVTX ranges around a window (wait=1, active=1: step 0 waits, step 1 is
+ * the window, step 2 is after it). "before" and "after" are never in it;
+ * "reused" is begun before it and again inside; "across" is open when it
+ * begins and holds an allocation of it; "failing" is outside it, but an
+ * out-of-memory failure inside it is written into the trace. */
+static int sc_nvtx_window(void)
+{
+    nvtxRangePushA("before");
+    nvtxRangePop();
+    nvtxRangePushA("reused");
+    nvtxRangePop();
+    nvtxRangePushA("across");
+    gmemprof_step(); /* step 1: the window */
+    fact("A.corr", cuda_malloc(0x10000, MIB));
+    nvtxRangePop();
+    nvtxRangePushA("inside");
+    nvtxRangePop();
+    nvtxRangePushA("reused");
+    nvtxRangePop();
+    gmemprof_step(); /* step 2: after the window */
+    nvtxRangePushA("after");
+    nvtxRangePop();
+    nvtxRangePushA("failing");
+    cuda_malloc_oom(64 * MIB);
+    nvtxRangePop();
+    cuda_free(0x10000, MIB);
+    return 0;
+}
+
+/* The disk of the trace fills up: the profiler's descriptor of this
+ * process's trace (.../trace-PID.zst) is replaced by one open on /dev/full,
+ * so every later write of the trace fails with ENOSPC. */
+static void fill_trace_disk(void)
+{
+    char want[64], p[320], t[1024];
+    int n = snprintf(want, sizeof want, "/trace-%d.zst", (int)getpid());
+    DIR *d = opendir("/proc/self/fd");
+    struct dirent *e;
+    while (d && (e = readdir(d)) != NULL) {
+        snprintf(p, sizeof p, "/proc/self/fd/%s", e->d_name);
+        ssize_t k = readlink(p, t, sizeof t - 1);
+        if (k < n || memcmp(t + k - n, want, (size_t)n) != 0)
+            continue;
+        int full = open("/dev/full", O_WRONLY | O_CLOEXEC);
+        if (full >= 0 && dup2(full, atoi(e->d_name)) >= 0)
+            fact("trace_full", 1);
+        if (full >= 0)
+            close(full);
+    }
+    if (d)
+        closedir(d);
+}
+
 /* Steps 1..E2E_OOM_STEPS (default 5) of oom_step; a failure in step
  * E2E_OOM_FAIL (default the last) and, with E2E_OOM_AGAIN=K, after a
  * recovery (the failed step's activations freed) a second one in step K. */
@@ -1029,8 +1084,11 @@ static int sc_oom(void)
     cuda_malloc(OOM_W, 4 * MIB);
     const char *sig = getenv("E2E_OOM_SIGNAL_AT"); /* SIGUSR2 in that step: a dump on demand */
     int capture = getenv("E2E_OOM_CAPTURE") != NULL; /* steps 1 and 2 in a capture range */
+    const char *full = getenv("E2E_OOM_DISK_FULL_AT"); /* the trace's disk fills up in that step */
     for (uint64_t s = 1; s <= n; s++) {
         gmemprof_step();
+        if (full && strtoull(full, NULL, 10) == s)
+            fill_trace_disk();
         if (capture && (s == 1 || s == 3))
             profiler_api(s == 1 ? RT(cudaProfilerStart_v4000) : RT(cudaProfilerStop_v4000));
         if (sig && strtoull(sig, NULL, 10) == s) {
@@ -1417,6 +1475,8 @@ int main(int argc, char **argv)
         rc = sc_schedule();
     else if (strcmp(sc, "nvtx_steps") == 0)
         rc = sc_nvtx_steps();
+    else if (strcmp(sc, "nvtx_window") == 0)
+        rc = sc_nvtx_window();
     else if (strcmp(sc, "api_precedence") == 0)
         rc = sc_api_precedence();
     else if (strcmp(sc, "capture") == 0)

@@ -273,6 +273,7 @@ typedef struct rec {
         gmt_block block;
         gmt_oom oom;
         gmt_mem live;
+        uint64_t str; /* STRING: its id */
         struct {
             uint64_t device, total_mem, sm_count, cc_major, cc_minor;
             char name[64];
@@ -380,6 +381,9 @@ static int trace_load(const char *path, trace *t)
             break;
         case GMT_REC_LIVE:
             x->u.live = g.u.live;
+            break;
+        case GMT_REC_STRING:
+            x->u.str = g.u.string.id;
             break;
         case GMT_REC_DEVICE:
             x->u.dev.device = g.u.device.device;
@@ -774,6 +778,81 @@ static void t_nvtx_steps(void)
     CHECK_EQ_U64(count_marks(&t, "stepper"), 2);
     CHECK(range_by_name(&t, "step#2") != NULL);
     CHECK(range_by_name(&t, "step#4") == NULL);
+    trace_free(&t);
+}
+
+/* The STRING records of `name`. */
+static size_t count_strings(const trace *t, const char *name)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < t->n; i++)
+        n += t->r[i].type == GMT_REC_STRING && strcmp(S(t, t->r[i].u.str), name) == 0;
+    return n;
+}
+
+/* The trace of sc_nvtx_window (step 0 waits, step 1 is the window): a
+ * range's name is written only when a record of it names it, and before
+ * that record. */
+static void check_nvtx_window(const char *path)
+{
+    trace t;
+    CHECK(trace_load(path, &t) == 0, "cannot read %s", path);
+    check_complete(&t);
+    check_windows(&t);
+    /* named in the trace: "across" (the window's baseline), "inside" and
+     * "reused" (begun in the window), "failing" (the OOM record's op) and
+     * cuMemAlloc_v2 (its call): 5 STRINGs, one each; "before" and "after"
+     * (begun outside the window, named by nothing) none */
+    CHECK_EQ_U64(count(&t, GMT_REC_STRING), 5);
+    static const char *const named[] = {"across", "inside", "reused", "failing", "cuMemAlloc_v2"};
+    for (size_t i = 0; i < sizeof named / sizeof *named; i++)
+        CHECK(count_strings(&t, named[i]) == 1, "%s: %zu STRINGs", named[i], count_strings(&t, named[i]));
+    CHECK_EQ_U64(count_strings(&t, "before"), 0);
+    CHECK_EQ_U64(count_strings(&t, "after"), 0);
+    /* each name comes before the first record that names it */
+    for (size_t i = 0; i < t.n; i++) {
+        const rec *x = &t.r[i];
+        uint64_t id = x->type == GMT_REC_RANGE_BEGIN ? x->u.range.name : x->type == GMT_REC_OOM ? x->u.oom.op : 0;
+        size_t k = 0;
+        while (id && k < i && !(t.r[k].type == GMT_REC_STRING && t.r[k].u.str == id))
+            k++;
+        CHECK(!id || k < i, "record %zu names string %" PRIu64 " before its STRING", i, id);
+    }
+    /* 3 RANGE_BEGINs: "across" in the baseline, after WINDOW_BEGIN; its
+     * allocation in the window carries it */
+    CHECK_EQ_U64(count(&t, GMT_REC_RANGE_BEGIN), 3);
+    const rec *ac = range_by_name(&t, "across"), *a = mem_by_corr(&t, GMT_REC_ALLOC, F("A.corr"));
+    CHECK(ac && index_of(&t, ac) > index_of(&t, nth(&t, GMT_REC_WINDOW_BEGIN, 0)));
+    CHECK(ac && a && a->u.mem.range == ac->u.range.id);
+    const rec *o = nth(&t, GMT_REC_OOM, 0);
+    CHECK(o && strcmp(S(&t, o->u.oom.op), "failing") == 0);
+    trace_free(&t);
+}
+
+/* The same beside the flight recorder: the trace as without it; the dump
+ * of the failure holds every name (the whole string table, first). */
+static void t_nvtx_window(void)
+{
+    const char *env[] = {"GMEMPROF_SCHEDULE=wait=1,active=1", NULL};
+    run r;
+    run_app("nvtx_window", env, &r);
+    CHECK(exited(&r, 0));
+    CHECK_STR(r.out, "");
+    char p[1300], d[1300];
+    trace_path(&r, r.pid, p, sizeof p);
+    check_nvtx_window(p);
+
+    const char *renv[] = {"GMEMPROF_SCHEDULE=on-oom,wait=1,active=1", NULL};
+    run_app_in("nvtx_window_oom", "nvtx_window", renv, &r);
+    CHECK(exited(&r, 0));
+    trace_path(&r, r.pid, p, sizeof p);
+    check_nvtx_window(p);
+    snprintf(d, sizeof d, "%s/trace-%d.oom.zst", r.dir, (int)r.pid);
+    trace t;
+    CHECK(trace_load(d, &t) == 0, "cannot read %s", d);
+    CHECK_EQ_U64(count(&t, GMT_REC_STRING), 7);
+    CHECK_EQ_U64(count_strings(&t, "before"), 1);
+    CHECK_EQ_U64(count_strings(&t, "after"), 1);
     trace_free(&t);
 }
 
@@ -2608,9 +2687,9 @@ static void t_torch_ops(void)
     const char *venv[] = {be, ce, "GMEMPROF_SCHEDULE=wait=1,warmup=1,active=2", "GMEMPROF_STEP_SOURCE=nvtx", NULL};
     run_app_in("torch_ops_stepnvtx", "torch_ops", venv, &r);
     CHECK(exited(&r, 0));
-    /* header, step 0, device, stats, trailer, and the STRING of "attn" (an
-     * open NVTX range's name is kept for a window that could begin) */
-    CHECK_HAS(r.err, ", 0 windows, 6 records, ");
+    /* header, step 0, device, stats, trailer: no STRING of "attn" (an open
+     * NVTX range's name is written only when a window begins with it open) */
+    CHECK_HAS(r.err, ", 0 windows, 5 records, ");
     CHECK_EQ_U64(F("watch.3"), 0);
 }
 
@@ -3455,6 +3534,56 @@ static void t_oom_sched_capture(void)
     CHECK_EQ_U64(count_files(r.dir), 2);
 }
 
+/* A name interned while a dump is written (GMEMPROF_TEST_DUMP_NAME: no
+ * source interns one then) reaches the trace and the dump. Then the trace's
+ * disk fills up in step 1 (E2E_OOM_DISK_FULL_AT): the trace fails at its
+ * window's end, and the dump of the failure in step 5 is still written
+ * whole. The trace's failure is said once, also when the name's STRING
+ * fails to reach it while the dump is written, and the trace is counted
+ * incomplete: no "wrote" line for it. */
+static void t_oom_sched_diskfull(void)
+{
+    run r;
+    const char *env[] = {OOM_SCHED, "GMEMPROF_OOM_STEPS=2", "GMEMPROF_KERNELS=", "GMEMPROF_TEST_DUMP_NAME=dump name",
+                         NULL};
+    run_app("oom_sched_diskfull", env, &r);
+    CHECK(exited(&r, 0));
+    char p[1300], d[1300], want[1500];
+    trace_path(&r, r.pid, p, sizeof p);
+    snprintf(d, sizeof d, "%s/trace-%d.oom.zst", r.dir, (int)r.pid);
+    check_sched_trace(p, 1);
+    check_oom_dump(d, 3, 5, 1);
+    trace t;
+    CHECK(trace_load(p, &t) == 0, "%s", p);
+    CHECK_EQ_U64(count_strings(&t, "dump name 1"), 1);
+    trace_free(&t);
+    CHECK(trace_load(d, &t) == 0, "%s", d);
+    CHECK_EQ_U64(count_strings(&t, "dump name 1"), 1);
+    trace_free(&t);
+
+    const char *fenv[] = {OOM_SCHED, "GMEMPROF_OOM_STEPS=2", "GMEMPROF_KERNELS=", "GMEMPROF_TEST_DUMP_NAME=dump name",
+                          "E2E_OOM_DISK_FULL_AT=1", NULL};
+    run_app("oom_sched_diskfull", fenv, &r);
+    CHECK(exited(&r, 0));
+    CHECK_STR(r.out, "");
+    CHECK_EQ_U64(F("trace_full"), 1);
+    trace_path(&r, r.pid, p, sizeof p);
+    snprintf(d, sizeof d, "%s/trace-%d.oom.zst", r.dir, (int)r.pid);
+    check_oom_dump(d, 3, 5, 1);
+    snprintf(want, sizeof want,
+             "gmemprof: writing the trace %s failed: No space left on device; the rest of this run is counted as "
+             "dropped records\n",
+             p);
+    CHECK_HAS(r.err, want);
+    CHECK_EQ_U64(count_lines(r.err, "gmemprof: writing the trace "), 1);
+    snprintf(want, sizeof want, "gmemprof: wrote %s", p);
+    CHECK(strstr(r.err, want) == NULL, "the trace is counted as written whole");
+    snprintf(want, sizeof want, "gmemprof: the flight recorder wrote 1 dump (the first: %s)", d);
+    CHECK_HAS(r.err, want);
+    /* the failure's line, the trace's, the recorder's */
+    CHECK_EQ_U64(count_lines(r.err, "gmemprof: "), 3);
+}
+
 /* Dumps no failure asked for, beside a trace: SIGUSR2 in step 2, and the
  * end (GMEMPROF_OOM_AT_EXIT=1). The trace is the one of a run without
  * failure, and holds no OOM record: a dump on demand is not a failure. */
@@ -3594,7 +3723,7 @@ int main(int argc, char **argv)
         void (*fn)(void);
     } tests[] = {
         {"torch", t_torch},       {"torch_unused", t_torch_unused}, {"torch_ops", t_torch_ops}, {"torch_ops_burst", t_torch_ops_burst},
-        {"whole", t_whole},       {"schedule", t_schedule},   {"nvtx_steps", t_nvtx_steps},
+        {"whole", t_whole},       {"schedule", t_schedule},   {"nvtx_steps", t_nvtx_steps}, {"nvtx_window", t_nvtx_window},
         {"api_precedence", t_api_precedence}, {"capture", t_capture}, {"tags", t_tags},
         {"threads", t_threads},   {"overflow", t_overflow},   {"settings", t_settings},
         {"badoutput", t_badoutput}, {"diskfull", t_diskfull}, {"conflict", t_conflict},
@@ -3611,7 +3740,7 @@ int main(int argc, char **argv)
         {"torch_oom", t_torch_oom}, {"oom_signal", t_oom_signal}, {"oom_launcher", t_oom_launcher},
         {"oom_nosteps", t_oom_nosteps}, {"oom_sched", t_oom_sched}, {"oom_sched_none", t_oom_sched_none}, {"oom_sched_again", t_oom_sched_again},
         {"oom_sched_kernels", t_oom_sched_kernels}, {"oom_sched_capture", t_oom_sched_capture},
-        {"oom_sched_signal", t_oom_sched_signal},
+        {"oom_sched_signal", t_oom_sched_signal}, {"oom_sched_diskfull", t_oom_sched_diskfull},
         {"oom_sched_launcher", t_oom_sched_launcher},
     };
     if (strcmp(sc, "sigterm") == 0)

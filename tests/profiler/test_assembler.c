@@ -21,6 +21,11 @@ static size_t nout;
 static unsigned frames_ended;
 static char strings[16][64];
 static unsigned nstrings;
+/* Where each string's STRING record would be written, as the writer does
+ * it: at its first intern, or for a held one (intern_held) before the first
+ * RANGE_BEGIN or OOM that names it: the index in out of the record it
+ * precedes; -1 while held back. */
+static int string_at[16];
 static uint64_t fake_now = 99999;
 
 static uint64_t nput_alloc;     /* every ALLOC put, beyond OUT_MAX too */
@@ -30,6 +35,9 @@ static int window_end_at_alloc; /* ALLOCs put before the WINDOW_END (-1: none) *
 static void io_put(void *ctx, const gmt_record *r)
 {
     (void)ctx;
+    uint64_t named = r->type == GMT_REC_RANGE_BEGIN ? r->u.range.name : r->type == GMT_REC_OOM ? r->u.oom.op : 0;
+    if (named >= 1 && named <= nstrings && string_at[named - 1] < 0)
+        string_at[named - 1] = (int)nout;
     if (r->type == GMT_REC_ALLOC)
         nput_alloc++;
     if (r->type == GMT_REC_RANGE_END)
@@ -40,17 +48,33 @@ static void io_put(void *ctx, const gmt_record *r)
         out[nout++] = *r;
 }
 
-static uint64_t io_intern(void *ctx, const char *s, size_t n)
+static uint64_t fake_intern(const char *s, size_t n, int held)
 {
-    (void)ctx;
-    for (unsigned i = 0; i < nstrings; i++)
-        if (strlen(strings[i]) == n && memcmp(strings[i], s, n) == 0)
-            return i + 1;
+    for (unsigned i = 0; i < nstrings; i++) {
+        if (strlen(strings[i]) != n || memcmp(strings[i], s, n) != 0)
+            continue;
+        if (!held && string_at[i] < 0)
+            string_at[i] = (int)nout;
+        return i + 1;
+    }
     if (nstrings == 16 || n >= 64)
         return 0;
     memcpy(strings[nstrings], s, n);
     strings[nstrings][n] = '\0';
+    string_at[nstrings] = held ? -1 : (int)nout;
     return ++nstrings;
+}
+
+static uint64_t io_intern(void *ctx, const char *s, size_t n)
+{
+    (void)ctx;
+    return fake_intern(s, n, 0);
+}
+
+static uint64_t io_intern_held(void *ctx, const char *s, size_t n)
+{
+    (void)ctx;
+    return fake_intern(s, n, 1);
 }
 
 static void io_end_frame(void *ctx)
@@ -216,6 +240,7 @@ static gmp_asm *fresh_asm(size_t budget)
     reset_out();
     gmp_asm *a = gmp_asm_create(&fake_io, &corr, budget);
     REQUIRE(a != NULL, "create");
+    gmp_asm_set_intern_held(a, io_intern_held);
     return a;
 }
 
@@ -939,6 +964,57 @@ static void test_failure(void)
     gmp_asm_destroy(a);
 }
 
+/* ---- the names of ranges outside the windows ---------------------------------- */
+
+/* A range begun outside every window has its name held back (intern_held):
+ * its STRING is written only before a record that names it, here the
+ * RANGE_BEGIN of the baseline of the window it is open across. */
+static void test_held_names(void)
+{
+    gmp_asm *a = fresh_asm(64u << 20);
+    /* epoch 0: waiting; 1: step 1 opens window 1 (index 0); 2: step 2 closes it */
+    epoch(0, 0, 100, 0, 0, GMT_PHASE_WAIT, 0);
+    epoch(1, GMP_SCHED_EV_PHASE | GMP_SCHED_EV_WINDOW_BEGIN, 1000, 1, 1, GMT_PHASE_ACTIVE, 1);
+    epoch(2, GMP_SCHED_EV_PHASE | GMP_SCHED_EV_WINDOW_END, 2000, 2, 1, GMT_PHASE_DONE, 0);
+    gmp_asm_round_begin(a, 10000);
+    event(a, GMP_EV_RANGE_BEGIN, 0, 200, 1, 0, "before");
+    event(a, GMP_EV_RANGE_END, 0, 210, 1, 0, NULL);
+    event(a, GMP_EV_RANGE_BEGIN, 0, 300, 2, 0, "reused");
+    event(a, GMP_EV_RANGE_END, 0, 310, 2, 0, NULL);
+    event(a, GMP_EV_RANGE_BEGIN, 0, 400, 3, 0, "across");
+    event(a, GMP_EV_RANGE_END, 1, 1100, 3, 0, NULL);
+    event(a, GMP_EV_RANGE_BEGIN, 1, 1200, 4, 0, "reused");
+    event(a, GMP_EV_RANGE_END, 1, 1210, 4, 0, NULL);
+    event(a, GMP_EV_RANGE_BEGIN, 2, 2100, 5, 0, "after");
+    event(a, GMP_EV_RANGE_END, 2, 2110, 5, 0, NULL);
+    gmp_asm_events_done(a, 2);
+    gmp_asm_take_epochs(a, hist, 2);
+    gmp_asm_drain(a, 1);
+
+    /* Expected: 0 STEP 0; 1 WINDOW_BEGIN (no live allocation); 2 RANGE_BEGIN 3
+     * "across" (the baseline); 3 STEP 1; 4 RANGE_END 3; 5 RANGE_BEGIN 4
+     * "reused"; 6 RANGE_END 4; 7 WINDOW_END, 8 STATS; 9 STEP 2. The strings
+     * in the order interned: before 1, reused 2, across 3, after 4. */
+    CHECK_EQ_U64(nout, 10);
+    CHECK_EQ_U64(nstrings, 4);
+    const gmt_record *r = rec_at(2, GMT_REC_RANGE_BEGIN);
+    CHECK_EQ_U64(r->u.range.id, 3);
+    CHECK_STR(str_of(r->u.range.name), "across");
+    r = rec_at(5, GMT_REC_RANGE_BEGIN);
+    CHECK_EQ_U64(r->u.range.id, 4);
+    CHECK_STR(str_of(r->u.range.name), "reused");
+    /* "before" and "after": never written; "reused" at its intern for the
+     * RANGE_BEGIN in the window (before record 5); "across" before the
+     * baseline's RANGE_BEGIN (record 2) */
+    static const char *const name[4] = {"before", "reused", "across", "after"};
+    static const int want_at[4] = {-1, 5, 2, -1};
+    for (unsigned i = 0; i < 4 && i < nstrings; i++) {
+        CHECK_STR(strings[i], name[i]);
+        CHECK(string_at[i] == want_at[i], "%s: written before record %d, not %d", name[i], string_at[i], want_at[i]);
+    }
+    gmp_asm_destroy(a);
+}
+
 /* ---- many short ranges: what closes is forgotten ----------------------------- */
 
 /* Ops open and close a range each, a million of them: each END finds its
@@ -984,6 +1060,7 @@ int main(void)
     test_block_order();
     test_range_churn();
     test_failure();
+    test_held_names();
     free(corr.slots);
     return tcheck_result("profiler.assembler");
 }
