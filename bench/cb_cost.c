@@ -83,6 +83,22 @@ static uint64_t evict(const volatile uint8_t *buf, size_t n)
     return sum;
 }
 
+/* COLD_KIB's buffer, filled (NULL without COLD_KIB). */
+static uint8_t *cold_open(void)
+{
+    uint8_t *cold = g_cold ? malloc(g_cold) : NULL;
+    if (cold)
+        memset(cold, 1, g_cold);
+    return cold;
+}
+
+/* ps per item from the timed ns less the timing's own (sink keeps the
+ * evictions from being optimized away). */
+static uint64_t ps_per(uint64_t ns, uint64_t empty, uint64_t sink, long items)
+{
+    return ((ns > empty ? ns - empty : 0) + (sink == 1)) * 1000 / (uint64_t)items;
+}
+
 typedef struct job {
     int index;
     uint64_t ns;
@@ -110,9 +126,7 @@ static void *launches(void *arg)
      * and interleaved (thread k gets every T-th pair); computed, so the
      * measurement holds no shared counter of our own. */
     uint32_t corr = (1u << 20) + 2u * (uint32_t)j->index, stride = 2u * (uint32_t)g_threads;
-    uint8_t *cold = NULL;
-    if (g_cold && (cold = malloc(g_cold)) != NULL)
-        memset(cold, 1, g_cold);
+    uint8_t *cold = cold_open();
     uint64_t t0 = now_ns(), timed = 0, sink = 0;
     int k = 0;
     for (long i = 0; i < g_launches; i++, corr += stride) {
@@ -162,9 +176,7 @@ static double measure(int threads)
  * were evicted, less the same timing around nothing, over 10 batches. */
 static uint64_t op_cost(const gmp_bridge_host *host, int with_block, uint64_t *addr)
 {
-    uint8_t *cold = NULL;
-    if (g_cold && (cold = malloc(g_cold)) != NULL)
-        memset(cold, 1, g_cold);
+    uint8_t *cold = cold_open();
     uint64_t ns = 0, empty = 0, sink = 0;
     long ops = 0;
     for (int b = 0; b < (cold ? 10 : 150); b++) {
@@ -190,7 +202,7 @@ static uint64_t op_cost(const gmp_bridge_host *host, int with_block, uint64_t *a
         nanosleep(&ts, NULL);
     }
     free(cold);
-    return ((ns > empty ? ns - empty : 0) + (sink == 1)) * 1000 / (uint64_t)ops;
+    return ps_per(ns, empty, sink, ops);
 }
 
 /* One block's alloc + free as the allocator's tracker reports it, in ps:
@@ -202,9 +214,7 @@ static uint64_t op_cost(const gmp_bridge_host *host, int with_block, uint64_t *a
  * alone, less the same timing around nothing, over 10 batches. */
 static uint64_t block_cost(const gmp_bridge_host *host, uint64_t *addr)
 {
-    uint8_t *cold = NULL;
-    if (g_cold && (cold = malloc(g_cold)) != NULL)
-        memset(cold, 1, g_cold);
+    uint8_t *cold = cold_open();
     uint64_t ns = 0, empty = 0, sink = 0;
     long pairs = 0;
     for (int b = 0; b < (cold ? 10 : 150); b++) {
@@ -236,7 +246,7 @@ static uint64_t block_cost(const gmp_bridge_host *host, uint64_t *addr)
         nanosleep(&ts, NULL);
     }
     free(cold);
-    return ((ns > empty ? ns - empty : 0) + (sink == 1)) * 1000 / (uint64_t)pairs;
+    return ps_per(ns, empty, sink, pairs);
 }
 
 /* The bridge's hot paths through its host table. */

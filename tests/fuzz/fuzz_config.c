@@ -154,18 +154,24 @@ static int ref_u64(const char *v, uint64_t *out)
     return 0;
 }
 
+/* One of n names, in any case: *out gets the mode beside it. */
+static int ref_named(const char *v, const char *const *names, const int *modes, int n, int *out)
+{
+    char t[16];
+    if (ref_trim(v, t, sizeof t) == (size_t)-1)
+        return -1;
+    for (int i = 0; i < n; i++)
+        if (strcasecmp(t, names[i]) == 0)
+            return *out = modes[i], 0;
+    return -1;
+}
+
 /* GMEMPROF_CLOCK: auto, tsc or system, in any case. */
 static int ref_clock(const char *v, int *out)
 {
     static const char *const names[] = {"auto", "tsc", "system"};
     static const int modes[] = {GMP_CLOCK_AUTO, GMP_CLOCK_TSC, GMP_CLOCK_SYSTEM};
-    char t[16];
-    if (ref_trim(v, t, sizeof t) == (size_t)-1)
-        return -1;
-    for (int i = 0; i < 3; i++)
-        if (strcasecmp(t, names[i]) == 0)
-            return *out = modes[i], 0;
-    return -1;
+    return ref_named(v, names, modes, 3, out);
 }
 
 static int ref_bool(const char *v, int *out);
@@ -175,16 +181,10 @@ static int ref_kmode(const char *v, int *out)
 {
     static const char *const names[] = {"none", "gpu", "launch"};
     static const int modes[] = {GMP_KERNELS_NONE, GMP_KERNELS_GPU, GMP_KERNELS_LAUNCH};
-    char t[16];
     int b = 0;
     if (ref_bool(v, &b) == 0)
         return *out = b ? GMP_KERNELS_GPU : GMP_KERNELS_NONE, 0;
-    if (ref_trim(v, t, sizeof t) == (size_t)-1)
-        return -1;
-    for (int i = 0; i < 3; i++)
-        if (strcasecmp(t, names[i]) == 0)
-            return *out = modes[i], 0;
-    return -1;
+    return ref_named(v, names, modes, 3, out);
 }
 
 /* GMEMPROF_STEP_SOURCE: auto, nvtx, optimizer or none, in any case. */
@@ -192,13 +192,7 @@ static int ref_stepsrc(const char *v, int *out)
 {
     static const char *const names[] = {"auto", "nvtx", "optimizer", "none"};
     static const int modes[] = {GMP_STEPS_AUTO, GMP_STEPS_NVTX, GMP_STEPS_OPTIMIZER, GMP_STEPS_NONE};
-    char t[16];
-    if (ref_trim(v, t, sizeof t) == (size_t)-1)
-        return -1;
-    for (int i = 0; i < 4; i++)
-        if (strcasecmp(t, names[i]) == 0)
-            return *out = modes[i], 0;
-    return -1;
+    return ref_named(v, names, modes, 4, out);
 }
 
 static int ref_bool(const char *v, int *out)
