@@ -1,0 +1,173 @@
+/*
+ * The event ring (profiler/evring.c): sizes, order, the full ring's drops
+ * and their count, laps, names cut visibly, and several producers against
+ * one consumer: every event pushed is popped once, in each producer's own
+ * order, and every refused one is counted.
+ */
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "evring.h"
+#include "tcheck.h"
+
+static gmp_ev ev_of(uint32_t tid, uint64_t a, const char *name)
+{
+    gmp_ev e;
+    memset(&e, 0, sizeof e);
+    e.type = GMP_EV_MARK;
+    e.tid = tid;
+    e.a = a;
+    gmp_ev_set_name(&e, name, name ? strlen(name) : 0);
+    return e;
+}
+
+static void test_sizes(void)
+{
+    gmp_ring r;
+    REQUIRE(gmp_ring_init(&r, 1000) == 0);
+    CHECK_EQ_U64(gmp_ring_capacity(&r), 512); /* rounded down to a power of two */
+    CHECK_EQ_U64(gmp_ring_bytes(&r), 512 * 256);
+    CHECK_EQ_U64(gmp_ring_size(&r), 0);
+    gmp_ring_destroy(&r);
+    CHECK_EQ_U64(gmp_ring_capacity(&r), 0);
+    REQUIRE(gmp_ring_init(&r, 1) == 0);
+    CHECK_EQ_U64(gmp_ring_capacity(&r), 2); /* at least 2 */
+    gmp_ring_destroy(&r);
+}
+
+static void test_order_and_full(void)
+{
+    gmp_ring r;
+    REQUIRE(gmp_ring_init(&r, 4) == 0);
+    static const char *const names[] = {"a", "", "forward", NULL};
+    for (uint64_t i = 0; i < 4; i++) {
+        gmp_ev e = ev_of(7, 100 + i, names[i]);
+        uint64_t pos = 99;
+        CHECK_EQ_U64(gmp_ring_push(&r, &e, &pos), 0);
+        CHECK_EQ_U64(pos, i);
+    }
+    CHECK_EQ_U64(gmp_ring_size(&r), 4);
+    gmp_ev e = ev_of(7, 104, "late");
+    CHECK(gmp_ring_push(&r, &e, NULL) == -1, "a full ring refuses");
+    CHECK_EQ_U64(atomic_load(&r.dropped), 1);
+    gmp_ev out;
+    for (uint64_t i = 0; i < 4; i++) {
+        REQUIRE(gmp_ring_pop(&r, &out) == 1);
+        CHECK_EQ_U64(out.a, 100 + i);
+        CHECK_EQ_U64(out.tid, 7);
+        size_t n = names[i] ? strlen(names[i]) : 0;
+        CHECK_EQ_U64(out.len, n);
+        CHECK(memcmp(out.name, names[i] ? names[i] : "", n) == 0, "name %llu", (unsigned long long)i);
+    }
+    CHECK_EQ_U64(gmp_ring_pop(&r, &out), 0);
+    /* laps: the cells are reused in order, 10,000 times over */
+    uint64_t bad = 0;
+    for (uint64_t i = 0; i < 40000; i++) {
+        e = ev_of(1, i, NULL);
+        uint64_t pos;
+        if (gmp_ring_push(&r, &e, &pos) != 0 || pos != 4 + i || gmp_ring_pop(&r, &out) != 1 || out.a != i)
+            bad++;
+    }
+    CHECK_EQ_U64(bad, 0);
+    CHECK_EQ_U64(atomic_load(&r.dropped), 1);
+    gmp_ring_destroy(&r);
+}
+
+static void test_names(void)
+{
+    char longname[GMP_EV_NAME_MAX + 50];
+    memset(longname, 'x', sizeof longname);
+    gmp_ev e;
+    memset(&e, 0, sizeof e);
+    gmp_ev_set_name(&e, longname, sizeof longname);
+    CHECK_EQ_U64(e.len, GMP_EV_NAME_MAX);
+    CHECK(memcmp(e.name + GMP_EV_NAME_MAX - 3, "...", 3) == 0, "a cut name ends in ...");
+    CHECK(e.name[GMP_EV_NAME_MAX - 4] == 'x');
+    gmp_ev_set_name(&e, longname, GMP_EV_NAME_MAX); /* fits exactly: not cut */
+    CHECK_EQ_U64(e.len, GMP_EV_NAME_MAX);
+    CHECK(e.name[GMP_EV_NAME_MAX - 1] == 'x');
+    gmp_ev_set_name(&e, NULL, 5);
+    CHECK_EQ_U64(e.len, 0);
+}
+
+/* ---- several producers, one consumer ---------------------------------------- */
+
+#define PRODUCERS 4
+#define PER_PRODUCER 200000u
+
+typedef struct producer {
+    gmp_ring *r;
+    uint32_t id;
+    uint64_t refused;
+} producer;
+
+static _Atomic int g_done;
+
+static void *produce(void *arg)
+{
+    producer *p = arg;
+    for (uint64_t i = 0; i < PER_PRODUCER; i++) {
+        gmp_ev e = ev_of(p->id, i, (i & 7) ? NULL : "named");
+        if (gmp_ring_push(p->r, &e, NULL) != 0)
+            p->refused++;
+    }
+    atomic_fetch_add(&g_done, 1);
+    return NULL;
+}
+
+static void test_producers(void)
+{
+    gmp_ring r;
+    REQUIRE(gmp_ring_init(&r, 1024) == 0);
+    producer ps[PRODUCERS];
+    pthread_t th[PRODUCERS];
+    atomic_store(&g_done, 0);
+    for (uint32_t k = 0; k < PRODUCERS; k++) {
+        ps[k] = (producer){&r, k + 1, 0};
+        REQUIRE(pthread_create(&th[k], NULL, produce, &ps[k]) == 0);
+    }
+    /* the next index each producer may send: its events come in its order,
+     * with gaps only where a push was refused */
+    uint64_t next[PRODUCERS + 1] = {0}, popped = 0, out_of_order = 0, bad_name = 0;
+    gmp_ev out;
+    for (;;) {
+        int finished = atomic_load(&g_done) == PRODUCERS;
+        int got = 0;
+        while (gmp_ring_pop(&r, &out)) {
+            got = 1;
+            popped++;
+            if (out.tid < 1 || out.tid > PRODUCERS || out.a < next[out.tid])
+                out_of_order++;
+            else
+                next[out.tid] = out.a + 1;
+            if ((out.a & 7) == 0 ? (out.len != 5 || memcmp(out.name, "named", 5) != 0) : out.len != 0)
+                bad_name++;
+        }
+        if (finished && !got)
+            break;
+    }
+    uint64_t refused = 0;
+    for (uint32_t k = 0; k < PRODUCERS; k++) {
+        pthread_join(th[k], NULL);
+        refused += ps[k].refused;
+    }
+    fprintf(stderr, "%u producers x %u events into 1024 cells: %llu popped, %llu refused\n", PRODUCERS, PER_PRODUCER,
+            (unsigned long long)popped, (unsigned long long)refused);
+    CHECK_EQ_U64(out_of_order, 0);
+    CHECK_EQ_U64(bad_name, 0);
+    CHECK_EQ_U64(popped + refused, (uint64_t)PRODUCERS * PER_PRODUCER);
+    CHECK_EQ_U64(atomic_load(&r.dropped), refused);
+    CHECK_EQ_U64(gmp_ring_size(&r), 0);
+    gmp_ring_destroy(&r);
+}
+
+int main(void)
+{
+    test_sizes();
+    test_order_and_full();
+    test_names();
+    test_producers();
+    return tcheck_result("profiler.evring");
+}
