@@ -29,9 +29,8 @@ void gmp_wake(void)
 
 void gmp_post(gmp_ev *ev)
 {
-    gmp_tls *t = gmp_self();
     if (!ev->tid)
-        ev->tid = gmp_tid(t);
+        ev->tid = gmp_tid(gmp_self());
     if (!ev->epoch)
         ev->epoch = atomic_load_explicit(&gmp_g.epoch, memory_order_acquire);
     if (!ev->ts)

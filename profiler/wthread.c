@@ -1106,7 +1106,8 @@ static unsigned wait_ms(void)
 static void clock_tick(void)
 {
     if (gmp_clock_tick(&gmp_g.clock, &W.clk) == 1)
-        gmp_log_debug("trace clock: the TSC, mapped to CLOCK_REALTIME (the kernel's clocksource is tsc)");
+        gmp_log_debug("trace clock: the TSC, mapped to CLOCK_REALTIME (%s)",
+                      gmp_g.cfg.clock == GMP_CLOCK_TSC ? "GMEMPROF_CLOCK=tsc" : "the kernel's clocksource is tsc");
 }
 
 static void periodic(void)

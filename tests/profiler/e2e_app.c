@@ -485,6 +485,26 @@ static int sc_tags(void)
     return 0;
 }
 
+/* NVTX ranges 50 ms apart, each pushed between two readings of the
+ * system clock, so that the trace clock's TSC line (GMEMPROF_CLOCK=tsc)
+ * can be checked against it once fitted. */
+static int sc_clock(void)
+{
+    static const char *const names[] = {"r0", "r1", "r2", "r3", "r4", "r5"};
+    fake_cupti_context_created(0);
+    for (int i = 0; i < 6; i++) {
+        struct timespec a, b;
+        clock_gettime(CLOCK_REALTIME, &a);
+        nvtxRangePushA(names[i]);
+        clock_gettime(CLOCK_REALTIME, &b);
+        nvtxRangePop();
+        factf((uint64_t)a.tv_sec * 1000000000ull + (uint64_t)a.tv_nsec, "before%d", i);
+        factf((uint64_t)b.tv_sec * 1000000000ull + (uint64_t)b.tv_nsec, "after%d", i);
+        sleep_ms(50);
+    }
+    return 0;
+}
+
 typedef struct thr_arg {
     int i;
 } thr_arg;
@@ -1483,6 +1503,8 @@ int main(int argc, char **argv)
         rc = sc_capture();
     else if (strcmp(sc, "tags") == 0)
         rc = sc_tags();
+    else if (strcmp(sc, "clock") == 0)
+        rc = sc_clock();
     else if (strcmp(sc, "threads") == 0)
         rc = sc_threads();
     else if (strcmp(sc, "burst") == 0)

@@ -902,6 +902,33 @@ static void t_capture(void)
     trace_free(&t);
 }
 
+/* The trace clock read through the TSC (forced here: the CI machines'
+ * clocksource need not be tsc): each range's start lies between the
+ * system clock's readings around its push, before and after the line is fitted (the
+ * writer fits it 50 ms after its start, and again every 50 ms). */
+static void t_clock(void)
+{
+    run r;
+    const char *env[] = {"GMEMPROF_CLOCK=tsc", "GMEMPROF_LOG=debug", NULL};
+    run_app("clock", env, &r);
+    CHECK(exited(&r, 0));
+#if defined(__x86_64__)
+    CHECK_EQ_U64(count_lines(r.err, "gmemprof: trace clock: the TSC, mapped to CLOCK_REALTIME (GMEMPROF_CLOCK=tsc)"), 1);
+#endif
+    trace t = load_trace_of(&r);
+    check_complete(&t);
+    CHECK_EQ_U64(count(&t, GMT_REC_RANGE_BEGIN), 6);
+    for (int i = 0; i < 6; i++) {
+        char name[8];
+        snprintf(name, sizeof name, "r%d", i);
+        const rec *g = range_by_name(&t, name);
+        uint64_t lo = F("before%d", i), hi = F("after%d", i);
+        CHECK(g && g->u.range.ts >= lo && g->u.range.ts <= hi, "%s at %llu, outside [%llu, %llu]", name,
+              g ? (unsigned long long)g->u.range.ts : 0ull, (unsigned long long)lo, (unsigned long long)hi);
+    }
+    trace_free(&t);
+}
+
 static void t_tags(void)
 {
     run r;
@@ -3724,7 +3751,7 @@ int main(int argc, char **argv)
     } tests[] = {
         {"torch", t_torch},       {"torch_unused", t_torch_unused}, {"torch_ops", t_torch_ops}, {"torch_ops_burst", t_torch_ops_burst},
         {"whole", t_whole},       {"schedule", t_schedule},   {"nvtx_steps", t_nvtx_steps}, {"nvtx_window", t_nvtx_window},
-        {"api_precedence", t_api_precedence}, {"capture", t_capture}, {"tags", t_tags},
+        {"api_precedence", t_api_precedence}, {"capture", t_capture}, {"tags", t_tags}, {"clock", t_clock},
         {"threads", t_threads},   {"overflow", t_overflow},   {"settings", t_settings},
         {"badoutput", t_badoutput}, {"diskfull", t_diskfull}, {"conflict", t_conflict},
         {"sigchain", t_sigchain}, {"sigkill", t_sigkill},     {"fork", t_fork},
