@@ -568,8 +568,8 @@ static void head_print(FILE *f, const gma_ins_result *res, const char *label, in
     if (csv)
         fprintf(f, "# trace%s: path=%s owners=%s\n", label, res->r->path, res->owner_kind);
     else
-        fprintf(f, "gmem-analyze %s: %s%s (insights; owners are %s)\n", GMEMPROF_VERSION, res->r->path, label,
-                strcmp(res->owner_kind, "op") == 0 ? "ops, else kernels" : "kernels");
+        gma_print_head(f, "%s%s (insights; owners are %s)", res->r->path, label,
+                       strcmp(res->owner_kind, "op") == 0 ? "ops, else kernels" : "kernels");
     for (size_t i = 0; i < res->ndev; i++) {
         const gma_ins_dev *D = &res->dev[i];
         if (csv)
@@ -595,9 +595,9 @@ static void notes_print(FILE *f, const gma_table *t, size_t num, size_t reason, 
             continue;
         const gma_cell *fd = gma_table_cell(t, i, 1), *ow = gma_table_cell(t, i, 2);
         gma_cell_format(t, num, gma_table_cell(t, i, num), 1, n, sizeof(n));
-        fprintf(f, "  dev%llu %s%s%s, %s: %s\n      try: %s\n", (unsigned long long)gma_table_cell(t, i, 0)->v.u,
-                gma_cell_text(t, fd), ow->null ? "" : " ", ow->null ? "" : gma_cell_text(t, ow), n,
-                gma_cell_text(t, why), gma_cell_text(t, what));
+        gma_print_advice(f, gma_cell_text(t, why), gma_cell_text(t, what), "dev%llu %s%s%s, %s",
+                         (unsigned long long)gma_table_cell(t, i, 0)->v.u, gma_cell_text(t, fd), ow->null ? "" : " ",
+                         ow->null ? "" : gma_cell_text(t, ow), n);
     }
 }
 
@@ -625,7 +625,8 @@ int gma_insights_print(FILE *f, const gma_replay *ra, const gma_replay *rb)
             if (fmt == GMA_FMT_CSV) {
                 gma_print_csv_rows(f, &t);
             } else {
-                fprintf(f, "\n%s\n", t.title);
+                /* the grid alone: without rows it keeps its header line */
+                gma_print_title(f, &t, "%s", t.title);
                 gma_print_grid(f, &t);
                 notes_print(f, &t, rb ? D_DELTA : C_BYTES, rb ? D_REASON : C_REASON, rb ? D_TRY : C_TRY);
             }

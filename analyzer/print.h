@@ -94,6 +94,20 @@ void gma_print_ranks_table(FILE *f, const gma_ranks_view *v);
 void gma_print_ranks_csv(FILE *f, const gma_ranks_view *v);
 void gma_print_ranks_json(FILE *f, const gma_ranks_view *v);
 
+/* The table format's lines around a table, for every report (report_table.c).
+ * The first line: "gmem-analyze VERSION: " and what the report is of (a
+ * trace's path, "diff", "2 traces"). */
+void gma_print_head(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A blank line and a table's title line: what its rows are, with
+ * " (top N of M)" when --top cut them. */
+void gma_print_title(FILE *f, const gma_table *t, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* The table's grid, or "  (no rows)". */
+void gma_print_rows(FILE *f, const gma_table *t);
+/* A finding after a table, a paragraph: "  SUBJECT: REASON" and
+ * "      try: TRY" (the hints, the insights' notes). */
+void gma_print_advice(FILE *f, const char *reason, const char *try_, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
 /* Any table: its aligned grid (report_table.c) and its CSV lines
  * (report_csv.c). */
 void gma_print_grid(FILE *f, const gma_table *t);

@@ -4,6 +4,7 @@
  * units, times in ms relative to the trace start; warnings first and last.
  * The --diff and several-rank views print here too (print.h).
  */
+#include <stdarg.h>
 #include <string.h>
 
 #include "print.h"
@@ -67,7 +68,7 @@ static void print_summary(FILE *f, const gma_report *rep)
 {
     const gma_replay *r = rep->r;
     char b1[GMA_FMT_CAP], b2[GMA_FMT_CAP], b3[GMA_FMT_CAP], b4[GMA_FMT_CAP], b5[GMA_FMT_CAP];
-    fprintf(f, "gmem-analyze %s: %s\n", GMEMPROF_VERSION, r->path);
+    gma_print_head(f, "%s", r->path);
     print_warnings(f, rep);
     fprintf(f, "Trace      ");
     if (r->has_header) {
@@ -187,6 +188,46 @@ static void print_summary(FILE *f, const gma_report *rep)
         fprintf(f, "Note       %s\n", rep->notes[i]);
 }
 
+void gma_print_head(FILE *f, const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(f, "gmem-analyze %s: ", GMEMPROF_VERSION);
+    va_start(ap, fmt);
+    vfprintf(f, fmt, ap);
+    va_end(ap);
+    fputc('\n', f);
+}
+
+void gma_print_title(FILE *f, const gma_table *t, const char *fmt, ...)
+{
+    va_list ap;
+    fputc('\n', f);
+    va_start(ap, fmt);
+    vfprintf(f, fmt, ap);
+    va_end(ap);
+    if (t->nrows < t->total_rows)
+        fprintf(f, " (top %zu of %llu)", t->nrows, (unsigned long long)t->total_rows);
+    fputc('\n', f);
+}
+
+void gma_print_rows(FILE *f, const gma_table *t)
+{
+    if (t->nrows)
+        gma_print_grid(f, t);
+    else
+        fprintf(f, "  (no rows)\n");
+}
+
+void gma_print_advice(FILE *f, const char *reason, const char *try_, const char *fmt, ...)
+{
+    va_list ap;
+    fputs("  ", f);
+    va_start(ap, fmt);
+    vfprintf(f, fmt, ap);
+    va_end(ap);
+    fprintf(f, ": %s\n      try: %s\n", reason, try_);
+}
+
 void gma_print_grid(FILE *f, const gma_table *t)
 {
     size_t w[64] = { 0 };
@@ -290,9 +331,9 @@ static void print_hints(FILE *f, const gma_hints *h)
         else
             snprintf(dev, sizeof(dev), "dev%u", x->device);
         gma_hint_reason(x, reason, sizeof(reason));
-        fprintf(f, "  %s %s %s, %.1f%% of the %s: %s\n      try: %s\n", dev, gma_hint_names[x->kind],
-                gma_fmt_bytes(b1, x->bytes), 100.0 * gma_hint_share(x),
-                x->kind == GMA_HINT_RESERVED ? "reserve" : "peak", reason, gma_hint_try(x));
+        gma_print_advice(f, reason, gma_hint_try(x), "%s %s %s, %.1f%% of the %s", dev, gma_hint_names[x->kind],
+                         gma_fmt_bytes(b1, x->bytes), 100.0 * gma_hint_share(x),
+                         x->kind == GMA_HINT_RESERVED ? "reserve" : "peak");
     }
 }
 
@@ -303,14 +344,8 @@ int gma_print_table(FILE *f, const gma_report *rep)
     char b1[GMA_FMT_CAP], b2[GMA_FMT_CAP], b3[GMA_FMT_CAP];
     print_summary(f, rep);
 
-    fprintf(f, "\n%s ranked by %s", t->title, t->sort_note);
-    if (t->nrows < t->total_rows)
-        fprintf(f, " (top %zu of %llu)", t->nrows, (unsigned long long)t->total_rows);
-    fprintf(f, "\n");
-    if (t->nrows)
-        gma_print_grid(f, t);
-    else
-        fprintf(f, "  (no rows)\n");
+    gma_print_title(f, t, "%s ranked by %s", t->title, t->sort_note);
+    gma_print_rows(f, t);
 
     for (size_t i = 0; i < rep->npeaks; i++) {
         const gma_peakview *pv = &rep->peaks[i];
@@ -403,21 +438,16 @@ static void print_summary_grid(FILE *f, const gma_diff_view *v, int *err)
 int gma_print_diff_table(FILE *f, const gma_diff_view *v)
 {
     int err = 0;
-    fprintf(f, "gmem-analyze %s: diff\n  A: %s\n  B: %s\n", GMEMPROF_VERSION, v->ra->r->path, v->rb->r->path);
+    gma_print_head(f, "diff");
+    fprintf(f, "  A: %s\n  B: %s\n", v->ra->r->path, v->rb->r->path);
     for (size_t w = 0; w < v->ra->nwarn; w++)
         fprintf(f, "WARNING (A): %s\n", v->ra->warn[w]);
     for (size_t w = 0; w < v->rb->nwarn; w++)
         fprintf(f, "WARNING (B): %s\n", v->rb->warn[w]);
     print_summary_grid(f, v, &err);
     fprintf(f, "allocator  A: %s; B: %s\n", v->ra->mode.mode, v->rb->mode.mode);
-    fprintf(f, "\n%s rows matched by normalized name, ranked by |B - A| of %s", v->by, v->meaning);
-    if (v->t->nrows < v->t->total_rows)
-        fprintf(f, " (top %zu of %llu)", v->t->nrows, (unsigned long long)v->t->total_rows);
-    fputc('\n', f);
-    if (v->t->nrows)
-        gma_print_grid(f, v->t);
-    else
-        fprintf(f, "  (no rows)\n");
+    gma_print_title(f, v->t, "%s rows matched by normalized name, ranked by |B - A| of %s", v->by, v->meaning);
+    gma_print_rows(f, v->t);
     return err ? -1 : 0;
 }
 
@@ -426,7 +456,7 @@ int gma_print_diff_table(FILE *f, const gma_diff_view *v)
 void gma_print_ranks_table(FILE *f, const gma_ranks_view *s)
 {
     char b1[GMA_FMT_CAP], b2[GMA_FMT_CAP], b3[GMA_FMT_CAP], b4[GMA_FMT_CAP], b5[GMA_FMT_CAP], b6[GMA_FMT_CAP];
-    fprintf(f, "gmem-analyze %s: %zu trace%s\n", GMEMPROF_VERSION, s->n, s->n == 1 ? "" : "s");
+    gma_print_head(f, "%zu trace%s", s->n, s->n == 1 ? "" : "s");
     for (size_t i = 0; i < s->nwarn; i++)
         fprintf(f, "WARNING: %s\n", s->warn[i]);
     for (size_t i = 0; i < s->n; i++)
@@ -458,14 +488,8 @@ void gma_print_ranks_table(FILE *f, const gma_ranks_view *s)
             gma_fmt_bytes(b4, s->t.freed), gma_fmt_bytes(b5, s->t.leaked), gma_fmt_count(b6, s->t.leaked_count));
     fprintf(f, "           %s kernel launches, %s of GPU time; %s records dropped\n", gma_fmt_count(b1, s->t.kernels),
             gma_fmt_dur(b2, s->t.kernel_ns), gma_fmt_count(b3, s->t.dropped));
-    fprintf(f, "\n%s", s->title);
-    if (s->table->nrows < s->table->total_rows)
-        fprintf(f, " (top %zu of %llu)", s->table->nrows, (unsigned long long)s->table->total_rows);
-    fputc('\n', f);
-    if (s->table->nrows)
-        gma_print_grid(f, s->table);
-    else
-        fprintf(f, "  (no rows)\n");
+    gma_print_title(f, s->table, "%s", s->title);
+    gma_print_rows(f, s->table);
     if (!s->by_rank)
         fprintf(f, "\nLive at the peak and leaks are per trace: gmem-analyze TRACES --rank N\n");
     if (s->nwarn) {

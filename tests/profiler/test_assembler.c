@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "assembler.h"
+#include "fake_asm_io.h"
 #include "families.h"
 #include "schedule.h"
 #include "tcheck.h"
@@ -26,7 +27,6 @@ static unsigned nstrings;
  * RANGE_BEGIN or OOM that names it: the index in out of the record it
  * precedes; -1 while held back. */
 static int string_at[16];
-static uint64_t fake_now = 99999;
 
 static uint64_t nput_alloc;     /* every ALLOC put, beyond OUT_MAX too */
 static uint64_t nput_range_end; /* every RANGE_END put */
@@ -92,48 +92,6 @@ static void io_stats(void *ctx)
     io_put(ctx, &r);
 }
 
-static void io_device(void *ctx, unsigned d, gmt_device *o)
-{
-    (void)ctx;
-    (void)d;
-    o->total_mem = 1000;
-}
-
-static int io_meminfo(void *ctx, unsigned d, uint64_t *f, uint64_t *t)
-{
-    (void)ctx;
-    (void)d;
-    (void)f;
-    (void)t;
-    return -1; /* no driver */
-}
-
-static int io_snapshot(void *ctx, uint64_t ticket, gmp_snap *o)
-{
-    (void)ctx;
-    (void)ticket;
-    (void)o;
-    return 0;
-}
-
-static uint64_t io_now(void *ctx)
-{
-    (void)ctx;
-    return fake_now;
-}
-
-static uint64_t io_mono(void *ctx)
-{
-    (void)ctx;
-    return 0;
-}
-
-static void io_synced(void *ctx, uint64_t ticket)
-{
-    (void)ctx;
-    (void)ticket;
-}
-
 static gmt_oom g_fail;
 static int n_fail;
 
@@ -144,8 +102,10 @@ static void io_failure(void *ctx, gmt_oom *o)
     n_fail++;
 }
 
-static const gmp_asm_io fake_io = {NULL,       io_put,      io_intern, io_end_frame, io_stats, io_device,
-                                   io_meminfo, io_snapshot, io_now,    io_mono,      io_synced, io_failure};
+/* Where the fake io puts its output; fresh_asm sets it up: devices of 1000
+ * bytes, the trace clock at 99999. */
+static const fake_asm_sink sink = {io_put, io_intern, io_end_frame, io_stats, io_failure};
+static fake_asm_io fake_io;
 
 /* The flight recorder's side of a trace with windows (gmp_asm_set_aside): the
  * records the gate keeps out, in their own array. */
@@ -238,7 +198,8 @@ static gmp_corrtab corr;
 static gmp_asm *fresh_asm(size_t budget)
 {
     reset_out();
-    gmp_asm *a = gmp_asm_create(&fake_io, &corr, budget);
+    fake_asm_io_init(&fake_io, &sink, 1000, 99999);
+    gmp_asm *a = gmp_asm_create(&fake_io.io, &corr, budget);
     REQUIRE(a != NULL, "create");
     gmp_asm_set_intern_held(a, io_intern_held);
     return a;
