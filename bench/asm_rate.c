@@ -195,5 +195,9 @@ int main(int argc, char **argv)
         }
     }
     printf("records=%llu seconds=%.3f records_per_s=%.0f\n", (unsigned long long)done, best, (double)done / best);
+    for (size_t b = 0; b < nb; b++)
+        free(bufs[b].p);
+    free(bufs);
+    free(corr.slots);
     return 0;
 }
