@@ -123,8 +123,3 @@ int gmp_clock_tick(gmp_clock *c, gmp_clock_fit *f)
     return 0;
 #endif
 }
-
-const char *gmp_clock_source(gmp_clock *c)
-{
-    return atomic_load_explicit(&c->on, memory_order_acquire) ? "tsc" : "system";
-}

@@ -101,7 +101,4 @@ int gmp_clock_fit_pair(gmp_clock *c, gmp_clock_fit *f, uint64_t tsc, uint64_t ns
 /* The writer's tick: takes a pair when FIT_NS have passed, and fits. */
 int gmp_clock_tick(gmp_clock *c, gmp_clock_fit *f);
 
-/* "tsc" when reads use the line, else "system". */
-const char *gmp_clock_source(gmp_clock *c);
-
 #endif
