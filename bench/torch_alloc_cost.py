@@ -1,7 +1,8 @@
 """The cost of one tensor allocation plus free through PyTorch's caching
 allocator, in ns, as the program sees it: a loop of torch.empty + del on
 the GPU, best of ROUNDS medians. Run it bare, under gmemprof (the bridge's
-tracker on), and with _record_memory_history, and compare (bench/README).
+tracker on), and with _record_memory_history, and compare (docs/benchmarks.md,
+bench/bridge_bench.sh).
 NUMEL sets the tensor's float32 elements (default 4096, 16 KiB: a
 small-pool block; above 262144 the block comes from the large pool)."""
 import os

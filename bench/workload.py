@@ -121,7 +121,9 @@ def fake_run(args):
     return out
 
 
-def real_run(args, t_start):
+def build_loop(size, seed):
+    """The workload's model, optimizer and batches on cuda:0, and its step
+    function: step(i) runs training step i (bench/tracker_split.py shares it)."""
     import torch
 
     here = os.path.dirname(os.path.abspath(__file__))
@@ -132,11 +134,23 @@ def real_run(args, t_start):
     torch.cuda.init()
     torch.cuda.set_device(dev)
     torch.zeros(1, device=dev)  # the context exists before the first NVTX mark
-    cfg = SIZES[args.size]
-    torch.manual_seed(args.seed)
+    cfg = SIZES[size]
+    torch.manual_seed(seed)
     model = GPT(VOCAB, cfg["d_model"], cfg["heads"], cfg["layers"], cfg["seq"], "sdpa").to(dev)
     opt = torch.optim.AdamW(model.parameters(), lr=3e-4, weight_decay=0.1)
-    batches = make_batches(VOCAB, cfg["batch"], cfg["seq"], dev, args.seed)
+    batches = make_batches(VOCAB, cfg["batch"], cfg["seq"], dev, seed)
+
+    def step(i):
+        x, y = batches[i % len(batches)]
+        train_step(model, opt, x, y, "cuda")
+
+    return dev, step
+
+
+def real_run(args, t_start):
+    import torch
+
+    dev, step = build_loop(args.size, args.seed)
     mark = torch.cuda.nvtx.mark
     total = args.warmup + args.steps
 
@@ -160,10 +174,9 @@ def real_run(args, t_start):
     for i in range(total):
         if args.mode == "memory-history" and i == args.warmup:
             torch.cuda.memory._record_memory_history(max_entries=1_000_000)
-        x, y = batches[i % len(batches)]
         torch.cuda.synchronize()
         t0 = time.perf_counter()
-        train_step(model, opt, x, y, "cuda")
+        step(i)
         torch.cuda.synchronize()
         t1 = time.perf_counter()
         if i >= args.warmup:
