@@ -56,6 +56,12 @@ one() {
     local line
     line=$(grep '^tracker_split ' "$err" | tail -1)
     echo "${line:-# $role $wl failed: $(tail -1 "$err")}" | tee -a "$OUT/split.txt"
+    # the bridge's events in the trace: none means phase A was not what it says
+    if [ -s "$WORK/split.zst" ]; then
+        local fw
+        fw=$("$BUILD/bin/gmem-analyze" "$WORK/split.zst" --format csv 2>/dev/null | grep '^# source.framework')
+        echo "# $role $wl: ${fw:-no framework events in the trace}" | tee -a "$OUT/split.txt"
+    fi
     rm -f "$WORK/split.zst"
 }
 

@@ -210,6 +210,7 @@ def main(argv=None):
                 step(count[0])
                 torch.cuda.synchronize()
                 times.append(time.perf_counter() - t0)
+                torch.cuda.nvtx.mark("step")  # as bench/workload.py: gmemprof's steps
                 count[0] += 1
             return times
 
@@ -217,7 +218,9 @@ def main(argv=None):
             run(args.warmup)
             return statistics.median(run(args.steps)) * 1000.0
 
-    # gmemprof loads its bridge when the first CUDA context is made: look now
+    # gmemprof attaches its bridge at the first CUDA context, or at the
+    # first step once PyTorch's allocator is initialized: make one, then look
+    torch.cuda.nvtx.mark("step")
     loaded = loaded_bridge()
     role = "gmemprof" if loaded else "bare"
     if not loaded and not args.control and not os.path.exists(args.bridge):
