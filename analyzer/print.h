@@ -55,7 +55,7 @@ typedef struct gma_rankrun {
     uint64_t baseline, alloc_bytes, alloc_count, free_bytes, free_count, leaked, leaked_count;
     uint64_t kernels, kernel_ns, steps, dropped, records;
     int truncated;
-    char warn[GMA_MAX_WARN][400];
+    char warn[GMA_MAX_WARN][GMA_WARN_LEN];
     size_t nwarn;
     gma_table table;        /* its --by table, every row */
 } gma_rankrun;
@@ -98,6 +98,12 @@ void gma_print_ranks_json(FILE *f, const gma_ranks_view *v);
  * The first line: "gmem-analyze VERSION: " and what the report is of (a
  * trace's path, "diff", "2 traces"). */
 void gma_print_head(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* warn[0..n), a line each, in every format but JSON: "<lead>WARNING<tag>:
+ * <text>"; lead "# " in CSV, "" in a table; tag "", " (A)" and " (B)" in
+ * a diff, ": rank N" for one rank's own. */
+void gma_print_warnings(FILE *f, const char *lead, const char *tag, const char (*warn)[GMA_WARN_LEN], size_t n);
+/* A set of ranks: its own warnings, then each rank's (tag ": rank N"). */
+void gma_print_rank_warnings(FILE *f, const char *lead, const gma_ranks_view *s);
 /* A blank line and a table's title line: what its rows are, with
  * " (top N of M)" when --top cut them. */
 void gma_print_title(FILE *f, const gma_table *t, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

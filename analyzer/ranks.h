@@ -23,7 +23,7 @@ typedef struct gma_ranks {
     int per_rank;           /* --per-rank */
     gma_rankrun *runs;
     size_t n;
-    char warn[GMA_RANKS_MAX_WARN][400]; /* about the set: ranks missing or repeated, runs mixed */
+    char warn[GMA_RANKS_MAX_WARN][GMA_WARN_LEN]; /* about the set: ranks missing or repeated, runs mixed */
     size_t nwarn;
     gma_col *cols;          /* columns of the output table (owned) */
     gma_table out;

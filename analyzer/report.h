@@ -38,6 +38,7 @@ typedef struct gma_leakview {
 /* ---- the whole report ----------------------------------------------------- */
 
 #define GMA_MAX_WARN 12
+#define GMA_WARN_LEN 400 /* bytes of one warning, its NUL included */
 
 typedef struct gma_report {
     const gma_replay *r;
@@ -47,7 +48,7 @@ typedef struct gma_report {
     gma_leakview leaks;
     gma_hints hints;        /* the short section of --insights (hints.h) */
     gma_strs strs;
-    char warn[GMA_MAX_WARN][400];
+    char warn[GMA_MAX_WARN][GMA_WARN_LEN];
     size_t nwarn;
     char notes[GMA_MAX_WARN][300];  /* analyzer notes (anomalies it met) */
     size_t nnotes;

@@ -59,8 +59,7 @@ int gma_print_csv(FILE *f, const gma_report *rep)
     fprintf(f, "# gmem-analyze %s", GMEMPROF_VERSION);
     kv_str(f, "trace", r->path);
     fputc('\n', f);
-    for (size_t i = 0; i < rep->nwarn; i++)
-        fprintf(f, "# WARNING: %s\n", rep->warn[i]);
+    gma_print_warnings(f, "# ", "", rep->warn, rep->nwarn);
     fprintf(f, "# trace: records=%llu duration_ns=%llu truncated=%d has_trailer=%d", (unsigned long long)r->records,
             (unsigned long long)(r->has_ts ? r->last_ts - r->first_ts : 0),
             r->rend.truncated || r->rend.status != GMT_OK, r->rend.has_trailer); /* as JSON's "truncated" */
@@ -199,10 +198,8 @@ void gma_print_diff_csv(FILE *f, const gma_diff_view *v)
     fprintf(f, " b=");
     gma_csv_field(f, v->rb->r->path);
     fputc('\n', f);
-    for (size_t w = 0; w < v->ra->nwarn; w++)
-        fprintf(f, "# WARNING (A): %s\n", v->ra->warn[w]);
-    for (size_t w = 0; w < v->rb->nwarn; w++)
-        fprintf(f, "# WARNING (B): %s\n", v->rb->warn[w]);
+    gma_print_warnings(f, "# ", " (A)", v->ra->warn, v->ra->nwarn);
+    gma_print_warnings(f, "# ", " (B)", v->rb->warn, v->rb->nwarn);
     for (size_t i = 0; i < v->ns; i++) {
         fprintf(f, "# summary: metric=");
         gma_csv_field(f, v->sl[i].metric);
@@ -221,11 +218,7 @@ void gma_print_diff_csv(FILE *f, const gma_diff_view *v)
 void gma_print_ranks_csv(FILE *f, const gma_ranks_view *s)
 {
     fprintf(f, "# gmem-analyze %s traces=%zu\n", GMEMPROF_VERSION, s->n);
-    for (size_t i = 0; i < s->nwarn; i++)
-        fprintf(f, "# WARNING: %s\n", s->warn[i]);
-    for (size_t i = 0; i < s->n; i++)
-        for (size_t k = 0; k < s->runs[i].nwarn; k++)
-            fprintf(f, "# WARNING: rank %lld: %s\n", (long long)s->runs[i].id, s->runs[i].warn[k]);
+    gma_print_rank_warnings(f, "# ", s);
     fprintf(f, "# ranks: count=%zu world_size=%lld peak_max_bytes=%llu peak_max_rank=%lld peak_min_bytes=%llu "
                "peak_min_rank=%lld peak_mean_bytes=%.17g\n",
             s->n, (long long)s->t.world, (unsigned long long)s->runs[s->t.hi].peak, (long long)s->runs[s->t.hi].id,

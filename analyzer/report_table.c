@@ -23,11 +23,7 @@ const char *gma_window_end_label(const gma_window *w)
 
 static const char *pl(uint64_t n) { return n == 1 ? "" : "s"; }
 
-static void print_warnings(FILE *f, const gma_report *rep)
-{
-    for (size_t i = 0; i < rep->nwarn; i++)
-        fprintf(f, "WARNING: %s\n", rep->warn[i]);
-}
+static void print_warnings(FILE *f, const gma_report *rep) { gma_print_warnings(f, "", "", rep->warn, rep->nwarn); }
 
 /* The PyTorch bridge's numbers: torch.cuda's counters, and at the
  * allocated peak where the reserved bytes went (layer.h). */
@@ -196,6 +192,22 @@ void gma_print_head(FILE *f, const char *fmt, ...)
     vfprintf(f, fmt, ap);
     va_end(ap);
     fputc('\n', f);
+}
+
+void gma_print_warnings(FILE *f, const char *lead, const char *tag, const char (*warn)[GMA_WARN_LEN], size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        fprintf(f, "%sWARNING%s: %s\n", lead, tag, warn[i]);
+}
+
+void gma_print_rank_warnings(FILE *f, const char *lead, const gma_ranks_view *s)
+{
+    gma_print_warnings(f, lead, "", s->warn, s->nwarn);
+    for (size_t i = 0; i < s->n; i++) {
+        char tag[40];
+        snprintf(tag, sizeof tag, ": rank %lld", (long long)s->runs[i].id);
+        gma_print_warnings(f, lead, tag, s->runs[i].warn, s->runs[i].nwarn);
+    }
 }
 
 void gma_print_title(FILE *f, const gma_table *t, const char *fmt, ...)
@@ -440,10 +452,8 @@ int gma_print_diff_table(FILE *f, const gma_diff_view *v)
     int err = 0;
     gma_print_head(f, "diff");
     fprintf(f, "  A: %s\n  B: %s\n", v->ra->r->path, v->rb->r->path);
-    for (size_t w = 0; w < v->ra->nwarn; w++)
-        fprintf(f, "WARNING (A): %s\n", v->ra->warn[w]);
-    for (size_t w = 0; w < v->rb->nwarn; w++)
-        fprintf(f, "WARNING (B): %s\n", v->rb->warn[w]);
+    gma_print_warnings(f, "", " (A)", v->ra->warn, v->ra->nwarn);
+    gma_print_warnings(f, "", " (B)", v->rb->warn, v->rb->nwarn);
     print_summary_grid(f, v, &err);
     fprintf(f, "allocator  A: %s; B: %s\n", v->ra->mode.mode, v->rb->mode.mode);
     gma_print_title(f, v->t, "%s rows matched by normalized name, ranked by |B - A| of %s", v->by, v->meaning);
@@ -457,11 +467,7 @@ void gma_print_ranks_table(FILE *f, const gma_ranks_view *s)
 {
     char b1[GMA_FMT_CAP], b2[GMA_FMT_CAP], b3[GMA_FMT_CAP], b4[GMA_FMT_CAP], b5[GMA_FMT_CAP], b6[GMA_FMT_CAP];
     gma_print_head(f, "%zu trace%s", s->n, s->n == 1 ? "" : "s");
-    for (size_t i = 0; i < s->nwarn; i++)
-        fprintf(f, "WARNING: %s\n", s->warn[i]);
-    for (size_t i = 0; i < s->n; i++)
-        for (size_t k = 0; k < s->runs[i].nwarn; k++)
-            fprintf(f, "WARNING: rank %lld: %s\n", (long long)s->runs[i].id, s->runs[i].warn[k]);
+    gma_print_rank_warnings(f, "", s);
     const gma_rankrun *hi = &s->runs[s->t.hi], *lo = &s->runs[s->t.lo];
     fprintf(f, "Ranks      %zu", s->n);
     if (s->t.world > 0)
@@ -494,7 +500,6 @@ void gma_print_ranks_table(FILE *f, const gma_ranks_view *s)
         fprintf(f, "\nLive at the peak and leaks are per trace: gmem-analyze TRACES --rank N\n");
     if (s->nwarn) {
         fputc('\n', f);
-        for (size_t i = 0; i < s->nwarn; i++)
-            fprintf(f, "WARNING: %s\n", s->warn[i]);
+        gma_print_warnings(f, "", "", s->warn, s->nwarn);
     }
 }

@@ -10,6 +10,8 @@
 #   9  exit 3 for a report made from an incomplete trace (truncated,
 #      damaged, no checksum), 0 for a complete one
 #  10  frames without a zstd checksum give a warning
+#  11  a diff's and a set of ranks' warnings say which trace they are about,
+#      in the table and in CSV
 set -u
 analyze=$1 tracedir=$2 work=$3
 fail() { echo "FAIL: $*" >&2; failed=1; }
@@ -102,5 +104,17 @@ has out "3 the report was made, but a trace is incomplete"
 expect 3 "frames without a checksum" "$analyze" "$tracedir/nochecksum.gmt"
 has err "2 of 2 frames carry no zstd checksum"
 has out "WARNING: trace altered"
+
+# ---- 11: whose warning ------------------------------------------------------------------
+for fmt in table csv; do
+    lead=
+    [ "$fmt" = csv ] && lead="# "
+    expect 3 "--diff against a truncated trace ($fmt)" "$analyze" t.gmt --diff "$tracedir/truncated.gmt" --format "$fmt"
+    has out "${lead}WARNING (B): trace truncated"
+    if grep -qF "WARNING (A)" out; then fail "--diff ($fmt): a warning about the complete trace A"; fi
+    expect 3 "a truncated rank ($fmt)" "$analyze" r0.gmt "$tracedir/truncated.gmt" --format "$fmt"
+    has out "${lead}WARNING: 1 of 2 traces record no rank"
+    has out "${lead}WARNING: rank 1: trace truncated"
+done
 
 exit $failed
