@@ -971,6 +971,10 @@ gma_mode gma_allocator_mode(const gma_replay *r)
                          s[GMT_SRC_MANAGED].bytes + s[GMT_SRC_PITCHED].bytes + s[GMT_SRC_STATIC].bytes +
                          s[GMT_SRC_UNKNOWN].bytes;
     gma_mode m = { "none", "no device allocations were seen in the selection" };
+    if (r->fw && !r->layer.seen) {
+        m.meaning = "--layer blocks, and the trace holds no PyTorch blocks";
+        return m;
+    }
     if (r->fw) {
         m.mode = "PyTorch caching allocator, tensors";
         m.meaning = "the PyTorch bridge reported every block of the caching allocator: bytes are tensors as "

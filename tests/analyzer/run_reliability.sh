@@ -5,7 +5,8 @@
 #      exit 2, nothing touched; --chrome - refused; a failed run leaves an
 #      earlier export as it was and no temporary file
 #   5  control bytes in paths never reach the terminal raw
-#   7  --step / --device that match nothing warn, as --window does
+#   7  --step / --device that match nothing warn, as --window does; so
+#      does --layer blocks on a trace without PyTorch blocks
 #   8  CSV's truncated= agrees with JSON's "truncated" on a damaged trace
 #   9  exit 3 for a report made from an incomplete trace (truncated,
 #      damaged, no checksum), 0 for a complete one
@@ -85,6 +86,15 @@ expect 0 "--window 9" "$analyze" t.gmt --window 9
 has out "WARNING: window 9 is not in this trace"
 expect 0 "--step 1 (present)" "$analyze" t.gmt --step 1
 if grep -q "WARNING" out; then fail "--step 1 warned: $(cat out)"; fi
+# --layer blocks where the bridge reported nothing: said, and not called tensors
+expect 0 "--layer blocks without blocks" "$analyze" t.gmt --layer blocks
+has out "WARNING: --layer blocks: the trace holds no PyTorch blocks"
+has out "Allocator  none: --layer blocks, and the trace holds no PyTorch blocks"
+expect 0 "--layer blocks without blocks (csv)" "$analyze" t.gmt --layer blocks --format csv
+has out '# WARNING: --layer blocks: the trace holds no PyTorch blocks'
+expect 0 "--layer blocks with blocks" "$analyze" "$tracedir/torch.gmt" --layer blocks
+if grep -q "WARNING" out; then fail "--layer blocks on a trace with blocks warned: $(cat out)"; fi
+has out "Allocator  PyTorch caching allocator, tensors"
 
 # ---- 8, 9: damaged and truncated traces ---------------------------------------------
 expect 3 "a damaged trace (csv)" "$analyze" "$tracedir/damaged.gmt" --format csv
