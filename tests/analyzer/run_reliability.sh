@@ -6,7 +6,8 @@
 #      earlier export as it was and no temporary file
 #   5  control bytes in paths never reach the terminal raw
 #   7  --step / --device that match nothing warn, as --window does; so
-#      does --layer blocks on a trace without PyTorch blocks
+#      does --layer blocks on a trace without PyTorch blocks, and --by tag
+#      on a trace without tags says how tags are made
 #   8  CSV's truncated= agrees with JSON's "truncated" on a damaged trace
 #   9  exit 3 for a report made from an incomplete trace (truncated,
 #      damaged, no checksum), 0 for a complete one
@@ -86,6 +87,11 @@ expect 0 "--window 9" "$analyze" t.gmt --window 9
 has out "WARNING: window 9 is not in this trace"
 expect 0 "--step 1 (present)" "$analyze" t.gmt --step 1
 if grep -q "WARNING" out; then fail "--step 1 warned: $(cat out)"; fi
+# --by tag on a trace without tags says how tags are made
+expect 0 "--by tag without tags" "$analyze" "$tracedir/nowindow.gmt" --by tag
+has out "The trace holds no tag. A tag is an NVTX mark"
+expect 0 "--by tag with tags" "$analyze" t.gmt --by tag
+if grep -q "holds no tag" out; then fail "--by tag on a trace with tags: $(cat out)"; fi
 # --layer blocks where the bridge reported nothing: said, and not called tensors
 expect 0 "--layer blocks without blocks" "$analyze" t.gmt --layer blocks
 has out "WARNING: --layer blocks: the trace holds no PyTorch blocks"
