@@ -436,5 +436,7 @@ int gma_trace_has_blocks(const char *path);
 
 /* True when the trace ended badly (cut, no trailer, error): the warning. */
 int gma_trace_warning(const gma_replay *r, char *out, size_t cap);
+/* True when --layer blocks met a trace without PyTorch blocks: the warning. */
+int gma_layer_warning(const gma_replay *r, char *out, size_t cap);
 
 #endif

@@ -514,6 +514,11 @@ static int write_outputs(const cli *k, const char *path, gma_replay *ra, gma_rep
         fprintf(stderr, "gmem-analyze: warning: %s: %s\n", path, w);
     if (rb && gma_trace_warning(rb, w, sizeof(w)) && (*damaged = 1))
         fprintf(stderr, "gmem-analyze: warning: %s: %s\n", o->diff_path, w);
+    /* said here too for the insights and the exports, which carry no report's warnings */
+    if (gma_layer_warning(ra, w, sizeof(w)))
+        fprintf(stderr, "gmem-analyze: warning: %s: %s\n", path, w);
+    if (rb && gma_layer_warning(rb, w, sizeof(w)))
+        fprintf(stderr, "gmem-analyze: warning: %s: %s\n", o->diff_path, w);
     /* with exports only, the report is the exports' lines, printed last */
     int perr = exports_only ? 0 : print_report(k, ra, rb);
     if (perr || fflush(stdout) != 0) {

@@ -1036,6 +1036,15 @@ gma_mode gma_allocator_mode(const gma_replay *r)
     return m;
 }
 
+int gma_layer_warning(const gma_replay *r, char *out, size_t cap)
+{
+    if (r->opt.layer != GMA_LAYER_BLOCKS || r->layer.seen)
+        return 0;
+    snprintf(out, cap, "--layer blocks: the trace holds no PyTorch blocks (the PyTorch bridge was not attached, or "
+                       "reported none), so the tables are empty; without --layer they rank what CUDA handed out");
+    return 1;
+}
+
 int gma_trace_warning(const gma_replay *r, char *out, size_t cap)
 {
     const gmt_reader_end *e = &r->rend;

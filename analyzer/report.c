@@ -239,9 +239,8 @@ static void build_messages(gma_report *rep)
         warn(rep, "step %lld is not in this trace", (long long)r->opt.step);
     if (r->opt.device >= 0 && r->opt.device < GMA_MAX_DEVICES && !r->dev[r->opt.device].present)
         warn(rep, "device %lld is not in this trace", (long long)r->opt.device);
-    if (r->opt.layer == GMA_LAYER_BLOCKS && !r->layer.seen)
-        warn(rep, "--layer blocks: the trace holds no PyTorch blocks (the PyTorch bridge was not attached, or "
-                  "reported none), so the tables are empty; without --layer they rank what CUDA handed out");
+    if (gma_layer_warning(r, msg, sizeof(msg)))
+        warn(rep, "%s", msg);
     if (r->unmatched_frees)
         note(rep, "frees of addresses not in the live set, ignored: %llu (%s)", (unsigned long long)r->unmatched_frees,
              gma_fmt_bytes(b1, r->unmatched_free_bytes));

@@ -98,7 +98,10 @@ has out "WARNING: --layer blocks: the trace holds no PyTorch blocks"
 has out "Allocator  none: --layer blocks, and the trace holds no PyTorch blocks"
 expect 0 "--layer blocks without blocks (csv)" "$analyze" t.gmt --layer blocks --format csv
 has out '# WARNING: --layer blocks: the trace holds no PyTorch blocks'
+expect 0 "--layer blocks --insights without blocks" "$analyze" t.gmt --layer blocks --insights
+has err "gmem-analyze: warning: t.gmt: --layer blocks: the trace holds no PyTorch blocks"
 expect 0 "--layer blocks with blocks" "$analyze" "$tracedir/torch.gmt" --layer blocks
+if grep -q "warning" err; then fail "--layer blocks on a trace with blocks warned: $(cat err)"; fi
 if grep -q "WARNING" out; then fail "--layer blocks on a trace with blocks warned: $(cat out)"; fi
 has out "Allocator  PyTorch caching allocator, tensors"
 
