@@ -1256,6 +1256,31 @@ static void *torch_thread(void *p)
 /* Seeded: a 20 MiB segment with 1 MiB + 512 KiB live (fake_bridge.c). A
  * tag before the first context (the program's first CUDA call), as a
  * script's snapshot before its model is built. */
+/* The allocator's events while the writer is held (profiler.e2e.torch_overflow):
+ * 20,000 tensors of 4 KiB allocated and freed in one 20 MiB segment, three
+ * events each, far more than the event ring holds. The program must go on,
+ * and every event must be written or counted as dropped. */
+static int sc_torch_overflow(void)
+{
+    (void)bridge_open();
+    fake_cupti_context_created(1);
+    cuda_malloc(TSEG, 20 * MIB);
+    bev(GMT_BLK_SEGMENT_ALLOC, 0, TSEG, 20 * MIB);
+    fake_cupti_block_flush(1);
+    for (int i = 0; i < 5000 && !fake_cupti_flush_blocked(); i++)
+        sleep_ms(1);
+    fact("blocked", (uint64_t)fake_cupti_flush_blocked());
+    for (uint64_t i = 0; i < 20000; i++) {
+        uint64_t a = TSEG + (i % 5000) * 4096;
+        bev(GMT_BLK_ALLOC, 0, a, 4096);
+        bev(GMT_BLK_FREE_REQUESTED, 0, a, 4096);
+        bev(GMT_BLK_FREE_COMPLETED, 0, a, 4096);
+    }
+    fact("produced", 1 + 3 * 20000);
+    fake_cupti_block_flush(0);
+    return 0;
+}
+
 static int sc_torch(void)
 {
     gmemprof_mark("before_model");
@@ -1527,6 +1552,8 @@ int main(int argc, char **argv)
         rc = sc_torch_ops();
     else if (strcmp(sc, "torch_ops_rate") == 0)
         rc = sc_torch_ops_rate();
+    else if (strcmp(sc, "torch_overflow") == 0)
+        rc = sc_torch_overflow();
     else if (strcmp(sc, "sigterm") == 0)
         rc = sc_signal(SIGTERM);
     else if (strcmp(sc, "sigint") == 0)

@@ -2727,6 +2727,47 @@ static void t_torch_ops(void)
  * the ring's 16,384 cells, so none can drop however late the writer runs:
  * exactly 2000 ranges begin and end, 1000 of each odd name, none of an even
  * one, and each block names the range it was made in, begun before it. */
+/* The bridge's events past a full ring: the program is not held up, and
+ * what the trace lacks is counted: the blocks written plus the drops are
+ * the events made. */
+static void t_torch_overflow(void)
+{
+    char be[BRIDGE_ENV_CAP], ce[BRIDGE_ENV_CAP];
+    bridge_env(be, ce);
+    const char *env[] = {be, ce, NULL};
+    run r;
+    run_app("torch_overflow", env, &r);
+    CHECK(exited(&r, 0));
+    CHECK_EQ_U64(F("blocked"), 1);
+    CHECK(!has_fact("bridge_off"));
+    trace t = load_trace_of(&r);
+    check_complete(&t);
+    uint64_t written = 0, seeded = 0;
+    for (size_t i = 0; i < t.n; i++)
+        if (t.r[i].type == GMT_REC_BLOCK) {
+            if (t.r[i].u.block.flags & GMT_BLKF_SEEDED)
+                seeded++;
+            else
+                written++;
+        }
+    const rec *st = last(&t, GMT_REC_STATS);
+    uint64_t dropped = st ? st->u.stats.dropped_writer : 0;
+    fprintf(stderr, "torch_overflow: %" PRIu64 " blocks written, %" PRIu64 " dropped, %" PRIu64 " seeded\n", written,
+            dropped, seeded);
+    CHECK(dropped > 0);
+    CHECK_EQ_U64(written + dropped, F("produced"));
+    CHECK_EQ_U64(seeded, 3); /* fake_bridge.c's seed: a segment and two blocks */
+    char want[64];
+    snprintf(want, sizeof want, " %" PRIu64 " dropped;", dropped);
+    CHECK_HAS(r.err, want);
+    /* the report says its totals are lower bounds */
+    char *out = analyze(&r, "--format csv", 0);
+    CHECK(out && strstr(out, "# WARNING: ") && strstr(out, " records were dropped (CUPTI 0, writer "),
+          "no drop warning in the report: %s", out ? out : "(failed)");
+    free(out);
+    trace_free(&t);
+}
+
 static void t_torch_ops_burst(void)
 {
     char be[BRIDGE_ENV_CAP], ce[BRIDGE_ENV_CAP];
@@ -3749,7 +3790,7 @@ int main(int argc, char **argv)
         const char *name;
         void (*fn)(void);
     } tests[] = {
-        {"torch", t_torch},       {"torch_unused", t_torch_unused}, {"torch_ops", t_torch_ops}, {"torch_ops_burst", t_torch_ops_burst},
+        {"torch", t_torch},       {"torch_unused", t_torch_unused}, {"torch_ops", t_torch_ops}, {"torch_ops_burst", t_torch_ops_burst}, {"torch_overflow", t_torch_overflow},
         {"whole", t_whole},       {"schedule", t_schedule},   {"nvtx_steps", t_nvtx_steps}, {"nvtx_window", t_nvtx_window},
         {"api_precedence", t_api_precedence}, {"capture", t_capture}, {"tags", t_tags}, {"clock", t_clock},
         {"threads", t_threads},   {"overflow", t_overflow},   {"settings", t_settings},
