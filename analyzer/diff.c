@@ -265,6 +265,7 @@ static size_t summary_lines(const gma_report *ra, const gma_report *rb, gma_diff
             out[n].u = unit_;                                                \
             out[n].a = (av);                                                 \
             out[n].b = (bv);                                                 \
+            out[n].a_missing = out[n].b_missing = 0;                         \
             n++;                                                             \
         }                                                                    \
     } while (0)
@@ -293,10 +294,17 @@ static size_t summary_lines(const gma_report *ra, const gma_report *rb, gma_diff
     SL("frees", GMA_UNIT_COUNT, ra->free_count, rb->free_count);
     SL("leaked", GMA_UNIT_BYTES, ra->leaked_bytes, rb->leaked_bytes);
     SL("kernel launches", GMA_UNIT_COUNT, ra->kernels, rb->kernels);
-    /* launch-mode traces have no kernel times: a row of zeros would read as
-     * kernels that took no time (the summaries say "not collected") */
-    if (!gma_launch_times_only(ra->r) || !gma_launch_times_only(rb->r))
+    /* launch-mode traces have no kernel times: a zero would read as kernels
+     * that took no time (the summaries say "not collected"), so such a side
+     * is missing, and the row is left out when both are */
+    int ka = gma_launch_times_only(ra->r), kb = gma_launch_times_only(rb->r);
+    if (!ka || !kb) {
         SL("kernel time", GMA_UNIT_NS, ra->kernel_ns, rb->kernel_ns);
+        if (n && n <= cap) {
+            out[n - 1].a_missing = (uint8_t)ka;
+            out[n - 1].b_missing = (uint8_t)kb;
+        }
+    }
     SL("windows", GMA_UNIT_COUNT, ra->windows_selected, rb->windows_selected);
     SL("steps", GMA_UNIT_COUNT, ra->steps_count, rb->steps_count);
     SL("records", GMA_UNIT_COUNT, ra->r->records, rb->r->records);

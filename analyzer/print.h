@@ -22,6 +22,9 @@ typedef struct gma_diff_line {
     char metric[48];
     gma_unit u;
     uint64_t a, b;
+    /* the trace did not collect it (kernel times of a launch-mode trace):
+     * its value is shown as missing, and so are the delta and the ratio */
+    uint8_t a_missing, b_missing;
 } gma_diff_line;
 
 typedef struct gma_diff_view {

@@ -203,8 +203,19 @@ void gma_print_diff_csv(FILE *f, const gma_diff_view *v)
     for (size_t i = 0; i < v->ns; i++) {
         fprintf(f, "# summary: metric=");
         gma_csv_field(f, v->sl[i].metric);
-        fprintf(f, " a=%llu b=%llu delta=%lld\n", (unsigned long long)v->sl[i].a, (unsigned long long)v->sl[i].b,
-                (long long)(v->sl[i].b - v->sl[i].a));
+        const gma_diff_line *l = &v->sl[i];
+        if (l->a_missing || l->b_missing) { /* not collected: empty, as JSON's null */
+            fprintf(f, " a=");
+            if (!l->a_missing)
+                fprintf(f, "%llu", (unsigned long long)l->a);
+            fprintf(f, " b=");
+            if (!l->b_missing)
+                fprintf(f, "%llu", (unsigned long long)l->b);
+            fprintf(f, " delta=\n");
+            continue;
+        }
+        fprintf(f, " a=%llu b=%llu delta=%lld\n", (unsigned long long)l->a, (unsigned long long)l->b,
+                (long long)(l->b - l->a));
     }
     fprintf(f, "# allocator: a=");
     gma_csv_field(f, v->ra->mode.mode);

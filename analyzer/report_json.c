@@ -480,11 +480,24 @@ void gma_print_diff_json(FILE *f, const gma_diff_view *v)
         gma_jw_begin(j, '{');
         gma_jw_kstr(j, "metric", l->metric);
         gma_jw_kstr(j, "unit", l->u == GMA_UNIT_BYTES ? "bytes" : l->u == GMA_UNIT_NS ? "ns" : "count");
-        gma_jw_ku64(j, "a", l->a);
-        gma_jw_ku64(j, "b", l->b);
-        gma_jw_ki64(j, "delta", (int64_t)(l->b - l->a));
+        /* null where the trace did not collect it, and then no delta or ratio */
+        gma_jw_key(j, "a");
+        if (l->a_missing)
+            gma_jw_null(j);
+        else
+            gma_jw_u64(j, l->a);
+        gma_jw_key(j, "b");
+        if (l->b_missing)
+            gma_jw_null(j);
+        else
+            gma_jw_u64(j, l->b);
+        gma_jw_key(j, "delta");
+        if (l->a_missing || l->b_missing)
+            gma_jw_null(j);
+        else
+            gma_jw_i64(j, (int64_t)(l->b - l->a));
         gma_jw_key(j, "ratio");
-        if (l->a)
+        if (l->a && !l->a_missing && !l->b_missing)
             gma_jw_dbl(j, (double)l->b / (double)l->a);
         else
             gma_jw_null(j);

@@ -435,6 +435,20 @@ static void print_summary_grid(FILE *f, const gma_diff_view *v, int *err)
             break;
         }
         gma_cell_str(&st, &cl[0], l->metric);
+        if (l->a_missing || l->b_missing) { /* "-" where not collected, no delta or ratio */
+            fmt_unit(l->u, (int64_t)l->a, 0, b1);
+            fmt_unit(l->u, (int64_t)l->b, 0, b2);
+            if (l->a_missing)
+                cl[1].null = 1;
+            else
+                gma_cell_str(&st, &cl[1], b1);
+            if (l->b_missing)
+                cl[2].null = 1;
+            else
+                gma_cell_str(&st, &cl[2], b2);
+            cl[3].null = cl[4].null = 1;
+            continue;
+        }
         fmt_unit(l->u, (int64_t)l->a, 0, b1);
         gma_cell_str(&st, &cl[1], b1);
         fmt_unit(l->u, (int64_t)l->b, 0, b2);

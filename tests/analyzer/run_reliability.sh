@@ -14,6 +14,8 @@
 #  10  frames without a zstd checksum give a warning
 #  11  a diff's and a set of ranks' warnings say which trace they are about,
 #      in the table and in CSV
+#  12  a diff against a launch-mode trace shows its kernel time as missing,
+#      not as 0 ns, with no delta or ratio, in every format
 set -u
 analyze=$1 tracedir=$2 work=$3
 fail() { echo "FAIL: $*" >&2; failed=1; }
@@ -135,5 +137,16 @@ for fmt in table csv; do
     has out "${lead}WARNING: 1 of 2 traces record no rank"
     has out "${lead}WARNING: rank 1: trace truncated"
 done
+
+# ---- 12: what a trace did not collect -------------------------------------------------
+expect 0 "--diff against launch mode" "$analyze" t.gmt --diff "$tracedir/launch.gmt"
+grep -q '^kernel time  *21\.0 us  *-  *-  *-$' out || fail "kernel time row: $(grep 'kernel time' out)"
+expect 0 "--diff against launch mode (csv)" "$analyze" t.gmt --diff "$tracedir/launch.gmt" --format csv
+has out "# summary: metric=kernel time a=21000 b= delta="
+expect 0 "--diff against launch mode (json)" "$analyze" t.gmt --diff "$tracedir/launch.gmt" --format json
+tr -d ' \n' <out >flat
+has flat '"metric":"kerneltime","unit":"ns","a":21000,"b":null,"delta":null,"ratio":null'
+expect 0 "--diff with kernel times on both sides" "$analyze" t.gmt --diff t.gmt --format csv
+has out "# summary: metric=kernel time a=21000 b=21000 delta=0"
 
 exit $failed
