@@ -57,6 +57,7 @@ typedef struct gma_rankrun {
     int64_t peak_ns;
     uint64_t baseline, alloc_bytes, alloc_count, free_bytes, free_count, leaked, leaked_count;
     uint64_t kernels, kernel_ns, steps, dropped, records;
+    int launch_only;        /* kernel times not collected (GMEMPROF_KERNELS=launch) */
     int truncated;
     char warn[GMA_MAX_WARN][GMA_WARN_LEN];
     size_t nwarn;
@@ -67,6 +68,7 @@ typedef struct gma_rankrun {
 typedef struct gma_rank_totals {
     uint64_t baseline, alloc, alloc_count, freed, free_count, leaked, leaked_count, kernels, kernel_ns, dropped;
     uint64_t records;
+    int no_kernel_times;    /* no rank collected kernel times: kernel_ns means nothing */
     size_t hi, lo;  /* runs with the highest and lowest peak */
     double mean;
     int64_t world;  /* the world size the traces agree on, -1 none */

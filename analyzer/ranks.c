@@ -170,6 +170,7 @@ int gma_ranks_take(gma_ranks *s, size_t i, gma_replay *r)
     u->leaked_count = rep.leaked_count;
     u->kernels = rep.kernels;
     u->kernel_ns = rep.kernel_ns;
+    u->launch_only = gma_launch_times_only(r);
     u->steps = rep.steps_count;
     u->records = r->records;
     u->dropped = r->has_stats ? r->stats.dropped_cupti + r->stats.dropped_writer : 0;
@@ -555,6 +556,7 @@ static int build_by_rank(gma_ranks *s)
         c[10].v.u = u->leaked;
         c[11].v.u = u->kernels;
         c[12].v.u = u->kernel_ns;
+        c[12].null = u->launch_only;
         c[13].v.u = u->steps;
         c[14].v.u = u->dropped;
         c[15].v.u = u->alloc_count;
@@ -774,6 +776,7 @@ static gma_rank_totals sum_up(const gma_ranks *s)
     gma_rank_totals t;
     memset(&t, 0, sizeof(t));
     t.world = -1;
+    t.no_kernel_times = 1;
     for (size_t i = 0; i < s->n; i++) {
         const gma_rankrun *u = &s->runs[i];
         t.baseline += u->baseline;
@@ -785,6 +788,7 @@ static gma_rank_totals sum_up(const gma_ranks *s)
         t.leaked_count += u->leaked_count;
         t.kernels += u->kernels;
         t.kernel_ns += u->kernel_ns;
+        t.no_kernel_times &= u->launch_only;
         t.dropped += u->dropped;
         t.records += u->records;
         /* ties: the lower rank */

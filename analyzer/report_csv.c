@@ -244,11 +244,14 @@ void gma_print_ranks_csv(FILE *f, const gma_ranks_view *s)
                 (unsigned long long)u->pid, (long long)u->hdr_rank, (long long)u->world_size,
                 (unsigned long long)u->peak, (unsigned long long)u->peak_step, (long long)u->peak_ns, u->truncated);
     }
+    char kns[24] = ""; /* empty when no rank collected kernel times, as for one trace */
+    if (!s->t.no_kernel_times)
+        snprintf(kns, sizeof kns, "%llu", (unsigned long long)s->t.kernel_ns);
     fprintf(f, "# totals: baseline_bytes=%llu alloc_bytes=%llu alloc_count=%llu freed_bytes=%llu free_count=%llu "
-               "leaked_bytes=%llu leaked_count=%llu kernels=%llu kernel_ns=%llu dropped=%llu records=%llu\n",
+               "leaked_bytes=%llu leaked_count=%llu kernels=%llu kernel_ns=%s dropped=%llu records=%llu\n",
             (unsigned long long)s->t.baseline, (unsigned long long)s->t.alloc, (unsigned long long)s->t.alloc_count,
             (unsigned long long)s->t.freed, (unsigned long long)s->t.free_count, (unsigned long long)s->t.leaked,
-            (unsigned long long)s->t.leaked_count, (unsigned long long)s->t.kernels, (unsigned long long)s->t.kernel_ns,
+            (unsigned long long)s->t.leaked_count, (unsigned long long)s->t.kernels, kns,
             (unsigned long long)s->t.dropped, (unsigned long long)s->t.records);
     fprintf(f, "# table: by=%s sort=%s mode=%s rows=%zu total_rows=%llu\n", s->by,
             s->sort, s->mode, s->table->nrows, (unsigned long long)s->table->total_rows);

@@ -568,7 +568,11 @@ void gma_print_ranks_json(FILE *f, const gma_ranks_view *s)
     gma_jw_ku64(j, "leaked_bytes", s->t.leaked);
     gma_jw_ku64(j, "leaked_count", s->t.leaked_count);
     gma_jw_ku64(j, "kernels", s->t.kernels);
-    gma_jw_ku64(j, "kernel_ns", s->t.kernel_ns);
+    gma_jw_key(j, "kernel_ns"); /* null when no rank collected kernel times */
+    if (s->t.no_kernel_times)
+        gma_jw_null(j);
+    else
+        gma_jw_u64(j, s->t.kernel_ns);
     gma_jw_ku64(j, "dropped", s->t.dropped);
     gma_jw_ku64(j, "records", s->t.records);
     gma_jw_end(j, '}');

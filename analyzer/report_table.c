@@ -511,8 +511,13 @@ void gma_print_ranks_table(FILE *f, const gma_ranks_view *s)
     fprintf(f, "All ranks  baseline %s; allocated %s in %s allocations; freed %s; leaked %s in %s allocations\n",
             gma_fmt_bytes(b1, s->t.baseline), gma_fmt_bytes(b2, s->t.alloc), gma_fmt_count(b3, s->t.alloc_count),
             gma_fmt_bytes(b4, s->t.freed), gma_fmt_bytes(b5, s->t.leaked), gma_fmt_count(b6, s->t.leaked_count));
-    fprintf(f, "           %s kernel launches, %s of GPU time; %s records dropped\n", gma_fmt_count(b1, s->t.kernels),
-            gma_fmt_dur(b2, s->t.kernel_ns), gma_fmt_count(b3, s->t.dropped));
+    if (s->t.no_kernel_times)
+        fprintf(f, "           %s kernel launches, kernel times not collected (GMEMPROF_KERNELS=launch); %s records "
+                   "dropped\n",
+                gma_fmt_count(b1, s->t.kernels), gma_fmt_count(b3, s->t.dropped));
+    else
+        fprintf(f, "           %s kernel launches, %s of GPU time; %s records dropped\n", gma_fmt_count(b1, s->t.kernels),
+                gma_fmt_dur(b2, s->t.kernel_ns), gma_fmt_count(b3, s->t.dropped));
     gma_print_title(f, s->table, "%s", s->title);
     gma_print_rows(f, s->table);
     if (!s->by_rank)

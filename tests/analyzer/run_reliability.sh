@@ -15,7 +15,8 @@
 #  11  a diff's and a set of ranks' warnings say which trace they are about,
 #      in the table and in CSV
 #  12  a diff against a launch-mode trace shows its kernel time as missing,
-#      not as 0 ns, with no delta or ratio, in every format
+#      not as 0 ns, with no delta or ratio, in every format; so do ranks
+#      that all ran in launch mode, per rank and in the totals
 set -u
 analyze=$1 tracedir=$2 work=$3
 fail() { echo "FAIL: $*" >&2; failed=1; }
@@ -148,5 +149,16 @@ tr -d ' \n' <out >flat
 has flat '"metric":"kerneltime","unit":"ns","a":21000,"b":null,"delta":null,"ratio":null'
 expect 0 "--diff with kernel times on both sides" "$analyze" t.gmt --diff t.gmt --format csv
 has out "# summary: metric=kernel time a=21000 b=21000 delta=0"
+cp "$tracedir/launch.gmt" l0.gmt && cp "$tracedir/launch.gmt" l1.gmt
+expect 0 "ranks in launch mode" "$analyze" l0.gmt l1.gmt --by rank
+has out "12 kernel launches, kernel times not collected (GMEMPROF_KERNELS=launch)"
+if grep -q " 0 ns" out; then fail "ranks in launch mode: a kernel time of 0 ns: $(cat out)"; fi
+expect 0 "ranks in launch mode (csv)" "$analyze" l0.gmt l1.gmt --format csv
+has out " kernels=12 kernel_ns= dropped=0"
+expect 0 "ranks in launch mode (json)" "$analyze" l0.gmt l1.gmt --by rank --format json
+tr -d ' \n' <out >flat
+has flat '"kernels":12,"kernel_ns":null,"dropped":0'
+expect 0 "ranks with kernel times (csv)" "$analyze" r0.gmt r1.gmt --format csv
+if grep -q "kernel_ns= " out; then fail "ranks with kernel times: kernel_ns empty: $(grep totals out)"; fi
 
 exit $failed
