@@ -2372,6 +2372,16 @@ static void bridge_env(char be[BRIDGE_ENV_CAP], char ce[BRIDGE_ENV_CAP])
     snprintf(ce, BRIDGE_ENV_CAP, "E2E_C10=%s", g_c10);
 }
 
+/* Scenario sc of e2e_app.c with the fake bridge, and `extra` (NULL: none)
+ * in its environment. */
+static void run_bridge(const char *sc, const char *extra, run *r)
+{
+    char be[BRIDGE_ENV_CAP], ce[BRIDGE_ENV_CAP];
+    bridge_env(be, ce);
+    const char *env[] = {be, ce, extra, NULL};
+    run_app(sc, env, r);
+}
+
 static void t_torch(void)
 {
     char be[BRIDGE_ENV_CAP], ce[BRIDGE_ENV_CAP];
@@ -2720,23 +2730,13 @@ static void t_torch_ops(void)
     CHECK_EQ_U64(F("watch.3"), 0);
 }
 
-/* Op ranges in a burst (e2e_app.c sc_torch_ops_rate): 4000 ops, the odd
- * ones (aten::mm, aten::_softmax) allocate and free a block inside them,
- * the even ones (aten::add, aten::empty_strided) nothing. The run makes
- * 2000 x (begin + 3 block events + end) = 10,000 ring events, fewer than
- * the ring's 16,384 cells, so none can drop however late the writer runs:
- * exactly 2000 ranges begin and end, 1000 of each odd name, none of an even
- * one, and each block names the range it was made in, begun before it. */
 /* The bridge's events past a full ring: the program is not held up, and
  * what the trace lacks is counted: the blocks written plus the drops are
  * the events made. */
 static void t_torch_overflow(void)
 {
-    char be[BRIDGE_ENV_CAP], ce[BRIDGE_ENV_CAP];
-    bridge_env(be, ce);
-    const char *env[] = {be, ce, NULL};
     run r;
-    run_app("torch_overflow", env, &r);
+    run_bridge("torch_overflow", NULL, &r);
     CHECK(exited(&r, 0));
     CHECK_EQ_U64(F("blocked"), 1);
     CHECK(!has_fact("bridge_off"));
@@ -2768,13 +2768,17 @@ static void t_torch_overflow(void)
     trace_free(&t);
 }
 
+/* Op ranges in a burst (e2e_app.c sc_torch_ops_rate): 4000 ops, the odd
+ * ones (aten::mm, aten::_softmax) allocate and free a block inside them,
+ * the even ones (aten::add, aten::empty_strided) nothing. The run makes
+ * 2000 x (begin + 3 block events + end) = 10,000 ring events, fewer than
+ * the ring's 16,384 cells, so none can drop however late the writer runs:
+ * exactly 2000 ranges begin and end, 1000 of each odd name, none of an even
+ * one, and each block names the range it was made in, begun before it. */
 static void t_torch_ops_burst(void)
 {
-    char be[BRIDGE_ENV_CAP], ce[BRIDGE_ENV_CAP];
-    bridge_env(be, ce);
-    const char *env[] = {be, ce, "OPS_N=4000", NULL};
     run r;
-    run_app("torch_ops_rate", env, &r);
+    run_bridge("torch_ops_rate", "OPS_N=4000", &r);
     CHECK(exited(&r, 0));
     CHECK_EQ_U64(F("ops"), 4000);
     trace t = load_trace_of(&r);
