@@ -781,6 +781,7 @@ static int build_devices(const gma_replay *r, gma_table *t, uint64_t top)
         set_u(&c[10], D->leaked_bytes);
         set_u(&c[11], D->kernels);
         set_u(&c[12], D->kernel_ns);
+        c[12].null = gma_launch_times_only(r);
         set_u(&c[13], D->max_used);
         c[13].null = !D->has_sample;
         set_u(&c[14], D->host_peak);

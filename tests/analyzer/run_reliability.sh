@@ -15,8 +15,8 @@
 #  11  a diff's and a set of ranks' warnings say which trace they are about,
 #      in the table and in CSV
 #  12  a diff against a launch-mode trace shows its kernel time as missing,
-#      not as 0 ns, with no delta or ratio, in every format; so do ranks
-#      that all ran in launch mode, per rank and in the totals
+#      not as 0 ns, with no delta or ratio, in every format; so do --by
+#      device and ranks that all ran in launch mode, per rank and in the totals
 set -u
 analyze=$1 tracedir=$2 work=$3
 fail() { echo "FAIL: $*" >&2; failed=1; }
@@ -149,6 +149,8 @@ tr -d ' \n' <out >flat
 has flat '"metric":"kerneltime","unit":"ns","a":21000,"b":null,"delta":null,"ratio":null'
 expect 0 "--diff with kernel times on both sides" "$analyze" t.gmt --diff t.gmt --format csv
 has out "# summary: metric=kernel time a=21000 b=21000 delta=0"
+expect 0 "--by device in launch mode (csv)" "$analyze" "$tracedir/launch.gmt" --by device --format csv
+has out "0,Test GPU,17179869184,100663296,133169152,1,32000000,44040192,28311552,15728640,15728640,6,,251658240,"
 cp "$tracedir/launch.gmt" l0.gmt && cp "$tracedir/launch.gmt" l1.gmt
 expect 0 "ranks in launch mode" "$analyze" l0.gmt l1.gmt --by rank
 has out "12 kernel launches, kernel times not collected (GMEMPROF_KERNELS=launch)"
