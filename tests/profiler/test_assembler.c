@@ -146,6 +146,15 @@ static void epoch(uint32_t e, unsigned ev, uint64_t ts, uint64_t step, uint64_t 
     i->in_window = (uint8_t)in_window;
 }
 
+/* The schedule most tests use: epoch 0 waits; epoch 1, step 1, opens
+ * window 1 (index 0); epoch 2, step 2, closes it. */
+static void one_window(void)
+{
+    epoch(0, 0, 100, 0, 0, GMT_PHASE_WAIT, 0);
+    epoch(1, GMP_SCHED_EV_PHASE | GMP_SCHED_EV_WINDOW_BEGIN, 1000, 1, 1, GMT_PHASE_ACTIVE, 1);
+    epoch(2, GMP_SCHED_EV_PHASE | GMP_SCHED_EV_WINDOW_END, 2000, 2, 1, GMT_PHASE_DONE, 0);
+}
+
 /* A MEMORY2 record (an allocation when alloc, else a release). */
 static CUpti_ActivityMemory4 mem_rec(int alloc, uint32_t corr, uint64_t addr, uint64_t bytes, uint64_t ts)
 {
@@ -225,10 +234,7 @@ static void test_window(void)
 {
     gmp_asm *a = fresh_asm(64u << 20);
 
-    /* epoch 0: waiting; 1: step 1 opens window 1 (index 0); 2: step 2 closes it */
-    epoch(0, 0, 100, 0, 0, GMT_PHASE_WAIT, 0);
-    epoch(1, GMP_SCHED_EV_PHASE | GMP_SCHED_EV_WINDOW_BEGIN, 1000, 1, 1, GMT_PHASE_ACTIVE, 1);
-    epoch(2, GMP_SCHED_EV_PHASE | GMP_SCHED_EV_WINDOW_END, 2000, 2, 1, GMT_PHASE_DONE, 0);
+    one_window();
     /* the API calls: thread 7 before and inside the window, thread 8 after */
     gmp_corr_put(&corr, 10, 7, 0, 0, 0, GMP_FAM_MALLOC);
     gmp_corr_put(&corr, 11, 7, 1, 3, 5, GMP_FAM_MALLOC);
@@ -375,9 +381,7 @@ static void test_window(void)
 static void test_late(void)
 {
     gmp_asm *a = fresh_asm(64u << 20);
-    epoch(0, 0, 100, 0, 0, GMT_PHASE_WAIT, 0);
-    epoch(1, GMP_SCHED_EV_PHASE | GMP_SCHED_EV_WINDOW_BEGIN, 1000, 1, 1, GMT_PHASE_ACTIVE, 1);
-    epoch(2, GMP_SCHED_EV_PHASE | GMP_SCHED_EV_WINDOW_END, 2000, 2, 1, GMT_PHASE_DONE, 0);
+    one_window();
     gmp_asm_round_begin(a, 10000);
     gmp_asm_events_done(a, 2);
     gmp_asm_take_epochs(a, hist, 2);
@@ -466,9 +470,7 @@ static void aside_case(int kernels)
     naside = 0;
     gmp_asm *a = fresh_asm(64u << 20);
     gmp_asm_set_aside(a, io_put_aside, kernels);
-    epoch(0, 0, 100, 0, 0, GMT_PHASE_WAIT, 0);
-    epoch(1, GMP_SCHED_EV_PHASE | GMP_SCHED_EV_WINDOW_BEGIN, 1000, 1, 1, GMT_PHASE_ACTIVE, 1);
-    epoch(2, GMP_SCHED_EV_PHASE | GMP_SCHED_EV_WINDOW_END, 2000, 2, 1, GMT_PHASE_DONE, 0);
+    one_window();
     gmp_corr_put(&corr, 40, 7, 0, 0, 0, GMP_FAM_MALLOC);
     gmp_corr_put(&corr, 41, 7, 0, 1, 0, GMP_FAM_LAUNCH);
     gmp_corr_put(&corr, 42, 7, 1, 0, 0, GMP_FAM_MALLOC);
@@ -933,10 +935,7 @@ static void test_failure(void)
 static void test_held_names(void)
 {
     gmp_asm *a = fresh_asm(64u << 20);
-    /* epoch 0: waiting; 1: step 1 opens window 1 (index 0); 2: step 2 closes it */
-    epoch(0, 0, 100, 0, 0, GMT_PHASE_WAIT, 0);
-    epoch(1, GMP_SCHED_EV_PHASE | GMP_SCHED_EV_WINDOW_BEGIN, 1000, 1, 1, GMT_PHASE_ACTIVE, 1);
-    epoch(2, GMP_SCHED_EV_PHASE | GMP_SCHED_EV_WINDOW_END, 2000, 2, 1, GMT_PHASE_DONE, 0);
+    one_window();
     gmp_asm_round_begin(a, 10000);
     event(a, GMP_EV_RANGE_BEGIN, 0, 200, 1, 0, "before");
     event(a, GMP_EV_RANGE_END, 0, 210, 1, 0, NULL);
