@@ -258,17 +258,20 @@ static int collect(const gma_replay *r, int side, gma_sort m, gma_vec *rows, gma
 static size_t summary_lines(const gma_report *ra, const gma_report *rb, gma_diff_line *out, size_t cap)
 {
     size_t n = 0;
-#define SL(name, unit_, av, bv)                                              \
+/* SLM: a line whose side am / bm was not collected (shown as missing) */
+#define SLM(name, unit_, av, bv, am, bm)                                     \
     do {                                                                     \
         if (n < cap) {                                                       \
             snprintf(out[n].metric, sizeof(out[n].metric), "%s", name);      \
             out[n].u = unit_;                                                \
             out[n].a = (av);                                                 \
             out[n].b = (bv);                                                 \
-            out[n].a_missing = out[n].b_missing = 0;                         \
+            out[n].a_missing = (uint8_t)(am);                                \
+            out[n].b_missing = (uint8_t)(bm);                                \
             n++;                                                             \
         }                                                                    \
     } while (0)
+#define SL(name, unit_, av, bv) SLM(name, unit_, av, bv, 0, 0)
     for (unsigned d = 0; d < GMA_MAX_DEVICES; d++) {
         const gma_dev *A = &ra->r->dev[d], *B = &rb->r->dev[d];
         if (!A->has_peak && !B->has_peak)
@@ -298,17 +301,13 @@ static size_t summary_lines(const gma_report *ra, const gma_report *rb, gma_diff
      * that took no time (the summaries say "not collected"), so such a side
      * is missing, and the row is left out when both are */
     int ka = gma_launch_times_only(ra->r), kb = gma_launch_times_only(rb->r);
-    if (!ka || !kb) {
-        SL("kernel time", GMA_UNIT_NS, ra->kernel_ns, rb->kernel_ns);
-        if (n && n <= cap) {
-            out[n - 1].a_missing = (uint8_t)ka;
-            out[n - 1].b_missing = (uint8_t)kb;
-        }
-    }
+    if (!ka || !kb)
+        SLM("kernel time", GMA_UNIT_NS, ra->kernel_ns, rb->kernel_ns, ka, kb);
     SL("windows", GMA_UNIT_COUNT, ra->windows_selected, rb->windows_selected);
     SL("steps", GMA_UNIT_COUNT, ra->steps_count, rb->steps_count);
     SL("records", GMA_UNIT_COUNT, ra->r->records, rb->r->records);
 #undef SL
+#undef SLM
     return n;
 }
 
