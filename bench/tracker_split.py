@@ -44,6 +44,8 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+from torch_alloc_cost import pair_rounds  # noqa: E402
 
 
 # The bridge interface that Host and Bridge below spell out.
@@ -149,17 +151,6 @@ def parse_args(argv=None):
     return args
 
 
-def alloc_phase(torch, args):
-    meds = []
-    for _ in range(args.rounds):
-        t0 = time.perf_counter_ns()
-        for _ in range(args.pairs):
-            y = torch.empty(args.numel, device="cuda")
-            del y
-        meds.append((time.perf_counter_ns() - t0) / args.pairs)
-    return min(meds)
-
-
 def summary(path):
     """Shares in points per (workload, role), from the lines of FILE."""
     shares = {}
@@ -193,9 +184,8 @@ def main(argv=None):
         unit = "ns_per_pair"
 
         def phase():
-            return alloc_phase(torch, args)
+            return min(pair_rounds(torch, args.pairs, args.rounds, args.numel))
     else:
-        sys.path.insert(0, HERE)
         from workload import build_loop
 
         _, step = build_loop(args.workload, 0)
