@@ -1215,6 +1215,12 @@ static void emit_event(gmp_asm *a, gmp_ev *ev)
         break;
     case GMP_EV_BLOCK:
         emit_block(a, ev, ep);
+        if (ev->block.completed) { /* the same event's FREE_COMPLETED, as the bridge sent it */
+            ev->block.action = GMT_BLK_FREE_COMPLETED;
+            ev->block.requested = 0;
+            ev->block.completed = 0;
+            emit_block(a, ev, ep);
+        }
         break;
     case GMP_EV_OOM:
         emit_oom(a, ev, ep);
@@ -1687,10 +1693,15 @@ gmp_ev *gmp_asm_event_slot(gmp_asm *a) { return a->nev < EV_BATCH ? &a->evs[a->n
  * events say, and a later transition waits for the rounds that empty
  * the ring. (A thread that read the old epoch and is preempted before
  * its push can still come late: that race is as old as the epochs.) */
-void gmp_asm_event_added(gmp_asm *a)
+void gmp_asm_event_added(gmp_asm *a, int popped)
 {
-    if ((int32_t)(a->evs[a->nev].epoch - a->safe) > 0)
-        a->safe = a->evs[a->nev].epoch;
+    gmp_ev *ev = &a->evs[a->nev];
+    if ((int32_t)(ev->epoch - a->safe) > 0)
+        a->safe = ev->epoch;
+    /* the only mark a producer sets (torch.c): a free request whose free
+     * completed in the same allocator call */
+    if (popped == GMP_RING_MARKED && ev->type == GMP_EV_BLOCK && ev->block.action == GMT_BLK_FREE_REQUESTED)
+        ev->block.completed = 1;
     a->nev++;
 }
 

@@ -66,9 +66,10 @@ void gmp_asm_destroy(gmp_asm *a);
  * horizon no record of this round may pass unless the next round allows. */
 void gmp_asm_round_begin(gmp_asm *a, uint64_t now);
 /* A slot for the next event popped from the ring (NULL: the batch is full);
- * gmp_asm_event_added once it is filled. */
+ * gmp_asm_event_added once it is filled, with what gmp_ring_pop returned
+ * (GMP_RING_MARKED: its producer marked it). */
 gmp_ev *gmp_asm_event_slot(gmp_asm *a);
-void gmp_asm_event_added(gmp_asm *a);
+void gmp_asm_event_added(gmp_asm *a, int popped);
 /* The ring was read (`published`: the epoch published before the read). */
 void gmp_asm_events_done(gmp_asm *a, uint32_t published);
 /* 1 when epochs newer than those known were published (up to `published`). */

@@ -7,6 +7,12 @@
  * takes the cell when seq == h + 1 (acquire) and frees it for the next lap
  * with seq = h + capacity. A cell whose seq is behind the producer's
  * position is still owned by the consumer: the ring is full.
+ *
+ * A published cell's producer may set MARK in its seq (one CAS from p + 1)
+ * until the consumer frees it; the consumer frees it with a CAS from the
+ * value it read, so a mark set during its copy is seen, and the event's
+ * bytes never change after publishing. A producer a lap ahead compares
+ * the seq without its mark: the marked cell is occupied, the ring full.
  */
 #include "evring.h"
 
@@ -14,6 +20,9 @@
 #include <string.h>
 
 _Static_assert(sizeof(gmp_ring_cell) == 256, "a ring cell is 256 bytes");
+
+/* Positions stay far below 2^63 (centuries of events). */
+#define MARK (UINT64_C(1) << 63)
 
 int gmp_ring_init(gmp_ring *r, size_t capacity)
 {
@@ -50,7 +59,7 @@ int gmp_ring_push(gmp_ring *r, const gmp_ev *ev, uint64_t *out_pos)
     gmp_ring_cell *c;
     for (;;) {
         c = &r->cells[pos & r->mask];
-        uint64_t seq = atomic_load_explicit(&c->seq, memory_order_acquire);
+        uint64_t seq = atomic_load_explicit(&c->seq, memory_order_acquire) & ~MARK;
         int64_t dif = (int64_t)(seq - pos);
         if (dif == 0) {
             if (atomic_compare_exchange_weak_explicit(&r->tail, &pos, pos + 1, memory_order_relaxed,
@@ -84,15 +93,40 @@ int gmp_ring_pop(gmp_ring *r, gmp_ev *out)
     uint64_t h = atomic_load_explicit(&r->head, memory_order_relaxed);
     gmp_ring_cell *c = &r->cells[h & r->mask];
     uint64_t seq = atomic_load_explicit(&c->seq, memory_order_acquire);
-    if (seq != h + 1)
+    if ((seq & ~MARK) != h + 1)
         return 0;
     memcpy(out, &c->ev, offsetof(gmp_ev, name));
     size_t n = out->len <= GMP_EV_NAME_MAX ? out->len : GMP_EV_NAME_MAX;
     out->len = (uint16_t)n;
     memcpy(out->name, c->ev.name, n);
-    atomic_store_explicit(&c->seq, h + r->mask + 1, memory_order_release);
+    /* fails only when the producer marked the cell since the load: seq
+     * then holds the marked value, and the next try frees it */
+    while (!atomic_compare_exchange_weak_explicit(&c->seq, &seq, h + r->mask + 1, memory_order_release,
+                                                  memory_order_relaxed))
+        ;
     atomic_store_explicit(&r->head, h + 1, memory_order_relaxed);
-    return 1;
+    return (seq & MARK) ? GMP_RING_MARKED : 1;
+}
+
+const gmp_ev *gmp_ring_newest(gmp_ring *r, uint64_t *pos)
+{
+    uint64_t t = atomic_load_explicit(&r->tail, memory_order_relaxed);
+    if (t == 0)
+        return NULL;
+    gmp_ring_cell *c = &r->cells[(t - 1) & r->mask];
+    if (atomic_load_explicit(&c->seq, memory_order_acquire) != t)
+        return NULL; /* still being filled, taken, or marked */
+    *pos = t - 1;
+    return &c->ev;
+}
+
+int gmp_ring_mark(gmp_ring *r, uint64_t pos)
+{
+    uint64_t want = pos + 1;
+    return atomic_compare_exchange_strong_explicit(&r->cells[pos & r->mask].seq, &want, want | MARK,
+                                                   memory_order_relaxed, memory_order_relaxed)
+               ? 0
+               : -1;
 }
 
 size_t gmp_ring_size(const gmp_ring *r)

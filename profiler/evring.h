@@ -83,6 +83,8 @@ typedef struct gmp_ev_block {
     uint8_t flags;    /* GMT_BLKF_* */
     uint16_t device;
     uint8_t has_counter;
+    uint8_t completed; /* set by the writer from the ring's mark (gmp_asm_event_added):
+                        * a FREE_REQUESTED that stands for its FREE_COMPLETED too */
 } gmp_ev_block;
 
 /* What an out-of-memory event carries besides the common fields. */
@@ -136,7 +138,20 @@ size_t gmp_ring_bytes(const gmp_ring *r);
 /* Copies *ev in. 0 on success, with *pos (when not NULL) the event's
  * position in the ring's sequence; -1 when full (counted in r->dropped). */
 int gmp_ring_push(gmp_ring *r, const gmp_ev *ev, uint64_t *pos);
-/* Consumer: 1 with *out filled, 0 when empty. */
+/* The newest event, while it is published, nothing was pushed after it
+ * and the writer has not taken it: its producer may read it to decide
+ * whether to mark it (gmp_ring_mark). NULL otherwise; *pos its position.
+ * A mark replaces a second push that would say what the event's type
+ * defines (for a BLOCK free request: its free completed in the same call). */
+const gmp_ev *gmp_ring_newest(gmp_ring *r, uint64_t *pos);
+/* Marks the event at pos, once: 0, or -1 when the writer took it first
+ * (or it was marked already). The event's bytes are not written: the mark
+ * lives in the cell's sequence, so the writer never reads a cell in change. */
+int gmp_ring_mark(gmp_ring *r, uint64_t pos);
+
+/* Consumer: 0 when empty, else *out filled and 1, or GMP_RING_MARKED when
+ * its producer marked it. */
+#define GMP_RING_MARKED 2
 int gmp_ring_pop(gmp_ring *r, gmp_ev *out);
 /* Approximate number of queued events. */
 size_t gmp_ring_size(const gmp_ring *r);

@@ -46,13 +46,38 @@ static void host_origin(gmp_bridge_origin *o)
     o->w[O_INTERNAL] = (uint64_t)t->internal;
 }
 
+/* c10's free() reports FREE_REQUESTED and, when no other stream used the
+ * block, FREE_COMPLETED right after it in the same call, under the same
+ * lock. Such a completion marks the request's ring event instead of a
+ * second push (a third of a tensor's events): when the newest event in the
+ * ring is this thread's request of the same block, less than
+ * SAME_CALL_NS old. The writer writes both records, the completion at the
+ * request's time. A completion that record_stream delayed comes after
+ * other events or later than that, and goes out on its own. */
+#define SAME_CALL_NS 2000u
+
+static int complete_newest(unsigned device, uint64_t address, uint64_t stream)
+{
+    uint64_t pos;
+    const gmp_ev *ev = gmp_ring_newest(&gmp_g.ring, &pos);
+    if (!ev || ev->type != GMP_EV_BLOCK || ev->block.action != GMT_BLK_FREE_REQUESTED || ev->a != address ||
+        ev->block.device != device || ev->c != stream)
+        return 0;
+    gmp_tls *t = gmp_self();
+    if (ev->tid != gmp_tid(t) || gmp_now() - ev->ts >= SAME_CALL_NS)
+        return 0;
+    return gmp_ring_mark(&gmp_g.ring, pos) == 0;
+}
+
 /* On the allocating thread, with the allocator's lock held: no lock, no
- * allocation, one ring push (torch_bridge.h). */
+ * allocation, one ring push or one mark (torch_bridge.h). */
 static void host_block(const gmp_bridge_origin *o, unsigned action, unsigned device, uint64_t address,
                        uint64_t bytes, uint64_t requested, uint64_t stream, uint64_t pool, unsigned flags,
                        uint64_t counter)
 {
     if (!gmp_live_state() || atomic_load_explicit(&gmp_g.forked, memory_order_relaxed))
+        return;
+    if (action == GMT_BLK_FREE_COMPLETED && !o && complete_newest(device, address, stream))
         return;
     gmp_bridge_origin now;
     if (!o) {

@@ -461,8 +461,9 @@ static void round_once(void)
     gmp_asm_round_begin(W.as, gmp_now());
     uint32_t pub = atomic_load_explicit(&gmp_g.epoch, memory_order_acquire);
     gmp_ev *slot;
-    while ((slot = gmp_asm_event_slot(W.as)) != NULL && gmp_ring_pop(&gmp_g.ring, slot))
-        gmp_asm_event_added(W.as);
+    int popped;
+    while ((slot = gmp_asm_event_slot(W.as)) != NULL && (popped = gmp_ring_pop(&gmp_g.ring, slot)) != 0)
+        gmp_asm_event_added(W.as, popped);
     gmp_asm_events_done(W.as, pub);
     gmp_post_rearm();
     pull_epochs();

@@ -2426,6 +2426,20 @@ static void t_torch(void)
     const rec *fc = block_at(&t, GMT_BLK_FREE_COMPLETED, TSEG + 6 * MIB, 0);
     const rec *kc = kernel_by_name(&t, "k_c");
     CHECK(fr && fc && kc && fr->u.block.seq + 1 == kc->u.kernel.seq && fc->u.block.seq == kc->u.kernel.seq);
+    CHECK(fr && fc && fc->u.block.ts > fr->u.block.ts);
+    /* the free completed in the same call: the request's ring event was
+     * marked (torch.c), the completion written at its time, attributed alike */
+    const rec *sr = block_at(&t, GMT_BLK_FREE_REQUESTED, TSEG + 4 * MIB, 0);
+    const rec *sc = block_at(&t, GMT_BLK_FREE_COMPLETED, TSEG + 4 * MIB, 0);
+    CHECK(sr && sc);
+    if (sr && sc) {
+        CHECK_EQ_U64(sc->u.block.ts, sr->u.block.ts);
+        CHECK_EQ_U64(sc->u.block.tid, sr->u.block.tid);
+        CHECK_EQ_U64(sc->u.block.range, sr->u.block.range);
+        CHECK_EQ_U64(sc->u.block.seq, sr->u.block.seq);
+        CHECK_EQ_U64(sc->u.block.requested, 0);
+        CHECK_EQ_U64(sc->u.block.bytes, 2 * MIB);
+    }
     /* tags: allocated and reserved of the allocator, beside CUPTI's live
      * bytes; the one before the first context names no device */
     CHECK_EQ_U64(count(&t, GMT_REC_TAG), 3);

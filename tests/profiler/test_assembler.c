@@ -197,7 +197,7 @@ static void event(gmp_asm *a, uint16_t type, uint32_t epoch_, uint64_t ts, uint6
                   const char *name)
 {
     ev_fill(a, type, epoch_, ts, x, y, name);
-    gmp_asm_event_added(a);
+    gmp_asm_event_added(a, 1);
 }
 
 static gmp_corrtab corr;
@@ -699,7 +699,7 @@ static void vmm_event(gmp_asm *a, uint16_t type, uint64_t start, uint64_t ts, ui
     e->d = seq;
     e->vmm.start = start;
     e->len = sizeof e->vmm;
-    gmp_asm_event_added(a);
+    gmp_asm_event_added(a, 1);
 }
 
 /* Reservations and mappings cover records from their call on, whatever
@@ -760,8 +760,9 @@ static void test_vmm(void)
 
 /* ---- the PyTorch bridge's blocks: a held ALLOC keeps its place ---------------- */
 
-static void block_ev(gmp_asm *a, uint64_t ts, unsigned action, uint64_t addr, uint64_t req, uint64_t counter,
-                     int has_counter)
+/* popped: what gmp_ring_pop returned for it (GMP_RING_MARKED: marked) */
+static void block_ev_popped(gmp_asm *a, uint64_t ts, unsigned action, uint64_t addr, uint64_t req,
+                            uint64_t counter, int has_counter, int popped)
 {
     gmp_ev *e = ev_fill(a, GMP_EV_BLOCK, 1, ts, addr, 0, NULL);
     e->d = 0;
@@ -770,14 +771,20 @@ static void block_ev(gmp_asm *a, uint64_t ts, unsigned action, uint64_t addr, ui
     e->block.requested = req;
     e->block.counter = counter;
     e->block.has_counter = (uint8_t)has_counter;
-    gmp_asm_event_added(a);
+    gmp_asm_event_added(a, popped);
+}
+
+static void block_ev(gmp_asm *a, uint64_t ts, unsigned action, uint64_t addr, uint64_t req, uint64_t counter,
+                     int has_counter)
+{
+    block_ev_popped(a, ts, action, addr, req, counter, has_counter, 1);
 }
 
 /* A counting bridge's ALLOC waits for the next reading of the allocator's
  * counter to know its size; the block events that come meanwhile must be
  * written after it, or a reader replaying the trace in order frees X
  * before Y exists and sees a peak 1,000 bytes too low. */
-static void test_block_order(void)
+static void block_order(int marked)
 {
     gmp_asm *a = fresh_asm(64u << 20);
     epoch(0, 0, 100, 0, 0, GMT_PHASE_WAIT, 0);
@@ -787,8 +794,12 @@ static void test_block_order(void)
      * comes alone at 1400: 2048 = 1024 (X) + 2048 (Y) - 1024 (X freed) */
     block_ev(a, 1100, GMT_BLK_ALLOC, 0x10000, 1000, 0, 1);
     block_ev(a, 1200, GMT_BLK_ALLOC, 0x20000, 2000, 1024, 1);
-    block_ev(a, 1300, GMT_BLK_FREE_REQUESTED, 0x10000, 1000, 0, 0);
-    block_ev(a, 1350, GMT_BLK_FREE_COMPLETED, 0x10000, 1000, 0, 0);
+    if (marked) { /* the completion as the ring's mark on the request (torch.c) */
+        block_ev_popped(a, 1300, GMT_BLK_FREE_REQUESTED, 0x10000, 1000, 0, 0, GMP_RING_MARKED);
+    } else {
+        block_ev(a, 1300, GMT_BLK_FREE_REQUESTED, 0x10000, 1000, 0, 0);
+        block_ev(a, 1350, GMT_BLK_FREE_COMPLETED, 0x10000, 1000, 0, 0);
+    }
     block_ev(a, 1400, GMP_BRIDGE_COUNTER, 0, 0, 2048, 1);
     gmp_asm_events_done(a, 1);
     gmp_asm_take_epochs(a, hist, 1);
@@ -796,24 +807,32 @@ static void test_block_order(void)
 
     /* after STEP 0, WINDOW_BEGIN (no baseline) and STEP 1: ALLOC X 1024,
      * ALLOC Y 2048, FREE_REQUESTED X 1024, FREE_COMPLETED X, in time order */
-    static const uint64_t want_ts[] = {1100, 1200, 1300, 1350};
+    const uint64_t want_ts[] = {1100, 1200, 1300, marked ? 1300 : 1350};
     static const unsigned want_action[] = {GMT_BLK_ALLOC, GMT_BLK_ALLOC, GMT_BLK_FREE_REQUESTED,
                                            GMT_BLK_FREE_COMPLETED};
     static const uint64_t want_bytes[] = {1024, 2048, 1024};
+    static const uint64_t want_req[] = {1000, 2000, 1000, 0};
     size_t k = 0;
     for (size_t i = 0; i < nout; i++) {
         if (out[i].type != GMT_REC_BLOCK)
             continue;
-        tc_context("block record %zu", k);
+        tc_context("marked %d, block record %zu", marked, k);
         REQUIRE(k < 4, "more than 4 block records");
         CHECK_EQ_U64(out[i].u.block.ts, want_ts[k]);
         CHECK_EQ_U64(out[i].u.block.action, want_action[k]);
+        CHECK_EQ_U64(out[i].u.block.requested, marked || k < 3 ? want_req[k] : 1000);
         if (k < 3)
             CHECK_EQ_U64(out[i].u.block.bytes, want_bytes[k]);
         k++;
     }
     CHECK_EQ_U64(k, 4);
     gmp_asm_destroy(a);
+}
+
+static void test_block_order(void)
+{
+    block_order(0);
+    block_order(1);
 }
 
 /* A failure: the CUDA call's OOM event reaches io.failure in its place, with
@@ -833,7 +852,7 @@ static void oom_ev(gmp_asm *a, uint64_t ts, uint64_t bytes, uint64_t range)
     memcpy(e->oom.api, "cuMemAlloc_v2", 13);
     e->oom.api_len = 13;
     e->len = sizeof e->oom;
-    gmp_asm_event_added(a);
+    gmp_asm_event_added(a, 1);
 }
 
 static void test_failure(void)
@@ -877,14 +896,14 @@ static void test_failure(void)
     gmp_asm_round_begin(a, 20000);
     gmp_ev *e = ev_fill(a, GMP_EV_BLOCK, 0, 2000, 0x7f00000, 20u << 20, NULL);
     e->block.action = GMT_BLK_SEGMENT_ALLOC;
-    gmp_asm_event_added(a);
+    gmp_asm_event_added(a, 1);
     e = ev_fill(a, GMP_EV_BLOCK, 0, 2100, 0x7f00000, 4u << 20, NULL);
     e->block.action = GMT_BLK_ALLOC;
-    gmp_asm_event_added(a);
+    gmp_asm_event_added(a, 1);
     oom_ev(a, 2200, 32u << 20, 0);
     e = ev_fill(a, GMP_EV_BLOCK, 0, 2300, 1u << 20, 32u << 20, NULL); /* OOM: address = free bytes */
     e->block.action = GMT_BLK_OOM;
-    gmp_asm_event_added(a);
+    gmp_asm_event_added(a, 1);
     gmp_asm_events_done(a, 0);
     gmp_asm_drain(a, 1);
     CHECK_EQ_U64(n_fail, 2);
@@ -908,17 +927,17 @@ static void test_failure(void)
     e->block.range = 9;
     e->block.has_counter = 1;
     e->block.counter = 4u << 20;
-    gmp_asm_event_added(a);
+    gmp_asm_event_added(a, 1);
     e = ev_fill(a, GMP_EV_BLOCK, 0, 3200, 1u << 20, 64u << 20, NULL);
     e->block.action = GMT_BLK_OOM;
     e->block.range = 9;
-    gmp_asm_event_added(a);
+    gmp_asm_event_added(a, 1);
     event(a, GMP_EV_RANGE_END, 0, 3300, 9, 0, NULL);
     e = ev_fill(a, GMP_EV_BLOCK, 0, 3400, 0, 0, NULL); /* the next reading */
     e->block.action = GMP_BRIDGE_COUNTER;
     e->block.has_counter = 1;
     e->block.counter = 6u << 20;
-    gmp_asm_event_added(a);
+    gmp_asm_event_added(a, 1);
     gmp_asm_events_done(a, 0);
     gmp_asm_drain(a, 1);
     CHECK_EQ_U64(n_fail, 3);

@@ -2,7 +2,9 @@
  * The event ring (profiler/evring.c): sizes, order, the full ring's drops
  * and their count, laps, names cut visibly, and several producers against
  * one consumer: every event pushed is popped once, in each producer's own
- * order, and every refused one is counted.
+ * order, and every refused one is counted. Marks: only the newest event,
+ * only once, only before the writer takes it, and every mark that
+ * succeeded reaches the consumer, also while it pops concurrently.
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -11,6 +13,8 @@
 
 #include "evring.h"
 #include "tcheck.h"
+
+static _Atomic int g_done; /* producer threads finished */
 
 static gmp_ev ev_of(uint32_t tid, uint64_t a, const char *name)
 {
@@ -92,6 +96,109 @@ static void test_names(void)
     CHECK_EQ_U64(e.len, 0);
 }
 
+static void test_mark(void)
+{
+    gmp_ring r;
+    uint64_t pos = 77;
+    REQUIRE(gmp_ring_init(&r, 4) == 0);
+    CHECK(gmp_ring_newest(&r, &pos) == NULL, "a fresh ring has no newest event");
+    gmp_ev a = ev_of(1, 10, "a"), b = ev_of(1, 11, NULL), out;
+    REQUIRE(gmp_ring_push(&r, &a, NULL) == 0);
+    const gmp_ev *n = gmp_ring_newest(&r, &pos);
+    REQUIRE(n != NULL);
+    CHECK_EQ_U64(pos, 0);
+    CHECK_EQ_U64(n->a, 10);
+    REQUIRE(gmp_ring_push(&r, &b, NULL) == 0);
+    n = gmp_ring_newest(&r, &pos);
+    REQUIRE(n != NULL);
+    CHECK_EQ_U64(pos, 1);
+    CHECK_EQ_U64(n->a, 11);
+    CHECK_EQ_U64(gmp_ring_mark(&r, 1), 0);
+    CHECK(gmp_ring_mark(&r, 1) == -1, "an event is marked once");
+    CHECK(gmp_ring_newest(&r, &pos) == NULL, "a marked event is not offered again");
+    CHECK_EQ_U64(gmp_ring_size(&r), 2);
+    CHECK_EQ_U64(gmp_ring_pop(&r, &out), 1);
+    CHECK_EQ_U64(out.a, 10);
+    CHECK_EQ_U64(gmp_ring_pop(&r, &out), GMP_RING_MARKED);
+    CHECK_EQ_U64(out.a, 11);
+    CHECK(gmp_ring_mark(&r, 1) == -1, "too late once the writer took it");
+    CHECK(gmp_ring_newest(&r, &pos) == NULL, "a taken event is not offered");
+    CHECK_EQ_U64(gmp_ring_pop(&r, &out), 0);
+    /* a marked cell still occupies its place: a full ring refuses the
+     * push a lap ahead of it, and the marked event comes out in order */
+    for (uint64_t i = 0; i < 4; i++) {
+        gmp_ev e = ev_of(2, 20 + i, NULL);
+        REQUIRE(gmp_ring_push(&r, &e, &pos) == 0);
+        if (i == 0)
+            CHECK_EQ_U64(gmp_ring_mark(&r, pos), 0);
+    }
+    gmp_ev e = ev_of(2, 24, NULL);
+    CHECK(gmp_ring_push(&r, &e, NULL) == -1, "full, the marked cell included");
+    for (uint64_t i = 0; i < 4; i++) {
+        CHECK_EQ_U64(gmp_ring_pop(&r, &out), i == 0 ? GMP_RING_MARKED : 1);
+        CHECK_EQ_U64(out.a, 20 + i);
+    }
+    gmp_ring_destroy(&r);
+}
+
+/* One producer marks each event of its own it finds newest, while the
+ * consumer pops: every mark that succeeded comes out, and no other. */
+#define MARK_EVENTS 400000u
+
+typedef struct marker {
+    gmp_ring *r;
+    uint64_t marks;
+} marker;
+
+static void *produce_marks(void *arg)
+{
+    marker *m = arg;
+    for (uint64_t i = 0; i < MARK_EVENTS; i++) {
+        gmp_ev e = ev_of(9, i, NULL);
+        while (gmp_ring_push(m->r, &e, NULL) != 0)
+            ; /* full: the consumer is behind */
+        uint64_t pos;
+        const gmp_ev *n = gmp_ring_newest(m->r, &pos);
+        if (n && n->a == i && gmp_ring_mark(m->r, pos) == 0)
+            m->marks++;
+    }
+    atomic_fetch_add(&g_done, 1);
+    return NULL;
+}
+
+static void test_mark_race(void)
+{
+    gmp_ring r;
+    REQUIRE(gmp_ring_init(&r, 64) == 0);
+    marker m = {&r, 0};
+    pthread_t th;
+    atomic_store(&g_done, 0);
+    REQUIRE(pthread_create(&th, NULL, produce_marks, &m) == 0);
+    uint64_t popped = 0, marked = 0, bad = 0;
+    gmp_ev out;
+    for (;;) {
+        int finished = atomic_load(&g_done) == 1;
+        int got, any = 0;
+        while ((got = gmp_ring_pop(&r, &out)) != 0) {
+            any = 1;
+            if (out.a != popped)
+                bad++;
+            popped++;
+            marked += got == GMP_RING_MARKED;
+        }
+        if (finished && !any)
+            break;
+    }
+    pthread_join(th, NULL);
+    fprintf(stderr, "%u events, %llu marked by the producer, %llu popped marked\n", MARK_EVENTS,
+            (unsigned long long)m.marks, (unsigned long long)marked);
+    CHECK_EQ_U64(bad, 0);
+    CHECK_EQ_U64(popped, MARK_EVENTS);
+    CHECK_EQ_U64(marked, m.marks);
+    CHECK(m.marks > 0, "the producer got to mark some events");
+    gmp_ring_destroy(&r);
+}
+
 /* ---- several producers, one consumer ---------------------------------------- */
 
 #define PRODUCERS 4
@@ -102,8 +209,6 @@ typedef struct producer {
     uint32_t id;
     uint64_t refused;
 } producer;
-
-static _Atomic int g_done;
 
 static void *produce(void *arg)
 {
@@ -168,6 +273,8 @@ int main(void)
     test_sizes();
     test_order_and_full();
     test_names();
+    test_mark();
+    test_mark_race();
     test_producers();
     return tcheck_result("profiler.evring");
 }
