@@ -28,11 +28,17 @@ medians of PAIRS pairs per phase (ns per pair); small and medium, the GPT
 loops of bench/workload.py, WARMUP steps then STEPS timed steps per phase,
 each between two torch.cuda.synchronize() (median ms per step).
 Prints one line on stderr:
-  tracker_split WORKLOAD ROLE a UNIT b UNIT ratio B/A
-ROLE: gmemprof, bare, gmemprof-control or bare-control. `summary` reads
-such lines from FILE and prints, per workload and role, the median share
-in points of the step or pair ((A/B - 1) x 100 for gmemprof's share,
-(B/A - 1) x 100 for PyTorch's and for the controls' drift) with its range.
+  tracker_split WORKLOAD ROLE a UNIT b UNIT ratio B/A [allocs_per_step N]
+ROLE: gmemprof, bare, gmemprof-control or bare-control; a GPT loop adds
+its tensor allocations per step (PyTorch's own count over phase A).
+`summary` reads such lines from FILE and prints, per workload and role,
+the median share in points of the step or pair ((A/B - 1) x 100 for
+gmemprof's share, (B/A - 1) x 100 for PyTorch's and for the controls'
+drift) with its range. With alloc lines and a GPT loop's, it also
+projects each share onto that loop: ns per alloc+free (the alloc
+workload's median A - B or B - A) x allocations per step / the loop's
+step time (bare phase A): points too small for the loop's own noise to
+show, from a measurement that is not.
 """
 import argparse
 import ctypes
@@ -152,16 +158,23 @@ def parse_args(argv=None):
 
 
 def summary(path):
-    """Shares in points per (workload, role), from the lines of FILE."""
-    shares = {}
+    """Shares in points per (workload, role), from the lines of FILE, and
+    the alloc workload's shares projected onto the GPT loops."""
+    shares, ns, allocs, step_ms = {}, {}, {}, {}
     with open(path) as f:
         for line in f:
             w = line.split()
-            if len(w) != 11 or w[0] != "tracker_split":
+            if len(w) not in (11, 13) or w[0] != "tracker_split":
                 continue
-            ratio = float(w[10])
-            pts = (1.0 / ratio - 1.0) * 100.0 if w[2] == "gmemprof" else (ratio - 1.0) * 100.0
-            shares.setdefault((w[1], w[2]), []).append(pts)
+            wl, role, a, b, ratio = w[1], w[2], float(w[4]), float(w[7]), float(w[10])
+            pts = (1.0 / ratio - 1.0) * 100.0 if role == "gmemprof" else (ratio - 1.0) * 100.0
+            shares.setdefault((wl, role), []).append(pts)
+            if wl == "alloc" and role in ("gmemprof", "bare"):
+                ns.setdefault(role, []).append(a - b if role == "gmemprof" else b - a)
+            if len(w) == 13 and wl != "alloc":
+                allocs.setdefault(wl, []).append(float(w[12]))
+                if role == "bare":
+                    step_ms.setdefault(wl, []).append(a)
     what = {"gmemprof": "gmemprof's share (A/B - 1)", "bare": "PyTorch's tracker share (B/A - 1)",
             "gmemprof-control": "drift under gmemprof (B/A - 1)", "bare-control": "drift, bare (B/A - 1)"}
     print("| workload | role | what | points, median | range | processes |")
@@ -169,6 +182,16 @@ def summary(path):
     for (wl, role), pts in sorted(shares.items()):
         print("| %s | %s | %s | %+.2f | %+.2f .. %+.2f | %d |"
               % (wl, role, what.get(role, role), statistics.median(pts), min(pts), max(pts), len(pts)))
+    rows = [(wl, role) for wl in sorted(step_ms) for role in ("bare", "gmemprof") if role in ns]
+    if rows:
+        print()
+        print("| loop | share | ns per alloc+free (alloc, median) | allocations per step | step, ms (bare A) "
+              "| points, projected |")
+        print("|---|---|---|---|---|---|")
+        for wl, role in rows:
+            n, k, ms = statistics.median(ns[role]), statistics.median(allocs[wl]), statistics.median(step_ms[wl])
+            print("| %s | %s | %.1f | %.0f | %.3f | %+.2f |"
+                  % (wl, "PyTorch's" if role == "bare" else "gmemprof's", n, k, ms, n * k / (ms * 1e6) * 100.0))
     return 0 if shares else 1
 
 
@@ -208,6 +231,9 @@ def main(argv=None):
             run(args.warmup)
             return statistics.median(run(args.steps)) * 1000.0
 
+        def allocations():
+            return torch.cuda.memory_stats().get("allocation.all.allocated", 0)
+
     # gmemprof attaches its bridge at the first CUDA context, or at the
     # first step once PyTorch's allocator is initialized: make one, then look
     torch.cuda.nvtx.mark("step")
@@ -215,7 +241,11 @@ def main(argv=None):
     role = "gmemprof" if loaded else "bare"
     if not loaded and not args.control and not os.path.exists(args.bridge):
         sys.exit("tracker_split: no bridge at %s: build with -DGMEMPROF_TORCH=ON or pass --bridge" % args.bridge)
+    made = allocations() if args.workload != "alloc" else 0
     a = phase()
+    per_step = ""
+    if args.workload != "alloc":
+        per_step = " allocs_per_step %.1f" % ((allocations() - made) / float(args.warmup + args.steps))
     if args.control:
         role += "-control"
     elif loaded:
@@ -223,8 +253,8 @@ def main(argv=None):
     else:
         attach_empty(args.bridge)
     b = phase()
-    print("tracker_split %s %s a %.4f %s b %.4f %s ratio %.4f" % (args.workload, role, a, unit, b, unit, b / a),
-          file=sys.stderr)
+    print("tracker_split %s %s a %.4f %s b %.4f %s ratio %.4f%s"
+          % (args.workload, role, a, unit, b, unit, b / a, per_step), file=sys.stderr)
     return 0
 
 

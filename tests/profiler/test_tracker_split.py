@@ -60,12 +60,15 @@ def main():
     found = ts.loaded_bridge()
     check(found is not None and os.path.samefile(found, named), "loaded bridge %r, want %s" % (found, named))
 
-    # summary: gmemprof 0.8 -> +25.00 points; bare 1.03 and 1.01 -> median +2.00
+    # summary: gmemprof 0.8 -> +25.00 points; bare 1.03, 1.0133 and 1.01 -> median +1.33
     lines = os.path.join(work, "split.txt")
     with open(lines, "w") as f:
         f.write("tracker_split small gmemprof a 20.0 ms_per_step b 16.0 ms_per_step ratio 0.8000\n"
-                "tracker_split small bare a 16.0 ms_per_step b 16.48 ms_per_step ratio 1.0300\n"
-                "tracker_split small bare a 16.0 ms_per_step b 16.16 ms_per_step ratio 1.0100\n"
+                "tracker_split small bare a 16.0 ms_per_step b 16.48 ms_per_step ratio 1.0300 allocs_per_step 700.0\n"
+                "tracker_split small bare a 12.0 ms_per_step b 12.16 ms_per_step ratio 1.0133 allocs_per_step 720.0\n"
+                "tracker_split small bare a 14.0 ms_per_step b 14.14 ms_per_step ratio 1.0100 allocs_per_step 710.0\n"
+                "tracker_split alloc gmemprof a 2300.0 ns_per_pair b 2100.0 ns_per_pair ratio 0.9130\n"
+                "tracker_split alloc bare a 2000.0 ns_per_pair b 2120.0 ns_per_pair ratio 1.0600\n"
                 "# gmemprof-control small failed: no line\n")
     out = os.path.join(work, "split.md")
     with open(out, "w") as f:
@@ -78,8 +81,12 @@ def main():
     check(rc == 0, "summary rc %d" % rc)
     check("| small | gmemprof | gmemprof's share (A/B - 1) | +25.00 | +25.00 .. +25.00 | 1 |" in text,
           "gmemprof row:\n" + text)
-    check("| small | bare | PyTorch's tracker share (B/A - 1) | +2.00 | +1.00 .. +3.00 | 2 |" in text,
+    check("| small | bare | PyTorch's tracker share (B/A - 1) | +1.33 | +1.00 .. +3.00 | 3 |" in text,
           "bare row:\n" + text)
+    # projected: 200 ns (2300 - 2100) x 710 allocations / 14 ms = 1.01 points;
+    # PyTorch's 120 ns (2120 - 2000) x 710 / 14 ms = 0.61
+    check("| small | gmemprof's | 200.0 | 710 | 14.000 | +1.01 |" in text, "projected gmemprof row:\n" + text)
+    check("| small | PyTorch's | 120.0 | 710 | 14.000 | +0.61 |" in text, "projected PyTorch row:\n" + text)
     print("tracker_split: %d failure(s)" % fails)
     return 1 if fails else 0
 
