@@ -214,6 +214,18 @@ static void note(gma_report *rep, const char *fmt, ...)
     va_end(ap);
 }
 
+/* What a selection could have named: " (this trace has windows 0-3)",
+ * " (this trace has no steps)", for a warning to say what to pass instead. */
+static void present_span(char *out, size_t cap, const char *what, int any, uint64_t lo, uint64_t hi)
+{
+    if (!any)
+        snprintf(out, cap, " (this trace has no %ss)", what);
+    else if (lo == hi)
+        snprintf(out, cap, " (this trace has %s %llu only)", what, (unsigned long long)lo);
+    else
+        snprintf(out, cap, " (this trace has %ss %llu-%llu)", what, (unsigned long long)lo, (unsigned long long)hi);
+}
+
 static void build_messages(gma_report *rep)
 {
     const gma_replay *r = rep->r;
@@ -229,16 +241,42 @@ static void build_messages(gma_report *rep)
         warn(rep, "%llu records were dropped (CUPTI %llu, writer %llu): totals are lower bounds",
              (unsigned long long)(r->stats.dropped_cupti + r->stats.dropped_writer),
              (unsigned long long)r->stats.dropped_cupti, (unsigned long long)r->stats.dropped_writer);
-    if (r->opt.window >= 0 && !rep->windows_selected)
-        warn(rep, "window %lld is not in this trace", (long long)r->opt.window);
+    char span[96];
+    uint64_t lo = UINT64_MAX, hi = 0;
+    if (r->opt.window >= 0 && !rep->windows_selected) {
+        for (size_t i = 0; i < r->windows.len; i++) {
+            uint64_t id = GMA_VEC_AT(&r->windows, gma_window, i).id;
+            lo = id < lo ? id : lo;
+            hi = id > hi ? id : hi;
+        }
+        present_span(span, sizeof span, "window", r->windows.len > 0, lo, hi);
+        warn(rep, "window %lld is not in this trace%s", (long long)r->opt.window, span);
+    }
     /* --step and --device as --window: a selection that matches nothing says so */
     int step_found = 0;
-    for (size_t i = 0; r->opt.step >= 0 && i < r->steps.len && !step_found; i++)
-        step_found = GMA_VEC_AT(&r->steps, gma_steprow, i).step == (uint64_t)r->opt.step;
-    if (r->opt.step >= 0 && !step_found)
-        warn(rep, "step %lld is not in this trace", (long long)r->opt.step);
-    if (r->opt.device >= 0 && r->opt.device < GMA_MAX_DEVICES && !r->dev[r->opt.device].present)
-        warn(rep, "device %lld is not in this trace", (long long)r->opt.device);
+    lo = UINT64_MAX, hi = 0;
+    for (size_t i = 0; r->opt.step >= 0 && i < r->steps.len; i++) {
+        uint64_t st = GMA_VEC_AT(&r->steps, gma_steprow, i).step;
+        step_found |= st == (uint64_t)r->opt.step;
+        lo = st < lo ? st : lo;
+        hi = st > hi ? st : hi;
+    }
+    if (r->opt.step >= 0 && !step_found) {
+        present_span(span, sizeof span, "step", r->steps.len > 0, lo, hi);
+        warn(rep, "step %lld is not in this trace%s", (long long)r->opt.step, span);
+    }
+    if (r->opt.device >= 0 && r->opt.device < GMA_MAX_DEVICES && !r->dev[r->opt.device].present) {
+        int any = 0;
+        lo = UINT64_MAX, hi = 0;
+        for (unsigned d = 0; d < GMA_MAX_DEVICES; d++)
+            if (r->dev[d].present) {
+                any = 1;
+                lo = d < lo ? d : lo;
+                hi = d > hi ? d : hi;
+            }
+        present_span(span, sizeof span, "device", any, lo, hi);
+        warn(rep, "device %lld is not in this trace%s", (long long)r->opt.device, span);
+    }
     if (gma_layer_warning(r, msg, sizeof(msg)))
         warn(rep, "%s", msg);
     if (r->unmatched_frees)

@@ -83,11 +83,16 @@ has out 'wrote e\x1b[31m.json'
 
 # ---- 7: selections that match nothing --------------------------------------------
 expect 0 "--step 999" "$analyze" t.gmt --step 999
-has out "WARNING: step 999 is not in this trace"
+has out "WARNING: step 999 is not in this trace (this trace has steps 0-1)"
 expect 0 "--device 5" "$analyze" t.gmt --device 5
-has out "WARNING: device 5 is not in this trace"
+has out "WARNING: device 5 is not in this trace (this trace has device 0 only)"
 expect 0 "--window 9" "$analyze" t.gmt --window 9
-has out "WARNING: window 9 is not in this trace"
+has out "WARNING: window 9 is not in this trace (this trace has window 0 only)"
+# what the warning offers instead: ranges, and none
+expect 0 "--device 5, two devices" "$analyze" b.gmt --device 5 --format csv
+has out "this trace has devices 0-1"
+expect 0 "--step 3 without steps" "$analyze" "$tracedir/nowindow.gmt" --step 3
+has out "step 3 is not in this trace (this trace has no steps)"
 expect 0 "--step 1 (present)" "$analyze" t.gmt --step 1
 if grep -q "WARNING" out; then fail "--step 1 warned: $(cat out)"; fi
 # --by tag on a trace without tags says how tags are made
