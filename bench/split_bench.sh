@@ -20,6 +20,8 @@
 #                     phases, the noise to read the shares against.
 # Output ($OUT, default ./bench-out): split.txt (the tracker_split lines),
 # split.md (the summary table, printed last), stderr logs in build-gpu/split-bench/.
+# GM_COMMIT names the commit in split.md where the tree's own git does not
+# know it (a copied working tree).
 # Expected wall time on an H200: about 4 minutes for 3 reps of alloc,small
 # after the build.
 set -uo pipefail
@@ -32,7 +34,7 @@ while [ $# -gt 0 ]; do
     case $1 in
     --reps) REPS=$2; shift ;;
     --workloads) WORKLOADS=${2//,/ }; shift ;;
-    -h | --help) sed -n '2,24p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,26p' "$0"; exit 0 ;;
     *) echo "split_bench.sh: unknown option $1" >&2; exit 2 ;;
     esac
     shift
@@ -74,7 +76,7 @@ for rep in $(seq 1 "$REPS"); do
     done
 done
 {
-    echo "# tracker split, $(date -u +%Y-%m-%dT%H:%MZ), commit $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null)"
+    echo "# tracker split, $(date -u +%Y-%m-%dT%H:%MZ), commit ${GM_COMMIT:-$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null)}"
     echo "# gpu: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1)"
     "$PY" "$SPLIT" summary "$OUT/split.txt"
 } >"$OUT/split.md"
