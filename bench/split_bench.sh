@@ -2,7 +2,7 @@
 # The PyTorch bridge's tensor cost split into PyTorch's share and
 # gmemprof's, each measured inside one process, for the device machine:
 #
-#     bash bench/split_bench.sh [--reps N] [--workloads alloc,small,medium]
+#     bash bench/split_bench.sh [--reps N] [--workloads alloc,alloc-large,small,medium]
 #
 # Builds Release with the bridge (build-gpu/, as bridge_bench.sh), then per
 # rep and workload runs bench/tracker_split.py four times, interleaved:
@@ -22,19 +22,21 @@
 # split.md (the summary table, printed last), stderr logs in build-gpu/split-bench/.
 # GM_COMMIT names the commit in split.md where the tree's own git does not
 # know it (a copied working tree).
-# Expected wall time on an H200: about 4 minutes for 3 reps of alloc,small
-# after the build.
+# Workloads: alloc,alloc-large,small by default (tracker_split.py says what
+# each is; the small loop's projection prices its large-pool tensors at
+# alloc-large's cost). Expected wall time on an H200: about 5 minutes for
+# 3 reps after the build.
 set -uo pipefail
 
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$ROOT" || exit 1
 REPS=3
-WORKLOADS="alloc small"
+WORKLOADS="alloc alloc-large small"
 while [ $# -gt 0 ]; do
     case $1 in
     --reps) REPS=$2; shift ;;
     --workloads) WORKLOADS=${2//,/ }; shift ;;
-    -h | --help) sed -n '2,26p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,28p' "$0"; exit 0 ;;
     *) echo "split_bench.sh: unknown option $1" >&2; exit 2 ;;
     esac
     shift

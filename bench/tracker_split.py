@@ -2,7 +2,7 @@
 """The price of following PyTorch's caching allocator, split in one process
 into PyTorch's share and gmemprof's share (bench/split_bench.sh runs it).
 
-    python3 bench/tracker_split.py alloc|small|medium [--control] [--bridge PATH]
+    python3 bench/tracker_split.py alloc|alloc-large|small|medium [--control] [--bridge PATH]
         [--rounds N] [--pairs N] [--numel N] [--warmup N] [--steps N]
     python3 bench/tracker_split.py summary FILE
 
@@ -24,13 +24,17 @@ difference, so each process measures two phases, A then B, and prints B/A:
     over the same phases, the noise to read the others against.
 
 Workloads: alloc, torch.empty(NUMEL) + del on the GPU, best of ROUNDS
-medians of PAIRS pairs per phase (ns per pair); small and medium, the GPT
-loops of bench/workload.py, WARMUP steps then STEPS timed steps per phase,
-each between two torch.cuda.synchronize() (median ms per step).
+medians of PAIRS pairs per phase (ns per pair), NUMEL 4096 floats (16 KiB,
+PyTorch's small pool) by default; alloc-large the same with 1,048,576
+floats (4 MiB, the large pool, where the bridge also reads the
+allocator's counter: profiler/torch/bridge.cpp); small and medium, the
+GPT loops of bench/workload.py, WARMUP steps then STEPS timed steps per
+phase, each between two torch.cuda.synchronize() (median ms per step).
 Prints one line on stderr:
-  tracker_split WORKLOAD ROLE a UNIT b UNIT ratio B/A [allocs_per_step N]
+  tracker_split WORKLOAD ROLE a UNIT b UNIT ratio B/A [allocs_per_step N large_per_step M]
 ROLE: gmemprof, bare, gmemprof-control or bare-control; a GPT loop adds
-its tensor allocations per step (PyTorch's own count over phase A).
+its tensor allocations per step, all and from the large pool (PyTorch's
+own counts over phase A).
 `summary` reads such lines from FILE and prints, per workload and role,
 the median share in points of the step or pair ((A/B - 1) x 100 for
 gmemprof's share, (B/A - 1) x 100 for PyTorch's and for the controls'
@@ -38,7 +42,9 @@ drift) with its range. With alloc lines and a GPT loop's, it also
 projects each share onto that loop: ns per alloc+free (the alloc
 workload's median A - B or B - A) x allocations per step / the loop's
 step time (bare phase A): points too small for the loop's own noise to
-show, from a measurement that is not.
+show, from a measurement that is not. With alloc-large lines too, the
+loop's large-pool allocations are priced at alloc-large's ns and the rest
+at alloc's.
 """
 import argparse
 import ctypes
@@ -137,42 +143,54 @@ def detach(path):
     br.detach()
 
 
+SMALL_POOL_MAX = 1 << 20  # c10's kSmallSize: a larger request comes from the large pool
+LARGE_NUMEL = 1 << 20     # 4 MiB of floats
+
+
 def parse_args(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("workload", choices=("alloc", "small", "medium", "summary"))
+    ap.add_argument("workload", choices=("alloc", "alloc-large", "small", "medium", "summary"))
     ap.add_argument("input", nargs="?", help="summary: the file of tracker_split lines")
     ap.add_argument("--control", action="store_true", help="no switch between the phases (drift)")
     ap.add_argument("--bridge", default=os.path.join(os.environ.get("GM_BUILD_DIR", os.path.join(ROOT, "build-gpu")),
                                                      "lib", "libgmemprof_torch.so"))
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--pairs", type=int, default=100000)
-    ap.add_argument("--numel", type=int, default=4096)
+    ap.add_argument("--numel", type=int, default=None,
+                    help="floats per tensor: alloc 4096 (small pool), alloc-large 1048576 (large pool)")
     ap.add_argument("--warmup", type=int, default=20)
     ap.add_argument("--steps", type=int, default=60)
     args = ap.parse_args(argv)
     if (args.workload == "summary") != (args.input is not None):
         ap.error("FILE goes with summary, and only with it")
+    if args.numel is None:
+        args.numel = LARGE_NUMEL if args.workload == "alloc-large" else 4096
     if min(args.rounds, args.pairs, args.numel, args.warmup, args.steps) < 1:
         ap.error("--rounds, --pairs, --numel, --warmup and --steps must be >= 1")
+    if args.workload == "alloc-large" and args.numel * 4 <= SMALL_POOL_MAX:
+        ap.error("alloc-large: --numel %d is %d bytes, PyTorch's small pool (at most %d): give more than %d"
+                 % (args.numel, args.numel * 4, SMALL_POOL_MAX, SMALL_POOL_MAX // 4))
     return args
 
 
 def summary(path):
     """Shares in points per (workload, role), from the lines of FILE, and
-    the alloc workload's shares projected onto the GPT loops."""
-    shares, ns, allocs, step_ms = {}, {}, {}, {}
+    the alloc workloads' shares projected onto the GPT loops."""
+    shares, ns, allocs, large, step_ms = {}, {}, {}, {}, {}
     with open(path) as f:
         for line in f:
             w = line.split()
-            if len(w) not in (11, 13) or w[0] != "tracker_split":
+            if len(w) not in (11, 13, 15) or w[0] != "tracker_split":
                 continue
             wl, role, a, b, ratio = w[1], w[2], float(w[4]), float(w[7]), float(w[10])
             pts = (1.0 / ratio - 1.0) * 100.0 if role == "gmemprof" else (ratio - 1.0) * 100.0
             shares.setdefault((wl, role), []).append(pts)
-            if wl == "alloc" and role in ("gmemprof", "bare"):
-                ns.setdefault(role, []).append(a - b if role == "gmemprof" else b - a)
-            if len(w) == 13 and wl != "alloc":
+            if wl in ("alloc", "alloc-large") and role in ("gmemprof", "bare"):
+                ns.setdefault((wl, role), []).append(a - b if role == "gmemprof" else b - a)
+            if len(w) >= 13 and not wl.startswith("alloc"):
                 allocs.setdefault(wl, []).append(float(w[12]))
+                if len(w) == 15:
+                    large.setdefault(wl, []).append(float(w[14]))
                 if role == "bare":
                     step_ms.setdefault(wl, []).append(a)
     what = {"gmemprof": "gmemprof's share (A/B - 1)", "bare": "PyTorch's tracker share (B/A - 1)",
@@ -182,16 +200,24 @@ def summary(path):
     for (wl, role), pts in sorted(shares.items()):
         print("| %s | %s | %s | %+.2f | %+.2f .. %+.2f | %d |"
               % (wl, role, what.get(role, role), statistics.median(pts), min(pts), max(pts), len(pts)))
-    rows = [(wl, role) for wl in sorted(step_ms) for role in ("bare", "gmemprof") if role in ns]
+    rows = [(wl, role) for wl in sorted(step_ms) for role in ("bare", "gmemprof") if ("alloc", role) in ns]
     if rows:
         print()
-        print("| loop | share | ns per alloc+free (alloc, median) | allocations per step | step, ms (bare A) "
-              "| points, projected |")
-        print("|---|---|---|---|---|---|")
+        print("| loop | share | ns per alloc+free, small pool (alloc) | large pool (alloc-large) "
+              "| allocations per step | of them large | step, ms (bare A) | points, projected |")
+        print("|---|---|---|---|---|---|---|---|")
         for wl, role in rows:
-            n, k, ms = statistics.median(ns[role]), statistics.median(allocs[wl]), statistics.median(step_ms[wl])
-            print("| %s | %s | %.1f | %.0f | %.3f | %+.2f |"
-                  % (wl, "PyTorch's" if role == "bare" else "gmemprof's", n, k, ms, n * k / (ms * 1e6) * 100.0))
+            n, k = statistics.median(ns[("alloc", role)]), statistics.median(allocs[wl])
+            ms = statistics.median(step_ms[wl])
+            # the large pool priced apart only where both its ns and its count were measured
+            if ("alloc-large", role) in ns and wl in large:
+                nl, kl = statistics.median(ns[("alloc-large", role)]), statistics.median(large[wl])
+                cost, nl_s, kl_s = n * (k - kl) + nl * kl, "%.1f" % nl, "%.0f" % kl
+            else:
+                cost, nl_s, kl_s = n * k, "n/a", "n/a"
+            print("| %s | %s | %.1f | %s | %.0f | %s | %.3f | %+.2f |"
+                  % (wl, "PyTorch's" if role == "bare" else "gmemprof's", n, nl_s, k, kl_s, ms,
+                     cost / (ms * 1e6) * 100.0))
     return 0 if shares else 1
 
 
@@ -201,7 +227,7 @@ def main(argv=None):
         return summary(args.input)
     import torch
 
-    if args.workload == "alloc":
+    if args.workload.startswith("alloc"):
         torch.cuda.init()
         torch.empty(1024, device="cuda")  # the allocator is initialized: the bridge may attach
         unit = "ns_per_pair"
@@ -232,7 +258,8 @@ def main(argv=None):
             return statistics.median(run(args.steps)) * 1000.0
 
         def allocations():
-            return torch.cuda.memory_stats().get("allocation.all.allocated", 0)
+            st = torch.cuda.memory_stats()
+            return st.get("allocation.all.allocated", 0), st.get("allocation.large_pool.allocated", 0)
 
     # gmemprof attaches its bridge at the first CUDA context, or at the
     # first step once PyTorch's allocator is initialized: make one, then look
@@ -241,11 +268,13 @@ def main(argv=None):
     role = "gmemprof" if loaded else "bare"
     if not loaded and not args.control and not os.path.exists(args.bridge):
         sys.exit("tracker_split: no bridge at %s: build with -DGMEMPROF_TORCH=ON or pass --bridge" % args.bridge)
-    made = allocations() if args.workload != "alloc" else 0
+    looped = not args.workload.startswith("alloc")
+    made = allocations() if looped else None
     a = phase()
     per_step = ""
-    if args.workload != "alloc":
-        per_step = " allocs_per_step %.1f" % ((allocations() - made) / float(args.warmup + args.steps))
+    if looped:
+        now, steps = allocations(), float(args.warmup + args.steps)
+        per_step = " allocs_per_step %.1f large_per_step %.1f" % ((now[0] - made[0]) / steps, (now[1] - made[1]) / steps)
     if args.control:
         role += "-control"
     elif loaded:

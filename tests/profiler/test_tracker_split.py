@@ -64,11 +64,18 @@ def main():
     lines = os.path.join(work, "split.txt")
     with open(lines, "w") as f:
         f.write("tracker_split small gmemprof a 20.0 ms_per_step b 16.0 ms_per_step ratio 0.8000\n"
-                "tracker_split small bare a 16.0 ms_per_step b 16.48 ms_per_step ratio 1.0300 allocs_per_step 700.0\n"
-                "tracker_split small bare a 12.0 ms_per_step b 12.16 ms_per_step ratio 1.0133 allocs_per_step 720.0\n"
-                "tracker_split small bare a 14.0 ms_per_step b 14.14 ms_per_step ratio 1.0100 allocs_per_step 710.0\n"
+                "tracker_split small bare a 16.0 ms_per_step b 16.48 ms_per_step ratio 1.0300"
+                " allocs_per_step 700.0 large_per_step 200.0\n"
+                "tracker_split small bare a 12.0 ms_per_step b 12.16 ms_per_step ratio 1.0133"
+                " allocs_per_step 720.0 large_per_step 220.0\n"
+                "tracker_split small bare a 14.0 ms_per_step b 14.14 ms_per_step ratio 1.0100"
+                " allocs_per_step 710.0 large_per_step 210.0\n"
+                "tracker_split medium bare a 100.0 ms_per_step b 101.0 ms_per_step ratio 1.0100"
+                " allocs_per_step 1000.0\n"
                 "tracker_split alloc gmemprof a 2300.0 ns_per_pair b 2100.0 ns_per_pair ratio 0.9130\n"
                 "tracker_split alloc bare a 2000.0 ns_per_pair b 2120.0 ns_per_pair ratio 1.0600\n"
+                "tracker_split alloc-large gmemprof a 2600.0 ns_per_pair b 2200.0 ns_per_pair ratio 0.8462\n"
+                "tracker_split alloc-large bare a 2000.0 ns_per_pair b 2180.0 ns_per_pair ratio 1.0900\n"
                 "# gmemprof-control small failed: no line\n")
     out = os.path.join(work, "split.md")
     with open(out, "w") as f:
@@ -83,10 +90,28 @@ def main():
           "gmemprof row:\n" + text)
     check("| small | bare | PyTorch's tracker share (B/A - 1) | +1.33 | +1.00 .. +3.00 | 3 |" in text,
           "bare row:\n" + text)
-    # projected: 200 ns (2300 - 2100) x 710 allocations / 14 ms = 1.01 points;
-    # PyTorch's 120 ns (2120 - 2000) x 710 / 14 ms = 0.61
-    check("| small | gmemprof's | 200.0 | 710 | 14.000 | +1.01 |" in text, "projected gmemprof row:\n" + text)
-    check("| small | PyTorch's | 120.0 | 710 | 14.000 | +0.61 |" in text, "projected PyTorch row:\n" + text)
+    check("| alloc-large | gmemprof | gmemprof's share (A/B - 1) | +18.18 | +18.18 .. +18.18 | 1 |" in text,
+          "alloc-large row (2600 / 2200 - 1):\n" + text)
+    # small, pools apart: gmemprof 200 ns (2300 - 2100) x (710 - 210) small-pool allocations
+    # + 400 ns (2600 - 2200) x 210 large-pool ones = 184,000 ns per 14 ms step = 1.31 points;
+    # PyTorch's 120 ns x 500 + 180 ns x 210 = 97,800 ns = 0.70
+    check("| small | gmemprof's | 200.0 | 400.0 | 710 | 210 | 14.000 | +1.31 |" in text,
+          "projected gmemprof row:\n" + text)
+    check("| small | PyTorch's | 120.0 | 180.0 | 710 | 210 | 14.000 | +0.70 |" in text,
+          "projected PyTorch row:\n" + text)
+    # medium has no large-pool count: every allocation at the small pool's price,
+    # 200 ns x 1000 / 100 ms = 0.20 points, PyTorch's 120 ns x 1000 = 0.12
+    check("| medium | gmemprof's | 200.0 | n/a | 1000 | n/a | 100.000 | +0.20 |" in text,
+          "projected medium gmemprof row:\n" + text)
+    check("| medium | PyTorch's | 120.0 | n/a | 1000 | n/a | 100.000 | +0.12 |" in text,
+          "projected medium PyTorch row:\n" + text)
+    try:
+        ts.parse_args(["alloc-large", "--numel", "262144"])
+        check(False, "alloc-large accepted a 1 MiB tensor, which is PyTorch's small pool")
+    except SystemExit:
+        pass
+    check(ts.parse_args(["alloc-large"]).numel == 1 << 20 and ts.parse_args(["alloc"]).numel == 4096,
+          "default --numel: alloc-large 1048576, alloc 4096")
     print("tracker_split: %d failure(s)" % fails)
     return 1 if fails else 0
 
