@@ -60,11 +60,9 @@ static int complete_newest(unsigned device, uint64_t address, uint64_t stream)
 {
     uint64_t pos;
     const gmp_ev *ev = gmp_ring_newest(&gmp_g.ring, &pos);
-    if (!ev || ev->type != GMP_EV_BLOCK || ev->block.action != GMT_BLK_FREE_REQUESTED || ev->a != address ||
-        ev->block.device != device || ev->c != stream)
-        return 0;
-    gmp_tls *t = gmp_self();
-    if (ev->tid != gmp_tid(t) || gmp_now() - ev->ts >= SAME_CALL_NS)
+    /* the thread by pthread_self(), a read of the thread pointer: the
+     * thread's block is a __tls_get_addr call away (gmp_self) */
+    if (!ev || !gmp_ev_block_same_call(ev, device, address, stream, (uint64_t)pthread_self(), gmp_now(), SAME_CALL_NS))
         return 0;
     return gmp_ring_mark(&gmp_g.ring, pos) == 0;
 }
@@ -105,6 +103,7 @@ static void host_block(const gmp_bridge_origin *o, unsigned action, unsigned dev
     ev.block.device = (uint16_t)device;
     ev.block.requested = requested;
     ev.block.counter = counter;
+    ev.block.thread = (uint64_t)pthread_self();
     (void)gmp_post_ready(&ev); /* stamped from the origin: no second look at the thread */
 }
 

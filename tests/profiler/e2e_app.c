@@ -21,6 +21,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1331,6 +1332,44 @@ static int sc_torch_small(void)
     return 0;
 }
 
+/* A free requested on one thread and completed on another right after it
+ * (a record_stream block whose event another thread's allocator call finds
+ * done): the completion is that thread's, never folded into the request;
+ * then a same-thread pair, which is (profiler/torch.c, complete_newest). */
+static _Atomic int xt_ready, xt_go;
+
+static void *completer_thread(void *p)
+{
+    (void)p;
+    fact("t3.tid", gettid_());
+    atomic_store(&xt_ready, 1);
+    while (!atomic_load(&xt_go))
+        ;
+    bev(GMT_BLK_FREE_COMPLETED, 0, TSEG, 1 * MIB);
+    return NULL;
+}
+
+static int sc_torch_xthread(void)
+{
+    (void)bridge_open();
+    fact("tid", gettid_());
+    fake_cupti_context_created(1);
+    cuda_malloc(TSEG, 20 * MIB);
+    bev(GMT_BLK_SEGMENT_ALLOC, 0, TSEG, 20 * MIB);
+    bev(GMT_BLK_ALLOC, 0, TSEG, 1 * MIB);
+    pthread_t th;
+    pthread_create(&th, NULL, completer_thread, NULL);
+    while (!atomic_load(&xt_ready))
+        ;
+    bev(GMT_BLK_FREE_REQUESTED, 0, TSEG, 1 * MIB);
+    atomic_store(&xt_go, 1);
+    pthread_join(th, NULL);
+    bev(GMT_BLK_ALLOC, 0, TSEG + 1 * MIB, 2 * MIB);
+    bev(GMT_BLK_FREE_REQUESTED, 0, TSEG + 1 * MIB, 2 * MIB);
+    bev(GMT_BLK_FREE_COMPLETED, 0, TSEG + 1 * MIB, 2 * MIB);
+    return 0;
+}
+
 /* With the bridge and the flight recorder: a segment and blocks, then in
  * step 2, inside "aten::mm", the allocator's cudaMalloc fails (it may
  * still recover: no dump) and it gives up (its OOM event: the dump). */
@@ -1600,6 +1639,8 @@ int main(int argc, char **argv)
         rc = sc_torch_oom();
     else if (strcmp(sc, "torch_small") == 0)
         rc = sc_torch_small();
+    else if (strcmp(sc, "torch_xthread") == 0)
+        rc = sc_torch_xthread();
     else if (strncmp(sc, "torch", 5) == 0)
         rc = sc_torch();
     else if (strcmp(sc, "oom_ranks") == 0)

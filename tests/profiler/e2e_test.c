@@ -2506,6 +2506,25 @@ static void t_torch(void)
     CHECK(g1 && g1->u.tag.dev[0].fw_allocated == 1 * MIB + 512 * 1024 + 4 * MIB + 512 + 3 * MIB);
     trace_free(&t);
 
+    /* a completion on another thread right after the request is its own
+     * event; a same-thread one is folded into the request (the ring's mark) */
+    run_app_in("torch_xthread", "torch_xthread", env, &r);
+    CHECK(exited(&r, 0));
+    t = load_trace_of(&r);
+    check_complete(&t);
+    const rec *xr = block_at(&t, GMT_BLK_FREE_REQUESTED, TSEG, 0);
+    const rec *xc = block_at(&t, GMT_BLK_FREE_COMPLETED, TSEG, 0);
+    CHECK(xr && xc);
+    if (xr && xc) {
+        CHECK_EQ_U64(xr->u.block.tid, F("tid"));
+        CHECK_EQ_U64(xc->u.block.tid, F("t3.tid"));
+        CHECK(xc->u.block.ts > xr->u.block.ts);
+    }
+    xr = block_at(&t, GMT_BLK_FREE_REQUESTED, TSEG + 1 * MIB, 0);
+    xc = block_at(&t, GMT_BLK_FREE_COMPLETED, TSEG + 1 * MIB, 0);
+    CHECK(xr && xc && xc->u.block.ts == xr->u.block.ts && xc->u.block.tid == F("tid"));
+    trace_free(&t);
+
     /* a schedule: what was live before the window is its baseline */
     const char *senv[] = {be, ce, "GMEMPROF_SCHEDULE=wait=1,active=1", NULL};
     run_app_in("torch_sched", "torch", senv, &r);

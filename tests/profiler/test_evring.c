@@ -4,7 +4,8 @@
  * one consumer: every event pushed is popped once, in each producer's own
  * order, and every refused one is counted. Marks: only the newest event,
  * only once, only before the writer takes it, and every mark that
- * succeeded reaches the consumer, also while it pops concurrently.
+ * succeeded reaches the consumer, also while it pops concurrently. The
+ * same-call test that decides a mark: each condition alone refuses it.
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -12,6 +13,7 @@
 #include <string.h>
 
 #include "evring.h"
+#include "gmemprof/trace_format.h"
 #include "tcheck.h"
 
 static _Atomic int g_done; /* producer threads finished */
@@ -268,6 +270,35 @@ static void test_producers(void)
     gmp_ring_destroy(&r);
 }
 
+/* A FREE_REQUESTED of block 0x1000, device 1, stream 0x50, by thread 7
+ * at t = 5000, against a completion by each condition's other value. */
+static void test_same_call(void)
+{
+    gmp_ev q;
+    memset(&q, 0, sizeof q);
+    q.type = GMP_EV_BLOCK;
+    q.ts = 5000;
+    q.a = 0x1000;
+    q.c = 0x50;
+    q.block.action = GMT_BLK_FREE_REQUESTED;
+    q.block.device = 1;
+    q.block.thread = 7;
+    CHECK_EQ_U64(gmp_ev_block_same_call(&q, 1, 0x1000, 0x50, 7, 6999, 2000), 1);
+    CHECK_EQ_U64(gmp_ev_block_same_call(&q, 1, 0x1000, 0x50, 7, 5000, 2000), 1);
+    CHECK_EQ_U64(gmp_ev_block_same_call(&q, 1, 0x1000, 0x50, 7, 7000, 2000), 0);   /* as old as the window */
+    CHECK_EQ_U64(gmp_ev_block_same_call(&q, 1, 0x1000, 0x50, 7, 4999, 2000), 0);   /* before the request */
+    CHECK_EQ_U64(gmp_ev_block_same_call(&q, 1, 0x1000, 0x50, 8, 5100, 2000), 0);   /* another thread */
+    CHECK_EQ_U64(gmp_ev_block_same_call(&q, 1, 0x2000, 0x50, 7, 5100, 2000), 0);   /* another block */
+    CHECK_EQ_U64(gmp_ev_block_same_call(&q, 0, 0x1000, 0x50, 7, 5100, 2000), 0);   /* another device */
+    CHECK_EQ_U64(gmp_ev_block_same_call(&q, 1, 0x1000, 0x60, 7, 5100, 2000), 0);   /* another stream */
+    CHECK_EQ_U64(gmp_ev_block_same_call(NULL, 1, 0x1000, 0x50, 7, 5100, 2000), 0);
+    q.block.action = GMT_BLK_ALLOC;
+    CHECK_EQ_U64(gmp_ev_block_same_call(&q, 1, 0x1000, 0x50, 7, 5100, 2000), 0);   /* not a request */
+    q.block.action = GMT_BLK_FREE_REQUESTED;
+    q.type = GMP_EV_MARK;
+    CHECK_EQ_U64(gmp_ev_block_same_call(&q, 1, 0x1000, 0x50, 7, 5100, 2000), 0);   /* not a block */
+}
+
 int main(void)
 {
     test_sizes();
@@ -275,6 +306,7 @@ int main(void)
     test_names();
     test_mark();
     test_mark_race();
+    test_same_call();
     test_producers();
     return tcheck_result("profiler.evring");
 }
