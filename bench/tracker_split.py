@@ -44,7 +44,8 @@ workload's median A - B or B - A) x allocations per step / the loop's
 step time (bare phase A): points too small for the loop's own noise to
 show, from a measurement that is not. With alloc-large lines too, the
 loop's large-pool allocations are priced at alloc-large's ns and the rest
-at alloc's.
+at alloc's. With both shares, a last row adds them: the bridge against
+no tracker at all.
 """
 import argparse
 import ctypes
@@ -206,18 +207,25 @@ def summary(path):
         print("| loop | share | ns per alloc+free, small pool (alloc) | large pool (alloc-large) "
               "| allocations per step | of them large | step, ms (bare A) | points, projected |")
         print("|---|---|---|---|---|---|---|---|")
-        for wl, role in rows:
-            n, k = statistics.median(ns[("alloc", role)]), statistics.median(allocs[wl])
-            ms = statistics.median(step_ms[wl])
-            # the large pool priced apart only where both its ns and its count were measured
-            if ("alloc-large", role) in ns and wl in large:
-                nl, kl = statistics.median(ns[("alloc-large", role)]), statistics.median(large[wl])
-                cost, nl_s, kl_s = n * (k - kl) + nl * kl, "%.1f" % nl, "%.0f" % kl
-            else:
-                cost, nl_s, kl_s = n * k, "n/a", "n/a"
-            print("| %s | %s | %.1f | %s | %.0f | %s | %.3f | %+.2f |"
-                  % (wl, "PyTorch's" if role == "bare" else "gmemprof's", n, nl_s, k, kl_s, ms,
-                     cost / (ms * 1e6) * 100.0))
+        for wl in sorted({wl for wl, _ in rows}):
+            roles = [role for w, role in rows if w == wl]
+            k, ms = statistics.median(allocs[wl]), statistics.median(step_ms[wl])
+            # the large pool priced apart only where its ns and its count were measured for every role
+            split = wl in large and all(("alloc-large", role) in ns for role in roles)
+            kl = statistics.median(large[wl]) if split else 0.0
+            total = [0.0, 0.0]
+            for role in roles + (["both"] if len(roles) == 2 else []):
+                if role == "both":
+                    n, nl = total
+                else:
+                    n = statistics.median(ns[("alloc", role)])
+                    nl = statistics.median(ns[("alloc-large", role)]) if split else n
+                    total = [total[0] + n, total[1] + nl]
+                cost = n * (k - kl) + nl * kl
+                name = {"bare": "PyTorch's", "gmemprof": "gmemprof's", "both": "both (the bridge against none)"}[role]
+                print("| %s | %s | %.1f | %s | %.0f | %s | %.3f | %+.2f |"
+                      % (wl, name, n, "%.1f" % nl if split else "n/a", k, "%.0f" % kl if split else "n/a", ms,
+                         cost / (ms * 1e6) * 100.0))
     return 0 if shares else 1
 
 
@@ -274,7 +282,8 @@ def main(argv=None):
     per_step = ""
     if looped:
         now, steps = allocations(), float(args.warmup + args.steps)
-        per_step = " allocs_per_step %.1f large_per_step %.1f" % ((now[0] - made[0]) / steps, (now[1] - made[1]) / steps)
+        per_step = " allocs_per_step %.1f large_per_step %.1f" % ((now[0] - made[0]) / steps,
+                                                                 (now[1] - made[1]) / steps)
     if args.control:
         role += "-control"
     elif loaded:

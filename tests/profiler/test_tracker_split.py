@@ -99,6 +99,11 @@ def main():
           "projected gmemprof row:\n" + text)
     check("| small | PyTorch's | 120.0 | 180.0 | 710 | 210 | 14.000 | +0.70 |" in text,
           "projected PyTorch row:\n" + text)
+    # both: (320 x 500 + 580 x 210) ns / 14 ms = 2.01 points; medium 320 x 1000 / 100 ms = 0.32
+    check("| small | both (the bridge against none) | 320.0 | 580.0 | 710 | 210 | 14.000 | +2.01 |" in text,
+          "projected small total row:\n" + text)
+    check("| medium | both (the bridge against none) | 320.0 | n/a | 1000 | n/a | 100.000 | +0.32 |" in text,
+          "projected medium total row:\n" + text)
     # medium has no large-pool count: every allocation at the small pool's price,
     # 200 ns x 1000 / 100 ms = 0.20 points, PyTorch's 120 ns x 1000 = 0.12
     check("| medium | gmemprof's | 200.0 | n/a | 1000 | n/a | 100.000 | +0.20 |" in text,
