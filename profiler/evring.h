@@ -85,8 +85,6 @@ typedef struct gmp_ev_block {
     uint8_t has_counter;
     uint8_t completed; /* set by the writer from the ring's mark (gmp_asm_event_added):
                         * a FREE_REQUESTED that stands for its FREE_COMPLETED too */
-    uint64_t thread;   /* the producer's pthread_self(): a later call on the same thread
-                        * knows its own event without a TLS lookup (profiler/torch.c) */
 } gmp_ev_block;
 
 /* What an out-of-memory event carries besides the common fields. */
@@ -163,11 +161,11 @@ size_t gmp_ring_size(const gmp_ring *r);
 void gmp_ev_set_name(gmp_ev *ev, const char *s, size_t n);
 
 /* 1 when req (the ring's newest event) is the free request that a
- * FREE_COMPLETED of (device, address, stream), made on thread `thread`
- * (pthread_self) at time `now`, completes in the same allocator call: a
- * BLOCK FREE_REQUESTED of that block, by that thread, less than window_ns
+ * FREE_COMPLETED of (device, address, stream), made on thread `tid` at
+ * time `now`, completes in the same allocator call: a BLOCK
+ * FREE_REQUESTED of that block, by that thread, less than window_ns
  * before now. 0 otherwise, req NULL included. */
-int gmp_ev_block_same_call(const gmp_ev *req, unsigned device, uint64_t address, uint64_t stream,
-                           uint64_t thread, uint64_t now, uint64_t window_ns);
+int gmp_ev_block_same_call(const gmp_ev *req, unsigned device, uint64_t address, uint64_t stream, uint32_t tid,
+                           uint64_t now, uint64_t window_ns);
 
 #endif

@@ -60,9 +60,8 @@ static int complete_newest(unsigned device, uint64_t address, uint64_t stream)
 {
     uint64_t pos;
     const gmp_ev *ev = gmp_ring_newest(&gmp_g.ring, &pos);
-    /* the thread by pthread_self(), a read of the thread pointer: the
-     * thread's block is a __tls_get_addr call away (gmp_self) */
-    if (!ev || !gmp_ev_block_same_call(ev, device, address, stream, (uint64_t)pthread_self(), gmp_now(), SAME_CALL_NS))
+    /* the thread's block is warm: the request's call used it a moment ago */
+    if (!ev || !gmp_ev_block_same_call(ev, device, address, stream, gmp_tid(gmp_self()), gmp_now(), SAME_CALL_NS))
         return 0;
     return gmp_ring_mark(&gmp_g.ring, pos) == 0;
 }
@@ -103,7 +102,6 @@ static void host_block(const gmp_bridge_origin *o, unsigned action, unsigned dev
     ev.block.device = (uint16_t)device;
     ev.block.requested = requested;
     ev.block.counter = counter;
-    ev.block.thread = (uint64_t)pthread_self();
     (void)gmp_post_ready(&ev); /* stamped from the origin: no second look at the thread */
 }
 

@@ -275,10 +275,11 @@ static void test_producers(void)
 static void test_same_call(void)
 {
     gmp_ev q = {.type = GMP_EV_BLOCK,
+                .tid = 7,
                 .ts = 5000,
                 .a = 0x1000,
                 .c = 0x50,
-                .block = {.action = GMT_BLK_FREE_REQUESTED, .device = 1, .thread = 7}};
+                .block = {.action = GMT_BLK_FREE_REQUESTED, .device = 1}};
     CHECK_EQ_U64(gmp_ev_block_same_call(&q, 1, 0x1000, 0x50, 7, 6999, 2000), 1);
     CHECK_EQ_U64(gmp_ev_block_same_call(&q, 1, 0x1000, 0x50, 7, 5000, 2000), 1);
     CHECK_EQ_U64(gmp_ev_block_same_call(&q, 1, 0x1000, 0x50, 7, 7000, 2000), 0);   /* as old as the window */
