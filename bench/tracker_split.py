@@ -201,28 +201,27 @@ def summary(path):
     for (wl, role), pts in sorted(shares.items()):
         print("| %s | %s | %s | %+.2f | %+.2f .. %+.2f | %d |"
               % (wl, role, what.get(role, role), statistics.median(pts), min(pts), max(pts), len(pts)))
-    rows = [(wl, role) for wl in sorted(step_ms) for role in ("bare", "gmemprof") if ("alloc", role) in ns]
-    if rows:
+    roles = [role for role in ("bare", "gmemprof") if ("alloc", role) in ns]
+    if roles and step_ms:
         print()
         print("| loop | share | ns per alloc+free, small pool (alloc) | large pool (alloc-large) "
               "| allocations per step | of them large | step, ms (bare A) | points, projected |")
         print("|---|---|---|---|---|---|---|---|")
-        for wl in sorted({wl for wl, _ in rows}):
-            roles = [role for w, role in rows if w == wl]
+        for wl in sorted(step_ms):
             k, ms = statistics.median(allocs[wl]), statistics.median(step_ms[wl])
             # the large pool priced apart only where its ns and its count were measured for every role
             split = wl in large and all(("alloc-large", role) in ns for role in roles)
             kl = statistics.median(large[wl]) if split else 0.0
-            total = [0.0, 0.0]
-            for role in roles + (["both"] if len(roles) == 2 else []):
-                if role == "both":
-                    n, nl = total
-                else:
-                    n = statistics.median(ns[("alloc", role)])
-                    nl = statistics.median(ns[("alloc-large", role)]) if split else n
-                    total = [total[0] + n, total[1] + nl]
+            priced = []  # (share, ns small pool, ns large pool)
+            for role in roles:
+                n = statistics.median(ns[("alloc", role)])
+                nl = statistics.median(ns[("alloc-large", role)]) if split else n
+                priced.append(("PyTorch's" if role == "bare" else "gmemprof's", n, nl))
+            if len(priced) == 2:
+                priced.append(("both (the bridge against none)", priced[0][1] + priced[1][1],
+                               priced[0][2] + priced[1][2]))
+            for name, n, nl in priced:
                 cost = n * (k - kl) + nl * kl
-                name = {"bare": "PyTorch's", "gmemprof": "gmemprof's", "both": "both (the bridge against none)"}[role]
                 print("| %s | %s | %.1f | %s | %.0f | %s | %.3f | %+.2f |"
                       % (wl, name, n, "%.1f" % nl if split else "n/a", k, "%.0f" % kl if split else "n/a", ms,
                          cost / (ms * 1e6) * 100.0))
