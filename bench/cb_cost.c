@@ -27,7 +27,9 @@
  * and CB_COST_C10 (its stand-in libc10_cuda.so) it also times the PyTorch
  * bridge's hot path: host->block, which the allocator's trace tracker calls
  * three times for a tensor's alloc + free (ALLOC, FREE_REQUESTED,
- * FREE_COMPLETED), paced like the NVTX batches, and an op range through
+ * FREE_COMPLETED), paced like the NVTX batches, beside host->origin alone
+ * at the alloc and at the free (who and when: the least any record of the
+ * tensor costs the profiler on that thread), and an op range through
  * host->op_begin/op_end, with and without a block allocated inside it.
  * Prints one line per configuration; exits non-zero only when the profiler
  * did not see the launches at all.
@@ -225,8 +227,11 @@ static uint64_t op_cost(const gmp_bridge_host *host, int with_block, uint64_t *a
  * of 3000, 20 ms apart (the writer drains the ring in between), thread CPU
  * time. With COLD_KIB the caches are evicted before the ALLOC and before
  * the free, as the program's own work between them does, and each is timed
- * alone, less the same timing around nothing, over 10 batches. */
-static uint64_t block_cost(const gmp_bridge_host *host, uint64_t *addr)
+ * alone, less the same timing around nothing, over 10 batches.
+ * origin_only: host->origin at the alloc and at the free instead, which
+ * records nothing: who and when, the least that a tensor's attribution
+ * asks of the profiler on the allocating thread. */
+static uint64_t block_cost(const gmp_bridge_host *host, uint64_t *addr, int origin_only)
 {
     uint8_t *cold = cold_open();
     uint64_t ns = 0, empty = 0, sink = 0;
@@ -240,7 +245,11 @@ static uint64_t block_cost(const gmp_bridge_host *host, uint64_t *addr)
                     sink += evict(cold, g_cold);
                     l0 = mono_ns();
                 }
-                if (half == 0) {
+                if (origin_only) {
+                    gmp_bridge_origin o;
+                    host->origin(&o);
+                    sink += o.w[0] & 1;
+                } else if (half == 0) {
                     host->block(NULL, GMT_BLK_ALLOC, 0, a, 4096, 4000, 7, 0, GMP_BRIDGE_HAS_COUNTER, 4096);
                 } else {
                     host->block(NULL, GMT_BLK_FREE_REQUESTED, 0, a, 4096, 4000, 7, 0, 0, 0);
@@ -276,9 +285,12 @@ static void bridge_cost(void)
     }
     uint64_t addr = 0x7f0000000000ull;
     const char *how = g_cold ? ", caches evicted before the alloc and before the free (COLD_KIB)" : "";
-    uint64_t nb = block_cost(host, &addr);
+    uint64_t nb = block_cost(host, &addr, 0);
     printf("PyTorch bridge: alloc+free of a block with profiler %.1f ns (3 host->block calls%s)\n", nb / 1000.0,
            how);
+    uint64_t no = block_cost(host, &addr, 1);
+    printf("PyTorch bridge: who and when of a block's alloc and free %.1f ns (2 host->origin calls, nothing "
+           "recorded%s)\n", no / 1000.0, how);
 
     uint64_t ns0 = op_cost(host, 0, &addr), ns1 = op_cost(host, 1, &addr);
     how = g_cold ? ", caches evicted between ops (COLD_KIB)" : "";
