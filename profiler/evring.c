@@ -152,12 +152,11 @@ void gmp_ev_set_name(gmp_ev *ev, const char *s, size_t n)
     ev->len = (uint16_t)n;
 }
 
-int gmp_ev_block_same_call(const gmp_ev *req, unsigned device, uint64_t address, uint64_t stream, uint32_t tid,
-                           uint64_t now, uint64_t window_ns)
+int gmp_ev_block_same_call(const gmp_ev *req, const gmp_block_call *c, uint64_t window_ns)
 {
     /* now before the request's time (another thread's clock read racing
      * it) wraps to a large age: not the same call */
-    return req && req->type == GMP_EV_BLOCK && req->block.action == GMT_BLK_FREE_REQUESTED && req->a == address &&
-           req->block.device == device && req->c == stream && req->tid == tid &&
-           now - req->ts < window_ns;
+    return req && req->type == GMP_EV_BLOCK && req->block.action == GMT_BLK_FREE_REQUESTED &&
+           req->a == c->address && req->block.device == c->device && req->c == c->stream && req->tid == c->tid &&
+           req->block.seq == c->seq && c->now - req->ts < window_ns;
 }

@@ -160,12 +160,25 @@ size_t gmp_ring_size(const gmp_ring *r);
  * trailing "..." so a cut name is visibly cut. */
 void gmp_ev_set_name(gmp_ev *ev, const char *s, size_t n);
 
-/* 1 when req (the ring's newest event) is the free request that a
- * FREE_COMPLETED of (device, address, stream), made on thread `tid` at
- * time `now`, completes in the same allocator call: a BLOCK
- * FREE_REQUESTED of that block, by that thread, less than window_ns
- * before now. 0 otherwise, req NULL included. */
-int gmp_ev_block_same_call(const gmp_ev *req, unsigned device, uint64_t address, uint64_t stream, uint32_t tid,
-                           uint64_t now, uint64_t window_ns);
+/* A FREE_COMPLETED as the bridge sees it: the block, the completing
+ * thread, its launch count and the time of the call. */
+typedef struct gmp_block_call {
+    unsigned device;
+    uint32_t tid;
+    uint64_t address;
+    uint64_t stream;
+    uint64_t seq; /* the thread's launches so far (gmp_tls.seq) */
+    uint64_t now;
+} gmp_block_call;
+
+/* 1 when req (the ring's newest event) is the free request that the
+ * completion c finishes in the same allocator call: a BLOCK
+ * FREE_REQUESTED of that block, by that thread, with no launch of the
+ * thread in between, less than window_ns before c->now. 0 otherwise, req
+ * NULL included. The launch count decides a completion that record_stream
+ * delayed past a kernel whatever the timing; the window bounds the error
+ * of stamping a completion at its request's time where nothing separates
+ * them but time. */
+int gmp_ev_block_same_call(const gmp_ev *req, const gmp_block_call *c, uint64_t window_ns);
 
 #endif

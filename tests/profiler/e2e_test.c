@@ -2427,13 +2427,17 @@ static void t_torch(void)
     const rec *kc = kernel_by_name(&t, "k_c");
     CHECK(fr && fc && kc && fr->u.block.seq + 1 == kc->u.kernel.seq && fc->u.block.seq == kc->u.kernel.seq);
     CHECK(fr && fc && fc->u.block.ts > fr->u.block.ts);
-    /* the free completed in the same call: the request's ring event was
-     * marked (torch.c), the completion written at its time, attributed alike */
+    /* the free completed in the same call: attributed as its request.
+     * Whether it was folded into the request's ring event (torch.c: its
+     * time then is the request's) or the writer took the request first
+     * (its own, later time) depends on scheduling; both are right, so
+     * only what holds in both is checked here. The fold itself:
+     * profiler.evring (test_mark, test_same_call), profiler.assembler. */
     const rec *sr = block_at(&t, GMT_BLK_FREE_REQUESTED, TSEG + 4 * MIB, 0);
     const rec *sc = block_at(&t, GMT_BLK_FREE_COMPLETED, TSEG + 4 * MIB, 0);
     CHECK(sr && sc);
     if (sr && sc) {
-        CHECK_EQ_U64(sc->u.block.ts, sr->u.block.ts);
+        CHECK(sc->u.block.ts >= sr->u.block.ts);
         CHECK_EQ_U64(sc->u.block.tid, sr->u.block.tid);
         CHECK_EQ_U64(sc->u.block.range, sr->u.block.range);
         CHECK_EQ_U64(sc->u.block.seq, sr->u.block.seq);
@@ -2507,7 +2511,7 @@ static void t_torch(void)
     trace_free(&t);
 
     /* a completion on another thread right after the request is its own
-     * event; a same-thread one is folded into the request (the ring's mark) */
+     * event; a same-thread one is the request's thread's, folded or not */
     run_app_in("torch_xthread", "torch_xthread", env, &r);
     CHECK(exited(&r, 0));
     t = load_trace_of(&r);
@@ -2522,7 +2526,8 @@ static void t_torch(void)
     }
     xr = block_at(&t, GMT_BLK_FREE_REQUESTED, TSEG + 1 * MIB, 0);
     xc = block_at(&t, GMT_BLK_FREE_COMPLETED, TSEG + 1 * MIB, 0);
-    CHECK(xr && xc && xc->u.block.ts == xr->u.block.ts && xc->u.block.tid == F("tid"));
+    CHECK(xr && xc && xc->u.block.ts >= xr->u.block.ts && xc->u.block.tid == F("tid") &&
+          xc->u.block.seq == xr->u.block.seq && xc->u.block.range == xr->u.block.range);
     trace_free(&t);
 
     /* a schedule: what was live before the window is its baseline */

@@ -271,7 +271,15 @@ static void test_producers(void)
 }
 
 /* A FREE_REQUESTED of block 0x1000, device 1, stream 0x50, by thread 7
- * at t = 5000, against a completion by each condition's other value. */
+ * after its 3rd launch, at t = 5000, against a completion by each
+ * condition's other value. */
+static int same_call(const gmp_ev *q, unsigned device, uint64_t address, uint64_t stream, uint32_t tid, uint64_t seq,
+                     uint64_t now)
+{
+    gmp_block_call c = {.device = device, .tid = tid, .address = address, .stream = stream, .seq = seq, .now = now};
+    return gmp_ev_block_same_call(q, &c, 2000);
+}
+
 static void test_same_call(void)
 {
     gmp_ev q = {.type = GMP_EV_BLOCK,
@@ -279,21 +287,22 @@ static void test_same_call(void)
                 .ts = 5000,
                 .a = 0x1000,
                 .c = 0x50,
-                .block = {.action = GMT_BLK_FREE_REQUESTED, .device = 1}};
-    CHECK_EQ_U64(gmp_ev_block_same_call(&q, 1, 0x1000, 0x50, 7, 6999, 2000), 1);
-    CHECK_EQ_U64(gmp_ev_block_same_call(&q, 1, 0x1000, 0x50, 7, 5000, 2000), 1);
-    CHECK_EQ_U64(gmp_ev_block_same_call(&q, 1, 0x1000, 0x50, 7, 7000, 2000), 0);   /* as old as the window */
-    CHECK_EQ_U64(gmp_ev_block_same_call(&q, 1, 0x1000, 0x50, 7, 4999, 2000), 0);   /* before the request */
-    CHECK_EQ_U64(gmp_ev_block_same_call(&q, 1, 0x1000, 0x50, 8, 5100, 2000), 0);   /* another thread */
-    CHECK_EQ_U64(gmp_ev_block_same_call(&q, 1, 0x2000, 0x50, 7, 5100, 2000), 0);   /* another block */
-    CHECK_EQ_U64(gmp_ev_block_same_call(&q, 0, 0x1000, 0x50, 7, 5100, 2000), 0);   /* another device */
-    CHECK_EQ_U64(gmp_ev_block_same_call(&q, 1, 0x1000, 0x60, 7, 5100, 2000), 0);   /* another stream */
-    CHECK_EQ_U64(gmp_ev_block_same_call(NULL, 1, 0x1000, 0x50, 7, 5100, 2000), 0);
+                .block = {.action = GMT_BLK_FREE_REQUESTED, .device = 1, .seq = 3}};
+    CHECK_EQ_U64(same_call(&q, 1, 0x1000, 0x50, 7, 3, 6999), 1);
+    CHECK_EQ_U64(same_call(&q, 1, 0x1000, 0x50, 7, 3, 5000), 1);
+    CHECK_EQ_U64(same_call(&q, 1, 0x1000, 0x50, 7, 3, 7000), 0); /* as old as the window */
+    CHECK_EQ_U64(same_call(&q, 1, 0x1000, 0x50, 7, 3, 4999), 0); /* before the request */
+    CHECK_EQ_U64(same_call(&q, 1, 0x1000, 0x50, 7, 4, 5001), 0); /* a launch in between, however soon */
+    CHECK_EQ_U64(same_call(&q, 1, 0x1000, 0x50, 8, 3, 5100), 0); /* another thread */
+    CHECK_EQ_U64(same_call(&q, 1, 0x2000, 0x50, 7, 3, 5100), 0); /* another block */
+    CHECK_EQ_U64(same_call(&q, 0, 0x1000, 0x50, 7, 3, 5100), 0); /* another device */
+    CHECK_EQ_U64(same_call(&q, 1, 0x1000, 0x60, 7, 3, 5100), 0); /* another stream */
+    CHECK_EQ_U64(same_call(NULL, 1, 0x1000, 0x50, 7, 3, 5100), 0);
     q.block.action = GMT_BLK_ALLOC;
-    CHECK_EQ_U64(gmp_ev_block_same_call(&q, 1, 0x1000, 0x50, 7, 5100, 2000), 0);   /* not a request */
+    CHECK_EQ_U64(same_call(&q, 1, 0x1000, 0x50, 7, 3, 5100), 0); /* not a request */
     q.block.action = GMT_BLK_FREE_REQUESTED;
     q.type = GMP_EV_MARK;
-    CHECK_EQ_U64(gmp_ev_block_same_call(&q, 1, 0x1000, 0x50, 7, 5100, 2000), 0);   /* not a block */
+    CHECK_EQ_U64(same_call(&q, 1, 0x1000, 0x50, 7, 3, 5100), 0); /* not a block */
 }
 
 int main(void)
