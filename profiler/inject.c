@@ -314,7 +314,11 @@ static int light_body(void)
     /* Without an eventfd the writer still polls the ring every 20 ms: only
      * the early wake-ups are lost. */
     gmp_wake_open();
-    gmp_steps_init(gmp_callbacks_collect);
+    gmp_steps_hooks hooks = {.collect = gmp_callbacks_collect,
+                             .watch_ops = gmp_torch_watch_ops,
+                             .attach = gmp_torch_maybe_attach,
+                             .flush = gmp_torch_flush};
+    gmp_steps_init(&hooks);
     /* Without the fork handler a child would try to use a writer thread it
      * does not have: refuse to run rather than risk a hang in the child. */
     if (pthread_atfork(NULL, NULL, on_fork_child) != 0) {

@@ -16,7 +16,9 @@
 #include "devices.h"
 #include "gmp_rt.h"
 #include "post.h"
-#include "torch.h"
+
+static void on_none(int on) { (void)on; }
+static void none(void) {}
 
 static struct {
     pthread_mutex_t lock;       /* the schedule and the epoch history */
@@ -26,10 +28,8 @@ static struct {
     _Atomic int nvtx_steps;     /* an NVTX step marker came: optimizer steps are ignored (AUTO) */
     uint64_t steps;             /* steps taken, under the lock */
     int last_source;            /* the source of the latest of them */
-    void (*collect)(int on);    /* kernel collection on/off (callbacks.c), lock held */
-} S = {.lock = PTHREAD_MUTEX_INITIALIZER};
-
-static void collect_none(int on) { (void)on; }
+    gmp_steps_hooks hooks;      /* every one set: a no-op where none was given */
+} S = {.lock = PTHREAD_MUTEX_INITIALIZER, .hooks = {on_none, on_none, none, none}};
 
 /* What is collected in a phase that collects (on) or not: the schedule's
  * choice, but the flight recorder records the whole run, so beside a
@@ -37,8 +37,8 @@ static void collect_none(int on) { (void)on; }
  * and kernels too when it keeps them (GMEMPROF_KERNELS given). */
 static void collect_set(int on)
 {
-    S.collect(on || gmp_g.cfg.oom_kernels);
-    gmp_torch_watch_ops(on || gmp_g.cfg.on_oom);
+    S.hooks.collect(on || gmp_g.cfg.oom_kernels);
+    S.hooks.watch_ops(on || gmp_g.cfg.on_oom);
 }
 
 static void publish_epoch(unsigned ev, int kind, int source, uint64_t snap)
@@ -59,9 +59,15 @@ static void publish_epoch(unsigned ev, int kind, int source, uint64_t snap)
     atomic_store_explicit(&gmp_g.epoch, e, memory_order_release);
 }
 
-void gmp_steps_init(void (*collect)(int on))
+void gmp_steps_init(const gmp_steps_hooks *hooks)
 {
-    S.collect = collect ? collect : collect_none;
+    gmp_steps_hooks h = {0};
+    if (hooks)
+        h = *hooks;
+    S.hooks.collect = h.collect ? h.collect : on_none;
+    S.hooks.watch_ops = h.watch_ops ? h.watch_ops : on_none;
+    S.hooks.attach = h.attach ? h.attach : none;
+    S.hooks.flush = h.flush ? h.flush : none;
     atomic_store(&S.api_steps, 0);
     atomic_store(&S.nvtx_steps, 0);
     pthread_mutex_lock(&S.lock);
@@ -77,7 +83,7 @@ void gmp_steps_transition(int kind, int arg, int source)
 {
     if (!gmp_live_state() || atomic_load(&gmp_g.stopping))
         return;
-    gmp_torch_flush(); /* the allocator's events of the step that ends, first */
+    S.hooks.flush(); /* the allocator's events of the step that ends, first */
     pthread_mutex_lock(&S.lock);
     unsigned ev;
     switch (kind) {
@@ -142,7 +148,7 @@ void gmp_steps_step(int source)
 {
     if (!gmp_live_state())
         return;
-    gmp_torch_maybe_attach();
+    S.hooks.attach();
     if (!source_counts(source))
         return;
     gmp_steps_transition(GMP_TR_STEP, 0, source);
@@ -168,8 +174,8 @@ void gmp_steps_tag(const char *name, size_t len)
 {
     if (!gmp_live_state())
         return;
-    gmp_torch_maybe_attach();
-    gmp_torch_flush();
+    S.hooks.attach();
+    S.hooks.flush();
     /* The snapshot must include every allocation made before this call. */
     gmp_activity_flush_forced();
     gmp_ev ev;

@@ -10,10 +10,18 @@
 
 #include "epoch.h"
 
+/* What the modules above do at a transition, handed down at init so that
+ * this module calls none of them by name. A NULL hook does nothing. */
+typedef struct gmp_steps_hooks {
+    void (*collect)(int on);   /* kernel collection on or off (callbacks); step lock held */
+    void (*watch_ops)(int on); /* the bridge's op ranges on or off; step lock held */
+    void (*attach)(void);      /* a step or tag may be the first chance to attach the bridge */
+    void (*flush)(void);       /* the bridge's queued events, before a transition or tag */
+} gmp_steps_hooks;
+
 /* Epoch 0 from the schedule's start (light init, before any other thread).
- * collect switches kernel collection on or off (the callbacks module); it
- * is called with the step lock held. */
-void gmp_steps_init(void (*collect)(int on));
+ * hooks is copied; NULL means none. */
+void gmp_steps_init(const gmp_steps_hooks *hooks);
 /* Kernel collection as the current phase wants it (full init: steps may
  * have come before CUDA started). */
 void gmp_steps_apply_collect(void);
