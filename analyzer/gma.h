@@ -135,8 +135,9 @@ typedef struct gma_entry {
     uint16_t flags;
     uint8_t device, kind, source;
     /* For the report's hints (hints.h): the alloc record's thread, launch
-     * count and range instance, and the lifetime class and owner that
-     * gma_hints_freed gives an entry freed while live at the current peak.
+     * count and range instance, and the lifetime class (GMA_HC_*) and owner
+     * that gma_range_class_at_free gives an entry freed while live at the
+     * current peak.
      * They fill what was padding: 128 bytes make ENT's index a shift, not
      * a multiply, on the path of every alloc and free. */
     uint8_t hclass;
@@ -145,6 +146,11 @@ typedef struct gma_entry {
     uint64_t range, tid;
 } gma_entry;
 _Static_assert(sizeof(gma_entry) == 128, "gma_entry is 128 bytes");
+
+/* gma_entry.hclass: the lifetime class, as insights.h's classes. */
+#define GMA_HC_PERSISTENT 0u
+#define GMA_HC_STEP 1u
+#define GMA_HC_TEMP 2u
 
 #define GMA_E_LIVE 0x1u
 #define GMA_E_BASELINE 0x2u

@@ -10,7 +10,8 @@
  * at none: the final peak, if it holds the entry, was set before the free.
  * So the class can be decided at that free, once per kept entry, from what
  * the entry noted at its allocation (thread, launch count, range instance:
- * three stores) and what the free record says; gma_hints_freed does it.
+ * three stores) and what the free record says; the replay does it
+ * (ranges.h, gma_range_class_at_free), since the rule needs its ops.
  * Entries still live, or dropped without a free, are persistent.
  *
  * gma_hints_build then sums the classes (the same bytes as --insights's
@@ -25,11 +26,6 @@
 #include <stdio.h>
 
 #include "gma.h"
-
-/* gma_entry.hclass: the lifetime class, as insights.h's classes. */
-#define GMA_HC_PERSISTENT 0u
-#define GMA_HC_STEP 1u
-#define GMA_HC_TEMP 2u
 
 /* Thresholds: a hint is shown when its number reaches them. */
 #define GMA_HINT_TEMP_PCT 20u     /* temporaries, % of the peak */
@@ -76,9 +72,6 @@ typedef struct gma_hints {
     gma_hint hint[GMA_MAX_HINTS];
     size_t n;
 } gma_hints;
-
-/* replay.c: entry e, live at its device's current peak, is freed by m. */
-void gma_hints_freed(gma_replay *r, gma_entry *e, const gmt_mem *m);
 
 /* The hints of a finished replay. 0, or -1 on OOM. */
 int gma_hints_build(gma_hints *h, const gma_replay *r);

@@ -127,7 +127,7 @@ static inline __attribute__((always_inline)) void entry_fill(gma_entry *e, const
     e->kind = (uint8_t)(m->kind < 256 ? m->kind : 0);
     e->source = (uint8_t)(m->source < GMT_SRC_COUNT_ ? m->source : 0);
     e->flags = flags;
-    e->hclass = 0; /* GMA_HC_PERSISTENT (hints.h) until gma_hints_freed decides */
+    e->hclass = 0; /* GMA_HC_PERSISTENT until gma_range_class_at_free decides */
     e->seq = (uint32_t)m->seq;
     e->howner = 0;
     e->range = m->range;

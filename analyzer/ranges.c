@@ -53,8 +53,39 @@ static const gma_rinst *rinst_find(const gma_replay *r, uint64_t id)
     uint32_t i;
     if (gma_map_get(&r->rinst_of, id, &i))
         return RINST(r, i);
+    if (!r->rring)
+        return NULL;
     const gma_rinst *c = &r->rring[id % GMA_RRING];
     return c->id == id ? c : NULL;
+}
+
+/* The op of a range instance: its outermost ancestor still known (a
+ * parent forgotten makes its child the op, as insights does); NULL none. */
+static const gma_rinst *op_of(const gma_replay *r, uint64_t id)
+{
+    const gma_rinst *in = id ? rinst_find(r, id) : NULL;
+    for (unsigned depth = 0; in && in->parent && in->parent != in->id && depth < 64; depth++) {
+        const gma_rinst *p = rinst_find(r, in->parent);
+        if (!p)
+            break;
+        in = p;
+    }
+    return in;
+}
+
+/* The class rule of insights_build.c's classify, at the free (hints.h). */
+void gma_range_class_at_free(const gma_replay *r, gma_entry *e, const gmt_mem *m)
+{
+    const gma_dev *D = &r->dev[e->device];
+    e->hclass = GMA_HC_PERSISTENT;
+    if ((e->flags & GMA_E_BASELINE) || e->step < D->peak_step || m->step > D->peak_step)
+        return;
+    const gma_rinst *oa = op_of(r, e->range), *of = op_of(r, m->range);
+    uint64_t ftid = (m->flags & GMT_MEMF_NO_THREAD) ? 0 : m->tid;
+    int temp = oa ? of && of->id == oa->id
+                  : !of && e->tid && e->tid == ftid && (m->seq & 0xFFFFFFFFu) <= (uint64_t)e->seq + 1;
+    e->hclass = temp ? GMA_HC_TEMP : GMA_HC_STEP;
+    e->howner = oa && oa->name < GMA_MAX_STRING_ID ? oa->name : 0;
 }
 
 /* Fills r->chain with the rows of range `id` and its ancestors (each name

@@ -15,6 +15,9 @@ uint32_t gma_range_account(gma_replay *r, uint64_t range, uint64_t bytes, int is
 /* RANGE_BEGIN and RANGE_END records. */
 void gma_on_range_begin(gma_replay *r, const gmt_range *g);
 void gma_on_range_end(gma_replay *r, const gmt_range *g);
+/* Entry e, live at its device's current peak, is freed by m: its
+ * lifetime class and owner for the hints (gma.h, GMA_HC_*). */
+void gma_range_class_at_free(const gma_replay *r, gma_entry *e, const gmt_mem *m);
 /* Closes open instance i at ts (its end, or the trace's). */
 void gma_range_close(gma_replay *r, uint32_t i, uint64_t ts);
 

@@ -20,7 +20,6 @@
 #include "replay_int.h"
 #include "attr.h"
 #include "devtime.h"
-#include "hints.h"
 #include "liveset.h"
 #include "oom.h"
 #include "ranges.h"
@@ -350,7 +349,7 @@ static inline __attribute__((always_inline)) void free_record(gma_replay *r, con
     if (!plain && !host)
         PUBLISH(r, freed, ENT(r, ei), m, ord);
     if (!host && D->has_peak && ENT(r, ei)->ord <= D->peak_ord) /* live at the peak: its class (hints.h) */
-        gma_hints_freed(r, ENT(r, ei), m);
+        gma_range_class_at_free(r, ENT(r, ei), m);
     entry_dead(r, ei, m->ts, 0, plain);
 }
 
