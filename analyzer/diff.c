@@ -123,10 +123,7 @@ static int norm_name(const gma_replay *r, uint64_t name, int k, gma_buf *b)
     return b->oom ? -1 : 0;
 }
 
-/* The bytes live at each selected device's peak, by the kernel (k) or the
- * range that made them: rows of calls 0, summed with the table's rows by
- * name. What was live before the window has no owner in it: left out. */
-static int collect_held(const gma_replay *r, int side, int k, gma_vec *rows, gma_strs *names)
+int gma_held_each(const gma_replay *r, int k, gma_held_fn fn, void *ctx)
 {
     gma_buf b = { 0 };
     int err = 0;
@@ -140,10 +137,31 @@ static int collect_held(const gma_replay *r, int side, int k, gma_vec *rows, gma
         uint32_t name = k ? e->kname : e->rname;
         if (name == GMA_NAME_BASELINE)
             continue;
-        err |= norm_name(r, name, k, &b) != 0 || add(rows, names, side, gma_buf_str(&b), b.len, sat(e->bytes), 0);
+        err |= norm_name(r, name, k, &b) != 0 || fn(ctx, gma_buf_str(&b), b.len, e->bytes) != 0;
     }
     gma_buf_free(&b);
     return err ? -1 : 0;
+}
+
+typedef struct held_ctx {
+    gma_vec *rows;
+    gma_strs *names;
+    int side;
+} held_ctx;
+
+static int held_row(void *p, const char *name, size_t len, uint64_t bytes)
+{
+    held_ctx *c = p;
+    return add(c->rows, c->names, c->side, name, len, sat(bytes), 0);
+}
+
+/* The bytes live at each selected device's peak, by the kernel (k) or the
+ * range that made them: rows of calls 0, summed with the table's rows by
+ * name. What was live before the window has no owner in it: left out. */
+static int collect_held(const gma_replay *r, int side, int k, gma_vec *rows, gma_strs *names)
+{
+    held_ctx c = { rows, names, side };
+    return gma_held_each(r, k, held_row, &c);
 }
 
 /* The rows of one side: (normalized name, metric, calls). */

@@ -18,6 +18,12 @@
 #include "layer.h"
 
 #define GMA_MAX_DEVICES 64
+
+/* gmem-analyze's exit statuses (its --help): a view that runs a whole
+ * command returns one. */
+#define GMA_EXIT_BAD_INPUT 1 /* unreadable or invalid trace, or an output could not be written */
+#define GMA_EXIT_USAGE 2
+#define GMA_EXIT_DAMAGED 3   /* made, but a trace is incomplete */
 #define GMA_MAX_STRING_ID (1u << 24)  /* larger string ids are ignored */
 #define GMA_KRING 4096u               /* recent kernels remembered per host thread */
 #define GMA_RRING 65536u              /* closed NVTX range instances remembered */

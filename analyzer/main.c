@@ -16,11 +16,12 @@
 #include "ranks.h"
 #include "diff.h"
 #include "print.h"
+#include "fitview.h"
 #include "oom.h"
 
-#define EXIT_BAD_INPUT 1
-#define EXIT_USAGE 2
-#define EXIT_DAMAGED 3
+#define EXIT_BAD_INPUT GMA_EXIT_BAD_INPUT
+#define EXIT_USAGE GMA_EXIT_USAGE
+#define EXIT_DAMAGED GMA_EXIT_DAMAGED
 
 static const char USAGE[] =
     "Usage: gmem-analyze TRACE [options]\n"
@@ -55,6 +56,13 @@ static const char USAGE[] =
     "                       allocator, reserved), growth across steps, idle allocations, what-ifs (an\n"
     "                       owner freed one op earlier, one layer's activations recomputed); each line\n"
     "                       a number, a reason and what to try (with --diff: A against B)\n"
+    "      --fit SIZES      how the peak grows with a size: the TRACEs are runs at SIZES, one per\n"
+    "                       trace (--fit 512,1024,2048), or STEP=SIZE pairs name steps of one trace;\n"
+    "                       the peak, the reserved peak and each owner's bytes at the peak (by range,\n"
+    "                       else kernel) fitted as the simplest of constant, linear, quadratic\n"
+    "      --at N           --fit: the size to predict (default: twice the largest)\n"
+    "      --capacity BYTES --fit: the device's bytes (default: the recorded device's), e.g. 80GiB;\n"
+    "                       the report gives the largest size that fits\n"
     "      --full-names     demangled names in full (default: shortened)\n"
     "      --per-rank       several traces: the rows of every rank with a rank column\n"
     "                       (default: rows merged across ranks, with a 'ranks' column)\n"
@@ -104,7 +112,8 @@ static int parse_u64(const char *s, uint64_t *out)
     return 0;
 }
 
-enum { OPT_CHROME = 256, OPT_TIMELINE, OPT_FULL, OPT_PER_RANK, OPT_RANK, OPT_LAYER, OPT_INSIGHTS };
+enum { OPT_CHROME = 256, OPT_TIMELINE, OPT_FULL, OPT_PER_RANK, OPT_RANK, OPT_LAYER, OPT_INSIGHTS, OPT_FIT, OPT_AT,
+       OPT_CAPACITY };
 
 /* Several traces (or --by rank / --per-rank): each replayed on its own, one
  * after the other, keeping only its summary and table (ranks.c). */
@@ -207,8 +216,12 @@ static int check_outputs(const gma_opts *o, char *const *paths, size_t n)
 /* The command line as parsed: the replay's options and what picks the path. */
 typedef struct {
     gma_opts opt;
-    int by_rank, per_rank, format_given, insights;
+    int by_rank, per_rank, format_given, insights, by_given;
     int64_t want_rank;
+    /* --fit */
+    gma_fit_point fit[GMA_FIT_MAX_POINTS];
+    size_t nfit;
+    uint64_t fit_at, capacity;
 } cli;
 
 #define CLI_GO (-1) /* parse_option: go on */
@@ -230,6 +243,7 @@ static int parse_option(cli *k, int c, char **argv)
         if ((i = pick(optarg, gma_by_names, GMA_BY_COUNT_)) < 0)
             return usage_error("--by: '%s' is not one of kernel, range, alloc, step, tag, stream, device, rank", optarg);
         o->by = (gma_by)i;
+        k->by_given = 1;
         break;
     case 's':
         if ((i = pick(optarg, gma_sort_names, GMA_SORT_COUNT_)) < 0)
@@ -283,6 +297,20 @@ static int parse_option(cli *k, int c, char **argv)
         o->layer = i + 1;
         break;
     case OPT_INSIGHTS: k->insights = 1; break;
+    case OPT_FIT: {
+        char err[300];
+        if (gma_fit_parse(optarg, k->fit, GMA_FIT_MAX_POINTS, &k->nfit, err, sizeof err) != 0)
+            return usage_error("%s", err);
+        break;
+    }
+    case OPT_AT:
+        if (parse_u64(optarg, &k->fit_at) != 0 || k->fit_at == 0 || k->fit_at > GMA_FIT_SIZE_MAX)
+            return usage_error("--at: '%s' is not a size (an integer from 1 to 2^40)", optarg);
+        break;
+    case OPT_CAPACITY:
+        if (gma_fit_parse_bytes(optarg, &k->capacity) != 0 || k->capacity == 0)
+            return usage_error("--capacity: '%s' is not a number of bytes (e.g. 85899345920, 80GiB or 80G)", optarg);
+        break;
     case OPT_PER_RANK: k->per_rank = 1; break;
     case OPT_RANK:
         if (parse_u64(optarg, &v) != 0 || v > INT64_MAX)
@@ -311,7 +339,8 @@ static int parse_options(cli *k, int argc, char **argv)
         { "full-names", no_argument, NULL, OPT_FULL }, { "help", no_argument, NULL, 'h' },
         { "per-rank", no_argument, NULL, OPT_PER_RANK }, { "rank", required_argument, NULL, OPT_RANK },
         { "layer", required_argument, NULL, OPT_LAYER }, { "version", no_argument, NULL, 'V' },
-        { "insights", no_argument, NULL, OPT_INSIGHTS },
+        { "insights", no_argument, NULL, OPT_INSIGHTS }, { "fit", required_argument, NULL, OPT_FIT },
+        { "at", required_argument, NULL, OPT_AT },     { "capacity", required_argument, NULL, OPT_CAPACITY },
         { NULL, 0, NULL, 0 },
     };
     memset(k, 0, sizeof(*k));
@@ -542,6 +571,33 @@ static int write_outputs(const cli *k, const char *path, gma_replay *ra, gma_rep
     return rc;
 }
 
+/* --fit: sizes one per trace, or STEP=SIZE pairs of one trace. */
+static int run_fit(cli *k, char **paths, size_t ntraces)
+{
+    int steps = k->fit[0].step >= 0;
+    if (k->opt.diff_path || k->insights || k->by_rank || k->per_rank || k->want_rank >= 0 || k->opt.chrome_path ||
+        k->opt.timeline_path || (k->by_given && k->opt.by != GMA_BY_KERNEL && k->opt.by != GMA_BY_RANGE))
+        return usage_error("%s", "--fit makes its own report: it goes with --by kernel or range, --top, --format, "
+                                 "--window, --device, --at and --capacity only");
+    if (steps && ntraces != 1)
+        return usage_error("%s", "--fit STEP=SIZE,... fits the steps of one trace: give one TRACE");
+    if (!steps && ntraces != k->nfit) {
+        char m[160];
+        snprintf(m, sizeof m, "--fit gives %zu sizes for %zu traces: give one size per trace, in the traces' order",
+                 k->nfit, ntraces);
+        return usage_error("%s", m);
+    }
+    if (steps && k->opt.step >= 0)
+        return usage_error("%s", "--fit STEP=SIZE chooses the steps: leave --step out");
+    for (size_t i = 0; i < ntraces; i++)
+        if (strcmp(paths[i], "-") == 0 && (steps || ntraces > 1))
+            return usage_error("%s", "--fit reads each trace once per run: give files, not standard input");
+    for (size_t i = 0; i < k->nfit; i++)
+        k->fit[i].path = paths[steps ? 0 : i];
+    gma_fit_request q = { k->fit, k->nfit, k->fit_at, k->capacity, k->by_given };
+    return gma_fit_run(stdout, &k->opt, &q);
+}
+
 int main(int argc, char **argv)
 {
     static cli k;
@@ -553,6 +609,10 @@ int main(int argc, char **argv)
         return usage_error("%s", "no TRACE given");
     size_t ntraces = (size_t)(argc - optind);
     char **paths = argv + optind;
+    if (k.nfit)
+        return run_fit(&k, paths, ntraces);
+    if (k.fit_at || k.capacity)
+        return usage_error("%s", "--at and --capacity go with --fit SIZES");
     if ((rc = check_combination(&k, paths, ntraces)) != CLI_GO)
         return rc;
     if (is_multi(&k, ntraces)) {

@@ -10,6 +10,7 @@
 
 #include <stdio.h>
 
+#include "fit.h"
 #include "report.h"
 #include "table.h"
 
@@ -87,6 +88,48 @@ typedef struct gma_ranks_view {
     int by_rank;
 } gma_ranks_view;
 
+/* ---- --fit (fitview.c), as its writers print it ---------------------------- */
+
+/* One run: a trace at a size, or one step of it. */
+typedef struct gma_fit_run_info {
+    const char *path;
+    int64_t step;           /* -1: the whole trace */
+    uint64_t size;
+    uint64_t peak;          /* over the selected devices (with the bridge: tensors allocated) */
+    uint64_t held;          /* of which the owners in the window hold */
+    uint64_t reserved;      /* the allocator's reserved peak, with has_reserved */
+    int has_reserved;
+    uint64_t outside;       /* CUDA's bytes outside the allocator at its peak */
+    unsigned device;        /* the device that peaks highest */
+    uint64_t dev_peak, total_mem;
+} gma_fit_run_info;
+
+/* A fitted total: the peak or the reserved peak. */
+typedef struct gma_fit_total {
+    const char *what;
+    int present;
+    gma_fit fit;
+    double pred;            /* at the view's size */
+} gma_fit_total;
+
+typedef struct gma_fit_view {
+    gma_fit_run_info runs[GMA_FIT_MAX_POINTS]; /* by size */
+    size_t n;
+    int per_step;           /* the runs are steps of one trace */
+    uint64_t at;            /* the size predicted */
+    gma_fit_total allocated, reserved;
+    /* the device: its bytes (recorded, or --capacity), the most the runs
+     * held outside the allocator, and the largest size that fits in the
+     * difference (GMA_FIT_SIZE_MAX: every size; 0: none) */
+    uint64_t device_total, outside, capacity, largest;
+    int capacity_given, has_largest;
+    const char *by;         /* the owners: "range" or "kernel" */
+    uint64_t top;
+    gma_table table;        /* the owners, fastest growing first */
+    gma_col cols[GMA_FIT_MAX_POINTS + 9];
+    char titles[GMA_FIT_MAX_POINTS + 1][40], keys[GMA_FIT_MAX_POINTS][32];
+} gma_fit_view;
+
 /* The report in each format. Each returns 0, or -1 when writing failed. */
 int gma_print_table(FILE *f, const gma_report *rep);
 int gma_print_csv(FILE *f, const gma_report *rep);
@@ -98,6 +141,9 @@ void gma_print_diff_json(FILE *f, const gma_diff_view *v);
 void gma_print_ranks_table(FILE *f, const gma_ranks_view *v);
 void gma_print_ranks_csv(FILE *f, const gma_ranks_view *v);
 void gma_print_ranks_json(FILE *f, const gma_ranks_view *v);
+void gma_print_fit_table(FILE *f, const gma_fit_view *v);
+void gma_print_fit_csv(FILE *f, const gma_fit_view *v);
+void gma_print_fit_json(FILE *f, const gma_fit_view *v);
 
 /* The table format's lines around a table, for every report (report_table.c).
  * The first line: "gmem-analyze VERSION: " and what the report is of (a

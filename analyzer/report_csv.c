@@ -257,3 +257,40 @@ void gma_print_ranks_csv(FILE *f, const gma_ranks_view *s)
             s->sort, s->mode, s->table->nrows, (unsigned long long)s->table->total_rows);
     gma_print_csv_rows(f, s->table);
 }
+
+/* ---- --fit ------------------------------------------------------------------ */
+
+static void fit_total_csv(FILE *f, const char *key, const gma_fit_total *t)
+{
+    fprintf(f, "# fit.%s: law=%s c0=%.17g c1=%.17g c2=%.17g max_miss_bytes=%.17g tolerance_bytes=%.17g fits=%d "
+               "limited=%d predicted_bytes=%.17g\n",
+            key, gma_law_names[t->fit.law], t->fit.c[0], t->fit.c[1], t->fit.c[2], t->fit.max_resid, t->fit.tol,
+            t->fit.fits, t->fit.limited, t->pred);
+}
+
+void gma_print_fit_csv(FILE *f, const gma_fit_view *v)
+{
+    fprintf(f, "# gmem-analyze %s fit runs=%zu per_step=%d by=%s at=%llu\n", GMEMPROF_VERSION, v->n, v->per_step, v->by,
+            (unsigned long long)v->at);
+    for (size_t i = 0; i < v->n; i++) {
+        const gma_fit_run_info *u = &v->runs[i];
+        fprintf(f, "# fit.run.%zu:", i);
+        kv_str(f, "trace", u->path);
+        fprintf(f, " step=%lld size=%llu peak_bytes=%llu reserved_bytes=%llu has_reserved=%d outside_bytes=%llu "
+                   "device=%u device_total_bytes=%llu\n",
+                (long long)u->step, (unsigned long long)u->size, (unsigned long long)u->peak,
+                (unsigned long long)u->reserved, u->has_reserved, (unsigned long long)u->outside, u->device,
+                (unsigned long long)u->total_mem);
+    }
+    fit_total_csv(f, "peak", &v->allocated);
+    if (v->reserved.present)
+        fit_total_csv(f, "reserved", &v->reserved);
+    fprintf(f, "# fit.device: total_bytes=%llu capacity_given=%d outside_bytes=%llu capacity_bytes=%llu largest_size=",
+            (unsigned long long)v->device_total, v->capacity_given, (unsigned long long)v->outside,
+            (unsigned long long)v->capacity);
+    if (v->has_largest && v->largest != GMA_FIT_SIZE_MAX)
+        fprintf(f, "%llu", (unsigned long long)v->largest);
+    fprintf(f, "\n# table: by=%s sort=growth rows=%zu total_rows=%llu\n", v->by, v->table.nrows,
+            (unsigned long long)v->table.total_rows);
+    gma_print_csv_rows(f, &v->table);
+}

@@ -34,7 +34,8 @@ void gma_json_cell(gma_jw *j, const gma_table *t, size_t col, const gma_cell *c)
         break;
     case GMA_CT_RATIO: gma_jw_dbl(j, c->v.d); break;
     case GMA_CT_PCT:
-    case GMA_CT_SHARE: gma_jw_dbl_exact(j, c->v.d); break;
+    case GMA_CT_SHARE:
+    case GMA_CT_REAL: gma_jw_dbl_exact(j, c->v.d); break;
     }
 }
 
@@ -586,6 +587,93 @@ void gma_print_ranks_json(FILE *f, const gma_ranks_view *s)
     gma_jw_ku64(j, "total_rows", s->table->total_rows);
     gma_json_columns(j, s->table);
     gma_json_rows(j, s->table);
+    gma_jw_end(j, '}');
+    gma_jw_end(j, '}');
+}
+
+/* ---- --fit ------------------------------------------------------------------ */
+
+static void fit_total_json(gma_jw *j, const char *key, const gma_fit_total *t)
+{
+    gma_jw_key(j, key);
+    if (!t->present) {
+        gma_jw_null(j);
+        return;
+    }
+    gma_jw_begin(j, '{');
+    gma_jw_kstr(j, "law", gma_law_names[t->fit.law]);
+    gma_jw_key(j, "coefficients");
+    gma_jw_begin(j, '[');
+    for (int i = 0; i < 3; i++)
+        gma_jw_dbl_exact(j, t->fit.c[i]);
+    gma_jw_end(j, ']');
+    gma_jw_key(j, "max_miss_bytes");
+    gma_jw_dbl_exact(j, t->fit.max_resid);
+    gma_jw_key(j, "tolerance_bytes");
+    gma_jw_dbl_exact(j, t->fit.tol);
+    gma_jw_key(j, "fits");
+    gma_jw_bool(j, t->fit.fits);
+    gma_jw_key(j, "limited");
+    gma_jw_bool(j, t->fit.limited);
+    gma_jw_key(j, "predicted_bytes");
+    gma_jw_dbl_exact(j, t->pred);
+    gma_jw_end(j, '}');
+}
+
+void gma_print_fit_json(FILE *f, const gma_fit_view *v)
+{
+    gma_jw jw, *j = &jw;
+    gma_jw_init(j, f);
+    gma_jw_begin(j, '{');
+    gma_jw_kstr(j, "gmem_analyze_version", GMEMPROF_VERSION);
+    gma_jw_key(j, "fit");
+    gma_jw_begin(j, '{');
+    gma_jw_kstr(j, "by", v->by);
+    gma_jw_key(j, "per_step");
+    gma_jw_bool(j, v->per_step);
+    gma_jw_ku64(j, "at", v->at);
+    gma_jw_key(j, "runs");
+    gma_jw_begin(j, '[');
+    for (size_t i = 0; i < v->n; i++) {
+        const gma_fit_run_info *u = &v->runs[i];
+        gma_jw_begin(j, '{');
+        gma_jw_kstr(j, "path", u->path);
+        gma_jw_ki64(j, "step", u->step);
+        gma_jw_ku64(j, "size", u->size);
+        gma_jw_ku64(j, "peak_bytes", u->peak);
+        gma_jw_key(j, "reserved_bytes");
+        if (u->has_reserved)
+            gma_jw_u64(j, u->reserved);
+        else
+            gma_jw_null(j);
+        gma_jw_ku64(j, "outside_bytes", u->outside);
+        gma_jw_ku64(j, "device", u->device);
+        gma_jw_ku64(j, "device_total_bytes", u->total_mem);
+        gma_jw_end(j, '}');
+    }
+    gma_jw_end(j, ']');
+    fit_total_json(j, "peak", &v->allocated);
+    fit_total_json(j, "reserved_peak", &v->reserved);
+    gma_jw_key(j, "device");
+    gma_jw_begin(j, '{');
+    gma_jw_ku64(j, "total_bytes", v->device_total);
+    gma_jw_key(j, "capacity_given");
+    gma_jw_bool(j, v->capacity_given);
+    gma_jw_ku64(j, "outside_bytes", v->outside);
+    gma_jw_ku64(j, "capacity_bytes", v->capacity);
+    gma_jw_key(j, "largest_size");
+    if (v->has_largest && v->largest != GMA_FIT_SIZE_MAX)
+        gma_jw_u64(j, v->largest);
+    else
+        gma_jw_null(j);
+    gma_jw_key(j, "every_size_fits");
+    gma_jw_bool(j, v->has_largest && v->largest == GMA_FIT_SIZE_MAX);
+    gma_jw_end(j, '}');
+    gma_jw_key(j, "owners");
+    gma_jw_begin(j, '{');
+    gma_json_columns(j, &v->table);
+    gma_json_rows(j, &v->table);
+    gma_jw_end(j, '}');
     gma_jw_end(j, '}');
     gma_jw_end(j, '}');
 }

@@ -527,3 +527,70 @@ void gma_print_ranks_table(FILE *f, const gma_ranks_view *s)
         gma_print_warnings(f, "", "", s->warn, s->nwarn);
     }
 }
+
+/* ---- --fit ------------------------------------------------------------------ */
+
+/* "1.20 GiB + 2048 B x s + 256 B x s^2", the terms its law has. */
+static void fit_formula(FILE *f, const gma_fit *fit)
+{
+    char b[GMA_FMT_CAP];
+    double c0 = fit->c[0];
+    fprintf(f, "%s", gma_fmt_sbytes(b, (int64_t)(c0 < -9.2e18 ? -9.2e18 : c0 > 9.2e18 ? 9.2e18 : c0), 0));
+    if (fit->law >= GMA_LAW_LINEAR)
+        fprintf(f, " %c %.6g B x s", fit->c[1] < 0 ? '-' : '+', fit->c[1] < 0 ? -fit->c[1] : fit->c[1]);
+    if (fit->law >= GMA_LAW_QUADRATIC)
+        fprintf(f, " %c %.6g B x s^2", fit->c[2] < 0 ? '-' : '+', fit->c[2] < 0 ? -fit->c[2] : fit->c[2]);
+}
+
+static void fit_total_line(FILE *f, const char *lead, const gma_fit_total *t, uint64_t at)
+{
+    char b[GMA_FMT_CAP];
+    fprintf(f, "%-11s%s in the size s: ", lead, gma_law_names[t->fit.law]);
+    fit_formula(f, &t->fit);
+    fprintf(f, "; at %llu: %s (predicted)", (unsigned long long)at,
+            gma_fmt_bytes(b, t->pred <= 0 ? 0 : t->pred >= 1.8e19 ? UINT64_MAX : (uint64_t)t->pred));
+    if (!t->fit.fits)
+        fprintf(f, "; no law up to quadratic fits the runs (it misses one by %s): a rough guide only",
+                gma_fmt_bytes(b, (uint64_t)t->fit.max_resid));
+    fputc('\n', f);
+}
+
+void gma_print_fit_table(FILE *f, const gma_fit_view *v)
+{
+    char b1[GMA_FMT_CAP], b2[GMA_FMT_CAP], b3[GMA_FMT_CAP];
+    gma_print_head(f, "how the peak grows with a size, from %zu %s", v->n, v->per_step ? "steps of one trace" : "traces");
+    for (size_t i = 0; i < v->n; i++) {
+        const gma_fit_run_info *u = &v->runs[i];
+        fprintf(f, "%-11ssize %llu: %s", i ? "" : "Runs", (unsigned long long)u->size, u->path);
+        if (u->step >= 0)
+            fprintf(f, " step %lld", (long long)u->step);
+        fprintf(f, ", peak %s", gma_fmt_bytes(b1, u->peak));
+        if (u->has_reserved)
+            fprintf(f, ", reserved %s", gma_fmt_bytes(b2, u->reserved));
+        fputc('\n', f);
+    }
+    fit_total_line(f, "Peak", &v->allocated, v->at);
+    if (v->reserved.present)
+        fit_total_line(f, "Reserved", &v->reserved, v->at);
+    if (v->has_largest) {
+        fprintf(f, "Fits       %s%s", gma_fmt_bytes(b1, v->device_total),
+                v->capacity_given ? " (--capacity)" : " on the recorded device");
+        if (v->outside)
+            fprintf(f, " less %s outside the allocator", gma_fmt_bytes(b2, v->outside));
+        fprintf(f, ": %s", v->reserved.present ? "the reserved peak" : "the peak");
+        if (v->largest == GMA_FIT_SIZE_MAX)
+            fprintf(f, " does not grow past it at any size\n");
+        else if (v->largest == 0)
+            fprintf(f, " does not fit in %s even at size 1\n", gma_fmt_bytes(b3, v->capacity));
+        else
+            fprintf(f, " fits up to size %llu\n", (unsigned long long)v->largest);
+    } else {
+        fprintf(f, "Fits       the traces name no device size: give one with --capacity BYTES\n");
+    }
+    if (v->allocated.fit.limited)
+        fprintf(f, "Note       %zu runs tell a constant from a line only; a run at a third size tells a line from a "
+                   "quadratic (attention scores grow with the square of the sequence)\n",
+                v->n);
+    gma_print_title(f, &v->table, "Owners at the peak by %s, fastest growing first", v->by);
+    gma_print_rows(f, &v->table);
+}

@@ -102,5 +102,6 @@ void gma_cell_format(const gma_table *t, size_t col, const gma_cell *c, int huma
         else
             snprintf(out, cap, "%.17g", c->v.d);
         break;
+    case GMA_CT_REAL: snprintf(out, cap, human ? "%.6g" : "%.17g", c->v.d); break;
     }
 }

@@ -27,7 +27,8 @@ typedef enum gma_ctype {
     GMA_CT_HEX,     /* an address */
     GMA_CT_RATIO,   /* B / A, printed "x1.50" */
     GMA_CT_PCT,     /* a relative difference (0.1 = 10%): "+10.0%" in tables, full precision in csv/json */
-    GMA_CT_SHARE    /* a part of a whole (0.1 = 10%): "10.0%" in tables, full precision in csv/json */
+    GMA_CT_SHARE,   /* a part of a whole (0.1 = 10%): "10.0%" in tables, full precision in csv/json */
+    GMA_CT_REAL     /* a real number (a fitted coefficient): 6 digits in tables, full precision in csv/json */
 } gma_ctype;
 
 typedef struct gma_col {

@@ -1004,6 +1004,68 @@ int sc_torch(const char *path)
     return tb_close(&b, path);
 }
 
+/* ---- growth with a size (--fit) ---------------------------------------------------
+ * One step at size s, in four ranges on one thread: "nn.init" makes the weights (100 MiB,
+ * made in step 0 and kept), "aten::linear" an activation of 64 KiB x s, "aten::add" a
+ * 1 MiB temporary freed at once, "aten::softmax" scores of 16 B x s^2; then the scores and
+ * the activation are freed. The step's peak is after the scores:
+ *   100 MiB + 65536 s + 16 s^2   (s = 512: 136 MiB; 1024: 180 MiB; 2048: 292 MiB)
+ * the temporary's moment (100 MiB + 65536 s + 1 MiB) stays below it for s >= 512.
+ * grow_N: one trace per size (the device 1 GiB); grow_steps: one trace whose steps 0, 1
+ * and 2 run at 512, 1024 and 2048, the weights made once in step 0.
+ */
+static uint64_t grow_ti;
+static void grow_step(tb *b, uint64_t stp, uint64_t s, int weights)
+{
+    uint64_t base = 10 * stp; /* range instance ids of this step */
+    step(b, SC_T(grow_ti++), stp);
+    if (weights) {
+        range(b, 1, SC_T(grow_ti++), 100, base + 1, 0, 1);
+        ALLOC(b, .ts = SC_T(grow_ti++), .addr = 0x100000000ull, .bytes = 100 * MiB, .tid = 100, .range = base + 1,
+              .step = stp);
+        range(b, 0, SC_T(grow_ti++), 100, base + 1, 0, 1);
+    }
+    range(b, 1, SC_T(grow_ti++), 100, base + 2, 0, 2);
+    ALLOC(b, .ts = SC_T(grow_ti++), .addr = 0x200000000ull, .bytes = 65536 * s, .tid = 100, .range = base + 2,
+          .step = stp);
+    range(b, 0, SC_T(grow_ti++), 100, base + 2, 0, 2);
+    range(b, 1, SC_T(grow_ti++), 100, base + 4, 0, 4);
+    ALLOC(b, .ts = SC_T(grow_ti++), .addr = 0x300000000ull, .bytes = 1 * MiB, .tid = 100, .range = base + 4, .step = stp);
+    FREE(b, .ts = SC_T(grow_ti++), .addr = 0x300000000ull, .bytes = 1 * MiB, .tid = 100, .range = base + 4, .step = stp);
+    range(b, 0, SC_T(grow_ti++), 100, base + 4, 0, 4);
+    range(b, 1, SC_T(grow_ti++), 100, base + 3, 0, 3);
+    ALLOC(b, .ts = SC_T(grow_ti++), .addr = 0x400000000ull, .bytes = 16 * s * s, .tid = 100, .range = base + 3,
+          .step = stp);
+    range(b, 0, SC_T(grow_ti++), 100, base + 3, 0, 3);
+    FREE(b, .ts = SC_T(grow_ti++), .addr = 0x400000000ull, .bytes = 16 * s * s, .tid = 100, .step = stp);
+    FREE(b, .ts = SC_T(grow_ti++), .addr = 0x200000000ull, .bytes = 65536 * s, .tid = 100, .step = stp);
+}
+
+static int grow_trace(const char *path, const uint64_t *sizes, size_t n)
+{
+    tb b;
+    if (tb_open(&b, path) != 0)
+        return -1;
+    header(&b, 7000 + sizes[0]);
+    device(&b, 0, "Test GPU", 1 * GiB);
+    string(&b, 1, "nn.init");
+    string(&b, 2, "aten::linear");
+    string(&b, 3, "aten::softmax");
+    string(&b, 4, "aten::add");
+    grow_ti = 0;
+    wbegin(&b, SC_T(grow_ti++), 0, 0, 0, 0);
+    for (size_t i = 0; i < n; i++)
+        grow_step(&b, i, sizes[i], i == 0);
+    wend(&b, SC_T(grow_ti++), 0, n - 1);
+    stats_trailer(&b, SC_T(grow_ti++));
+    return tb_close(&b, path);
+}
+
+static int sc_grow512(const char *p) { return grow_trace(p, (const uint64_t[]){ 512 }, 1); }
+static int sc_grow1024(const char *p) { return grow_trace(p, (const uint64_t[]){ 1024 }, 1); }
+static int sc_grow2048(const char *p) { return grow_trace(p, (const uint64_t[]){ 2048 }, 1); }
+static int sc_grow_steps(const char *p) { return grow_trace(p, (const uint64_t[]){ 512, 1024, 2048 }, 3); }
+
 static int sc_rank0(const char *p) { return sc_rank(p, 0, 4); }
 static int sc_rank1(const char *p) { return sc_rank(p, 1, 4); }
 static int sc_rank2(const char *p) { return sc_rank(p, 2, 4); }
@@ -1024,7 +1086,8 @@ int sc_write_all(const char *dir)
         { "newer", sc_newer },     { "garbage", sc_garbage },       { "empty", sc_empty },
         { "rank0", sc_rank0 },     { "rank1", sc_rank1 },           { "rank2", sc_rank2 },
         { "rank3", sc_rank3 },     { "norank", sc_rank_norank },    { "world8", sc_rank_world8 },
-        { "torch", sc_torch },
+        { "torch", sc_torch },     { "grow512", sc_grow512 },       { "grow1024", sc_grow1024 },
+        { "grow2048", sc_grow2048 }, { "grow_steps", sc_grow_steps },
     };
     char path[4096];
     for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
