@@ -105,7 +105,7 @@ static const char usage_text[] =
     "  -h, --help             this help\n"
     "      --version          the version\n"
     "\n"
-    "Other settings are read from GMEMPROF_* variables (docs/user-guide.md).\n"
+    "Other settings are read from GMEMPROF_* variables (" GMEMPROF_DOCDIR "/user-guide.md).\n"
     "Exit status: COMMAND's (death by the same signal if it was killed); 2 bad usage or an\n"
     "output that cannot be written (-o);\n"
     "125 the run could not start; 126 COMMAND cannot be executed; 127 COMMAND not found.\n";
