@@ -8,8 +8,8 @@
 # libgmemprof.so loads them at run time from the program it profiles or the
 # NVIDIA driver and toolkit packages, which do not come from Debian.
 # Checked by tests/install/deb_test.sh, with lintian where it is installed.
-set(GMEMPROF_DEB_MAINTAINER "The gmemprof authors <gmemprof@example.org>"
-    CACHE STRING "The Maintainer field of the .deb and its changelog: the packager's name and address")
+set(GMEMPROF_DEB_MAINTAINER "The gmemprof authors <gmemprof@example.org>" CACHE STRING
+    "The Maintainer field of the .deb and its changelog: the packager's name and address")
 if(NOT GMEMPROF_DEB_MAINTAINER MATCHES "^[^<>]+ <[^@<>]+@[^@<>]+\\.[^@<>]+>$")
   message(WARNING "GMEMPROF_DEB_MAINTAINER is '${GMEMPROF_DEB_MAINTAINER}', not 'Name <user@host.domain>': "
           "lintian rejects such a .deb (bogus-mail-host). Set it to the packager's name and address.")
