@@ -77,7 +77,8 @@ static const char USAGE[] =
     "Exit status: 0 ok; 1 unreadable or invalid trace, or an output could not be written; 2 bad usage;\n"
     "3 the report was made, but a trace is incomplete (truncated, damaged, no trailer, or frames\n"
     "without a checksum; the warning says which).\n"
-    "Attribution rules: docs/attribution.md. Reading the tables: docs/analyzer.md.\n";
+    "Attribution rules: " GMEMPROF_DOCDIR "/attribution.md.\n"
+    "Reading the tables: " GMEMPROF_DOCDIR "/analyzer.md.\n";
 
 static int usage_error(const char *fmt, const char *arg)
 {

@@ -362,7 +362,7 @@ int gma_print_table(FILE *f, const gma_report *rep)
         fprintf(f, "  The trace holds no tag. A tag is an NVTX mark whose name starts with the tag prefix\n"
                    "  (\"tag:\" unless the run set gmemprof --tag-prefix), or gmemprof_mark(); user guide\n"
                    "  section 5. Marks made before the program's first CUDA call need the launcher or\n"
-                   "  NVTX_INJECTION64_PATH: docs/troubleshooting.md.\n");
+                   "  NVTX_INJECTION64_PATH: " GMEMPROF_DOCDIR "/troubleshooting.md.\n");
 
     for (size_t i = 0; i < rep->npeaks; i++) {
         const gma_peakview *pv = &rep->peaks[i];

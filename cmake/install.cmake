@@ -1,25 +1,34 @@
 # What `cmake --install BUILD --prefix P` puts in place (GNUInstallDirs):
 #   bin/gmemprof, bin/gmem-analyze
-#   LIBDIR/libgmemprof.so (lib or lib64), and the PyTorch bridge beside it
-#   include/gmemprof/gmemprof.h, LIBDIR/pkgconfig/gmemprof.pc,
+#   libexec/gmemprof/libgmemprof.so, and the PyTorch bridge beside it: a
+#     library injected by path, never linked, so a private directory (not
+#     the linker's LIBDIR, which wants a versioned SONAME and ldconfig)
+#   include/gmemprof/gmemprof.h, share/pkgconfig/gmemprof.pc (the API is a
+#     header: nothing in it depends on the architecture),
 #   LIBDIR/cmake/gmemprof/ (find_package(gmemprof): gmemprof::gmemprof)
-#   share/man/man1/{gmemprof,gmem-analyze}.1
+#   share/man/man1/{gmemprof,gmem-analyze}.1.gz
 #   share/bash-completion/completions/{gmemprof,gmem-analyze} (completion/)
+#   share/doc/gmemprof/: the guides (docs/*.md, docs/img) and the
+#     licence (copyright: LICENSE in Debian's machine-readable form)
 # Included at the end of the top-level CMakeLists.txt: the targets of every
-# folder exist by then. The launcher finds the library in LIBDIR relative to
-# its own bin/ (GMEMPROF_LIBDIR, profiler/launcher.c).
+# folder exist by then. The launcher finds the library in libexec/gmemprof
+# relative to its own bin/ (GMEMPROF_LIBDIR, profiler/launcher.c).
 include(CMakePackageConfigHelpers)
+# Directories 0755 whatever the umask of who installs or packs.
+set(CMAKE_INSTALL_DEFAULT_DIRECTORY_PERMISSIONS
+    OWNER_READ OWNER_WRITE OWNER_EXECUTE GROUP_READ GROUP_EXECUTE WORLD_READ WORLD_EXECUTE)
 
+set(GMP_PRIVATE_LIBDIR ${CMAKE_INSTALL_LIBEXECDIR}/gmemprof)
 install(TARGETS gmem-analyze RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 if(TARGET gmemprof_launcher)
-  target_compile_definitions(gmemprof_launcher PRIVATE GMEMPROF_LIBDIR="${CMAKE_INSTALL_LIBDIR}")
+  target_compile_definitions(gmemprof_launcher PRIVATE GMEMPROF_LIBDIR="${GMP_PRIVATE_LIBDIR}")
   install(TARGETS gmemprof_launcher RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 endif()
 if(TARGET gmemprof)
-  install(TARGETS gmemprof LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+  install(TARGETS gmemprof LIBRARY DESTINATION ${GMP_PRIVATE_LIBDIR})
 endif()
 if(TARGET gmemprof_torch)
-  install(TARGETS gmemprof_torch LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+  install(TARGETS gmemprof_torch LIBRARY DESTINATION ${GMP_PRIVATE_LIBDIR})
 endif()
 
 # The in-app API: a header whose calls find the profiler with dlsym, so a
@@ -39,7 +48,7 @@ install(EXPORT gmemprofTargets NAMESPACE gmemprof:: DESTINATION ${GMP_CMAKE_DIR}
 configure_package_config_file(${CMAKE_CURRENT_LIST_DIR}/gmemprofConfig.cmake.in
   ${CMAKE_BINARY_DIR}/gmemprofConfig.cmake
   INSTALL_DESTINATION ${GMP_CMAKE_DIR}
-  PATH_VARS CMAKE_INSTALL_BINDIR CMAKE_INSTALL_LIBDIR)
+  PATH_VARS CMAKE_INSTALL_BINDIR GMP_PRIVATE_LIBDIR)
 write_basic_package_version_file(${CMAKE_BINARY_DIR}/gmemprofConfigVersion.cmake
   COMPATIBILITY SameMinorVersion)
 install(FILES ${CMAKE_BINARY_DIR}/gmemprofConfig.cmake ${CMAKE_BINARY_DIR}/gmemprofConfigVersion.cmake
@@ -47,7 +56,7 @@ install(FILES ${CMAKE_BINARY_DIR}/gmemprofConfig.cmake ${CMAKE_BINARY_DIR}/gmemp
 
 # pkg-config: the prefix relative to the .pc file, so the installed tree can
 # be moved (and --prefix at install time needs no reconfigure).
-file(RELATIVE_PATH GMP_PC_TO_PREFIX /P/${CMAKE_INSTALL_LIBDIR}/pkgconfig /P)
+file(RELATIVE_PATH GMP_PC_TO_PREFIX /P/${CMAKE_INSTALL_DATADIR}/pkgconfig /P)
 string(REGEX REPLACE "/$" "" GMP_PC_TO_PREFIX "${GMP_PC_TO_PREFIX}")
 set(GMP_PC_LIBS)
 foreach(l ${CMAKE_DL_LIBS})
@@ -55,9 +64,16 @@ foreach(l ${CMAKE_DL_LIBS})
 endforeach()
 string(STRIP "${GMP_PC_LIBS}" GMP_PC_LIBS)
 configure_file(${CMAKE_CURRENT_LIST_DIR}/gmemprof.pc.in ${CMAKE_BINARY_DIR}/gmemprof.pc @ONLY)
-install(FILES ${CMAKE_BINARY_DIR}/gmemprof.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+install(FILES ${CMAKE_BINARY_DIR}/gmemprof.pc DESTINATION ${CMAKE_INSTALL_DATADIR}/pkgconfig)
 
-install(FILES ${GMP_MAN_PAGES} DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
+install(FILES ${GMP_MAN_PAGES_GZ} DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
+
+# The guides that --help and the man pages name (GMEMPROF_DOCDIR), and the
+# licence (LICENSE in the form Debian reads, cmake/copyright).
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR}
+        FILES_MATCHING PATTERN "*.md" PATTERN "*.png")
+install(FILES ${CMAKE_CURRENT_LIST_DIR}/copyright
+        DESTINATION ${CMAKE_INSTALL_DOCDIR})
 
 # bash completion, found by the bash-completion package under the tool's name
 set(GMP_COMPLETION_DIR ${CMAKE_INSTALL_DATADIR}/bash-completion/completions)

@@ -618,7 +618,7 @@ int gmp_config_check_names(char *const *envp, gmp_diag *diag)
                          best);
         else
             gmp_diag_add(diag,
-                         "%s is not a gmemprof setting (docs/user-guide.md lists them); it is ignored",
+                         "%s is not a gmemprof setting (" GMEMPROF_DOCDIR "/user-guide.md lists them); it is ignored",
                          shown);
         problems++;
     }

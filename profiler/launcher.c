@@ -17,7 +17,8 @@
  * a typo fails in a second instead of after an hour-long run.)
  *
  * What it does: finds libgmemprof.so (--lib, else $GMEMPROF_LIB, else
- * ../lib or ../lib64 next to this executable: find_lib_beside_exe); points
+ * ../libexec/gmemprof, ../lib or ../lib64 next to this executable:
+ * find_lib_beside_exe); points
  * CUDA_INJECTION64_PATH and NVTX_INJECTION64_PATH at it; turns the options
  * into GMEMPROF_* variables; points GMEMPROF_SUMMARY_FILE at a new temporary
  * file; runs the command; forwards SIGINT/SIGTERM/SIGHUP sent to the launcher;
@@ -98,14 +99,14 @@ static const char usage_text[] =
     "                         memory go to the -o file (GMEMPROF_OOM_STEPS, GMEMPROF_OOM_MAX_MB...).\n"
     "                         With a --schedule of windows the trace is written as without it, and\n"
     "                         a failure's dump goes beside it: -o NAME.zst, dump NAME.oom.zst\n"
-    "      --lib PATH         libgmemprof.so to use (default: $GMEMPROF_LIB, else ../lib or\n"
-    "                         ../lib64 next to gmemprof)\n"
+    "      --lib PATH         libgmemprof.so to use (default: $GMEMPROF_LIB, else\n"
+    "                         ../libexec/gmemprof, ../lib or ../lib64 next to gmemprof)\n"
     "  -q, --quiet            no summary, and the profiler prints only errors\n"
     "  -v, --verbose          show the environment given to COMMAND; profiler debug messages\n"
     "  -h, --help             this help\n"
     "      --version          the version\n"
     "\n"
-    "Other settings are read from GMEMPROF_* variables (docs/user-guide.md).\n"
+    "Other settings are read from GMEMPROF_* variables (" GMEMPROF_DOCDIR "/user-guide.md).\n"
     "Exit status: COMMAND's (death by the same signal if it was killed); 2 bad usage or an\n"
     "output that cannot be written (-o);\n"
     "125 the run could not start; 126 COMMAND cannot be executed; 127 COMMAND not found.\n";
@@ -278,13 +279,13 @@ static void parse_args(int argc, char **argv, options *o)
 /* ---- the library ----------------------------------------------------------- */
 
 /* The library directory of an installed launcher, relative to its bin/ (an
- * absolute one is used as is): CMake passes its CMAKE_INSTALL_LIBDIR. */
+ * absolute one is used as is): CMake passes libexec/gmemprof (cmake/install.cmake). */
 #ifndef GMEMPROF_LIBDIR
 #define GMEMPROF_LIBDIR "lib"
 #endif
 
 /* Finds libgmemprof.so beside the launcher: in GMEMPROF_LIBDIR, ../lib or
- * ../lib64 (GNUInstallDirs picks one of them), the first that exists. 0 and
+ * ../lib64 (a tree laid out by hand), the first that exists. 0 and
  * the candidate in out, or -1 after printing where it looked. */
 static int find_lib_beside_exe(char *out, size_t cap)
 {

@@ -17,6 +17,8 @@ pkg-config --exists libzstd 2>/dev/null || need+=(libzstd-dev)
 # headless Chromium opens the --timeline page in its browser test and
 # renders the screenshots (scripts/timeline-screenshots.sh)
 have_cmd chromium || have_cmd chromium-browser || need+=(chromium)
+# the .deb's policy check (tests/install/deb_test.sh: no lintian error)
+have_cmd lintian || need+=(lintian)
 # libFuzzer's runtime ships with clang on Debian; LeakSanitizer/ASan with gcc.
 if ((${#need[@]})); then
     SUDO=""

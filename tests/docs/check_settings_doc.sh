@@ -4,6 +4,9 @@
 #   check_settings_doc.sh [--guide FILE] SRC_DIR   check (exit 0 ok, 1 mismatch, 2 usage)
 #   check_settings_doc.sh --skeleton SRC_DIR        print the table rows the code implies
 #   check_settings_doc.sh --selftest SRC_DIR        prove the check fails on broken guides
+#   check_settings_doc.sh --man PAGE SRC_DIR        check the man page's ENVIRONMENT
+#   check_settings_doc.sh --selftest --man PAGE SRC_DIR   ... and prove it fails on a
+#                                                   page without a variable
 #
 # The facts come from the code, never from this script:
 # - the settings: every {"GMEMPROF_X", T_TYPE, OFF(field), lo, hi, ...} row
@@ -16,6 +19,9 @@
 # 2. numeric settings: the default column holds the default, the accepted
 #    column holds "lo..hi"; yes/no settings: the default as 1 or 0; text
 #    settings: the default in backticks; log level and schedule: its name;
+# With --man PAGE (gmemprof.1, whose ENVIRONMENT section man/mangen.c makes
+# from the guide's table): every variable has an entry (a ".TP" line, then
+# \fBNAME\fR) in the section, and every entry names a variable.
 # 3. every GMEMPROF_ word anywhere in the guide is a variable, or occurs in
 #    profiler/config.c or include/gmemprof/gmemprof.h (GMEMPROF_API_IMPL,
 #    GMEMPROF_TEST_), or is a CMake cache option of a CMakeLists.txt or
@@ -23,13 +29,15 @@
 #    fails too.
 set -uo pipefail
 
-usage() { echo "usage: $0 [--guide FILE | --skeleton | --selftest] SRC_DIR" >&2; exit 2; }
+usage() { echo "usage: $0 [--guide FILE | --skeleton | --selftest] [--man PAGE] SRC_DIR" >&2; exit 2; }
 
 mode=check
 guide=""
+page=""
 while (($#)); do
     case $1 in
     --guide) (($# >= 2)) || usage; guide=$2; shift ;;
+    --man) (($# >= 2)) || usage; page=$2; shift ;;
     --skeleton) mode=skeleton ;;
     --selftest) mode=selftest ;;
     -*) usage ;;
@@ -42,7 +50,7 @@ src=$1
 config=$src/profiler/config.c
 header=$src/include/gmemprof/gmemprof.h
 [ -n "$guide" ] || guide=$src/docs/user-guide.md
-for f in "$config" "$header" "$guide"; do
+for f in "$config" "$header" "$guide" ${page:+"$page"}; do
     [ -r "$f" ] || { echo "check_settings_doc: cannot read $f" >&2; exit 2; }
 done
 
@@ -164,6 +172,24 @@ check() { # guide
         }' <(printf '%s\n' "$f") "$g"
 }
 
+check_man() { # page
+    local names
+    names=$(all_variables)
+    awk -v page="$1" '
+        function bad(msg) { print "check_settings_doc: " msg > "/dev/stderr"; fail = 1 }
+        FNR == NR { var[$0] = 1; next }
+        /^\.SH / { env = ($0 == ".SH ENVIRONMENT") }
+        env && tp { n = $0; gsub(/\\f[BIR]/, "", n); entry[n]++; if (!(n in var)) bad(page " has an entry for " n ", which the code does not read") }
+        { tp = env && $0 == ".TP" }
+        END {
+            for (n in var) {
+                if (!(n in entry)) bad(n " is read by the code but has no entry in the ENVIRONMENT section of " page)
+                else if (entry[n] > 1) bad(n " has " entry[n] " entries in " page)
+            }
+            exit fail
+        }' <(printf '%s\n' "$names") "$1"
+}
+
 skeleton() {
     local name type field lo hi def
     echo "| variable | default | accepted | effect |"
@@ -213,13 +239,37 @@ selftest() {
     mutate "unknown row" "\$a| \`GMEMPROF_NO_SUCH_SETTING\` | 1 | 0..1 | nothing |"
     mutate "duplicate row" "/^| \`$fname\` |/p"
     mutate "misspelt in prose" "1a GMEMPROF_SHEDULE is a typo"
+    if [ -n "$page" ]; then
+        n=$((n + 1))
+        if ! check_man "$page" 2>"$tmp/err"; then
+            cat "$tmp/err" >&2
+            echo "check_settings_doc: selftest: the man page itself fails the check" >&2
+            rc=1
+        fi
+        # the page without its entry for the first setting
+        awk -v v="$fname" '$0 == ".TP" { held = $0; next } held != "" { if (index($0, v "\\fR") == 0) print held; held = "" } { print }' \
+            "$page" >"$tmp/page$n.1"
+        if cmp -s "$tmp/page$n.1" "$page"; then
+            echo "check_settings_doc: selftest 'man entry removed': the mutation changed nothing (fix the selftest)" >&2
+            rc=1
+        elif check_man "$tmp/page$n.1" 2>/dev/null; then
+            echo "check_settings_doc: selftest 'man entry removed': a page without $fname passed" >&2
+            rc=1
+        fi
+    fi
     ((rc == 0)) && echo "check_settings_doc: selftest: $n broken guides rejected, the real one accepted"
     return $rc
 }
 
 case $mode in
 check)
-    if check "$guide"; then
+    if [ -n "$page" ]; then
+        if check_man "$page"; then
+            echo "check_settings_doc: $(all_variables | wc -l) variables, each with an entry in $page"
+        else
+            exit 1
+        fi
+    elif check "$guide"; then
         echo "check_settings_doc: $(all_variables | wc -l) variables, table and code agree"
     else
         exit 1

@@ -552,7 +552,7 @@ static void test_check_names(void)
     CHECK_EQ_U64(d.count, 4);
     CHECK_STR(d.line[0], "GMEMPROF_SCHEDUEL is not a gmemprof setting (did you mean GMEMPROF_SCHEDULE?); it is ignored");
     CHECK_HAS(d.line[1], "GMEMPROF_sample_ms is not a gmemprof setting (did you mean GMEMPROF_SAMPLE_MS?)");
-    CHECK_HAS(d.line[2], "GMEMPROF_SOMETHING_ELSE_ENTIRELY is not a gmemprof setting (docs/user-guide.md");
+    CHECK_HAS(d.line[2], "GMEMPROF_SOMETHING_ELSE_ENTIRELY is not a gmemprof setting (" GMEMPROF_DOCDIR "/user-guide.md");
     CHECK_HAS(d.line[3], "GMEMPROF_NOVALUE is not a gmemprof setting");
     CHECK_EQ_U64(gmp_config_check_names(NULL, &d), 0);
 }
