@@ -515,6 +515,9 @@ int gmp_config_load(gmp_config *cfg, gmp_getenv_fn get, void *ctx, gmp_diag *dia
     if (cfg->on_oom && !asked && cfg->schedule.kind == GMP_SCHED_WHOLE)
         cfg->kernels = GMP_KERNELS_NONE;
     cfg->oom_kernels = cfg->on_oom && asked && cfg->kernels != GMP_KERNELS_NONE;
+    const char *ac = get("PYTORCH_ALLOC_CONF", ctx), *cac = get("PYTORCH_CUDA_ALLOC_CONF", ctx);
+    snprintf(cfg->alloc_conf, sizeof cfg->alloc_conf, "%s", ac ? ac : "");
+    snprintf(cfg->cuda_alloc_conf, sizeof cfg->cuda_alloc_conf, "%s", cac ? cac : "");
     return problems;
 }
 
@@ -787,6 +790,11 @@ size_t gmp_config_describe(const gmp_config *cfg, char *out, size_t cap)
         sb_kvu(&b, "oom_max_mb", (unsigned long long)cfg->oom_max_mb);
         sb_kvu(&b, "oom_dumps", (unsigned long long)cfg->oom_dumps);
     }
+    /* the allocator's settings, when set (absent otherwise, as above) */
+    if (cfg->alloc_conf[0])
+        sb_kv(&b, "PYTORCH_ALLOC_CONF", cfg->alloc_conf);
+    if (cfg->cuda_alloc_conf[0])
+        sb_kv(&b, "PYTORCH_CUDA_ALLOC_CONF", cfg->cuda_alloc_conf);
     if (out && cap > 0)
         out[b.len < cap ? b.len : cap - 1] = '\0';
     return b.len;

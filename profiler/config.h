@@ -90,6 +90,12 @@ typedef struct gmp_config {
     uint64_t oom_dumps;   /* GMEMPROF_OOM_DUMPS: dumps written at most, default 3 */
     int oom_at_exit;      /* GMEMPROF_OOM_AT_EXIT=1: a dump at the end when none was written */
     int oom_signal;       /* GMEMPROF_OOM_SIGNAL=1: SIGUSR2 writes a dump */
+    /* PyTorch's caching allocator settings as the process ran with them
+     * (PYTORCH_ALLOC_CONF, and its older name PYTORCH_CUDA_ALLOC_CONF),
+     * "" unset: the header records them, so that an out-of-memory dump is
+     * explained against the settings in force (analyzer/oom.c). */
+    char alloc_conf[GMP_NAME_MAX];
+    char cuda_alloc_conf[GMP_NAME_MAX];
 } gmp_config;
 
 typedef const char *(*gmp_getenv_fn)(const char *name, void *ctx);

@@ -454,6 +454,21 @@ static void test_describe(void)
     CHECK_EQ_U64(gmp_config_load(&c, fenv_get, &l, NULL), 0);
     gmp_config_describe(&c, out, sizeof out);
     CHECK_HAS(out, ";kernels=1;");
+    CHECK(!strstr(out, "ALLOC_CONF"));
+    /* PyTorch's allocator settings, as the process had them: each name
+     * recorded when set, a ';' in a value escaped */
+    fenv a = {{"PYTORCH_CUDA_ALLOC_CONF", "PYTORCH_ALLOC_CONF"},
+              {"expandable_segments:True,max_split_size_mb:128", "garbage_collection_threshold:0.6;x"},
+              2};
+    CHECK_EQ_U64(gmp_config_load(&c, fenv_get, &a, NULL), 0);
+    gmp_config_describe(&c, out, sizeof out);
+    CHECK_HAS(out, ";PYTORCH_ALLOC_CONF=garbage_collection_threshold:0.6\\;x;"
+                   "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True,max_split_size_mb:128");
+    fenv a1 = {{"PYTORCH_CUDA_ALLOC_CONF"}, {"expandable_segments:True"}, 1};
+    CHECK_EQ_U64(gmp_config_load(&c, fenv_get, &a1, NULL), 0);
+    gmp_config_describe(&c, out, sizeof out);
+    CHECK(!strstr(out, "PYTORCH_ALLOC_CONF="));
+    CHECK_HAS(out, ";PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True");
 
     char small[10];
     memset(small, 'Q', sizeof small);
