@@ -553,6 +553,7 @@ int gtm_labels(gtm_doc *d, void (*label)(const char *raw, size_t len, size_t max
         d->label[i] = (uint32_t)i;
     gma_buf b = { 0 };
     uint32_t *base = malloc((nk ? nk : 1) * sizeof(*base));
+    gma_map seen_base = { 0 }; /* base label -> how many were numbered */
     for (int pass = 0; pass < 3 && !full && base; pass++) {
         if (pass && find_dups(d, nk, raw, dup) != 0)
             break;
@@ -566,9 +567,10 @@ int gtm_labels(gtm_doc *d, void (*label)(const char *raw, size_t len, size_t max
             if (pass < 2) {
                 label(d->str[o], strlen(d->str[o]), pass ? 110 : 60, &b);
             } else { /* still shared: numbered in the order the names came */
-                unsigned no = 1;
-                for (size_t j = 0; j < k; j++)
-                    no += dup[raw[j]] && base[j] == base[k];
+                uint32_t no = 0;
+                gma_map_get(&seen_base, base[k], &no);
+                if (gma_map_put(&seen_base, base[k], ++no) != 0)
+                    d->err = 1;
                 gma_buf_puts(&b, d->str[base[k]]);
                 if (no > 1)
                     gma_buf_printf(&b, " #%u", no);
@@ -576,6 +578,7 @@ int gtm_labels(gtm_doc *d, void (*label)(const char *raw, size_t len, size_t max
             d->label[o] = gtm_str(d, gma_buf_str(&b));
         }
     }
+    gma_map_free(&seen_base);
     gma_buf_free(&b);
     free(dup);
     int err = !base || d->err;
