@@ -10,7 +10,8 @@
  *
  * SHAPE: plain ("k_" + letters + the number at the end), tmpl (a
  * demangled template instance whose number sits deep in its arguments, so
- * every short form collides) or mangled (the same as an Itanium name).
+ * every short form collides) or mangled (an Itanium name whose number is
+ * deep in its template arguments beside a long identifier).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -133,16 +134,17 @@ static size_t name_of(char *s, size_t len, const char *shape, size_t i)
         memcpy(s + n, end, el);
         return n + el;
     }
-    /* _ZN2ns4kernINS_1FINS_1GILi<IDX>ELi<pad>EEEELi4EEEviPf: ns::kern<ns::F<ns::G<IDX, PAD> >, 4>(int, float*),
-     * PAD a decimal literal */
-    n = (size_t)snprintf(s, len, "_ZN2ns4kernINS_1FINS_1GILi%sELi", num);
+    /* _ZN2ns4kernINS_1FINS_1GILi<IDX>ENS_<L><id>EEEEELi4EEEviPf:
+     * ns::kern<ns::F<ns::G<IDX, ns::<id> > >, 4>(int, float*), id L letters */
     const char *end = "EEEEELi4EEEviPf";
     size_t el = strlen(end);
-    s[n++] = '1';
-    while (n < len - el) {
-        s[n] = (char)('0' + n % 10);
-        n++;
-    }
+    n = (size_t)snprintf(s, len, "_ZN2ns4kernINS_1FINS_1GILi%sENS_", num);
+    size_t id = len - n - el - 1; /* its digits shrink it until it fits */
+    while (n + (size_t)snprintf(NULL, 0, "%zu", id) + id + el > len)
+        id--;
+    n += (size_t)sprintf(s + n, "%zu", id);
+    for (size_t j = 0; j < id; j++)
+        s[n++] = (char)('a' + j % 26);
     memcpy(s + n, end, el);
     return n + el;
 }
