@@ -457,7 +457,9 @@ static int size_cmp(const void *a, const void *b)
     return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-/* Keeps the GTM_KEEP largest bands and those live at the peak; merges the rest. */
+/* Keeps the GTM_KEEP largest bands and the GTM_KEEP_PEAK largest of the
+ * others live at the peak; merges the rest, so a page holds at most
+ * GTM_KEEP + GTM_KEEP_PEAK bands and GTM_SLICES slices per lane. */
 static int merge_lane(const gtm_doc *d, gtm_lane *l)
 {
     if (l->n <= GTM_MERGE_AT) {
@@ -471,8 +473,12 @@ static int merge_lane(const gtm_doc *d, gtm_lane *l)
     for (size_t i = 0; i < l->n; i++)
         idx[i] = (bsize){ l->b[i].bytes, l->b[i].seq, (uint32_t)i };
     qsort(idx, l->n, sizeof(*idx), size_cmp);
-    for (size_t i = 0; i < l->n; i++)
-        l->keep[idx[i].i] = i < GTM_KEEP || live_at(l, idx[i].i);
+    size_t at_peak = 0;
+    for (size_t i = 0; i < l->n; i++) {
+        int peak = i >= GTM_KEEP && at_peak < GTM_KEEP_PEAK && live_at(l, idx[i].i);
+        at_peak += (size_t)peak;
+        l->keep[idx[i].i] = i < GTM_KEEP || peak;
+    }
     free(idx);
     for (size_t i = 0; i < l->n; i++) {
         if (l->keep[i]) {

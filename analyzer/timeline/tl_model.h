@@ -20,6 +20,7 @@
 
 #define GTM_MERGE_AT 100000 /* bands in a lane above which small ones merge */
 #define GTM_KEEP 40000      /* bands drawn one by one once merging (plus those live at the peak) */
+#define GTM_KEEP_PEAK 40000 /* at most this many more: the largest live at the peak */
 #define GTM_SLICES 4096     /* slices of a merged series */
 #define GTM_TOP_MAX 20      /* colours */
 #define GTM_LAYERS 4
