@@ -319,13 +319,13 @@ static uint32_t name_str(gtm_doc *d, gma_replay *r, gma_map *cache, uint32_t id,
     gma_buf b = { 0 };
     if (is_range)
         gma_range_display(r, id, r->opt.full_names, &b);
-    else if (len && !r->opt.full_names && !memchr(raw, 0, len))
+    else if (len && !r->opt.full_names && d->raw_kernels && !memchr(raw, 0, len))
         gma_buf_putn(&b, raw, len); /* whole: shown by its label (gtm_labels) */
     else
         gma_kernel_display(r, id, r->opt.full_names, &b);
     v = gtm_str(d, gma_buf_str(&b));
     gma_buf_free(&b);
-    if (len && !is_range && !r->opt.full_names) {
+    if (len && !is_range && !r->opt.full_names && d->raw_kernels) {
         uint32_t *k = gma_vec_push(&d->kernels);
         if (!k)
             d->err = 1;
@@ -620,6 +620,7 @@ static int write_replays(gma_replay *a, gma_replay *b)
     gtm_init(&d, owner_kind(a->opt.by));
     d.title = gtm_str(&d, a->path);
     d.step_axis = b != NULL;
+    d.raw_kernels = b != NULL;
     int rc = gma_timeline_model_add(&d, a, b ? "A" : "");
     if (!rc && b)
         rc = gma_timeline_model_add(&d, b, "B");
@@ -666,6 +667,7 @@ struct gma_tlmulti *gma_timeline_multi_new(const char *path)
     m->html = is_html(path);
     gtm_init(&m->doc, "kernel");
     m->doc.title = gtm_str(&m->doc, "several ranks");
+    m->doc.raw_kernels = 1;
     gma_vec_init(&m->origins, sizeof(uint64_t));
     return m;
 }

@@ -263,6 +263,12 @@ typedef struct gma_replay {
     uint32_t *str_off;     /* id -> offset + 1 in strs */
     uint32_t *str_len;
     size_t str_cap;
+    /* Kernel labels, one per kernel name id for the whole trace (made at
+     * the end, unless full_names): 0 not a kernel's name, 1 a kernel's name
+     * (set by every kernel record), else offset + 1 in klabels. */
+    uint32_t *klabel;
+    size_t klabel_cap;
+    gma_strs klabels;
     /* header and run information */
     int has_header;
     gmt_header hdr;        /* gmt_bytes fields point into strs after copy */

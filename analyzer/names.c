@@ -19,6 +19,12 @@
 #define DM_MAX_TARGS 128
 #define DM_MAX_DEPTH 192
 #define DM_MAX_ARENA (1u << 20)
+/* The arena of a name of n bytes holds at most DM_ARENA_PER_BYTE * n bytes
+ * (DM_MIN_ARENA at least, DM_MAX_ARENA at most): every piece of text is
+ * written once into it, so this bounds the demangler's work by the name's
+ * length. The names of real traces use at most 32 bytes per byte. */
+#define DM_ARENA_PER_BYTE 64
+#define DM_MIN_ARENA (64u << 10)
 
 typedef struct dstr {
     uint32_t off, len;
@@ -32,7 +38,7 @@ typedef struct dm {
     const char *s;
     size_t n, p;
     char *a;
-    size_t alen, acap;
+    size_t alen, acap, amax;
     dty subs[DM_MAX_SUBS];
     size_t nsubs;
     dstr targs[DM_MAX_TARGS];
@@ -60,13 +66,15 @@ static int ar_room(dm *d, size_t extra)
         return -1;
     if (d->alen + extra <= d->acap)
         return 0;
-    size_t nc = d->acap ? d->acap : 1024;
-    while (nc < d->alen + extra)
-        nc *= 2;
-    if (nc > DM_MAX_ARENA) {
+    if (d->alen + extra > d->amax) {
         d->err = 1;
         return -1;
     }
+    size_t nc = d->acap ? d->acap : 1024;
+    while (nc < d->alen + extra)
+        nc *= 2;
+    if (nc > d->amax)
+        nc = d->amax;
     char *na = realloc(d->a, nc);
     if (!na) {
         d->err = 1;
@@ -1189,6 +1197,9 @@ int gma_demangle(const char *s, size_t n, gma_buf *out, size_t *name_b, size_t *
     d->s = s;
     d->n = n;
     d->p = 2;
+    d->amax = n < DM_MAX_ARENA / DM_ARENA_PER_BYTE ? n * DM_ARENA_PER_BYTE : DM_MAX_ARENA;
+    if (d->amax < DM_MIN_ARENA)
+        d->amax = DM_MIN_ARENA;
     size_t nb = 0, ne = 0;
     dstr r = p_encoding(d, 1, &nb, &ne);
     /* Only a vendor suffix (".clone", ".1") may follow a complete name. */
@@ -1217,7 +1228,7 @@ int gma_demangle(const char *s, size_t n, gma_buf *out, size_t *name_b, size_t *
  * "operator()"): the length of all of it, else 0. */
 static size_t op_symbol_len(const char *p, size_t len, size_t i)
 {
-    if (len - i < 9 || memcmp(p + i, "operator", 8) != 0 || (i > 0 && (isalnum((unsigned char)p[i - 1]) || p[i - 1] == '_')))
+    if (p[i] != 'o' || len - i < 9 || memcmp(p + i, "operator", 8) != 0 || (i > 0 && (isalnum((unsigned char)p[i - 1]) || p[i - 1] == '_')))
         return 0;
     size_t j = i + 8;
     if (j < len && p[j] == '(' && j + 1 < len && p[j + 1] == ')')
@@ -1299,36 +1310,47 @@ void gma_name_full(const char *s, size_t n, gma_buf *out)
 }
 
 /* Replaces the contents of every bracket pair of kind open/close nested at
- * depth >= min_depth with "...". Returns 1 when something changed. */
+ * depth >= min_depth with "...". Returns 1 when something changed. One pass
+ * over b; the result (at most 5/3 of b: "<a>" grows to "<...>") is written
+ * straight into one buffer. */
 static int elide(gma_buf *b, char open, char close, int min_depth)
 {
-    if (!b->p)
+    if (!b->p || !memchr(b->p, open, b->len))
         return 0;
-    gma_buf o = { 0 };
+    const char *p = b->p;
+    size_t len = b->len, k = 0;
+    char *o = malloc(2 * len + 4);
+    if (!o)
+        return 0;
+#define PUT(src, n)                      \
+    do {                                 \
+        memcpy(o + k, (src), (n));       \
+        k += (n);                        \
+    } while (0)
     int depth = 0, changed = 0;
-    for (size_t i = 0; i < b->len; i++) {
-        char c = b->p[i];
+    for (size_t i = 0; i < len; i++) {
+        char c = p[i];
         /* "operator<", "operator<<=", "operator->" ...: not brackets */
-        size_t ol = op_symbol_len(b->p, b->len, i);
+        size_t ol = op_symbol_len(p, len, i);
         if (ol) {
             if (depth < min_depth)
-                gma_buf_putn(&o, b->p + i, ol);
+                PUT(p + i, ol);
             i += ol - 1;
             continue;
         }
-        if (c == '-' && i + 1 < b->len && b->p[i + 1] == '>') {
+        if (c == '-' && i + 1 < len && p[i + 1] == '>') {
             if (depth < min_depth)
-                gma_buf_putn(&o, "->", 2);
+                PUT("->", 2);
             i++;
             continue;
         }
         if (c == '(' && open == '(') { /* namespace markers are not parameter lists */
-            size_t l = b->len - i >= 21 && memcmp(b->p + i, "(anonymous namespace)", 21) == 0 ? 21
-                       : b->len - i >= 6 && memcmp(b->p + i, "(anon)", 6) == 0             ? 6
-                                                                                           : 0;
+            size_t l = len - i >= 21 && memcmp(p + i, "(anonymous namespace)", 21) == 0 ? 21
+                       : len - i >= 6 && memcmp(p + i, "(anon)", 6) == 0             ? 6
+                                                                                     : 0;
             if (l) {
                 if (depth < min_depth)
-                    gma_buf_putn(&o, b->p + i, l);
+                    PUT(p + i, l);
                 i += l - 1;
                 continue;
             }
@@ -1336,58 +1358,78 @@ static int elide(gma_buf *b, char open, char close, int min_depth)
         if (c == open) {
             depth++;
             if (depth == min_depth) {
-                gma_buf_putc(&o, c);
+                o[k++] = c;
                 /* Keep an empty pair, and one already elided, as they are. */
                 size_t j = i + 1;
-                int empty = j < b->len && b->p[j] == close;
-                int done = j + 3 < b->len && memcmp(b->p + j, "...", 3) == 0 && b->p[j + 3] == close;
-                gma_buf_putn(&o, "...", empty ? 0 : 3);
+                int empty = j < len && p[j] == close;
+                int done = j + 3 < len && memcmp(p + j, "...", 3) == 0 && p[j + 3] == close;
+                if (!empty)
+                    PUT("...", 3);
                 changed |= !empty && !done;
                 continue;
             }
             if (depth < min_depth)
-                gma_buf_putc(&o, c);
+                o[k++] = c;
             continue;
         }
         if (c == close && depth > 0) {
             if (depth <= min_depth)
-                gma_buf_putc(&o, c);
+                o[k++] = c;
             depth--;
             continue;
         }
         if (depth < min_depth)
-            gma_buf_putc(&o, c);
+            o[k++] = c;
     }
-    if (o.oom || !changed) {
-        gma_buf_free(&o);
+#undef PUT
+    if (!changed) {
+        free(o);
         return 0;
     }
-    gma_buf_free(b);
-    *b = o;
+    o[k] = 0;
+    free(b->p);
+    b->p = o;
+    b->len = k;
+    b->cap = 2 * len + 4;
     return 1;
+}
+
+/* "(anonymous namespace)" -> "(anon)" throughout q. */
+static void shorten_anon(gma_buf *q)
+{
+    static const char A[] = "(anonymous namespace)";
+    if (!q->p || !strstr(q->p, A))
+        return;
+    gma_buf a = { 0 };
+    const char *c = q->p, *e = q->p + q->len;
+    for (const char *m; (m = strstr(c, A)) != NULL; c = m + sizeof(A) - 1) {
+        gma_buf_putn(&a, c, (size_t)(m - c));
+        gma_buf_putn(&a, "(anon)", 6);
+    }
+    gma_buf_putn(&a, c, (size_t)(e - c));
+    if (a.oom) {
+        gma_buf_free(&a);
+        return;
+    }
+    gma_buf_free(q);
+    *q = a;
 }
 
 void gma_name_short(const char *s, size_t n, size_t max_len, gma_buf *out)
 {
     gma_buf q = { 0 };
     qualified_name(s, n, &q);
-    if (max_len && q.len > max_len && q.p && strstr(q.p, "(anonymous namespace)")) {
-        gma_buf a = { 0 };
-        for (const char *c = q.p; *c;) {
-            if (strncmp(c, "(anonymous namespace)", 21) == 0) {
-                gma_buf_puts(&a, "(anon)");
-                c += 21;
-            } else {
-                gma_buf_putc(&a, *c++);
-            }
-        }
-        if (!a.oom) {
-            gma_buf_free(&q);
-            q = a;
-        } else {
-            gma_buf_free(&a);
-        }
+    if (max_len && q.len > GMA_SHORT_SCAN + 3 && !q.oom) {
+        /* Only the ends can show in a label: the middle becomes "...", so
+         * the work below is bounded whatever the name's length. */
+        size_t h = GMA_SHORT_SCAN / 2;
+        memmove(q.p + h + 3, q.p + q.len - h, h);
+        memcpy(q.p + h, "...", 3);
+        q.len = 2 * h + 3;
+        q.p[q.len] = 0;
     }
+    if (max_len && q.len > max_len)
+        shorten_anon(&q);
     if (max_len && q.len > max_len) {
         /* Elide from the inside out: deep template arguments first, then
          * local-name signatures, then the outermost argument lists. */

@@ -24,7 +24,11 @@ int gma_demangle(const char *s, size_t n, gma_buf *out, size_t *name_b, size_t *
 void gma_name_full(const char *s, size_t n, gma_buf *out);
 /* Short display text: the qualified name without return type and
  * parameters, template arguments elided from the inside out and, last, the
- * middle cut, until it fits max_len characters (0: no limit). */
+ * middle cut, until it fits max_len characters (0: no limit). A qualified
+ * name longer than GMA_SHORT_SCAN bytes is shortened from its first and
+ * last GMA_SHORT_SCAN / 2 bytes, joined by "...": the work is linear in n
+ * (demangling, bounded per byte) plus a constant. */
+#define GMA_SHORT_SCAN 4096
 void gma_name_short(const char *s, size_t n, size_t max_len, gma_buf *out);
 /* Name used to match rows across two traces: the qualified name without
  * template arguments, parameters, hex addresses and hash-like tokens; for

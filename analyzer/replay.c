@@ -370,6 +370,8 @@ static inline __attribute__((always_inline)) void kernel_record(gma_replay *r, c
     if (!plain)
         PUBLISH(r, kernel, k);
     uint32_t name = kernel_name(k->name);
+    if (name < r->klabel_cap)
+        r->klabel[name] = 1; /* labelled at the end (gma_kernel_labels_make) */
     if (k->tid) {
         uint32_t t;
         gma_thread *th = thread_get(r, k->tid, &t);
@@ -757,6 +759,8 @@ void gma_replay_free(gma_replay *r)
     gma_strs_free(&r->strs);
     free(r->str_off);
     free(r->str_len);
+    free(r->klabel);
+    gma_strs_free(&r->klabels);
     gma_vec_free(&r->entries);
     gma_map_free(&r->live);
     for (size_t i = 0; i < r->threads.len; i++)
@@ -784,7 +788,7 @@ void gma_replay_free(gma_replay *r)
     gma_vec_free(&r->windows);
     gma_vec_free(&r->arows);
     r->rring = NULL;
-    r->str_off = r->str_len = r->krow_of = r->rrow_of = r->rcanon = NULL;
+    r->str_off = r->str_len = r->klabel = r->krow_of = r->rrow_of = r->rcanon = NULL;
     r->fifo = NULL;
 }
 
@@ -826,6 +830,8 @@ int gma_replay_finish(gma_replay *r, const gmt_reader_end *end)
         if (s->has_start && !s->end_ts)
             s->end_ts = r->last_ts;
     }
+    if (!r->opt.full_names && gma_kernel_labels_make(r) != 0)
+        oom(r);
     return r->err ? -1 : 0;
 }
 

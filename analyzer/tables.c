@@ -120,10 +120,10 @@ static int label_groups(const gma_strs *strs, const size_t *offs, size_t n, size
     return shared;
 }
 
-/* Display labels of kernel name ids, unique within one list: short forms
- * that collide (template instances of one kernel) are redone longer, and
- * what still collides gets " #2", " #3"... in list order. Appends each label
- * to strs and its offset to offs[i]. */
+/* Display labels of kernel name ids, unique within one list: the trace's
+ * labels (gma_kernel_labels_make: unique already), or full names, where
+ * what still collides (one text under several ids) gets " #2", " #3"... in
+ * list order. Appends each label to strs and its offset to offs[i]. */
 int gma_kernel_labels(const gma_replay *r, const uint32_t *ids, size_t n, gma_strs *strs, size_t *offs)
 {
     gma_buf b = { 0 };
@@ -137,20 +137,6 @@ int gma_kernel_labels(const gma_replay *r, const uint32_t *ids, size_t n, gma_st
         err |= offs[i] == (size_t)-1 || b.oom;
     }
     int shared = err ? -1 : label_groups(strs, offs, n, first, count);
-    if (shared > 0 && !r->opt.full_names) {
-        /* longer forms: template arguments kept down to depth 2 */
-        for (size_t i = 0; i < n && !err; i++) {
-            size_t len;
-            const char *raw = gma_str(r, ids[i], &len);
-            if (count[first[i]] < 2 || !len)
-                continue;
-            gma_buf_reset(&b);
-            gma_name_short(raw, len, 110, &b);
-            offs[i] = gma_strs_add(strs, gma_buf_str(&b), b.len);
-            err |= offs[i] == (size_t)-1 || b.oom;
-        }
-        shared = err ? -1 : label_groups(strs, offs, n, first, count);
-    }
     if (shared > 0) {
         /* numbered in list order; the first keeps its label */
         uint32_t *seen = calloc(n, sizeof(*seen));

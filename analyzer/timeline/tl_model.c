@@ -457,7 +457,9 @@ static int size_cmp(const void *a, const void *b)
     return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-/* Keeps the GTM_KEEP largest bands and those live at the peak; merges the rest. */
+/* Keeps the GTM_KEEP largest bands and the GTM_KEEP_PEAK largest of the
+ * others live at the peak; merges the rest, so a page holds at most
+ * GTM_KEEP + GTM_KEEP_PEAK bands and GTM_SLICES slices per lane. */
 static int merge_lane(const gtm_doc *d, gtm_lane *l)
 {
     if (l->n <= GTM_MERGE_AT) {
@@ -471,8 +473,12 @@ static int merge_lane(const gtm_doc *d, gtm_lane *l)
     for (size_t i = 0; i < l->n; i++)
         idx[i] = (bsize){ l->b[i].bytes, l->b[i].seq, (uint32_t)i };
     qsort(idx, l->n, sizeof(*idx), size_cmp);
-    for (size_t i = 0; i < l->n; i++)
-        l->keep[idx[i].i] = i < GTM_KEEP || live_at(l, idx[i].i);
+    size_t at_peak = 0;
+    for (size_t i = 0; i < l->n; i++) {
+        int peak = i >= GTM_KEEP && at_peak < GTM_KEEP_PEAK && live_at(l, idx[i].i);
+        at_peak += (size_t)peak;
+        l->keep[idx[i].i] = i < GTM_KEEP || peak;
+    }
     free(idx);
     for (size_t i = 0; i < l->n; i++) {
         if (l->keep[i]) {
@@ -553,6 +559,7 @@ int gtm_labels(gtm_doc *d, void (*label)(const char *raw, size_t len, size_t max
         d->label[i] = (uint32_t)i;
     gma_buf b = { 0 };
     uint32_t *base = malloc((nk ? nk : 1) * sizeof(*base));
+    gma_map seen_base = { 0 }; /* base label -> how many were numbered */
     for (int pass = 0; pass < 3 && !full && base; pass++) {
         if (pass && find_dups(d, nk, raw, dup) != 0)
             break;
@@ -566,9 +573,10 @@ int gtm_labels(gtm_doc *d, void (*label)(const char *raw, size_t len, size_t max
             if (pass < 2) {
                 label(d->str[o], strlen(d->str[o]), pass ? 110 : 60, &b);
             } else { /* still shared: numbered in the order the names came */
-                unsigned no = 1;
-                for (size_t j = 0; j < k; j++)
-                    no += dup[raw[j]] && base[j] == base[k];
+                uint32_t no = 0;
+                gma_map_get(&seen_base, base[k], &no);
+                if (gma_map_put(&seen_base, base[k], ++no) != 0)
+                    d->err = 1;
                 gma_buf_puts(&b, d->str[base[k]]);
                 if (no > 1)
                     gma_buf_printf(&b, " #%u", no);
@@ -576,6 +584,7 @@ int gtm_labels(gtm_doc *d, void (*label)(const char *raw, size_t len, size_t max
             d->label[o] = gtm_str(d, gma_buf_str(&b));
         }
     }
+    gma_map_free(&seen_base);
     gma_buf_free(&b);
     free(dup);
     int err = !base || d->err;

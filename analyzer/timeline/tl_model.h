@@ -20,6 +20,7 @@
 
 #define GTM_MERGE_AT 100000 /* bands in a lane above which small ones merge */
 #define GTM_KEEP 40000      /* bands drawn one by one once merging (plus those live at the peak) */
+#define GTM_KEEP_PEAK 40000 /* at most this many more: the largest live at the peak */
 #define GTM_SLICES 4096     /* slices of a merged series */
 #define GTM_TOP_MAX 20      /* colours */
 #define GTM_LAYERS 4
@@ -91,9 +92,12 @@ typedef struct gtm_doc {
     size_t nrank, ncolors;
     uint32_t *color_of;    /* per doc string: its colour, filled by gtm_finish */
     int step_axis;         /* lanes share a step-normalised axis (--diff) */
-    /* kernel names are kept whole (an owner per kernel, as the report
-     * groups them) and shown by a label: short, longer where short forms
-     * collide, numbered where those still do (gtm_labels) */
+    /* One trace: a kernel is its label for the whole trace (the report's).
+     * Several (raw_kernels): kernel names are kept whole, so that one name
+     * is one owner in every trace, and shown by a label made over all of
+     * them: short, longer where short forms collide, numbered where those
+     * still do (gtm_labels) */
+    int raw_kernels;
     gma_vec kernels;       /* uint32_t: doc strings that are raw kernel names */
     uint32_t *label;       /* per doc string: the string shown */
     size_t nlabel;

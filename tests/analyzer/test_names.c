@@ -54,6 +54,46 @@ static void expect_norm(const char *in, int kernel, const char *want)
     gma_buf_free(&b);
 }
 
+/* s of n bytes: head, then c up to n - strlen(tail), then tail. */
+static char *filled(size_t n, const char *head, char c, const char *tail)
+{
+    char *s = malloc(n + 1);
+    if (!s)
+        return NULL;
+    size_t h = strlen(head), t = strlen(tail);
+    memcpy(s, head, h);
+    memset(s + h, c, n - h - t);
+    memcpy(s + n - t, tail, t);
+    s[n] = 0;
+    return s;
+}
+
+/* Names of 1 MiB: a label is made from the first and last GMA_SHORT_SCAN / 2
+ * bytes of the qualified name, whatever lies between. */
+static void test_long(void)
+{
+    size_t n = 1u << 20;
+    char *a = filled(n, "void ns::f<", 'a', ">(int)");
+    char *b = filled(n, "k_begin", 'x', "_end");
+    /* "ns::f<" + 2 KiB of the 'a's ... the last 2 KiB ending in ">": elided */
+    char *c = filled(3 * GMA_SHORT_SCAN, "ns::f<", 'a', ">");
+    if (!a || !b || !c) {
+        fprintf(stderr, "out of memory\n");
+        failures++;
+    } else {
+        expect_short(a, 60, "ns::f<...>");
+        /* head (60 - 3) / 3 = 19, tail 38 */
+        expect_short(b, 60, "k_beginxxxxxxxxxxxx...xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx_end");
+        /* "::g<" in the middle is not looked at: the ends are one pair */
+        memcpy(c + GMA_SHORT_SCAN, ">::g<", 5);
+        expect_short(c, 60, "ns::f<...>");
+        expect_short(c, 0, c);
+    }
+    free(a);
+    free(b);
+    free(c);
+}
+
 int main(void)
 {
     expect_demangle("_ZN2at6native29vectorized_elementwise_kernelILi4ENS0_11FillFunctorIfEESt5arrayIPcLm1EEEEviT0_T1_",
@@ -170,6 +210,7 @@ int main(void)
         gma_name_normalize(s, n, 1, &b);
         gma_buf_free(&b);
     }
+    test_long();
     if (failures) {
         fprintf(stderr, "%d name checks failed\n", failures);
         return 1;

@@ -123,6 +123,42 @@ static void test_peak(void)
     gtb_free(&s);
 }
 
+/* Every band live at the peak (none freed): the page still holds at most
+ * GTM_KEEP + GTM_KEEP_PEAK of them; the rest are merged, their bytes whole. */
+static void test_merge_live(void)
+{
+    size_t n = GTM_MERGE_AT + 5000;
+    gtb_set s;
+    gtb_init(&s, 0);
+    for (size_t i = 0; i < n; i++) {
+        gtb_band b = band(0x1000 * (i + 1), i + 1, 10 * i, 1); /* sizes 1..n */
+        gtb_alloc(&s, &b, 0, 0, 0);
+    }
+    gtm_doc d;
+    gtm_init(&d, "kernel");
+    gtm_lane *l = gtm_lane_new(&d);
+    CHECK(l && gtm_lane_bands(l, &s, 0, 0) == 0);
+    uint32_t o = gtm_str(&d, "k");
+    for (size_t i = 0; i < l->n; i++)
+        l->own[i] = o;
+    l->has_peak = 1;
+    l->peak_t = (int64_t)(10 * n);
+    CHECK(gtm_lane_at_peak(&d, l) == 0 && gtm_finish(&d, 10) == 0);
+    /* kept: sizes n down to n - 80,000 + 1; merged: 1..25,000 */
+    size_t m = n - GTM_KEEP - GTM_KEEP_PEAK;
+    CHECK(m == 25000);
+    CHECK(l->nkeep == GTM_KEEP + GTM_KEEP_PEAK && l->nmerged == m);
+    CHECK(l->merge_max == 25000 && l->merged_bytes == 25000ull * 25001ull / 2);
+    CHECK(!l->keep[0] && !l->keep[m - 1] && l->keep[m] && l->keep[n - 1]);
+    /* the merged layer ends at their total: 312,512,500 bytes */
+    uint64_t end = 0;
+    for (size_t g = 0; l->nslices && g <= d.ncolors; g++)
+        end += l->slice_end[(l->nslices - 1) * (d.ncolors + 1) + g];
+    CHECK(end == 312512500ull);
+    gtm_free(&d);
+    gtb_free(&s);
+}
+
 static void test_merge(void)
 {
     size_t n = GTM_MERGE_AT + 5000;
@@ -356,6 +392,7 @@ int main(int argc, char **argv)
     test_bands();
     test_peak();
     test_merge();
+    test_merge_live();
     test_match();
     test_bridge(argv[1]);
     test_expandable(ex);
