@@ -730,6 +730,7 @@ static void *exit_worker(void *p)
 static void after_profiler_end(void)
 {
     fact("end_ts", fake_cupti_now());
+    fact("forced_ts", fake_cupti_forced_flush_ts());
     fact("iters_end", atomic_load(&g_iters));
 }
 

@@ -1814,7 +1814,9 @@ static void t_devstdout(void)
 static void t_exitload(void)
 {
     run r;
-    run_app("exitload", NULL, &r);
+    /* the exit's flush lets the threads make 1000 more records first */
+    const char *env[] = {"E2E_FORCED_FLUSH_WAIT=1000", NULL};
+    run_app("exitload", env, &r);
     CHECK(exited(&r, 0), "wait status %#x", r.status);
     CHECK_STR(r.out, "");
     trace t = load_trace_of(&r);
@@ -1826,13 +1828,16 @@ static void t_exitload(void)
      * was over before its handler that runs after the profiler's */
     CHECK(end >= F("exit_ts"), "window end %" PRIu64 " before exit() at %" PRIu64, end, F("exit_ts"));
     CHECK(end <= F("end_ts"), "window end %" PRIu64 " after the end at %" PRIu64, end, F("end_ts"));
+    /* the 1000 records made during the exit's flush are not in */
+    uint64_t flush = F("forced_ts");
+    CHECK(flush > 0 && end <= flush, "window end %" PRIu64 ", the exit's flush at %" PRIu64, end, flush);
     size_t late = 0, mems = 0;
     for (size_t i = 0; i < t.n; i++) {
         uint64_t ts = t.r[i].type == GMT_REC_ALLOC || t.r[i].type == GMT_REC_FREE ? t.r[i].u.mem.ts
                       : t.r[i].type == GMT_REC_KERNEL                            ? t.r[i].u.kernel.start
                                                                                  : 0;
         mems += t.r[i].type == GMT_REC_ALLOC;
-        late += ts > end;
+        late += ts > end || ts > flush;
     }
     CHECK_EQ_U64(late, 0);
     CHECK(mems > 1, "%zu allocations", mems);
