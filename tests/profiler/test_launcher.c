@@ -520,12 +520,19 @@ static void test_output_checked(void)
     CHECK_HAS(r.err, "a FIFO");
     unlink(fifo);
 
-    /* a name that stands for a descriptor (stdout is out.txt here, a
-     * regular file): refused, never replaced */
-    run(&r, env_plus(NULL), ARGS("-o", "/dev/stdout", "--", CHILD, "exit", "3"));
+    /* a name that stands for a descriptor, as /dev/stdout does (stdout is
+     * out.txt here, a regular file): refused, never replaced */
+    char fdlink[PATH_MAX + 32];
+    struct stat ls;
+    snprintf(fdlink, sizeof fdlink, "%s/stdout.zst", workdir);
+    unlink(fdlink);
+    CHECK(symlink("/proc/self/fd/1", fdlink) == 0);
+    run(&r, env_plus(NULL), ARGS("-o", "stdout.zst", "--", CHILD, "exit", "3"));
     CHECK(exited_with(&r, 2));
-    CHECK_HAS(r.err, "gmemprof: -o '/dev/stdout' names an open descriptor (a regular file), which the profiler "
+    CHECK_HAS(r.err, "gmemprof: -o 'stdout.zst' names an open descriptor (a regular file), which the profiler "
                      "never replaces or writes: name a regular file");
+    CHECK(lstat(fdlink, &ls) == 0 && S_ISLNK(ls.st_mode));
+    unlink(fdlink);
 
     /* fine: a directory with the trailing '/', a pattern, a new file */
     snprintf(okdir, sizeof okdir, "%s/", workdir);
