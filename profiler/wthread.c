@@ -1098,10 +1098,15 @@ static void rec_finish(void)
 static void finalize(int reason)
 {
     W.finalizing = 1;
-    /* Take in everything still queued (the caller flushed CUPTI first). */
-    for (int i = 0; i < 64 && !past_deadline(); i++) {
+    /* Take in everything still queued (the caller flushed CUPTI first).
+     * One round at least, past a signal's deadline too: it takes no buffer
+     * then, but the ring and the epochs, so the window that the run began
+     * is opened and ended (a writer that did not run before the signal
+     * came, on a loaded machine, left the trace without one). */
+    for (int i = 0; i < 64; i++) {
         round_once();
-        if (gmp_ring_size(&gmp_g.ring) == 0 && gmp_bufq_pending() == 0 && !gmp_asm_epochs_pending(W.as))
+        if (past_deadline() ||
+            (gmp_ring_size(&gmp_g.ring) == 0 && gmp_bufq_pending() == 0 && !gmp_asm_epochs_pending(W.as)))
             break;
     }
     /* What the rounds could not take (a signal's deadline, a producer that

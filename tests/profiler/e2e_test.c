@@ -1716,7 +1716,8 @@ static void t_sigload(void)
         trace t = load_trace_of(&r);
         check_complete(&t);
         const rec *we = last(&t, GMT_REC_WINDOW_END);
-        CHECK(we && we->u.we.reason == GMT_WEND_SIGNAL);
+        CHECK(we && we->u.we.reason == GMT_WEND_SIGNAL, "%zu WINDOW_BEGIN, %zu WINDOW_END, reason %d",
+              count(&t, GMT_REC_WINDOW_BEGIN), count(&t, GMT_REC_WINDOW_END), we ? (int)we->u.we.reason : -1);
         const rec *stats = last(&t, GMT_REC_STATS);
         CHECK(mem_by_corr(&t, GMT_REC_ALLOC, F("A.corr")) != NULL || (stats && stats->u.stats.dropped_writer > 0),
               "the first allocation is neither written nor counted as dropped");
