@@ -64,7 +64,12 @@ gmt_writer *gmt_writer_open_fd(int fd, const gmt_writer_opts *opts);
  * the same directory, locked (flock) while the writer is open, renamed to
  * path.  A file at path that no open writer holds is replaced; a link at
  * path is replaced, its target untouched; a character device (/dev/null) is
- * written in place; a FIFO, socket or directory is refused.  When a live
+ * written in place; a FIFO, socket or directory is refused; a name that
+ * stands for an open descriptor (/dev/stdout, gmt_path_names_fd) is never
+ * replaced: a character device behind it is written in place, anything else
+ * refused.  The descriptor sits at a high number (half the descriptor limit,
+ * at most 1024), out of the way of a program that closes every descriptor
+ * and opens files of its own.  When a live
  * writer holds path, gmt_writer_create writes beside it, at path with
  * ".<pid>" before its extension (s.zst -> s.1234.zst), and rewrites path
  * (cap bytes) to the name it took; gmt_writer_open fails with EBUSY.
@@ -72,6 +77,16 @@ gmt_writer *gmt_writer_open_fd(int fd, const gmt_writer_opts *opts);
  * went wrong, or on success a line when another name was taken, else "". */
 gmt_writer *gmt_writer_create(char *path, size_t cap, const gmt_writer_opts *opts, char *msg, size_t msgcap);
 gmt_writer *gmt_writer_open(const char *path, const gmt_writer_opts *opts);
+/* As gmt_writer_create, but the file stays under its temporary name (what
+ * is written goes there) until gmt_writer_claim puts it at path by the same
+ * rules, rewriting path (cap bytes) to the name it took; closing a writer
+ * never claimed removes the file.  A character device at path (or behind a
+ * descriptor's name) is opened in place at once: the writer is claimed.
+ * gmt_writer_claim: 0, or -1 with errno and msg (the writer stays
+ * unclaimed); on success msg says when another name was taken, else "". */
+gmt_writer *gmt_writer_create_unclaimed(const char *path, const gmt_writer_opts *opts, char *msg, size_t msgcap);
+int gmt_writer_claim(gmt_writer *w, char *path, size_t cap, char *msg, size_t msgcap);
+int gmt_writer_claimed(const gmt_writer *w);
 
 /* Appends one record (the preamble goes first automatically). A frame ends
  * by itself once frame_bytes of input have gone in. Returns GMT_OK or the
@@ -91,6 +106,11 @@ uint64_t gmt_writer_bytes_out(const gmt_writer *w); /* compressed bytes written 
 uint64_t gmt_writer_bytes_in(const gmt_writer *w);  /* encoded bytes, before compression */
 uint64_t gmt_writer_frames(const gmt_writer *w);
 int gmt_writer_errno(const gmt_writer *w);          /* errno of the first I/O error */
+/* The descriptor the writer opened no longer names its file (the program
+ * closed it, perhaps opening another file on the number): nothing more is
+ * written to it, nor is it closed; the error is GMT_E_IO with EBADF. */
+int gmt_writer_fd_lost(const gmt_writer *w);
+int gmt_writer_fd(const gmt_writer *w);             /* -1 for a memory writer */
 
 /* ---- reader ------------------------------------------------------------ */
 

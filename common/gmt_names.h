@@ -1,7 +1,8 @@
 /*
  * gmt_names: the file names that go with a trace.  The flight recorder's
  * dumps are named from the trace's path, and the analyzer finds them by the
- * same rule (docs/trace-format.md §4).  Pure string work: libc only.
+ * same rule (docs/trace-format.md §4), and whether a name stands for an
+ * open descriptor.  libc only.
  */
 #ifndef GMEMPROF_GMT_NAMES_H
 #define GMEMPROF_GMT_NAMES_H
@@ -21,6 +22,12 @@ extern "C" {
  * (or with only a leading dot) has none.  Returns the length the whole
  * name needs (as snprintf): the name was cut when it is >= cap. */
 size_t gmt_dump_name(char *out, size_t cap, const char *path, uint64_t k, int beside);
+
+/* 1 when path, or a link on the way from it, lies in /proc: the name stands
+ * for an open descriptor (/dev/stdout, /dev/fd/1, /proc/self/fd/1, a link
+ * to one), not for a file that can be created or replaced.  0 otherwise,
+ * also when path does not exist. */
+int gmt_path_names_fd(const char *path);
 
 #ifdef __cplusplus
 }

@@ -24,12 +24,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <zstd.h>
 
 #include "gmt_io.h"
+#include "gmt_names.h"
 
 #define DEFAULT_LEVEL 3
 #define DEFAULT_FRAME_BYTES (1u << 20)
@@ -66,6 +68,13 @@ struct gmt_writer {
     uint64_t bytes_in;
     uint64_t bytes_out;
     uint64_t frames;
+    /* The file fd was opened on: a write first checks that fd still names
+     * it, so a program that closed the descriptor and opened a file of its
+     * own on the number never gets our bytes (fd_lost then). */
+    int have_id, fd_lost;
+    dev_t id_dev;
+    ino_t id_ino;
+    char *tmp; /* not yet claimed: the temporary name it is written under */
 };
 
 static gmt_status fail(gmt_writer *w, gmt_status st, int e)
@@ -77,6 +86,18 @@ static gmt_status fail(gmt_writer *w, gmt_status st, int e)
     return w->err;
 }
 
+/* fd still names the file the writer opened (the program may have closed
+ * it and opened another file on the number). */
+static int fd_is_ours(gmt_writer *w)
+{
+    struct stat st;
+    if (!w->have_id)
+        return 1;
+    if (!w->fd_lost && (fstat(w->fd, &st) != 0 || st.st_dev != w->id_dev || st.st_ino != w->id_ino))
+        w->fd_lost = 1;
+    return !w->fd_lost;
+}
+
 /* Writes all n bytes, retrying short writes and EINTR. */
 static gmt_status write_all(gmt_writer *w, const uint8_t *p, size_t n)
 {
@@ -86,6 +107,8 @@ static gmt_status write_all(gmt_writer *w, const uint8_t *p, size_t n)
         w->bytes_out += n;
         return GMT_OK;
     }
+    if (!fd_is_ours(w))
+        return fail(w, GMT_E_IO, EBADF);
     while (n > 0) {
         ssize_t k = write(w->fd, p, n);
         if (k < 0) {
@@ -114,6 +137,12 @@ gmt_writer *gmt_writer_open_fd(int fd, const gmt_writer_opts *opts)
         return NULL;
     }
     w->fd = fd;
+    struct stat st;
+    if (fstat(fd, &st) == 0) {
+        w->have_id = 1;
+        w->id_dev = st.st_dev;
+        w->id_ino = st.st_ino;
+    }
     w->level = opts && opts->level ? opts->level : DEFAULT_LEVEL;
     if (w->level > ZSTD_maxCLevel())
         w->level = ZSTD_maxCLevel();
@@ -158,15 +187,21 @@ oom:
 /* ---- creating the file -------------------------------------------------
  *
  * The trace is created as a new file under a temporary name in the same
- * directory (O_CREAT|O_EXCL|O_NOFOLLOW: never an existing file, never through
- * a link, owned by this process, mode 0666 less the umask), locked with
- * flock, then renamed to its name.  The lock is held until the writer closes,
+ * directory (.gmemprof-PID-N.tmp: short, so any legal name works;
+ * O_CREAT|O_EXCL|O_NOFOLLOW: never an existing file, never through a link,
+ * owned by this process, mode 0666 less the umask), locked with flock, then
+ * claimed: renamed to its name.  The lock is held until the writer closes,
  * so a second process handed the same name finds it locked and writes
  * NAME-with-.PID beside it instead of into it; an unlocked file there is a
  * finished or abandoned trace and is replaced (rename: atomic, and a link
  * there is replaced, not followed).  An existing character device (/dev/null,
  * /dev/full) is written in place; any other non-regular file (a FIFO, which
- * would block open(), a socket, a directory) is refused. */
+ * would block open(), a socket, a directory) is refused.  A name that
+ * stands for an open descriptor (/dev/stdout, /dev/fd/N, /proc/self/fd/N,
+ * or a link to one) is never replaced: a character device behind it is
+ * written in place, anything else refused.  The descriptor is moved to a
+ * high number, where a program that closes every descriptor and opens its
+ * own files does not get it back. */
 
 enum { PLACE_OK, PLACE_TAKEN, PLACE_FAIL };
 
@@ -205,14 +240,96 @@ static int rename_noreplace(const char *from, const char *to)
 static const char *kind_of(mode_t m)
 {
     return S_ISFIFO(m) ? "a FIFO" : S_ISSOCK(m) ? "a socket" : S_ISDIR(m) ? "a directory"
-                                  : S_ISBLK(m)  ? "a block device" : "not a regular file";
+                                  : S_ISBLK(m)  ? "a block device" : S_ISREG(m) ? "a regular file"
+                                                                    : "not a regular file";
+}
+
+/* fd moved to a high number (the program's own files take the lowest free
+ * ones); fd itself where that is not possible. */
+static int move_high(int fd)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur < 64)
+        return fd;
+    /* half the limit, at most 1024: far above what a program reopens, and
+     * no descriptor table grown to millions of entries */
+    int lo = rl.rlim_cur / 2 > 1024 ? 1024 : (int)(rl.rlim_cur / 2);
+    if (fd >= lo)
+        return fd;
+    int hi = fcntl(fd, F_DUPFD_CLOEXEC, lo);
+    if (hi < 0)
+        return fd;
+    close(fd);
+    return hi;
+}
+
+/* A character device opened in place at path (following a descriptor's
+ * link when follow is set): the descriptor, -1 with errno, or -2 when
+ * something else is there now. */
+static int open_device(const char *path, int follow)
+{
+    int dfd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW));
+    if (dfd < 0)
+        return -1;
+    struct stat st;
+    if (fstat(dfd, &st) != 0 || !S_ISCHR(st.st_mode)) {
+        close(dfd);
+        return -2;
+    }
+    return move_high(dfd);
+}
+
+/* path stands for an open descriptor: a character device behind it is
+ * opened in place (PLACE_OK, *fd set); anything else is refused. */
+static int place_descriptor(const char *path, int *fd, char *msg, size_t cap)
+{
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISCHR(st.st_mode)) {
+        int dfd = open_device(path, 1);
+        if (dfd >= 0) {
+            *fd = dfd;
+            return PLACE_OK;
+        }
+        if (dfd == -2)
+            errno = EINVAL;
+        say(msg, cap, "cannot write the trace to %s: %s", path, strerror(errno));
+        return PLACE_FAIL;
+    }
+    int e = errno;
+    if (e == EBADF || e == ENOENT)
+        say(msg, cap, "cannot write the trace to %s: it names a descriptor that is not open; name a regular file",
+            path);
+    else
+        say(msg, cap,
+            "cannot write the trace to %s: it names an open descriptor (%s), which is never replaced or "
+            "written; name a regular file",
+            path, kind_of(st.st_mode));
+    errno = EINVAL;
+    return PLACE_FAIL;
 }
 
 /* Puts the locked temporary file tmp (descriptor *fd) at path.  PLACE_OK (a
- * character device: *fd is replaced by one open on it, tmp removed),
- * PLACE_TAKEN (a live writer holds path), PLACE_FAIL with errno and msg. */
-static int place(const char *tmp, const char *path, int *fd, char *msg, size_t cap)
+ * character device: *fd is replaced by one open on it, tmp removed; only
+ * while nothing is written, else refused), PLACE_TAKEN (a live writer holds
+ * path), PLACE_FAIL with errno and msg. */
+static int place(const char *tmp, const char *path, int *fd, int written, char *msg, size_t cap)
 {
+    if (gmt_path_names_fd(path)) {
+        int dfd = -1;
+        if (written) {
+            say(msg, cap, "cannot write the trace to %s: it names an open descriptor now; name a regular file",
+                path);
+            errno = EINVAL;
+            return PLACE_FAIL;
+        }
+        int rc = place_descriptor(path, &dfd, msg, cap);
+        if (rc == PLACE_OK) {
+            unlink(tmp);
+            close(*fd);
+            *fd = dfd;
+        }
+        return rc;
+    }
     for (int tries = 0; tries < 16; tries++) {
         struct stat ls, st;
         if (lstat(path, &ls) != 0) {
@@ -227,14 +344,18 @@ static int place(const char *tmp, const char *path, int *fd, char *msg, size_t c
                 return PLACE_OK; /* the link replaced, its target untouched */
             break;
         }
+        if (S_ISCHR(ls.st_mode) && written) {
+            say(msg, cap, "cannot write the trace to %s: a device appeared there after the trace began; "
+                          "name a regular file", path);
+            errno = EINVAL;
+            return PLACE_FAIL;
+        }
         if (S_ISCHR(ls.st_mode)) {
-            int dfd = open(path, O_WRONLY | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
+            int dfd = open_device(path, 0);
+            if (dfd == -2)
+                continue; /* replaced meanwhile */
             if (dfd < 0)
                 break;
-            if (fstat(dfd, &st) != 0 || !S_ISCHR(st.st_mode)) {
-                close(dfd);
-                continue; /* replaced meanwhile */
-            }
             unlink(tmp);
             close(*fd);
             *fd = dfd;
@@ -282,17 +403,24 @@ static int place(const char *tmp, const char *path, int *fd, char *msg, size_t c
     return PLACE_FAIL;
 }
 
-/* A new, locked file beside path. -1 with errno and msg. */
-static int create_tmp(const char *path, char *tmp, size_t cap, char *msg, size_t msgcap)
+/* A new, locked file in path's directory, its name in *tmp (malloc'd).
+ * -1 with errno and msg. */
+static int create_tmp(const char *path, char **tmp, char *msg, size_t msgcap)
 {
     static _Atomic unsigned seq;
+    const char *slash = strrchr(path, '/');
+    int dlen = slash ? (int)(slash - path) + 1 : 0;
+    size_t cap = (size_t)dlen + 64;
+    char *t = malloc(cap);
+    if (!t) {
+        errno = ENOMEM;
+        say(msg, msgcap, "cannot write the trace to %s: out of memory", path);
+        return -1;
+    }
     for (int i = 0; i < 64; i++) {
         unsigned n = atomic_fetch_add(&seq, 1);
-        if ((size_t)snprintf(tmp, cap, "%s.%ld-%u.tmp", path, (long)getpid(), n) >= cap) {
-            errno = ENAMETOOLONG;
-            break;
-        }
-        int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC, 0666);
+        snprintf(t, cap, "%.*s.gmemprof-%ld-%u.tmp", dlen, path, (long)getpid(), n);
+        int fd = open(t, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC, 0666);
         if (fd < 0 && errno == EEXIST)
             continue;
         if (fd < 0)
@@ -300,8 +428,12 @@ static int create_tmp(const char *path, char *tmp, size_t cap, char *msg, size_t
         /* A fresh file cannot be held by another; where the file system
          * has no locks (ENOLCK on some NFS) the trace is written unlocked. */
         (void)flock(fd, LOCK_EX | LOCK_NB);
-        return fd;
+        *tmp = t;
+        return move_high(fd);
     }
+    int e = errno;
+    free(t);
+    errno = e;
     say(msg, msgcap, "cannot write the trace to %s: %s", path, strerror(errno));
     return -1;
 }
@@ -321,8 +453,18 @@ static int other_name(const char *path, int k, char *out, size_t cap)
     return (size_t)snprintf(out, cap, "%.*s%s%s", (int)stem, path, sfx, path + stem) < cap ? 0 : -1;
 }
 
-static gmt_writer *create(char *path, size_t cap, int fallback, const gmt_writer_opts *opts, char *msg,
-                          size_t msgcap)
+static void set_id(gmt_writer *w)
+{
+    struct stat st;
+    w->have_id = fstat(w->fd, &st) == 0;
+    w->fd_lost = 0;
+    if (w->have_id) {
+        w->id_dev = st.st_dev;
+        w->id_ino = st.st_ino;
+    }
+}
+
+gmt_writer *gmt_writer_create_unclaimed(const char *path, const gmt_writer_opts *opts, char *msg, size_t msgcap)
 {
     if (msg && msgcap)
         msg[0] = '\0';
@@ -331,30 +473,78 @@ static gmt_writer *create(char *path, size_t cap, int fallback, const gmt_writer
         say(msg, msgcap, "no trace file name given");
         return NULL;
     }
-    size_t tcap = strlen(path) + 160;
-    char *tmp = malloc(tcap), *want = strdup(path);
-    int fd = -1, rc = PLACE_FAIL;
-    if (!tmp || !want) {
+    int fd = -1;
+    char *tmp = NULL;
+    struct stat ls;
+    /* What can be told now is told now: a device is written in place at
+     * once, a FIFO or a descriptor that is no device is refused. */
+    if (gmt_path_names_fd(path)) {
+        if (place_descriptor(path, &fd, msg, msgcap) != PLACE_OK)
+            return NULL;
+    } else if (lstat(path, &ls) == 0 && S_ISCHR(ls.st_mode)) {
+        if ((fd = open_device(path, 0)) < 0) {
+            if (fd == -2)
+                errno = EINVAL;
+            say(msg, msgcap, "cannot write the trace to %s: %s", path, strerror(errno));
+            return NULL;
+        }
+    } else if (lstat(path, &ls) == 0 && !S_ISREG(ls.st_mode) && !S_ISLNK(ls.st_mode)) {
+        say(msg, msgcap, "cannot write the trace to %s: it is %s; name a regular file", path, kind_of(ls.st_mode));
+        errno = S_ISDIR(ls.st_mode) ? EISDIR : EINVAL;
+        return NULL;
+    } else if ((fd = create_tmp(path, &tmp, msg, msgcap)) < 0) {
+        return NULL;
+    }
+    gmt_writer *w = gmt_writer_open_fd(fd, opts);
+    if (!w) {
+        int e = errno;
+        if (tmp)
+            unlink(tmp);
+        free(tmp);
+        close(fd);
+        errno = e;
+        say(msg, msgcap, "cannot write the trace to %s: out of memory", path);
+        return NULL;
+    }
+    w->tmp = tmp;
+    return w;
+}
+
+static int claim(gmt_writer *w, char *path, size_t cap, int fallback, char *msg, size_t msgcap)
+{
+    if (msg && msgcap)
+        msg[0] = '\0';
+    if (!w || !path || !path[0]) {
+        errno = EINVAL;
+        return -1;
+    }
+    if (!w->tmp)
+        return 0;
+    char *want = strdup(path);
+    int rc = PLACE_FAIL;
+    if (!want) {
         errno = ENOMEM;
         say(msg, msgcap, "cannot write the trace to %s: out of memory", path);
-        goto out;
+        return -1;
     }
+    int written = w->bytes_out > 0;
     for (int k = 0; k < 8; k++) {
         if (k > 0 && other_name(want, k - 1, path, cap) != 0) {
             errno = ENAMETOOLONG;
             say(msg, msgcap, "cannot write the trace to %s: a name beside it is too long", want);
             break;
         }
-        if ((fd = create_tmp(path, tmp, tcap, msg, msgcap)) < 0)
+        int fd = w->fd;
+        rc = place(w->tmp, path, &fd, written, msg, msgcap);
+        if (rc == PLACE_OK) {
+            if (fd != w->fd) {
+                w->fd = fd;
+                set_id(w);
+            }
+            free(w->tmp);
+            w->tmp = NULL;
             break;
-        rc = place(tmp, path, &fd, msg, msgcap);
-        if (rc == PLACE_OK)
-            break;
-        int e = errno;
-        unlink(tmp);
-        close(fd);
-        fd = -1;
-        errno = e;
+        }
         if (rc == PLACE_FAIL)
             break;
         if (!fallback) {
@@ -363,23 +553,33 @@ static gmt_writer *create(char *path, size_t cap, int fallback, const gmt_writer
             break;
         }
     }
-out:
-    free(tmp);
-    gmt_writer *w = NULL;
-    if (rc == PLACE_OK) {
-        if (strcmp(want, path) != 0)
-            say(msg, msgcap, "%s is being written by another process: this one writes %s", want, path);
-        w = gmt_writer_open_fd(fd, opts);
-        if (!w) {
-            int e = errno;
-            close(fd);
-            errno = e;
-            say(msg, msgcap, "cannot write the trace to %s: out of memory", path);
-        }
-    } else if (want && strcmp(want, path) != 0) {
+    int e = errno;
+    if (rc == PLACE_OK && strcmp(want, path) != 0)
+        say(msg, msgcap, "%s is being written by another process: this one writes %s", want, path);
+    else if (rc != PLACE_OK && strcmp(want, path) != 0)
         snprintf(path, cap, "%s", want); /* the failure names what was asked for */
-    }
     free(want);
+    errno = e;
+    return rc == PLACE_OK ? 0 : -1;
+}
+
+int gmt_writer_claim(gmt_writer *w, char *path, size_t cap, char *msg, size_t msgcap)
+{
+    return claim(w, path, cap, 1, msg, msgcap);
+}
+
+static gmt_writer *create(char *path, size_t cap, int fallback, const gmt_writer_opts *opts, char *msg,
+                          size_t msgcap)
+{
+    gmt_writer *w = gmt_writer_create_unclaimed(path, opts, msg, msgcap);
+    if (!w)
+        return NULL;
+    if (claim(w, path, cap, fallback, msg, msgcap) != 0) {
+        int e = errno;
+        gmt_writer_close(w); /* removes the temporary file */
+        errno = e;
+        return NULL;
+    }
     return w;
 }
 
@@ -419,6 +619,7 @@ gmt_writer *gmt_writer_open_sink(gmt_sink_fn sink, void *ctx, const gmt_writer_o
     if (!w)
         return NULL;
     w->fd = -1;
+    w->have_id = 0;
     w->sink = sink;
     w->sink_ctx = ctx;
     w->started = 1; /* no preamble: the stream's writer gives it */
@@ -541,8 +742,13 @@ gmt_status gmt_writer_close(gmt_writer *w)
     if (!w)
         return GMT_E_ARG;
     gmt_writer_end_frame(w);
-    if (w->fd >= 0 && close(w->fd) != 0 && errno != EINTR)
+    /* A descriptor the program took over is the program's: never closed. */
+    if (w->fd >= 0 && fd_is_ours(w) && close(w->fd) != 0 && errno != EINTR)
         fail(w, GMT_E_IO, errno);
+    if (w->tmp) {
+        unlink(w->tmp); /* never claimed: nothing was recorded worth a name */
+        free(w->tmp);
+    }
     gmt_status st = w->err;
     ZSTD_freeCCtx(w->cctx);
     free(w->ib);
@@ -559,3 +765,6 @@ uint64_t gmt_writer_bytes_out(const gmt_writer *w) { return w ? w->bytes_out : 0
 uint64_t gmt_writer_bytes_in(const gmt_writer *w) { return w ? w->bytes_in : 0; }
 uint64_t gmt_writer_frames(const gmt_writer *w) { return w ? w->frames : 0; }
 int gmt_writer_errno(const gmt_writer *w) { return w ? w->err_no : 0; }
+int gmt_writer_fd_lost(const gmt_writer *w) { return w ? w->fd_lost : 0; }
+int gmt_writer_fd(const gmt_writer *w) { return w && !w->sink ? w->fd : -1; }
+int gmt_writer_claimed(const gmt_writer *w) { return w && !w->tmp; }

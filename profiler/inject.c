@@ -23,7 +23,7 @@
  *
  * Exit: atexit and a destructor (whichever runs first) flush CUPTI (forced),
  * let the writer finish the trace (WINDOW_END, STATS, TRAILER) and print the
- * summary. SIGTERM/SIGINT: if the program had a handler, ours calls it (the
+ * summary. SIGTERM/SIGINT/SIGHUP: if the program had a handler, ours calls it (the
  * program decides; a normal exit then flushes through atexit); if it had the
  * default action, ours only asks the writer to end the trace and returns
  * (no lock, no wait: the interrupted thread may hold what the writer
@@ -111,9 +111,14 @@ static void gmp_shutdown(int reason)
     }
     int st = atomic_load(&gmp_g.state);
     if (st == GMP_ST_ON) {
+        /* Other threads may go on calling CUDA while exit() runs: what they
+         * make from now on is not the trace's, and the writer takes no
+         * buffer after the flush, so the end takes bounded time. */
+        gmp_wt_cutoff(gmp_now());
         gmp_torch_flush();
         gmp_torch_detach(); /* its allocator may still run in atexit handlers */
         gmp_activity_flush_forced();
+        gmp_bufq_accept(0); /* later buffers: counted as dropped as they come */
         gmp_wt_finish(reason, 10000);
         atomic_store(&gmp_g.state, GMP_ST_OFF);
         return;
@@ -134,13 +139,16 @@ static void on_fork_child(void)
     gmp_wake_forget(); /* shared with the parent: never poke the parent's writer */
 }
 
-static const int g_sigs[2] = {SIGTERM, SIGINT};
-static struct sigaction g_prev[2];
+/* The signals that end a program by default and that a user sends to stop
+ * one: a closed terminal or SSH session sends SIGHUP. */
+#define GMP_NSIGS 3
+static const int g_sigs[GMP_NSIGS] = {SIGTERM, SIGINT, SIGHUP};
+static struct sigaction g_prev[GMP_NSIGS];
 /* Per signal, a one-shot timer that sends it again if the writer has not
  * ended the trace in time (the writer could be stuck in a write): the
  * handler then takes the default action at once. */
-static timer_t g_watchdog[2];
-static int g_have_watchdog[2];
+static timer_t g_watchdog[GMP_NSIGS];
+static int g_have_watchdog[GMP_NSIGS];
 #define GMP_SIGNAL_WATCHDOG_S 5
 
 /* The default action now: die by the signal. */
@@ -150,7 +158,7 @@ static void die_now(int sig)
     memset(&dfl, 0, sizeof dfl);
     dfl.sa_handler = SIG_DFL;
     sigemptyset(&dfl.sa_mask);
-    (void)sigaction(sig, &dfl, NULL); /* cannot fail for SIGTERM/SIGINT with SIG_DFL */
+    (void)sigaction(sig, &dfl, NULL); /* cannot fail for these signals with SIG_DFL */
     sigset_t s;
     sigemptyset(&s);
     sigaddset(&s, sig);
@@ -164,7 +172,9 @@ static void die_now(int sig)
  * process die by the signal once the trailer is written. */
 static void on_signal(int sig, siginfo_t *si, void *uc)
 {
-    int i = sig == SIGTERM ? 0 : 1;
+    int i = 0;
+    while (i < GMP_NSIGS - 1 && g_sigs[i] != sig)
+        i++;
     const struct sigaction *p = &g_prev[i];
     if (p->sa_flags & SA_SIGINFO) {
         if (p->sa_sigaction) {
@@ -194,7 +204,7 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
 
 static void install_signal_handlers(void)
 {
-    for (int i = 0; i < 2; i++) {
+    for (int i = 0; i < GMP_NSIGS; i++) {
         struct sigaction old, sa;
         if (sigaction(g_sigs[i], NULL, &old) != 0)
             continue;
@@ -311,8 +321,8 @@ static int light_body(void)
         gmp_log_error("out of memory for the profiler's tables; profiling is off");
         return -1;
     }
-    /* Without an eventfd the writer still polls the ring every 20 ms: only
-     * the early wake-ups are lost. */
+    /* Without the wake-up semaphore the writer still polls the ring every
+     * 20 ms: only the early wake-ups are lost. */
     gmp_wake_open();
     gmp_steps_hooks hooks = {.collect = gmp_callbacks_collect,
                              .watch_ops = gmp_torch_watch_ops,
@@ -386,23 +396,21 @@ static int full_body(void)
     char why[GMP_PATH_MAX + 128];
     /* the flight recorder alone makes a file only when something fails */
     int trace = !gmp_g.cfg.on_oom || gmp_config_oom_beside(&gmp_g.cfg);
-    gmt_writer *w = trace ? gmt_writer_create(gmp_g.path, sizeof gmp_g.path, &wo, why, sizeof why) : NULL;
+    /* The name is taken when the first context is made (the writer claims
+     * it): a process that makes none leaves it to one that records. */
+    gmt_writer *w = trace ? gmt_writer_create_unclaimed(gmp_g.path, &wo, why, sizeof why) : NULL;
     if (!w && trace) {
         gmp_log_error("%s; profiling is off (the program runs on)", why);
         gmp_activity_unsubscribe();
         return -1;
     }
-    if (w && why[0])
-        gmp_log_info("%s", why); /* another process holds the name: this one's own file */
     size_t fixed = gmp_ring_bytes(&gmp_g.ring) + ((size_t)gmp_g.corr.mask + 1) * sizeof(gmp_corr_slot) +
                    gmp_wt_staging_bytes();
     if (gmp_activity_setup_buffers(fixed, err, sizeof err) != 0 || gmp_wt_start(w, err, sizeof err) != 0) {
         gmp_log_error("%s; profiling is off", err);
         gmp_activity_unsubscribe();
-        if (!gmp_wt_running() && w) {
-            gmt_writer_close(w);
-            unlink(gmp_g.path);
-        }
+        if (!gmp_wt_running() && w)
+            gmt_writer_close(w); /* never claimed: its file is removed */
         return -1;
     }
     if (gmp_activity_enable(err, sizeof err) != 0) {

@@ -4,7 +4,7 @@
  *   gmemprof [-o FILE] [--schedule SPEC] [--step-marker NAME] [--steps SOURCE] [--tag-prefix P]
  *            [--sample-ms N] [--kernels gpu|launch|none] [--no-kernels] [--lib PATH]
  *            [-q|--quiet] [-v]
- *            [--help] [--version] -- CMD ARGS...
+ *            [--help] [-V|--version] -- CMD ARGS...
  *
  * BUILD: needs only libc and these sources (no gmt, no zstd, no CUDA):
  *   profiler/launcher.c profiler/summary.c profiler/config.c profiler/schedule.c
@@ -41,6 +41,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -48,6 +49,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "gmt_names.h"
 #include "gmt_text.h"
 #include "summary.h"
 
@@ -104,7 +106,7 @@ static const char usage_text[] =
     "  -q, --quiet            no summary, and the profiler prints only errors\n"
     "  -v, --verbose          show the environment given to COMMAND; profiler debug messages\n"
     "  -h, --help             this help\n"
-    "      --version          the version\n"
+    "  -V, --version          the version\n"
     "\n"
     "Other settings are read from GMEMPROF_* variables (" GMEMPROF_DOCDIR "/user-guide.md).\n"
     "Exit status: COMMAND's (death by the same signal if it was killed); 2 bad usage or an\n"
@@ -216,6 +218,14 @@ static void check_output(const char *what, const char *shown, const char *path)
     }
     if ((slash && !slash[1]) || pattern_literal(path, strlen(path), lit, sizeof lit) != 0 || stat(lit, &st) != 0)
         return; /* a directory for the default name, a pattern, or a new file */
+    if (gmt_path_names_fd(lit) && !S_ISCHR(st.st_mode))
+        usage_error("%s '%s' names an open descriptor (%s), which the profiler never replaces or writes: "
+                    "name a regular file, such as trace.zst",
+                    what, shown,
+                    S_ISFIFO(st.st_mode)   ? "a pipe"
+                    : S_ISREG(st.st_mode)  ? "a regular file"
+                    : S_ISSOCK(st.st_mode) ? "a socket"
+                                           : "not a device");
     if (S_ISDIR(st.st_mode))
         usage_error("%s '%s' is a directory: name a file in it, or end it with '/' for the default name there",
                     what, shown);
@@ -256,7 +266,7 @@ static void parse_args(int argc, char **argv, options *o)
         else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
             fputs(usage_text, stdout);
             exit(fflush(stdout) == 0 ? 0 : 1);
-        } else if (strcmp(a, "--version") == 0) {
+        } else if (strcmp(a, "-V") == 0 || strcmp(a, "--version") == 0) {
             printf("gmemprof %s (trace format %d.%d)\n", GMEMPROF_VERSION, GMT_VERSION_MAJOR,
                    GMT_VERSION_MINOR);
             exit(fflush(stdout) == 0 ? 0 : 1);
@@ -568,7 +578,7 @@ static int print_oom_summary(FILE *f, const char *cwd, int beside)
 
 /* Reads the summary file and prints the summary; wstatus (how the command
  * ended) explains an empty file. */
-static void print_summary(int fd, int wstatus, const char *cwd)
+static void print_summary(int fd, int wstatus, const char *cwd, const struct stat *before)
 {
     FILE *f = NULL;
     int dupfd = fd >= 0 ? dup(fd) : -1;
@@ -648,7 +658,11 @@ static void print_summary(int fd, int wstatus, const char *cwd)
     } else if (bad == 0) {
         const char *pat = getenv("GMEMPROF_OUTPUT");
         struct stat st;
-        if (WIFSIGNALED(wstatus) && pat && !strchr(pat, '%') && stat(pat, &st) == 0 && st.st_size > 0)
+        /* a file there before the run is named only if this run replaced
+         * it (a trace is always a new file, renamed onto the name) */
+        int ours = pat && !strchr(pat, '%') && stat(pat, &st) == 0 && st.st_size > 0 &&
+                   (!before || before->st_dev != st.st_dev || before->st_ino != st.st_ino);
+        if (WIFSIGNALED(wstatus) && ours)
             /* SIGKILL leaves no time to report, but every frame written before
              * it is readable: say where the cut-short trace is. */
             fprintf(stderr,
@@ -758,7 +772,9 @@ static void set_environment(const options *o, const char *lib, const char *cwd)
 }
 
 /* The summary file the profiled processes append their lines to, or -1:
- * the run goes on without it if it cannot be made. */
+ * the run goes on without it if it cannot be made. It has no name: removed
+ * as soon as it is made, the processes reach it as /proc/PID/fd/N of the
+ * launcher, and nothing is left behind however the launcher ends. */
 static int open_summary(const options *o, char *sumpath, size_t cap)
 {
     const char *tmp = getenv("TMPDIR");
@@ -776,6 +792,10 @@ static int open_summary(const options *o, char *sumpath, size_t cap)
         unlink(sumpath);
         sumfd = -1;
         errno = e;
+    }
+    if (sumfd >= 0) {
+        unlink(sumpath);
+        snprintf(sumpath, cap, "/proc/%ld/fd/%d", (long)getpid(), sumfd);
     }
     if (sumfd < 0) {
         if (o->verbosity >= 0)
@@ -806,6 +826,11 @@ int main(int argc, char **argv)
 
     set_environment(&o, lib, cwd);
     int sumfd = open_summary(&o, sumpath, sizeof sumpath);
+    /* What is at the output's name now: an earlier run's trace is not this
+     * run's to report. */
+    struct stat before;
+    const char *pat = getenv("GMEMPROF_OUTPUT");
+    int had_before = pat && stat(pat, &before) == 0;
 
     /* Signals stay blocked from before fork until the handlers and g_child
      * are in place, so none is lost or acted on by the wrong process. A
@@ -827,19 +852,20 @@ int main(int argc, char **argv)
 
     if (pipe2(errpipe, O_CLOEXEC) != 0) {
         fprintf(stderr, "gmemprof: cannot create a pipe: %s\n", strerror(errno));
-        if (sumfd >= 0)
-            unlink(sumpath);
         return EXIT_LAUNCH;
     }
     fflush(stderr);
+    pid_t launcher = getpid();
     pid_t pid = fork();
     if (pid < 0) {
         say("cannot start %s: fork failed: %s", o.cmd[0], strerror(errno));
-        if (sumfd >= 0)
-            unlink(sumpath);
         return EXIT_LAUNCH;
     }
     if (pid == 0) {
+        /* A launcher killed outright (SIGKILL: nothing to forward) takes
+         * the command with it rather than orphan it. */
+        if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != launcher)
+            _exit(EXIT_LAUNCH);
         /* The command: default dispositions first, then unblock. */
         for (size_t i = 0; i < NFWD; i++)
             if (installed[i])
@@ -867,8 +893,6 @@ int main(int argc, char **argv)
     while (waitpid(pid, &wstatus, 0) < 0) {
         if (errno != EINTR) {
             fprintf(stderr, "gmemprof: lost track of the command: %s\n", strerror(errno));
-            if (sumfd >= 0)
-                unlink(sumpath);
             return EXIT_LAUNCH;
         }
     }
@@ -879,15 +903,12 @@ int main(int argc, char **argv)
             say("cannot run '%s': command not found", o.cmd[0]);
         else
             say("cannot run '%s': %s", o.cmd[0], strerror(exec_errno));
-        if (sumfd >= 0)
-            unlink(sumpath);
         return exec_errno == ENOENT || exec_errno == ENOTDIR ? EXIT_NOTFOUND : EXIT_NOEXEC;
     }
 
     if (sumfd >= 0) {
         if (o.verbosity >= 0)
-            print_summary(sumfd, wstatus, cwd);
-        unlink(sumpath);
+            print_summary(sumfd, wstatus, cwd, had_before ? &before : NULL);
         close(sumfd);
     }
     exit_like(wstatus);

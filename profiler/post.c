@@ -3,28 +3,47 @@
  */
 #include "post.h"
 
+#include <errno.h>
+#include <semaphore.h>
 #include <string.h>
-#include <sys/eventfd.h>
-#include <unistd.h>
+#include <time.h>
 
 #include "gmp_rt.h"
 
-static int wake_fd = -1;
+/* A semaphore, not a descriptor: a program that closes every descriptor
+ * and opens its own files must never get the wake-ups written into one. */
+static sem_t wake_sem;
+static _Atomic int wake_ok;
 static _Atomic int ring_wake_pending;
 
-void gmp_wake_open(void) { wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC); }
+void gmp_wake_open(void) { atomic_store(&wake_ok, sem_init(&wake_sem, 0, 0) == 0); }
 
-void gmp_wake_forget(void) { wake_fd = -1; }
-
-int gmp_wake_fd(void) { return wake_fd; }
+void gmp_wake_forget(void) { atomic_store(&wake_ok, 0); }
 
 void gmp_wake(void)
 {
-    if (wake_fd < 0)
+    if (atomic_load_explicit(&wake_ok, memory_order_relaxed))
+        (void)sem_post(&wake_sem); /* EOVERFLOW: plenty pending already */
+}
+
+void gmp_wake_wait(unsigned ms)
+{
+    struct timespec dl;
+    if (!atomic_load_explicit(&wake_ok, memory_order_relaxed)) {
+        struct timespec ts = {0, (long)ms * 1000000L};
+        nanosleep(&ts, NULL);
         return;
-    uint64_t one = 1;
-    ssize_t k = write(wake_fd, &one, sizeof one); /* EAGAIN: already pending */
-    (void)k;
+    }
+    clock_gettime(CLOCK_REALTIME, &dl);
+    dl.tv_nsec += (long)ms * 1000000L;
+    while (dl.tv_nsec >= 1000000000L) {
+        dl.tv_sec++;
+        dl.tv_nsec -= 1000000000L;
+    }
+    if (sem_timedwait(&wake_sem, &dl) != 0)
+        return; /* the time is up (or EINTR) */
+    while (sem_trywait(&wake_sem) == 0)
+        ; /* one round serves every wake-up made so far */
 }
 
 void gmp_post(gmp_ev *ev)

@@ -16,7 +16,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -106,6 +105,12 @@ static struct {
     uint64_t dump_bytes, dump_records;
     int dump_ok;
     _Atomic int dump_req;               /* SIGUSR2 */
+
+    /* The exit began at this trace time (UINT64_MAX: not yet): records
+     * made after it are not written, and counted as dropped (cut). */
+    _Atomic uint64_t cutoff;
+    uint64_t cut;
+    int claim_failed; /* the trace could not take its name (said once) */
 } W;
 
 size_t gmp_wt_staging_bytes(void) { return gmp_asm_staging_bytes((size_t)gmp_g.cfg.host_buffer_mb << 20); }
@@ -122,6 +127,9 @@ static inline uint64_t mono_ns(void)
 /* Why a file writer failed: its errno, else the compressor. */
 static const char *writer_error(gmt_writer *w)
 {
+    if (gmt_writer_fd_lost(w))
+        return "the program closed its descriptor (another file may have its number now), so nothing more is "
+               "written to it";
     int e = gmt_writer_errno(w);
     return e ? strerror(e) : "compression error";
 }
@@ -172,8 +180,33 @@ static int main_writer(void) { return W.w == (W.trace ? W.trace : W.mem_w); }
 
 static void put_held(const gmt_record *r);
 
+/* The time of a record the program made, or 0 for the writer's own. */
+static uint64_t made_at(const gmt_record *r)
+{
+    switch (r->type) {
+    case GMT_REC_ALLOC:
+    case GMT_REC_FREE:
+        return r->u.mem.ts;
+    case GMT_REC_KERNEL:
+        return r->u.kernel.start;
+    case GMT_REC_MEMCPY:
+    case GMT_REC_MEMSET:
+        return r->u.copy.start;
+    case GMT_REC_BLOCK:
+        return r->u.block.ts;
+    case GMT_REC_MARK:
+        return r->u.mark.ts;
+    default:
+        return 0;
+    }
+}
+
 static void put(const gmt_record *r)
 {
+    if (made_at(r) > atomic_load_explicit(&W.cutoff, memory_order_acquire)) {
+        W.cut++; /* made after the exit began: other threads ran on */
+        return;
+    }
     if (W.held_cap && W.w == W.trace)
         put_held(r);
     if (W.rec && W.w == W.mem_w && !rec_take(r))
@@ -310,7 +343,7 @@ static uint64_t dropped_writer(void)
     gmp_asm_counts c;
     gmp_asm_get_counts(W.as, &c);
     return atomic_load(&gmp_g.ring.dropped) + gmp_activity_dropped_buffers() + gmt_writer_dropped(W.w) +
-           c.bad_records;
+           c.bad_records + W.cut;
 }
 
 static void put_stats(void)
@@ -373,7 +406,8 @@ static int io_snapshot(void *ctx, uint64_t ticket, gmp_snap *out)
 static uint64_t io_now(void *ctx)
 {
     (void)ctx;
-    return gmp_now();
+    uint64_t t = gmp_now(), cut = atomic_load_explicit(&W.cutoff, memory_order_acquire);
+    return t > cut ? cut : t; /* the trace ends when the exit began */
 }
 
 static uint64_t io_mono(void *ctx)
@@ -455,9 +489,29 @@ static void discard_buffers(void)
             gmp_bufq_discard(bufs[i].buf, bufs[i].valid);
 }
 
+/* The trace takes the name it was given once the process records (its
+ * first context): a process that starts CUDA and makes no context (a
+ * launcher's agent) leaves the name to the one that records. */
+static void claim_trace(void)
+{
+    if (!W.trace || W.claim_failed || gmt_writer_claimed(W.trace) ||
+        (!atomic_load(&gmp_g.ctx_seen) && !W.dumps))
+        return;
+    char why[GMP_PATH_MAX + 128];
+    if (gmt_writer_claim(W.trace, gmp_g.path, sizeof gmp_g.path, why, sizeof why) != 0) {
+        W.claim_failed = 1;
+        W.io_error = 1;
+        gmp_log_error("%s; no trace is kept for this run (the program runs on)", why);
+        return;
+    }
+    if (why[0])
+        gmp_log_info("%s", why); /* another process holds the name: this one's own file */
+}
+
 /* One round: ring first, then epochs, then buffers (see the top comment). */
 static void round_once(void)
 {
+    claim_trace();
     gmp_asm_round_begin(W.as, gmp_now());
     uint32_t pub = atomic_load_explicit(&gmp_g.epoch, memory_order_acquire);
     gmp_ev *slot;
@@ -622,7 +676,7 @@ static void write_summary(int ok)
 static void write_summary_noctx(void)
 {
     if (!gmp_g.cfg.summary_file[0]) {
-        gmp_log_debug("no CUDA context was created: nothing recorded, no trace written (%s removed)",
+        gmp_log_debug("no CUDA context was created: nothing recorded, no trace written (%s left alone)",
                       gmp_g.path);
         return;
     }
@@ -1044,10 +1098,15 @@ static void rec_finish(void)
 static void finalize(int reason)
 {
     W.finalizing = 1;
-    /* Take in everything still queued (the caller flushed CUPTI first). */
-    for (int i = 0; i < 64 && !past_deadline(); i++) {
+    /* Take in everything still queued (the caller flushed CUPTI first).
+     * One round at least, past a signal's deadline too: it takes no buffer
+     * then, but the ring and the epochs, so the window that the run began
+     * is opened and ended (a writer that did not run before the signal
+     * came, on a loaded machine, left the trace without one). */
+    for (int i = 0; i < 64; i++) {
         round_once();
-        if (gmp_ring_size(&gmp_g.ring) == 0 && gmp_bufq_pending() == 0 && !gmp_asm_epochs_pending(W.as))
+        if (past_deadline() ||
+            (gmp_ring_size(&gmp_g.ring) == 0 && gmp_bufq_pending() == 0 && !gmp_asm_epochs_pending(W.as)))
             break;
     }
     /* What the rounds could not take (a signal's deadline, a producer that
@@ -1082,16 +1141,16 @@ static void finalize(int reason)
                       c.unmatched, c.bad_records, c.late, c.outside, c.lost_epochs);
     if (gmp_g.cfg.kernels == GMP_KERNELS_LAUNCH)
         gmp_launch_log_misses();
-    int ok = gmt_writer_close(W.w) == GMT_OK && !W.io_error;
+    claim_trace(); /* a context made since the last round */
+    int named = gmt_writer_claimed(W.w);
+    int ok = gmt_writer_close(W.w) == GMT_OK && !W.io_error; /* an unclaimed file is removed */
     W.w = NULL;
-    if (!atomic_load(&gmp_g.ctx_seen) && !atomic_load(&gmp_g.forked) && !W.dumps) {
+    if (!named && !W.claim_failed) {
         /* cuInit without a context (a launcher's agent, a device query):
-         * nothing was recorded, and a file here would only be clutter, or
-         * worse, take a name another process means to use. */
-        if (unlink(gmp_g.path) == 0) {
-            write_summary_noctx();
-            return;
-        }
+         * nothing was recorded, and the name stays free for the process
+         * that records. */
+        write_summary_noctx();
+        return;
     }
     write_summary(ok);
 }
@@ -1180,12 +1239,7 @@ static void *writer_main(void *arg)
         }
         if (gmp_ring_size(&gmp_g.ring) > 0 || gmp_bufq_pending() > 0)
             continue;
-        struct pollfd p = {gmp_wake_fd(), POLLIN, 0};
-        if (poll(&p, 1, (int)wait_ms()) > 0) {
-            uint64_t v;
-            ssize_t k = read(gmp_wake_fd(), &v, sizeof v);
-            (void)k;
-        }
+        gmp_wake_wait(wait_ms());
     }
     gmp_bufq_accept(0);
     if (W.sig_mode)
@@ -1197,6 +1251,7 @@ static void *writer_main(void *arg)
 int gmp_wt_start(gmt_writer *w, char *err, size_t cap)
 {
     W.w = W.trace = w;
+    atomic_store(&W.cutoff, UINT64_MAX);
     gmp_clock_init(&gmp_g.clock, &W.clk, gmp_g.cfg.clock, NULL);
     clock_tick(); /* the first pair */
     W.strtab = gmt_strtab_create();
@@ -1262,6 +1317,12 @@ void gmp_wt_finish(int reason, unsigned timeout_ms)
     if (pthread_timedjoin_np(W.th, NULL, &dl) != 0)
         gmp_log_error("the trace writer did not finish within %u s; %s may lack its end", timeout_ms / 1000,
                       gmp_g.path);
+}
+
+void gmp_wt_cutoff(uint64_t ts)
+{
+    uint64_t none = UINT64_MAX;
+    atomic_compare_exchange_strong(&W.cutoff, &none, ts);
 }
 
 int gmp_wt_finish_signal(int sig)

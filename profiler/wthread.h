@@ -7,6 +7,7 @@
 #define GMEMPROF_PROFILER_WTHREAD_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "gmt_io.h"
 
@@ -23,7 +24,11 @@ void gmp_wt_sync(unsigned timeout_ms);
 /* Normal end (exit, destructor): the writer writes the rest, the trailer,
  * closes the file and prints the summary; waits at most timeout_ms. */
 void gmp_wt_finish(int reason, unsigned timeout_ms);
-/* From a signal handler (async-signal-safe: atomics and one write(); no
+/* The exit began at trace time ts: records the program makes after it
+ * (other threads run on while exit() runs its handlers) are counted as
+ * dropped, not written, and the window ends at ts. The first call counts. */
+void gmp_wt_cutoff(uint64_t ts);
+/* From a signal handler (async-signal-safe: atomics and one sem_post; no
  * lock, no wait): the writer ends the trace (window end reason "signal")
  * within about GMP_WT_SIGNAL_MS, counting as dropped what it could not take
  * by then, then makes the process die by sig (default action, sent to the
@@ -31,7 +36,7 @@ void gmp_wt_finish(int reason, unsigned timeout_ms);
 #define GMP_WT_SIGNAL_MS 50
 int gmp_wt_finish_signal(int sig);
 /* From a signal handler (SIGUSR2; async-signal-safe: an atomic store and
- * one write()): the flight recorder writes a dump soon. -1 when there is
+ * one sem_post): the flight recorder writes a dump soon. -1 when there is
  * no recorder running. */
 int gmp_wt_dump_request(void);
 /* Waits at most timeout_ms while the writer runs (an exit that overtakes a

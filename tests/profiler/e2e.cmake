@@ -29,6 +29,9 @@ add_executable(gmp_e2e_app ${CMAKE_CURRENT_SOURCE_DIR}/e2e_app.c ${CMAKE_CURRENT
 target_include_directories(gmp_e2e_app PRIVATE ${CMAKE_CURRENT_SOURCE_DIR} ${CMAKE_SOURCE_DIR}/include)
 target_include_directories(gmp_e2e_app SYSTEM PRIVATE ${CUDAToolkit_INCLUDE_DIRS})
 target_link_libraries(gmp_e2e_app PRIVATE gmp_fake_cupti gmp_fake_cuda Threads::Threads ${CMAKE_DL_LIBS})
+# The app's write() stands in for libc's in the library it loads: a full
+# disk on the trace's descriptor alone (oom_sched_diskfull).
+target_link_options(gmp_e2e_app PRIVATE "LINKER:--export-dynamic-symbol=write")
 
 # A program with no CUPTI of its own: the library searches for it.
 add_executable(gmp_e2e_search ${CMAKE_CURRENT_SOURCE_DIR}/e2e_search.c)
@@ -55,11 +58,12 @@ add_dependencies(gmp_e2e_test gmp_fake_c10 gmp_fake_bridge gmem-analyze)
 set(GMP_E2E_SCENARIOS
   torch torch_unused torch_ops torch_ops_burst torch_overflow
   whole schedule nvtx_steps nvtx_window api_precedence capture tags clock threads overflow settings
-  badoutput diskfull conflict sigterm sigint sigload sigexit sigchain sigign sigkill fork vmm sources attrs
+  badoutput diskfull conflict sigterm sigint sighup sigload sigexit sigchain sigign sigkill fork vmm sources attrs
   time budget search nocupti launcher exit abort forkexec devices long agent noperm launch launch_many copies xthread burst
   samename outlink fifo escpath summaryfile accounting
   oom oom_again oom_none torch_oom oom_signal oom_launcher oom_sched oom_sched_none oom_sched_again oom_sched_kernels
-  oom_sched_capture oom_sched_signal oom_sched_diskfull oom_sched_launcher oom_nosteps)
+  oom_sched_capture oom_sched_signal oom_sched_diskfull oom_sched_launcher oom_nosteps
+  closefds devstdout exitload claimname longname)
 foreach(sc ${GMP_E2E_SCENARIOS})
   add_test(NAME profiler.e2e.${sc}
     COMMAND gmp_e2e_test ${sc} $<TARGET_FILE:gmp_e2e_app> $<TARGET_FILE:gmp_e2e_search>

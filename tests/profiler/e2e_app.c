@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -633,6 +634,131 @@ static int sc_sigkill(void)
     return 0;
 }
 
+/* The profiler's descriptor of this process's trace (its name or its
+ * temporary name), or -1. */
+static int trace_fd(void)
+{
+    char want[64], tmp[64], p[320], t[1024];
+    int n = snprintf(want, sizeof want, "/trace-%d.zst", (int)getpid()), fd = -1;
+    snprintf(tmp, sizeof tmp, "/.gmemprof-%d-", (int)getpid());
+    DIR *d = opendir("/proc/self/fd");
+    struct dirent *e;
+    while (d && (e = readdir(d)) != NULL) {
+        snprintf(p, sizeof p, "/proc/self/fd/%s", e->d_name);
+        ssize_t k = readlink(p, t, sizeof t - 1);
+        if (k < 0)
+            continue;
+        t[k] = '\0';
+        if ((k >= n && memcmp(t + k - n, want, (size_t)n) == 0) || strstr(t, tmp))
+            fd = atoi(e->d_name);
+    }
+    if (d)
+        closedir(d);
+    return fd;
+}
+
+/* As a daemon does (profiler.e2e.closefds): every descriptor above 2 is
+ * closed, then the program opens its own data files, which take the lowest
+ * numbers, and one more on the very number the trace had; it writes its
+ * data, goes on calling CUDA and exits with the files open. Each file must
+ * hold exactly what the program wrote: E2E_DATA_DIR/dN, "dN line K\n" for
+ * K in 0..99, N in 0..8. */
+static int sc_closefds(void)
+{
+    fact("A.corr", cuda_malloc(0x10000, MIB));
+    launch("k1");
+    int tfd = trace_fd();
+    fact("trace_fd_found", tfd >= 0);
+    const char *fp = getenv("E2E_FACTS"), *dir = getenv("E2E_DATA_DIR");
+    fclose(g_facts);
+    g_facts = NULL;
+    if (syscall(SYS_close_range, 3u, ~0u, 0u) != 0) {
+        struct rlimit rl;
+        int top = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < 65536 ? (int)rl.rlim_cur : 65536;
+        for (int fd = 3; fd < top; fd++)
+            close(fd);
+    }
+    int fds[9];
+    char path[1200], line[64];
+    for (int i = 0; i < 9; i++) {
+        snprintf(path, sizeof path, "%s/d%d", dir ? dir : ".", i);
+        fds[i] = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        if (fds[i] < 0)
+            return 93;
+    }
+    /* the last file also on the trace's old number, whatever it was */
+    if (tfd > 2 && dup2(fds[8], tfd) < 0)
+        return 94;
+    g_facts = fp ? fopen(fp, "a") : NULL;
+    for (int k = 0; k < 100; k++) {
+        for (int i = 0; i < 9; i++) {
+            int n = snprintf(line, sizeof line, "d%d line %d\n", i, k);
+            if (write(i == 8 && tfd > 2 ? tfd : fds[i], line, (size_t)n) != n)
+                return 95;
+        }
+        /* CUDA goes on: records, wake-ups of the writer, frames */
+        uint64_t a = 0x100000 + (uint64_t)k * 4096;
+        cuda_malloc(a, 4096);
+        launch("k_after");
+        cuda_free(a, 4096);
+        if (k % 25 == 0)
+            gmemprof_step();
+    }
+    fact("written", 100);
+    return 0; /* the files stay open through the exit's end of the trace */
+}
+
+/* Threads that call CUDA in a loop forever while the main thread calls
+ * exit() (profiler.e2e.exitload). */
+static _Atomic uint64_t g_iters;
+
+static void *exit_worker(void *p)
+{
+    uint64_t base = 0x50000000ull + (uint64_t)(uintptr_t)p * 0x1000000ull;
+    for (uint64_t i = 0;; i++) {
+        uint64_t a = base + (i % 64) * 4096;
+        cuda_malloc(a, 4096);
+        launch("exit_k");
+        cuda_free(a, 4096);
+        atomic_fetch_add(&g_iters, 1);
+    }
+    return NULL;
+}
+
+/* Registered before the profiler's own handler, so it runs after it: the
+ * trace is finished by then. */
+static void after_profiler_end(void)
+{
+    fact("end_ts", fake_cupti_now());
+    fact("forced_ts", fake_cupti_forced_flush_ts());
+    fact("iters_end", atomic_load(&g_iters));
+}
+
+static int sc_exitload(void)
+{
+    fact("A.corr", cuda_malloc(0x10000, MIB));
+    pthread_t th[2];
+    for (uintptr_t i = 0; i < 2; i++)
+        if (pthread_create(&th[i], NULL, exit_worker, (void *)i) != 0)
+            return 96;
+    while (atomic_load(&g_iters) < 2000)
+        sched_yield();
+    fact("iters_exit", atomic_load(&g_iters));
+    fact("exit_ts", fake_cupti_now());
+    exit(0);
+}
+
+/* stdout is /dev/null (profiler.e2e.devstdout: a descriptor that is a
+ * character device). */
+static void stdout_devnull(void)
+{
+    int fd = open("/dev/null", O_WRONLY);
+    if (fd >= 0) {
+        dup2(fd, 1);
+        close(fd);
+    }
+}
+
 /* Waits up to tries x 10 ms for the child and records its exit status as
  * the fact child_exit (100: killed by a signal); a child that hangs is
  * killed and recorded as 99. Returns 1 when the child ended by itself. */
@@ -1068,25 +1194,41 @@ static int sc_nvtx_window(void)
     return 0;
 }
 
-/* The disk of the trace fills up: the profiler's descriptor of this
- * process's trace (.../trace-PID.zst) is replaced by one open on /dev/full,
- * so every later write of the trace fails with ENOSPC. */
+/* The trace's descriptor once fill_trace_disk found it: every write() to it
+ * fails with ENOSPC, as on a full disk. The program's write() comes before
+ * libc's for the library too (e2e.cmake exports it). The descriptor itself
+ * is left alone: the profiler checks that it still names its file. */
+static _Atomic int g_full_fd = -1;
+
+ssize_t write(int fd, const void *buf, size_t n)
+{
+    if (fd >= 0 && fd == atomic_load(&g_full_fd)) {
+        errno = ENOSPC;
+        return -1;
+    }
+    return syscall(SYS_write, fd, buf, n);
+}
+
+/* The disk of the trace fills up: this process's trace (.../trace-PID.zst,
+ * or its temporary name before the writer claims the name) takes no more
+ * bytes. */
 static void fill_trace_disk(void)
 {
-    char want[64], p[320], t[1024];
+    char want[64], tmp[64], p[320], t[1024];
     int n = snprintf(want, sizeof want, "/trace-%d.zst", (int)getpid());
+    snprintf(tmp, sizeof tmp, "/.gmemprof-%d-", (int)getpid());
     DIR *d = opendir("/proc/self/fd");
     struct dirent *e;
     while (d && (e = readdir(d)) != NULL) {
         snprintf(p, sizeof p, "/proc/self/fd/%s", e->d_name);
         ssize_t k = readlink(p, t, sizeof t - 1);
-        if (k < n || memcmp(t + k - n, want, (size_t)n) != 0)
+        if (k < 0)
             continue;
-        int full = open("/dev/full", O_WRONLY | O_CLOEXEC);
-        if (full >= 0 && dup2(full, atoi(e->d_name)) >= 0)
-            fact("trace_full", 1);
-        if (full >= 0)
-            close(full);
+        t[k] = '\0';
+        if ((k < n || memcmp(t + k - n, want, (size_t)n) != 0) && !strstr(t, tmp))
+            continue;
+        atomic_store(&g_full_fd, atoi(e->d_name));
+        fact("trace_full", 1);
     }
     if (d)
         closedir(d);
@@ -1545,6 +1687,10 @@ int main(int argc, char **argv)
         signal(SIGTERM, app_handler); /* installed before the profiler */
     if (strcmp(sc, "sigign") == 0)
         signal(SIGTERM, SIG_IGN);
+    if (strcmp(sc, "exitload") == 0 && atexit(after_profiler_end) != 0)
+        return 97;
+    if (getenv("E2E_STDOUT_NULL"))
+        stdout_devnull();
     if (getenv("E2E_CONFLICT"))
         fake_cupti_set_conflict(getenv("E2E_CONFLICT")); /* another tool came first */
     load_profiler();
@@ -1585,7 +1731,7 @@ int main(int argc, char **argv)
         rc = sc_overflow();
     else if (strcmp(sc, "settings") == 0)
         rc = sc_settings();
-    else if (strcmp(sc, "plain") == 0)
+    else if (strcmp(sc, "plain") == 0 || strcmp(sc, "devstdout") == 0 || strcmp(sc, "longname") == 0)
         rc = sc_plain();
     else if (strcmp(sc, "torch_ops") == 0)
         rc = sc_torch_ops();
@@ -1597,6 +1743,12 @@ int main(int argc, char **argv)
         rc = sc_signal(SIGTERM);
     else if (strcmp(sc, "sigint") == 0)
         rc = sc_signal(SIGINT);
+    else if (strcmp(sc, "sighup") == 0)
+        rc = sc_signal(SIGHUP);
+    else if (strcmp(sc, "closefds") == 0)
+        rc = sc_closefds();
+    else if (strcmp(sc, "exitload") == 0)
+        rc = sc_exitload();
     else if (strcmp(sc, "sigexit") == 0)
         rc = sc_sigexit();
     else if (strcmp(sc, "sigload") == 0)

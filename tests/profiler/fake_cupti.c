@@ -7,6 +7,7 @@
  * count reset on read, one subscriber at a time.
  */
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -541,8 +542,22 @@ EXPORT CUptiResult cuptiActivityGetNextRecord(uint8_t *buffer, size_t valid, CUp
     return CUPTI_SUCCESS;
 }
 
+static _Atomic uint64_t forced_ts;
+
+EXPORT uint64_t fake_cupti_forced_flush_ts(void) { return atomic_load(&forced_ts); }
+
 EXPORT CUptiResult cuptiActivityFlushAll(uint32_t flag)
 {
+    const char *wait = getenv("E2E_FORCED_FLUSH_WAIT");
+    uint64_t none = 0, now = fake_cupti_now();
+    if ((flag & CUPTI_ACTIVITY_FLAG_FLUSH_FORCED) && wait && atomic_compare_exchange_strong(&forced_ts, &none, now)) {
+        /* The first forced flush (the profiler's end) lets the program's
+         * other threads make E2E_FORCED_FLUSH_WAIT more records first, all
+         * after its start (profiler.e2e.exitload). */
+        uint64_t until = atomic_load(&emitted) + strtoull(wait, NULL, 10);
+        while (atomic_load(&emitted) < until)
+            sched_yield();
+    }
     pthread_mutex_lock(&mu);
     if (flag == 0 && F.block_flush) {
         F.blocked = 1;

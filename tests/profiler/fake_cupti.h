@@ -32,6 +32,8 @@ uint32_t fake_cupti_corr(void);
 /* The trace clock as CUPTI would give it (the registered timestamp callback
  * when there is one). */
 uint64_t fake_cupti_now(void);
+/* When the first forced flush began (E2E_FORCED_FLUSH_WAIT set), else 0. */
+uint64_t fake_cupti_forced_flush_ts(void);
 int fake_cupti_subscribed(void);
 int fake_cupti_callback_enabled(int domain, uint32_t cbid);
 int fake_cupti_activity_enabled(int kind);

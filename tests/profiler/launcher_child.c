@@ -106,6 +106,17 @@ int main(int argc, char **argv)
             usleep(100000);
         return 107;
     }
+    if (strcmp(mode, "hold") == 0 && argc == 3) {
+        /* its pid in FILE (whole once it exists), then 10 s at most */
+        char text[32], tmp[4096];
+        snprintf(text, sizeof text, "%ld\n", (long)getpid());
+        snprintf(tmp, sizeof tmp, "%s.tmp", argv[2]);
+        if (write_file(tmp, text) != 0 || rename(tmp, argv[2]) != 0)
+            return 106;
+        for (int i = 0; i < 100; i++)
+            usleep(100000);
+        return 107;
+    }
     if (strcmp(mode, "disp") == 0 && argc == 3) {
         char text[256];
         size_t n = 0;

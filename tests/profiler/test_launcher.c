@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <sched.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -294,9 +295,9 @@ static void test_environment(void)
     expect_var(text, "GMEMPROF_KERNELS", "0");
     expect_var(text, "GMEMPROF_LOG", "quiet");
     expect_var(text, "summary_file_exists", "1");
-    char prefix[PATH_MAX + 64];
-    snprintf(prefix, sizeof prefix, "GMEMPROF_SUMMARY_FILE=%s/gmemprof-summary-", tmpdir);
-    CHECK_HAS(text, prefix);
+    /* the summary file has no name: the launcher's descriptor */
+    CHECK_HAS(text, "GMEMPROF_SUMMARY_FILE=/proc/");
+    CHECK_HAS(text, "/fd/");
     CHECK(tmp_is_empty()); /* removed after the run */
 
     /* --kernels MODE goes through as GMEMPROF_KERNELS */
@@ -519,6 +520,20 @@ static void test_output_checked(void)
     CHECK_HAS(r.err, "a FIFO");
     unlink(fifo);
 
+    /* a name that stands for a descriptor, as /dev/stdout does (stdout is
+     * out.txt here, a regular file): refused, never replaced */
+    char fdlink[PATH_MAX + 32];
+    struct stat ls;
+    snprintf(fdlink, sizeof fdlink, "%s/stdout.zst", workdir);
+    unlink(fdlink);
+    CHECK(symlink("/proc/self/fd/1", fdlink) == 0);
+    run(&r, env_plus(NULL), ARGS("-o", "stdout.zst", "--", CHILD, "exit", "3"));
+    CHECK(exited_with(&r, 2));
+    CHECK_HAS(r.err, "gmemprof: -o 'stdout.zst' names an open descriptor (a regular file), which the profiler "
+                     "never replaces or writes: name a regular file");
+    CHECK(lstat(fdlink, &ls) == 0 && S_ISLNK(ls.st_mode));
+    unlink(fdlink);
+
     /* fine: a directory with the trailing '/', a pattern, a new file */
     snprintf(okdir, sizeof okdir, "%s/", workdir);
     run(&r, env_plus(NULL), ARGS("-o", okdir, "--", CHILD, "exit", "3"));
@@ -598,6 +613,62 @@ static void test_full_tmpdir(void)
     CHECK(strstr(err, "no CUDA context") == NULL, "stderr: %s", err);
 }
 
+/* A launcher killed outright (SIGKILL) takes its command with it and
+ * leaves no summary file; -V is --version. */
+static void test_killed_launcher(void)
+{
+    char pidf[PATH_MAX + 16], text[64];
+    result r;
+    snprintf(pidf, sizeof pidf, "%s/hold.pid", workdir);
+    unlink(pidf);
+    /* the orphan comes to this process, which can then wait for it */
+    CHECK(prctl(PR_SET_CHILD_SUBREAPER, 1) == 0);
+    pid_t pid = start(env_plus(NULL), ARGS("-q", "--", CHILD, "hold", pidf));
+    CHECK(wait_ready(pidf));
+    slurp(pidf, text, sizeof text);
+    pid_t child = (pid_t)atol(text);
+    CHECK(child > 0);
+    kill(pid, SIGKILL);
+    finish(pid, &r);
+    CHECK(WIFSIGNALED(r.status) && WTERMSIG(r.status) == SIGKILL);
+    int st = 0;
+    CHECK(child > 0 && waitpid(child, &st, 0) == child, "%s", strerror(errno));
+    CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL, "the command ended with status %#x", st);
+    prctl(PR_SET_CHILD_SUBREAPER, 0);
+    CHECK(tmp_is_empty());
+    unlink(pidf);
+
+    run(&r, env_plus(NULL), ARGS("-V"));
+    CHECK(exited_with(&r, 0));
+    CHECK(strncmp(r.out, "gmemprof ", 9) == 0, "stdout: %s", r.out);
+}
+
+/* A command killed by a signal that made no trace: the launcher does not
+ * name an earlier run's file at the output's name; one this run put there
+ * it names. */
+static void test_earlier_trace(void)
+{
+    char old[PATH_MAX + 16];
+    result r;
+    snprintf(old, sizeof old, "%s/x.zst", workdir);
+    FILE *f = fopen(old, "w");
+    CHECK(f != NULL);
+    if (f) {
+        fputs("an earlier run's trace", f);
+        fclose(f);
+    }
+    run(&r, env_plus(NULL), ARGS("-o", "x.zst", "--", "sh", "-c", "kill -SEGV $$"));
+    CHECK(WIFSIGNALED(r.status) && WTERMSIG(r.status) == SIGSEGV);
+    CHECK(strstr(r.err, "cut short") == NULL, "stderr: %s", r.err);
+    CHECK_HAS(r.err, "gmemprof: no trace was recorded: the command was killed by signal 11");
+    /* a new file at the name, made by this run */
+    run(&r, env_plus(NULL), ARGS("-o", "x.zst", "--", "sh", "-c", "printf abc > x.new && mv x.new x.zst && kill -SEGV $$"));
+    CHECK(WIFSIGNALED(r.status) && WTERMSIG(r.status) == SIGSEGV);
+    CHECK_HAS(r.err, "the trace cut short at x.zst (3 bytes)");
+    unlink(old);
+    CHECK(tmp_is_empty());
+}
+
 int main(void)
 {
     snprintf(workdir, sizeof workdir, "%s", WORKDIR);
@@ -625,5 +696,7 @@ int main(void)
     test_output_checked();
     test_escaped_paths();
     test_full_tmpdir();
+    test_killed_launcher();
+    test_earlier_trace();
     return tcheck_result("test_launcher");
 }
