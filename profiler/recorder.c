@@ -131,7 +131,7 @@ static void apply_rules(gmp_rec *r, uint64_t now)
                 break;
             }
     } else {
-        while (keep_from + 1 < r->n && now - r->c[keep_from + 1]->start > r->span_ns)
+        while (keep_from + 1 < r->n && now > r->c[keep_from + 1]->start && now - r->c[keep_from + 1]->start > r->span_ns)
             keep_from++;
     }
     if (keep_from > 0)
@@ -140,7 +140,7 @@ static void apply_rules(gmp_rec *r, uint64_t now)
         drop_oldest(r);
 }
 
-int gmp_rec_begin(gmp_rec *r, uint64_t step, int is_step, uint64_t mono_ns)
+int gmp_rec_begin(gmp_rec *r, uint64_t step, int is_step, uint64_t ts)
 {
     if (r->n == r->ncap) {
         size_t nc = r->ncap ? r->ncap * 2 : 16;
@@ -154,13 +154,13 @@ int gmp_rec_begin(gmp_rec *r, uint64_t step, int is_step, uint64_t mono_ns)
     if (!k)
         return -1;
     k->step = step;
-    k->start = mono_ns;
+    k->start = ts;
     k->is_step = is_step;
     if (is_step && r->n > 0)
         r->steps_seen = 1;
     r->c[r->n++] = k;
     r->bytes += sizeof *k;
-    apply_rules(r, mono_ns);
+    apply_rules(r, ts);
     make_room(r, 0);
     return 0;
 }

@@ -38,9 +38,12 @@ int gmp_rec_sink_records(void *ctx, const uint8_t *bytes, size_t n);
 int gmp_rec_sink_baseline(void *ctx, const uint8_t *bytes, size_t n);
 
 /* Ends the current chunk (if any) and begins one at step (is_step: at the
- * step's STEP record; 0: a split), at mono_ns; drops what the rules say.
- * -1 when out of memory (the current chunk then goes on). */
-int gmp_rec_begin(gmp_rec *r, uint64_t step, int is_step, uint64_t mono_ns);
+ * step's STEP record; 0: a split), at ts, the trace-clock time of the
+ * record that begins it; drops what the rules say. Times are the records'
+ * own, never the writer's clock when it gets to them, so what a dump keeps
+ * depends on when things happened, not on when the writer ran. -1 when
+ * out of memory (the current chunk then goes on). */
+int gmp_rec_begin(gmp_rec *r, uint64_t step, int is_step, uint64_t ts);
 /* The counts of the current chunk so far: its baseline's records and
  * frames, its own. */
 void gmp_rec_set_counts(gmp_rec *r, uint64_t base_records, uint64_t base_frames, uint64_t records,

@@ -91,7 +91,6 @@ static struct {
     gmt_writer *mem_w, *base_w;
     uint64_t chunk_rec0, chunk_frames0; /* mem_w's counts when the chunk began */
     uint64_t base_records, base_frames; /* the chunk's baseline */
-    uint64_t puts;
     int rec_steps;                      /* a step beyond step 0 began */
     uint64_t rec_step;                  /* the step of the last STEP record the ring took */
     int rec_step_seen;                  /* the ring took a STEP record */
@@ -706,7 +705,7 @@ static void rec_sync(void)
 static void rec_chunk(uint64_t step, int is_step, uint64_t ts)
 {
     rec_sync();
-    if (gmp_rec_begin(W.rec, step, is_step, mono_ns()) != 0)
+    if (gmp_rec_begin(W.rec, step, is_step, ts) != 0)
         return; /* out of memory: the current chunk goes on */
     gmt_writer *keep = W.w;
     uint64_t r0 = gmt_writer_records(W.base_w), f0 = gmt_writer_frames(W.base_w);
@@ -737,6 +736,20 @@ static void rec_keep_device(const gmt_record *r)
 /* What the ring takes of a record the assembler writes (0: not this one),
  * and the chunk boundaries: a STEP begins a chunk; so does a chunk grown
  * past a quarter of the cap, or, without steps, a quarter of the span. */
+/* A record's time on the trace clock, 0 for a record that has none. */
+static uint64_t rec_ts(const gmt_record *r)
+{
+    switch (r->type) {
+    case GMT_REC_ALLOC:
+    case GMT_REC_FREE: return r->u.mem.ts;
+    case GMT_REC_BLOCK: return r->u.block.ts;
+    case GMT_REC_RANGE_BEGIN:
+    case GMT_REC_RANGE_END: return r->u.range.ts;
+    case GMT_REC_KERNEL: return r->u.kernel.start;
+    default: return 0;
+    }
+}
+
 static int rec_take(const gmt_record *r)
 {
     switch (r->type) {
@@ -793,11 +806,13 @@ static int rec_take(const gmt_record *r)
         break;
     }
     W.rec_skip_ranges = 0;
+    /* Without steps, a chunk ends a quarter of the kept span after it
+     * began, by the records' own times (recorder.h) */
     size_t cap = (size_t)gmp_g.cfg.oom_max_mb << 20;
+    uint64_t ts = rec_ts(r), start = gmp_rec_current_start(W.rec);
     if (gmp_rec_current_bytes(W.rec) > cap / 4 ||
-        (!W.rec_steps && (++W.puts & 255) == 0 &&
-         mono_ns() - gmp_rec_current_start(W.rec) > gmp_g.cfg.oom_seconds * 250000000ull))
-        rec_chunk(gmp_asm_step(W.as), 0, gmp_now());
+        (!W.rec_steps && ts > start && ts - start > gmp_g.cfg.oom_seconds * 250000000ull))
+        rec_chunk(gmp_asm_step(W.as), 0, ts ? ts : gmp_now());
     return 1;
 }
 
@@ -991,7 +1006,7 @@ static int rec_start(char *err, size_t cap)
     else
         W.w = W.mem_w;
     /* a first chunk, for what comes before the first transition */
-    gmp_rec_begin(W.rec, 0, 0, mono_ns());
+    gmp_rec_begin(W.rec, 0, 0, gmp_now());
     return 0;
 }
 

@@ -1271,24 +1271,55 @@ static int sc_oom(void)
 /* A program without steps: the weights, then for 2.5 s a 1 MiB cudaMalloc
  * and its cudaFree every 2 ms (the iterations are fact "iters"), then a
  * 64 MiB request that fails. */
+static uint64_t mono_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+/* No steps, GMEMPROF_OOM_SECONDS=1: 2.5 s of allocations, then a failure.
+ * The ring keeps chunks by the records' own times (recorder.h), so what
+ * the dump must keep and must have dropped follows from when each
+ * iteration ran, whatever the scheduling: each iteration's allocation is
+ * stamped between before[i] and after[i]; the failure after t_fail0 and
+ * before t_fail1. Kept for sure: before[i] >= t_fail1 - 1 s. Dropped for
+ * sure: after[i] < t_fail0 - 1.5 s - 2 G, G the longest gap between
+ * consecutive stamps (a chunk is a quarter of the span plus a gap, and the
+ * last one began up to as long before the failure). 5 ms on each side for
+ * clock rates. */
+#define NOSTEP_MAX 100000
+static uint64_t ns_before[NOSTEP_MAX], ns_after[NOSTEP_MAX];
+
 static int sc_oom_nosteps(void)
 {
     fake_cuda_set_meminfo(0, 3 * MIB, 80 * GIB_);
     cuda_malloc(OOM_W, 4 * MIB);
-    struct timespec t0, t1;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    uint64_t n = 0;
-    for (;;) {
+    uint64_t t0 = mono_now(), n = 0;
+    while (n < NOSTEP_MAX) {
+        ns_before[n] = mono_now();
         cuda_malloc(OOM_ACT, MIB);
+        ns_after[n] = mono_now();
         cuda_free(OOM_ACT, MIB);
         n++;
         sleep_ms(2);
-        clock_gettime(CLOCK_MONOTONIC, &t1);
-        if ((t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000 >= 2500)
+        if (mono_now() - t0 >= 2500000000ull)
             break;
     }
-    fact("iters", n);
+    uint64_t fail0 = mono_now();
     cuda_malloc_oom(64 * MIB);
+    uint64_t fail1 = mono_now(), gap = 0, keep = 0, drop = 0;
+    for (uint64_t i = 0; i + 1 < n; i++)
+        if (ns_after[i + 1] - ns_before[i] > gap)
+            gap = ns_after[i + 1] - ns_before[i];
+    gap += fail1 - ns_before[n - 1] > gap ? fail1 - ns_before[n - 1] - gap : 0;
+    for (uint64_t i = 0; i < n; i++) {
+        keep += ns_before[i] + 1000000000ull >= fail1 + 5000000ull;
+        drop += ns_after[i] + 1500000000ull + 2 * gap + 5000000ull < fail0;
+    }
+    fact("iters", n);
+    fact("must_keep", keep);
+    fact("must_drop", drop);
     sleep_ms(50);
     return 0;
 }
