@@ -508,14 +508,15 @@ static int replay_inputs(cli *k, const char *path, gma_replay *ra, gma_replay *r
 /* The report on stdout: insights, a diff, or the table in its format. */
 static int print_report(const cli *k, const gma_replay *ra, const gma_replay *rb)
 {
-    if (k->insights)
-        return gma_insights_print(stdout, ra, rb);
-    /* a failure first: what was asked, what was free, what held the memory */
+    /* a failure first: what was asked, what was free, what held the
+     * memory, and why it failed (insights too: the cause is their question) */
     if (k->opt.format == GMA_FMT_TABLE) {
         gma_oom_print(stdout, ra);
         if (rb)
             gma_oom_print(stdout, rb);
     }
+    if (k->insights)
+        return gma_insights_print(stdout, ra, rb);
     if (rb)
         return gma_diff_print(stdout, ra, rb);
     gma_report rep;

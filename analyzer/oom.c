@@ -3,6 +3,7 @@
  * printed first in the report.
  */
 #include "oom.h"
+#include "layer.h"
 #include "gmt_names.h"
 #include "gmt_text.h"
 #include "tracestr.h"
@@ -163,8 +164,6 @@ void gma_oom_free(gma_replay *r)
     r->oom = NULL;
 }
 
-/* ---- the section ------------------------------------------------------------ */
-
 static const char *human(uint64_t b, char *out, size_t cap)
 {
     static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
@@ -180,6 +179,241 @@ static const char *human(uint64_t b, char *out, size_t cap)
         snprintf(out, cap, "%.1f %s", v, unit[u]);
     return out;
 }
+
+/* ---- why it failed ------------------------------------------------------------ */
+
+const char *const gma_oom_why_names[GMA_WHY_COUNT_] = {"fragmentation", "growth", "spike", "outside the allocator"};
+
+/* The value of key in the header's settings text ("k=v;...", '\' escapes
+ * in values); 0 when the key is not there. */
+static int cfg_value(const char *cfg, size_t len, const char *key, char *out, size_t cap)
+{
+    size_t kl = strlen(key);
+    for (size_t i = 0; i < len;) {
+        int match = len - i > kl && memcmp(cfg + i, key, kl) == 0 && cfg[i + kl] == '=';
+        size_t j = match ? i + kl + 1 : i, o = 0;
+        for (; j < len && cfg[j] != ';'; j++) {
+            if (cfg[j] == '\\' && j + 1 < len)
+                j++;
+            if (match && o + 1 < cap)
+                out[o++] = cfg[j];
+        }
+        if (match) {
+            out[o] = '\0';
+            return 1;
+        }
+        i = j + 1;
+    }
+    return 0;
+}
+
+/* The allocator's settings as PyTorch reads them: PYTORCH_ALLOC_CONF, else
+ * its older name PYTORCH_CUDA_ALLOC_CONF. *name: the variable that held
+ * them (the one to extend), or the older name, which every version reads. */
+static void alloc_conf(const gma_replay *r, char *out, size_t cap, const char **name)
+{
+    const char *cfg = r->has_header ? gma_strs_get(&r->strs, r->hdr_cfg) : NULL;
+    size_t len = cfg ? strlen(cfg) : 0;
+    out[0] = '\0';
+    *name = "PYTORCH_CUDA_ALLOC_CONF";
+    if (cfg && cfg_value(cfg, len, "PYTORCH_ALLOC_CONF", out, cap))
+        *name = "PYTORCH_ALLOC_CONF";
+    else if (cfg)
+        cfg_value(cfg, len, "PYTORCH_CUDA_ALLOC_CONF", out, cap);
+}
+
+static int conf_expandable(const char *conf)
+{
+    char low[160];
+    size_t n = 0;
+    for (; conf[n] && n + 1 < sizeof low; n++)
+        low[n] = (char)(conf[n] >= 'A' && conf[n] <= 'Z' ? conf[n] + 32 : conf[n]);
+    low[n] = '\0';
+    return strstr(low, "expandable_segments:true") != NULL;
+}
+
+/* The numbers every rule reads. */
+typedef struct why_in {
+    uint64_t req, free, total, alloc, reserved, cached, outside, held, need;
+    int driver, fw, expandable;
+    uint64_t p_last, p_prev, s_last; /* peaks of the two steps before the failing one, and the last one's number */
+    int growing, steady;
+    char conf[160];
+    const char *conf_name;
+} why_in;
+
+static void why_inputs(const gma_replay *r, const gma_oom_fail *f, why_in *w)
+{
+    const gmt_oom *o = &f->o;
+    memset(w, 0, sizeof *w);
+    w->req = o->bytes;
+    w->driver = (o->flags & GMT_OOMF_DRIVER) != 0;
+    w->fw = (o->flags & GMT_OOMF_FRAMEWORK) != 0;
+    w->free = o->driver_free;
+    w->total = o->driver_total ? o->driver_total : f->dev_total;
+    w->alloc = o->fw_allocated;
+    w->reserved = o->fw_reserved;
+    w->cached = w->fw && w->reserved > w->alloc ? w->reserved - w->alloc : 0;
+    w->held = w->fw ? w->alloc : f->live_bytes;
+    w->need = w->held + w->req;
+    uint64_t used = w->total > w->free ? w->total - w->free : 0, mine = w->fw ? w->reserved : f->live_bytes;
+    w->outside = w->driver && used > mine ? used - mine : 0;
+    alloc_conf(r, w->conf, sizeof w->conf, &w->conf_name);
+    w->expandable = conf_expandable(w->conf) ||
+                    (o->device < GMA_LAYER_DEVICES && r->layer.dev[o->device].expandable);
+    int have = 0;
+    for (size_t i = 0; i < r->steps.len; i++) { /* the two steps just before the failing one */
+        const gma_steprow *st = &GMA_VEC_AT(&r->steps, gma_steprow, i);
+        if (st->step >= o->step || !st->peak || (have && st->step <= w->s_last))
+            continue;
+        w->p_prev = have ? w->p_last : 0;
+        w->p_last = st->peak;
+        w->s_last = st->step;
+        have = 1;
+    }
+    /* growing: the last step peaked 10% over the one before; steady: within 10% */
+    w->growing = w->p_prev && w->p_last * 10 >= w->p_prev * 11;
+    w->steady = w->p_last && (!w->p_prev || (w->p_last * 10 < w->p_prev * 11 && w->p_last * 11 > w->p_prev * 10));
+}
+
+static gma_oom_reason *why_add(gma_oom_reasons *out, gma_oom_why why, unsigned score, uint64_t bytes)
+{
+    gma_oom_reason *x = &out->r[out->n++];
+    memset(x, 0, sizeof *x);
+    x->why = why;
+    x->score = score;
+    x->bytes = bytes;
+    return x;
+}
+
+static void why_fragmentation(const why_in *w, gma_oom_reasons *out)
+{
+    if (!w->fw || !w->driver || w->req <= w->free || w->req > w->free + w->cached)
+        return;
+    char a[32], b[32], c[32], d[32];
+    gma_oom_reason *x = why_add(out, GMA_WHY_FRAGMENTATION, 100, w->cached);
+    snprintf(x->text, sizeof x->text,
+             "the request (%s) is more than the device had free (%s), but the allocator held %s reserved and "
+             "unallocated: together %s, enough had the cache been one piece",
+             human(w->req, a, sizeof a), human(w->free, b, sizeof b), human(w->cached, c, sizeof c),
+             human(w->free + w->cached, d, sizeof d));
+    if (!w->expandable && w->conf[0])
+        snprintf(x->try_, sizeof x->try_,
+                 "add expandable_segments:True to %s (this run had '%s'): segments then grow in place and freed "
+                 "space serves a request of any size", w->conf_name, w->conf);
+    else if (!w->expandable)
+        snprintf(x->try_, sizeof x->try_,
+                 "%s=expandable_segments:True (not set in this run): segments then grow in place and freed space "
+                 "serves a request of any size", w->conf_name);
+    else
+        snprintf(x->try_, sizeof x->try_,
+                 "expandable_segments is on already (%s): the cached bytes sit in other streams' pools or between "
+                 "live blocks; call torch.cuda.empty_cache() before this op, or add "
+                 "garbage_collection_threshold:0.8 so the cache is given back before it fills",
+                 w->conf[0] ? w->conf : "the trace maps segments piecewise");
+}
+
+static void why_outside(const why_in *w, gma_oom_reasons *out)
+{
+    if (!w->driver || !w->total || w->outside * 20 < w->total)
+        return;
+    int enough = w->req <= w->free + w->cached + w->outside;
+    char a[32], b[32];
+    gma_oom_reason *x = why_add(out, GMA_WHY_OUTSIDE, enough ? 90 : 20, w->outside);
+    snprintf(x->text, sizeof x->text,
+             "%s of the device's %s (%.0f%%) was held outside %s: CUDA contexts, libraries' workspaces (cuBLAS, "
+             "cuDNN), NCCL buffers or other processes%s",
+             human(w->outside, a, sizeof a), human(w->total, b, sizeof b), 100.0 * (double)w->outside / (double)w->total,
+             w->fw ? "PyTorch's allocator" : "the allocations this trace saw",
+             enough ? "; without them the request would have fit" : "");
+    snprintf(x->try_, sizeof x->try_,
+             "nvidia-smi lists the device's other processes; NCCL_BUFFSIZE and CUBLAS_WORKSPACE_CONFIG bound the "
+             "libraries' buffers");
+}
+
+static void why_growth(const gma_oom_fail *f, const why_in *w, gma_oom_reasons *out)
+{
+    if (!w->growing || w->need * 4 < w->p_last * 5)
+        return;
+    uint64_t cap = w->total > w->outside ? w->total - w->outside : 0;
+    int beyond = cap && w->need > cap;
+    char a[32], b[32], c[32], d[32], e[32];
+    gma_oom_reason *x = why_add(out, GMA_WHY_GROWTH, beyond ? 80 : 60, w->need);
+    snprintf(x->text, sizeof x->text,
+             "step %" PRIu64 " needed %s at the failure (%s held, %s asked), x%.1f the peak of step %" PRIu64
+             " (%s); the steps before grew x%.1f a step",
+             f->o.step, human(w->need, a, sizeof a), human(w->held, b, sizeof b), human(w->req, c, sizeof c),
+             (double)w->need / (double)w->p_last, w->s_last, human(w->p_last, d, sizeof d),
+             (double)w->p_last / (double)w->p_prev);
+    if (beyond)
+        snprintf(x->try_, sizeof x->try_,
+                 "no allocator setting makes room: the step needs more than the device's %s%s; run a smaller batch "
+                 "or sequence (gmem-analyze --fit on runs at three sizes gives the largest that fits)",
+                 human(cap, e, sizeof e), w->outside ? " left beside what is held outside the allocator" : "");
+    else
+        snprintf(x->try_, sizeof x->try_,
+                 "what grows from step to step will fail again: gmem-analyze --by step shows it, and --fit on runs "
+                 "at three sizes gives the largest size that fits");
+}
+
+static void why_spike(const gma_oom_fail *f, const why_in *w, gma_oom_reasons *out)
+{
+    int steady = w->steady && w->need > w->p_last && w->req >= w->need - w->p_last;
+    if (!steady && !(w->total && w->req * 10 >= w->total))
+        return;
+    char a[32], b[32], c[32];
+    gma_oom_reason *x = why_add(out, GMA_WHY_SPIKE, steady ? 70 : 40, w->req);
+    const char *who = f->op[0] ? f->op : "the failing call";
+    if (steady)
+        snprintf(x->text, sizeof x->text,
+                 "\"%s\" asked %s at once: the steps before peaked at %s, and this request is the difference "
+                 "(the step needed %s)",
+                 who, human(w->req, a, sizeof a), human(w->p_last, b, sizeof b), human(w->need, c, sizeof c));
+    else
+        snprintf(x->text, sizeof x->text, "\"%s\" asked %s at once, %.0f%% of the device", who,
+                 human(w->req, a, sizeof a), 100.0 * (double)w->req / (double)w->total);
+    snprintf(x->try_, sizeof x->try_,
+             "split this op's work (chunk the batch or sequence through it) or run it in a lower precision; "
+             "activation checkpointing does not shrink one op's own request");
+}
+
+static int reason_cmp(const void *a, const void *b)
+{
+    const gma_oom_reason *x = a, *y = b;
+    if (x->score != y->score)
+        return x->score > y->score ? -1 : 1;
+    return (int)x->why - (int)y->why;
+}
+
+void gma_oom_explain(const gma_replay *r, const gma_oom_fail *f, gma_oom_reasons *out)
+{
+    why_in w;
+    memset(out, 0, sizeof *out);
+    if (f->o.cause != GMT_OOM_CUDA && f->o.cause != GMT_OOM_FRAMEWORK)
+        return;
+    why_inputs(r, f, &w);
+    snprintf(out->conf, sizeof out->conf, "%s", w.conf);
+    why_fragmentation(&w, out);
+    why_growth(f, &w, out);
+    why_spike(f, &w, out);
+    why_outside(&w, out);
+    qsort(out->r, out->n, sizeof out->r[0], reason_cmp);
+}
+
+static void print_why(FILE *out, const gma_replay *r, const gma_oom_fail *f)
+{
+    gma_oom_reasons why;
+    gma_oom_explain(r, f, &why);
+    if (!why.n)
+        return;
+    fprintf(out, "  why, most likely first:\n");
+    for (size_t i = 0; i < why.n; i++)
+        fprintf(out, "    %zu. %s: %s\n       try: %s\n", i + 1, gma_oom_why_names[why.r[i].why], why.r[i].text,
+                why.r[i].try_);
+}
+
+/* ---- the section ------------------------------------------------------------ */
+
 
 static void print_cause(FILE *out, const gma_oom_fail *f)
 {
@@ -309,6 +543,7 @@ size_t gma_oom_print(FILE *out, const gma_replay *r)
         print_request(out, f);
         print_held(out, f);
         print_steps(out, r, f);
+        print_why(out, r, f);
         fputc('\n', out);
     }
     return r->oom->n;
@@ -360,6 +595,20 @@ void gma_oom_json(gma_jw *j, const gma_replay *r)
             if (k != GMA_OOM_RESERVED || (o->flags & GMT_OOMF_FRAMEWORK))
                 gma_jw_ku64(j, cls[k], f->cls_bytes[k]);
         gma_jw_end(j, '}');
+        gma_oom_reasons why;
+        gma_oom_explain(r, f, &why);
+        gma_jw_kstr(j, "allocator_settings", why.conf);
+        gma_jw_key(j, "causes");
+        gma_jw_begin(j, '[');
+        for (size_t k = 0; k < why.n; k++) {
+            gma_jw_begin(j, '{');
+            gma_jw_kstr(j, "cause", gma_oom_why_names[why.r[k].why]);
+            gma_jw_ku64(j, "bytes", why.r[k].bytes);
+            gma_jw_kstr(j, "reason", why.r[k].text);
+            gma_jw_kstr(j, "try", why.r[k].try_);
+            gma_jw_end(j, '}');
+        }
+        gma_jw_end(j, ']');
         gma_jw_key(j, "owners");
         gma_jw_begin(j, '[');
         for (size_t k = 0; k < f->ntop; k++) {

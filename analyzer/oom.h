@@ -46,6 +46,36 @@ typedef struct gma_oom {
     size_t n, cap;
 } gma_oom;
 
+/* Why a failure happened: each cause that the numbers support, ranked by
+ * how surely it alone explains the failure (gma_oom_explain). */
+typedef enum gma_oom_why {
+    GMA_WHY_FRAGMENTATION, /* the request fit in the free and cached bytes together, not in one piece */
+    GMA_WHY_GROWTH,        /* the failing step needed much more than the steps before, which grew */
+    GMA_WHY_SPIKE,         /* one op's request is the difference from steady steps */
+    GMA_WHY_OUTSIDE,       /* memory outside the allocator (libraries, other processes) */
+    GMA_WHY_COUNT_
+} gma_oom_why;
+
+extern const char *const gma_oom_why_names[GMA_WHY_COUNT_];
+
+typedef struct gma_oom_reason {
+    gma_oom_why why;
+    unsigned score;         /* the rank: higher first */
+    uint64_t bytes;         /* the number it rests on (the cache, the step's need, the request, outside) */
+    char text[512];         /* the reason, with its numbers */
+    char try_[512];         /* the one thing to try */
+} gma_oom_reason;
+
+typedef struct gma_oom_reasons {
+    gma_oom_reason r[GMA_WHY_COUNT_];
+    size_t n;
+    char conf[160];         /* the allocator's settings the process ran with ("" none) */
+} gma_oom_reasons;
+
+/* The causes of failure f of r (a CUDA or framework failure; none for a
+ * dump asked by signal or at exit), most likely first. */
+void gma_oom_explain(const gma_replay *r, const gma_oom_fail *f, gma_oom_reasons *out);
+
 void gma_oom_record(gma_replay *r, const gmt_oom *o);
 void gma_oom_live(gma_replay *r, const gmt_mem *m);
 void gma_oom_free(gma_replay *r);

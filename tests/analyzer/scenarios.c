@@ -1066,6 +1066,112 @@ static int sc_grow1024(const char *p) { return grow_trace(p, (const uint64_t[]){
 static int sc_grow2048(const char *p) { return grow_trace(p, (const uint64_t[]){ 2048 }, 1); }
 static int sc_grow_steps(const char *p) { return grow_trace(p, (const uint64_t[]){ 512, 1024, 2048 }, 3); }
 
+/* ---- why CUDA ran out of memory (oom.c, gma_oom_explain) ---------------------------
+ * Flight recorder dumps built by hand: a device of 80 GiB, weights made before the window
+ * (baseline), steps whose activations are made and freed, then in step 7 activations held
+ * and an OOM record with the driver's and the allocator's numbers. Each plants one cause:
+ *   frag:     steps peak 66 GiB; step 7 holds 50, asks 16; free 12, reserved 65 (cached
+ *             15): 16 > 12 but <= 12 + 15 -> fragmentation first (outside 80-12-65 = 3 GiB,
+ *             under the 5% mark); frag_exp: the same, expandable_segments:True set.
+ *   growth:   steps 4-6 peak 10, 20, 40 GiB; step 7 holds 40, asks 40 (needs 80); free 30,
+ *             reserved 48 (cached 8: 40 > 38, not fragmentation), outside 2 GiB: the need
+ *             (80) is over the 78 GiB left -> growth first.
+ *   spike:    steps peak 30 GiB; step 7 holds 28, "aten::div" asks 50 (needs 78, the request
+ *             is the difference 48 and more); free 45, reserved 32 (cached 4: 50 > 49) ->
+ *             spike first.
+ *   outside:  steps peak 45 GiB; step 7 holds 40, asks 12; free 5, reserved 45 (cached 5:
+ *             12 > 10), outside 80-5-45 = 30 GiB (37%), 12 <= 5 + 5 + 30 -> outside first,
+ *             then the spike (steady steps, 12 >= 52 - 45).
+ */
+static void header_cfg(tb *b, uint64_t pid, const char *cfg)
+{
+    gmt_record r;
+    memset(&r, 0, sizeof(r));
+    r.type = GMT_REC_HEADER;
+    r.u.header.pid = pid;
+    r.u.header.ppid = 1;
+    r.u.header.start_unix_ns = 1700000000000000000ull;
+    r.u.header.start_ts = SC_START;
+    r.u.header.rank = r.u.header.local_rank = r.u.header.world_size = -1;
+    r.u.header.host = (gmt_bytes){ "testhost", 8 };
+    r.u.header.cmdline = (gmt_bytes){ "python train.py", 15 };
+    r.u.header.config = (gmt_bytes){ cfg, (uint32_t)strlen(cfg) };
+    r.u.header.profiler_version = (gmt_bytes){ "test", 4 };
+    put(b, &r);
+}
+
+typedef struct oomcase {
+    const char *cfg;
+    uint64_t weights, peaks[3], held, req, free, reserved;
+    const char *op;
+} oomcase;
+
+static int oom_trace(const char *path, const oomcase *c)
+{
+    tb b;
+    if (tb_open(&b, path) != 0)
+        return -1;
+    header_cfg(&b, 9000, c->cfg);
+    device(&b, 0, "Test GPU", 80 * GiB);
+    string(&b, 1, c->op);
+    string(&b, 2, "cuMemAlloc_v2");
+    uint64_t t = 0;
+    wbegin(&b, SC_T(t++), 0, 4, 1, c->weights);
+    ALLOC(&b, .ts = SC_START + 1000000, .addr = 0x100000000000ull, .bytes = c->weights, .flags = GMT_MEMF_BASELINE,
+          .tid = 100);
+    for (uint64_t k = 0; k < 3; k++) {
+        step(&b, SC_T(t++), 4 + k);
+        ALLOC(&b, .ts = SC_T(t++), .addr = 0x200000000000ull, .bytes = c->peaks[k] - c->weights, .tid = 100,
+              .step = 4 + k);
+        FREE(&b, .ts = SC_T(t++), .addr = 0x200000000000ull, .bytes = c->peaks[k] - c->weights, .tid = 100,
+             .step = 4 + k);
+    }
+    step(&b, SC_T(t++), 7);
+    ALLOC(&b, .ts = SC_T(t++), .addr = 0x200000000000ull, .bytes = c->held - c->weights, .tid = 100, .step = 7);
+    range(&b, 1, SC_T(t++), 100, 70, 0, 1);
+    gmt_record r;
+    memset(&r, 0, sizeof(r));
+    r.type = GMT_REC_OOM;
+    r.u.oom = (gmt_oom){ .ts = SC_T(t++), .cause = GMT_OOM_FRAMEWORK, .dump = 1, .device = 0, .bytes = c->req,
+                         .stream = 7, .tid = 100, .range = 70, .op = 1, .api = 2, .status = 2, .step = 7,
+                         .flags = GMT_OOMF_DRIVER | GMT_OOMF_FRAMEWORK, .driver_free = c->free,
+                         .driver_total = 80 * GiB, .fw_allocated = c->held, .fw_reserved = c->reserved,
+                         .first_step = 4 };
+    put(&b, &r);
+    wend(&b, SC_T(t++), 0, 7);
+    stats_trailer(&b, SC_T(t++));
+    return tb_close(&b, path);
+}
+
+#define OOM_CFG "schedule=on-oom"
+static int sc_oom_frag(const char *p)
+{
+    return oom_trace(p, &(oomcase){ OOM_CFG, 40 * GiB, { 66 * GiB, 66 * GiB, 66 * GiB }, 50 * GiB, 16 * GiB,
+                                    12 * GiB, 65 * GiB, "aten::mm" });
+}
+static int sc_oom_frag_exp(const char *p)
+{
+    return oom_trace(p, &(oomcase){ OOM_CFG ";PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True", 40 * GiB,
+                                    { 66 * GiB, 66 * GiB, 66 * GiB }, 50 * GiB, 16 * GiB, 12 * GiB, 65 * GiB,
+                                    "aten::mm" });
+}
+static int sc_oom_growth(const char *p)
+{
+    return oom_trace(p, &(oomcase){ OOM_CFG ";PYTORCH_ALLOC_CONF=max_split_size_mb:128", 2 * GiB,
+                                    { 10 * GiB, 20 * GiB, 40 * GiB }, 40 * GiB, 40 * GiB, 30 * GiB, 48 * GiB,
+                                    "aten::bmm" });
+}
+static int sc_oom_spike(const char *p)
+{
+    return oom_trace(p, &(oomcase){ OOM_CFG, 10 * GiB, { 30 * GiB, 30 * GiB, 30 * GiB }, 28 * GiB, 50 * GiB,
+                                    45 * GiB, 32 * GiB, "aten::div" });
+}
+static int sc_oom_outside(const char *p)
+{
+    return oom_trace(p, &(oomcase){ OOM_CFG, 40 * GiB, { 45 * GiB, 45 * GiB, 45 * GiB }, 40 * GiB, 12 * GiB,
+                                    5 * GiB, 45 * GiB, "aten::cat" });
+}
+
 static int sc_rank0(const char *p) { return sc_rank(p, 0, 4); }
 static int sc_rank1(const char *p) { return sc_rank(p, 1, 4); }
 static int sc_rank2(const char *p) { return sc_rank(p, 2, 4); }
@@ -1087,7 +1193,9 @@ int sc_write_all(const char *dir)
         { "rank0", sc_rank0 },     { "rank1", sc_rank1 },           { "rank2", sc_rank2 },
         { "rank3", sc_rank3 },     { "norank", sc_rank_norank },    { "world8", sc_rank_world8 },
         { "torch", sc_torch },     { "grow512", sc_grow512 },       { "grow1024", sc_grow1024 },
-        { "grow2048", sc_grow2048 }, { "grow_steps", sc_grow_steps },
+        { "grow2048", sc_grow2048 }, { "grow_steps", sc_grow_steps }, { "oom_frag", sc_oom_frag },
+        { "oom_frag_exp", sc_oom_frag_exp }, { "oom_growth", sc_oom_growth }, { "oom_spike", sc_oom_spike },
+        { "oom_outside", sc_oom_outside },
     };
     char path[4096];
     for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
