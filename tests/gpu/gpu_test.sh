@@ -545,6 +545,75 @@ torch_oom)
     timeout -k 5 60 "$BIN/gmem-analyze" "$W/dump.zst" >"$W/report.txt" 2>&1 ||
         fail "gmem-analyze failed: $(head -c 300 "$W/report.txt")"
     ;;
+torch_fit | torch_fit_batch)
+    # --fit on an unmodified GPT-like loop with naive attention (tests/gpu/torch_fit.py):
+    # three sequence lengths predict the allocated peak at the fourth, or two batch sizes
+    # the third, within 5% of what PyTorch measured there (max_memory_allocated).
+    need_gpu; need_torch; need_built "$BIN/gmem-analyze"
+    [ -e "$GM_BUILD/lib/libgmemprof_torch.so" ] || skip "the PyTorch bridge is not built (cmake -DGMEMPROF_TORCH=ON)"
+    TF="$GM_SRC/tests/gpu/torch_fit.py"
+    if [ "$name" = torch_fit ]; then
+        dim=seq fixed="--batch 4" sizes="512 1024 2048" at=4096
+    else
+        dim=batch fixed="--seq 1024" sizes="2 4" at=8
+    fi
+    traces=() list=""
+    for s in $sizes $at; do
+        # shellcheck disable=SC2086
+        timeout -k 10 "$T" "$LAUNCH" -q -o "$W/$dim$s.zst" -- "$PY" "$TF" gpt --$dim "$s" $fixed \
+            --out "$W/$dim$s.json" >"$W/$dim$s.stdout" 2>"$W/$dim$s.stderr" ||
+            fail "$dim $s: exit $? ($(tail -c 300 "$W/$dim$s.stderr"))"
+        if [ "$s" != "$at" ]; then
+            traces+=("$W/$dim$s.zst")
+            list="$list${list:+,}$s"
+        fi
+    done
+    timeout -k 5 120 "$BIN/gmem-analyze" "${traces[@]}" --fit "$list" --at "$at" -f json >"$W/fit.json" 2>"$W/fit.err" ||
+        fail "gmem-analyze --fit failed: $(head -c 300 "$W/fit.err")"
+    timeout -k 5 120 "$BIN/gmem-analyze" "${traces[@]}" --fit "$list" --at "$at" >"$W/fit.txt" 2>&1
+    if verdict=$("$PY" - "$W/fit.json" "$W/$dim$at.json" <<'PYEOF'
+import json, sys
+fit = json.load(open(sys.argv[1]))["fit"]
+truth = json.load(open(sys.argv[2]))["max_allocated"]
+pred = fit["peak"]["predicted_bytes"]
+err = (pred - truth) / truth
+print("%s law, predicted %d, measured %d (%+.2f%%)" % (fit["peak"]["law"], pred, truth, 100 * err))
+sys.exit(0 if abs(err) <= 0.05 else 1)
+PYEOF
+    ); then
+        pass "$dim $list -> $at: $verdict"
+    else
+        fail "$dim $list -> $at: $verdict"
+    fi
+    ;;
+torch_frag)
+    # A fragmentation failure on purpose (torch_fit.py frag): the dump's first cause is
+    # fragmentation with expandable_segments:True to try, and the same run with that
+    # setting does not fail.
+    need_gpu; need_torch; need_built "$BIN/gmem-analyze"
+    [ -e "$GM_BUILD/lib/libgmemprof_torch.so" ] || skip "the PyTorch bridge is not built (cmake -DGMEMPROF_TORCH=ON)"
+    TF="$GM_SRC/tests/gpu/torch_fit.py"
+    timeout -k 10 "$T" env -u PYTORCH_CUDA_ALLOC_CONF -u PYTORCH_ALLOC_CONF "$LAUNCH" --on-oom -o "$W/dump.zst" -- \
+        "$PY" "$TF" frag --out "$W/frag.json" >"$W/stdout" 2>"$W/stderr"
+    RC=$?
+    expect_rc 0
+    grep -q '"oom": true' "$W/frag.json" || fail "the default allocator did not fail: $(head -c 300 "$W/frag.json")"
+    timeout -k 5 60 "$BIN/gmem-analyze" "$W/dump.zst" >"$W/report.txt" 2>&1 ||
+        fail "gmem-analyze failed: $(head -c 300 "$W/report.txt")"
+    if grep -q '^    1\. fragmentation:' "$W/report.txt" &&
+        grep -q 'PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True (not set in this run)' "$W/report.txt"; then
+        pass "the dump names fragmentation first, and expandable_segments:True"
+    else
+        fail "no fragmentation first: $(grep -A6 'why, most' "$W/report.txt" | head -c 600)"
+    fi
+    timeout -k 10 "$T" env PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True "$LAUNCH" --on-oom -o "$W/again.zst" -- \
+        "$PY" "$TF" frag --out "$W/again.json" >"$W/again.stdout" 2>"$W/again.stderr"
+    if grep -q '"oom": false' "$W/again.json"; then
+        pass "with expandable_segments:True the same request is served"
+    else
+        fail "with expandable_segments:True it still failed: $(head -c 300 "$W/again.json")"
+    fi
+    ;;
 *)
     echo "gpu_test.sh: unknown test $name" >&2
     exit 2
