@@ -14,6 +14,12 @@
 #  10  frames without a zstd checksum give a warning
 #  11  a diff's and a set of ranks' warnings say which trace they are about,
 #      in the table and in CSV
+#  13  streams (issue 39): /dev/stdout, /dev/fd/1 and '-' are written in
+#      place (appended to as the shell opened them), never renamed over; an
+#      export to stdout beside a report there is refused; an output that is
+#      standard input's trace (TRACE '-') is refused; a full device says
+#      ENOSPC; a directory as TRACE says so; an export whose directory is
+#      removed before the run ends is a failure, not "wrote"
 #  12  a diff against a launch-mode trace shows its kernel time as missing,
 #      not as 0 ns, with no delta or ratio, in every format; so do --by
 #      device and ranks that all ran in launch mode, per rank and in the totals
@@ -55,9 +61,10 @@ cmp -s t.gmt t.orig || fail "the trace changed"
 expect 2 "--chrome X --timeline X" "$analyze" t.gmt --chrome x.html --timeline x.html
 has err "are one file"
 [ ! -e x.html ] || fail "x.html written"
-# --chrome -: refused, no file named '-'
-expect 2 "--chrome -" "$analyze" t.gmt --chrome -
-has err "standard output"
+# --chrome - beside a report: refused, no file named '-'
+expect 2 "--chrome - with a report" "$analyze" t.gmt --chrome - --format table
+has err "writes to standard output, where the report goes too"
+[ ! -s out ] || fail "--chrome - with a report wrote to stdout: $(cat out)"
 [ ! -e ./- ] || fail "a file named - was written"
 # a failed run leaves the earlier export, and no temporary file
 expect 0 "a good export" "$analyze" t.gmt --chrome good.json --timeline good.svg
@@ -167,5 +174,62 @@ tr -d ' \n' <out >flat
 has flat '"kernels":12,"kernel_ns":null,"dropped":0'
 expect 0 "ranks with kernel times (csv)" "$analyze" r0.gmt r1.gmt --format csv
 if grep -q "kernel_ns= " out; then fail "ranks with kernel times: kernel_ns empty: $(grep totals out)"; fi
+
+# ---- 13: streams ----------------------------------------------------------------
+json_ok() { python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$1" 2>/dev/null || fail "$1 is not JSON"; }
+printf 'earlier line\n' >log.txt
+"$analyze" t.gmt --chrome /dev/stdout >>log.txt 2>err || fail "--chrome /dev/stdout >>log.txt: $(cat err)"
+[ "$(head -n 1 log.txt)" = "earlier line" ] || fail "--chrome /dev/stdout >>log.txt lost the earlier line"
+tail -n +2 log.txt >appended.json && json_ok appended.json
+has err "wrote /dev/stdout"
+"$analyze" t.gmt --chrome /dev/fd/1 >fd1.json 2>err || fail "--chrome /dev/fd/1: $(cat err)"
+json_ok fd1.json
+"$analyze" t.gmt --chrome - 2>err | cat >piped.json || fail "--chrome - into a pipe: $(cat err)"
+json_ok piped.json
+[ ! -e ./- ] || fail "--chrome - wrote a file named -"
+# the report and an export on stdout: refused, stdout untouched
+expect 2 "-f json --chrome /dev/stdout" "$analyze" t.gmt -f json --chrome /dev/stdout
+has err "--chrome /dev/stdout writes to standard output, where the report goes too"
+[ ! -s out ] || fail "-f json --chrome /dev/stdout wrote: $(head -c 200 out)"
+expect 2 "--insights --chrome /dev/stdout" "$analyze" t.gmt --insights --chrome /dev/stdout
+expect 2 "-f csv --chrome out (stdout's file)" "$analyze" t.gmt -f csv --chrome out
+# standard input's trace as an output: refused, the trace unchanged
+cp t.gmt in.gmt && cp t.gmt in.orig
+"$analyze" - --chrome /dev/stdin <in.gmt >out 2>err
+[ $? -eq 2 ] || fail "- --chrome /dev/stdin: exit not 2: $(cat err)"
+has err "the output /dev/stdin is the trace - (standard input)"
+cmp -s in.gmt in.orig || fail "- --chrome /dev/stdin <in.gmt changed in.gmt"
+"$analyze" - --chrome in.gmt <in.gmt >out 2>err
+[ $? -eq 2 ] || fail "- --chrome in.gmt <in.gmt: exit not 2: $(cat err)"
+cmp -s in.gmt in.orig || fail "- --chrome in.gmt <in.gmt changed in.gmt"
+cat in.gmt | "$analyze" - --chrome /dev/stdin >out 2>err
+[ $? -eq 2 ] || fail "a pipe as TRACE - and --chrome /dev/stdin: $(cat err)"
+expect 2 "--diff - --chrome /dev/stdin" sh -c '"$1" t.gmt --diff - --chrome /dev/stdin <in.gmt' sh "$analyze"
+cmp -s in.gmt in.orig || fail "--diff - --chrome /dev/stdin changed in.gmt"
+# a full device: the errno itself
+expect 1 "--chrome /dev/full" "$analyze" t.gmt --chrome /dev/full
+has err "writing /dev/full failed: No space left on device"
+# a directory as TRACE
+expect 1 "a directory as TRACE" "$analyze" sub
+has err "cannot open sub: Is a directory"
+# the export's directory removed while the run goes on (the timeline, a
+# FIFO, holds the run until the test reads it): a failure, no "wrote"
+mkdir -p gone && rm -f tl.svg && mkfifo tl.svg
+# (timeout: a gmem-analyze that opened the FIFO early would wait forever)
+timeout 120 "$analyze" t.gmt --chrome gone/x.json --timeline tl.svg >out 2>err &
+pid=$!
+while [ ! -e gone/x.json ] && kill -0 $pid 2>/dev/null; do :; done
+if [ -e gone/x.json ]; then
+    rm -rf gone
+    cat tl.svg >/dev/null
+    wait $pid
+    rc=$?
+    [ $rc -eq 1 ] || fail "an export whose directory went: exit $rc, expected 1: $(cat err)"
+    has err "gone/x.json was written but is not there now (No such file or directory)"
+    if grep -q "wrote gone/x.json" out err; then fail "said it wrote gone/x.json: $(cat out)"; fi
+else
+    wait $pid
+    fail "gone/x.json never appeared: $(cat err)"
+fi
 
 exit $failed
