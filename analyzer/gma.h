@@ -68,7 +68,8 @@ typedef struct gma_opts {
     const char *diff_path;
     const char *chrome_path;
     const char *timeline_path;
-    int full_names;
+    int full_names;        /* the report's names whole: --full-names, and always in CSV and JSON */
+    int full_labels;       /* the timeline's labels whole: --full-names */
     int layer;             /* gma_layer_kind: which allocations the who-tables take */
 } gma_opts;
 

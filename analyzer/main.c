@@ -56,7 +56,8 @@ static const char USAGE[] =
     "                       allocator, reserved), growth across steps, idle allocations, what-ifs (an\n"
     "                       owner freed one op earlier, one layer's activations recomputed); each line\n"
     "                       a number, a reason and what to try (with --diff: A against B)\n"
-    "      --full-names     demangled names in full (default: shortened)\n"
+    "      --full-names     demangled names in full in the table and the timeline (default: shortened;\n"
+    "                       CSV and JSON always carry them in full)\n"
     "      --per-rank       several traces: the rows of every rank with a rank column\n"
     "                       (default: rows merged across ranks, with a 'ranks' column)\n"
     "      --rank N         several traces: the full report of rank N alone\n"
@@ -310,7 +311,7 @@ static int parse_option(cli *k, int c, char **argv)
         o->timeline_path = optarg;
         break;
     }
-    case OPT_FULL: o->full_names = 1; break;
+    case OPT_FULL: o->full_names = o->full_labels = 1; break;
     case OPT_LAYER:
         if ((i = pick(optarg, gma_layer_names + 1, 2)) < 0)
             return usage_error("--layer: '%s' is not one of blocks, segments", optarg);
@@ -390,6 +391,9 @@ static int check_combination(cli *k, char *const *paths, size_t ntraces)
     int exports_only = (k->opt.chrome_path || k->opt.timeline_path) && !k->format_given && !k->insights;
     if (check_outputs(&k->opt, paths, ntraces, !exports_only) != 0)
         return EXIT_USAGE;
+    /* machine formats carry whole names; only the terminal's table elides them */
+    if (k->opt.format != GMA_FMT_TABLE)
+        k->opt.full_names = 1;
     if (!k->opt.sort_given && !k->by_rank && (k->opt.by == GMA_BY_STEP || k->opt.by == GMA_BY_TAG))
         k->opt.sort = GMA_SORT_TIME;
     return CLI_GO;
@@ -585,6 +589,7 @@ int main(int argc, char **argv)
 {
     static cli k;
     gma_out_escape_stderr();
+    gma_out_escape_stdout();
     int rc = parse_options(&k, argc, argv);
     if (rc != CLI_GO)
         return rc;

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "util/gma_util.h"
 #include "gmt_text.h"
 
 /* Whether dir is this process's descriptor folder (/proc/self/fd, /dev/fd
@@ -339,9 +340,21 @@ void gma_out_escape_stderr(void)
     stderr = f;
 }
 
+void gma_out_escape_stdout(void)
+{
+    static int fd = STDOUT_FILENO;
+    cookie_io_functions_t io = { NULL, escaped_write, NULL, NULL };
+    FILE *f = fopencookie(&fd, "w", io);
+    if (!f)
+        return; /* each line's untrusted text is escaped where it is printed */
+    setvbuf(f, NULL, isatty(STDOUT_FILENO) ? _IOLBF : _IOFBF, 1 << 16);
+    stdout = f;
+}
+
 const char *gma_out_shown(const char *s)
 {
-    static char buf[4 * PATH_MAX];
-    gmt_text_escape(buf, sizeof buf, s);
-    return buf;
+    static gma_buf b;
+    gma_buf_reset(&b);
+    gma_text_clean(&b, s ? s : "", s ? strlen(s) : 0);
+    return gma_buf_str(&b);
 }

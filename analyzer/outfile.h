@@ -57,8 +57,12 @@ int gma_out_check(const char *const *outs, size_t nout, const char *const *ins, 
 /* Makes stderr write every control byte but '\n' escaped (\x1b): paths and
  * names in the analyzer's messages come from the user and from traces. */
 void gma_out_escape_stderr(void);
-/* A copy of s with its control bytes escaped, for a line on stdout;
- * valid until the next call. */
+/* The same for stdout: every control byte but '\n' escaped, whatever prints
+ * it (a terminal's escape sequence or a CR in a name never gets out raw);
+ * names and paths have their newlines escaped where they are printed. */
+void gma_out_escape_stdout(void);
+/* A copy of s with its control bytes escaped and bad UTF-8 replaced
+ * (U+FFFD), for a line on stdout; valid until the next call. */
 const char *gma_out_shown(const char *s);
 
 #endif

@@ -20,6 +20,13 @@
 #      standard input's trace (TRACE '-') is refused; a full device says
 #      ENOSPC; a directory as TRACE says so; an export whose directory is
 #      removed before the run ends is a failure, not "wrote"
+#  14  names from a trace (hostile.gmt: ESC, CR, LF and bad UTF-8 in a
+#      kernel name, the host and the device; formula-like names; a range of
+#      62 bytes): the table shows control bytes escaped, CSV keeps a record
+#      and a comment on one line each and prefixes formulas with ', CSV and
+#      JSON carry whole names, and every text output is valid UTF-8 (U+FFFD
+#      for the bad bytes): the SVG parses as XML, the page and the Chrome
+#      export decode
 #  12  a diff against a launch-mode trace shows its kernel time as missing,
 #      not as 0 ns, with no delta or ratio, in every format; so do --by
 #      device and ranks that all ran in launch mode, per rank and in the totals
@@ -231,5 +238,52 @@ else
     wait $pid
     fail "gone/x.json never appeared: $(cat err)"
 fi
+
+# ---- 14: names from a trace ----------------------------------------------------------
+cp "$tracedir/hostile.gmt" h.gmt || exit 1
+raw_ctl() { python3 -c 'import sys; d=open(sys.argv[1],"rb").read(); sys.exit(any(c<32 and c!=10 or c==127 for c in d))' "$1" ||
+    fail "$2: a raw control byte in $1"; }
+utf8() { python3 -c 'import sys; open(sys.argv[1],"rb").read().decode("utf-8")' "$1" 2>/dev/null || fail "$1 is not UTF-8"; }
+long='autograd::engine::evaluate_function: NativeLayerNormBackward0'
+expect 0 "hostile names (table)" "$analyze" h.gmt --by kernel
+raw_ctl out table; utf8 out
+has out 'evil\x1b[2J\r\nkernel'
+has out 'on host\x1b]0;owned\x07\n#x,'
+has out 'dev0 (GPU\r\n'
+if grep -q '^kernel.*name' out; then fail "a name broke a line of the table: $(cat out)"; fi
+expect 0 "hostile names (table, by range)" "$analyze" h.gmt --by range
+has out 'autograd::engine::evaluate_f...ion: NativeLayerNormBackward0'
+expect 0 "hostile names (csv)" "$analyze" h.gmt --format csv
+raw_ctl out csv; utf8 out
+grep -v '^#' out >rows.csv
+[ "$(wc -l <rows.csv)" -eq 5 ] || fail "csv: a header and 4 rows expected: $(cat rows.csv)"
+has rows.csv "'=cmd|' /C calc'!A0,"
+has rows.csv "'-2+3,"
+has rows.csv "'@SUM(A1),"
+has rows.csv 'evil\x1b[2J\r\nkernel'
+has out "# live_at_peak.dev0.range: name=$long bytes=1048576 count=1"
+has out 'host="host\x1b]0;owned\x07\n#x"'
+expect 0 "hostile names (csv, by range)" "$analyze" h.gmt --by range --format csv
+has out "$long,"
+expect 0 "hostile names (json, by range)" "$analyze" h.gmt --by range --format json
+json_ok out; utf8 out
+has out "\"$long\""
+if grep -qF 'evaluate_f...' out; then fail "json elides a name: $(grep -F 'evaluate_f...' out)"; fi
+expect 0 "hostile names (json)" "$analyze" h.gmt --format json
+has out 'kernel\ufffd\ufffdname'
+expect 0 "hostile names (svg, html, chrome)" "$analyze" h.gmt --timeline h.svg --chrome h.json
+python3 -c 'import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1])' h.svg 2>/dev/null || fail "h.svg does not parse"
+has h.svg "kernel$(printf '\357\277\275\357\277\275')name"
+json_ok h.json; utf8 h.json
+expect 0 "hostile names (svg, json report)" "$analyze" h.gmt --timeline h2.svg --format json
+python3 -c 'import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1])' h2.svg 2>/dev/null || fail "h2.svg does not parse"
+expect 0 "hostile names (html)" "$analyze" h.gmt --timeline h.html
+utf8 h.html
+# the --diff A:/B: lines name files: escaped
+evil=$(printf 'a\033[2Jb\rc.gmt')
+cp h.gmt "$evil"
+expect 0 "--diff of a file with ESC in its name" "$analyze" "$evil" --diff h.gmt
+raw_ctl out diff
+has out 'A: a\x1b[2Jb\rc.gmt'
 
 exit $failed
