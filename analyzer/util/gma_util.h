@@ -197,6 +197,16 @@ const char *gma_fmt_dur(char out[GMA_FMT_CAP], uint64_t ns);
 /* Thousands separators: 1234567 -> "1,234,567". */
 const char *gma_fmt_count(char out[GMA_FMT_CAP], uint64_t v);
 
+/* a + b, at most UINT64_MAX: sums across traces (one trace's stay below
+ * GMA_BYTES_MAX), which must not wrap however many there are. */
+static inline uint64_t gma_sat_add(uint64_t a, uint64_t b) { return a > UINT64_MAX - b ? UINT64_MAX : a + b; }
+/* The same for signed values, kept within INT64_MIN..INT64_MAX. */
+static inline int64_t gma_sat_addi(int64_t a, int64_t b)
+{
+    int64_t r;
+    return __builtin_add_overflow(a, b, &r) ? (b > 0 ? INT64_MAX : INT64_MIN) : r;
+}
+
 /* Length of the valid UTF-8 sequence at s (n > 0 bytes left), 0 when the
  * byte at s starts none (then it is shown as U+FFFD, in every output). */
 size_t gma_utf8_len(const char *s, size_t n);

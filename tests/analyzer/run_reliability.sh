@@ -27,6 +27,10 @@
 #      JSON carry whole names, and every text output is valid UTF-8 (U+FFFD
 #      for the bad bytes): the SVG parses as XML, the page and the Chrome
 #      export decode
+#  15  sizes past what a machine holds (huge.gmt: 2^63 twice, then 2^61,
+#      2^61 - 2 MiB, 1 MiB, a free of 1 MiB, 2^61): the sizes taken stop at
+#      2^62 in all, the rest are refused with a note, and no total wraps,
+#      also summed over three ranks
 #  12  a diff against a launch-mode trace shows its kernel time as missing,
 #      not as 0 ns, with no delta or ratio, in every format; so do --by
 #      device and ranks that all ran in launch mode, per rank and in the totals
@@ -285,5 +289,17 @@ cp h.gmt "$evil"
 expect 0 "--diff of a file with ESC in its name" "$analyze" "$evil" --diff h.gmt
 raw_ctl out diff
 has out 'A: a\x1b[2Jb\rc.gmt'
+
+# ---- 15: sizes that would wrap the totals ----------------------------------------------
+# taken: 2^61 + (2^61 - 2 MiB) + 1 MiB allocated = 2^62 - 1 MiB = 4611686018426339328,
+# 1 MiB freed, 2^62 - 2 MiB = 4611686018425290752 leaked; refused: 2^63, 2^63, 2^61
+expect 0 "sizes of 2^63" "$analyze" "$tracedir/huge.gmt" --format csv
+has out "alloc_bytes=4611686018426339328 alloc_count=3 freed_bytes=1048576 free_count=1 leaked_bytes=4611686018425290752 leaked_count=2"
+has out "# peak.dev0: bytes=4611686018426339328 "
+has out "# note: records refused as damaged: 3, whose sizes would take the trace's past 4 EiB in all"
+# three such ranks: 3 * (2^62 - 1 MiB) = 13835058055279017984, below 2^64
+cp "$tracedir/huge.gmt" hg0.gmt && cp "$tracedir/huge.gmt" hg1.gmt && cp "$tracedir/huge.gmt" hg2.gmt
+expect 0 "three ranks of huge sizes" "$analyze" hg0.gmt hg1.gmt hg2.gmt --format csv
+has out "# totals: baseline_bytes=0 alloc_bytes=13835058055279017984 alloc_count=9 freed_bytes=3145728 free_count=3"
 
 exit $failed

@@ -630,6 +630,37 @@ int sc_hostile(const char *path)
     return tb_close(&b, path);
 }
 
+/* ---- huge sizes -----------------------------------------------------------------------
+ * A hostile trace whose sizes, summed as they come, wrap 64 bits (2^63 +
+ * 2^63 = 0). The sizes taken may add up to GMA_BYTES_MAX = 2^62; the rest
+ * are refused: 2^63 (twice: each alone is past it), then 2^61, 2^61 - 2 MiB,
+ * 1 MiB and its free of 1 MiB are taken (2^62 in all), and a last 2^61 is
+ * refused. One kernel owns them all: allocated 2^62 - 1 MiB, freed 1 MiB,
+ * leaked 2^62 - 2 MiB, peak 2^62 - 1 MiB; 3 records refused.
+ */
+int sc_huge(const char *path)
+{
+    tb b;
+    if (tb_open(&b, path) != 0)
+        return -1;
+    header(&b, 4250);
+    device(&b, 0, "Test GPU", 16 * GiB);
+    string(&b, 1, "huge_kernel");
+    wbegin(&b, SC_T(0), 0, 0, 0, 0);
+    step(&b, SC_T(0), 0);
+    ALLOC(&b, .ts = SC_T(1), .addr = 0x1000000, .bytes = 1ull << 63, .tid = 100, .seq = 0);
+    ALLOC(&b, .ts = SC_T(2), .addr = 0x2000000, .bytes = 1ull << 63, .tid = 100, .seq = 0);
+    ALLOC(&b, .ts = SC_T(3), .addr = 0x3000000, .bytes = 1ull << 61, .tid = 100, .seq = 0);
+    ALLOC(&b, .ts = SC_T(4), .addr = 0x4000000, .bytes = (1ull << 61) - 2 * MiB, .tid = 100, .seq = 0);
+    ALLOC(&b, .ts = SC_T(5), .addr = 0x5000000, .bytes = 1 * MiB, .tid = 100, .seq = 0);
+    ALLOC(&b, .ts = SC_T(6), .addr = 0x6000000, .bytes = 1ull << 61, .tid = 100, .seq = 0);
+    kernel(&b, SC_T(7), 1000, 0, 7, 1, 100, 1, 0);
+    FREE(&b, .ts = SC_T(8), .addr = 0x5000000, .bytes = 1 * MiB, .tid = 100, .seq = 1);
+    wend(&b, SC_T(9), 0, 0);
+    stats_trailer(&b, SC_T(10));
+    return tb_close(&b, path);
+}
+
 /* ---- attention -------------------------------------------------------------------
  * Both: baseline Q, K, V 4 MiB each = 12 MiB.
  * naive: scores 64 MiB -> bmm_qk (seq1); softmax in place (seq2); out 8 MiB -> bmm_av (seq3);
@@ -1061,6 +1092,7 @@ int sc_write_all(const char *dir)
         { "rank0", sc_rank0 },     { "rank1", sc_rank1 },           { "rank2", sc_rank2 },
         { "rank3", sc_rank3 },     { "norank", sc_rank_norank },    { "world8", sc_rank_world8 },
         { "torch", sc_torch },     { "hostile", sc_hostile },
+        { "huge", sc_huge },
     };
     char path[4096];
     for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
