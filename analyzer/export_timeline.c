@@ -318,14 +318,14 @@ static uint32_t name_str(gtm_doc *d, gma_replay *r, gma_map *cache, uint32_t id,
     const char *raw = is_range || id == GMA_NAME_UNATTR || id == GMA_NAME_BASELINE ? NULL : gma_str(r, id, &len);
     gma_buf b = { 0 };
     if (is_range)
-        gma_range_display(r, id, r->opt.full_names, &b);
-    else if (len && !r->opt.full_names && d->raw_kernels && !memchr(raw, 0, len))
+        gma_range_display(r, id, r->opt.full_labels, &b);
+    else if (len && !r->opt.full_labels && d->raw_kernels && !memchr(raw, 0, len))
         gma_buf_putn(&b, raw, len); /* whole: shown by its label (gtm_labels) */
     else
-        gma_kernel_display(r, id, r->opt.full_names, &b);
+        gma_kernel_display(r, id, r->opt.full_labels, &b);
     v = gtm_str(d, gma_buf_str(&b));
     gma_buf_free(&b);
-    if (len && !is_range && !r->opt.full_names && d->raw_kernels) {
+    if (len && !is_range && !r->opt.full_labels && d->raw_kernels) {
         uint32_t *k = gma_vec_push(&d->kernels);
         if (!k)
             d->err = 1;

@@ -74,9 +74,15 @@ typedef struct gma_opts {
     const char *diff_path;
     const char *chrome_path;
     const char *timeline_path;
-    int full_names;
+    int full_names;        /* the report's names whole: --full-names, and always in CSV and JSON */
+    int full_labels;       /* the timeline's labels whole: --full-names */
     int layer;             /* gma_layer_kind: which allocations the who-tables take */
 } gma_opts;
+
+/* The most bytes the sizes of one trace's records add up to (2^62, 4 EiB,
+ * more than any machine holds): with every size counted against it, no sum
+ * of them wraps, nor does a signed difference of two. */
+#define GMA_BYTES_MAX (1ull << 62)
 
 /* ---- rows --------------------------------------------------------------- */
 
@@ -383,6 +389,8 @@ typedef struct gma_replay {
     uint64_t unordered_mem;         /* memory events older than the previous one */
     uint64_t last_mem_ts;
     uint64_t bad_strings;
+    uint64_t bytes_seen;            /* sizes of the records taken, all added (< GMA_BYTES_MAX) */
+    uint64_t huge_refused;          /* records refused: their sizes would pass GMA_BYTES_MAX */
 
     /* --by alloc top-N (entry indices, a heap while bounded) */
     gma_vec arows;         /* uint32_t */

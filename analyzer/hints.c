@@ -299,7 +299,7 @@ void gma_hints_csv(FILE *f, const gma_hints *h)
                     (unsigned long long)x->grew);
         if (x->owner[0]) {
             fprintf(f, " owner=");
-            gma_csv_field(f, x->owner);
+            gma_csv_text(f, x->owner);
             fprintf(f, " owner_bytes=%llu", (unsigned long long)x->owner_bytes);
         }
         gma_hint_reason(x, reason, sizeof(reason));

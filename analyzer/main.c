@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -44,7 +45,7 @@ static const char USAGE[] =
     "                       ranked by |B - A| (default metric: by kernel and range the bytes each\n"
     "                       holds at the peak, else bytes allocated)\n"
     "      --chrome OUT     write a Chrome/Perfetto trace-event JSON (chrome://tracing, ui.perfetto.dev);\n"
-    "                       not '-': name a file\n"
+    "                       '-' or /dev/stdout: to standard output, with no report\n"
     "      --timeline OUT   write the memory timeline, a band per allocation coloured by --by (kernel,\n"
     "                       range, step or stream): OUT.html (interactive, self-contained) or OUT.svg;\n"
     "                       with --diff, both runs on one axis of steps\n"
@@ -63,7 +64,8 @@ static const char USAGE[] =
     "      --at N           --fit: the size to predict (default: twice the largest)\n"
     "      --capacity BYTES --fit: the device's bytes (default: the recorded device's), e.g. 80GiB;\n"
     "                       the report gives the largest size that fits\n"
-    "      --full-names     demangled names in full (default: shortened)\n"
+    "      --full-names     demangled names in full in the table and the timeline (default: shortened;\n"
+    "                       CSV and JSON always carry them in full)\n"
     "      --per-rank       several traces: the rows of every rank with a rank column\n"
     "                       (default: rows merged across ranks, with a 'ranks' column)\n"
     "      --rank N         several traces: the full report of rank N alone\n"
@@ -73,7 +75,9 @@ static const char USAGE[] =
     "Several traces are identified by the rank in their header (by position when ranks are missing or\n"
     "repeated); --chrome then holds one process per rank, --timeline one lane per rank.\n"
     "TRACE may be '-' for standard input. An export is written whole or not at all (a temporary file\n"
-    "renamed into place); an output that is a TRACE, or two outputs that are one file, are refused.\n"
+    "renamed into place; a pipe, a device or /dev/stdout is written in place, and appended to as the\n"
+    "shell opened it); an output that is a TRACE, two outputs that are one file, or an export to\n"
+    "standard output beside a report there, are refused.\n"
     "Exit status: 0 ok; 1 unreadable or invalid trace, or an output could not be written; 2 bad usage;\n"
     "3 the report was made, but a trace is incomplete (truncated, damaged, no trailer, or frames\n"
     "without a checksum; the warning says which).\n"
@@ -110,6 +114,23 @@ static int parse_u64(const char *s, uint64_t *out)
     if (errno || *end)
         return -1;
     *out = v;
+    return 0;
+}
+
+/* "wrote ..." lines: on stdout, or on stderr when an export is written
+ * to stdout (a line after it would spoil it). */
+static FILE *said;
+
+static void say(const char *line) { fprintf(said ? said : stdout, "gmem-analyze: %s\n", line); }
+
+/* An export written earlier in the run and gone by its end (its directory
+ * removed or renamed meanwhile): said, so that no "wrote" names it. */
+static int still_there(const char *path)
+{
+    if (!path || gma_out_present(path) == 0)
+        return 1;
+    fprintf(stderr, "gmem-analyze: %s was written but is not there now (%s): was its directory removed or renamed "
+                    "during the run? Run again with a directory that stays\n", path, strerror(errno));
     return 0;
 }
 
@@ -189,19 +210,37 @@ static int run_ranks(const gma_opts *opt, int by_rank, int per_rank, int exports
             fprintf(stderr, "gmem-analyze: writing %s failed: %s\n", opt->timeline_path, strerror(errno));
             rc = EXIT_BAD_INPUT;
         }
-        if (!rc && exports_only && gma_timeline_multi_summary(tl))
-            printf("gmem-analyze: %s\n", gma_timeline_multi_summary(tl));
+        if (!rc && exports_only && gma_timeline_multi_summary(tl) && still_there(opt->timeline_path))
+            say(gma_timeline_multi_summary(tl));
         gma_timeline_multi_free(tl);
     }
-    if (!rc && exports_only && ch)
-        printf("gmem-analyze: wrote %s (Chrome/Perfetto trace events)\n", gma_out_shown(opt->chrome_path));
+    if (!rc && (!still_there(ch ? opt->chrome_path : NULL) || !still_there(tl ? opt->timeline_path : NULL)))
+        rc = EXIT_BAD_INPUT;
+    if (!rc && exports_only && ch) {
+        char line[4 * PATH_MAX + 64];
+        snprintf(line, sizeof line, "wrote %s (Chrome/Perfetto trace events)", gma_out_shown(opt->chrome_path));
+        say(line);
+    }
     return rc ? rc : damaged ? EXIT_DAMAGED : 0;
 }
 
-/* Outputs that would destroy an input or each other: refused (exit 2). */
-static int check_outputs(const gma_opts *o, char *const *paths, size_t n)
+/* Outputs that would destroy an input or each other, or an export to
+ * standard output where the report goes too: refused (exit 2). */
+static int check_outputs(const gma_opts *o, char *const *paths, size_t n, int report)
 {
     const char *outs[] = { o->chrome_path, o->timeline_path };
+    static const char *const opt_of[] = { "--chrome", "--timeline" };
+    for (size_t i = 0; i < 2; i++) {
+        if (!outs[i] || !gma_out_is_stdout(outs[i]))
+            continue;
+        if (report) {
+            fprintf(stderr, "gmem-analyze: %s %s writes to standard output, where the report goes too: one would "
+                            "spoil the other. Leave out --format (and --insights) to write the export alone, or name a "
+                            "file\nTry 'gmem-analyze --help'.\n", opt_of[i], outs[i]);
+            return EXIT_USAGE;
+        }
+        said = stderr;
+    }
     const char **ins = calloc(n + 1, sizeof(*ins));
     char msg[8400]; /* two paths */
     if (!ins)
@@ -278,11 +317,7 @@ static int parse_option(cli *k, int c, char **argv)
         o->device = (int64_t)v;
         break;
     case 'D': o->diff_path = optarg; break;
-    case OPT_CHROME:
-        if (strcmp(optarg, "-") == 0) /* the report goes there */
-            return usage_error("--chrome: '%s' (standard output) is not supported: name a file ('./-' for a file named '-')", optarg);
-        o->chrome_path = optarg;
-        break;
+    case OPT_CHROME: o->chrome_path = optarg; break;
     case OPT_TIMELINE: {
         size_t n = strlen(optarg);
         if (!((n > 4 && strcasecmp(optarg + n - 4, ".svg") == 0) ||
@@ -291,7 +326,7 @@ static int parse_option(cli *k, int c, char **argv)
         o->timeline_path = optarg;
         break;
     }
-    case OPT_FULL: o->full_names = 1; break;
+    case OPT_FULL: o->full_names = o->full_labels = 1; break;
     case OPT_LAYER:
         if ((i = pick(optarg, gma_layer_names + 1, 2)) < 0)
             return usage_error("--layer: '%s' is not one of blocks, segments", optarg);
@@ -383,8 +418,12 @@ static int check_combination(cli *k, char *const *paths, size_t ntraces)
         (!k->opt.diff_path || (k->opt.by != GMA_BY_KERNEL && k->opt.by != GMA_BY_RANGE)))
         return usage_error("%s", "--sort held ranks --diff rows by kernel or range by the bytes each holds at the "
                                  "peak; for one trace, the report's 'Live at the peak' section shows them");
-    if (check_outputs(&k->opt, paths, ntraces) != 0)
+    int exports_only = (k->opt.chrome_path || k->opt.timeline_path) && !k->format_given && !k->insights;
+    if (check_outputs(&k->opt, paths, ntraces, !exports_only) != 0)
         return EXIT_USAGE;
+    /* machine formats carry whole names; only the terminal's table elides them */
+    if (k->opt.format != GMA_FMT_TABLE)
+        k->opt.full_names = 1;
     if (!k->opt.sort_given && !k->by_rank && (k->opt.by == GMA_BY_STEP || k->opt.by == GMA_BY_TAG))
         k->opt.sort = GMA_SORT_TIME;
     return CLI_GO;
@@ -564,11 +603,15 @@ static int write_outputs(const cli *k, const char *path, gma_replay *ra, gma_rep
         fprintf(stderr, "gmem-analyze: writing %s failed: %s\n", o->timeline_path, strerror(errno));
         rc = EXIT_BAD_INPUT;
     }
+    if (!rc && (!still_there(o->chrome_path) || !still_there(o->timeline_path)))
+        rc = EXIT_BAD_INPUT;
     if (!rc && exports_only) {
+        char line[4 * PATH_MAX + 64];
+        snprintf(line, sizeof line, "wrote %s (Chrome/Perfetto trace events)", gma_out_shown(o->chrome_path ? o->chrome_path : ""));
         if (o->chrome_path)
-            printf("gmem-analyze: wrote %s (Chrome/Perfetto trace events)\n", gma_out_shown(o->chrome_path));
+            say(line);
         if (o->timeline_path && gma_timeline_summary(ra))
-            printf("gmem-analyze: %s\n", gma_timeline_summary(ra));
+            say(gma_timeline_summary(ra));
     }
     return rc;
 }
@@ -596,6 +639,8 @@ static int run_fit(cli *k, char **paths, size_t ntraces)
             return usage_error("%s", "--fit reads each trace once per run: give files, not standard input");
     for (size_t i = 0; i < k->nfit; i++)
         k->fit[i].path = paths[steps ? 0 : i];
+    if (k->opt.format != GMA_FMT_TABLE)
+        k->opt.full_names = 1; /* machine formats carry names whole */
     gma_fit_request q = { k->fit, k->nfit, k->fit_at, k->capacity, k->by_given };
     return gma_fit_run(stdout, &k->opt, &q);
 }
@@ -604,6 +649,7 @@ int main(int argc, char **argv)
 {
     static cli k;
     gma_out_escape_stderr();
+    gma_out_escape_stdout();
     int rc = parse_options(&k, argc, argv);
     if (rc != CLI_GO)
         return rc;

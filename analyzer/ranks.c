@@ -486,9 +486,9 @@ static int merge_group(gma_ranks *s, const mentry *g, size_t n, gma_table *dst, 
                 break;
             default:
                 if (sg)
-                    o->v.i = (int64_t)((uint64_t)o->v.i + (uint64_t)x->v.i);
+                    o->v.i = gma_sat_addi(o->v.i, x->v.i);
                 else
-                    o->v.u += x->v.u;
+                    o->v.u = gma_sat_add(o->v.u, x->v.u);
                 break;
             }
         }
@@ -779,12 +779,12 @@ static gma_rank_totals sum_up(const gma_ranks *s)
     t.no_kernel_times = 1;
     for (size_t i = 0; i < s->n; i++) {
         const gma_rankrun *u = &s->runs[i];
-        t.baseline += u->baseline;
-        t.alloc += u->alloc_bytes;
+        t.baseline = gma_sat_add(t.baseline, u->baseline);
+        t.alloc = gma_sat_add(t.alloc, u->alloc_bytes);
         t.alloc_count += u->alloc_count;
-        t.freed += u->free_bytes;
+        t.freed = gma_sat_add(t.freed, u->free_bytes);
         t.free_count += u->free_count;
-        t.leaked += u->leaked;
+        t.leaked = gma_sat_add(t.leaked, u->leaked);
         t.leaked_count += u->leaked_count;
         t.kernels += u->kernels;
         t.kernel_ns += u->kernel_ns;

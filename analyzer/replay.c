@@ -624,12 +624,30 @@ static void on_device(gma_replay *r, const gmt_device *d)
     PUBLISH(r, device, d->device);
 }
 
+/* A size past what the trace's sizes may add up to (GMA_BYTES_MAX): the
+ * record is refused as damaged (counted, a note), so that no total wraps. */
+static inline __attribute__((always_inline)) int size_refused(gma_replay *r, uint64_t bytes)
+{
+    if (__builtin_expect(bytes <= GMA_BYTES_MAX - r->bytes_seen, 1)) {
+        r->bytes_seen += bytes;
+        return 0;
+    }
+    r->huge_refused++;
+    return 1;
+}
+
 /* One record. Inline in both callers: the read loop, which runs it once per
  * event and so saves a call and its register spills per record, and
  * gma_replay_record (the fuzzer and tests feed records one by one). */
 static inline __attribute__((always_inline)) int replay_record(gma_replay *r, const gmt_record *rec, const int plain)
 {
     r->records++;
+    if ((rec->type == GMT_REC_ALLOC || rec->type == GMT_REC_FREE) && size_refused(r, rec->u.mem.bytes))
+        return 0;
+    if ((rec->type == GMT_REC_MEMCPY || rec->type == GMT_REC_MEMSET) && size_refused(r, rec->u.copy.bytes))
+        return 0;
+    if (rec->type == GMT_REC_BLOCK && size_refused(r, rec->u.block.bytes))
+        return 0;
     if (r->fw_cuda && (rec->type == GMT_REC_ALLOC || rec->type == GMT_REC_FREE) &&
         fw_cuda(r, &rec->u.mem, rec->type == GMT_REC_ALLOC))
         return r->err ? -1 : 0;
@@ -687,7 +705,10 @@ static inline __attribute__((always_inline)) int replay_hot(gma_replay *r, const
      * calls their out-of-line copies. The three types of nearly every
      * record are tested first: compares cost less than a jump table. */
     gmt_type t = h->type;
-    if (__builtin_expect(r->fw_cuda, 0) && (t == GMT_REC_FREE || t == GMT_REC_ALLOC) &&
+    if (t == GMT_REC_FREE || t == GMT_REC_ALLOC ? size_refused(r, h->u.mem.bytes)
+        : t == GMT_REC_MEMCPY || t == GMT_REC_MEMSET ? size_refused(r, h->u.copy.bytes) : 0) {
+        /* refused: a size past GMA_BYTES_MAX */
+    } else if (__builtin_expect(r->fw_cuda, 0) && (t == GMT_REC_FREE || t == GMT_REC_ALLOC) &&
         fw_cuda(r, &h->u.mem, t == GMT_REC_ALLOC)) {
         /* the blocks layer: CUDA's allocations feed its numbers alone */
     } else if (t == GMT_REC_FREE) {

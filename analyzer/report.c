@@ -298,6 +298,9 @@ static void build_messages(gma_report *rep)
         note(rep, "records naming a device id >= %d, ignored: %llu", GMA_MAX_DEVICES, (unsigned long long)r->bad_device);
     if (r->bad_strings)
         note(rep, "string records with an id out of range, ignored: %llu", (unsigned long long)r->bad_strings);
+    if (r->huge_refused)
+        note(rep, "records refused as damaged: %llu, whose sizes would take the trace's past 4 EiB in all, more "
+                  "than any machine holds (so that no total wraps)", (unsigned long long)r->huge_refused);
     if (r->rend.skipped_unknown)
         note(rep, "records of a newer, unknown type, skipped: %llu", (unsigned long long)r->rend.skipped_unknown);
 }

@@ -12,7 +12,7 @@
 static void kv_str(FILE *f, const char *k, const char *v)
 {
     fprintf(f, " %s=", k);
-    gma_csv_field(f, v);
+    gma_csv_text(f, v);
 }
 
 static void groups(FILE *f, const gma_report *rep, const char *prefix, const gma_vec *v)
@@ -138,8 +138,11 @@ int gma_print_csv(FILE *f, const gma_report *rep)
                 (unsigned long long)r->stats.own_device_bytes, (unsigned long long)r->stats.own_host_bytes,
                 (unsigned long long)r->stats.host_time_ns);
     }
-    for (size_t i = 0; i < rep->nnotes; i++)
-        fprintf(f, "# note: %s\n", rep->notes[i]);
+    for (size_t i = 0; i < rep->nnotes; i++) {
+        fputs("# note: ", f);
+        gma_put_text(f, rep->notes[i]);
+        fputc('\n', f);
+    }
     for (size_t i = 0; i < rep->npeaks; i++) {
         const gma_peakview *pv = &rep->peaks[i];
         char p[64];
@@ -178,7 +181,7 @@ void gma_print_csv_rows(FILE *f, const gma_table *t)
                 fputc(',', f);
             const gma_cell *cell = gma_table_cell(t, row, c);
             if (t->cols[c].type == GMA_CT_STR && !cell->null) {
-                gma_csv_field(f, gma_cell_text(t, cell)); /* names can be long */
+                gma_csv_text(f, gma_cell_text(t, cell)); /* names can be long */
                 continue;
             }
             gma_cell_format(t, c, cell, 0, buf, sizeof(buf));
@@ -194,9 +197,9 @@ void gma_print_diff_csv(FILE *f, const gma_diff_view *v)
 {
     fprintf(f, "# gmem-analyze %s diff", GMEMPROF_VERSION);
     fprintf(f, " a=");
-    gma_csv_field(f, v->ra->r->path);
+    gma_csv_text(f, v->ra->r->path);
     fprintf(f, " b=");
-    gma_csv_field(f, v->rb->r->path);
+    gma_csv_text(f, v->rb->r->path);
     fputc('\n', f);
     gma_print_warnings(f, "# ", " (A)", v->ra->warn, v->ra->nwarn);
     gma_print_warnings(f, "# ", " (B)", v->rb->warn, v->rb->nwarn);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "print.h"
+#include "outfile.h"
 #include "tracestr.h"
 
 #define SECTION_GROUPS 5 /* groups per section in this format: one screen */
@@ -64,22 +65,28 @@ static void print_summary(FILE *f, const gma_report *rep)
 {
     const gma_replay *r = rep->r;
     char b1[GMA_FMT_CAP], b2[GMA_FMT_CAP], b3[GMA_FMT_CAP], b4[GMA_FMT_CAP], b5[GMA_FMT_CAP];
-    gma_print_head(f, "%s", r->path);
+    gma_print_head(f, "%s", gma_out_shown(r->path));
     print_warnings(f, rep);
     fprintf(f, "Trace      ");
     if (r->has_header) {
-        fprintf(f, "pid %llu on %s", (unsigned long long)r->hdr.pid, gma_strs_get(&r->strs, r->hdr_host));
+        fprintf(f, "pid %llu on ", (unsigned long long)r->hdr.pid);
+        gma_put_text(f, gma_strs_get(&r->strs, r->hdr_host));
         if (r->hdr.rank >= 0)
             fprintf(f, ", rank %lld of %lld", (long long)r->hdr.rank, (long long)r->hdr.world_size);
         const char *ver = gma_strs_get(&r->strs, r->hdr_ver);
-        if (ver[0])
-            fprintf(f, ", profiler %s", ver);
+        if (ver[0]) {
+            fprintf(f, ", profiler ");
+            gma_put_text(f, ver);
+        }
         fprintf(f, "; ");
     }
     fprintf(f, "%s record%s, %s long\n", gma_fmt_count(b1, r->records), pl(r->records),
             gma_fmt_dur(b2, r->has_ts ? r->last_ts - r->first_ts : 0));
-    if (r->has_header && gma_strs_get(&r->strs, r->hdr_cmd)[0])
-        fprintf(f, "Command    %s\n", gma_strs_get(&r->strs, r->hdr_cmd));
+    if (r->has_header && gma_strs_get(&r->strs, r->hdr_cmd)[0]) {
+        fprintf(f, "Command    ");
+        gma_put_text(f, gma_strs_get(&r->strs, r->hdr_cmd));
+        fputc('\n', f);
+    }
 
     fprintf(f, "Windows    %llu", (unsigned long long)rep->windows_selected);
     if (rep->steps_count)
@@ -115,11 +122,15 @@ static void print_summary(FILE *f, const gma_report *rep)
     for (size_t i = 0; i < rep->npeaks; i++) {
         const gma_peakview *pv = &rep->peaks[i];
         const gma_dev *D = &r->dev[pv->device];
+        gma_buf dnb = { 0 };
         const char *dn = D->name_off ? gma_strs_get(&r->strs, D->name_off) : "";
+        gma_text_clean(&dnb, dn, strlen(dn));
+        dn = gma_buf_str(&dnb);
         fprintf(f, "%s dev%u%s%s%s: %s at %s ms, step %llu, window %llu; kernel %s; range %s\n",
                 i ? "          " : "Peak      ", pv->device, dn[0] ? " (" : "", dn, dn[0] ? ")" : "",
                 gma_fmt_bytes(b1, pv->peak), gma_fmt_ms(b2, gma_rel(r, pv->ts)), (unsigned long long)pv->step,
                 (unsigned long long)pv->window, gma_rep_str(rep, pv->kernel), gma_rep_str(rep, pv->range));
+        gma_buf_free(&dnb);
         if (D->has_best)
             fprintf(f, "           driver used %s at the nearest sample (%s ms)", gma_fmt_bytes(b1, D->best_used),
                     gma_fmt_ms(b2, gma_rel(r, D->best_ts)));
@@ -180,8 +191,11 @@ static void print_summary(FILE *f, const gma_report *rep)
     } else {
         fprintf(f, "Dropped    unknown (no statistics record in the trace)\n");
     }
-    for (size_t i = 0; i < rep->nnotes; i++)
-        fprintf(f, "Note       %s\n", rep->notes[i]);
+    for (size_t i = 0; i < rep->nnotes; i++) {
+        fprintf(f, "Note       ");
+        gma_put_text(f, rep->notes[i]);
+        fputc('\n', f);
+    }
 }
 
 void gma_print_head(FILE *f, const char *fmt, ...)
@@ -196,8 +210,11 @@ void gma_print_head(FILE *f, const char *fmt, ...)
 
 void gma_print_warnings(FILE *f, const char *lead, const char *tag, const char (*warn)[GMA_WARN_LEN], size_t n)
 {
-    for (size_t i = 0; i < n; i++)
-        fprintf(f, "%sWARNING%s: %s\n", lead, tag, warn[i]);
+    for (size_t i = 0; i < n; i++) { /* they quote paths and names */
+        fprintf(f, "%sWARNING%s: ", lead, tag);
+        gma_put_text(f, warn[i]);
+        fputc('\n', f);
+    }
 }
 
 void gma_print_rank_warnings(FILE *f, const char *lead, const gma_ranks_view *s)
@@ -240,10 +257,24 @@ void gma_print_advice(FILE *f, const char *reason, const char *try_, const char 
     fprintf(f, ": %s\n      try: %s\n", reason, try_);
 }
 
+/* A text cell as the terminal gets it: a host, a path or a name from a
+ * trace with its control bytes escaped and bad UTF-8 replaced. */
+static const char *cell_shown(const gma_table *t, const gma_cell *cell, gma_buf *tmp)
+{
+    const char *s = gma_cell_text(t, cell);
+    size_t n = strlen(s);
+    if (gma_text_is_clean(s, n))
+        return s;
+    gma_buf_reset(tmp);
+    gma_text_clean(tmp, s, n);
+    return gma_buf_str(tmp);
+}
+
 void gma_print_grid(FILE *f, const gma_table *t)
 {
     size_t w[64] = { 0 };
     char buf[1024];
+    gma_buf tmp = { 0 };
     size_t nc = t->ncols < 64 ? t->ncols : 64;
     for (size_t c = 0; c < nc; c++)
         if (t->cols[c].in_table)
@@ -255,7 +286,7 @@ void gma_print_grid(FILE *f, const gma_table *t)
             const gma_cell *cell = gma_table_cell(t, row, c);
             size_t l;
             if (t->cols[c].type == GMA_CT_STR && !cell->null) {
-                l = strlen(gma_cell_text(t, cell));
+                l = strlen(cell_shown(t, cell, &tmp));
             } else {
                 gma_cell_format(t, c, cell, 1, buf, sizeof(buf));
                 l = strlen(buf);
@@ -286,7 +317,7 @@ void gma_print_grid(FILE *f, const gma_table *t)
             const gma_cell *cell = gma_table_cell(t, row, c);
             const char *txt = buf;
             if (t->cols[c].type == GMA_CT_STR && !cell->null)
-                txt = gma_cell_text(t, cell);
+                txt = cell_shown(t, cell, &tmp);
             else
                 gma_cell_format(t, c, cell, 1, buf, sizeof(buf));
             int left = t->cols[c].type == GMA_CT_STR && !t->cols[c].right;
@@ -302,6 +333,7 @@ void gma_print_grid(FILE *f, const gma_table *t)
         }
         fputc('\n', f);
     }
+    gma_buf_free(&tmp);
 }
 
 static void print_groups(FILE *f, const gma_report *rep, const char *title, const gma_vec *v, uint64_t more)
@@ -470,7 +502,8 @@ int gma_print_diff_table(FILE *f, const gma_diff_view *v)
 {
     int err = 0;
     gma_print_head(f, "diff");
-    fprintf(f, "  A: %s\n  B: %s\n", v->ra->r->path, v->rb->r->path);
+    fprintf(f, "  A: %s\n", gma_out_shown(v->ra->r->path));
+    fprintf(f, "  B: %s\n", gma_out_shown(v->rb->r->path));
     gma_print_warnings(f, "", " (A)", v->ra->warn, v->ra->nwarn);
     gma_print_warnings(f, "", " (B)", v->rb->warn, v->rb->nwarn);
     print_summary_grid(f, v, &err);

@@ -52,6 +52,23 @@ uint32_t gma_str_keep(gma_replay *r, const gmt_bytes *b)
     return (uint32_t)off;
 }
 
+/* For the terminal's table (and the text it shares with the exports of
+ * that run): the name appended to out since `from` with its control bytes
+ * escaped and bad UTF-8 replaced. CSV and JSON escape at writing. */
+static void shown_for_text(const gma_replay *r, gma_buf *out, size_t from)
+{
+    if (r->opt.format != GMA_FMT_TABLE || from > out->len || gma_text_is_clean(out->p + from, out->len - from))
+        return;
+    gma_buf raw = { 0 };
+    gma_buf_putn(&raw, out->p + from, out->len - from);
+    out->len = from;
+    if (out->p)
+        out->p[from] = '\0';
+    gma_text_clean(out, gma_buf_str(&raw), raw.len);
+    out->oom |= raw.oom;
+    gma_buf_free(&raw);
+}
+
 /* The string of id name, *len its bytes; NULL when the trace has none
  * (then "(string ID)" is in out). */
 static const char *named(const gma_replay *r, uint32_t name, size_t *len, gma_buf *out)
@@ -63,7 +80,7 @@ static const char *named(const gma_replay *r, uint32_t name, size_t *len, gma_bu
     return NULL;
 }
 
-void gma_kernel_display(const gma_replay *r, uint32_t name, int full, gma_buf *out)
+static void kernel_display(const gma_replay *r, uint32_t name, int full, gma_buf *out)
 {
     if (name == GMA_NAME_UNATTR) {
         gma_buf_puts(out, "(unattributed)");
@@ -207,10 +224,17 @@ int gma_kernel_labels_make(gma_replay *r)
     return err ? -1 : 0;
 }
 
-void gma_range_display(const gma_replay *r, uint32_t name, int full, gma_buf *out)
+void gma_kernel_display(const gma_replay *r, uint32_t name, int full, gma_buf *out)
+{
+    size_t from = out->len;
+    kernel_display(r, name, full, out);
+    shown_for_text(r, out, from);
+}
+
+static void range_display(const gma_replay *r, uint32_t name, int full, gma_buf *out)
 {
     if (name == GMA_NAME_UNATTR || name == GMA_NAME_BASELINE || name == NAME_UNNAMED) {
-        gma_kernel_display(r, name, full, out);
+        kernel_display(r, name, full, out);
         return;
     }
     size_t len;
@@ -225,6 +249,13 @@ void gma_range_display(const gma_replay *r, uint32_t name, int full, gma_buf *ou
         gma_buf_puts(out, "...");
         gma_buf_putn(out, s + len - 29, 29);
     }
+}
+
+void gma_range_display(const gma_replay *r, uint32_t name, int full, gma_buf *out)
+{
+    size_t from = out->len;
+    range_display(r, name, full, out);
+    shown_for_text(r, out, from);
 }
 
 /* ---- labels ------------------------------------------------------------- */

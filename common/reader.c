@@ -33,6 +33,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <zstd.h>
 
 #include "codec_fast.h"
@@ -199,6 +200,13 @@ gmt_reader *gmt_reader_open(const char *path)
     FILE *f = is_stdin ? stdin : fopen(path, "rb");
     if (!f)
         return NULL;
+    struct stat st;
+    if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) { /* fopen takes one; reads fail */
+        if (!is_stdin)
+            fclose(f);
+        errno = EISDIR;
+        return NULL;
+    }
     gmt_reader *r = gmt_reader_open_file(f);
     if (!r) {
         int e = errno;

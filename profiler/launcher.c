@@ -452,6 +452,14 @@ static const char *shown_path(const char *path, const char *cwd, char *out, size
     return out;
 }
 
+/* Whether to suggest reading path back: not when it is something other
+ * than a file (/dev/full, /dev/null, a FIFO), which holds no trace. */
+static int analyzable(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) != 0 || S_ISREG(st.st_mode);
+}
+
 /* Single-quotes a path for the "next:" command when the shell would need it;
  * one with control bytes as $'...' with them escaped, which bash and zsh read
  * back to the same bytes. */
@@ -554,11 +562,11 @@ static int print_oom_summary(FILE *f, const char *cwd, int beside)
             snprintf(who, sizeof who, "rank %llu", (unsigned long long)s->rank);
         human_bytes(s->bytes, size, sizeof size);
         shell_word(display_path(s->trace, cwd), word, sizeof word);
-        fprintf(stderr, "gmemprof: %s ran out of memory: the steps before it are in %s (%s%s%s) \xe2\x80\x94 "
-                        "next: gmem-analyze %s\n",
+        fprintf(stderr, "gmemprof: %s ran out of memory: the steps before it are in %s (%s%s%s)%s%s\n",
                 who, shown_path(s->trace, cwd, shown, sizeof shown), size,
                 s->dumps > 1 ? ", the first of its dumps" : "",
-                strcmp(s->status, GMP_SUMMARY_STATUS_OOM) != 0 ? "; incomplete, see the message above" : "", word);
+                strcmp(s->status, GMP_SUMMARY_STATUS_OOM) != 0 ? "; incomplete, see the message above" : "",
+                analyzable(s->trace) ? " \xe2\x80\x94 next: gmem-analyze " : "", analyzable(s->trace) ? word : "");
         failed++;
     }
     char pk[32], cp[32];
@@ -627,13 +635,14 @@ static void print_summary(int fd, int wstatus, const char *cwd, const struct sta
             fprintf(stderr, "gmemprof: no trace: the profiler turned itself off (see its message above)\n");
         } else {
             shell_word(display_path(first->trace, cwd), word, sizeof word);
-            fprintf(stderr, "gmemprof: trace %s (%s) \xe2\x80\x94 next: gmem-analyze %s\n",
-                    shown_path(first->trace, cwd, shown, sizeof shown), info, word);
+            fprintf(stderr, "gmemprof: trace %s (%s)%s%s\n", shown_path(first->trace, cwd, shown, sizeof shown), info,
+                    analyzable(first->trace) ? " \xe2\x80\x94 next: gmem-analyze " : "",
+                    analyzable(first->trace) ? word : "");
         }
     } else if (good > 1) {
         shell_word(display_path(first->trace, cwd), word, sizeof word);
-        fprintf(stderr, "gmemprof: %d traces, one per profiled process \xe2\x80\x94 next: gmem-analyze %s\n",
-                good, word);
+        fprintf(stderr, "gmemprof: %d traces, one per profiled process%s%s\n", good,
+                analyzable(first->trace) ? " \xe2\x80\x94 next: gmem-analyze " : "", analyzable(first->trace) ? word : "");
         rewind(f);
         char **seen = calloc((size_t)good, sizeof *seen);
         int nseen = 0, reused = 0;

@@ -22,18 +22,24 @@ static const char *const PALETTE[GTM_TOP_MAX] = {
 
 const char *gtw_color(const gtm_doc *d, size_t i) { return i < d->ncolors ? PALETTE[i] : "#c7c7c7"; }
 
-/* A JSON string safe inside <script>: <, > and & as \u escapes. */
+/* A JSON string safe inside <script>: <, > and & as \u escapes; bytes
+ * that are not UTF-8 as U+FFFD, as in every output. */
 static void jstr(FILE *f, const char *s)
 {
+    size_t n = strlen(s);
     fputc('"', f);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
+    for (size_t i = 0; i < n;) {
+        unsigned char c = (unsigned char)s[i];
+        size_t l = gma_utf8_len(s + i, n - i);
         if (c == '"' || c == '\\')
             fprintf(f, "\\%c", c);
         else if (c < 0x20 || c == '<' || c == '>' || c == '&')
             fprintf(f, "\\u%04x", c);
+        else if (!l)
+            fputs("\\ufffd", f);
         else
-            fputc(c, f);
+            fwrite(s + i, 1, l, f);
+        i += l ? l : 1;
     }
     fputc('"', f);
 }

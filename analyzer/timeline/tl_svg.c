@@ -23,14 +23,25 @@
 #define NC 900    /* columns */
 #define TOP 44.0  /* title */
 
+/* Text for an SVG attribute or element: what XML 1.0 admits only. Bytes
+ * that are not UTF-8 become U+FFFD (as in every output), and so do the
+ * non-characters U+FFFE and U+FFFF; control bytes are left out. */
 static void xml(FILE *f, const char *s)
 {
-    for (; *s; s++) {
-        if (*s == '<') fputs("&lt;", f);
-        else if (*s == '>') fputs("&gt;", f);
-        else if (*s == '&') fputs("&amp;", f);
-        else if (*s == '"') fputs("&quot;", f);
-        else if ((unsigned char)*s >= 0x20) fputc(*s, f);
+    size_t n = strlen(s);
+    for (size_t i = 0; i < n;) {
+        unsigned char c = (unsigned char)s[i];
+        size_t l = gma_utf8_len(s + i, n - i);
+        if (c == '<') fputs("&lt;", f);
+        else if (c == '>') fputs("&gt;", f);
+        else if (c == '&') fputs("&amp;", f);
+        else if (c == '"') fputs("&quot;", f);
+        else if (c < 0x20) (void)0;
+        else if (!l || (l == 3 && c == 0xEF && (unsigned char)s[i + 1] == 0xBF && (unsigned char)s[i + 2] >= 0xBE))
+            fputs("\xef\xbf\xbd", f);
+        else
+            fwrite(s + i, 1, l, f);
+        i += l ? l : 1;
     }
 }
 

@@ -1,6 +1,8 @@
 /* Containers and formatting for the analyzer; see gma_util.h. */
 #include "gma_util.h"
 
+#include "gmt_text.h"
+
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -296,9 +298,9 @@ const char *gma_fmt_count(char out[GMA_FMT_CAP], uint64_t v)
     return out;
 }
 
-/* Length of a valid UTF-8 sequence at s (n bytes left), 0 when invalid. */
-static size_t utf8_len(const unsigned char *s, size_t n)
+size_t gma_utf8_len(const char *str, size_t n)
 {
+    const unsigned char *s = (const unsigned char *)str;
     unsigned char c = s[0];
     size_t need;
     uint32_t cp;
@@ -350,13 +352,12 @@ void gma_json_str(FILE *f, const char *s, size_t n)
             putc(c, f);
             i++;
         } else {
-            size_t l = utf8_len(p + i, n - i);
+            size_t l = gma_utf8_len(s + i, n - i);
             if (l) {
                 fwrite(p + i, 1, l, f);
                 i += l;
             } else {
-                /* Not UTF-8: keep the byte visible as its Latin-1 code point. */
-                fprintf(f, "\\u%04x", c);
+                fputs("\\ufffd", f); /* not UTF-8: U+FFFD, as in every output */
                 i++;
             }
         }
@@ -366,23 +367,109 @@ void gma_json_str(FILE *f, const char *s, size_t n)
 
 void gma_json_cstr(FILE *f, const char *s) { gma_json_str(f, s ? s : "", s ? strlen(s) : 0); }
 
+/* s as text for a person or a one-line record: control bytes escaped (\n,
+ * \t, \r, \xHH), bytes that are not UTF-8 as U+FFFD; quotes doubled when
+ * csv. */
+static void put_clean(FILE *f, const char *s, size_t n, int csv)
+{
+    static const char hex[] = "0123456789abcdef";
+    for (size_t i = 0; i < n;) {
+        unsigned char c = (unsigned char)s[i];
+        size_t l = gma_utf8_len(s + i, n - i);
+        if (c < 0x20 || c == 0x7f) {
+            putc('\\', f);
+            if (c == '\n' || c == '\t' || c == '\r') {
+                putc(c == '\n' ? 'n' : c == '\t' ? 't' : 'r', f);
+            } else {
+                putc('x', f);
+                putc(hex[c >> 4], f);
+                putc(hex[c & 15], f);
+            }
+            i++;
+        } else if (!l) {
+            fputs("\xef\xbf\xbd", f);
+            i++;
+        } else {
+            if (csv && c == '"')
+                putc('"', f);
+            fwrite(s + i, 1, l, f);
+            i += l;
+        }
+    }
+}
+
+void gma_put_text(FILE *f, const char *s)
+{
+    if (s)
+        put_clean(f, s, strlen(s), 0);
+}
+
+void gma_text_clean(gma_buf *out, const char *s, size_t n)
+{
+    for (size_t i = 0; i < n;) {
+        unsigned char c = (unsigned char)s[i];
+        size_t l = gma_utf8_len(s + i, n - i);
+        if (c < 0x20 || c == 0x7f) {
+            char e[8];
+            gma_buf_putn(out, e, gmt_text_escape_n(e, sizeof e, s + i, 1));
+            i++;
+        } else if (!l) {
+            gma_buf_puts(out, "\xef\xbf\xbd");
+            i++;
+        } else {
+            gma_buf_putn(out, s + i, l);
+            i += l;
+        }
+    }
+}
+
+int gma_text_is_clean(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n;) {
+        unsigned char c = (unsigned char)s[i];
+        size_t l = gma_utf8_len(s + i, n - i);
+        if (c < 0x20 || c == 0x7f || !l)
+            return 0;
+        i += l;
+    }
+    return 1;
+}
+
 void gma_csv_field(FILE *f, const char *s)
 {
     if (!s)
         s = "";
+    size_t n = strlen(s);
     /* '#' is quoted too, so that pandas.read_csv(comment='#') keeps names
      * such as "{lambda()#1}" whole while skipping the summary lines. */
-    if (!strpbrk(s, ",\"\n\r#")) {
-        fputs(s, f);
+    int quote = strpbrk(s, ",\"#") != NULL;
+    if (quote)
+        putc('"', f);
+    put_clean(f, s, n, 1); /* one line per record, the comment lines' too */
+    if (quote)
+        putc('"', f);
+}
+
+void gma_csv_text(FILE *f, const char *s)
+{
+    if (!s)
+        s = "";
+    /* A spreadsheet runs a cell that starts with one of these as a formula
+     * (=cmd|...): a leading quote makes it text (OWASP's CSV injection rule). */
+    if (!*s || !strchr("=+-@\t\r", *s)) {
+        gma_csv_field(f, s);
         return;
     }
-    putc('"', f);
-    for (; *s; s++) {
-        if (*s == '"')
-            putc('"', f);
-        putc(*s, f);
+    size_t n = strlen(s);
+    char *t = malloc(n + 2);
+    if (!t) {
+        gma_csv_field(f, "'");
+        return;
     }
-    putc('"', f);
+    t[0] = '\'';
+    memcpy(t + 1, s, n + 1);
+    gma_csv_field(f, t);
+    free(t);
 }
 
 double gma_nice_step(double range, int max_ticks)

@@ -197,11 +197,38 @@ const char *gma_fmt_dur(char out[GMA_FMT_CAP], uint64_t ns);
 /* Thousands separators: 1234567 -> "1,234,567". */
 const char *gma_fmt_count(char out[GMA_FMT_CAP], uint64_t v);
 
-/* JSON string literal with quotes; invalid UTF-8 bytes become \u00XX. */
+/* a + b, at most UINT64_MAX: sums across traces (one trace's stay below
+ * GMA_BYTES_MAX), which must not wrap however many there are. */
+static inline uint64_t gma_sat_add(uint64_t a, uint64_t b) { return a > UINT64_MAX - b ? UINT64_MAX : a + b; }
+/* The same for signed values, kept within INT64_MIN..INT64_MAX. */
+static inline int64_t gma_sat_addi(int64_t a, int64_t b)
+{
+    int64_t r;
+    return __builtin_add_overflow(a, b, &r) ? (b > 0 ? INT64_MAX : INT64_MIN) : r;
+}
+
+/* Length of the valid UTF-8 sequence at s (n > 0 bytes left), 0 when the
+ * byte at s starts none (then it is shown as U+FFFD, in every output). */
+size_t gma_utf8_len(const char *s, size_t n);
+/* Appends s with control bytes escaped (\n, \t, \r, \xHH) and bytes that
+ * are not UTF-8 as U+FFFD: a name from a trace, for a terminal. */
+void gma_text_clean(gma_buf *out, const char *s, size_t n);
+/* The same, written to f: a path or a name inside a line of text. */
+void gma_put_text(FILE *f, const char *s);
+/* Whether gma_text_clean would copy s as it is. */
+int gma_text_is_clean(const char *s, size_t n);
+
+/* JSON string literal with quotes; invalid UTF-8 bytes become \ufffd. */
 void gma_json_str(FILE *f, const char *s, size_t n);
 void gma_json_cstr(FILE *f, const char *s);
-/* CSV field: quoted when it holds a comma, quote or newline. */
+/* CSV field: quoted when it holds a comma, a quote or '#'; control bytes
+ * escaped (\n, \x1b: a record, or a comment line, stays one line), bytes
+ * that are not UTF-8 as U+FFFD. */
 void gma_csv_field(FILE *f, const char *s);
+/* The same for text from a trace or a user (names, paths): one that starts
+ * with = + - @ TAB or CR gets a leading ' so that a spreadsheet does not run
+ * it as a formula. */
+void gma_csv_text(FILE *f, const char *s);
 
 /* A small pretty-printing JSON writer: commas and indentation handled. */
 typedef struct gma_jw {

@@ -14,6 +14,23 @@
 #  10  frames without a zstd checksum give a warning
 #  11  a diff's and a set of ranks' warnings say which trace they are about,
 #      in the table and in CSV
+#  13  streams (issue 39): /dev/stdout, /dev/fd/1 and '-' are written in
+#      place (appended to as the shell opened them), never renamed over; an
+#      export to stdout beside a report there is refused; an output that is
+#      standard input's trace (TRACE '-') is refused; a full device says
+#      ENOSPC; a directory as TRACE says so; an export whose directory is
+#      removed before the run ends is a failure, not "wrote"
+#  14  names from a trace (hostile.gmt: ESC, CR, LF and bad UTF-8 in a
+#      kernel name, the host and the device; formula-like names; a range of
+#      62 bytes): the table shows control bytes escaped, CSV keeps a record
+#      and a comment on one line each and prefixes formulas with ', CSV and
+#      JSON carry whole names, and every text output is valid UTF-8 (U+FFFD
+#      for the bad bytes): the SVG parses as XML, the page and the Chrome
+#      export decode
+#  15  sizes past what a machine holds (huge.gmt: 2^63 twice, then 2^61,
+#      2^61 - 2 MiB, 1 MiB, a free of 1 MiB, 2^61): the sizes taken stop at
+#      2^62 in all, the rest are refused with a note, and no total wraps,
+#      also summed over three ranks
 #  12  a diff against a launch-mode trace shows its kernel time as missing,
 #      not as 0 ns, with no delta or ratio, in every format; so do --by
 #      device and ranks that all ran in launch mode, per rank and in the totals
@@ -55,9 +72,10 @@ cmp -s t.gmt t.orig || fail "the trace changed"
 expect 2 "--chrome X --timeline X" "$analyze" t.gmt --chrome x.html --timeline x.html
 has err "are one file"
 [ ! -e x.html ] || fail "x.html written"
-# --chrome -: refused, no file named '-'
-expect 2 "--chrome -" "$analyze" t.gmt --chrome -
-has err "standard output"
+# --chrome - beside a report: refused, no file named '-'
+expect 2 "--chrome - with a report" "$analyze" t.gmt --chrome - --format table
+has err "writes to standard output, where the report goes too"
+[ ! -s out ] || fail "--chrome - with a report wrote to stdout: $(cat out)"
 [ ! -e ./- ] || fail "a file named - was written"
 # a failed run leaves the earlier export, and no temporary file
 expect 0 "a good export" "$analyze" t.gmt --chrome good.json --timeline good.svg
@@ -167,5 +185,121 @@ tr -d ' \n' <out >flat
 has flat '"kernels":12,"kernel_ns":null,"dropped":0'
 expect 0 "ranks with kernel times (csv)" "$analyze" r0.gmt r1.gmt --format csv
 if grep -q "kernel_ns= " out; then fail "ranks with kernel times: kernel_ns empty: $(grep totals out)"; fi
+
+# ---- 13: streams ----------------------------------------------------------------
+json_ok() { python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$1" 2>/dev/null || fail "$1 is not JSON"; }
+printf 'earlier line\n' >log.txt
+"$analyze" t.gmt --chrome /dev/stdout >>log.txt 2>err || fail "--chrome /dev/stdout >>log.txt: $(cat err)"
+[ "$(head -n 1 log.txt)" = "earlier line" ] || fail "--chrome /dev/stdout >>log.txt lost the earlier line"
+tail -n +2 log.txt >appended.json && json_ok appended.json
+has err "wrote /dev/stdout"
+"$analyze" t.gmt --chrome /dev/fd/1 >fd1.json 2>err || fail "--chrome /dev/fd/1: $(cat err)"
+json_ok fd1.json
+"$analyze" t.gmt --chrome - 2>err | cat >piped.json || fail "--chrome - into a pipe: $(cat err)"
+json_ok piped.json
+[ ! -e ./- ] || fail "--chrome - wrote a file named -"
+# the report and an export on stdout: refused, stdout untouched
+expect 2 "-f json --chrome /dev/stdout" "$analyze" t.gmt -f json --chrome /dev/stdout
+has err "--chrome /dev/stdout writes to standard output, where the report goes too"
+[ ! -s out ] || fail "-f json --chrome /dev/stdout wrote: $(head -c 200 out)"
+expect 2 "--insights --chrome /dev/stdout" "$analyze" t.gmt --insights --chrome /dev/stdout
+expect 2 "-f csv --chrome out (stdout's file)" "$analyze" t.gmt -f csv --chrome out
+# standard input's trace as an output: refused, the trace unchanged
+cp t.gmt in.gmt && cp t.gmt in.orig
+"$analyze" - --chrome /dev/stdin <in.gmt >out 2>err
+[ $? -eq 2 ] || fail "- --chrome /dev/stdin: exit not 2: $(cat err)"
+has err "the output /dev/stdin is the trace - (standard input)"
+cmp -s in.gmt in.orig || fail "- --chrome /dev/stdin <in.gmt changed in.gmt"
+"$analyze" - --chrome in.gmt <in.gmt >out 2>err
+[ $? -eq 2 ] || fail "- --chrome in.gmt <in.gmt: exit not 2: $(cat err)"
+cmp -s in.gmt in.orig || fail "- --chrome in.gmt <in.gmt changed in.gmt"
+cat in.gmt | "$analyze" - --chrome /dev/stdin >out 2>err
+[ $? -eq 2 ] || fail "a pipe as TRACE - and --chrome /dev/stdin: $(cat err)"
+expect 2 "--diff - --chrome /dev/stdin" sh -c '"$1" t.gmt --diff - --chrome /dev/stdin <in.gmt' sh "$analyze"
+cmp -s in.gmt in.orig || fail "--diff - --chrome /dev/stdin changed in.gmt"
+# a full device: the errno itself
+expect 1 "--chrome /dev/full" "$analyze" t.gmt --chrome /dev/full
+has err "writing /dev/full failed: No space left on device"
+# a directory as TRACE
+expect 1 "a directory as TRACE" "$analyze" sub
+has err "cannot open sub: Is a directory"
+# the export's directory removed while the run goes on (the timeline, a
+# FIFO, holds the run until the test reads it): a failure, no "wrote"
+mkdir -p gone && rm -f tl.svg && mkfifo tl.svg
+# (timeout: a gmem-analyze that opened the FIFO early would wait forever)
+timeout 120 "$analyze" t.gmt --chrome gone/x.json --timeline tl.svg >out 2>err &
+pid=$!
+while [ ! -e gone/x.json ] && kill -0 $pid 2>/dev/null; do :; done
+if [ -e gone/x.json ]; then
+    rm -rf gone
+    cat tl.svg >/dev/null
+    wait $pid
+    rc=$?
+    [ $rc -eq 1 ] || fail "an export whose directory went: exit $rc, expected 1: $(cat err)"
+    has err "gone/x.json was written but is not there now (No such file or directory)"
+    if grep -q "wrote gone/x.json" out err; then fail "said it wrote gone/x.json: $(cat out)"; fi
+else
+    wait $pid
+    fail "gone/x.json never appeared: $(cat err)"
+fi
+
+# ---- 14: names from a trace ----------------------------------------------------------
+cp "$tracedir/hostile.gmt" h.gmt || exit 1
+raw_ctl() { python3 -c 'import sys; d=open(sys.argv[1],"rb").read(); sys.exit(any(c<32 and c!=10 or c==127 for c in d))' "$1" ||
+    fail "$2: a raw control byte in $1"; }
+utf8() { python3 -c 'import sys; open(sys.argv[1],"rb").read().decode("utf-8")' "$1" 2>/dev/null || fail "$1 is not UTF-8"; }
+long='autograd::engine::evaluate_function: NativeLayerNormBackward0'
+expect 0 "hostile names (table)" "$analyze" h.gmt --by kernel
+raw_ctl out table; utf8 out
+has out 'evil\x1b[2J\r\nkernel'
+has out 'on host\x1b]0;owned\x07\n#x,'
+has out 'dev0 (GPU\r\n'
+if grep -q '^kernel.*name' out; then fail "a name broke a line of the table: $(cat out)"; fi
+expect 0 "hostile names (table, by range)" "$analyze" h.gmt --by range
+has out 'autograd::engine::evaluate_f...ion: NativeLayerNormBackward0'
+expect 0 "hostile names (csv)" "$analyze" h.gmt --format csv
+raw_ctl out csv; utf8 out
+grep -v '^#' out >rows.csv
+[ "$(wc -l <rows.csv)" -eq 5 ] || fail "csv: a header and 4 rows expected: $(cat rows.csv)"
+has rows.csv "'=cmd|' /C calc'!A0,"
+has rows.csv "'-2+3,"
+has rows.csv "'@SUM(A1),"
+has rows.csv 'evil\x1b[2J\r\nkernel'
+has out "# live_at_peak.dev0.range: name=$long bytes=1048576 count=1"
+has out 'host="host\x1b]0;owned\x07\n#x"'
+expect 0 "hostile names (csv, by range)" "$analyze" h.gmt --by range --format csv
+has out "$long,"
+expect 0 "hostile names (json, by range)" "$analyze" h.gmt --by range --format json
+json_ok out; utf8 out
+has out "\"$long\""
+if grep -qF 'evaluate_f...' out; then fail "json elides a name: $(grep -F 'evaluate_f...' out)"; fi
+expect 0 "hostile names (json)" "$analyze" h.gmt --format json
+has out 'kernel\ufffd\ufffdname'
+expect 0 "hostile names (svg, html, chrome)" "$analyze" h.gmt --timeline h.svg --chrome h.json
+python3 -c 'import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1])' h.svg 2>/dev/null || fail "h.svg does not parse"
+has h.svg "kernel$(printf '\357\277\275\357\277\275')name"
+json_ok h.json; utf8 h.json
+expect 0 "hostile names (svg, json report)" "$analyze" h.gmt --timeline h2.svg --format json
+python3 -c 'import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1])' h2.svg 2>/dev/null || fail "h2.svg does not parse"
+expect 0 "hostile names (html)" "$analyze" h.gmt --timeline h.html
+utf8 h.html
+# the --diff A:/B: lines name files: escaped
+evil=$(printf 'a\033[2Jb\rc.gmt')
+cp h.gmt "$evil"
+expect 0 "--diff of a file with ESC in its name" "$analyze" "$evil" --diff h.gmt
+raw_ctl out diff
+has out 'A: a\x1b[2Jb\rc.gmt'
+
+# ---- 15: sizes that would wrap the totals ----------------------------------------------
+# taken: 2^61 + (2^61 - 2 MiB) + 1 MiB allocated = 2^62 - 1 MiB = 4611686018426339328,
+# 1 MiB freed, 2^62 - 2 MiB = 4611686018425290752 leaked; refused: 2^63, 2^63, 2^61
+expect 0 "sizes of 2^63" "$analyze" "$tracedir/huge.gmt" --format csv
+has out "alloc_bytes=4611686018426339328 alloc_count=3 freed_bytes=1048576 free_count=1 leaked_bytes=4611686018425290752 leaked_count=2"
+has out "# peak.dev0: bytes=4611686018426339328 "
+has out "# note: records refused as damaged: 3, whose sizes would take the trace's past 4 EiB in all"
+# three such ranks: 3 * (2^62 - 1 MiB) = 13835058055279017984, below 2^64
+cp "$tracedir/huge.gmt" hg0.gmt && cp "$tracedir/huge.gmt" hg1.gmt && cp "$tracedir/huge.gmt" hg2.gmt
+expect 0 "three ranks of huge sizes" "$analyze" hg0.gmt hg1.gmt hg2.gmt --format csv
+has out "# totals: baseline_bytes=0 alloc_bytes=13835058055279017984 alloc_count=9 freed_bytes=3145728 free_count=3"
 
 exit $failed

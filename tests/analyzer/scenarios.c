@@ -594,6 +594,73 @@ int sc_torchnames(const char *path)
     return tb_close(&b, path);
 }
 
+/* ---- hostile names ------------------------------------------------------------------
+ * Names a trace may carry that no output may pass on raw: control bytes (a
+ * terminal's clear-screen, CR, LF) and invalid UTF-8 in a kernel name, the
+ * host and the device name; a range name of 62 bytes that the table elides
+ * (over 60) and CSV and JSON carry whole; kernel names that a spreadsheet
+ * would run as formulas. One allocation each: 1, 2, 3 and 4 MiB.
+ */
+#define SC_EVIL_KERNEL "evil\033[2J\r\nkernel\xff\xfename"
+#define SC_LONG_RANGE "autograd::engine::evaluate_function: NativeLayerNormBackward0"
+int sc_hostile(const char *path)
+{
+    tb b;
+    if (tb_open(&b, path) != 0)
+        return -1;
+    header_ranked(&b, 4249, -1, -1, "host\033]0;owned\007\n#x");
+    device(&b, 0, "GPU\r\n\xc3(", 16 * GiB);
+    string(&b, 1, SC_EVIL_KERNEL);
+    string(&b, 2, SC_LONG_RANGE);
+    string(&b, 3, "=cmd|' /C calc'!A0");
+    string(&b, 4, "-2+3");
+    string(&b, 5, "@SUM(A1)");
+    wbegin(&b, SC_T(0), 0, 0, 0, 0);
+    step(&b, SC_T(0), 0);
+    range(&b, 1, SC_T(1), 100, 1, 0, 2);
+    ALLOC(&b, .ts = SC_T(2), .addr = 0x1000000, .bytes = 1 * MiB, .tid = 100, .seq = 0, .range = 1);
+    kernel(&b, SC_T(3), 1000, 0, 7, 1, 100, 1, 0);
+    range(&b, 0, SC_T(4), 100, 1, 0, 0);
+    for (uint64_t k = 2; k <= 4; k++) {
+        ALLOC(&b, .ts = SC_T(3 * k), .addr = 0x1000000 * k, .bytes = k * MiB, .tid = 100, .seq = k - 1);
+        kernel(&b, SC_T(3 * k + 1), 1000, 0, 7, k + 1, 100, k, 0);
+    }
+    wend(&b, SC_T(20), 0, 0);
+    stats_trailer(&b, SC_T(21));
+    return tb_close(&b, path);
+}
+
+/* ---- huge sizes -----------------------------------------------------------------------
+ * A hostile trace whose sizes, summed as they come, wrap 64 bits (2^63 +
+ * 2^63 = 0). The sizes taken may add up to GMA_BYTES_MAX = 2^62; the rest
+ * are refused: 2^63 (twice: each alone is past it), then 2^61, 2^61 - 2 MiB,
+ * 1 MiB and its free of 1 MiB are taken (2^62 in all), and a last 2^61 is
+ * refused. One kernel owns them all: allocated 2^62 - 1 MiB, freed 1 MiB,
+ * leaked 2^62 - 2 MiB, peak 2^62 - 1 MiB; 3 records refused.
+ */
+int sc_huge(const char *path)
+{
+    tb b;
+    if (tb_open(&b, path) != 0)
+        return -1;
+    header(&b, 4250);
+    device(&b, 0, "Test GPU", 16 * GiB);
+    string(&b, 1, "huge_kernel");
+    wbegin(&b, SC_T(0), 0, 0, 0, 0);
+    step(&b, SC_T(0), 0);
+    ALLOC(&b, .ts = SC_T(1), .addr = 0x1000000, .bytes = 1ull << 63, .tid = 100, .seq = 0);
+    ALLOC(&b, .ts = SC_T(2), .addr = 0x2000000, .bytes = 1ull << 63, .tid = 100, .seq = 0);
+    ALLOC(&b, .ts = SC_T(3), .addr = 0x3000000, .bytes = 1ull << 61, .tid = 100, .seq = 0);
+    ALLOC(&b, .ts = SC_T(4), .addr = 0x4000000, .bytes = (1ull << 61) - 2 * MiB, .tid = 100, .seq = 0);
+    ALLOC(&b, .ts = SC_T(5), .addr = 0x5000000, .bytes = 1 * MiB, .tid = 100, .seq = 0);
+    ALLOC(&b, .ts = SC_T(6), .addr = 0x6000000, .bytes = 1ull << 61, .tid = 100, .seq = 0);
+    kernel(&b, SC_T(7), 1000, 0, 7, 1, 100, 1, 0);
+    FREE(&b, .ts = SC_T(8), .addr = 0x5000000, .bytes = 1 * MiB, .tid = 100, .seq = 1);
+    wend(&b, SC_T(9), 0, 0);
+    stats_trailer(&b, SC_T(10));
+    return tb_close(&b, path);
+}
+
 /* ---- attention -------------------------------------------------------------------
  * Both: baseline Q, K, V 4 MiB each = 12 MiB.
  * naive: scores 64 MiB -> bmm_qk (seq1); softmax in place (seq2); out 8 MiB -> bmm_av (seq3);
@@ -1195,7 +1262,7 @@ int sc_write_all(const char *dir)
         { "torch", sc_torch },     { "grow512", sc_grow512 },       { "grow1024", sc_grow1024 },
         { "grow2048", sc_grow2048 }, { "grow_steps", sc_grow_steps }, { "oom_frag", sc_oom_frag },
         { "oom_frag_exp", sc_oom_frag_exp }, { "oom_growth", sc_oom_growth }, { "oom_spike", sc_oom_spike },
-        { "oom_outside", sc_oom_outside },
+        { "oom_outside", sc_oom_outside }, { "hostile", sc_hostile }, { "huge", sc_huge },
     };
     char path[4096];
     for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) {

@@ -395,6 +395,11 @@ static void test_summary(void)
     CHECK_HAS(r.err, "gmemprof: trace my trace.zst (2.0 KiB, 0 windows, 10 records, 0 dropped)");
     CHECK_HAS(r.err, "next: gmem-analyze 'my trace.zst'\n");
 
+    /* A trace written to a device: nothing to read back, so no "next:". */
+    run(&r, env_plus(NULL), ARGS("--", CHILD, "summary", "/dev/full", "2048", "0", "10", "0", "ok"));
+    CHECK_HAS(r.err, "gmemprof: trace /dev/full (2.0 KiB, 0 windows, 10 records, 0 dropped)\n");
+    CHECK(strstr(r.err, "next:") == NULL, "%s", r.err);
+
     /* Several processes: each listed. */
     run(&r, env_plus(NULL), ARGS("--", CHILD, "summary", p1, "100", "1", "5", "0", "ok", p2,
                                  "3221225472", "2", "1000000", "7", "ok"));
