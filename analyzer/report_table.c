@@ -563,16 +563,28 @@ void gma_print_ranks_table(FILE *f, const gma_ranks_view *s)
 
 /* ---- --fit ------------------------------------------------------------------ */
 
-/* "1.20 GiB + 2048 B x s + 256 B x s^2", the terms its law has. */
-static void fit_formula(FILE *f, const gma_fit *fit)
+/* A coefficient's size: in byte units from 1 KiB, else bytes with up to 6
+ * digits (fractions of a byte per unit of size are real). */
+static void fit_coef(FILE *f, double c)
 {
     char b[GMA_FMT_CAP];
-    double c0 = fit->c[0];
-    fprintf(f, "%s", gma_fmt_sbytes(b, (int64_t)(c0 < -9.2e18 ? -9.2e18 : c0 > 9.2e18 ? 9.2e18 : c0), 0));
-    if (fit->law >= GMA_LAW_LINEAR)
-        fprintf(f, " %c %.6g B x s", fit->c[1] < 0 ? '-' : '+', fit->c[1] < 0 ? -fit->c[1] : fit->c[1]);
-    if (fit->law >= GMA_LAW_QUADRATIC)
-        fprintf(f, " %c %.6g B x s^2", fit->c[2] < 0 ? '-' : '+', fit->c[2] < 0 ? -fit->c[2] : fit->c[2]);
+    double m = c < 0 ? -c : c;
+    if (m >= 1024.0)
+        fprintf(f, "%s", gma_fmt_bytes(b, m >= 1.8e19 ? UINT64_MAX : (uint64_t)(m + 0.5)));
+    else
+        fprintf(f, "%.6g B", m);
+}
+
+/* "1.20 GiB + 2.00 KiB x s + 256 B x s^2", the terms its law has. */
+static void fit_formula(FILE *f, const gma_fit *fit)
+{
+    fprintf(f, "%s", fit->c[0] < 0 ? "-" : "");
+    fit_coef(f, fit->c[0]);
+    for (int k = 1; k <= (int)fit->law; k++) {
+        fprintf(f, " %c ", fit->c[k] < 0 ? '-' : '+');
+        fit_coef(f, fit->c[k]);
+        fprintf(f, k == 1 ? " x s" : " x s^2");
+    }
 }
 
 static void fit_total_line(FILE *f, const char *lead, const gma_fit_total *t, uint64_t at)
@@ -622,7 +634,7 @@ void gma_print_fit_table(FILE *f, const gma_fit_view *v)
     }
     if (v->allocated.fit.limited)
         fprintf(f, "Note       %zu runs tell a constant from a line only; a run at a third size tells a line from a "
-                   "quadratic (attention scores grow with the square of the sequence)\n",
+                   "quadratic (as attention scores grow with the sequence length)\n",
                 v->n);
     gma_print_title(f, &v->table, "Owners at the peak by %s, fastest growing first", v->by);
     gma_print_rows(f, &v->table);

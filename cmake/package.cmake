@@ -10,6 +10,12 @@
 # Checked by tests/install/deb_test.sh, with lintian where it is installed.
 set(GMEMPROF_DEB_MAINTAINER "The gmemprof authors <gmemprof@example.org>" CACHE STRING
     "The Maintainer field of the .deb and its changelog: the packager's name and address")
+# A build tree configured when the default had no domain keeps that value in
+# its cache: take the current default instead (a packager's own is kept).
+if(GMEMPROF_DEB_MAINTAINER STREQUAL "gmemprof maintainers <gmemprof@localhost>")
+  set(GMEMPROF_DEB_MAINTAINER "The gmemprof authors <gmemprof@example.org>" CACHE STRING
+      "The Maintainer field of the .deb and its changelog: the packager's name and address" FORCE)
+endif()
 if(NOT GMEMPROF_DEB_MAINTAINER MATCHES "^[^<>]+ <[^@<>]+@[^@<>]+\\.[^@<>]+>$")
   message(WARNING "GMEMPROF_DEB_MAINTAINER is '${GMEMPROF_DEB_MAINTAINER}', not 'Name <user@host.domain>': "
           "lintian rejects such a .deb (bogus-mail-host). Set it to the packager's name and address.")
