@@ -48,7 +48,7 @@ targets=("$@")
 if ((${#targets[@]} == 0)); then
     targets=(fuzz_reader fuzz_config)
     # fuzz_analyze exists once analyzer/ builds its library (tests/fuzz/CMakeLists.txt).
-    if grep -q fuzz_analyze_corpus "$build/tests/fuzz/CTestTestfile.cmake" 2>/dev/null; then
+    if grep -q fuzz.fuzz.analyze_corpus "$build/tests/fuzz/CTestTestfile.cmake" 2>/dev/null; then
         targets+=(fuzz_analyze)
     fi
 fi

@@ -5,4 +5,4 @@
 # test_numbers, independently of these files.
 set -eu
 build=${1:-build}
-GMA_REGEN_GOLDEN=1 ctest --test-dir "$build" -R '^analyzer_golden_' --output-on-failure
+GMA_REGEN_GOLDEN=1 ctest --test-dir "$build" -R '^analyzer\.golden\.' --output-on-failure

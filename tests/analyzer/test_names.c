@@ -7,7 +7,7 @@
 
 #include "names.h"
 
-static int failures;
+#include "../check.h"
 
 static void expect_demangle(const char *in, const char *full, const char *name)
 {
@@ -15,20 +15,15 @@ static void expect_demangle(const char *in, const char *full, const char *name)
     size_t nb = 0, ne = 0;
     int rc = gma_demangle(in, strlen(in), &b, &nb, &ne);
     if (!full) {
-        if (rc == 0) {
-            fprintf(stderr, "demangle %s: expected failure, got \"%s\"\n", in, gma_buf_str(&b));
-            failures++;
-        }
+        CHECK(rc != 0, "demangle %s: expected failure, got \"%s\"", in, gma_buf_str(&b));
         gma_buf_free(&b);
         return;
     }
-    if (rc != 0 || strcmp(gma_buf_str(&b), full) != 0) {
-        fprintf(stderr, "demangle %s:\n  got      \"%s\" (rc %d)\n  expected \"%s\"\n", in, gma_buf_str(&b), rc, full);
-        failures++;
-    } else if (name && (ne - nb != strlen(name) || memcmp(b.p + nb, name, ne - nb) != 0)) {
-        fprintf(stderr, "demangle %s: name part \"%.*s\", expected \"%s\"\n", in, (int)(ne - nb), b.p + nb, name);
-        failures++;
-    }
+    int full_ok = rc == 0 && strcmp(gma_buf_str(&b), full) == 0;
+    CHECK(full_ok, "demangle %s:\n  got      \"%s\" (rc %d)\n  expected \"%s\"", in, gma_buf_str(&b), rc, full);
+    if (full_ok && name)
+        CHECK(ne - nb == strlen(name) && memcmp(b.p + nb, name, ne - nb) == 0,
+              "demangle %s: name part \"%.*s\", expected \"%s\"", in, (int)(ne - nb), b.p + nb, name);
     gma_buf_free(&b);
 }
 
@@ -36,10 +31,8 @@ static void expect_short(const char *in, size_t max, const char *want)
 {
     gma_buf b = { 0 };
     gma_name_short(in, strlen(in), max, &b);
-    if (strcmp(gma_buf_str(&b), want) != 0 || (max && b.len > max)) {
-        fprintf(stderr, "short(%s, %zu): \"%s\", expected \"%s\"\n", in, max, gma_buf_str(&b), want);
-        failures++;
-    }
+    CHECK(strcmp(gma_buf_str(&b), want) == 0 && !(max && b.len > max), "short(%s, %zu): \"%s\", expected \"%s\"", in,
+          max, gma_buf_str(&b), want);
     gma_buf_free(&b);
 }
 
@@ -47,10 +40,7 @@ static void expect_norm(const char *in, int kernel, const char *want)
 {
     gma_buf b = { 0 };
     gma_name_normalize(in, strlen(in), kernel, &b);
-    if (strcmp(gma_buf_str(&b), want) != 0) {
-        fprintf(stderr, "normalize(%s): \"%s\", expected \"%s\"\n", in, gma_buf_str(&b), want);
-        failures++;
-    }
+    CHECK(strcmp(gma_buf_str(&b), want) == 0, "normalize(%s): \"%s\", expected \"%s\"", in, gma_buf_str(&b), want);
     gma_buf_free(&b);
 }
 
@@ -77,10 +67,8 @@ static void test_long(void)
     char *b = filled(n, "k_begin", 'x', "_end");
     /* "ns::f<" + 2 KiB of the 'a's ... the last 2 KiB ending in ">": elided */
     char *c = filled(3 * GMA_SHORT_SCAN, "ns::f<", 'a', ">");
-    if (!a || !b || !c) {
-        fprintf(stderr, "out of memory\n");
-        failures++;
-    } else {
+    CHECK(a && b && c, "out of memory");
+    if (a && b && c) {
         expect_short(a, 60, "ns::f<...>");
         /* head (60 - 3) / 3 = 19, tail 38 */
         expect_short(b, 60, "k_beginxxxxxxxxxxxx...xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx_end");
@@ -172,10 +160,7 @@ int main(void)
     expect_norm("aten::mm, seq = 12, op_id = 345", 0, "aten::mm");
     expect_norm("aten::addmm, op_id = 7, sizes = [[8], [8, 8]]", 0, "aten::addmm");
     expect_norm("layer.3", 0, "layer.3");
-    if (gma_nvtx_base_len("aten::mm, seq = 1", 17) != 8 || gma_nvtx_base_len("step 4", 6) != 6) {
-        fprintf(stderr, "gma_nvtx_base_len\n");
-        failures++;
-    }
+    CHECK(gma_nvtx_base_len("aten::mm, seq = 1", 17) == 8 && gma_nvtx_base_len("step 4", 6) == 6);
     expect_norm("_ZN3FoolsERKS_", 1, "Foo::operator<<");
     expect_short("_ZN3FoolsIiEERS_RKT_", 0, "Foo::operator<< <int>");
 
@@ -211,10 +196,5 @@ int main(void)
         gma_buf_free(&b);
     }
     test_long();
-    if (failures) {
-        fprintf(stderr, "%d name checks failed\n", failures);
-        return 1;
-    }
-    printf("names ok\n");
-    return 0;
+    return tc_result("gma_test_names");
 }

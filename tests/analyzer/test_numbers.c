@@ -17,20 +17,6 @@
 #include "../check.h"
 
 /* the case being checked is tc_context's, printed with each failure */
-#define EQ(a, b)                                                                                   \
-    do {                                                                                           \
-        unsigned long long va_ = (unsigned long long)(a), vb_ = (unsigned long long)(b);           \
-        tc_checks++;                                                                               \
-        if (va_ != vb_)                                                                            \
-            tc_fail(__FILE__, __LINE__, "EQ", #a " == " #b, " %llu, expected %llu", va_, vb_);     \
-    } while (0)
-#define STREQ(a, b)                                                                                \
-    do {                                                                                           \
-        const char *sa_ = (a), *sb_ = (b);                                                         \
-        tc_checks++;                                                                               \
-        if (strcmp(sa_, sb_) != 0)                                                                 \
-            tc_fail(__FILE__, __LINE__, "STREQ", #a, " \"%s\", expected \"%s\"", sa_, sb_);       \
-    } while (0)
 
 static char dir[4096];
 static gma_replay R;
@@ -56,8 +42,7 @@ static int load(const char *name, const gma_opts *o)
     char msg[600];
     tc_context("%s", name);
     int rc = gma_replay_file(&R, o, path_of(name), msg, sizeof(msg));
-    if (rc != 0)
-        fprintf(stderr, "%s: %s\n", name, msg);
+    CHECK(rc == 0, "%s: %s", name, msg);
     return rc;
 }
 
@@ -104,106 +89,104 @@ static void test_basic(void)
 {
     gma_opts o;
     opts(&o);
-    if (load("basic", &o) != 0) {
-        tc_failures++;
+    if (load("basic", &o) != 0)
         return;
-    }
     const gma_dev *D = &R.dev[0];
     CHECK(R.rend.has_trailer && !R.rend.truncated);
-    EQ(D->peak, 127 * MiB);
-    EQ(gma_rel(&R, D->peak_ts), 32000000);
-    EQ(D->peak_step, 1);
-    EQ(D->peak_state, GMA_PEAK_KERNEL);
-    EQ(D->peak_kname, 5); /* kernE */
-    EQ(D->best_used, 240 * MiB);
-    EQ(D->baseline_bytes, 96 * MiB);
-    EQ(D->baseline_count, 2);
-    EQ(D->alloc_bytes, 42 * MiB);
-    EQ(D->alloc_count, 7);
-    EQ(D->free_bytes, 27 * MiB);
-    EQ(D->free_count, 4);
-    EQ(D->leaked_bytes, 15 * MiB);
-    EQ(D->leaked_count, 3);
-    EQ(D->kernels, 6);
-    EQ(D->kernel_ns, 21000);
+    CHECK_EQ_U64(D->peak, 127 * MiB);
+    CHECK_EQ_U64(gma_rel(&R, D->peak_ts), 32000000);
+    CHECK_EQ_U64(D->peak_step, 1);
+    CHECK_EQ_U64(D->peak_state, GMA_PEAK_KERNEL);
+    CHECK_EQ_U64(D->peak_kname, 5); /* kernE */
+    CHECK_EQ_U64(D->best_used, 240 * MiB);
+    CHECK_EQ_U64(D->baseline_bytes, 96 * MiB);
+    CHECK_EQ_U64(D->baseline_count, 2);
+    CHECK_EQ_U64(D->alloc_bytes, 42 * MiB);
+    CHECK_EQ_U64(D->alloc_count, 7);
+    CHECK_EQ_U64(D->free_bytes, 27 * MiB);
+    CHECK_EQ_U64(D->free_count, 4);
+    CHECK_EQ_U64(D->leaked_bytes, 15 * MiB);
+    CHECK_EQ_U64(D->leaked_count, 3);
+    CHECK_EQ_U64(D->kernels, 6);
+    CHECK_EQ_U64(D->kernel_ns, 21000);
     /* attribution */
-    EQ(krow(4)->alloc_bytes, 16 * MiB); /* kernD: A5, settled when it came */
-    EQ(krow(4)->free_bytes, 2 * MiB);
-    EQ(krow(4)->peak, 118 * MiB);
-    EQ(krow(1)->calls, 2); /* kernA */
-    EQ(krow(1)->time_ns, 4000);
-    EQ(krow(1)->alloc_bytes, 11 * MiB);
-    EQ(krow(1)->free_bytes, 0);
-    EQ(krow(1)->peak, 110 * MiB);
-    EQ(krow(5)->alloc_bytes, 6 * MiB); /* kernE: its kernel came first */
-    EQ(krow(5)->peak, 127 * MiB);
-    EQ(krow(2)->alloc_bytes, 4 * MiB); /* kernB */
-    EQ(krow(2)->free_bytes, 1 * MiB);
-    EQ(krow(2)->peak, 103 * MiB);
-    EQ(krow(3)->alloc_bytes, 0); /* kernC */
-    EQ(krow(3)->free_bytes, 8 * MiB);
-    EQ(krow(0)->alloc_bytes, 5 * MiB); /* (unattributed) */
-    EQ(krow(0)->free_bytes, 16 * MiB);
-    EQ(krow(0)->peak, 121 * MiB);
-    EQ(R.unattributed_end, 1);
+    CHECK_EQ_U64(krow(4)->alloc_bytes, 16 * MiB); /* kernD: A5, settled when it came */
+    CHECK_EQ_U64(krow(4)->free_bytes, 2 * MiB);
+    CHECK_EQ_U64(krow(4)->peak, 118 * MiB);
+    CHECK_EQ_U64(krow(1)->calls, 2); /* kernA */
+    CHECK_EQ_U64(krow(1)->time_ns, 4000);
+    CHECK_EQ_U64(krow(1)->alloc_bytes, 11 * MiB);
+    CHECK_EQ_U64(krow(1)->free_bytes, 0);
+    CHECK_EQ_U64(krow(1)->peak, 110 * MiB);
+    CHECK_EQ_U64(krow(5)->alloc_bytes, 6 * MiB); /* kernE: its kernel came first */
+    CHECK_EQ_U64(krow(5)->peak, 127 * MiB);
+    CHECK_EQ_U64(krow(2)->alloc_bytes, 4 * MiB); /* kernB */
+    CHECK_EQ_U64(krow(2)->free_bytes, 1 * MiB);
+    CHECK_EQ_U64(krow(2)->peak, 103 * MiB);
+    CHECK_EQ_U64(krow(3)->alloc_bytes, 0); /* kernC */
+    CHECK_EQ_U64(krow(3)->free_bytes, 8 * MiB);
+    CHECK_EQ_U64(krow(0)->alloc_bytes, 5 * MiB); /* (unattributed) */
+    CHECK_EQ_U64(krow(0)->free_bytes, 16 * MiB);
+    CHECK_EQ_U64(krow(0)->peak, 121 * MiB);
+    CHECK_EQ_U64(R.unattributed_end, 1);
     /* steps */
-    EQ(steprow(0)->alloc_bytes, 15 * MiB);
-    EQ(steprow(0)->free_bytes, 9 * MiB);
-    EQ(steprow(0)->peak, 110 * MiB);
-    EQ(steprow(0)->live_end, 102 * MiB);
-    EQ(steprow(1)->alloc_bytes, 27 * MiB);
-    EQ(steprow(1)->free_bytes, 18 * MiB);
-    EQ(steprow(1)->peak, 127 * MiB);
-    EQ(steprow(1)->live_end, 111 * MiB);
-    EQ(steprow(0)->end_ts - steprow(0)->start_ts, 15000000);
+    CHECK_EQ_U64(steprow(0)->alloc_bytes, 15 * MiB);
+    CHECK_EQ_U64(steprow(0)->free_bytes, 9 * MiB);
+    CHECK_EQ_U64(steprow(0)->peak, 110 * MiB);
+    CHECK_EQ_U64(steprow(0)->live_end, 102 * MiB);
+    CHECK_EQ_U64(steprow(1)->alloc_bytes, 27 * MiB);
+    CHECK_EQ_U64(steprow(1)->free_bytes, 18 * MiB);
+    CHECK_EQ_U64(steprow(1)->peak, 127 * MiB);
+    CHECK_EQ_U64(steprow(1)->live_end, 111 * MiB);
+    CHECK_EQ_U64(steprow(0)->end_ts - steprow(0)->start_ts, 15000000);
     /* tag rows are kept for --by tag (and the timeline) only */
-    EQ(R.tags.len, 0);
+    CHECK_EQ_U64(R.tags.len, 0);
     /* windows */
-    EQ(R.windows.len, 1);
-    EQ(GMA_VEC_AT(&R.windows, gma_window, 0).baseline_seen_bytes, 96 * MiB);
-    EQ(GMA_VEC_AT(&R.windows, gma_window, 0).peak, 127 * MiB);
-    EQ(GMA_VEC_AT(&R.windows, gma_window, 0).leaked_bytes, 15 * MiB);
+    CHECK_EQ_U64(R.windows.len, 1);
+    CHECK_EQ_U64(GMA_VEC_AT(&R.windows, gma_window, 0).baseline_seen_bytes, 96 * MiB);
+    CHECK_EQ_U64(GMA_VEC_AT(&R.windows, gma_window, 0).peak, 127 * MiB);
+    CHECK_EQ_U64(GMA_VEC_AT(&R.windows, gma_window, 0).leaked_bytes, 15 * MiB);
 
     gma_report rep;
     CHECK(gma_report_build(&rep, &R) == 0);
-    STREQ(rep.mode.mode, "plain cudaMalloc");
-    EQ(rep.nwarn, 0);
-    EQ(rep.npeaks, 1);
+    CHECK_STR(rep.mode.mode, "plain cudaMalloc");
+    CHECK_EQ_U64(rep.nwarn, 0);
+    CHECK_EQ_U64(rep.npeaks, 1);
     const gma_peakview *pv = &rep.peaks[0];
-    EQ(pv->bytes, 127 * MiB); /* the allocations live at the peak add up to it */
-    EQ(pv->count, 6);
-    EQ(pv->baseline_bytes, 96 * MiB);
-    EQ(pv->baseline_count, 2);
-    STREQ(GNAME(&rep, &pv->by_kernel, 0), "triton_poi_fused_add_0");
-    EQ(group(&rep, &pv->by_kernel, 0)->bytes, 16 * MiB);
-    STREQ(GNAME(&rep, &pv->by_kernel, 1), "kernel_e");
-    EQ(group(&rep, &pv->by_kernel, 1)->bytes, 6 * MiB);
-    STREQ(GNAME(&rep, &pv->by_kernel, 2), "(unattributed)");
-    EQ(group(&rep, &pv->by_kernel, 2)->bytes, 5 * MiB);
-    STREQ(GNAME(&rep, &pv->by_kernel, 3), "kernel_b");
-    EQ(group(&rep, &pv->by_kernel, 3)->bytes, 4 * MiB);
-    STREQ(GNAME(&rep, &pv->by_range, 0), "(unattributed)");
-    EQ(group(&rep, &pv->by_range, 0)->bytes, 27 * MiB);
-    STREQ(GNAME(&rep, &pv->by_range, 1), "forward");
-    EQ(group(&rep, &pv->by_range, 1)->bytes, 4 * MiB);
-    EQ(rep.leaks.bytes, 15 * MiB);
-    EQ(rep.leaks.count, 3);
+    CHECK_EQ_U64(pv->bytes, 127 * MiB); /* the allocations live at the peak add up to it */
+    CHECK_EQ_U64(pv->count, 6);
+    CHECK_EQ_U64(pv->baseline_bytes, 96 * MiB);
+    CHECK_EQ_U64(pv->baseline_count, 2);
+    CHECK_STR(GNAME(&rep, &pv->by_kernel, 0), "triton_poi_fused_add_0");
+    CHECK_EQ_U64(group(&rep, &pv->by_kernel, 0)->bytes, 16 * MiB);
+    CHECK_STR(GNAME(&rep, &pv->by_kernel, 1), "kernel_e");
+    CHECK_EQ_U64(group(&rep, &pv->by_kernel, 1)->bytes, 6 * MiB);
+    CHECK_STR(GNAME(&rep, &pv->by_kernel, 2), "(unattributed)");
+    CHECK_EQ_U64(group(&rep, &pv->by_kernel, 2)->bytes, 5 * MiB);
+    CHECK_STR(GNAME(&rep, &pv->by_kernel, 3), "kernel_b");
+    CHECK_EQ_U64(group(&rep, &pv->by_kernel, 3)->bytes, 4 * MiB);
+    CHECK_STR(GNAME(&rep, &pv->by_range, 0), "(unattributed)");
+    CHECK_EQ_U64(group(&rep, &pv->by_range, 0)->bytes, 27 * MiB);
+    CHECK_STR(GNAME(&rep, &pv->by_range, 1), "forward");
+    CHECK_EQ_U64(group(&rep, &pv->by_range, 1)->bytes, 4 * MiB);
+    CHECK_EQ_U64(rep.leaks.bytes, 15 * MiB);
+    CHECK_EQ_U64(rep.leaks.count, 3);
     CHECK(!rep.leaks.at_trace_end);
-    STREQ(GNAME(&rep, &rep.leaks.by_kernel, 0), "kernel_e");
-    STREQ(GNAME(&rep, &rep.leaks.by_kernel, 1), "(unattributed)");
-    STREQ(GNAME(&rep, &rep.leaks.by_kernel, 2), "kernel_b");
-    STREQ(GNAME(&rep, &rep.leaks.by_range, 0), "(unattributed)");
-    EQ(group(&rep, &rep.leaks.by_range, 0)->bytes, 11 * MiB);
+    CHECK_STR(GNAME(&rep, &rep.leaks.by_kernel, 0), "kernel_e");
+    CHECK_STR(GNAME(&rep, &rep.leaks.by_kernel, 1), "(unattributed)");
+    CHECK_STR(GNAME(&rep, &rep.leaks.by_kernel, 2), "kernel_b");
+    CHECK_STR(GNAME(&rep, &rep.leaks.by_range, 0), "(unattributed)");
+    CHECK_EQ_U64(group(&rep, &rep.leaks.by_range, 0)->bytes, 11 * MiB);
     /* the ranked table: self memory, descending */
     const gma_table *t = &rep.table;
-    EQ(t->nrows, 6);
-    STREQ(gma_cell_text(t, gma_table_cell(t, 0, 0)), "triton_poi_fused_add_0");
-    EQ(gma_table_cell(t, 0, 2)->v.i, 14 * MiB);
-    STREQ(gma_cell_text(t, gma_table_cell(t, 1, 0)), "test::kernel_a<float, 4>");
-    STREQ(gma_cell_text(t, gma_table_cell(t, 4, 0)), "kernel_c");
-    EQ(gma_table_cell(t, 4, 2)->v.i, -(int64_t)(8 * MiB));
-    STREQ(gma_cell_text(t, gma_table_cell(t, 5, 0)), "(unattributed)");
-    EQ(gma_table_cell(t, 5, 2)->v.i, -(int64_t)(11 * MiB));
+    CHECK_EQ_U64(t->nrows, 6);
+    CHECK_STR(gma_cell_text(t, gma_table_cell(t, 0, 0)), "triton_poi_fused_add_0");
+    CHECK_EQ_U64(gma_table_cell(t, 0, 2)->v.i, 14 * MiB);
+    CHECK_STR(gma_cell_text(t, gma_table_cell(t, 1, 0)), "test::kernel_a<float, 4>");
+    CHECK_STR(gma_cell_text(t, gma_table_cell(t, 4, 0)), "kernel_c");
+    CHECK_EQ_U64(gma_table_cell(t, 4, 2)->v.i, -(int64_t)(8 * MiB));
+    CHECK_STR(gma_cell_text(t, gma_table_cell(t, 5, 0)), "(unattributed)");
+    CHECK_EQ_U64(gma_table_cell(t, 5, 2)->v.i, -(int64_t)(11 * MiB));
     gma_report_free(&rep);
     gma_replay_free(&R);
 
@@ -212,38 +195,34 @@ static void test_basic(void)
     o.by = GMA_BY_RANGE;
     if (load("basic", &o) == 0) {
         const gma_rrow *f = rrow(6), *in = rrow(7), *u = rrow(0);
-        EQ(f->calls, 1);
-        EQ(f->self_alloc, 7 * MiB);
-        EQ(f->self_free, 1 * MiB);
-        EQ(f->tot_alloc, 15 * MiB);
-        EQ(f->tot_free, 9 * MiB);
-        EQ(f->peak, 110 * MiB);
-        EQ(f->time_ns, 13000000);
-        EQ(in->self_alloc, 8 * MiB);
-        EQ(in->self_free, 8 * MiB);
-        EQ(in->tot_alloc, 8 * MiB);
-        EQ(in->time_ns, 4000000);
-        EQ(u->self_alloc, 27 * MiB);
-        EQ(u->self_free, 18 * MiB);
+        CHECK_EQ_U64(f->calls, 1);
+        CHECK_EQ_U64(f->self_alloc, 7 * MiB);
+        CHECK_EQ_U64(f->self_free, 1 * MiB);
+        CHECK_EQ_U64(f->tot_alloc, 15 * MiB);
+        CHECK_EQ_U64(f->tot_free, 9 * MiB);
+        CHECK_EQ_U64(f->peak, 110 * MiB);
+        CHECK_EQ_U64(f->time_ns, 13000000);
+        CHECK_EQ_U64(in->self_alloc, 8 * MiB);
+        CHECK_EQ_U64(in->self_free, 8 * MiB);
+        CHECK_EQ_U64(in->tot_alloc, 8 * MiB);
+        CHECK_EQ_U64(in->time_ns, 4000000);
+        CHECK_EQ_U64(u->self_alloc, 27 * MiB);
+        CHECK_EQ_U64(u->self_free, 18 * MiB);
         gma_replay_free(&R);
-    } else {
-        tc_failures++;
     }
 
     /* tags: the MemoryMonitor table */
     opts(&o);
     o.by = GMA_BY_TAG;
     if (load("basic", &o) == 0) {
-        EQ(R.tags.len, 2);
+        CHECK_EQ_U64(R.tags.len, 2);
         if (R.tags.len == 2) {
-            EQ(GMA_VEC_AT(&R.tags, gma_tagrow, 0).live, 96 * MiB);
-            EQ(GMA_VEC_AT(&R.tags, gma_tagrow, 1).live - GMA_VEC_AT(&R.tags, gma_tagrow, 0).live, 15 * MiB);
-            EQ(GMA_VEC_AT(&R.tags, gma_tagrow, 1).driver_used - GMA_VEC_AT(&R.tags, gma_tagrow, 0).driver_used,
+            CHECK_EQ_U64(GMA_VEC_AT(&R.tags, gma_tagrow, 0).live, 96 * MiB);
+            CHECK_EQ_U64(GMA_VEC_AT(&R.tags, gma_tagrow, 1).live - GMA_VEC_AT(&R.tags, gma_tagrow, 0).live, 15 * MiB);
+            CHECK_EQ_U64(GMA_VEC_AT(&R.tags, gma_tagrow, 1).driver_used - GMA_VEC_AT(&R.tags, gma_tagrow, 0).driver_used,
                30 * MiB);
         }
         gma_replay_free(&R);
-    } else {
-        tc_failures++;
     }
 
     /* streams */
@@ -253,46 +232,40 @@ static void test_basic(void)
         for (size_t i = 0; i < R.streams.len; i++) {
             const gma_streamrow *s = &GMA_VEC_AT(&R.streams, gma_streamrow, i);
             if (s->stream == 0) {
-                EQ(s->alloc_count, 6);
-                EQ(s->alloc_bytes, 36 * MiB);
-                EQ(s->free_bytes, 27 * MiB);
+                CHECK_EQ_U64(s->alloc_count, 6);
+                CHECK_EQ_U64(s->alloc_bytes, 36 * MiB);
+                CHECK_EQ_U64(s->free_bytes, 27 * MiB);
             } else {
-                EQ(s->stream, 7);
-                EQ(s->kernels, 6);
-                EQ(s->kernel_ns, 21000);
-                EQ(s->alloc_bytes, 6 * MiB);
-                EQ(s->peak, 127 * MiB);
+                CHECK_EQ_U64(s->stream, 7);
+                CHECK_EQ_U64(s->kernels, 6);
+                CHECK_EQ_U64(s->kernel_ns, 21000);
+                CHECK_EQ_U64(s->alloc_bytes, 6 * MiB);
+                CHECK_EQ_U64(s->peak, 127 * MiB);
             }
         }
-        EQ(R.streams.len, 2);
+        CHECK_EQ_U64(R.streams.len, 2);
         gma_replay_free(&R);
-    } else {
-        tc_failures++;
     }
 
     /* --step 1 */
     opts(&o);
     o.step = 1;
     if (load("basic", &o) == 0) {
-        EQ(R.dev[0].alloc_bytes, 27 * MiB);
-        EQ(R.dev[0].free_bytes, 18 * MiB);
-        EQ(R.dev[0].peak, 127 * MiB);
-        EQ(R.dev[0].kernels, 2);
-        EQ(krow(1)->calls, 0);
-        EQ(krow(4)->alloc_bytes, 16 * MiB);
+        CHECK_EQ_U64(R.dev[0].alloc_bytes, 27 * MiB);
+        CHECK_EQ_U64(R.dev[0].free_bytes, 18 * MiB);
+        CHECK_EQ_U64(R.dev[0].peak, 127 * MiB);
+        CHECK_EQ_U64(R.dev[0].kernels, 2);
+        CHECK_EQ_U64(krow(1)->calls, 0);
+        CHECK_EQ_U64(krow(4)->alloc_bytes, 16 * MiB);
         gma_replay_free(&R);
-    } else {
-        tc_failures++;
     }
     /* --step 0: the peak is reached at A4 */
     opts(&o);
     o.step = 0;
     if (load("basic", &o) == 0) {
-        EQ(R.dev[0].peak, 110 * MiB);
-        EQ(R.dev[0].alloc_bytes, 15 * MiB);
+        CHECK_EQ_U64(R.dev[0].peak, 110 * MiB);
+        CHECK_EQ_U64(R.dev[0].alloc_bytes, 15 * MiB);
         gma_replay_free(&R);
-    } else {
-        tc_failures++;
     }
 }
 
@@ -300,51 +273,45 @@ static void test_multiwin(void)
 {
     gma_opts o;
     opts(&o);
-    if (load("multiwin", &o) != 0) {
-        tc_failures++;
+    if (load("multiwin", &o) != 0)
         return;
-    }
-    EQ(R.windows.len, 2);
-    EQ(R.dev[0].peak, 131 * MiB);
-    EQ(R.dev[0].peak_step, 3);
-    EQ(R.dev[0].peak_kname, 10);
-    EQ(R.dev[0].baseline_bytes, 96 * MiB); /* the first window's */
-    EQ(GMA_VEC_AT(&R.windows, gma_window, 0).leaked_bytes, 15 * MiB);
-    EQ(GMA_VEC_AT(&R.windows, gma_window, 1).leaked_bytes, 0);
-    EQ(GMA_VEC_AT(&R.windows, gma_window, 1).baseline_seen_bytes, 111 * MiB);
-    EQ(GMA_VEC_AT(&R.windows, gma_window, 1).baseline_seen_count, 5);
-    EQ(R.dev[0].leaked_bytes, 15 * MiB);
+    CHECK_EQ_U64(R.windows.len, 2);
+    CHECK_EQ_U64(R.dev[0].peak, 131 * MiB);
+    CHECK_EQ_U64(R.dev[0].peak_step, 3);
+    CHECK_EQ_U64(R.dev[0].peak_kname, 10);
+    CHECK_EQ_U64(R.dev[0].baseline_bytes, 96 * MiB); /* the first window's */
+    CHECK_EQ_U64(GMA_VEC_AT(&R.windows, gma_window, 0).leaked_bytes, 15 * MiB);
+    CHECK_EQ_U64(GMA_VEC_AT(&R.windows, gma_window, 1).leaked_bytes, 0);
+    CHECK_EQ_U64(GMA_VEC_AT(&R.windows, gma_window, 1).baseline_seen_bytes, 111 * MiB);
+    CHECK_EQ_U64(GMA_VEC_AT(&R.windows, gma_window, 1).baseline_seen_count, 5);
+    CHECK_EQ_U64(R.dev[0].leaked_bytes, 15 * MiB);
     gma_report rep;
     CHECK(gma_report_build(&rep, &R) == 0);
-    EQ(rep.peaks[0].bytes, 131 * MiB);
-    EQ(rep.peaks[0].baseline_bytes, 111 * MiB);
-    EQ(rep.leaks.bytes, 15 * MiB); /* window 0's leaks, kept after window 1 began */
+    CHECK_EQ_U64(rep.peaks[0].bytes, 131 * MiB);
+    CHECK_EQ_U64(rep.peaks[0].baseline_bytes, 111 * MiB);
+    CHECK_EQ_U64(rep.leaks.bytes, 15 * MiB); /* window 0's leaks, kept after window 1 began */
     gma_report_free(&rep);
     gma_replay_free(&R);
 
     opts(&o);
     o.window = 0;
     if (load("multiwin", &o) == 0) {
-        EQ(R.dev[0].peak, 127 * MiB);
-        EQ(R.dev[0].alloc_bytes, 42 * MiB);
-        EQ(R.dev[0].leaked_bytes, 15 * MiB);
+        CHECK_EQ_U64(R.dev[0].peak, 127 * MiB);
+        CHECK_EQ_U64(R.dev[0].alloc_bytes, 42 * MiB);
+        CHECK_EQ_U64(R.dev[0].leaked_bytes, 15 * MiB);
         gma_replay_free(&R);
-    } else {
-        tc_failures++;
     }
     opts(&o);
     o.window = 1;
     if (load("multiwin", &o) == 0) {
-        EQ(R.dev[0].peak, 131 * MiB);
-        EQ(R.dev[0].alloc_bytes, 20 * MiB);
-        EQ(R.dev[0].free_bytes, 20 * MiB);
-        EQ(R.dev[0].leaked_bytes, 0);
-        EQ(R.dev[0].baseline_bytes, 111 * MiB);
-        EQ(krow(0)->free_bytes, 20 * MiB);
-        EQ(krow(10)->alloc_bytes, 20 * MiB);
+        CHECK_EQ_U64(R.dev[0].peak, 131 * MiB);
+        CHECK_EQ_U64(R.dev[0].alloc_bytes, 20 * MiB);
+        CHECK_EQ_U64(R.dev[0].free_bytes, 20 * MiB);
+        CHECK_EQ_U64(R.dev[0].leaked_bytes, 0);
+        CHECK_EQ_U64(R.dev[0].baseline_bytes, 111 * MiB);
+        CHECK_EQ_U64(krow(0)->free_bytes, 20 * MiB);
+        CHECK_EQ_U64(krow(10)->alloc_bytes, 20 * MiB);
         gma_replay_free(&R);
-    } else {
-        tc_failures++;
     }
 }
 
@@ -352,28 +319,24 @@ static void test_threads(void)
 {
     gma_opts o;
     opts(&o);
-    if (load("threads", &o) != 0) {
-        tc_failures++;
+    if (load("threads", &o) != 0)
         return;
-    }
-    EQ(krow(1)->alloc_bytes, 5 * MiB);
-    EQ(krow(1)->calls, 2);
-    EQ(krow(2)->alloc_bytes, 2 * MiB);
-    EQ(krow(0)->alloc_bytes, 0);
+    CHECK_EQ_U64(krow(1)->alloc_bytes, 5 * MiB);
+    CHECK_EQ_U64(krow(1)->calls, 2);
+    CHECK_EQ_U64(krow(2)->alloc_bytes, 2 * MiB);
+    CHECK_EQ_U64(krow(0)->alloc_bytes, 0);
     gma_replay_free(&R);
     opts(&o);
     o.by = GMA_BY_RANGE;
-    if (load("threads", &o) != 0) {
-        tc_failures++;
+    if (load("threads", &o) != 0)
         return;
-    }
-    EQ(rrow(3)->self_alloc, 1 * MiB);
-    EQ(rrow(3)->tot_alloc, 5 * MiB);
-    EQ(rrow(4)->self_alloc, 2 * MiB);
-    EQ(rrow(4)->tot_alloc, 2 * MiB);
-    EQ(rrow(5)->self_alloc, 4 * MiB);
-    EQ(rrow(5)->tot_alloc, 4 * MiB); /* recursion counted once */
-    EQ(rrow(5)->calls, 2);
+    CHECK_EQ_U64(rrow(3)->self_alloc, 1 * MiB);
+    CHECK_EQ_U64(rrow(3)->tot_alloc, 5 * MiB);
+    CHECK_EQ_U64(rrow(4)->self_alloc, 2 * MiB);
+    CHECK_EQ_U64(rrow(4)->tot_alloc, 2 * MiB);
+    CHECK_EQ_U64(rrow(5)->self_alloc, 4 * MiB);
+    CHECK_EQ_U64(rrow(5)->tot_alloc, 4 * MiB); /* recursion counted once */
+    CHECK_EQ_U64(rrow(5)->calls, 2);
     gma_replay_free(&R);
 }
 
@@ -382,39 +345,35 @@ static void test_torchnames(void)
     gma_opts o;
     opts(&o);
     o.by = GMA_BY_RANGE;
-    if (load("torchnames", &o) != 0) {
-        tc_failures++;
+    if (load("torchnames", &o) != 0)
         return;
-    }
     gma_report rep;
     CHECK(gma_report_build(&rep, &R) == 0);
     const gma_table *t = &rep.table;
-    EQ(t->nrows, 1); /* both calls of aten::mm in one row */
-    STREQ(gma_cell_text(t, gma_table_cell(t, 0, 0)), "aten::mm");
-    EQ(gma_table_cell(t, 0, 1)->v.u, 2);
-    EQ(gma_table_cell(t, 0, 2)->v.i, 3 * MiB);
+    CHECK_EQ_U64(t->nrows, 1); /* both calls of aten::mm in one row */
+    CHECK_STR(gma_cell_text(t, gma_table_cell(t, 0, 0)), "aten::mm");
+    CHECK_EQ_U64(gma_table_cell(t, 0, 1)->v.u, 2);
+    CHECK_EQ_U64(gma_table_cell(t, 0, 2)->v.i, 3 * MiB);
     gma_report_free(&rep);
     gma_replay_free(&R);
 
     opts(&o);
-    if (load("torchnames", &o) != 0) {
-        tc_failures++;
+    if (load("torchnames", &o) != 0)
         return;
-    }
     CHECK(gma_report_build(&rep, &R) == 0);
     t = &rep.table;
-    EQ(t->nrows, 2);
-    STREQ(gma_cell_text(t, gma_table_cell(t, 0, 0)),
+    CHECK_EQ_U64(t->nrows, 2);
+    CHECK_STR(gma_cell_text(t, gma_table_cell(t, 0, 0)),
           "at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<double>, std::array<char*, 1ul> >");
-    STREQ(gma_cell_text(t, gma_table_cell(t, 1, 0)),
+    CHECK_STR(gma_cell_text(t, gma_table_cell(t, 1, 0)),
           "at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>, std::array<char*, 1ul> >");
     /* live at the peak, grouped by kernel: the same unique labels */
-    STREQ(GNAME(&rep, &rep.peaks[0].by_kernel, 0),
+    CHECK_STR(GNAME(&rep, &rep.peaks[0].by_kernel, 0),
           "at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<double>, std::array<char*, 1ul> >");
-    STREQ(GNAME(&rep, &rep.peaks[0].by_range, 0), "aten::mm");
+    CHECK_STR(GNAME(&rep, &rep.peaks[0].by_range, 0), "aten::mm");
     /* the peak (3 MiB, after the FillFunctor<double> launch) names its
      * kernel by the table's label, not by the short form both share */
-    STREQ(gma_rep_str(&rep, rep.peaks[0].kernel),
+    CHECK_STR(gma_rep_str(&rep, rep.peaks[0].kernel),
           "at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<double>, std::array<char*, 1ul> >");
     gma_report_free(&rep);
     gma_replay_free(&R);
@@ -425,79 +384,71 @@ static void test_small(void)
     gma_opts o;
     opts(&o);
     if (load("nowindow", &o) == 0) {
-        EQ(R.windows.len, 1);
-        EQ(GMA_VEC_AT(&R.windows, gma_window, 0).implicit, 1);
-        EQ(R.dev[0].alloc_bytes, 3 * MiB);
-        EQ(R.dev[0].free_bytes, 1 * MiB);
-        EQ(R.dev[0].peak, 3 * MiB);
-        EQ(krow(1)->alloc_bytes, 1 * MiB);
-        EQ(krow(0)->alloc_bytes, 2 * MiB);
-        EQ(krow(0)->free_bytes, 1 * MiB);
+        CHECK_EQ_U64(R.windows.len, 1);
+        CHECK_EQ_U64(GMA_VEC_AT(&R.windows, gma_window, 0).implicit, 1);
+        CHECK_EQ_U64(R.dev[0].alloc_bytes, 3 * MiB);
+        CHECK_EQ_U64(R.dev[0].free_bytes, 1 * MiB);
+        CHECK_EQ_U64(R.dev[0].peak, 3 * MiB);
+        CHECK_EQ_U64(krow(1)->alloc_bytes, 1 * MiB);
+        CHECK_EQ_U64(krow(0)->alloc_bytes, 2 * MiB);
+        CHECK_EQ_U64(krow(0)->free_bytes, 1 * MiB);
         gma_report rep;
         CHECK(gma_report_build(&rep, &R) == 0);
-        EQ(rep.leaks.bytes, 2 * MiB);
+        CHECK_EQ_U64(rep.leaks.bytes, 2 * MiB);
         CHECK(rep.leaks.at_trace_end);
         gma_report_free(&rep);
         gma_replay_free(&R);
-    } else {
-        tc_failures++;
     }
 
     opts(&o);
     if (load("twodev", &o) == 0) {
-        EQ(R.dev[0].peak, 10 * MiB);
-        EQ(R.dev[1].peak, 20 * MiB);
-        EQ(R.dev[0].host_peak, 4 * MiB);
-        EQ(R.dev[0].leaked_bytes, 0);
-        EQ(R.dev[1].leaked_bytes, 20 * MiB);
-        EQ(R.dev[1].best_used, 300 * MiB);
+        CHECK_EQ_U64(R.dev[0].peak, 10 * MiB);
+        CHECK_EQ_U64(R.dev[1].peak, 20 * MiB);
+        CHECK_EQ_U64(R.dev[0].host_peak, 4 * MiB);
+        CHECK_EQ_U64(R.dev[0].leaked_bytes, 0);
+        CHECK_EQ_U64(R.dev[1].leaked_bytes, 20 * MiB);
+        CHECK_EQ_U64(R.dev[1].best_used, 300 * MiB);
         gma_report rep;
         CHECK(gma_report_build(&rep, &R) == 0);
-        STREQ(rep.mode.mode, "async pool per tensor");
-        EQ(rep.npeaks, 2);
+        CHECK_STR(rep.mode.mode, "async pool per tensor");
+        CHECK_EQ_U64(rep.npeaks, 2);
         gma_report_free(&rep);
         gma_replay_free(&R);
-    } else {
-        tc_failures++;
     }
     opts(&o);
     o.device = 1;
     if (load("twodev", &o) == 0) {
         gma_report rep;
         CHECK(gma_report_build(&rep, &R) == 0);
-        EQ(rep.alloc_bytes, 20 * MiB);
-        EQ(rep.kernels, 1);
-        EQ(rep.npeaks, 1);
-        EQ(rep.peaks[0].device, 1);
-        EQ(rep.peaks[0].bytes, 20 * MiB);
-        EQ(rep.leaks.bytes, 20 * MiB);
+        CHECK_EQ_U64(rep.alloc_bytes, 20 * MiB);
+        CHECK_EQ_U64(rep.kernels, 1);
+        CHECK_EQ_U64(rep.npeaks, 1);
+        CHECK_EQ_U64(rep.peaks[0].device, 1);
+        CHECK_EQ_U64(rep.peaks[0].bytes, 20 * MiB);
+        CHECK_EQ_U64(rep.leaks.bytes, 20 * MiB);
         gma_report_free(&rep);
         gma_replay_free(&R);
-    } else {
-        tc_failures++;
     }
 
     opts(&o);
     if (load("edge", &o) == 0) {
-        EQ(R.unmatched_frees, 1);
-        EQ(R.replaced_allocs, 1);
-        EQ(R.unknown_ranges, 1);
-        EQ(R.dev[0].alloc_bytes, 10 * MiB);
-        EQ(R.dev[0].peak, 9 * MiB);
-        EQ(R.dev[0].leaked_bytes, 9 * MiB);
-        EQ(R.dev[0].leaked_count, 3);
-        EQ(R.dev[0].copies, 1);
-        EQ(krow(0)->alloc_bytes, 4 * MiB); /* not mixed with the unnamed kernel */
+        CHECK_EQ_U64(R.unmatched_frees, 1);
+        CHECK_EQ_U64(R.replaced_allocs, 1);
+        CHECK_EQ_U64(R.unknown_ranges, 1);
+        CHECK_EQ_U64(R.dev[0].alloc_bytes, 10 * MiB);
+        CHECK_EQ_U64(R.dev[0].peak, 9 * MiB);
+        CHECK_EQ_U64(R.dev[0].leaked_bytes, 9 * MiB);
+        CHECK_EQ_U64(R.dev[0].leaked_count, 3);
+        CHECK_EQ_U64(R.dev[0].copies, 1);
+        CHECK_EQ_U64(krow(0)->alloc_bytes, 4 * MiB); /* not mixed with the unnamed kernel */
         gma_report rep;
         CHECK(gma_report_build(&rep, &R) == 0);
-        EQ(rep.peaks[0].bytes, 9 * MiB);
-        STREQ(gma_cell_text(&rep.table, gma_table_cell(&rep.table, 0, 0)), "(unnamed kernel)");
-        EQ(gma_table_cell(&rep.table, 0, 3)->v.u, 6 * MiB);
+        CHECK_EQ_U64(rep.peaks[0].bytes, 9 * MiB);
+        CHECK_STR(gma_cell_text(&rep.table, gma_table_cell(&rep.table, 0, 0)), "(unnamed kernel)");
+        CHECK_EQ_U64(gma_table_cell(&rep.table, 0, 3)->v.u, 6 * MiB);
         CHECK(rep.nnotes >= 3);
         gma_report_free(&rep);
         gma_replay_free(&R);
-    } else {
-        tc_failures++;
     }
 }
 
@@ -507,13 +458,15 @@ static void test_attention(void)
     opts(&o);
     static gma_replay B;
     char msg[600];
-    if (load("attn_naive", &o) != 0 || gma_replay_file(&B, &o, path_of("attn_flash"), msg, sizeof(msg)) != 0) {
-        tc_failures++;
+    if (load("attn_naive", &o) != 0)
         return;
-    }
+    int rc = gma_replay_file(&B, &o, path_of("attn_flash"), msg, sizeof(msg));
+    CHECK(rc == 0, "attn_flash: %s", msg);
+    if (rc != 0)
+        return;
     tc_context("attention diff");
-    EQ(R.dev[0].peak, 84 * MiB);
-    EQ(B.dev[0].peak, 21 * MiB);
+    CHECK_EQ_U64(R.dev[0].peak, 84 * MiB);
+    CHECK_EQ_U64(B.dev[0].peak, 21 * MiB);
     o.format = GMA_FMT_JSON;
     R.opt.format = GMA_FMT_JSON;
     char *buf = NULL;
@@ -543,16 +496,14 @@ static void test_damaged(void)
         CHECK(!R.rend.has_trailer);
         char w[400];
         CHECK(gma_trace_warning(&R, w, sizeof(w)) == 1);
-        EQ(R.dev[0].peak, 127 * MiB); /* everything before the cut is there */
+        CHECK_EQ_U64(R.dev[0].peak, 127 * MiB); /* everything before the cut is there */
         gma_report rep;
         CHECK(gma_report_build(&rep, &R) == 0);
         CHECK(rep.nwarn >= 1);
-        EQ(rep.leaks.bytes, 15 * MiB);
+        CHECK_EQ_U64(rep.leaks.bytes, 15 * MiB);
         CHECK(rep.leaks.at_trace_end);
         gma_report_free(&rep);
         gma_replay_free(&R);
-    } else {
-        tc_failures++;
     }
     static const struct {
         const char *name, *words;
@@ -577,58 +528,56 @@ static void torch_layer(void)
 {
     const gma_layer_dev *L = &R.layer.dev[0], *L1 = &R.layer.dev[1];
     CHECK(R.layer.seen);
-    EQ(L->allocated_peak, 22 * MiB);
-    EQ(gma_rel(&R, L->allocated_peak_ts), 25000000);
-    EQ(L->reserved_peak, 36 * MiB);
-    EQ(L->at_peak_reserved, 36 * MiB);
-    EQ(gma_layer_unallocated(L), 14 * MiB);
-    EQ(gma_layer_outside(L->at_peak_cuda, L->at_peak_reserved), 8 * MiB);
-    EQ(L->cuda_peak, 44 * MiB);
+    CHECK_EQ_U64(L->allocated_peak, 22 * MiB);
+    CHECK_EQ_U64(gma_rel(&R, L->allocated_peak_ts), 25000000);
+    CHECK_EQ_U64(L->reserved_peak, 36 * MiB);
+    CHECK_EQ_U64(L->at_peak_reserved, 36 * MiB);
+    CHECK_EQ_U64(gma_layer_unallocated(L), 14 * MiB);
+    CHECK_EQ_U64(gma_layer_outside(L->at_peak_cuda, L->at_peak_reserved), 8 * MiB);
+    CHECK_EQ_U64(L->cuda_peak, 44 * MiB);
     CHECK(L->has_peak_used);
-    EQ(L->peak_used, 1 * GiB + 60 * MiB);
-    EQ(L->holes_state, GMA_HOLES_OK);
-    EQ(L->holes_count, 2);
-    EQ(L->holes_bytes, 14 * MiB);
-    EQ(L->holes[0], 8 * MiB);
-    EQ(L->holes[1], 6 * MiB);
-    EQ(L->holes[2], 0);
+    CHECK_EQ_U64(L->peak_used, 1 * GiB + 60 * MiB);
+    CHECK_EQ_U64(L->holes_state, GMA_HOLES_OK);
+    CHECK_EQ_U64(L->holes_count, 2);
+    CHECK_EQ_U64(L->holes_bytes, 14 * MiB);
+    CHECK_EQ_U64(L->holes[0], 8 * MiB);
+    CHECK_EQ_U64(L->holes[1], 6 * MiB);
+    CHECK_EQ_U64(L->holes[2], 0);
     /* at the end: B1 4 + B3 2 + B5 10 live; B2's free never completed */
-    EQ(L->allocated, 16 * MiB);
-    EQ(L->blocks, 3);
-    EQ(L->frees_pending, 1);
-    EQ(L1->allocated_peak, 1 * MiB);
-    EQ(L1->reserved_peak, 2 * MiB);
-    EQ(L1->holes_count, 1);
-    EQ(L1->holes[0], 1 * MiB);
-    EQ(gma_layer_outside(L1->at_peak_cuda, L1->at_peak_reserved), 0);
-    EQ(L1->peak_used, 512 * MiB);
+    CHECK_EQ_U64(L->allocated, 16 * MiB);
+    CHECK_EQ_U64(L->blocks, 3);
+    CHECK_EQ_U64(L->frees_pending, 1);
+    CHECK_EQ_U64(L1->allocated_peak, 1 * MiB);
+    CHECK_EQ_U64(L1->reserved_peak, 2 * MiB);
+    CHECK_EQ_U64(L1->holes_count, 1);
+    CHECK_EQ_U64(L1->holes[0], 1 * MiB);
+    CHECK_EQ_U64(gma_layer_outside(L1->at_peak_cuda, L1->at_peak_reserved), 0);
+    CHECK_EQ_U64(L1->peak_used, 512 * MiB);
 }
 
 static void test_torch(void)
 {
     gma_opts o;
     opts(&o);
-    if (load("torch", &o) != 0) {
-        tc_failures++;
+    if (load("torch", &o) != 0)
         return;
-    }
     CHECK(R.fw && R.fw_cuda);
     torch_layer();
-    EQ(R.dev[0].peak, 22 * MiB);
-    EQ(R.dev[0].peak_kname, 2); /* kernel_b */
-    EQ(R.dev[0].alloc_bytes, 25 * MiB);
-    EQ(R.dev[0].free_bytes, 9 * MiB);
-    EQ(R.dev[1].peak, 1 * MiB);
-    EQ(krow(1)->alloc_bytes, 10 * MiB); /* kernel_a: B1, B2 */
-    EQ(krow(2)->alloc_bytes, 12 * MiB); /* kernel_b: B3, B5 */
-    EQ(krow(3)->alloc_bytes, 3 * MiB);  /* kernel_c: B6, and the frees of B2 and B6 */
-    EQ(krow(3)->free_bytes, 9 * MiB);
-    EQ(krow(0)->alloc_bytes, 1 * MiB);  /* B4 of the second thread */
+    CHECK_EQ_U64(R.dev[0].peak, 22 * MiB);
+    CHECK_EQ_U64(R.dev[0].peak_kname, 2); /* kernel_b */
+    CHECK_EQ_U64(R.dev[0].alloc_bytes, 25 * MiB);
+    CHECK_EQ_U64(R.dev[0].free_bytes, 9 * MiB);
+    CHECK_EQ_U64(R.dev[1].peak, 1 * MiB);
+    CHECK_EQ_U64(krow(1)->alloc_bytes, 10 * MiB); /* kernel_a: B1, B2 */
+    CHECK_EQ_U64(krow(2)->alloc_bytes, 12 * MiB); /* kernel_b: B3, B5 */
+    CHECK_EQ_U64(krow(3)->alloc_bytes, 3 * MiB);  /* kernel_c: B6, and the frees of B2 and B6 */
+    CHECK_EQ_U64(krow(3)->free_bytes, 9 * MiB);
+    CHECK_EQ_U64(krow(0)->alloc_bytes, 1 * MiB);  /* B4 of the second thread */
     gma_report rep;
     CHECK(gma_report_build(&rep, &R) == 0);
-    STREQ(rep.mode.mode, "PyTorch caching allocator, tensors");
-    EQ(rep.alloc_bytes, 26 * MiB);
-    EQ(rep.alloc_count, 6);
+    CHECK_STR(rep.mode.mode, "PyTorch caching allocator, tensors");
+    CHECK_EQ_U64(rep.alloc_bytes, 26 * MiB);
+    CHECK_EQ_U64(rep.alloc_count, 6);
     gma_report_free(&rep);
     gma_replay_free(&R);
 
@@ -638,46 +587,42 @@ static void test_torch(void)
     if (load("torch", &o) == 0) {
         CHECK(!R.fw && R.fw_cuda);
         torch_layer();
-        EQ(R.dev[0].peak, 44 * MiB);
-        EQ(gma_rel(&R, R.dev[0].peak_ts), 24000000);
-        EQ(krow(1)->alloc_bytes, 28 * MiB); /* kernel_a: S1, W */
-        EQ(krow(2)->alloc_bytes, 16 * MiB); /* kernel_b: S2 */
-        EQ(krow(0)->alloc_bytes, 2 * MiB);  /* S3 */
+        CHECK_EQ_U64(R.dev[0].peak, 44 * MiB);
+        CHECK_EQ_U64(gma_rel(&R, R.dev[0].peak_ts), 24000000);
+        CHECK_EQ_U64(krow(1)->alloc_bytes, 28 * MiB); /* kernel_a: S1, W */
+        CHECK_EQ_U64(krow(2)->alloc_bytes, 16 * MiB); /* kernel_b: S2 */
+        CHECK_EQ_U64(krow(0)->alloc_bytes, 2 * MiB);  /* S3 */
         gma_replay_free(&R);
-    } else {
-        tc_failures++;
     }
 
     /* the MemoryMonitor table, the tag before CUDA included */
     opts(&o);
     o.by = GMA_BY_TAG;
     o.sort = GMA_SORT_TIME;
-    if (load("torch", &o) != 0) {
-        tc_failures++;
+    if (load("torch", &o) != 0)
         return;
-    }
     CHECK(gma_report_build(&rep, &R) == 0);
     const gma_table *t = &rep.table;
     static const char *const names[4] = { "before_model", "after_model", "end", "end" };
     static const uint64_t dev[4] = { 0, 0, 0, 1 }, alloc[4] = { 0, 4 * MiB, 16 * MiB, 1 * MiB },
                           res[4] = { 0, 20 * MiB, 36 * MiB, 2 * MiB }, outside[4] = { 0, 8 * MiB, 8 * MiB, 0 };
-    EQ(t->nrows, 4);
+    CHECK_EQ_U64(t->nrows, 4);
     for (size_t i = 0; i < 4 && i < t->nrows; i++) {
-        STREQ(gma_cell_text(t, gma_table_cell(t, i, 0)), names[i]);
-        EQ(gma_table_cell(t, i, 1)->v.u, dev[i]);
-        EQ(gma_table_cell(t, i, 4)->v.u, alloc[i]);
-        EQ(gma_table_cell(t, i, 5)->v.u, res[i]);
-        EQ(gma_table_cell(t, i, 6)->v.u, outside[i]);
+        CHECK_STR(gma_cell_text(t, gma_table_cell(t, i, 0)), names[i]);
+        CHECK_EQ_U64(gma_table_cell(t, i, 1)->v.u, dev[i]);
+        CHECK_EQ_U64(gma_table_cell(t, i, 4)->v.u, alloc[i]);
+        CHECK_EQ_U64(gma_table_cell(t, i, 5)->v.u, res[i]);
+        CHECK_EQ_U64(gma_table_cell(t, i, 6)->v.u, outside[i]);
     }
     if (t->nrows == 4) {
         CHECK(gma_table_cell(t, 0, 7)->null); /* no driver reading before CUDA */
         CHECK(gma_table_cell(t, 0, 9)->null);
-        EQ(gma_table_cell(t, 1, 9)->v.i, 4 * MiB);
-        EQ(gma_table_cell(t, 1, 10)->v.i, 20 * MiB);
+        CHECK_EQ_U64(gma_table_cell(t, 1, 9)->v.i, 4 * MiB);
+        CHECK_EQ_U64(gma_table_cell(t, 1, 10)->v.i, 20 * MiB);
         CHECK(gma_table_cell(t, 1, 11)->null); /* the tag before had no reading */
-        EQ(gma_table_cell(t, 2, 9)->v.i, 12 * MiB);
-        EQ(gma_table_cell(t, 2, 10)->v.i, 16 * MiB);
-        EQ(gma_table_cell(t, 2, 11)->v.i, 32 * MiB);
+        CHECK_EQ_U64(gma_table_cell(t, 2, 9)->v.i, 12 * MiB);
+        CHECK_EQ_U64(gma_table_cell(t, 2, 10)->v.i, 16 * MiB);
+        CHECK_EQ_U64(gma_table_cell(t, 2, 11)->v.i, 32 * MiB);
         CHECK(gma_table_cell(t, 3, 9)->null); /* dev1's first tag */
     }
     gma_report_free(&rep);
@@ -701,10 +646,5 @@ int main(int argc, char **argv)
     test_attention();
     test_torch();
     test_damaged();
-    if (tc_failures) {
-        fprintf(stderr, "%d checks failed\n", tc_failures);
-        return 1;
-    }
-    printf("all checks passed\n");
-    return 0;
+    return tc_result("gma_test_numbers");
 }

@@ -21,14 +21,8 @@
 #include "timeline/tl_write.h"
 #include "tl_bridge.h"
 
-static int failures;
-#define CHECK(c)                                                                 \
-    do {                                                                         \
-        if (!(c)) {                                                              \
-            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #c); \
-            failures++;                                                          \
-        }                                                                        \
-    } while (0)
+#include "../check.h"
+
 
 static gtb_band band(uint64_t addr, uint64_t bytes, uint64_t t0, uint32_t kname)
 {
@@ -396,10 +390,5 @@ int main(int argc, char **argv)
     test_match();
     test_bridge(argv[1]);
     test_expandable(ex);
-    if (failures) {
-        fprintf(stderr, "%d check(s) failed\n", failures);
-        return 1;
-    }
-    printf("timeline model ok\n");
-    return 0;
+    return tc_result("gma_test_timeline");
 }

@@ -25,6 +25,8 @@
 
 #include "gmt_io.h"
 
+#include "../check.h"
+
 /* Field codings, as docs/trace-format.md names them. */
 enum {
     F_V = 'v',    /* varint */
@@ -236,15 +238,6 @@ static const char *coding_doc(char c)
     }
 }
 
-static int failures;
-#define EXPECT(c, ...)                                                        \
-    do {                                                                      \
-        if (!(c)) {                                                           \
-            failures++;                                                       \
-            fprintf(stderr, "gmt-example: mismatch: " __VA_ARGS__);           \
-            fputc('\n', stderr);                                              \
-        }                                                                     \
-    } while (0)
 
 static uint64_t *u64_at(const gmt_record *r, size_t off) { return (uint64_t *)((char *)&r->u + off); }
 
@@ -341,12 +334,12 @@ static size_t walk(const uint8_t *p, size_t n, walk_state *c, const gmt_record *
     pos = 1;
     size_t lp = pos;
     if (get_varint(p, n, &pos, &plen) < 0 || !fd) {
-        EXPECT(0, "bad record at %zu", g_off);
+        CHECK(0, "bad record at %zu", g_off);
         return n;
     }
     line(p + lp, pos - lp, "payload length %llu", (unsigned long long)plen);
     size_t end = pos + (size_t)plen;
-    EXPECT(want && (int)want->type == record_type_of((int)type), "type %llu", (unsigned long long)type);
+    CHECK(want && (int)want->type == record_type_of((int)type), "type %llu", (unsigned long long)type);
     for (; fd->name; fd++) {
         size_t s = pos;
         uint64_t v = 0, raw = 0;
@@ -355,7 +348,7 @@ static size_t walk(const uint8_t *p, size_t n, walk_state *c, const gmt_record *
             get_varint(p, end, &pos, &raw);
             line(p + s, pos - s, "%s: length %llu", fd->name, (unsigned long long)raw);
             const gmt_bytes *b = (const gmt_bytes *)((const char *)&want->u + fd->off);
-            EXPECT(raw == b->len && pos + raw <= end && memcmp(p + pos, b->ptr, raw) == 0, "%s", fd->name);
+            CHECK(raw == b->len && pos + raw <= end && memcmp(p + pos, b->ptr, raw) == 0, "%s", fd->name);
             char shown[80];
             size_t m = raw < 60 ? (size_t)raw : 60;
             memcpy(shown, p + pos, m);
@@ -365,7 +358,7 @@ static size_t walk(const uint8_t *p, size_t n, walk_state *c, const gmt_record *
             continue;
         }
         case F_UUID: {
-            EXPECT(memcmp(p + pos, (const char *)&want->u + fd->off, 16) == 0, "uuid");
+            CHECK(memcmp(p + pos, (const char *)&want->u + fd->off, 16) == 0, "uuid");
             line(p + pos, 16, "%s (16 raw bytes)", fd->name);
             pos += 16;
             continue;
@@ -381,7 +374,7 @@ static size_t walk(const uint8_t *p, size_t n, walk_state *c, const gmt_record *
             else
                 ctx_of(&want->u.mem, key);
             const uint64_t *row = v < count ? (is_shape ? c->shape[v] : c->ctx[v]) : NULL;
-            EXPECT(row && memcmp(row, key, (is_shape ? SHAPE_W : CTX_W) * sizeof *key) == 0,
+            CHECK(row && memcmp(row, key, (is_shape ? SHAPE_W : CTX_W) * sizeof *key) == 0,
                    "%s %llu is not the written record's", fd->name, (unsigned long long)v);
             if (is_shape && row)
                 line(p + s, pos - s, "shape = %llu: name %llu, grid %llux%llux%llu, block %llux%llux%llu, "
@@ -402,7 +395,7 @@ static size_t walk(const uint8_t *p, size_t n, walk_state *c, const gmt_record *
         case F_DEVS: {
             get_varint(p, end, &pos, &v);
             line(p + s, pos - s, "%s = %llu", fd->name, (unsigned long long)v);
-            EXPECT(v == want->u.tag.ndev, "ndev");
+            CHECK(v == want->u.tag.ndev, "ndev");
             static const char *const dn[5] = { "device", "live_bytes", "driver_used", "driver_free", "driver_total" };
             for (uint64_t d = 0; d < v && d < GMT_MAX_TAG_DEVICES; d++) {
                 const uint64_t *dv = &want->u.tag.dev[d].device;
@@ -412,7 +405,7 @@ static size_t walk(const uint8_t *p, size_t n, walk_state *c, const gmt_record *
                     get_varint(p, end, &pos, &x);
                     line(p + s2, pos - s2, "  dev[%llu].%s = %llu", (unsigned long long)d, dn[k],
                          (unsigned long long)x);
-                    EXPECT(x == dv[k], "tag dev field");
+                    CHECK(x == dv[k], "tag dev field");
                 }
             }
             continue;
@@ -422,7 +415,7 @@ static size_t walk(const uint8_t *p, size_t n, walk_state *c, const gmt_record *
                 continue; /* not written */
             get_varint(p, end, &pos, &v);
             line(p + s, pos - s, "%s = %llu", fd->name, (unsigned long long)v);
-            EXPECT(v == *u64_at(want, fd->off), "%s", fd->name);
+            CHECK(v == *u64_at(want, fd->off), "%s", fd->name);
             continue;
         }
         case F_FWDEVS: {
@@ -437,7 +430,7 @@ static size_t walk(const uint8_t *p, size_t n, walk_state *c, const gmt_record *
                     get_varint(p, end, &pos, &x);
                     line(p + s2, pos - s2, "  dev[%llu].%s = %llu", (unsigned long long)d, fn[k],
                          (unsigned long long)x);
-                    EXPECT(x == dv[k], "tag framework field");
+                    CHECK(x == dv[k], "tag framework field");
                 }
             }
             continue;
@@ -452,7 +445,7 @@ static size_t walk(const uint8_t *p, size_t n, walk_state *c, const gmt_record *
         if (is_time) {
             s = c->tpos;
             g_off = c->toff + c->tpos;
-            EXPECT(get_varint(c->t, c->tn, &c->tpos, &raw) > 0, "%s: the time stream ran out", fd->name);
+            CHECK(get_varint(c->t, c->tn, &c->tpos, &raw) > 0, "%s: the time stream ran out", fd->name);
         } else {
             get_varint(p, end, &pos, &raw);
         }
@@ -473,10 +466,10 @@ static size_t walk(const uint8_t *p, size_t n, walk_state *c, const gmt_record *
                  (unsigned long long)v);
             size_t s2 = c->tpos;
             uint64_t dur = 0;
-            EXPECT(get_varint(c->t, c->tn, &c->tpos, &dur) > 0, "dur: the time stream ran out");
+            CHECK(get_varint(c->t, c->tn, &c->tpos, &dur) > 0, "dur: the time stream ran out");
             line(fp + s2, c->tpos - s2, "dur = %llu ns (end = %llu)  (in TIMES)", (unsigned long long)dur,
                  (unsigned long long)(v + dur));
-            EXPECT(v + dur == *u64_at(want, fd->off2), "end");
+            CHECK(v + dur == *u64_at(want, fd->off2), "end");
             c->d.last_gpu = v + dur;
             break;
         }
@@ -515,10 +508,10 @@ static size_t walk(const uint8_t *p, size_t n, walk_state *c, const gmt_record *
         }
         if (is_time)
             g_off = keep_off;
-        EXPECT(v == expect, "%s.%s: walked %llu, wrote %llu", gmt_type_name((gmt_type)type), fd->name,
+        CHECK(v == expect, "%s.%s: walked %llu, wrote %llu", gmt_type_name((gmt_type)type), fd->name,
                (unsigned long long)v, (unsigned long long)expect);
     }
-    EXPECT(pos == end, "%s: the field table covers %zu of %llu payload bytes", gmt_type_name((gmt_type)type),
+    CHECK(pos == end, "%s: the field table covers %zu of %llu payload bytes", gmt_type_name((gmt_type)type),
            pos - (end - (size_t)plen), (unsigned long long)plen);
     /* the append rule: a plain KERNEL's shape, a plain ALLOC's or FREE's
      * context joins its table unless it is there or the table is full */
@@ -747,7 +740,7 @@ int main(int argc, char **argv)
     g_off = 0;
     for (int fi = 0; fi < frame; fi++) {
         size_t rn = ZSTD_decompress(raw, sizeof raw, file + pos, fsz[fi]);
-        EXPECT(!ZSTD_isError(rn), "decompress frame %d", fi + 1);
+        CHECK(!ZSTD_isError(rn), "decompress frame %d", fi + 1);
         if (ZSTD_isError(rn))
             break;
         printf("---- frame %d: %zu stream bytes; the delta state starts at 0, the tables empty ----\n", fi + 1, rn);
@@ -765,7 +758,7 @@ int main(int argc, char **argv)
         /* 2.0: the frame's TIMES record comes first */
         uint64_t tl = 0;
         size_t tp = p + 1;
-        EXPECT(p < rn && raw[p] == GMT_WIRE_TIMES && get_varint(raw, rn, &tp, &tl) > 0 && tp + tl <= rn,
+        CHECK(p < rn && raw[p] == GMT_WIRE_TIMES && get_varint(raw, rn, &tp, &tl) > 0 && tp + tl <= rn,
                "frame %d does not start with its TIMES record", fi + 1);
         if (tp + tl > rn)
             break;
@@ -785,25 +778,22 @@ int main(int argc, char **argv)
             size_t used = walk(raw + p, rn - p, &c, &recs[ri]);
             gmt_record d;
             size_t dused = 0;
-            EXPECT(gmt_decode(&cd, raw + p, rn - p, &d, &dused) == GMT_OK && dused == used,
+            CHECK(gmt_decode(&cd, raw + p, rn - p, &d, &dused) == GMT_OK && dused == used,
                    "gmt_decode disagrees on record %d", ri);
-            EXPECT(same_state(&c, &cd), "delta state or tables differ after record %d", ri);
+            CHECK(same_state(&c, &cd), "delta state or tables differ after record %d", ri);
             p += used;
             ri++;
         }
-        EXPECT(p == rn, "frame %d: %zu of %zu bytes walked", fi + 1, p, rn);
-        EXPECT(c.tpos == c.tn && gmt_codec_time_left(&cd) == 0, "frame %d: %zu of %zu time bytes walked", fi + 1,
+        CHECK(p == rn, "frame %d: %zu of %zu bytes walked", fi + 1, p, rn);
+        CHECK(c.tpos == c.tn && gmt_codec_time_left(&cd) == 0, "frame %d: %zu of %zu time bytes walked", fi + 1,
                c.tpos, c.tn);
         rpos_total += rn;
         pos += fsz[fi];
         printf("\n");
     }
-    EXPECT(ri == nrec, "walked %d of %d records", ri, nrec);
+    CHECK(ri == nrec, "walked %d of %d records", ri, nrec);
     printf("%zu stream bytes in %d records (%.1f bytes/record before compression).\n", rpos_total, nrec,
            (double)rpos_total / nrec);
-    if (failures) {
-        fprintf(stderr, "gmt-example: %d mismatches between the document's field table and the codec\n", failures);
-        return 1;
-    }
-    return 0;
+    /* a failure is a mismatch between the document's field table and the codec */
+    return tc_result("gmt-example");
 }

@@ -389,5 +389,5 @@ int main(void)
               gmt_reader_end_info(r)->message);
         gmt_reader_close(r);
     }
-    return tu_finish("test_bad_inputs");
+    return tc_result("test_bad_inputs");
 }

@@ -218,5 +218,5 @@ int main(int argc, char **argv)
         tu_buf_free(&b);
     }
     fprintf(stderr, "test_batch: %u of the batch runs used pext\n", pext_runs);
-    return tu_finish("test_batch");
+    return tc_result("test_batch");
 }

@@ -133,5 +133,5 @@ int main(void)
           "action names");
     CHECK(gmt_type_is_record(GMT_REC_BLOCK) && !gmt_type_is_record(GMT_WIRE_TIMES) && !gmt_type_is_record(0),
           "gmt_type_is_record");
-    return tu_finish("test_block");
+    return tc_result("test_block");
 }

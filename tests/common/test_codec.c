@@ -739,5 +739,5 @@ int main(int argc, char **argv)
     }
     limits();
     golden();
-    return tu_finish("test_codec");
+    return tc_result("test_codec");
 }

@@ -175,5 +175,5 @@ int main(int argc, char **argv)
         loaded_free(&l);
         tu_buf_free(&b);
     }
-    return tu_finish("test_compat");
+    return tc_result("test_compat");
 }

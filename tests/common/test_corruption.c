@@ -215,5 +215,5 @@ int main(int argc, char **argv)
     tu_buf_free(&a);
     tu_buf_free(&b);
     tu_buf_free(&raw);
-    return tu_finish("test_corruption");
+    return tc_result("test_corruption");
 }

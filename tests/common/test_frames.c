@@ -96,5 +96,5 @@ int main(void)
     }
     for (size_t i = 0; i < NREC; i++)
         tu_rec_free(&recs[i]);
-    return tu_finish("test_frames");
+    return tc_result("test_frames");
 }

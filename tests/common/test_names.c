@@ -41,5 +41,5 @@ int main(void)
     size_t n = gmt_dump_name(small, sizeof small, "trace.zst", 2, 1);
     CHECK_EQ_U64(n, strlen("trace.oom.2.zst"));
     CHECK_STR(small, "trace.o");
-    return tu_finish("test_names");
+    return tc_result("test_names");
 }

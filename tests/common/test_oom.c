@@ -180,5 +180,5 @@ int main(void)
     CHECK(gmt_type_is_record(GMT_REC_OOM) && gmt_type_is_record(GMT_REC_LIVE) && !gmt_type_is_record(26),
           "gmt_type_is_record");
     test_sink_trace();
-    return tu_finish("test_oom");
+    return tc_result("test_oom");
 }

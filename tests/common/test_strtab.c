@@ -76,5 +76,5 @@ int main(void)
     CHECK(n == 3, "read %d STRING records", n);
     gmt_reader_close(r);
     unlink(path);
-    return tu_finish("test_strtab");
+    return tc_result("test_strtab");
 }

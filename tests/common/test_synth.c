@@ -326,5 +326,5 @@ int main(int argc, char **argv)
     unlink(p1);
     unlink(p2);
     unlink(p3);
-    return tu_finish("test_synth");
+    return tc_result("test_synth");
 }

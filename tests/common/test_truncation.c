@@ -167,5 +167,5 @@ int main(void)
     tu_buf_free(&f);
     for (size_t i = 0; i < NREC; i++)
         tu_rec_free(&recs[i]);
-    return tu_finish("test_truncation");
+    return tc_result("test_truncation");
 }

@@ -111,5 +111,5 @@ int main(void)
     for (int s = 0; s >= -9; s--)
         CHECK(gmt_status_str((gmt_status)s) && strcmp(gmt_status_str((gmt_status)s), "unknown status") != 0,
               "status %d", s);
-    return tu_finish("test_varint");
+    return tc_result("test_varint");
 }

@@ -123,5 +123,5 @@ int main(void)
     CHECK(gmt_writer_dropped(w) == 2 && gmt_writer_records(w) == 1, "counters");
     CHECK(gmt_writer_close(w) == GMT_OK, "close");
     unlink(path);
-    return tu_finish("test_writer_errors");
+    return tc_result("test_writer_errors");
 }

@@ -297,5 +297,5 @@ int main(void)
     CHECK(gmt_writer_put(NULL, NULL) == GMT_E_ARG && gmt_writer_close(NULL) == GMT_E_ARG, "NULL writer args");
     CHECK(gmt_reader_next(NULL, NULL) == GMT_E_ARG, "NULL next");
     gmt_reader_close(NULL);
-    return tu_finish("test_writer_reader");
+    return tc_result("test_writer_reader");
 }

@@ -21,7 +21,6 @@
 #define TC_MAX_FAILURES 20
 #include "../check.h"
 
-static inline int tu_finish(const char *name) { return tc_result(name); }
 
 /* ---- PRNG (splitmix64: any seed, including 0) ---------------------------- */
 

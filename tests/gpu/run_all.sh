@@ -139,7 +139,7 @@ BUILD_RC=$?
 
 if [ "$BUILD_RC" -eq 0 ]; then
     # 2. the checker's own test, then every GPU test
-    run_step selftest 120 ctest --test-dir "$BUILD" -R 'check_trace_selftest|gpu_tools_selftest' --output-on-failure
+    run_step selftest 120 ctest --test-dir "$BUILD" -R 'check_trace_selftest|gpu.unit.tools_selftest' --output-on-failure
     echo $? >"$WORK/selftest.rc"
     run_step ctest 420 ctest --test-dir "$BUILD" -L gpu --output-on-failure -j 4 --timeout 300
     cp "$WORK/logs/ctest.log" "$WORK/ctest.log" 2>/dev/null

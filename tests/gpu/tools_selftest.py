@@ -40,11 +40,11 @@ def wjson(path, obj):
 
 
 CTEST_LOG = """Test project /x/build-gpu
-      Start 11: gpu_torch_sched
- 1/13 Test #11: gpu_torch_sched ..................   Passed    9.12 sec
- 2/13 Test #14: gpu_alloc_kinds ..................   Passed    1.10 sec
- 3/13 Test #15: gpu_threads ......................***Failed    1.00 sec
- 4/13 Test #16: gpu_steps_whole ..................***Skipped   0.03 sec
+      Start 11: gpu.gpu.torch_sched
+ 1/13 Test #11: gpu.gpu.torch_sched ..................   Passed    9.12 sec
+ 2/13 Test #14: gpu.gpu.alloc_kinds ..................   Passed    1.10 sec
+ 3/13 Test #15: gpu.gpu.threads ......................***Failed    1.00 sec
+ 4/13 Test #16: gpu.gpu.steps_whole ..................***Skipped   0.03 sec
 
 75% tests passed, 1 tests failed out of 4
 """
@@ -157,7 +157,7 @@ def check_report(scratch):
     make_work(work, broken=True)
     d = gpu_report.build(work, out)
     failed = {c["name"] for c in d["checks"] if c["result"] == "FAIL"}
-    for name in ("ctest -L gpu", "ctest gpu_threads", "ctest gpu_steps_whole",
+    for name in ("ctest -L gpu", "ctest gpu.gpu.threads", "ctest gpu.gpu.steps_whole",
                  "mode async: peak vs max_memory_allocated", "mode caching: gmem-analyze peak = check_trace peak",
                  "mode nocache: stdout unchanged", "naive trace <= 2 MiB",
                  "mode expandable: bridge reserved peak = max_memory_reserved()", "sdpa: gmem-analyze peak = check_trace peak",
@@ -179,8 +179,8 @@ def check_helpers():
     expect((v, p) == (7, "summary.devices[1].peak_live_bytes"), "find_peak prefers the summary (%s %s)" % (v, p))
     expect(gpu_report.find_peak({"a": 1}) == (None, None), "find_peak without a peak")
     ct = gpu_report.parse_ctest(CTEST_LOG)
-    expect(ct == {"gpu_torch_sched": "passed", "gpu_alloc_kinds": "passed", "gpu_threads": "failed",
-                  "gpu_steps_whole": "skipped"}, "parse_ctest (%s)" % ct)
+    expect(ct == {"gpu.gpu.torch_sched": "passed", "gpu.gpu.alloc_kinds": "passed", "gpu.gpu.threads": "failed",
+                  "gpu.gpu.steps_whole": "skipped"}, "parse_ctest (%s)" % ct)
 
 
 def check_summarize(scratch):

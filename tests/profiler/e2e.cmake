@@ -115,9 +115,9 @@ endif()
 # must speak the interface of profiler/torch_bridge.h. Not in a sanitizer
 # build: its fake bridge cannot load into an uninstrumented python3.
 if(NOT GMEMPROF_SANITIZE)
-  add_test(NAME profiler.tracker_split
+  add_test(NAME profiler.unit.tracker_split
            COMMAND sh -c "command -v python3 >/dev/null || { echo 'SKIP: no python3'; exit 77; }; python3 \"$0\" \"$@\""
                    ${CMAKE_CURRENT_SOURCE_DIR}/test_tracker_split.py $<TARGET_FILE:gmp_fake_bridge>
                    $<TARGET_FILE:gmp_fake_c10> ${CMAKE_CURRENT_BINARY_DIR}/tracker_split)
-  set_tests_properties(profiler.tracker_split PROPERTIES LABELS "unit" SKIP_RETURN_CODE 77)
+  set_tests_properties(profiler.unit.tracker_split PROPERTIES LABELS "unit" SKIP_RETURN_CODE 77)
 endif()

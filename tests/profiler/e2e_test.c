@@ -28,7 +28,7 @@
 
 #include "gmt_io.h"
 #include "torch_bridge.h"
-#include "tcheck.h"
+#include "../check.h"
 
 #define MIB (1024ull * 1024ull)
 #define GIB (1024ull * MIB)
@@ -81,13 +81,11 @@ static uint64_t F(const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(k, sizeof k, fmt, ap);
     va_end(ap);
-    for (int i = 0; i < g_facts.n; i++)
-        if (strcmp(g_facts.key[i], k) == 0)
-            return g_facts.val[i];
-    tcheck_checks++;
-    tcheck_failures++;
-    fprintf(stderr, "missing fact %s\n", k);
-    return UINT64_MAX;
+    int i = 0;
+    while (i < g_facts.n && strcmp(g_facts.key[i], k) != 0)
+        i++;
+    CHECK(i < g_facts.n, "missing fact %s", k);
+    return i < g_facts.n ? g_facts.val[i] : UINT64_MAX;
 }
 
 /* ---- running a program ------------------------------------------------------ */
@@ -201,8 +199,7 @@ static int wait_prog(const char *scenario, pid_t pid, unsigned step_ms, unsigned
     fprintf(stderr, "%s: the program hung; killing it\n", scenario);
     kill(pid, SIGKILL);
     waitpid(pid, &st, 0);
-    tcheck_checks++;
-    tcheck_failures++;
+    CHECK(!"the program hung", "%s", scenario);
     return st;
 }
 
@@ -541,12 +538,10 @@ static trace load_trace_of(const run *r)
     char p[1300];
     trace t;
     trace_path(r, r->pid, p, sizeof p);
-    if (trace_load(p, &t) != 0) {
-        fprintf(stderr, "cannot read %s: %s\n", p, strerror(errno));
-        tcheck_checks++;
-        tcheck_failures++;
+    int rc = trace_load(p, &t);
+    CHECK(rc == 0, "cannot read %s: %s", p, strerror(errno));
+    if (rc != 0)
         memset(&t, 0, sizeof t);
-    }
     return t;
 }
 
@@ -1491,9 +1486,7 @@ static void t_noperm(void)
 
     /* What the app needs, where the unprivileged user can read it. */
     char tmp[] = "/tmp/gmemprof-noperm-XXXXXX";
-    CHECK(mkdtemp(tmp) != NULL);
-    if (tcheck_failures)
-        return;
+    REQUIRE(mkdtemp(tmp) != NULL, "noperm: mkdtemp %s: %s", tmp, strerror(errno));
     chmod(tmp, 0755);
     char app[256], lib[256], libdir[256], cupti[300], cuda[300], ro[256], ok[256], factsdir[256];
     snprintf(app, sizeof app, "%s/e2e_app", tmp);
@@ -1510,7 +1503,7 @@ static void t_noperm(void)
     mkdir(factsdir, 0777);
     chmod(factsdir, 0777);
     if (root)
-        CHECK(chown(ok, NOPERM_ID, NOPERM_ID) == 0 && chown(factsdir, NOPERM_ID, NOPERM_ID) == 0);
+        REQUIRE(chown(ok, NOPERM_ID, NOPERM_ID) == 0 && chown(factsdir, NOPERM_ID, NOPERM_ID) == 0);
     /* The fakes come from LD_LIBRARY_PATH (e2e.cmake sets it to their directory). */
     const char *ldp = getenv("LD_LIBRARY_PATH");
     char fdir[1024], src[1200];
@@ -1518,14 +1511,13 @@ static void t_noperm(void)
     char *colon = strchr(fdir, ':');
     if (colon)
         *colon = '\0';
-    CHECK(copy_file(g_app, app, 0755) == 0);
-    CHECK(copy_file(g_lib, lib, 0755) == 0);
+    /* setup: without these copies the run says nothing */
+    REQUIRE(copy_file(g_app, app, 0755) == 0);
+    REQUIRE(copy_file(g_lib, lib, 0755) == 0);
     snprintf(src, sizeof src, "%s/libcupti.so.13", fdir);
-    CHECK(copy_file(src, cupti, 0755) == 0);
+    REQUIRE(copy_file(src, cupti, 0755) == 0);
     snprintf(src, sizeof src, "%s/libcuda.so.1", fdir);
-    CHECK(copy_file(src, cuda, 0755) == 0);
-    if (tcheck_failures)
-        return;
+    REQUIRE(copy_file(src, cuda, 0755) == 0);
 
     char e_lib[400], e_ldp[400], e_facts[400], e_out[600];
     snprintf(e_lib, sizeof e_lib, "E2E_LIB=%s", lib);
@@ -4044,5 +4036,5 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-    return tcheck_result(sc);
+    return tc_result(sc);
 }

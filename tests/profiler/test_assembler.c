@@ -11,7 +11,7 @@
 #include "fake_asm_io.h"
 #include "families.h"
 #include "schedule.h"
-#include "tcheck.h"
+#include "../check.h"
 #include "torch_bridge.h"
 
 /* ---- a fake io: the records in an array -------------------------------------- */
@@ -1041,5 +1041,5 @@ int main(void)
     test_failure();
     test_held_names();
     free(corr.slots);
-    return tcheck_result("profiler.assembler");
+    return tc_result("profiler.assembler");
 }

@@ -10,7 +10,7 @@
 #include <time.h>
 
 #include "clock.h"
-#include "tcheck.h"
+#include "../check.h"
 
 #define ONE (1ull << 32) /* mult of a TSC that ticks once per ns */
 
@@ -192,5 +192,5 @@ int main(void)
     test_refit();
     test_clamp_and_step();
     test_live();
-    return tcheck_result("profiler.clock");
+    return tc_result("profiler.clock");
 }

@@ -8,7 +8,7 @@
 
 #include "clock.h"
 #include "config.h"
-#include "tcheck.h"
+#include "../check.h"
 
 /* ---- a fake environment ------------------------------------------------------ */
 
@@ -680,5 +680,5 @@ int main(void)
     test_markers();
     test_check_value();
     test_check_names();
-    return tcheck_result("test_config");
+    return tc_result("test_config");
 }

@@ -14,7 +14,7 @@
 
 #include "evring.h"
 #include "gmemprof/trace_format.h"
-#include "tcheck.h"
+#include "../check.h"
 
 static _Atomic int g_done; /* producer threads finished */
 
@@ -314,5 +314,5 @@ int main(void)
     test_mark_race();
     test_same_call();
     test_producers();
-    return tcheck_result("profiler.evring");
+    return tc_result("profiler.evring");
 }

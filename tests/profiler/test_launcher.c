@@ -22,7 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "tcheck.h"
+#include "../check.h"
 
 typedef struct result {
     int status;
@@ -703,5 +703,5 @@ int main(void)
     test_full_tmpdir();
     test_killed_launcher();
     test_earlier_trace();
-    return tcheck_result("test_launcher");
+    return tc_result("test_launcher");
 }

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 
 #include "live.h"
-#include "tcheck.h"
+#include "../check.h"
 
 /* ---- calloc that can be told to fail ------------------------------------------ */
 
@@ -399,5 +399,5 @@ int main(void)
     test_oom();
     test_random();
     test_small_full();
-    return tcheck_result("test_live");
+    return tc_result("test_live");
 }

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 
 #include "schedule.h"
-#include "tcheck.h"
+#include "../check.h"
 
 #define PH GMP_SCHED_EV_PHASE
 #define WB GMP_SCHED_EV_WINDOW_BEGIN
@@ -402,5 +402,5 @@ int main(void)
     test_parse_forms();
     test_parse_errors();
     test_describe();
-    return tcheck_result("test_schedule");
+    return tc_result("test_schedule");
 }

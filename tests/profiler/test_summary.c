@@ -5,7 +5,7 @@
 #include <stdlib.h>
 
 #include "summary.h"
-#include "tcheck.h"
+#include "../check.h"
 
 /* The line of the fields that every line has. */
 static size_t fmt(char *out, size_t cap, const char *path, uint64_t bytes, uint64_t windows, uint64_t records,
@@ -216,5 +216,5 @@ int main(void)
     test_steps();
     test_round_trip();
     test_parse();
-    return tcheck_result("test_summary");
+    return tc_result("test_summary");
 }
