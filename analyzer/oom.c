@@ -3,12 +3,14 @@
  * printed first in the report.
  */
 #include "oom.h"
+#include "fit.h"
 #include "layer.h"
 #include "gmt_names.h"
 #include "gmt_text.h"
 #include "tracestr.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -238,6 +240,10 @@ typedef struct why_in {
     int driver, fw, expandable;
     uint64_t p_last, p_prev, s_last; /* peaks of the two steps before the failing one, and the last one's number */
     int growing, steady;
+    /* the peaks of every step before the failing one, by step number, for
+     * the law they follow (fit.h) */
+    double sx[GMA_FIT_MAX_POINTS], sy[GMA_FIT_MAX_POINTS];
+    size_t ns;
     char conf[160];
     const char *conf_name;
 } why_in;
@@ -270,6 +276,13 @@ static void why_inputs(const gma_replay *r, const gma_oom_fail *f, why_in *w)
         w->p_last = st->peak;
         w->s_last = st->step;
         have = 1;
+        if (w->ns == GMA_FIT_MAX_POINTS) { /* the newest ones */
+            memmove(w->sx, w->sx + 1, (w->ns - 1) * sizeof w->sx[0]);
+            memmove(w->sy, w->sy + 1, (w->ns - 1) * sizeof w->sy[0]);
+            w->ns--;
+        }
+        w->sx[w->ns] = (double)st->step + 1; /* fit.h wants sizes above 0 */
+        w->sy[w->ns++] = (double)st->peak;
     }
     /* growing: the last step peaked 10% over the one before; steady: within 10% */
     w->growing = w->p_prev && w->p_last * 10 >= w->p_prev * 11;
@@ -339,12 +352,19 @@ static void why_growth(const gma_oom_fail *f, const why_in *w, gma_oom_reasons *
     int beyond = cap && w->need > cap;
     char a[32], b[32], c[32], d[32], e[32];
     gma_oom_reason *x = why_add(out, GMA_WHY_GROWTH, beyond ? 80 : 60, w->need);
+    char law[160] = "";
+    gma_fit fit;
+    if (w->ns >= 3 && gma_fit_points(w->sx, w->sy, w->ns, &fit) == 0 && fit.fits)
+        snprintf(law, sizeof law, ", %s in the step number (it gives %s for step %" PRIu64 ")",
+                 gma_law_names[fit.law], human((uint64_t)fmax(0.0, gma_fit_eval(&fit, (double)f->o.step + 1)), e,
+                                               sizeof e),
+                 f->o.step);
     snprintf(x->text, sizeof x->text,
              "step %" PRIu64 " needed %s at the failure (%s held, %s asked), x%.1f the peak of step %" PRIu64
-             " (%s); the steps before grew x%.1f a step",
+             " (%s); the %zu steps before grew x%.1f a step at the last%s",
              f->o.step, human(w->need, a, sizeof a), human(w->held, b, sizeof b), human(w->req, c, sizeof c),
-             (double)w->need / (double)w->p_last, w->s_last, human(w->p_last, d, sizeof d),
-             (double)w->p_last / (double)w->p_prev);
+             (double)w->need / (double)w->p_last, w->s_last, human(w->p_last, d, sizeof d), w->ns,
+             (double)w->p_last / (double)w->p_prev, law);
     if (beyond)
         snprintf(x->try_, sizeof x->try_,
                  "no allocator setting makes room: the step needs more than the device's %s%s; run a smaller batch "
