@@ -547,6 +547,7 @@ static void CUPTIAPI gmp_cupti_callback(void *ud, CUpti_CallbackDomain dom, CUpt
         const CUpti_ResourceData *r = data;
         if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_CREATED) {
             gmp_devices_add(r->context);
+            gmp_wt_claim();
             gmp_torch_maybe_attach();
         } else if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING) {
             gmp_devices_forget(r->context);

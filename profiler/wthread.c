@@ -490,10 +490,17 @@ static void discard_buffers(void)
 
 /* The trace takes the name it was given once the process records (its
  * first context): a process that starts CUDA and makes no context (a
- * launcher's agent) leaves the name to the one that records. */
-static void claim_trace(void)
+ * launcher's agent) leaves the name to the one that records. The context
+ * callback claims at once (gmp_wt_claim), so that a process this one
+ * starts afterwards finds the name held whatever the scheduling; the
+ * writer's rounds claim too (a context made before the writer ran). One
+ * lock, taken once or twice in a run, orders the two with the close. */
+static pthread_mutex_t claim_lock = PTHREAD_MUTEX_INITIALIZER;
+static _Atomic int claim_done;
+
+static void claim_trace_locked(void)
 {
-    if (!W.trace || W.claim_failed || gmt_writer_claimed(W.trace) ||
+    if (atomic_load(&claim_done) || !W.trace || W.claim_failed || gmt_writer_claimed(W.trace) ||
         (!atomic_load(&gmp_g.ctx_seen) && !W.dumps))
         return;
     char why[GMP_PATH_MAX + 128];
@@ -501,10 +508,28 @@ static void claim_trace(void)
         W.claim_failed = 1;
         W.io_error = 1;
         gmp_log_error("%s; no trace is kept for this run (the program runs on)", why);
+        atomic_store(&claim_done, 1);
         return;
     }
+    atomic_store(&claim_done, 1);
     if (why[0])
         gmp_log_info("%s", why); /* another process holds the name: this one's own file */
+}
+
+static void claim_trace(void)
+{
+    if (atomic_load_explicit(&claim_done, memory_order_acquire))
+        return;
+    pthread_mutex_lock(&claim_lock);
+    claim_trace_locked();
+    pthread_mutex_unlock(&claim_lock);
+}
+
+void gmp_wt_claim(void)
+{
+    /* a fork's child has no writer of its own: the file is the parent's */
+    if (atomic_load_explicit(&W.running, memory_order_acquire) && !atomic_load(&gmp_g.forked))
+        claim_trace();
 }
 
 /* One round: ring first, then epochs, then buffers (see the top comment). */
@@ -1156,10 +1181,13 @@ static void finalize(int reason)
                       c.unmatched, c.bad_records, c.late, c.outside, c.lost_epochs);
     if (gmp_g.cfg.kernels == GMP_KERNELS_LAUNCH)
         gmp_launch_log_misses();
-    claim_trace(); /* a context made since the last round */
+    pthread_mutex_lock(&claim_lock); /* no claim from a context callback once the file is closed */
+    claim_trace_locked();             /* a context made since the last round */
+    atomic_store(&claim_done, 1);     /* a claim waiting on the lock finds it done */
     int named = gmt_writer_claimed(W.w);
     int ok = gmt_writer_close(W.w) == GMT_OK && !W.io_error; /* an unclaimed file is removed */
     W.w = NULL;
+    pthread_mutex_unlock(&claim_lock);
     if (!named && !W.claim_failed) {
         /* cuInit without a context (a launcher's agent, a device query):
          * nothing was recorded, and the name stays free for the process

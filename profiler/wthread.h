@@ -28,6 +28,10 @@ void gmp_wt_finish(int reason, unsigned timeout_ms);
  * (other threads run on while exit() runs its handlers) are counted as
  * dropped, not written, and the window ends at ts. The first call counts. */
 void gmp_wt_cutoff(uint64_t ts);
+/* A context was made (the resource callback, on the thread that made it):
+ * the trace takes its name now, so that a process this one starts after
+ * it finds the name held. */
+void gmp_wt_claim(void);
 /* From a signal handler (async-signal-safe: atomics and one sem_post; no
  * lock, no wait): the writer ends the trace (window end reason "signal")
  * within about GMP_WT_SIGNAL_MS, counting as dropped what it could not take
