@@ -53,8 +53,8 @@ _gmem_analyze()
     esac
     if [[ $cur == -* ]]; then
         COMPREPLY=($(compgen -W "--by --sort --top --format --window --step --device --diff
-            --chrome --timeline --layer --insights --fit --at --capacity --full-names --per-rank --rank --help
-            --version" -- "$cur"))
+            --chrome --timeline --layer --insights --fit --at --capacity --full-names --per-rank --rank
+            --progress --no-progress --help --version" -- "$cur"))
         return
     fi
     _gmp_files '*.zst'
