@@ -78,6 +78,9 @@ typedef struct gma_opts {
     int full_labels;       /* the timeline's labels whole: --full-names */
     int layer;             /* gma_layer_kind: which allocations the who-tables take */
     struct gma_progress *progress; /* the run's progress line (progress.h), NULL none */
+    int chrome_bounded;    /* --chrome-largest N given: the bounded Chrome export */
+    uint64_t chrome_largest; /* its N: the largest allocations kept (per trace) */
+    uint64_t chrome_warn_bytes; /* warn once the Chrome export passes this; 0: GMA_CHROME_WARN_BYTES */
 } gma_opts;
 
 /* The most bytes the sizes of one trace's records add up to (2^62, 4 EiB,
