@@ -23,18 +23,34 @@ void gma_chrome_tag(gma_replay *r, const gmt_tag *t);
 void gma_chrome_window(gma_replay *r, uint64_t id, uint64_t ts, int begin);
 void gma_chrome_live(gma_replay *r, uint64_t dev, uint64_t ts, uint64_t live);
 void gma_chrome_driver(gma_replay *r, uint64_t dev, uint64_t ts, uint64_t used);
+/* What viewers open of a Chrome trace-event JSON (docs/analyzer.md,
+ * "Exports"): chrome://tracing reads the file into one JavaScript string,
+ * which V8's limit on a string's length stops at about 256 MiB; Perfetto's
+ * web UI is bound by the browser tab's memory (about 2 GB), where a JSON
+ * trace of about 1 GB already fails. The export warns once, on stderr,
+ * when its file passes the first of these. */
+#define GMA_CHROME_WARN_BYTES (256ull << 20)
+/* --chrome-largest: the most allocations kept, to bound the export's memory
+ * (about 120 bytes each with the heap and map: ~480 MB at most) and its file
+ * (about 430 bytes each: ~1.7 GB at most). */
+#define GMA_CHROME_LARGEST_MAX 4000000ull
+
 /* Writes the trailer of the JSON and closes; 0, or -1 on a write error. */
 int gma_chrome_close(gma_replay *r);
+/* The same, and note (cap bytes) says what a bounded export kept and left
+ * out ("" for a full one). */
+int gma_chrome_finish(gma_replay *r, char *note, size_t cap);
 void gma_chrome_free(gma_replay *r);
 
 /* Several traces in one file, one process per rank: open once, attach to
  * each replay in turn (pid: the rank's process), detach after its pass
  * (names the process; the replay may then be freed), close at the end.
  * origin: the time origin shared by all traces (has_origin 0: each trace's own). */
-struct gma_chrome *gma_chrome_multi_open(const char *path, uint64_t origin, int has_origin);
+struct gma_chrome *gma_chrome_multi_open(const char *path, uint64_t origin, int has_origin, const gma_opts *opt);
 void gma_chrome_attach(gma_replay *r, struct gma_chrome *c, uint64_t pid, int64_t rank);
 void gma_chrome_detach(gma_replay *r);
 int gma_chrome_multi_close(struct gma_chrome *c, const char *const *paths, size_t n);
+int gma_chrome_multi_finish(struct gma_chrome *c, const char *const *paths, size_t n, char *note, size_t cap);
 /* Frees without finishing the file (an error stopped the analysis). */
 void gma_chrome_multi_abort(struct gma_chrome *c);
 

@@ -21,9 +21,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sys/stat.h>
+
 #include "consumer.h"
 #include "export.h"
+#include "largest.h"
 #include "names.h"
+#include "progress.h"
 #include "tracestr.h"
 #include "outfile.h"
 
@@ -45,7 +49,22 @@ typedef struct gma_chrome {
     int64_t rank;
     uint64_t origin;       /* common time origin */
     int has_origin;
+    /* the file's size, watched every 4096 events against what viewers open */
+    const char *path;
+    gma_replay *r;         /* the replay being written: its progress line, how far it is */
+    uint64_t warn_bytes;
+    int watched;           /* warned */
+    /* --chrome-largest N: the N largest allocations and the memory counters */
+    int bounded;
+    uint64_t largest_n;
+    gma_largest big;       /* the current trace's */
+    int oom;
+    uint64_t left_kernels, left_copies, left_ranges, left_marks;
+    uint64_t allocs_seen, allocs_kept; /* over all traces */
 } gma_chrome;
+
+#define GIB (1024.0 * 1024.0 * 1024.0)
+#define MIB (1024.0 * 1024.0)
 
 static double us(const gma_replay *r, uint64_t ts)
 {
@@ -66,14 +85,48 @@ static uint64_t stream_tid(const gma_chrome *c, uint64_t dev, uint64_t stream)
 /* Instants: global for one trace, the rank's own with several. */
 static const char *scope(const gma_chrome *c) { return c->multi ? "p" : "g"; }
 
+/* The file has passed what chrome://tracing opens: said once, on stderr,
+ * with the size to expect where the trace is a file being read. The bytes
+ * counted are those out of the stream's buffer (64 KiB behind at most). */
+static void size_watch(gma_chrome *c)
+{
+    uint64_t at = c->out->written;
+    if (at < c->warn_bytes)
+        return;
+    c->watched = 1;
+    const gma_replay *r = c->r;
+    char whole[160] = "";
+    struct stat st;
+    if (r && r->rd && !c->multi && strcmp(r->path, "-") != 0 && stat(r->path, &st) == 0 && S_ISREG(st.st_mode)) {
+        uint64_t read = gmt_reader_offset(r->rd), size = (uint64_t)st.st_size;
+        double all = (double)at * (double)size / (double)read;
+        if (read > 0 && read < size)
+            snprintf(whole, sizeof whole, " at %llu%% of the trace (about %.1f %s in all)",
+                     (unsigned long long)(read * 100 / size), all >= GIB ? all / GIB : all / MIB, all >= GIB ? "GiB" : "MiB");
+    }
+    if (r && r->opt.progress)
+        gma_progress_clear(r->opt.progress);
+    char lim[40];
+    if (c->warn_bytes % (1u << 20) == 0)
+        snprintf(lim, sizeof lim, "%llu MiB", (unsigned long long)(c->warn_bytes >> 20));
+    else
+        snprintf(lim, sizeof lim, "%llu bytes", (unsigned long long)c->warn_bytes);
+    fprintf(stderr, "gmem-analyze: warning: --chrome %s has passed %s%s, more than chrome://tracing opens "
+                    "(about 256 MiB of JSON; ui.perfetto.dev about 1 GB): %s\n",
+            gma_out_shown(c->path), lim, whole,
+            c->bounded ? "a smaller --chrome-largest N keeps fewer allocations"
+                       : "--chrome-largest N writes the memory counters and the N largest allocations only");
+}
+
 static void ev(gma_chrome *c)
 {
     fputs(c->first ? "\n" : ",\n", c->f);
     c->first = 0;
-    c->events++;
+    if ((++c->events & 4095) == 0 && !c->watched)
+        size_watch(c);
 }
 
-static gma_chrome *chrome_new(const char *path)
+static gma_chrome *chrome_new(const char *path, const gma_opts *opt)
 {
     gma_chrome *c = calloc(1, sizeof(*c));
     if (!c)
@@ -87,8 +140,82 @@ static gma_chrome *chrome_new(const char *path)
     }
     c->f = c->out->f;
     c->first = 1;
+    c->path = path;
+    c->warn_bytes = opt->chrome_warn_bytes ? opt->chrome_warn_bytes : GMA_CHROME_WARN_BYTES;
+    c->bounded = opt->chrome_bounded;
+    c->largest_n = opt->chrome_largest;
+    gma_largest_init(&c->big, c->largest_n);
     fputs("{\"traceEvents\":[", c->f);
     return c;
+}
+
+/* ---- the bounded form (--chrome-largest N) ------------------------------------- */
+
+static void left_kernel(gma_replay *r, const gmt_kernel *k)
+{
+    (void)k;
+    r->chrome->left_kernels++;
+}
+
+static void left_copy(gma_replay *r, const gmt_copy *cp, int is_memset)
+{
+    (void)cp;
+    (void)is_memset;
+    r->chrome->left_copies++;
+}
+
+static void left_range(gma_replay *r, uint64_t tid, uint32_t name, uint64_t begin, uint64_t end)
+{
+    (void)tid;
+    (void)name;
+    (void)begin;
+    (void)end;
+    r->chrome->left_ranges++;
+}
+
+static void left_mark(gma_replay *r, uint64_t tid, uint32_t name, uint64_t ts)
+{
+    (void)tid;
+    (void)name;
+    (void)ts;
+    r->chrome->left_marks++;
+}
+
+static void big_alloc(gma_replay *r, const gma_entry *e, const gmt_mem *m, int pending, uint64_t key)
+{
+    (void)m;
+    (void)pending;
+    (void)key;
+    gma_chrome *c = r->chrome;
+    if (!(e->flags & GMA_E_ACCOUNTED) || !gma_dev_selected(r, e->device))
+        return;
+    gma_big b;
+    memset(&b, 0, sizeof(b));
+    b.key = gma_largest_key(e->device, e->addr);
+    b.bytes = e->bytes;
+    b.t0 = e->ts;
+    b.live0 = e->live_after;
+    b.step = e->step;
+    b.kname = e->kname;
+    b.entry = (uint32_t)(e - (const gma_entry *)r->entries.data);
+    b.dev = e->device;
+    int base = (e->flags & GMA_E_BASELINE) != 0;
+    int first = e->window != UINT32_MAX && (int64_t)e->window == r->baseline_win;
+    if (gma_largest_alloc(&c->big, &b, base, first) != 0)
+        c->oom = 1;
+}
+
+/* An entry leaves before its free is accounted: the device's live bytes still hold it. */
+static void big_free(gma_replay *r, const gma_entry *e, uint64_t ts)
+{
+    uint64_t live = r->dev[e->device].live;
+    gma_largest_freed(&r->chrome->big, gma_largest_key(e->device, e->addr), ts,
+                      live >= e->bytes ? live - e->bytes : 0, e->kname);
+}
+
+static void big_dropped(gma_replay *r, const gma_entry *e)
+{
+    gma_largest_dropped(&r->chrome->big, gma_largest_key(e->device, e->addr), e->free_ts, e->kname);
 }
 
 /* The replay's events the Chrome export writes (consumer.h). */
@@ -106,13 +233,37 @@ static const gma_consumer chrome_consumer = {
     .release = gma_chrome_free,
 };
 
+/* The bounded form: the records it keeps as the full one does; kernels,
+ * copies, ranges and marks counted, not written; allocations kept by size. */
+static const gma_consumer chrome_bounded_consumer = {
+    .device = gma_chrome_device,
+    .kernel_selected = left_kernel,
+    .copy = left_copy,
+    .range_closed = left_range,
+    .mark = left_mark,
+    .step = gma_chrome_step,
+    .tag = gma_chrome_tag,
+    .window = gma_chrome_window,
+    .sample = gma_chrome_driver,
+    .alloc = big_alloc,
+    .free = big_free,
+    .dropped = big_dropped,
+    .release = gma_chrome_free,
+};
+
+static const gma_consumer *consumer_of(const gma_chrome *c)
+{
+    return c->bounded ? &chrome_bounded_consumer : &chrome_consumer;
+}
+
 int gma_chrome_open(gma_replay *r, const char *path)
 {
-    gma_chrome *c = chrome_new(path);
+    gma_chrome *c = chrome_new(path, &r->opt);
     if (!c)
         return -1;
+    c->r = r;
     r->chrome = c;
-    if (gma_replay_consumer_add(r, &chrome_consumer) != 0) {
+    if (gma_replay_consumer_add(r, consumer_of(c)) != 0) {
         gma_chrome_free(r);
         errno = ENOMEM;
         return -1;
@@ -385,11 +536,123 @@ void gma_chrome_driver(gma_replay *r, uint64_t dev, uint64_t ts, uint64_t used)
                 (unsigned long long)dev + 1, us(r, ts), (unsigned long long)used);
 }
 
-int gma_chrome_close(gma_replay *r)
+/* A kept allocation's thread: lane k of its device, clear of the stream
+ * threads (stream numbers, or 10^9 per device in a rank's process). */
+static uint64_t lane_tid(const gma_chrome *c, uint64_t dev, uint32_t lane)
+{
+    return (c->multi ? (dev + 1) * 1000000000ull : 0) + 900000000ull + lane;
+}
+
+/* The bounded form's allocations, each an "X" slice on a lane of its device
+ * with the live-bytes counter at its start and end, and each device's peak. */
+static void write_largest(gma_replay *r)
 {
     gma_chrome *c = r->chrome;
+    uint32_t nl[256];
+    size_t n;
+    int oom;
+    const gma_big *b = gma_largest_finish(&c->big, r->last_ts, nl, &n, &oom);
+    c->oom |= oom;
+    c->allocs_seen += c->big.offered;
+    c->allocs_kept += n;
+    for (unsigned d = 0; d < 256; d++)
+        for (uint32_t k = 0; k < nl[d]; k++) {
+            ev(c);
+            char gpu[24] = "";
+            if (c->multi) /* a rank's process holds all its devices */
+                snprintf(gpu, sizeof gpu, "GPU %u ", d);
+            fprintf(c->f, "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%llu,\"tid\":%llu,\"args\":{\"name\":\""
+                          "%slargest allocations %u\"}}",
+                    (unsigned long long)dev_pid(c, d), (unsigned long long)lane_tid(c, d, k), gpu, k + 1);
+        }
+    gma_buf nm = { 0 };
+    for (size_t i = 0; i < n; i++) {
+        const gma_big *a = &b[i];
+        uint32_t kname = a->kname;
+        if (a->state == GMA_BIG_OPEN && a->entry < r->entries.len) /* its kernel may have come later */
+            kname = GMA_VEC_AT(&r->entries, gma_entry, a->entry).kname;
+        gma_buf_reset(&nm);
+        if (kname == GMA_NAME_UNATTR || kname == GMA_NAME_BASELINE || kname >= GMA_MAX_STRING_ID)
+            gma_kernel_display(r, kname, 0, &nm);
+        else
+            gma_buf_puts(&nm, name_of(r, kname, 1));
+        ev(c);
+        fputs("{\"name\":", c->f);
+        gma_json_str(c->f, gma_buf_str(&nm), nm.len);
+        static const char *const ends[] = { "live at the end", "freed", "its free was not recorded" };
+        fprintf(c->f,
+                ",\"cat\":\"allocation\",\"ph\":\"X\",\"pid\":%llu,\"tid\":%llu,\"ts\":%.3f,\"dur\":%.3f,\"args\":{"
+                "\"bytes\":%llu,\"address\":\"0x%llx\",\"step\":%llu,\"end\":\"%s\"}}",
+                (unsigned long long)dev_pid(c, a->dev), (unsigned long long)lane_tid(c, a->dev, a->lane), us(r, a->t0),
+                (double)(a->t1 - a->t0) / 1000.0, (unsigned long long)a->bytes,
+                (unsigned long long)(a->key ^ ((uint64_t)a->dev << 58)), (unsigned long long)a->step,
+                ends[a->state <= GMA_BIG_DROPPED ? a->state : 0]);
+        gma_chrome_live(r, a->dev, a->t0, a->live0);
+        if (a->state == GMA_BIG_FREED)
+            gma_chrome_live(r, a->dev, a->t1, a->live1);
+    }
+    gma_buf_free(&nm);
+    for (unsigned d = 0; d < GMA_MAX_DEVICES; d++)
+        if (r->dev[d].present && r->dev[d].has_peak && gma_dev_selected(r, d))
+            gma_chrome_live(r, d, r->dev[d].peak_ts, r->dev[d].peak);
+    gma_largest_release(&c->big);
+    gma_largest_init(&c->big, c->largest_n);
+}
+
+/* What a bounded export kept and left out, for the note, the file and the "wrote" line. */
+static void bounded_note(const gma_chrome *c, char *out, size_t cap)
+{
+    snprintf(out, cap,
+             "the %llu largest of %llu allocations (--chrome-largest %llu), the live-bytes counter at their ends and "
+             "the peak, steps and windows; %llu kernels, %llu copies, %llu ranges and %llu marks left out",
+             (unsigned long long)c->allocs_kept, (unsigned long long)c->allocs_seen, (unsigned long long)c->largest_n,
+             (unsigned long long)c->left_kernels, (unsigned long long)c->left_copies,
+             (unsigned long long)c->left_ranges, (unsigned long long)c->left_marks);
+}
+
+/* The note as an instant at the start (seen in the viewer), and in otherData. */
+static void bounded_instant(gma_chrome *c, uint64_t pid, double ts, const char *scope_)
+{
+    char note[400], t[440];
+    bounded_note(c, note, sizeof note);
+    snprintf(t, sizeof t, "NOTE: bounded export: %s", note);
+    ev(c);
+    fputs("{\"name\":", c->f);
+    gma_json_cstr(c->f, t);
+    fprintf(c->f, ",\"cat\":\"note\",\"ph\":\"i\",\"s\":\"%s\",\"pid\":%llu,\"tid\":0,\"ts\":%.3f}", scope_,
+            (unsigned long long)pid, ts);
+}
+
+static void bounded_other(const gma_chrome *c)
+{
+    if (!c->bounded)
+        return;
+    fprintf(c->f,
+            ",\"bounded\":{\"largest\":%llu,\"allocations\":%llu,\"allocations_kept\":%llu,"
+            "\"kernels_left_out\":%llu,\"copies_left_out\":%llu,\"ranges_left_out\":%llu,\"marks_left_out\":%llu}",
+            (unsigned long long)c->largest_n, (unsigned long long)c->allocs_seen, (unsigned long long)c->allocs_kept,
+            (unsigned long long)c->left_kernels, (unsigned long long)c->left_copies,
+            (unsigned long long)c->left_ranges, (unsigned long long)c->left_marks);
+}
+
+int gma_chrome_close(gma_replay *r) { return gma_chrome_finish(r, NULL, 0); }
+
+int gma_chrome_finish(gma_replay *r, char *note, size_t cap)
+{
+    gma_chrome *c = r->chrome;
+    if (note && cap)
+        note[0] = 0;
     if (!c)
         return 0;
+    if (c->bounded) {
+        write_largest(r);
+        bounded_instant(c, host_pid(r), 0.0, "g");
+        if (note && cap)
+            bounded_note(c, note, cap);
+    }
+    /* the last events, past the last look every 4096 */
+    if (!c->watched && fflush(c->f) == 0)
+        size_watch(c);
     char w[400];
     int warned = gma_trace_warning(r, w, sizeof(w));
     if (warned) { /* visible in the viewer: a global instant at the cut */
@@ -408,17 +671,22 @@ int gma_chrome_close(gma_replay *r)
         fputs(",\"warning\":", c->f);
         gma_json_cstr(c->f, w);
     }
+    bounded_other(c);
     fprintf(c->f, ",\"events\":%llu}}\n", (unsigned long long)c->events);
-    int err = gma_out_close(c->out, 1) != 0;
+    int oom = c->oom;
+    int err = gma_out_close(c->out, !oom) != 0;
     c->out = NULL;
     c->f = NULL;
     gma_chrome_free(r);
-    return err ? -1 : 0;
+    if (oom)
+        errno = ENOMEM;
+    return err || oom ? -1 : 0;
 }
 
 static void chrome_release(gma_chrome *c)
 {
     gma_out_close(c->out, 0); /* unfinished: the target keeps what it held */
+    gma_largest_release(&c->big);
     gma_map_free(&c->seen);
     gma_strs_free(&c->names);
     free(c->name_off);
@@ -430,16 +698,17 @@ void gma_chrome_free(gma_replay *r)
     gma_chrome *c = r->chrome;
     if (!c)
         return;
+    const gma_consumer *t = consumer_of(c);
     chrome_release(c);
     r->chrome = NULL;
-    gma_replay_consumer_remove(r, &chrome_consumer);
+    gma_replay_consumer_remove(r, t);
 }
 
 /* ---- several traces ------------------------------------------------------------ */
 
-struct gma_chrome *gma_chrome_multi_open(const char *path, uint64_t origin, int has_origin)
+struct gma_chrome *gma_chrome_multi_open(const char *path, uint64_t origin, int has_origin, const gma_opts *opt)
 {
-    gma_chrome *c = chrome_new(path);
+    gma_chrome *c = chrome_new(path, opt);
     if (!c)
         return NULL;
     c->multi = 1;
@@ -459,9 +728,10 @@ void gma_chrome_attach(gma_replay *r, struct gma_chrome *c, uint64_t pid, int64_
     c->name_cap = 0;
     c->rank_pid = pid;
     c->rank = rank;
+    c->r = r;
     r->chrome = c;
     /* cannot fail: there are three consumers, and room for GMA_MAX_CONSUMERS */
-    (void)gma_replay_consumer_add(r, &chrome_consumer);
+    (void)gma_replay_consumer_add(r, consumer_of(c));
 }
 
 void gma_chrome_detach(gma_replay *r)
@@ -469,6 +739,8 @@ void gma_chrome_detach(gma_replay *r)
     gma_chrome *c = r->chrome;
     if (!c)
         return;
+    if (c->bounded)
+        write_largest(r);
     /* the process is named now that the header and devices are known */
     gma_buf b = { 0 };
     gma_buf_printf(&b, "rank %lld (%s", (long long)c->rank, r->has_header ? gma_strs_get(&r->strs, r->hdr_host) : "?");
@@ -495,8 +767,9 @@ void gma_chrome_detach(gma_replay *r)
         fprintf(c->f, ",\"cat\":\"warning\",\"ph\":\"i\",\"s\":\"p\",\"pid\":%llu,\"tid\":0,\"ts\":%.3f}",
                 (unsigned long long)c->rank_pid, us(r, r->last_ts));
     }
+    c->r = NULL;
     r->chrome = NULL;
-    gma_replay_consumer_remove(r, &chrome_consumer);
+    gma_replay_consumer_remove(r, consumer_of(c));
 }
 
 void gma_chrome_multi_abort(struct gma_chrome *c)
@@ -507,18 +780,37 @@ void gma_chrome_multi_abort(struct gma_chrome *c)
 
 int gma_chrome_multi_close(struct gma_chrome *c, const char *const *paths, size_t n)
 {
+    return gma_chrome_multi_finish(c, paths, n, NULL, 0);
+}
+
+int gma_chrome_multi_finish(struct gma_chrome *c, const char *const *paths, size_t n, char *note, size_t cap)
+{
+    if (note && cap)
+        note[0] = 0;
     if (!c)
         return 0;
+    if (c->bounded) {
+        bounded_instant(c, c->rank_pid, 0.0, "g");
+        if (note && cap)
+            bounded_note(c, note, cap);
+    }
+    if (!c->watched && fflush(c->f) == 0)
+        size_watch(c);
     fputs("\n],\n\"displayTimeUnit\":\"ms\",\n\"otherData\":{\"producer\":\"gmem-analyze " GMEMPROF_VERSION "\",\"traces\":[", c->f);
     for (size_t i = 0; i < n; i++) {
         if (i)
             fputc(',', c->f);
         gma_json_cstr(c->f, paths[i]);
     }
-    fprintf(c->f, "],\"events\":%llu}}\n", (unsigned long long)c->events);
-    int err = gma_out_close(c->out, 1) != 0;
+    fputc(']', c->f);
+    bounded_other(c);
+    fprintf(c->f, ",\"events\":%llu}}\n", (unsigned long long)c->events);
+    int oom = c->oom;
+    int err = gma_out_close(c->out, !oom) != 0;
     c->out = NULL;
     c->f = NULL;
     chrome_release(c);
-    return err ? -1 : 0;
+    if (oom)
+        errno = ENOMEM;
+    return err || oom ? -1 : 0;
 }

@@ -77,6 +77,10 @@ typedef struct gma_opts {
     int full_names;        /* the report's names whole: --full-names, and always in CSV and JSON */
     int full_labels;       /* the timeline's labels whole: --full-names */
     int layer;             /* gma_layer_kind: which allocations the who-tables take */
+    struct gma_progress *progress; /* the run's progress line (progress.h), NULL none */
+    int chrome_bounded;    /* --chrome-largest N given: the bounded Chrome export */
+    uint64_t chrome_largest; /* its N: the largest allocations kept (per trace) */
+    uint64_t chrome_warn_bytes; /* warn once the Chrome export passes this; 0: GMA_CHROME_WARN_BYTES */
 } gma_opts;
 
 /* The most bytes the sizes of one trace's records add up to (2^62, 4 EiB,
@@ -284,6 +288,10 @@ typedef struct gma_replay {
     gmt_trailer trailer;
     gmt_reader_end rend;
     uint64_t records;
+    /* While reading: the reader, and the record count at which the progress
+     * is looked at next (UINT64_MAX without a progress line). */
+    const gmt_reader *rd;
+    uint64_t progress_next;
     /* KERNEL records known from their launch (GMEMPROF_KERNELS=launch):
      * their time is the host's launch time, not a GPU duration */
     uint64_t launch_kernels, gpu_kernels;

@@ -19,6 +19,10 @@
 #include "print.h"
 #include "fitview.h"
 #include "oom.h"
+#include "progress.h"
+
+#include <sys/ioctl.h>
+#include <unistd.h>
 
 #define EXIT_BAD_INPUT GMA_EXIT_BAD_INPUT
 #define EXIT_USAGE GMA_EXIT_USAGE
@@ -45,7 +49,12 @@ static const char USAGE[] =
     "                       ranked by |B - A| (default metric: by kernel and range the bytes each\n"
     "                       holds at the peak, else bytes allocated)\n"
     "      --chrome OUT     write a Chrome/Perfetto trace-event JSON (chrome://tracing, ui.perfetto.dev);\n"
-    "                       '-' or /dev/stdout: to standard output, with no report\n"
+    "                       '-' or /dev/stdout: to standard output, with no report; a warning once the\n"
+    "                       file passes 256 MiB (chrome://tracing opens no more; ui.perfetto.dev ~1 GB)\n"
+    "      --chrome-largest N\n"
+    "                       a bounded --chrome: the N largest allocations of each trace (slices), the\n"
+    "                       live-bytes counter at their ends and the peak, the driver's samples, steps\n"
+    "                       and windows; kernels, copies and ranges left out (N at most 4000000)\n"
     "      --timeline OUT   write the memory timeline, a band per allocation coloured by --by (kernel,\n"
     "                       range, step or stream): OUT.html (interactive, self-contained) or OUT.svg;\n"
     "                       with --diff, both runs on one axis of steps\n"
@@ -69,6 +78,10 @@ static const char USAGE[] =
     "      --per-rank       several traces: the rows of every rank with a rank column\n"
     "                       (default: rows merged across ranks, with a 'ranks' column)\n"
     "      --rank N         several traces: the full report of rank N alone\n"
+    "      --progress       say what runs, how far and how fast on stderr, also where stderr is not a\n"
+    "                       terminal: a line a second (default: on a terminal, a line rewritten in place\n"
+    "                       and erased when done, after the first second; in a pipe or a log, nothing)\n"
+    "      --no-progress    no progress line, also on a terminal\n"
     "  -h, --help           this text\n"
     "  -V, --version        version\n"
     "\n"
@@ -134,8 +147,39 @@ static int still_there(const char *path)
     return 0;
 }
 
+/* A step after the replay that writes PATH: on the progress line as it
+ * starts (once the run is past its first second), erased when it ends. */
+static void writing_begin(const gma_opts *o, const char *path)
+{
+    if (!o->progress)
+        return;
+    char what[160];
+    snprintf(what, sizeof what, "writing %s", gma_out_shown(path));
+    gma_progress_begin(o->progress, what, 0);
+}
+
+static void writing_end(const gma_opts *o)
+{
+    if (o->progress)
+        gma_progress_end(o->progress);
+}
+
 enum { OPT_CHROME = 256, OPT_TIMELINE, OPT_FULL, OPT_PER_RANK, OPT_RANK, OPT_LAYER, OPT_INSIGHTS, OPT_FIT, OPT_AT,
-       OPT_CAPACITY };
+       OPT_CAPACITY, OPT_PROGRESS, OPT_NO_PROGRESS, OPT_CHROME_LARGEST };
+
+/* The Chrome export written: a "wrote" line when only exports were asked
+ * for; a bounded one says what it kept there, or in a note on stderr. */
+static void said_chrome(const char *path, const char *note, int exports_only)
+{
+    char line[4 * PATH_MAX + 700];
+    if (exports_only) {
+        snprintf(line, sizeof line, "wrote %s (Chrome/Perfetto trace events%s%s)", gma_out_shown(path),
+                 note[0] ? ": " : "", note);
+        say(line);
+    } else if (note[0]) {
+        fprintf(stderr, "gmem-analyze: note: --chrome %s: %s\n", gma_out_shown(path), note);
+    }
+}
 
 /* Several traces (or --by rank / --per-rank): each replayed on its own, one
  * after the other, keeping only its summary and table (ranks.c). */
@@ -150,7 +194,7 @@ static int run_ranks(const gma_opts *opt, int by_rank, int per_rank, int exports
     (void)per_rank;
     struct gma_chrome *ch = NULL;
     struct gma_tlmulti *tl = NULL;
-    if (opt->chrome_path && !(ch = gma_chrome_multi_open(opt->chrome_path, origin, has_origin))) {
+    if (opt->chrome_path && !(ch = gma_chrome_multi_open(opt->chrome_path, origin, has_origin, opt))) {
         fprintf(stderr, "gmem-analyze: cannot write %s: %s\n", opt->chrome_path, strerror(errno));
         return EXIT_BAD_INPUT;
     }
@@ -160,6 +204,7 @@ static int run_ranks(const gma_opts *opt, int by_rank, int per_rank, int exports
         return EXIT_BAD_INPUT;
     }
     int rc = 0, damaged = 0;
+    char chrome_note[600] = "";
     for (size_t i = 0; i < n && !rc; i++) {
         if (gma_replay_init(&r, opt, paths[i]) != 0) {
             fprintf(stderr, "gmem-analyze: out of memory\n");
@@ -198,16 +243,26 @@ static int run_ranks(const gma_opts *opt, int by_rank, int per_rank, int exports
         rc = EXIT_BAD_INPUT;
     }
     if (ch) {
+        int crc = 0;
+        writing_begin(opt, opt->chrome_path);
         if (rc)
             gma_chrome_multi_abort(ch);
-        else if (gma_chrome_multi_close(ch, (const char *const *)paths, n) != 0) {
-            fprintf(stderr, "gmem-analyze: writing %s failed: %s\n", opt->chrome_path, strerror(errno));
+        else
+            crc = gma_chrome_multi_finish(ch, (const char *const *)paths, n, chrome_note, sizeof chrome_note);
+        int e = errno;
+        writing_end(opt);
+        if (crc != 0) {
+            fprintf(stderr, "gmem-analyze: writing %s failed: %s\n", opt->chrome_path, strerror(e));
             rc = EXIT_BAD_INPUT;
         }
     }
     if (tl) {
-        if (!rc && gma_timeline_multi_write(tl) != 0) {
-            fprintf(stderr, "gmem-analyze: writing %s failed: %s\n", opt->timeline_path, strerror(errno));
+        writing_begin(opt, opt->timeline_path);
+        int wrc = rc ? 0 : gma_timeline_multi_write(tl);
+        int e = errno;
+        writing_end(opt);
+        if (wrc != 0) {
+            fprintf(stderr, "gmem-analyze: writing %s failed: %s\n", opt->timeline_path, strerror(e));
             rc = EXIT_BAD_INPUT;
         }
         if (!rc && exports_only && gma_timeline_multi_summary(tl) && still_there(opt->timeline_path))
@@ -216,11 +271,8 @@ static int run_ranks(const gma_opts *opt, int by_rank, int per_rank, int exports
     }
     if (!rc && (!still_there(ch ? opt->chrome_path : NULL) || !still_there(tl ? opt->timeline_path : NULL)))
         rc = EXIT_BAD_INPUT;
-    if (!rc && exports_only && ch) {
-        char line[4 * PATH_MAX + 64];
-        snprintf(line, sizeof line, "wrote %s (Chrome/Perfetto trace events)", gma_out_shown(opt->chrome_path));
-        say(line);
-    }
+    if (!rc && ch)
+        said_chrome(opt->chrome_path, chrome_note, exports_only);
     return rc ? rc : damaged ? EXIT_DAMAGED : 0;
 }
 
@@ -262,6 +314,7 @@ typedef struct {
     gma_fit_point fit[GMA_FIT_MAX_POINTS];
     size_t nfit;
     uint64_t fit_at, capacity;
+    int progress; /* 1 --progress, 0 --no-progress, -1 neither */
 } cli;
 
 #define CLI_GO (-1) /* parse_option: go on */
@@ -318,6 +371,12 @@ static int parse_option(cli *k, int c, char **argv)
         break;
     case 'D': o->diff_path = optarg; break;
     case OPT_CHROME: o->chrome_path = optarg; break;
+    case OPT_CHROME_LARGEST:
+        if (parse_u64(optarg, &o->chrome_largest) != 0 || o->chrome_largest > GMA_CHROME_LARGEST_MAX)
+            return usage_error("--chrome-largest: '%s' is not a number of allocations from 0 to 4000000 (about "
+                               "430 bytes of JSON each: more would not open in a viewer)", optarg);
+        o->chrome_bounded = 1;
+        break;
     case OPT_TIMELINE: {
         size_t n = strlen(optarg);
         if (!((n > 4 && strcasecmp(optarg + n - 4, ".svg") == 0) ||
@@ -347,6 +406,8 @@ static int parse_option(cli *k, int c, char **argv)
         if (gma_fit_parse_bytes(optarg, &k->capacity) != 0 || k->capacity == 0)
             return usage_error("--capacity: '%s' is not a number of bytes (e.g. 85899345920, 80GiB or 80G)", optarg);
         break;
+    case OPT_PROGRESS: k->progress = 1; break;
+    case OPT_NO_PROGRESS: k->progress = 0; break;
     case OPT_PER_RANK: k->per_rank = 1; break;
     case OPT_RANK:
         if (parse_u64(optarg, &v) != 0 || v > INT64_MAX)
@@ -377,6 +438,8 @@ static int parse_options(cli *k, int argc, char **argv)
         { "layer", required_argument, NULL, OPT_LAYER }, { "version", no_argument, NULL, 'V' },
         { "insights", no_argument, NULL, OPT_INSIGHTS }, { "fit", required_argument, NULL, OPT_FIT },
         { "at", required_argument, NULL, OPT_AT },     { "capacity", required_argument, NULL, OPT_CAPACITY },
+        { "progress", no_argument, NULL, OPT_PROGRESS }, { "no-progress", no_argument, NULL, OPT_NO_PROGRESS },
+        { "chrome-largest", required_argument, NULL, OPT_CHROME_LARGEST },
         { NULL, 0, NULL, 0 },
     };
     memset(k, 0, sizeof(*k));
@@ -386,6 +449,7 @@ static int parse_options(cli *k, int argc, char **argv)
     k->opt.format = GMA_FMT_TABLE;
     k->opt.window = k->opt.step = k->opt.device = -1;
     k->want_rank = -1;
+    k->progress = -1;
     opterr = 0;
     int c;
     while ((c = getopt_long(argc, argv, ":b:s:n:f:w:S:d:D:hV", longopts, NULL)) != -1) {
@@ -418,6 +482,8 @@ static int check_combination(cli *k, char *const *paths, size_t ntraces)
         (!k->opt.diff_path || (k->opt.by != GMA_BY_KERNEL && k->opt.by != GMA_BY_RANGE)))
         return usage_error("%s", "--sort held ranks --diff rows by kernel or range by the bytes each holds at the "
                                  "peak; for one trace, the report's 'Live at the peak' section shows them");
+    if (k->opt.chrome_bounded && !k->opt.chrome_path)
+        return usage_error("%s", "--chrome-largest N bounds the Chrome export: give --chrome OUT.json too");
     int exports_only = (k->opt.chrome_path || k->opt.timeline_path) && !k->format_given && !k->insights;
     if (check_outputs(&k->opt, paths, ntraces, !exports_only) != 0)
         return EXIT_USAGE;
@@ -595,24 +661,34 @@ static int write_outputs(const cli *k, const char *path, gma_replay *ra, gma_rep
         fprintf(stderr, "gmem-analyze: writing the report failed: %s\n", errno ? strerror(errno) : "out of memory");
         rc = EXIT_BAD_INPUT;
     }
-    if (o->chrome_path && gma_chrome_close(ra) != 0) {
-        fprintf(stderr, "gmem-analyze: writing %s failed: %s\n", o->chrome_path, strerror(errno));
-        rc = EXIT_BAD_INPUT;
+    char chrome_note[600] = "";
+    if (o->chrome_path) {
+        writing_begin(o, o->chrome_path);
+        int crc = gma_chrome_finish(ra, chrome_note, sizeof chrome_note);
+        int e = errno;
+        writing_end(o);
+        if (crc != 0) {
+            fprintf(stderr, "gmem-analyze: writing %s failed: %s\n", o->chrome_path, strerror(e));
+            rc = EXIT_BAD_INPUT;
+        }
     }
-    if (o->timeline_path && (rb ? gma_timeline_diff_write(ra, rb) : gma_timeline_write(ra)) != 0) {
-        fprintf(stderr, "gmem-analyze: writing %s failed: %s\n", o->timeline_path, strerror(errno));
+    int trc = 0, terr = 0;
+    if (o->timeline_path) {
+        writing_begin(o, o->timeline_path);
+        trc = rb ? gma_timeline_diff_write(ra, rb) : gma_timeline_write(ra);
+        terr = errno;
+        writing_end(o);
+    }
+    if (trc != 0) {
+        fprintf(stderr, "gmem-analyze: writing %s failed: %s\n", o->timeline_path, strerror(terr));
         rc = EXIT_BAD_INPUT;
     }
     if (!rc && (!still_there(o->chrome_path) || !still_there(o->timeline_path)))
         rc = EXIT_BAD_INPUT;
-    if (!rc && exports_only) {
-        char line[4 * PATH_MAX + 64];
-        snprintf(line, sizeof line, "wrote %s (Chrome/Perfetto trace events)", gma_out_shown(o->chrome_path ? o->chrome_path : ""));
-        if (o->chrome_path)
-            say(line);
-        if (o->timeline_path && gma_timeline_summary(ra))
-            say(gma_timeline_summary(ra));
-    }
+    if (!rc && o->chrome_path)
+        said_chrome(o->chrome_path, chrome_note, exports_only);
+    if (!rc && exports_only && o->timeline_path && gma_timeline_summary(ra))
+        say(gma_timeline_summary(ra));
     return rc;
 }
 
@@ -621,6 +697,7 @@ static int run_fit(cli *k, char **paths, size_t ntraces)
 {
     int steps = k->fit[0].step >= 0;
     if (k->opt.diff_path || k->insights || k->by_rank || k->per_rank || k->want_rank >= 0 || k->opt.chrome_path ||
+        k->opt.chrome_bounded ||
         k->opt.timeline_path || (k->by_given && k->opt.by != GMA_BY_KERNEL && k->opt.by != GMA_BY_RANGE))
         return usage_error("%s", "--fit makes its own report: it goes with --by kernel or range, --top, --format, "
                                  "--window, --device, --at and --capacity only");
@@ -645,8 +722,36 @@ static int run_fit(cli *k, char **paths, size_t ntraces)
     return gma_fit_run(stdout, &k->opt, &q);
 }
 
+/* The progress line on stderr (progress.h). GMEM_ANALYZE_TEST_PROGRESS_AFTER_MS,
+ * for tests only, replaces the first second in which nothing is shown, so
+ * that a test sees the line on a short run. */
+static void progress_setup(cli *k, gma_progress *p)
+{
+    gma_progress_mode m = gma_progress_choose(k->progress, isatty(STDERR_FILENO), getenv("TERM"));
+    /* an export written to the terminal itself: the line would land in it */
+    if (m == GMA_PROGRESS_TTY && isatty(STDOUT_FILENO) &&
+        ((k->opt.chrome_path && gma_out_is_stdout(k->opt.chrome_path)) ||
+         (k->opt.timeline_path && gma_out_is_stdout(k->opt.timeline_path))))
+        m = GMA_PROGRESS_OFF;
+    gma_progress_init(p, m, NULL, NULL, NULL, NULL);
+    const char *after = getenv("GMEM_ANALYZE_TEST_PROGRESS_AFTER_MS");
+    uint64_t ms;
+    if (after && parse_u64(after, &ms) == 0 && ms < 86400000)
+        p->after_ns = ms * 1000000;
+    /* for tests only too: the Chrome export's warning at a size a test can write */
+    const char *warn = getenv("GMEM_ANALYZE_TEST_CHROME_WARN_BYTES");
+    uint64_t wb;
+    if (warn && parse_u64(warn, &wb) == 0)
+        k->opt.chrome_warn_bytes = wb;
+    struct winsize ws;
+    if (m == GMA_PROGRESS_TTY && ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 20)
+        p->width = ws.ws_col;
+    k->opt.progress = m == GMA_PROGRESS_OFF ? NULL : p;
+}
+
 int main(int argc, char **argv)
 {
+    static gma_progress progress;
     static cli k;
     gma_out_escape_stderr();
     gma_out_escape_stdout();
@@ -655,6 +760,7 @@ int main(int argc, char **argv)
         return rc;
     if (optind >= argc)
         return usage_error("%s", "no TRACE given");
+    progress_setup(&k, &progress);
     size_t ntraces = (size_t)(argc - optind);
     char **paths = argv + optind;
     if (k.nfit)

@@ -122,6 +122,7 @@ static ssize_t out_write(void *cookie, const char *buf, size_t n)
             return -1;
         }
         off += (size_t)k;
+        o->written += (uint64_t)k;
     }
     return (ssize_t)n;
 }

@@ -15,6 +15,7 @@
 #define GMA_OUTFILE_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 typedef struct gma_out {
@@ -24,6 +25,7 @@ typedef struct gma_out {
     int fd;             /* what f writes to */
     int err;            /* errno of the first failed write, 0 while none */
     int stream;         /* written in place: a descriptor, a FIFO, a device */
+    uint64_t written;   /* bytes gone out of f's buffer so far */
 } gma_out;
 
 /* The descriptor of this process that path names ('-' is standard output;

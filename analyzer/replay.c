@@ -14,6 +14,7 @@
  * No per-record allocation: pools and maps grow geometrically and are reused.
  */
 #include <errno.h>
+#include <sys/stat.h>
 #include <string.h>
 #include <stdlib.h>
 
@@ -25,6 +26,7 @@
 #include "ranges.h"
 #include "tracestr.h"
 #include "winsteps.h"
+#include "progress.h"
 
 const char *const gma_by_names[GMA_BY_COUNT_] = { "kernel", "range", "alloc", "step", "tag", "stream", "device" };
 const char *const gma_sort_names[GMA_SORT_COUNT_] = { "mem", "peak", "alloc", "count", "time", "name", "held" };
@@ -856,6 +858,13 @@ int gma_replay_finish(gma_replay *r, const gmt_reader_end *end)
     return r->err ? -1 : 0;
 }
 
+/* The progress line (progress.h): how far into the file, records so far. */
+static __attribute__((noinline, cold)) void progress_tick(gma_replay *r, const gmt_reader *rd)
+{
+    gma_progress_update(r->opt.progress, gmt_reader_offset(rd), r->records);
+    r->progress_next = r->records + GMA_PROGRESS_EVERY;
+}
+
 /* The read loop: a run of hot records from gmt_reader_next_hot, replayed,
  * then the record that ended the run from gmt_reader_next. 1 when the
  * replay failed (out of memory), 0 at the end of the trace. */
@@ -864,6 +873,9 @@ static inline __attribute__((always_inline)) int read_loop(gma_replay *r, gmt_re
 {
     gmt_record rec;
     for (;;) {
+        /* one comparison a batch: the clock only every GMA_PROGRESS_EVERY records */
+        if (__builtin_expect(r->records >= r->progress_next, 0))
+            progress_tick(r, rd);
         size_t n = gmt_reader_next_hot(rd, hot, GMA_READ_BATCH);
         r->dk = 0; /* the batch's records are new: no kernel ahead yet */
         /* counted at once (the handlers do not read the count); a failed
@@ -904,6 +916,34 @@ int gma_trace_has_blocks(const char *path)
     return found;
 }
 
+/* "reading TRACE", of its size when it is a file. */
+static void progress_begin(gma_replay *r, const gmt_reader *rd)
+{
+    r->rd = rd;
+    r->progress_next = UINT64_MAX;
+    gma_progress *p = r->opt.progress;
+    if (!p || p->mode == GMA_PROGRESS_OFF)
+        return;
+    struct stat st;
+    uint64_t size = strcmp(r->path, "-") != 0 && stat(r->path, &st) == 0 && S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
+    gma_buf b = { 0 };
+    gma_buf_puts(&b, "reading ");
+    gma_text_clean(&b, r->path, strlen(r->path));
+    gma_progress_begin(p, gma_buf_str(&b), size);
+    gma_buf_free(&b);
+    r->progress_next = GMA_PROGRESS_EVERY;
+}
+
+static void progress_end(gma_replay *r, const gmt_reader *rd)
+{
+    r->rd = NULL;
+    if (r->progress_next == UINT64_MAX)
+        return;
+    r->progress_next = UINT64_MAX;
+    gma_progress_update(r->opt.progress, gmt_reader_offset(rd), r->records);
+    gma_progress_end(r->opt.progress);
+}
+
 int gma_replay_read(gma_replay *r, char *msg, size_t msgcap)
 {
     const char *path = r->path;
@@ -918,6 +958,7 @@ int gma_replay_read(gma_replay *r, char *msg, size_t msgcap)
         snprintf(msg, msgcap, "cannot open %s: %s", path, strerror(errno));
         return 1;
     }
+    progress_begin(r, rd);
     /* Runs of the hot records come in batches (gmt_reader_next_hot): the
      * decoder runs a tight loop over a run, then the replay over it,
      * instead of a call into the reader per record; each run is followed
@@ -926,6 +967,7 @@ int gma_replay_read(gma_replay *r, char *msg, size_t msgcap)
     gmt_hot hot[GMA_READ_BATCH];
     /* Exports are attached before the read and stay for all of it. */
     int failed = replay_plain(r) ? read_loop(r, rd, hot, 1) : read_loop(r, rd, hot, 0);
+    progress_end(r, rd);
     if (failed) {
         gmt_reader_close(rd);
         snprintf(msg, msgcap, "%s: out of memory after %llu records", path, (unsigned long long)r->records);

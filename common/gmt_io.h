@@ -149,6 +149,9 @@ void gmt_reader_close(gmt_reader *r);
  * record (GMT_MAX_PAYLOAD), never by the file. */
 int gmt_reader_next(gmt_reader *r, gmt_record *rec);
 const gmt_reader_end *gmt_reader_end_info(const gmt_reader *r);
+/* Compressed bytes of the input decoded so far (how far a reader is into a
+ * file, for progress): cheap, callable at any time. */
+uint64_t gmt_reader_offset(const gmt_reader *r);
 /* The records that make up nearly every trace, without gmt_record's other
  * members (a TAG's device array makes a gmt_record 2.6 KB): a batch of
  * them stays in the L1 cache.  A _REF record comes as its plain type. */

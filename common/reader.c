@@ -234,6 +234,8 @@ void gmt_reader_close(gmt_reader *r)
 
 const gmt_reader_end *gmt_reader_end_info(const gmt_reader *r) { return r ? &r->end : NULL; }
 
+uint64_t gmt_reader_offset(const gmt_reader *r) { return r ? r->consumed : 0; }
+
 /* Ends the stream: sets the status, the message, and returns what
  * gmt_reader_next returns from now on (0 on a clean end, else the status). */
 static int finish(gmt_reader *r, gmt_status st, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

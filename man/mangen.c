@@ -184,7 +184,10 @@ static size_t mg_textColumn(const mg_help *h)
 static void mg_putOption(FILE *out, const char *s, size_t col)
 {
     const char *spec = s + mg_indent(s), *text = NULL;
-    if (col > (size_t)(spec - s) + 1 && strlen(s) > col && s[col - 1] == ' ' && s[col] != ' ')
+    /* past the column, one word after a spec that runs up to it: the spec's
+     * value ("--chrome-largest N"), its text on the lines below */
+    int value_only = col >= 2 && s[col - 2] != ' ' && strlen(s) > col && !strchr(s + col, ' ');
+    if (col > (size_t)(spec - s) + 1 && strlen(s) > col && s[col - 1] == ' ' && s[col] != ' ' && !value_only)
         text = s + col;
     else if ((text = strstr(spec, "  ")))
         text += mg_indent(text);
