@@ -670,6 +670,15 @@ static int sc_closefds(void)
     int tfd = trace_fd();
     fact("trace_fd_found", tfd >= 0);
     const char *fp = getenv("E2E_FACTS"), *dir = getenv("E2E_DATA_DIR");
+    /* The descriptors change while the writer thread waits in its periodic
+     * CUPTI flush, so that it is not between its check of the trace's
+     * descriptor and a write: a program can only race a library on a
+     * number it targets on purpose, which the test does below; the check
+     * that follows must then catch it every time. */
+    fake_cupti_block_flush(1);
+    for (int i = 0; i < 60000 && !fake_cupti_flush_blocked(); i++)
+        sleep_ms(1);
+    int held = fake_cupti_flush_blocked();
     fclose(g_facts);
     g_facts = NULL;
     if (syscall(SYS_close_range, 3u, ~0u, 0u) != 0) {
@@ -690,6 +699,8 @@ static int sc_closefds(void)
     if (tfd > 2 && dup2(fds[8], tfd) < 0)
         return 94;
     g_facts = fp ? fopen(fp, "a") : NULL;
+    fake_cupti_block_flush(0);
+    fact("held", (uint64_t)held);
     for (int k = 0; k < 100; k++) {
         for (int i = 0; i < 9; i++) {
             int n = snprintf(line, sizeof line, "d%d line %d\n", i, k);

@@ -1737,6 +1737,7 @@ static void t_closefds(void)
     CHECK(exited(&r, 0), "wait status %#x", r.status);
     CHECK_STR(r.out, "");
     CHECK_EQ_U64(F("trace_fd_found"), 1);
+    CHECK_EQ_U64(F("held"), 1); /* the writer was held while the descriptors changed */
     CHECK_EQ_U64(F("written"), 100);
     for (int i = 0; i < 9; i++) {
         snprintf(p, sizeof p, "%s/d%d", dir, i);
