@@ -1225,24 +1225,11 @@ ssize_t write(int fd, const void *buf, size_t n)
  * bytes. */
 static void fill_trace_disk(void)
 {
-    char want[64], tmp[64], p[320], t[1024];
-    int n = snprintf(want, sizeof want, "/trace-%d.zst", (int)getpid());
-    snprintf(tmp, sizeof tmp, "/.gmemprof-%d-", (int)getpid());
-    DIR *d = opendir("/proc/self/fd");
-    struct dirent *e;
-    while (d && (e = readdir(d)) != NULL) {
-        snprintf(p, sizeof p, "/proc/self/fd/%s", e->d_name);
-        ssize_t k = readlink(p, t, sizeof t - 1);
-        if (k < 0)
-            continue;
-        t[k] = '\0';
-        if ((k < n || memcmp(t + k - n, want, (size_t)n) != 0) && !strstr(t, tmp))
-            continue;
-        atomic_store(&g_full_fd, atoi(e->d_name));
+    int fd = trace_fd();
+    if (fd >= 0) {
+        atomic_store(&g_full_fd, fd);
         fact("trace_full", 1);
     }
-    if (d)
-        closedir(d);
 }
 
 /* Steps 1..E2E_OOM_STEPS (default 5) of oom_step; a failure in step
