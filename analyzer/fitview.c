@@ -245,6 +245,7 @@ static int fit_total(gma_fit_total *t, const char *what, const double *x, const 
     if (gma_fit_points(x, y, n, &t->fit) != 0)
         return -1;
     t->pred = gma_fit_eval(&t->fit, at);
+    t->pred_bytes = clamp_bytes(t->pred);
     t->present = 1;
     return 0;
 }

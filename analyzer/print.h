@@ -110,6 +110,7 @@ typedef struct gma_fit_total {
     int present;
     gma_fit fit;
     double pred;            /* at the view's size */
+    uint64_t pred_bytes;    /* the same, rounded to bytes (0 for a law that goes below 0) */
 } gma_fit_total;
 
 typedef struct gma_fit_view {

@@ -593,7 +593,7 @@ static void fit_total_line(FILE *f, const char *lead, const gma_fit_total *t, ui
     fprintf(f, "%-11s%s in the size s: ", lead, gma_law_names[t->fit.law]);
     fit_formula(f, &t->fit);
     fprintf(f, "; at %llu: %s (predicted)", (unsigned long long)at,
-            gma_fmt_bytes(b, t->pred <= 0 ? 0 : t->pred >= 1.8e19 ? UINT64_MAX : (uint64_t)t->pred));
+            gma_fmt_bytes(b, t->pred_bytes));
     if (!t->fit.fits)
         fprintf(f, "; no law up to quadratic fits the runs (it misses one by %s): a rough guide only",
                 gma_fmt_bytes(b, (uint64_t)t->fit.max_resid));
