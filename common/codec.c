@@ -421,6 +421,10 @@ static void put_block(ocur *c, gmt_deltas *s, const gmt_block *b)
     put_v(c, b->pool);
     put_delta(c, &s->last_bts, b->ts);
     put_v(c, b->requested);
+    if (b->frame || b->stack) /* 2.3, optional */
+        put_v(c, b->frame);
+    if (b->stack)
+        put_v(c, b->stack);
 }
 
 /* OOM and LIVE (2.2): plain varints only, times included, no delta
@@ -501,6 +505,8 @@ static void put_payload(ocur *c, gmt_deltas *s, const gmt_record *r)
             put_v(c, g->name);
         }
         put_delta(c->t, &s->last_ts, g->ts);
+        if (r->type == GMT_REC_RANGE_BEGIN && g->kind) /* 2.3, optional: last, after a 1.x time */
+            put_v(c, g->kind);
         break;
     }
     case GMT_REC_MARK:
@@ -909,6 +915,8 @@ static inline void get_range(icur *c, gmt_deltas *s, int begin, gmt_range *g)
         g->name = 0;
     }
     g->ts = get_delta(c->t, &s->last_ts);
+    /* 2.3: the kind, when the payload goes on (after a 1.x payload's time) */
+    g->kind = begin && c->p < c->end ? get_v(c) : 0;
 }
 
 /* A tag: its step and, per device, the live and driver views. */
@@ -970,6 +978,8 @@ static inline void get_block(icur *c, gmt_deltas *s, gmt_block *b)
     b->pool = get_v(c);
     b->ts = get_delta(c, &s->last_bts);
     b->requested = get_v(c);
+    b->frame = c->p < c->end ? get_v(c) : 0; /* 2.3: when the payload goes on */
+    b->stack = c->p < c->end ? get_v(c) : 0;
 }
 
 /* The failure of a flight recorder's dump (2.2). */

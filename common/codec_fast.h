@@ -586,15 +586,18 @@ static inline __attribute__((always_inline)) int fast_range(const uint8_t *p, co
     const uint8_t **tpp = tq ? &tl : &p;
     g->tid = fget(&p, &bad, px);
     uint64_t id = fdelta(&p, &bad, px, d->last_rid);
-    uint64_t parent = 0, name = 0;
+    uint64_t parent = 0, name = 0, kind = 0;
     if (begin) {
         parent = fdelta(&p, &bad, px, id);
         name = fget(&p, &bad, px);
     }
     uint64_t ts = fdelta(tpp, &bad, px, d->last_ts);
+    if (begin && p < end) /* 2.3: the kind, when the payload goes on (after a 1.x time) */
+        kind = fget(&p, &bad, px);
     g->id = id;
     g->parent = parent;
     g->name = name;
+    g->kind = kind;
     g->ts = ts;
     if (bad || p > end || (tq && tl > tend))
         return 0;

@@ -1164,7 +1164,7 @@ static void emit_event(gmp_asm *a, gmp_ev *ev)
         if (!in && !aside(a, 0))
             break;
         r.type = GMT_REC_RANGE_BEGIN;
-        r.u.range = (gmt_range){ev->ts, ev->tid, ev->a, ev->b, o.name};
+        r.u.range = (gmt_range){ev->ts, ev->tid, ev->a, ev->b, o.name, 0};
         emit_to(a, in, &r);
         break;
     }
@@ -1178,7 +1178,7 @@ static void emit_event(gmp_asm *a, gmp_ev *ev)
         if (!in && !aside(a, 0))
             break;
         r.type = GMT_REC_RANGE_END;
-        r.u.range = (gmt_range){ev->ts, ev->tid, ev->a, 0, 0};
+        r.u.range = (gmt_range){ev->ts, ev->tid, ev->a, 0, 0, 0};
         emit_to(a, in, &r);
         break;
     }

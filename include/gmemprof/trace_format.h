@@ -80,7 +80,7 @@ extern "C" {
 #define GMT_MAGIC_LEN 8
 #define GMT_PREAMBLE_LEN 12
 #define GMT_VERSION_MAJOR 2
-#define GMT_VERSION_MINOR 2
+#define GMT_VERSION_MINOR 3
 
 /* Largest payload a record may have; a larger length is corruption. */
 #define GMT_MAX_PAYLOAD (1u << 20)
@@ -329,13 +329,24 @@ typedef struct gmt_copy {
     uint64_t step;    /* "step" */
 } gmt_copy;
 
-/* RANGE_BEGIN / RANGE_END: NVTX push/pop or start/end, per host thread. */
+/* RANGE_BEGIN's kind (2.3): who opened the range.  Every kind sits on the
+ * same per-thread stack, so attribution to the innermost range is one rule. */
+typedef enum gmt_range_kind {
+    GMT_RANGE_NVTX = 0,        /* an NVTX push/pop or start/end (and every range before 2.3) */
+    GMT_RANGE_OP = 1,          /* a framework op (PyTorch RecordFunction) */
+    GMT_RANGE_MODULE = 2,      /* an nn.Module's forward; name = its path ("GPT.h.3.attn") */
+    GMT_RANGE_MODULE_BWD = 3,  /* autograd's backward of that module's forward ops; name = its path */
+    GMT_RANGE_KIND_COUNT_
+} gmt_range_kind;
+
+/* RANGE_BEGIN / RANGE_END: a range opened and closed on one host thread. */
 typedef struct gmt_range {
     uint64_t ts;       /* "ts" */
     uint64_t tid;
     uint64_t id;       /* "rid": range instance id (unique in the trace, from 1) */
     uint64_t parent;   /* "rid": enclosing instance on the same thread, 0 none (BEGIN only) */
     uint64_t name;     /* string id (BEGIN only) */
+    uint64_t kind;     /* gmt_range_kind (BEGIN only; 2.3, appended, written when not 0) */
 } gmt_range;
 
 /* MARK: an NVTX mark that is neither a step nor a tag. */
@@ -463,6 +474,11 @@ typedef struct gmt_block {
     uint64_t flags;   /* GMT_BLKF_* */
     uint64_t pool;    /* memory pool id (first of PyTorch's pair), 0 the default pool */
     uint64_t requested; /* the size the program asked for (blocks; 0 unknown) */
+    /* 2.3, appended, written when not 0 (a later field forces the earlier): */
+    uint64_t frame;   /* string id: the innermost frame of the program's own code at the call,
+                       * "FILE:LINE FUNCTION" (FUNCTION has no space), 0 none */
+    uint64_t stack;   /* string id: the whole stack, innermost first, one "FILE:LINE FUNCTION"
+                       * per line ('\n' between), 0 none */
 } gmt_block;
 
 /* What set off a flight recorder's dump (OOM record, format 2.2). */

@@ -112,7 +112,7 @@ static const fdesc F_COPY[] = {
 };
 static const fdesc F_RANGE_BEGIN[] = {
     FD("tid", F_V, range.tid), FD("id", F_RID, range.id), FD("parent", F_PRID, range.parent),
-    FD("name", F_V, range.name), FD("ts", F_TS, range.ts), END,
+    FD("name", F_V, range.name), FD("ts", F_TS, range.ts), FD("kind", F_OPTV, range.kind), END,
 };
 static const fdesc F_RANGE_END[] = { FD("tid", F_V, range.tid), FD("id", F_RID, range.id), FD("ts", F_TS, range.ts),
                                      END };
@@ -124,7 +124,7 @@ static const fdesc F_BLOCK[] = {
     FD("bytes", F_V, block.bytes), FD("stream", F_V, block.stream), FD("tid", F_V, block.tid),
     FD("range", F_V, block.range), FD("seq", F_V, block.seq), FD("step", F_V, block.step),
     FD("flags", F_V, block.flags), FD("pool", F_V, block.pool), FD("ts", F_BTS, block.ts),
-    FD("requested", F_V, block.requested), END,
+    FD("requested", F_V, block.requested), FD("frame", F_OPTV, block.frame), FD("stack", F_OPTV, block.stack), END,
 };
 /* 2.2: plain varints, times included */
 static const fdesc F_OOM[] = {
@@ -232,8 +232,8 @@ static const char *coding_doc(char c)
                        "after 2.0 keeps its time out of TIMES)";
     case F_FWDEVS: return "(2.1) only when the payload goes on after the fields before it: ndev x (fw_allocated, "
                           "fw_reserved) varints, the framework allocator's allocated and reserved bytes";
-    case F_OPTV: return "(2.2) a varint after the fields before it, written only when not 0: a payload that ends "
-                        "before it reads as 0";
+    case F_OPTV: return "(2.2, 2.3) a varint after the fields before it, written only when not 0: a payload that "
+                        "ends before it reads as 0";
     default: return "?";
     }
 }
@@ -590,15 +590,18 @@ static void build(void)
     r = add(GMT_REC_STRING);
     r->u.string = (gmt_string){ .id = 1, .str = { "forward", 7 } };
     r = add(GMT_REC_RANGE_BEGIN);
-    r->u.range = (gmt_range){ .ts = T0 + 9001000, .tid = 4242, .id = 1, .parent = 0, .name = 1 };
+    r->u.range = (gmt_range){ .ts = T0 + 9001000, .tid = 4242, .id = 1, .parent = 0, .name = 1,
+                              .kind = GMT_RANGE_MODULE };
     r = add(GMT_REC_ALLOC);
     r->u.mem = (gmt_mem){ .ts = T0 + 9002300, .device = 0, .address = 0x7f3a00400000ull, .bytes = 1048576,
                           .kind = GMT_MEMKIND_DEVICE, .source = GMT_SRC_ASYNC_POOL, .flags = 0, .corr = 40,
                           .stream = 7, .tid = 4242, .range = 1, .seq = 2, .step = 1 };
+    r = add(GMT_REC_STRING);
+    r->u.string = (gmt_string){ .id = 3, .str = { "train.py:42 step", 16 } };
     r = add(GMT_REC_BLOCK);
     r->u.block = (gmt_block){ .ts = T0 + 9002500, .action = GMT_BLK_ALLOC, .device = 0,
                               .address = 0x7f3a00400000ull, .bytes = 524288, .stream = 0, .tid = 4242, .range = 1,
-                              .seq = 2, .step = 1, .flags = 0, .pool = 0, .requested = 524000 };
+                              .seq = 2, .step = 1, .flags = 0, .pool = 0, .requested = 524000, .frame = 3 };
     r = add(GMT_REC_STRING);
     r->u.string = (gmt_string){ .id = 2, .str = { "_Z11gemm_kernelPKfS0_Pfi", 24 } };
     r = add(GMT_REC_KERNEL);
@@ -661,7 +664,7 @@ static void print_fields(void)
                           : fd[i].code == F_CTX ? " (index into the context table)"
                           : fd[i].code == F_BADDR ? " (baddr)" : fd[i].code == F_BTS ? " (bts)"
                           : fd[i].code == F_FWDEVS ? " (2.1, optional: ndev x 2 varints)"
-                          : fd[i].code == F_OPTV ? " (2.2, optional)"
+                          : fd[i].code == F_OPTV ? " (optional)"
                           : " (ndev, then ndev x 5 varints)";
             printf("%s%s%s", i ? ", " : "", fd[i].name, c);
         }

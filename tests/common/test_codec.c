@@ -98,12 +98,16 @@ static void one_record(tu_rng *r, gmt_type type)
         size_t tagfw0 = type == GMT_REC_TAG && !in.u.tag.has_framework ? 2 * (size_t)in.u.tag.ndev : 0;
         /* and a STATS's outside_window (2.2), omitted when 0 */
         int sout0 = type == GMT_REC_STATS && in.u.stats.outside_window == 0;
+        /* a RANGE_BEGIN's kind and a BLOCK's frame and stack (2.3), omitted when 0 */
+        int rkind0 = type == GMT_REC_RANGE_BEGIN && in.u.range.kind == 0;
+        int bsrc0 = type != GMT_REC_BLOCK ? 0 : in.u.block.stack ? 0 : in.u.block.frame ? 1 : 2;
+        size_t zeros = (size_t)(kflags0 + sout0 + rkind0 + bsrc0);
         size_t m = 0;
         enc2[m++] = enc[0];
-        m += gmt_varint_put(enc2 + m, 10, plen + (size_t)kflags0 + tagfw0 + (size_t)sout0 + extra);
+        m += gmt_varint_put(enc2 + m, 10, plen + zeros + tagfw0 + extra);
         memcpy(enc2 + m, enc + 1 + lb, plen);
         m += plen;
-        if (kflags0 || sout0)
+        for (size_t i = 0; i < zeros; i++)
             enc2[m++] = 0;
         for (size_t i = 0; i < tagfw0; i++)
             enc2[m++] = 0;
@@ -120,6 +124,8 @@ static void one_record(tu_rng *r, gmt_type type)
         int kcut_ok = type == GMT_REC_KERNEL && in.u.kernel.flags != 0 && in.u.kernel.flags < 128;
         /* (likewise a STATS whose outside_window took one byte: a 2.1 STATS) */
         kcut_ok |= type == GMT_REC_STATS && in.u.stats.outside_window != 0 && in.u.stats.outside_window < 128;
+        /* (and a RANGE_BEGIN whose kind took one byte: a 2.2 RANGE_BEGIN) */
+        kcut_ok |= type == GMT_REC_RANGE_BEGIN && in.u.range.kind != 0 && in.u.range.kind < 128;
         if (plen > 0 && !kcut_ok) {
             m = 0;
             enc2[m++] = enc[0];

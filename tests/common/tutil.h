@@ -180,6 +180,7 @@ static inline void tu_random_record(tu_rng *r, tu_strpool *p, gmt_type type, gmt
         if (type == GMT_REC_RANGE_BEGIN) {
             rec->u.range.parent = tu_u64(r);
             rec->u.range.name = tu_u64(r);
+            rec->u.range.kind = (rec->u.range.name >> 5) & 3; /* 2.3, derived: the other streams stay */
         }
         break;
     case GMT_REC_MARK:
@@ -320,6 +321,7 @@ static inline int tu_record_eq(const gmt_record *a, const gmt_record *b, char *w
     case GMT_REC_RANGE_BEGIN:
     case GMT_REC_RANGE_END:
         TU_F(u.range.ts); TU_F(u.range.tid); TU_F(u.range.id); TU_F(u.range.parent); TU_F(u.range.name);
+        TU_F(u.range.kind);
         break;
     case GMT_REC_MARK:
         TU_F(u.mark.ts); TU_F(u.mark.tid); TU_F(u.mark.name);
@@ -358,7 +360,7 @@ static inline int tu_record_eq(const gmt_record *a, const gmt_record *b, char *w
         TU_F(u.block.ts); TU_F(u.block.action); TU_F(u.block.device); TU_F(u.block.address);
         TU_F(u.block.bytes); TU_F(u.block.stream); TU_F(u.block.tid); TU_F(u.block.range);
         TU_F(u.block.seq); TU_F(u.block.step); TU_F(u.block.flags); TU_F(u.block.pool);
-        TU_F(u.block.requested);
+        TU_F(u.block.requested); TU_F(u.block.frame); TU_F(u.block.stack);
         break;
     case GMT_REC_OOM:
         TU_F(u.oom.ts); TU_F(u.oom.cause); TU_F(u.oom.dump); TU_F(u.oom.device); TU_F(u.oom.bytes);
