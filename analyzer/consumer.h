@@ -22,7 +22,8 @@ typedef struct gma_consumer {
     void (*kernel)(gma_replay *r, const gmt_kernel *k);          /* every kernel, before attribution */
     void (*kernel_selected)(gma_replay *r, const gmt_kernel *k); /* a selected kernel, accounted */
     void (*copy)(gma_replay *r, const gmt_copy *c, int is_memset);
-    void (*range)(gma_replay *r, const gmt_range *g); /* every range begin or end */
+    void (*range)(gma_replay *r, const gmt_range *g); /* every range begin */
+    void (*range_end)(gma_replay *r, const gmt_range *g); /* every range end (id and ts) */
     /* an accounted range instance ended */
     void (*range_closed)(gma_replay *r, uint64_t tid, uint32_t name, uint64_t begin, uint64_t end);
     void (*mark)(gma_replay *r, uint64_t tid, uint32_t name, uint64_t ts); /* in a selected window */

@@ -19,6 +19,7 @@
 #include "names.h"
 #include "tracestr.h"
 #include "diff.h"
+#include "modules.h"
 #include "print.h"
 
 typedef struct drow {
@@ -69,7 +70,7 @@ static gma_sort diff_metric(const gma_opts *o)
         return GMA_SORT_MEM;
     if (o->by == GMA_BY_DEVICE)
         return GMA_SORT_PEAK;
-    if (o->by == GMA_BY_KERNEL || o->by == GMA_BY_RANGE)
+    if (o->by == GMA_BY_KERNEL || o->by == GMA_BY_RANGE || o->by == GMA_BY_MODULE || o->by == GMA_BY_LINE)
         return GMA_SORT_HELD;
     return GMA_SORT_ALLOC;
 }
@@ -164,6 +165,20 @@ static int collect_held(const gma_replay *r, int side, int k, gma_vec *rows, gma
     return gma_held_each(r, k, held_row, &c);
 }
 
+typedef struct mod_ctx {
+    gma_vec *rows;
+    gma_strs *names;
+    int side;
+} mod_ctx;
+
+/* A module's or line's row (modules.h): its name as shown, not normalized
+ * (paths and lines hold no generated parts). */
+static int mod_row(void *ctx, const char *name, size_t len, int64_t v, uint64_t calls)
+{
+    mod_ctx *c = ctx;
+    return add(c->rows, c->names, c->side, name, len, v, calls);
+}
+
 /* The rows of one side: (normalized name, metric, calls). */
 static int collect(const gma_replay *r, int side, gma_sort m, gma_vec *rows, gma_strs *names)
 {
@@ -253,6 +268,12 @@ static int collect(const gma_replay *r, int side, gma_sort m, gma_vec *rows, gma
             err |= add(rows, names, side, nm, strlen(nm), v, s->kernels) != 0;
         }
         break;
+    case GMA_BY_MODULE:
+    case GMA_BY_LINE: {
+        mod_ctx c = { rows, names, side };
+        err = gma_modules_diff_rows(r, m, mod_row, &c) != 0;
+        break;
+    }
     default: /* device */
         for (unsigned d = 0; d < GMA_MAX_DEVICES && !err; d++) {
             const gma_dev *D = &r->dev[d];
@@ -409,9 +430,11 @@ static void build_table(gma_table *t, gma_col cols[DIFF_NCOLS], const gma_opts *
                    : m == GMA_SORT_TIME ? GMA_CT_NS
                                         : GMA_CT_BYTES;
     /* what the count columns count */
-    int calls = o->by == GMA_BY_KERNEL || o->by == GMA_BY_RANGE;
+    int calls = o->by == GMA_BY_KERNEL || o->by == GMA_BY_RANGE || o->by == GMA_BY_MODULE;
     const char *calls_a = calls ? "calls A" : o->by == GMA_BY_TAG ? "tags A" : "kernels A";
     const char *calls_b = calls ? "calls B" : o->by == GMA_BY_TAG ? "tags B" : "kernels B";
+    if (o->by == GMA_BY_LINE)
+        calls_a = "allocs A", calls_b = "allocs B";
     gma_ctype dt = m == GMA_SORT_COUNT ? GMA_CT_I64 : m == GMA_SORT_TIME ? GMA_CT_DNS : GMA_CT_DBYTES;
     const gma_col c[DIFF_NCOLS] = {
         { gma_by_names[o->by], "name", GMA_CT_STR, 1, 0 }, { "A", "a", vt, 1, 0 },

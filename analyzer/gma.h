@@ -43,6 +43,8 @@ typedef enum gma_by {
     GMA_BY_TAG,
     GMA_BY_STREAM,
     GMA_BY_DEVICE,
+    GMA_BY_MODULE, /* nn.Module paths (modules.h) */
+    GMA_BY_LINE,   /* source lines (lines.h) */
     GMA_BY_COUNT_
 } gma_by;
 
@@ -81,6 +83,7 @@ typedef struct gma_opts {
     int chrome_bounded;    /* --chrome-largest N given: the bounded Chrome export */
     uint64_t chrome_largest; /* its N: the largest allocations kept (per trace) */
     uint64_t chrome_warn_bytes; /* warn once the Chrome export passes this; 0: GMA_CHROME_WARN_BYTES */
+    uint64_t depth;        /* --by module: paths deeper than this folded (0: none) */
 } gma_opts;
 
 /* The most bytes the sizes of one trace's records add up to (2^62, 4 EiB,
@@ -262,6 +265,7 @@ struct gma_consumer;
 struct gma_timeline;
 struct gma_insights;
 struct gma_oom;
+struct gma_modules;
 
 typedef struct gma_replay {
     gma_opts opt;
@@ -413,6 +417,7 @@ typedef struct gma_replay {
     struct gma_timeline *timeline;
     struct gma_insights *insights; /* --insights (insights.h) */
     struct gma_oom *oom;           /* the failures (OOM records) seen, NULL none (oom.h) */
+    struct gma_modules *modules;   /* modules and source lines (modules.h), NULL not collected */
 
     int finished;
 } gma_replay;

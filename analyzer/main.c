@@ -36,10 +36,15 @@ static const char USAGE[] =
     "or the growth across steps cross a threshold; --insights says more) and the leaks.\n"
     "\n"
     "  -b, --by WHAT        rows: kernel (default), range, alloc, step, tag, stream, device;\n"
+    "                       module: PyTorch nn.Module paths, self and total (with the children), forward\n"
+    "                       and backward rows; line: the source line of the program's code;\n"
     "                       rank: one row per trace (peak, imbalance against the mean peak, totals)\n"
+    "      --depth N        --by module: fold paths deeper than N components into their ancestor at\n"
+    "                       depth N (the root module is depth 1)\n"
     "  -s, --sort KEY       mem (default; self = allocated - freed), peak, alloc, count, time, name;\n"
     "                       held (--diff by kernel or range: bytes each row holds at the peak)\n"
-    "                       (--by step and --by tag default to time: chronological)\n"
+    "                       (--by step and --by tag default to time: chronological; --by module and\n"
+    "                       line rank mem by the bytes held at the peak, module's with its children)\n"
     "  -n, --top N          show the first N rows (default 10; 0 = all)\n"
     "  -f, --format FMT     table (default), csv, json\n"
     "  -w, --window N       only window N (as numbered in the trace)\n"
@@ -165,7 +170,7 @@ static void writing_end(const gma_opts *o)
 }
 
 enum { OPT_CHROME = 256, OPT_TIMELINE, OPT_FULL, OPT_PER_RANK, OPT_RANK, OPT_LAYER, OPT_INSIGHTS, OPT_FIT, OPT_AT,
-       OPT_CAPACITY, OPT_PROGRESS, OPT_NO_PROGRESS, OPT_CHROME_LARGEST };
+       OPT_CAPACITY, OPT_PROGRESS, OPT_NO_PROGRESS, OPT_CHROME_LARGEST, OPT_DEPTH };
 
 /* The Chrome export written: a "wrote" line when only exports were asked
  * for; a bounded one says what it kept there, or in a note on stderr. */
@@ -334,7 +339,7 @@ static int parse_option(cli *k, int c, char **argv)
             break;
         }
         if ((i = pick(optarg, gma_by_names, GMA_BY_COUNT_)) < 0)
-            return usage_error("--by: '%s' is not one of kernel, range, alloc, step, tag, stream, device, rank", optarg);
+            return usage_error("--by: '%s' is not one of kernel, range, alloc, step, tag, stream, device, module, line, rank", optarg);
         o->by = (gma_by)i;
         k->by_given = 1;
         break;
@@ -406,6 +411,10 @@ static int parse_option(cli *k, int c, char **argv)
         if (gma_fit_parse_bytes(optarg, &k->capacity) != 0 || k->capacity == 0)
             return usage_error("--capacity: '%s' is not a number of bytes (e.g. 85899345920, 80GiB or 80G)", optarg);
         break;
+    case OPT_DEPTH:
+        if (parse_u64(optarg, &o->depth) != 0 || o->depth == 0 || o->depth > 1000)
+            return usage_error("--depth: '%s' is not a depth of module paths (1 to 1000; the root is 1)", optarg);
+        break;
     case OPT_PROGRESS: k->progress = 1; break;
     case OPT_NO_PROGRESS: k->progress = 0; break;
     case OPT_PER_RANK: k->per_rank = 1; break;
@@ -440,6 +449,7 @@ static int parse_options(cli *k, int argc, char **argv)
         { "at", required_argument, NULL, OPT_AT },     { "capacity", required_argument, NULL, OPT_CAPACITY },
         { "progress", no_argument, NULL, OPT_PROGRESS }, { "no-progress", no_argument, NULL, OPT_NO_PROGRESS },
         { "chrome-largest", required_argument, NULL, OPT_CHROME_LARGEST },
+        { "depth", required_argument, NULL, OPT_DEPTH },
         { NULL, 0, NULL, 0 },
     };
     memset(k, 0, sizeof(*k));
@@ -468,6 +478,7 @@ static int is_multi(const cli *k, size_t ntraces)
 /* Options that do not go together, and the default sort; CLI_GO or exit status. */
 static int check_combination(cli *k, char *const *paths, size_t ntraces)
 {
+    int modview = k->opt.by == GMA_BY_MODULE || k->opt.by == GMA_BY_LINE;
     if (ntraces > 1 && k->opt.diff_path)
         return usage_error("%s", "--diff compares one TRACE with OTHER; with several traces, choose one with --rank N "
                                  "or compare the ranks with --by rank");
@@ -479,9 +490,14 @@ static int check_combination(cli *k, char *const *paths, size_t ntraces)
         if (strcmp(paths[i], "-") == 0)
             return usage_error("%s", "standard input is one trace: with several traces, give files");
     if (k->opt.sort_given && k->opt.sort == GMA_SORT_HELD &&
-        (!k->opt.diff_path || (k->opt.by != GMA_BY_KERNEL && k->opt.by != GMA_BY_RANGE)))
+        (!k->opt.diff_path || (k->opt.by != GMA_BY_KERNEL && k->opt.by != GMA_BY_RANGE && !modview)))
         return usage_error("%s", "--sort held ranks --diff rows by kernel or range by the bytes each holds at the "
-                                 "peak; for one trace, the report's 'Live at the peak' section shows them");
+                                 "peak (--by module and line too); for one trace, the report's 'Live at the peak' section "
+                                 "shows them");
+    if (k->opt.depth && k->opt.by != GMA_BY_MODULE)
+        return usage_error("%s", "--depth N folds the module paths of --by module: give --by module too");
+    if (modview && (k->by_rank || k->per_rank || (ntraces > 1 && k->want_rank < 0)))
+        return usage_error("%s", "--by module and --by line read one trace: choose one rank's trace with --rank N");
     if (k->opt.chrome_bounded && !k->opt.chrome_path)
         return usage_error("%s", "--chrome-largest N bounds the Chrome export: give --chrome OUT.json too");
     int exports_only = (k->opt.chrome_path || k->opt.timeline_path) && !k->format_given && !k->insights;

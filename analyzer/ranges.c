@@ -238,4 +238,5 @@ void gma_on_range_end(gma_replay *r, const gmt_range *g)
     uint32_t i;
     if (gma_map_get(&r->rinst_of, g->id, &i))
         gma_range_close(r, i, g->ts);
+    PUBLISH(r, range_end, g);
 }

@@ -22,13 +22,15 @@
 #include "attr.h"
 #include "devtime.h"
 #include "liveset.h"
+#include "modules.h"
 #include "oom.h"
 #include "ranges.h"
 #include "tracestr.h"
 #include "winsteps.h"
 #include "progress.h"
 
-const char *const gma_by_names[GMA_BY_COUNT_] = { "kernel", "range", "alloc", "step", "tag", "stream", "device" };
+const char *const gma_by_names[GMA_BY_COUNT_] = { "kernel", "range", "alloc", "step", "tag", "stream", "device",
+                                                   "module", "line" };
 const char *const gma_sort_names[GMA_SORT_COUNT_] = { "mem", "peak", "alloc", "count", "time", "name", "held" };
 
 /* Whether a registered consumer takes marks: their test of the selection
@@ -953,6 +955,10 @@ int gma_replay_read(gma_replay *r, char *msg, size_t msgcap)
     /* standard input cannot be scanned first: CUDA's allocations feed the
      * layer's numbers in case blocks come */
     r->fw_cuda = blocks || strcmp(path, "-") == 0;
+    if ((r->opt.by == GMA_BY_MODULE || r->opt.by == GMA_BY_LINE) && gma_modules_open(r) != 0) {
+        snprintf(msg, msgcap, "%s: out of memory", path);
+        return 1;
+    }
     gmt_reader *rd = gmt_reader_open(path);
     if (!rd) {
         snprintf(msg, msgcap, "cannot open %s: %s", path, strerror(errno));

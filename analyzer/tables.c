@@ -12,6 +12,7 @@
 #include "tables.h"
 #include "liveset.h"
 #include "names.h"
+#include "modules.h"
 #include "tracestr.h"
 
 /* ---- sorting rows -------------------------------------------------------- */
@@ -78,6 +79,11 @@ static const sortkey SORTKEYS[GMA_BY_COUNT_][GMA_SORT_COUNT_] = {
                         DESC("kernel time"), NAME("device and stream") },
     [GMA_BY_DEVICE] = { DESC("peak"), DESC("peak"), DESC("bytes allocated"), DESC("kernels"), DESC("kernel time"),
                         NAME("device") },
+    [GMA_BY_MODULE] = { DESC("total bytes at the peak (self + children)"), DESC("self bytes at the peak"),
+                        DESC("total bytes allocated"), DESC("calls"), DESC("total bytes at the peak (self + children)"),
+                        NAME("module path") },
+    [GMA_BY_LINE] = { DESC("bytes at the peak"), DESC("bytes at the peak"), DESC("bytes allocated"),
+                      DESC("allocations"), DESC("bytes at the peak"), NAME("file:line") },
 };
 #undef DESC
 #undef ASC
@@ -788,6 +794,8 @@ int gma_table_build(const gma_replay *r, gma_table *t, uint64_t top)
     case GMA_BY_TAG: rc = build_tags(r, t, top); break;
     case GMA_BY_STREAM: rc = build_streams(r, t, top); break;
     case GMA_BY_DEVICE: rc = build_devices(r, t, top); break;
+    case GMA_BY_MODULE: rc = gma_modules_table(r, t, top); break;
+    case GMA_BY_LINE: rc = gma_lines_table(r, t, top); break;
     default: rc = build_kernels(r, t, top); break;
     }
     t->sort_note = gma_sort_label(r->opt.by, r->opt.sort);

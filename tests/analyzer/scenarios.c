@@ -5,6 +5,7 @@
  * test_numbers.c.
  */
 #include "scenarios.h"
+#include "sc_modules.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -1263,6 +1264,7 @@ int sc_write_all(const char *dir)
         { "grow2048", sc_grow2048 }, { "grow_steps", sc_grow_steps }, { "oom_frag", sc_oom_frag },
         { "oom_frag_exp", sc_oom_frag_exp }, { "oom_growth", sc_oom_growth }, { "oom_spike", sc_oom_spike },
         { "oom_outside", sc_oom_outside }, { "hostile", sc_hostile }, { "huge", sc_huge },
+        { "modules", sc_modules }, { "modules_b", sc_modules_b },
     };
     char path[4096];
     for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) {

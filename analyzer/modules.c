@@ -1,0 +1,513 @@
+/*
+ * nn.Module paths (modules.h): the path tree, its folding, and the
+ * collector that attributes each allocation to a module and a source line.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "modules.h"
+#include "consumer.h"
+#include "lines.h"
+#include "replay_int.h"
+#include "tracestr.h"
+#include "winsteps.h"
+
+/* ---- paths ---------------------------------------------------------------- */
+
+unsigned gma_mod_depth(const char *path, size_t len)
+{
+    if (!len)
+        return 0;
+    unsigned d = 1;
+    for (size_t i = 0; i < len; i++)
+        d += path[i] == '.';
+    return d;
+}
+
+size_t gma_mod_prefix_len(const char *path, size_t len, unsigned d)
+{
+    if (!d)
+        return 0;
+    unsigned seen = 1;
+    for (size_t i = 0; i < len; i++)
+        if (path[i] == '.' && seen++ == d)
+            return i;
+    return len;
+}
+
+/* ---- the tree --------------------------------------------------------------- */
+
+static uint64_t node_key(const char *path, size_t len, int bwd)
+{
+    return gma_hash_bytes(path, len) ^ (bwd ? 0x5bd1e9955bd1e995ull : 0);
+}
+
+int gma_mtree_init(gma_mtree *t)
+{
+    memset(t, 0, sizeof(*t));
+    gma_vec_init(&t->nodes, sizeof(gma_mnode));
+    gma_mnode *none = gma_vec_push(&t->nodes);
+    if (!none)
+        return -1;
+    none->path = gma_strs_add(&t->strs, "(no module)", 11);
+    none->len = 11;
+    return none->path == (size_t)-1 ? -1 : 0;
+}
+
+void gma_mtree_free(gma_mtree *t)
+{
+    gma_vec_free(&t->nodes);
+    gma_map_free(&t->of);
+    gma_strs_free(&t->strs);
+}
+
+/* The node of exactly (path, bwd), or UINT32_MAX. */
+static uint32_t node_find(const gma_mtree *t, const char *path, size_t len, int bwd)
+{
+    uint32_t i;
+    if (!gma_map_get(&t->of, node_key(path, len, bwd), &i))
+        return UINT32_MAX;
+    return i;
+}
+
+uint32_t gma_mtree_intern(gma_mtree *t, const char *path, size_t len, int bwd)
+{
+    if (!len || len > UINT32_MAX)
+        return 0;
+    uint32_t i = node_find(t, path, len, bwd);
+    if (i != UINT32_MAX)
+        return i;
+    /* the ancestors first: a parent's index is below its children's */
+    uint32_t parent = 0;
+    unsigned d = gma_mod_depth(path, len);
+    if (d > 1) {
+        parent = gma_mtree_intern(t, path, gma_mod_prefix_len(path, len, d - 1), bwd);
+        if (parent == UINT32_MAX)
+            return UINT32_MAX;
+        parent++;
+    }
+    size_t off = gma_strs_add(&t->strs, path, len);
+    gma_mnode *n = off == (size_t)-1 ? NULL : gma_vec_push(&t->nodes);
+    if (!n)
+        return UINT32_MAX;
+    n->path = off;
+    n->len = (uint32_t)len;
+    n->parent = parent;
+    n->depth = d;
+    n->bwd = bwd;
+    i = (uint32_t)(t->nodes.len - 1);
+    if (gma_map_put(&t->of, node_key(path, len, bwd), i) != 0) {
+        t->nodes.len--;
+        return UINT32_MAX;
+    }
+    return i;
+}
+
+static void stat_add(gma_mstat *a, const gma_mstat *b)
+{
+    a->alloc_bytes += b->alloc_bytes;
+    a->alloc_count += b->alloc_count;
+    a->free_bytes += b->free_bytes;
+    a->free_count += b->free_count;
+    a->peak += b->peak;
+}
+
+static int stat_any(const gma_mstat *s) { return s->alloc_count || s->free_count || s->peak; }
+
+int gma_mtree_rows(const gma_mtree *t, unsigned depth, gma_mrow **rows, size_t *n)
+{
+    size_t nn = t->nodes.len;
+    gma_mrow *all = calloc(nn ? nn : 1, sizeof(*all));
+    uint32_t *keep = calloc(nn ? nn : 1, sizeof(*keep)); /* the row a node's self goes to */
+    *rows = NULL;
+    *n = 0;
+    if (!all || !keep) {
+        free(all);
+        free(keep);
+        return -1;
+    }
+    for (size_t i = 0; i < nn; i++) {
+        const gma_mnode *x = gma_mtree_node(t, (uint32_t)i);
+        all[i].node = (uint32_t)i;
+        all[i].calls = x->calls;
+        all[i].total = x->self;
+        /* parents come first: a folded node's parent already knows its row */
+        keep[i] = depth && x->depth > depth ? keep[x->parent - 1] : (uint32_t)i;
+        stat_add(&all[keep[i]].self, &x->self);
+    }
+    /* totals bottom-up: children have the higher indices */
+    for (size_t i = nn; i-- > 1;) {
+        const gma_mnode *x = gma_mtree_node(t, (uint32_t)i);
+        if (x->parent)
+            stat_add(&all[x->parent - 1].total, &all[i].total);
+    }
+    size_t m = 0;
+    for (size_t i = 0; i < nn; i++) {
+        if (keep[i] != i || (!all[i].calls && !stat_any(&all[i].total)))
+            continue;
+        all[m++] = all[i];
+    }
+    free(keep);
+    *rows = all;
+    *n = m;
+    return 0;
+}
+
+/* ---- the collector ------------------------------------------------------------ */
+
+typedef struct gma_modules {
+    gma_mtree tree;
+    gma_map node_of_name;  /* string id << 1 | bwd -> node */
+    gma_map open;          /* open range id -> its module node (inherited by ops) */
+    uint32_t *ent_node, *ent_frame; /* per replay entry: its module node and frame */
+    size_t ent_cap;
+    /* the last BLOCK ALLOC, for the allocation that follows it */
+    int blk_valid;
+    uint64_t blk_dev, blk_addr, blk_frame;
+    gma_lines lines;
+    int seen;              /* a module range or a frame was met */
+    int peaks_done;
+    int oom;
+} gma_modules;
+
+static gma_modules *mods(const gma_replay *r) { return r->modules; }
+
+static void on_range(gma_replay *r, const gmt_range *g)
+{
+    gma_modules *m = mods(r);
+    if (g->kind != GMT_RANGE_MODULE && g->kind != GMT_RANGE_MODULE_BWD) {
+        /* an op or NVTX range: inside the module of its parent */
+        uint32_t node;
+        if (m->open.count && g->parent && gma_map_get(&m->open, g->parent, &node) && gma_map_put(&m->open, g->id, node) != 0)
+            m->oom = 1;
+        return;
+    }
+    int bwd = g->kind == GMT_RANGE_MODULE_BWD;
+    uint64_t key = g->name << 1 | (uint64_t)bwd;
+    uint32_t node;
+    if (!gma_map_get(&m->node_of_name, key, &node)) {
+        size_t len;
+        const char *s = gma_str(r, g->name, &len);
+        node = gma_mtree_intern(&m->tree, s, len, bwd);
+        if (node == UINT32_MAX || gma_map_put(&m->node_of_name, key, node) != 0) {
+            m->oom = 1;
+            return;
+        }
+    }
+    m->seen = 1;
+    if (gma_map_put(&m->open, g->id, node) != 0) {
+        m->oom = 1;
+        return;
+    }
+    if (win_selected(r, win_of(r, g->ts)) && step_selected(r))
+        gma_mtree_node(&m->tree, node)->calls++;
+}
+
+/* Only ranges inside a module are kept: the map holds the open ones. */
+static void on_range_end(gma_replay *r, const gmt_range *g)
+{
+    gma_modules *m = mods(r);
+    if (m->open.count)
+        gma_map_del(&m->open, g->id, NULL);
+}
+
+static void on_block(gma_replay *r, const gmt_block *b)
+{
+    gma_modules *m = mods(r);
+    if (b->action != GMT_BLK_ALLOC)
+        return;
+    m->blk_valid = 1;
+    m->blk_dev = b->device;
+    m->blk_addr = b->address;
+    m->blk_frame = b->frame < GMA_MAX_STRING_ID ? b->frame : 0;
+    if (b->frame)
+        m->seen = 1;
+}
+
+static uint32_t ent_index(const gma_replay *r, const gma_entry *e)
+{
+    return (uint32_t)(e - (const gma_entry *)r->entries.data);
+}
+
+static void on_alloc(gma_replay *r, const gma_entry *e, const gmt_mem *mm, int pending, uint64_t key)
+{
+    (void)pending;
+    (void)key;
+    gma_modules *m = mods(r);
+    uint32_t ei = ent_index(r, e), node = 0, frame = 0;
+    if (mm->range)
+        (void)gma_map_get(&m->open, mm->range, &node);
+    if (m->blk_valid && m->blk_dev == mm->device && m->blk_addr == mm->address)
+        frame = (uint32_t)m->blk_frame;
+    m->blk_valid = 0;
+    if (ei >= m->ent_cap && gma_grow_u32(&m->ent_node, &m->ent_frame, &m->ent_cap, (size_t)ei + 1) != 0) {
+        m->oom = 1;
+        return;
+    }
+    m->ent_node[ei] = node;
+    m->ent_frame[ei] = frame;
+    if ((e->flags & (GMA_E_ACCOUNTED | GMA_E_BASELINE)) != GMA_E_ACCOUNTED)
+        return;
+    gma_mstat *s = &gma_mtree_node(&m->tree, node)->self;
+    s->alloc_bytes += e->bytes;
+    s->alloc_count++;
+    if (gma_lines_alloc(&m->lines, frame, node, e->bytes) != 0)
+        m->oom = 1;
+}
+
+static void on_freed(gma_replay *r, const gma_entry *e, const gmt_mem *mm, uint64_t ord)
+{
+    (void)mm;
+    (void)ord;
+    gma_modules *m = mods(r);
+    uint32_t ei = ent_index(r, e);
+    if (ei >= m->ent_cap || (e->flags & (GMA_E_ACCOUNTED | GMA_E_BASELINE)) != GMA_E_ACCOUNTED)
+        return;
+    gma_mstat *s = &gma_mtree_node(&m->tree, m->ent_node[ei])->self;
+    s->free_bytes += e->bytes;
+    s->free_count++;
+    gma_lines_freed(&m->lines, m->ent_frame[ei], e->bytes);
+}
+
+static void release(gma_replay *r);
+
+static const gma_consumer modules_consumer = {
+    .range = on_range,
+    .range_end = on_range_end,
+    .block = on_block,
+    .alloc = on_alloc,
+    .freed = on_freed,
+    .release = release,
+};
+
+static void release(gma_replay *r)
+{
+    gma_modules *m = mods(r);
+    if (!m)
+        return;
+    gma_mtree_free(&m->tree);
+    gma_map_free(&m->node_of_name);
+    gma_map_free(&m->open);
+    free(m->ent_node);
+    free(m->ent_frame);
+    gma_lines_release(&m->lines);
+    free(m);
+    r->modules = NULL;
+    gma_replay_consumer_remove(r, &modules_consumer);
+}
+
+int gma_modules_open(gma_replay *r)
+{
+    if (r->modules)
+        return 0;
+    gma_modules *m = calloc(1, sizeof(*m));
+    if (!m)
+        return -1;
+    if (gma_mtree_init(&m->tree) != 0 || gma_lines_init(&m->lines) != 0) {
+        gma_mtree_free(&m->tree);
+        gma_lines_release(&m->lines);
+        free(m);
+        return -1;
+    }
+    r->modules = m;
+    if (gma_replay_consumer_add(r, &modules_consumer) != 0) {
+        release(r);
+        return -1;
+    }
+    return 0;
+}
+
+int gma_modules_seen(const gma_replay *r) { return r->modules && mods(r)->seen; }
+
+/* The bytes live at each device's peak, to their module and line (once,
+ * after the replay: the peak is known only then). */
+static int peaks(const gma_replay *r)
+{
+    gma_modules *m = mods(r);
+    if (m->peaks_done)
+        return m->oom ? -1 : 0;
+    m->peaks_done = 1;
+    for (size_t i = 0; i < r->entries.len && i < m->ent_cap; i++) {
+        const gma_entry *e = &GMA_VEC_AT(&r->entries, gma_entry, i);
+        if (!(e->flags & GMA_E_INUSE) || (e->flags & GMA_E_HOST) || !r->dev[e->device].has_peak ||
+            !gma_dev_selected(r, e->device) || !gma_entry_live_at_peak(r, e))
+            continue;
+        gma_mtree_node(&m->tree, m->ent_node[i])->self.peak += e->bytes;
+        gma_lines_peak(&m->lines, m->ent_frame[i], e->bytes);
+    }
+    return m->oom ? -1 : 0;
+}
+
+/* ---- the views ------------------------------------------------------------------ */
+
+typedef struct vrow {
+    int64_t key;
+    size_t name;       /* offset in the view's names */
+    size_t idx;
+} vrow;
+
+typedef struct vctx {
+    const gma_strs *names;
+    int by_name;
+} vctx;
+
+static int vrow_cmp(const void *pa, const void *pb, void *pc)
+{
+    const vrow *a = pa, *b = pb;
+    const vctx *c = pc;
+    if (!c->by_name && a->key != b->key)
+        return a->key > b->key ? -1 : 1;
+    int n = strcmp(gma_strs_get(c->names, a->name), gma_strs_get(c->names, b->name));
+    if (n)
+        return n;
+    return a->idx < b->idx ? -1 : a->idx > b->idx;
+}
+
+static int64_t sat(uint64_t v) { return v > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)v; }
+
+/* A row's display name: the path, " (backward)" for the backward tree. */
+static void node_name(const gma_mtree *t, uint32_t node, gma_buf *b)
+{
+    const gma_mnode *x = gma_mtree_node(t, node);
+    gma_buf_reset(b);
+    gma_text_clean(b, gma_strs_get(&t->strs, x->path), x->len);
+    if (x->bwd)
+        gma_buf_puts(b, " (backward)");
+}
+
+static int64_t module_key(const gma_mrow *w, gma_sort s)
+{
+    switch (s) {
+    case GMA_SORT_PEAK: return sat(w->self.peak);
+    case GMA_SORT_ALLOC: return sat(w->total.alloc_bytes);
+    case GMA_SORT_COUNT: return sat(w->calls);
+    default: return sat(w->total.peak); /* mem, time, held */
+    }
+}
+
+static const gma_col MCOLS[] = {
+    { "module", "module", GMA_CT_STR, 1, 0 },
+    { "calls", "calls", GMA_CT_U64, 1, 0 },
+    { "self peak", "self_peak_bytes", GMA_CT_BYTES, 1, 0 },
+    { "total peak", "total_peak_bytes", GMA_CT_BYTES, 1, 0 },
+    { "self alloc", "self_alloc_bytes", GMA_CT_BYTES, 1, 0 },
+    { "total alloc", "total_alloc_bytes", GMA_CT_BYTES, 1, 0 },
+    { "self freed", "self_freed_bytes", GMA_CT_BYTES, 1, 0 },
+    { "total freed", "total_freed_bytes", GMA_CT_BYTES, 1, 0 },
+    { "allocs", "self_alloc_count", GMA_CT_U64, 1, 0 },
+    { "total allocs", "total_alloc_count", GMA_CT_U64, 1, 0 },
+    { "frees", "self_free_count", GMA_CT_U64, 0, 0 },
+    { "total frees", "total_free_count", GMA_CT_U64, 0, 0 },
+    { "depth", "depth", GMA_CT_U64, 0, 0 },
+    { "pass", "pass", GMA_CT_STR, 0, 0 },
+};
+
+#define NCOLS(a) (sizeof(a) / sizeof((a)[0]))
+
+/* The module rows of r (folded to --depth), named and with their keys. */
+static int module_rows(const gma_replay *r, gma_mrow **rows, size_t *n)
+{
+    *rows = NULL;
+    *n = 0;
+    if (!r->modules)
+        return 0;
+    if (peaks(r) != 0)
+        return -1;
+    return gma_mtree_rows(&mods(r)->tree, (unsigned)r->opt.depth, rows, n);
+}
+
+int gma_modules_table(const gma_replay *r, gma_table *t, uint64_t top)
+{
+    gma_table_init(t, r->opt.depth ? "Modules (nn.Module paths folded to --depth; total = self + children)"
+                                   : "Modules (nn.Module paths; total = self + children)",
+                   MCOLS, NCOLS(MCOLS));
+    gma_mrow *mr;
+    size_t n;
+    if (module_rows(r, &mr, &n) != 0)
+        return -1;
+    vrow *rows = calloc(n ? n : 1, sizeof(*rows));
+    gma_strs names = { 0 };
+    gma_buf b = { 0 };
+    int err = !rows;
+    const gma_mtree *tr = r->modules ? &mods(r)->tree : NULL;
+    for (size_t i = 0; i < n && !err; i++) {
+        node_name(tr, mr[i].node, &b);
+        rows[i].name = gma_strs_add(&names, gma_buf_str(&b), b.len);
+        rows[i].key = module_key(&mr[i], r->opt.sort);
+        rows[i].idx = i;
+        err |= rows[i].name == (size_t)-1 || b.oom;
+    }
+    vctx c = { &names, r->opt.sort == GMA_SORT_NAME };
+    if (!err && gma_msort(rows, n, sizeof(*rows), vrow_cmp, &c) != 0)
+        err = 1;
+    t->total_rows = n;
+    size_t keep = top && top < n ? (size_t)top : n;
+    for (size_t j = 0; j < keep && !err; j++) {
+        const gma_mrow *w = &mr[rows[j].idx];
+        const gma_mnode *x = gma_mtree_node(tr, w->node);
+        gma_cell *cl = gma_table_row(t);
+        if (!cl) {
+            err = 1;
+            break;
+        }
+        gma_cell_str(t, &cl[0], gma_strs_get(&names, rows[j].name));
+        cl[1].v.u = w->calls;
+        cl[2].v.u = w->self.peak;
+        cl[3].v.u = w->total.peak;
+        cl[4].v.u = w->self.alloc_bytes;
+        cl[5].v.u = w->total.alloc_bytes;
+        cl[6].v.u = w->self.free_bytes;
+        cl[7].v.u = w->total.free_bytes;
+        cl[8].v.u = w->self.alloc_count;
+        cl[9].v.u = w->total.alloc_count;
+        cl[10].v.u = w->self.free_count;
+        cl[11].v.u = w->total.free_count;
+        cl[12].v.u = x->depth;
+        gma_cell_str(t, &cl[13], w->node == 0 ? "" : x->bwd ? "backward" : "forward");
+        /* "(no module)" is no call and no path */
+        cl[1].null = cl[12].null = cl[13].null = w->node == 0;
+    }
+    free(rows);
+    free(mr);
+    gma_strs_free(&names);
+    gma_buf_free(&b);
+    return err ? -1 : 0;
+}
+
+int gma_lines_table(const gma_replay *r, gma_table *t, uint64_t top)
+{
+    if (r->modules && peaks(r) != 0)
+        return -1;
+    const gma_modules *m = mods(r);
+    return gma_lines_build(r, m ? &m->lines : NULL, m ? &m->tree : NULL, t, top);
+}
+
+void gma_modules_node_name(const gma_mtree *t, uint32_t node, gma_buf *b) { node_name(t, node, b); }
+
+int gma_modules_diff_rows(const gma_replay *r, gma_sort s, gma_modules_row_fn fn, void *ctx)
+{
+    if (r->opt.by == GMA_BY_LINE) {
+        if (r->modules && peaks(r) != 0)
+            return -1;
+        return gma_lines_each(r, r->modules ? &mods(r)->lines : NULL, s, fn, ctx);
+    }
+    gma_mrow *mr;
+    size_t n;
+    if (module_rows(r, &mr, &n) != 0)
+        return -1;
+    gma_buf b = { 0 };
+    int err = 0;
+    for (size_t i = 0; i < n && !err; i++) {
+        const gma_mrow *w = &mr[i];
+        int64_t v = s == GMA_SORT_MEM ? (int64_t)(w->self.alloc_bytes - w->self.free_bytes)
+                    : s == GMA_SORT_PEAK ? sat(w->self.peak)
+                    : s == GMA_SORT_COUNT ? sat(w->calls)
+                    : s == GMA_SORT_HELD ? sat(w->total.peak)
+                                         : sat(w->total.alloc_bytes);
+        node_name(&mods(r)->tree, w->node, &b);
+        err = b.oom || fn(ctx, gma_buf_str(&b), b.len, v, w->calls) != 0;
+    }
+    free(mr);
+    gma_buf_free(&b);
+    return err ? -1 : 0;
+}

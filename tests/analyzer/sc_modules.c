@@ -1,0 +1,212 @@
+/*
+ * modules: a PyTorch bridge trace with module ranges (format 2.3). Device 0
+ * (1 GiB); forward on thread 100, backward on autograd's thread 200, a data
+ * thread 300 with an op under no module. Times: event i at 10 + i ms. Every
+ * block is an allocation (the blocks layer).
+ *
+ * Module paths: M (root, depth 1), M.enc (a container, never called), M.enc.0,
+ * M.enc.0.fc, M.head. Frames: F1 "train.py:12 main", F2 "model.py:20 forward",
+ * F3 "model.py:31 forward".
+ *
+ *  i  thread record                                       live   owner (module; line)
+ *  1  100 MODULE M (r1)
+ *  2  300 OP aten::zeros (r10, no parent)
+ *  3  100 ALLOC A 1 MiB in r1, F1                            1   M; F1
+ *  4  100 MODULE M.enc.0 (r2 in r1); 5 OP aten::mm (r3 in r2)
+ *  6  100 ALLOC B 4 MiB in r3, F2                            5   M.enc.0 (the op's module); F2
+ *  7  100 end r3; 8 MODULE M.enc.0.fc (r4 in r2); 9 OP aten::addmm (r5 in r4)
+ * 10  100 ALLOC C 2 MiB in r5, F3                            7   M.enc.0.fc; F3
+ * 11  300 ALLOC I 1 MiB in r10, F1                           8   (no module): M is open on thread 100 only
+ * 12  100 end r5, r4; FREE B                                 4
+ * 13  100 end r2; MODULE M.head (r6 in r1)
+ * 14  100 ALLOC D 8 MiB in r6, F2                           12   M.head; F2
+ * 15  100 end r6, r1; ALLOC E 3 MiB, no range, F1           15   (no module); F1
+ * 16  200 MODULE_BWD M.head (r7); OP (r8 in r7)
+ * 17  200 ALLOC G 16 MiB in r8, no frame                    31   M.head (backward); (no line)
+ * 18  200 end r8, r7; MODULE_BWD M.enc.0.fc (r9)
+ * 19  200 ALLOC H 2 MiB in r9, F3                           33   M.enc.0.fc (backward); F3  PEAK
+ * 20  200 FREE G; end r9                                    17
+ * 21  100 FREE D                                             9
+ * 22  100 FREE C                                             7
+ * 23  300 FREE I; end r10                                    6
+ *
+ * Peak 33 MiB at 29.000 ms: A 1, C 2, I 1, D 8, E 3, G 16, H 2 live.
+ * --by module, self (alloc / freed / at the peak, MiB; freed = of its own allocations):
+ *   (no module) 4 (E, I) / 1 / 4;  M 1 / 0 / 1 (1 call);  M.enc 0 (0 calls);
+ *   M.enc.0 4 / 4 / 0;  M.enc.0.fc 2 / 2 / 2;  M.head 8 / 8 / 8;
+ *   M.head (backward) 16 / 16 / 16;  M.enc.0.fc (backward) 2 / 0 / 2; M, M.enc,
+ *   M.enc.0 (backward): 0 calls, nothing of their own.
+ * total = self + descendants': M.enc.0 6 / 6 / 2 (2 allocs); M.enc 6 / 6 / 2;
+ *   M 1 + 6 + 8 = 15 / 14 / 11 (4 allocs); M.enc.0 (backward), M.enc (backward)
+ *   2 / 0 / 2; M (backward) 18 / 16 / 18. Roots: 11 + 18 + (no module) 4 = 33, the peak.
+ * Ranked by total at the peak: M (backward) 18, M.head (backward) 16, M 11, M.head 8,
+ *   (no module) 4, then the 2s by name (' ' sorts before '.'): M.enc, M.enc (backward),
+ *   M.enc.0, M.enc.0 (backward), M.enc.0.fc, M.enc.0.fc (backward).
+ * --depth 2: M.enc's self takes M.enc.0's and M.enc.0.fc's: 6 / 6 / 2 (2 allocs); M.enc
+ *   (backward) self 2 / 0 / 2; totals unchanged; 7 rows.
+ * --by line (allocs, allocated / freed / peak, module of most bytes):
+ *   (no line)  1, 16 / 16 / 16, M.head (backward)
+ *   model.py:20 forward  2, 12 / 12 / 8 (D), M.head (8 > 4)
+ *   train.py:12 main  3, 5 / 1 / 5, (no module) (4 > 1)
+ *   model.py:31 forward  2, 4 / 2 / 4, M.enc.0.fc (2 = 2: the first made)
+ * modules_b: D is 24 MiB: peak 49 MiB; M.head 8 -> 24 and M 11 -> 27 at the peak, the
+ *   rest as in modules: --diff ranks M and M.head first (+16 MiB held at the peak).
+ */
+#include "sc_modules.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "gmt_io.h"
+
+#define MIB (1ull << 20)
+#define T0 1000000000ull
+#define T(i) (T0 + 10000000ull + (uint64_t)(i) * 1000000ull)
+
+enum { S_M = 1, S_ENC0, S_FC, S_HEAD, S_ZEROS, S_MM, S_ADDMM, S_MMBWD, S_F1, S_F2, S_F3 };
+
+typedef struct wb {
+    gmt_writer *w;
+    gmt_status st;
+} wb;
+
+static void put(wb *b, gmt_record *r)
+{
+    if (b->st == GMT_OK)
+        b->st = gmt_writer_put(b->w, r);
+}
+
+static void str(wb *b, uint64_t id, const char *s)
+{
+    gmt_record r;
+    memset(&r, 0, sizeof(r));
+    r.type = GMT_REC_STRING;
+    r.u.string.id = id;
+    r.u.string.str = (gmt_bytes){ s, (uint32_t)strlen(s) };
+    put(b, &r);
+}
+
+static void rbegin(wb *b, uint64_t ts, uint64_t tid, uint64_t id, uint64_t parent, uint64_t name, uint64_t kind)
+{
+    gmt_record r;
+    memset(&r, 0, sizeof(r));
+    r.type = GMT_REC_RANGE_BEGIN;
+    r.u.range = (gmt_range){ .ts = ts, .tid = tid, .id = id, .parent = parent, .name = name, .kind = kind };
+    put(b, &r);
+}
+
+static void rend(wb *b, uint64_t ts, uint64_t tid, uint64_t id)
+{
+    gmt_record r;
+    memset(&r, 0, sizeof(r));
+    r.type = GMT_REC_RANGE_END;
+    r.u.range = (gmt_range){ .ts = ts, .tid = tid, .id = id };
+    put(b, &r);
+}
+
+static void blk(wb *b, uint64_t ts, unsigned action, uint64_t addr, uint64_t mib, uint64_t tid, uint64_t range,
+                uint64_t frame)
+{
+    gmt_record r;
+    memset(&r, 0, sizeof(r));
+    r.type = GMT_REC_BLOCK;
+    r.u.block.ts = ts;
+    r.u.block.action = action;
+    r.u.block.address = addr;
+    r.u.block.bytes = mib * MIB;
+    r.u.block.requested = action == GMT_BLK_ALLOC ? mib * MIB : 0;
+    r.u.block.stream = 7;
+    r.u.block.tid = tid;
+    r.u.block.range = range;
+    r.u.block.frame = frame;
+    put(b, &r);
+}
+
+#define ALLOC_(ts, a, mib, tid, rg, fr) blk(&b, ts, GMT_BLK_ALLOC, a, mib, tid, rg, fr)
+#define FREE_(ts, a, mib, tid, rg) blk(&b, ts, GMT_BLK_FREE_REQUESTED, a, mib, tid, rg, 0)
+
+int sc_modules_write(const char *path, uint64_t head_mib)
+{
+    gmt_writer_opts o = { 3, 1u << 20 };
+    wb b = { gmt_writer_open(path, &o), GMT_OK };
+    if (!b.w) {
+        perror(path);
+        return -1;
+    }
+    gmt_record r;
+    memset(&r, 0, sizeof(r));
+    r.type = GMT_REC_HEADER;
+    r.u.header.pid = 4141;
+    r.u.header.ppid = 1;
+    r.u.header.start_unix_ns = 1700000000000000000ull;
+    r.u.header.start_ts = T0;
+    r.u.header.rank = r.u.header.local_rank = r.u.header.world_size = -1;
+    r.u.header.host = (gmt_bytes){ "testhost", 8 };
+    r.u.header.cmdline = (gmt_bytes){ "python train.py", 15 };
+    r.u.header.config = (gmt_bytes){ "schedule=whole", 14 };
+    r.u.header.profiler_version = (gmt_bytes){ "test", 4 };
+    put(&b, &r);
+    memset(&r, 0, sizeof(r));
+    r.type = GMT_REC_DEVICE;
+    r.u.device.total_mem = 1ull << 30;
+    r.u.device.sm_count = 132;
+    r.u.device.cc_major = 9;
+    r.u.device.name = (gmt_bytes){ "Test GPU", 8 };
+    put(&b, &r);
+    static const char *const names[] = { "M", "M.enc.0", "M.enc.0.fc", "M.head", "aten::zeros", "aten::mm",
+                                         "aten::addmm", "MmBackward0", "train.py:12 main", "model.py:20 forward",
+                                         "model.py:31 forward" };
+    for (unsigned i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+        str(&b, i + 1, names[i]);
+    const uint64_t A = 0x10000000, B = A + 0x1000000, C = B + 0x1000000, D = C + 0x1000000, E = D + 0x2000000,
+                   G = E + 0x1000000, H = G + 0x2000000, I = H + 0x1000000;
+    rbegin(&b, T(1), 100, 1, 0, S_M, GMT_RANGE_MODULE);
+    rbegin(&b, T(2), 300, 10, 0, S_ZEROS, GMT_RANGE_OP);
+    ALLOC_(T(3), A, 1, 100, 1, S_F1);
+    rbegin(&b, T(4), 100, 2, 1, S_ENC0, GMT_RANGE_MODULE);
+    rbegin(&b, T(5), 100, 3, 2, S_MM, GMT_RANGE_OP);
+    ALLOC_(T(6), B, 4, 100, 3, S_F2);
+    rend(&b, T(7), 100, 3);
+    rbegin(&b, T(8), 100, 4, 2, S_FC, GMT_RANGE_MODULE);
+    rbegin(&b, T(9), 100, 5, 4, S_ADDMM, GMT_RANGE_OP);
+    ALLOC_(T(10), C, 2, 100, 5, S_F3);
+    ALLOC_(T(11), I, 1, 300, 10, S_F1);
+    rend(&b, T(12), 100, 5);
+    rend(&b, T(12) + 1000, 100, 4);
+    FREE_(T(12) + 2000, B, 4, 100, 2);
+    rend(&b, T(13), 100, 2);
+    rbegin(&b, T(13) + 1000, 100, 6, 1, S_HEAD, GMT_RANGE_MODULE);
+    ALLOC_(T(14), D, head_mib, 100, 6, S_F2);
+    rend(&b, T(15), 100, 6);
+    rend(&b, T(15) + 1000, 100, 1);
+    ALLOC_(T(15) + 2000, E, 3, 100, 0, S_F1);
+    rbegin(&b, T(16), 200, 7, 0, S_HEAD, GMT_RANGE_MODULE_BWD);
+    rbegin(&b, T(16) + 1000, 200, 8, 7, S_MMBWD, GMT_RANGE_OP);
+    ALLOC_(T(17), G, 16, 200, 8, 0);
+    rend(&b, T(18), 200, 8);
+    rend(&b, T(18) + 1000, 200, 7);
+    rbegin(&b, T(18) + 2000, 200, 9, 0, S_FC, GMT_RANGE_MODULE_BWD);
+    ALLOC_(T(19), H, 2, 200, 9, S_F3);
+    FREE_(T(20), G, 16, 200, 9);
+    rend(&b, T(20) + 1000, 200, 9);
+    FREE_(T(21), D, head_mib, 100, 0);
+    FREE_(T(22), C, 2, 100, 0);
+    FREE_(T(23), I, 1, 300, 10);
+    rend(&b, T(23) + 1000, 300, 10);
+    memset(&r, 0, sizeof(r));
+    r.type = GMT_REC_TRAILER;
+    r.u.trailer.ts = T(24);
+    r.u.trailer.records = 40;
+    put(&b, &r);
+    gmt_status c = gmt_writer_close(b.w);
+    if (b.st == GMT_OK)
+        b.st = c;
+    if (b.st != GMT_OK) {
+        fprintf(stderr, "%s: %s\n", path, gmt_status_str(b.st));
+        return -1;
+    }
+    return 0;
+}
+
+int sc_modules(const char *path) { return sc_modules_write(path, 8); }
+int sc_modules_b(const char *path) { return sc_modules_write(path, 24); }

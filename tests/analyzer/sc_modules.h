@@ -1,0 +1,16 @@
+/*
+ * The module scenario (sc_modules.c): nn.Module ranges forward and
+ * backward on two threads, ops inside them, frames on the blocks.
+ */
+#ifndef GMA_TEST_SC_MODULES_H
+#define GMA_TEST_SC_MODULES_H
+
+#include <stdint.h>
+
+/* head_mib: the bytes M.head's forward allocates (8 in "modules", 24 in
+ * "modules_b", the --diff side). 0, or -1 with a message on stderr. */
+int sc_modules_write(const char *path, uint64_t head_mib);
+int sc_modules(const char *path);
+int sc_modules_b(const char *path);
+
+#endif
