@@ -28,7 +28,7 @@ _gmem_analyze()
     fi
     case $prev in
     -b | --by)
-        COMPREPLY=($(compgen -W "kernel range alloc step tag stream device rank" -- "$cur"))
+        COMPREPLY=($(compgen -W "kernel range alloc step tag stream device module line rank" -- "$cur"))
         return ;;
     -s | --sort)
         COMPREPLY=($(compgen -W "mem peak alloc count time name held" -- "$cur"))
@@ -48,12 +48,12 @@ _gmem_analyze()
     --timeline)
         _gmp_files '*.svg' '*.html'
         return ;;
-    -n | --top | -w | --window | -S | --step | -d | --device | --rank | --fit | --at | --capacity | --chrome-largest)
+    -n | --top | -w | --window | -S | --step | -d | --device | --rank | --fit | --at | --capacity | --chrome-largest | --depth)
         return ;; # a number
     esac
     if [[ $cur == -* ]]; then
         COMPREPLY=($(compgen -W "--by --sort --top --format --window --step --device --diff
-            --chrome --chrome-largest --timeline --layer --insights --fit --at --capacity --full-names --per-rank --rank
+            --chrome --chrome-largest --timeline --layer --insights --fit --at --capacity --full-names --per-rank --rank --depth
             --progress --no-progress --help --version" -- "$cur"))
         return
     fi
