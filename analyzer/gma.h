@@ -264,6 +264,7 @@ struct gma_consumer;
 #define GMA_MAX_CONSUMERS 4
 struct gma_timeline;
 struct gma_insights;
+struct gma_category;
 struct gma_oom;
 struct gma_modules;
 
@@ -416,6 +417,7 @@ typedef struct gma_replay {
     struct gma_chrome *chrome;
     struct gma_timeline *timeline;
     struct gma_insights *insights; /* --insights (insights.h) */
+    struct gma_category *category; /* with the PyTorch bridge (category.h), NULL none */
     struct gma_oom *oom;           /* the failures (OOM records) seen, NULL none (oom.h) */
     struct gma_modules *modules;   /* modules and source lines (modules.h), NULL not collected */
 

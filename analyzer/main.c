@@ -19,6 +19,7 @@
 #include "print.h"
 #include "fitview.h"
 #include "oom.h"
+#include "category.h"
 #include "progress.h"
 
 #include <sys/ioctl.h>
@@ -35,9 +36,13 @@ static const char USAGE[] =
     "the allocations live at the peak, hints (only when temporaries, activations, the allocator's cache\n"
     "or the growth across steps cross a threshold; --insights says more) and the leaks.\n"
     "\n"
-    "  -b, --by WHAT        rows: kernel (default), range, alloc, step, tag, stream, device;\n"
+    "  -b, --by WHAT        rows: kernel (default; module, else range, where the PyTorch bridge\n"
+    "                       recorded the run), range, alloc, step, tag, stream, device;\n"
     "                       module: PyTorch nn.Module paths, self and total (with the children), forward\n"
     "                       and backward rows; line: the source line of the program's code;\n"
+    "                       category: PyTorch's kinds of memory (parameter, gradient, optimizer state,\n"
+    "                       activation, temporary, input, workspace, other, allocator cache, outside the\n"
+    "                       allocator) at the peak, allocated, freed (with --diff: which one separates the runs);\n"
     "                       rank: one row per trace (peak, imbalance against the mean peak, totals)\n"
     "      --depth N        --by module: fold paths deeper than N components into their ancestor at\n"
     "                       depth N (the root module is depth 1)\n"
@@ -314,6 +319,7 @@ static int check_outputs(const gma_opts *o, char *const *paths, size_t n, int re
 typedef struct {
     gma_opts opt;
     int by_rank, per_rank, format_given, insights, by_given;
+    int by_category; /* --by category (category.h) */
     int64_t want_rank;
     /* --fit */
     gma_fit_point fit[GMA_FIT_MAX_POINTS];
@@ -334,12 +340,19 @@ static int parse_option(cli *k, int c, char **argv)
     switch (c) {
     case 'b':
         k->by_rank = strcmp(optarg, "rank") == 0;
+        k->by_category = strcmp(optarg, "category") == 0;
+        if (k->by_category) { /* a table of its own: the replay keeps its default */
+            k->by_rank = 0;
+            o->by = GMA_BY_KERNEL;
+            k->by_given = 1;
+            break;
+        }
         if (k->by_rank) { /* a table of the set, not of a trace: the replay keeps its default */
             o->by = GMA_BY_KERNEL;
             break;
         }
         if ((i = pick(optarg, gma_by_names, GMA_BY_COUNT_)) < 0)
-            return usage_error("--by: '%s' is not one of kernel, range, alloc, step, tag, stream, device, module, line, rank", optarg);
+            return usage_error("--by: '%s' is not one of kernel, range, alloc, step, tag, stream, device, module, line, category, rank", optarg);
         o->by = (gma_by)i;
         k->by_given = 1;
         break;
@@ -607,8 +620,17 @@ static int replay_inputs(cli *k, const char *path, gma_replay *ra, gma_replay *r
         fprintf(stderr, "gmem-analyze: out of memory\n");
         return EXIT_BAD_INPUT;
     }
+    int blocks = gma_trace_has_blocks(path);
+    if (blocks && gma_category_open(ra) != 0) {
+        fprintf(stderr, "gmem-analyze: out of memory\n");
+        return EXIT_BAD_INPUT;
+    }
     if (gma_replay_read(ra, msg, sizeof(msg)) != 0) {
         fprintf(stderr, "gmem-analyze: %s\n", msg);
+        return EXIT_BAD_INPUT;
+    }
+    if (blocks && gma_category_finish(ra) != 0) {
+        fprintf(stderr, "gmem-analyze: out of memory\n");
         return EXIT_BAD_INPUT;
     }
     if (!o->diff_path)
@@ -619,8 +641,17 @@ static int replay_inputs(cli *k, const char *path, gma_replay *ra, gma_replay *r
         fprintf(stderr, "gmem-analyze: out of memory\n");
         return EXIT_BAD_INPUT;
     }
+    int blocks_b = gma_trace_has_blocks(o->diff_path);
+    if (blocks_b && gma_category_open(rb) != 0) {
+        fprintf(stderr, "gmem-analyze: out of memory\n");
+        return EXIT_BAD_INPUT;
+    }
     if (gma_replay_read(rb, msg, sizeof(msg)) != 0) {
         fprintf(stderr, "gmem-analyze: %s\n", msg);
+        return EXIT_BAD_INPUT;
+    }
+    if (blocks_b && gma_category_finish(rb) != 0) {
+        fprintf(stderr, "gmem-analyze: out of memory\n");
         return EXIT_BAD_INPUT;
     }
     return 0;
@@ -638,6 +669,8 @@ static int print_report(const cli *k, const gma_replay *ra, const gma_replay *rb
     }
     if (k->insights)
         return gma_insights_print(stdout, ra, rb);
+    if (k->by_category)
+        return gma_category_print(stdout, ra, rb);
     if (rb)
         return gma_diff_print(stdout, ra, rb);
     gma_report rep;
@@ -797,6 +830,12 @@ int main(int argc, char **argv)
     if (k.opt.diff_path && strcmp(k.opt.diff_path, "-") == 0 && strcmp(path, "-") == 0)
         return usage_error("%s", "standard input can be read once: give a file for TRACE or OTHER");
 
+    if (k.by_category && k.insights)
+        return usage_error("%s", "--by category is a table of its own: leave --insights out");
+    /* the PyTorch bridge recorded the run: the first table ranks its ops */
+    if (!k.by_given && !k.opt.diff_path && !k.opt.timeline_path && !k.insights &&
+        k.opt.layer != GMA_LAYER_SEGMENTS && gma_trace_has_blocks(path))
+        k.opt.by = GMA_BY_RANGE;
     static gma_replay ra, rb; /* large: kept off the stack */
     int have_b = 0, damaged = 0;
     rc = replay_inputs(&k, path, &ra, &rb, &have_b);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "print.h"
+#include "category.h"
 #include "outfile.h"
 #include "tracestr.h"
 
@@ -140,6 +141,9 @@ static void print_summary(FILE *f, const gma_report *rep)
             fprintf(f, "; device total %s, peak is %.1f%%", gma_fmt_bytes(b3, D->total_mem),
                     100.0 * (double)pv->peak / (double)D->total_mem);
         fputc('\n', f);
+        char split[600];
+        if (gma_category_peak_split(r, pv->device, split, sizeof split))
+            fprintf(f, "           by category: %s\n", split);
         if (D->all_peak > pv->peak && r->opt.step < 0)
             fprintf(f, "           outside the selection the live bytes reached %s (%s ms)\n",
                     gma_fmt_bytes(b1, D->all_peak), gma_fmt_ms(b2, gma_rel(r, D->all_peak_ts)));
@@ -154,6 +158,11 @@ static void print_summary(FILE *f, const gma_report *rep)
     fprintf(f, "Leaked     %s in %s allocation%s still live at window end%s\n", gma_fmt_bytes(b1, rep->leaked_bytes),
             gma_fmt_count(b2, rep->leaked_count), pl(rep->leaked_count),
             rep->leaks.at_trace_end ? " (a window had no end: measured at the trace end)" : "");
+    char kept[600];
+    uint64_t kept_bytes, kept_count;
+    if (gma_category_kept(r, &kept_bytes, &kept_count, kept, sizeof kept))
+        fprintf(f, "           not leaks: %s in %s allocation%s kept to the end by design (%s)\n",
+                gma_fmt_bytes(b1, kept_bytes), gma_fmt_count(b2, kept_count), pl(kept_count), kept);
     if (gma_launch_times_only(r))
         fprintf(f, "Kernels    %s launch%s; kernel times: not collected (GMEMPROF_KERNELS=launch): kernels are "
                    "known from their launches; record with --kernels gpu for their GPU times\n",

@@ -28,7 +28,7 @@ _gmem_analyze()
     fi
     case $prev in
     -b | --by)
-        COMPREPLY=($(compgen -W "kernel range alloc step tag stream device module line rank" -- "$cur"))
+        COMPREPLY=($(compgen -W "kernel range alloc step tag stream device module line category rank" -- "$cur"))
         return ;;
     -s | --sort)
         COMPREPLY=($(compgen -W "mem peak alloc count time name held" -- "$cur"))

@@ -1240,6 +1240,143 @@ static int sc_oom_outside(const char *p)
                                     5 * GiB, 45 * GiB, "aten::cat" });
 }
 
+/* ---- train: a hand-built training step under the PyTorch bridge (categories) -----------
+ * Thread 100, dev0, two steps; ranges of kind OP (1) and MODULE (2); blocks in MiB:
+ *   t1   W  8  no range, before training              parameter (kept)
+ *   t2-4 aten::_to_copy: X 1, HtoD copy at t3         input (freed t22)
+ *   t5   module GPT begins: training begins
+ *   t6-9 aten::mm: A1 4 (its first block), WS 2 (its second, kept)   activation, workspace
+ *   t10-13 aten::add: T1 3, freed in the op           temporary
+ *   t14-16 aten::clone: L1 1, never freed             other: the planted leak
+ *   t18-21 MmBackward0: G 8; A1 freed there           gradient; A1 activation
+ *   t23-28 Optimizer.step: S1 8, S2 8 (Adam's state, kept), T2 2 freed in the step
+ *   t29-31 Optimizer.zero_grad: G freed (set_to_none)
+ *   step 1 repeats it 31 ms later: X2 1, A2 4 (mm, first block), L2 1, G2 8 (t50), A2
+ *   freed in MmBackward0 at t51, X2 freed t53, T3 2 in the step, G2 freed in zero_grad t61.
+ * Live bytes peak at t50 (G2 made, 60.000 ms): W 8 + WS 2 + L1 1 + S1 8 + S2 8 + X2 1
+ * + A2 4 + G2 8 + L2 1 = 41 MiB; the step-0 highs are lower (t19: 24, t26: 37), t57: 38.
+ * At the peak by category: parameter 8, gradient 8, optimizer state 16, activation 4,
+ * input 1, workspace 2, other 2 (L1 + L2), temporary 0.
+ * Still live at the window's end: W, WS, S1, S2 (26 MiB in 4: no leaks), L1 and L2
+ * (the leaks, 2 MiB in 2).
+ */
+static void krange(tb *b, uint64_t ts, uint64_t id, uint64_t parent, uint64_t name, uint64_t kind)
+{
+    gmt_record r;
+    memset(&r, 0, sizeof(r));
+    r.type = GMT_REC_RANGE_BEGIN;
+    r.u.range.ts = ts;
+    r.u.range.tid = 100;
+    r.u.range.id = id;
+    r.u.range.parent = parent;
+    r.u.range.name = name;
+    r.u.range.kind = kind;
+    put(b, &r);
+}
+
+static void kend(tb *b, uint64_t ts, uint64_t id) { range(b, 0, ts, 100, id, 0, 0); }
+
+static void htod_copy(tb *b, uint64_t ts, uint64_t bytes)
+{
+    gmt_record r;
+    memset(&r, 0, sizeof(r));
+    r.type = GMT_REC_MEMCPY;
+    r.u.copy.start = ts;
+    r.u.copy.end = ts + 1000;
+    r.u.copy.stream = 7;
+    r.u.copy.bytes = bytes;
+    r.u.copy.copy_kind = GMT_COPY_HTOD;
+    r.u.copy.src_kind = GMT_MEMKIND_PAGEABLE;
+    r.u.copy.dst_kind = GMT_MEMKIND_DEVICE;
+    r.u.copy.tid = 100;
+    put(b, &r);
+}
+
+#define TR_MM 3
+#define TR_GPT 2
+#define TR_MMB 4
+#define TR_STEP 5
+#define TR_ZERO 6
+#define TR_COPY 7
+#define TR_ADD 8
+#define TR_CLONE 10
+
+static void tr_alloc(tb *b, int i, uint64_t mib_at, uint64_t mib, uint64_t range)
+{
+    blk(b, SC_T(i), GMT_BLK_ALLOC, 0, 0x10000000ull + mib_at * MiB, mib * MiB, 100, 0, range);
+}
+
+static void tr_free(tb *b, int i, uint64_t mib_at, uint64_t mib, uint64_t range)
+{
+    blk(b, SC_T(i), GMT_BLK_FREE_REQUESTED, 0, 0x10000000ull + mib_at * MiB, mib * MiB, 100, 0, range);
+}
+
+int sc_train(const char *path)
+{
+    tb b;
+    if (tb_open(&b, path) != 0)
+        return -1;
+    header(&b, 4444);
+    device(&b, 0, "Test GPU", 16 * GiB);
+    string(&b, TR_GPT, "GPT");
+    string(&b, TR_MM, "aten::mm");
+    string(&b, TR_MMB, "MmBackward0");
+    string(&b, TR_STEP, "Optimizer.step#Adam.step");
+    string(&b, TR_ZERO, "Optimizer.zero_grad#Adam.zero_grad");
+    string(&b, TR_COPY, "aten::_to_copy");
+    string(&b, TR_ADD, "aten::add");
+    string(&b, TR_CLONE, "aten::clone");
+    wbegin(&b, SC_T(0), 0, 0, 0, 0);
+    step(&b, SC_T(0), 0);
+    /* addresses: MiB offsets, each block its own */
+    tr_alloc(&b, 1, 0, 8, 0);                   /* W */
+    for (int s = 0; s < 2; s++) {
+        int o = s * 31;                          /* step 1's events are step 0's + 31 */
+        uint64_t id = 1 + (uint64_t)s * 20;
+        uint64_t xa = s ? 100 : 10, aa = s ? 110 : 20, la = s ? 120 : 30, ga = s ? 130 : 40, ta = s ? 140 : 50;
+        krange(&b, SC_T(2 + o), id, 0, TR_COPY, GMT_RANGE_OP);
+        tr_alloc(&b, 3 + o, xa, 1, id);          /* X */
+        htod_copy(&b, SC_T(3 + o) + 100, 1 * MiB);
+        kend(&b, SC_T(4 + o), id);
+        krange(&b, SC_T(5 + o), id + 1, 0, TR_GPT, GMT_RANGE_MODULE);
+        krange(&b, SC_T(6 + o), id + 2, id + 1, TR_MM, GMT_RANGE_OP);
+        tr_alloc(&b, 7 + o, aa, 4, id + 2);      /* A */
+        if (!s)
+            tr_alloc(&b, 8, 60, 2, id + 2);      /* WS: the mm's second block */
+        kend(&b, SC_T(9 + o), id + 2);
+        if (!s) {
+            krange(&b, SC_T(10), id + 3, id + 1, TR_ADD, GMT_RANGE_OP);
+            tr_alloc(&b, 11, 70, 3, id + 3);     /* T1 */
+            tr_free(&b, 12, 70, 3, id + 3);
+            kend(&b, SC_T(13), id + 3);
+        }
+        krange(&b, SC_T(14 + o), id + 4, id + 1, TR_CLONE, GMT_RANGE_OP);
+        tr_alloc(&b, 15 + o, la, 1, id + 4);     /* L: the planted leak */
+        kend(&b, SC_T(16 + o), id + 4);
+        kend(&b, SC_T(17 + o), id + 1);
+        krange(&b, SC_T(18 + o), id + 5, 0, TR_MMB, GMT_RANGE_OP);
+        tr_alloc(&b, 14 + 5 + o, ga, 8, id + 5); /* G */
+        tr_free(&b, 20 + o, aa, 4, id + 5);      /* A, in backward */
+        kend(&b, SC_T(21 + o), id + 5);
+        tr_free(&b, 22 + o, xa, 1, 0);           /* X */
+        krange(&b, SC_T(23 + o), id + 6, 0, TR_STEP, GMT_RANGE_OP);
+        if (!s) {
+            tr_alloc(&b, 24, 80, 8, id + 6);     /* S1 */
+            tr_alloc(&b, 25, 90, 8, id + 6);     /* S2 */
+        }
+        tr_alloc(&b, 26 + o, ta, 2, id + 6);     /* T2, T3 */
+        tr_free(&b, 27 + o, ta, 2, id + 6);
+        kend(&b, SC_T(28 + o), id + 6);
+        krange(&b, SC_T(29 + o), id + 7, 0, TR_ZERO, GMT_RANGE_OP);
+        tr_free(&b, 30 + o, ga, 8, id + 7);      /* G: set_to_none */
+        kend(&b, SC_T(31 + o), id + 7);
+        step(&b, SC_T(32 + o) - 500000, (uint64_t)s + 1);
+    }
+    wend(&b, SC_T(64), 0, 2);
+    stats_trailer(&b, SC_T(65));
+    return tb_close(&b, path);
+}
+
 static int sc_rank0(const char *p) { return sc_rank(p, 0, 4); }
 static int sc_rank1(const char *p) { return sc_rank(p, 1, 4); }
 static int sc_rank2(const char *p) { return sc_rank(p, 2, 4); }
@@ -1265,6 +1402,7 @@ int sc_write_all(const char *dir)
         { "oom_frag_exp", sc_oom_frag_exp }, { "oom_growth", sc_oom_growth }, { "oom_spike", sc_oom_spike },
         { "oom_outside", sc_oom_outside }, { "hostile", sc_hostile }, { "huge", sc_huge },
         { "modules", sc_modules }, { "modules_b", sc_modules_b },
+        { "train", sc_train },
     };
     char path[4096];
     for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) {

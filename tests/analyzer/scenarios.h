@@ -27,7 +27,8 @@ int sc_attn_naive(const char *path);     /* attention with a materialized score 
 int sc_attn_flash(const char *path);     /* the same layer with a fused kernel */
 int sc_hostile(const char *path);        /* control bytes, bad UTF-8, formulas and a long range in names */
 int sc_huge(const char *path);           /* allocations of 2^63 bytes: sums that would wrap */
-int sc_torch(const char *path);          /* PyTorch bridge blocks beside CUPTI's segments, two devices */
+int sc_torch(const char *path);
+int sc_train(const char *path);          /* a training step under the bridge: every category, a planted leak */          /* PyTorch bridge blocks beside CUPTI's segments, two devices */
 int sc_truncated(const char *path);      /* basic, cut inside its last frame */
 int sc_damaged(const char *path);        /* basic, a byte of its last frame flipped */
 int sc_nochecksum(const char *path);     /* basic, its frames without zstd checksums */

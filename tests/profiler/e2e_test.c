@@ -2491,7 +2491,7 @@ static void torch_analyzed(const run *r)
     CHECK(has_tag_row(tags, "end", 0, 1 * MIB + 512 * 1024 + 4 * MIB, 40 * MIB));
     CHECK(has_tag_row(tags, "end", 1, 1 * MIB, 2 * MIB));
     free(tags);
-    char *blk = analyze(r, "--format csv --top 0", 1);
+    char *blk = analyze(r, "--by kernel --format csv --top 0", 1);
     CHECK_STR(blk ? blk : "", KERNELS_BLOCKS);
     free(blk);
     char *seg = analyze(r, "--layer segments --format csv --top 0", 1);
