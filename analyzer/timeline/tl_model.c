@@ -27,6 +27,11 @@ static void lane_free(gtm_lane *l)
     free(l->slice_e);
     free(l->slice_v);
     free(l->slice_end);
+    free(l->sum_t0);
+    free(l->sum_t1);
+    free(l->sum_lo);
+    free(l->sum_hi);
+    free(l->sum_end);
     gma_vec_free(&l->steps);
     gma_vec_free(&l->windows);
     gma_vec_free(&l->tags);
@@ -493,13 +498,77 @@ static int merge_lane(const gtm_doc *d, gtm_lane *l)
     return merge_series(d, l);
 }
 
+int gtm_lane_summary(gtm_lane *l, size_t max)
+{
+    if (!max)
+        max = GTM_SUM_MAX;
+    size_t ne = 0;
+    cev *ev = malloc((2 * l->n + 1) * sizeof(*ev));
+    if (!ev)
+        return -1;
+    for (size_t i = 0; i < l->n; i++) {
+        ev[ne++] = (cev){ (int64_t)l->b[i].t0, (int64_t)l->b[i].bytes };
+        if (l->b[i].t1 != GTB_OPEN)
+            ev[ne++] = (cev){ (int64_t)l->b[i].t1, -(int64_t)l->b[i].bytes };
+    }
+    qsort(ev, ne, sizeof(*ev), cev_cmp);
+    /* the level after each distinct time: only those are ever live */
+    size_t nd = 0;
+    for (size_t i = 0; i < ne; i++)
+        nd += !i || ev[i].t != ev[i - 1].t;
+    size_t per = (nd + max - 1) / (max > 1 ? max - 1 : 1); /* one bucket spare: the peak's cut */
+    if (!per)
+        per = 1;
+    size_t cap = nd / per + 2;
+    l->sum_t0 = malloc(cap * sizeof(*l->sum_t0));
+    l->sum_t1 = malloc(cap * sizeof(*l->sum_t1));
+    l->sum_lo = malloc(cap * sizeof(*l->sum_lo));
+    l->sum_hi = malloc(cap * sizeof(*l->sum_hi));
+    l->sum_end = malloc(cap * sizeof(*l->sum_end));
+    if (!l->sum_t0 || !l->sum_t1 || !l->sum_lo || !l->sum_hi || !l->sum_end) {
+        free(ev);
+        return -1;
+    }
+    int64_t lvl = 0;
+    size_t nb = 0, in = 0; /* distinct times in the open bucket */
+    for (size_t i = 0; i < ne;) {
+        int64_t t = ev[i].t;
+        for (; i < ne && ev[i].t == t; i++)
+            lvl += ev[i].d;
+        uint64_t v = lvl > 0 ? (uint64_t)lvl : 0;
+        if (!in) {
+            l->sum_t0[nb] = t;
+            l->sum_lo[nb] = l->sum_hi[nb] = v;
+        }
+        in++;
+        l->sum_t1[nb] = t;
+        l->sum_end[nb] = v;
+        if (v < l->sum_lo[nb])
+            l->sum_lo[nb] = v;
+        if (v > l->sum_hi[nb])
+            l->sum_hi[nb] = v;
+        /* a bucket ends after per times, and at the peak's time: its level is exact there */
+        int at_peak = l->has_peak && t <= l->peak_t && (i == ne || ev[i].t > l->peak_t);
+        if (in == per || at_peak || i == ne) {
+            nb++;
+            in = 0;
+        }
+    }
+    free(ev);
+    l->nsum = nb;
+    l->sum_per = per;
+    return 0;
+}
+
 int gtm_finish(gtm_doc *d, size_t ntop)
 {
     if (d->err || rank_owners(d, ntop) != 0)
         return -1;
-    for (size_t k = 0; k < d->lanes.len; k++)
-        if (merge_lane(d, &GMA_VEC_AT(&d->lanes, gtm_lane, k)) != 0)
+    for (size_t k = 0; k < d->lanes.len; k++) {
+        gtm_lane *l = &GMA_VEC_AT(&d->lanes, gtm_lane, k);
+        if (merge_lane(d, l) != 0 || gtm_lane_summary(l, 0) != 0)
             return -1;
+    }
     return 0;
 }
 
