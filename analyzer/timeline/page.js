@@ -808,6 +808,36 @@
     legend: legendOut,
     layers: layersOut,
     view: function () { return [view.a, view.b]; },
+    /* read-only views of the page's model for the tests: the axis in use, the
+     * whole span, and a view set and drawn */
+    axis: function () { return { steps: stepAxis, full: [full.a, full.b], home: [home.a, home.b] }; },
+    setView: function (a, b) { view.a = a; view.b = b; drawAll(); return [view.a, view.b]; },
+    /* lane k's columns as drawn: each one's moment (ns on the lane's time),
+     * the total drawn there (lo == hi: exact; else the range it lies in)
+     * and the bands' own level */
+    columns: function (k) {
+      var X = lanes[k], C = X.cols, out = { t: [], lo: [], hi: [], bands: [] };
+      for (var c = 0; c < C.t.length; c++) {
+        out.t.push(C.t[c]); out.lo.push(C.lo[c]); out.hi.push(C.hi[c]); out.bands.push(bandsAt(X, C.t[c]));
+      }
+      return out;
+    },
+    /* per lane, each owner of the bands drawn one by one and its colour (the key in use) */
+    owners: function () {
+      return lanes.map(function (X) {
+        var seen = {}, out = [];
+        for (var i = 0; i < X.n; i++) if (!seen[X.key[i]]) { seen[X.key[i]] = 1; out.push([S[X.key[i]], colorOf(X.key[i])]); }
+        return { title: S[X.L.title], owners: out };
+      });
+    },
+    keys: function () { return keys.map(function (k) { return k[0]; }); },
+    setKey: function (i) { setKey(i); drawAll(); buildLegend(); return keys[i][0]; },
+    diff: function () {
+      if (!diffX) return null;
+      diffX.div.hidden = false; drawAll();
+      return { files: D.diff, title: S[D.title], lanes: lanes.map(function (X) { return S[X.L.title]; }),
+               d: Array.prototype.slice.call(diffX.d || []), heading: diffX.div.firstChild.textContent };
+    },
     selftest: function () {
       var X = lanes[0], out = { zoomed: false, tip: '' };
       if (!X || !X.L.peak) return out;
