@@ -502,6 +502,14 @@ int gtm_lane_summary(gtm_lane *l, size_t max)
 {
     if (!max)
         max = GTM_SUM_MAX;
+    free(l->sum_t0);
+    free(l->sum_t1);
+    free(l->sum_lo);
+    free(l->sum_hi);
+    free(l->sum_end);
+    l->sum_t0 = l->sum_t1 = NULL;
+    l->sum_lo = l->sum_hi = l->sum_end = NULL;
+    l->nsum = 0;
     size_t ne = 0;
     cev *ev = malloc((2 * l->n + 1) * sizeof(*ev));
     if (!ev)
@@ -516,7 +524,9 @@ int gtm_lane_summary(gtm_lane *l, size_t max)
     size_t nd = 0;
     for (size_t i = 0; i < ne; i++)
         nd += !i || ev[i].t != ev[i - 1].t;
-    size_t per = (nd + max - 1) / (max > 1 ? max - 1 : 1); /* one bucket spare: the peak's cut */
+    if (max < 2)
+        max = 2;
+    size_t per = (nd + max - 2) / (max - 1); /* ceil(nd / (max - 1)): one bucket spare for the peak's cut */
     if (!per)
         per = 1;
     size_t cap = nd / per + 2;

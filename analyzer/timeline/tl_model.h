@@ -72,7 +72,7 @@ typedef struct gtm_lane {
      * highest level after any of its times, and the level after its last.
      * Between buckets the total is exactly the previous one's end; with one
      * time per bucket it is the exact step function. */
-    size_t nsum, sum_per;  /* buckets; most distinct times in one */
+    size_t nsum, sum_per;  /* buckets; the most distinct times one may hold */
     int64_t *sum_t0, *sum_t1;
     uint64_t *sum_lo, *sum_hi, *sum_end;
     gma_vec steps, windows, tags; /* gtm_mark */
@@ -138,7 +138,7 @@ int gtm_lane_at_peak(gtm_doc *d, gtm_lane *l);
  * each lane's live total (gtm_lane_summary). */
 int gtm_finish(gtm_doc *d, size_t ntop);
 /* The summary of l's live total (nsum, sum_*), at most max buckets (0:
- * GTM_SUM_MAX). 0, or -1 on OOM. */
+ * GTM_SUM_MAX; at least 2), replacing any before. 0, or -1 on OOM. */
 int gtm_lane_summary(gtm_lane *l, size_t max);
 /* Labels for the kernel names: label(raw, max_len, out) writes a short
  * form; 0, or -1 on OOM. gtm_finish needs them set. */
