@@ -167,7 +167,23 @@
     X.kt = st.map(function (s) { return s[0]; });
     X.ku = st.map(function (s, i) { return i && s[1] <= st[i - 1][1] ? st[i - 1][1] + 1 : s[1]; });
     var n = st.length;
-    if (n >= 2) { X.kt.push(Math.max(X.L.span[1], 2 * X.kt[n - 1] - X.kt[n - 2])); X.ku.push(X.ku[n - 1] + 1); }
+    if (n < 2) return;
+    X.kt.push(Math.max(X.L.span[1], 2 * X.kt[n - 1] - X.kt[n - 2])); X.ku.push(X.ku[n - 1] + 1);
+    /* within a step, x follows the lane's activity (the summary's buckets,
+     * of about equal event counts), not its clock: a burst of a millisecond
+     * in a step of a second fills the step */
+    var kt = [], ku = [], S = X.sum, b = upper(S.l, S.n, X.kt[0]);
+    if (X.L.span[0] < X.kt[0]) { kt.push(X.L.span[0]); ku.push(X.ku[0] - 1); }
+    for (var k = 0; k + 1 < X.kt.length; k++) {
+      var e = b;
+      while (e < S.n && S.l[e] < X.kt[k + 1]) e++;
+      kt.push(X.kt[k]); ku.push(X.ku[k]);
+      for (var q = b; q < e; q++)
+        if (S.l[q] > kt[kt.length - 1]) { kt.push(S.l[q]); ku.push(X.ku[k] + (q - b + 1) / (e - b + 1) * (X.ku[k + 1] - X.ku[k])); }
+      b = e;
+    }
+    kt.push(X.kt[X.kt.length - 1]); ku.push(X.ku[X.ku.length - 1]);
+    X.kt = kt; X.ku = ku;
   });
   function toU(X, t) {
     if (!stepAxis) return t;

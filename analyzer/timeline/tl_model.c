@@ -498,6 +498,46 @@ static int merge_lane(const gtm_doc *d, gtm_lane *l)
     return merge_series(d, l);
 }
 
+static int gap_cmp(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x < y) - (x > y); /* largest first */
+}
+
+/* Region 1 of a lane's summary: its opening view; 0 the rest. */
+static int region(const gtm_lane *l, int64_t t) { return t >= l->view0 && t <= l->view1; }
+
+/* The k-th largest gap after a distinct time of region r in ev (sorted, nd
+ * times) in *thr, and in *ties how many gaps equal to it are among the k
+ * largest. */
+static int gap_threshold(const gtm_lane *l, const cev *ev, size_t ne, size_t nd, int r, size_t k, int64_t *thr,
+                         size_t *ties)
+{
+    int64_t *g = malloc((nd ? nd : 1) * sizeof(*g));
+    if (!g)
+        return -1;
+    size_t ng = 0;
+    for (size_t i = 1; i < ne; i++)
+        if (ev[i].t != ev[i - 1].t && region(l, ev[i - 1].t) == r)
+            g[ng++] = ev[i].t - ev[i - 1].t;
+    if (k > ng)
+        k = ng;
+    if (!k) {
+        free(g);
+        *thr = INT64_MAX;
+        *ties = 0;
+        return 0;
+    }
+    qsort(g, ng, sizeof(*g), gap_cmp);
+    *thr = g[k - 1];
+    size_t above = 0;
+    while (above < k && g[above] > *thr)
+        above++;
+    *ties = k - above;
+    free(g);
+    return 0;
+}
+
 int gtm_lane_summary(gtm_lane *l, size_t max)
 {
     if (!max)
@@ -526,10 +566,35 @@ int gtm_lane_summary(gtm_lane *l, size_t max)
         nd += !i || ev[i].t != ev[i - 1].t;
     if (max < 2)
         max = 2;
-    size_t per = (nd + max - 2) / (max - 1); /* ceil(nd / (max - 1)): one bucket spare for the peak's cut */
-    if (!per)
-        per = 1;
-    size_t cap = nd / per + 2;
+    /* Where every time fits, a bucket each (exact everywhere). Else the
+     * opening view (region 1) and the rest (0) share the buckets, a region
+     * with fewer times than its half giving the other the rest; in each,
+     * half the buckets are cut by count (per times each) and the rest at the
+     * largest gaps between times, so that idle stretches stay exact. Spares:
+     * the peak's cut, and the cuts where the regions meet. */
+    size_t per[2] = { 1, 1 }, kg[2] = { 0, 0 }, ties[2] = { 0, 0 }, nr[2] = { 0, 0 }, cap = 4;
+    int64_t thr[2] = { INT64_MAX, INT64_MAX };
+    for (size_t i = 0; i < ne; i++)
+        if (!i || ev[i].t != ev[i - 1].t)
+            nr[region(l, ev[i].t)]++;
+    if (nd >= max) {
+        size_t B = max - (nr[0] && nr[1] ? 3 : 1), half = B / 2, bud[2];
+        bud[1] = nr[1] <= half ? nr[1] : nr[0] <= B - half ? B - nr[0] : half;
+        bud[0] = B - bud[1];
+        for (int r = 0; r < 2; r++) {
+            if (nr[r] <= bud[r])
+                continue;
+            size_t kc = bud[r] / 2 ? bud[r] / 2 : 1;
+            per[r] = (nr[r] + kc - 1) / kc;
+            kg[r] = bud[r] > kc ? bud[r] - kc : 0;
+            if (kg[r] && gap_threshold(l, ev, ne, nd, r, kg[r], &thr[r], &ties[r]) != 0) {
+                free(ev);
+                return -1;
+            }
+        }
+    }
+    for (int r = 0; r < 2; r++)
+        cap += nr[r] / per[r] + kg[r] + 2;
     l->sum_t0 = malloc(cap * sizeof(*l->sum_t0));
     l->sum_t1 = malloc(cap * sizeof(*l->sum_t1));
     l->sum_lo = malloc(cap * sizeof(*l->sum_lo));
@@ -559,14 +624,18 @@ int gtm_lane_summary(gtm_lane *l, size_t max)
             l->sum_hi[nb] = v;
         /* a bucket ends after per times, and at the peak's time: its level is exact there */
         int at_peak = l->has_peak && t <= l->peak_t && (i == ne || ev[i].t > l->peak_t);
-        if (in == per || at_peak || i == ne) {
+        int r = region(l, t);
+        int64_t gap = i < ne ? ev[i].t - t : 0;
+        int at_gap = gap > thr[r] || (gap == thr[r] && ties[r] && ties[r]--);
+        int at_edge = i < ne && region(l, ev[i].t) != r;
+        if (in == per[r] || at_peak || at_gap || at_edge || i == ne) {
             nb++;
             in = 0;
         }
     }
     free(ev);
     l->nsum = nb;
-    l->sum_per = per;
+    l->sum_per = per[0] > per[1] ? per[0] : per[1];
     return 0;
 }
 

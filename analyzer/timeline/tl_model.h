@@ -67,11 +67,14 @@ typedef struct gtm_lane {
     uint64_t *slice_v;     /* nslices x (ncolors + 1): the highest merged level in it */
     uint64_t *slice_end;   /* the same: the level after its last event (until the next slice) */
     /* The lane's live total (every band, kept or merged), as buckets of
-     * consecutive distinct event times, at most GTM_SUM_MAX (a bucket ends
-     * at the peak): per bucket its first and last time, the lowest and
-     * highest level after any of its times, and the level after its last.
-     * Between buckets the total is exactly the previous one's end; with one
-     * time per bucket it is the exact step function. */
+     * consecutive distinct event times, at most GTM_SUM_MAX, half of them
+     * for the opening view when it needs them (a bucket ends at the peak and
+     * where the view begins and ends; within each part, half the cuts by
+     * count and half at the widest gaps): per bucket its first and last
+     * time, the lowest and highest level after any of its times, and the
+     * level after its last. Between buckets the total is exactly the
+     * previous one's end; with one time per bucket it is the exact step
+     * function. */
     size_t nsum, sum_per;  /* buckets; the most distinct times one may hold */
     int64_t *sum_t0, *sum_t1;
     uint64_t *sum_lo, *sum_hi, *sum_end;

@@ -122,12 +122,16 @@ static void test_peak(void)
     for (size_t k = 0; k < 5 && l->nsum == 5; k++)
         CHECK(l->sum_t0[k] == T[k] && l->sum_t1[k] == T[k] && l->sum_end[k] == V[k] && l->sum_lo[k] == V[k] &&
               l->sum_hi[k] == V[k]);
-    /* at most 3 buckets: 3 times in one (5..17: lowest 100, highest 300, end
-     * 200), then the peak's time ends one of its own, then 25 */
-    CHECK(gtm_lane_summary(l, 3) == 0 && l->nsum == 3 && l->sum_per == 3);
-    CHECK(l->sum_t0[0] == 5 && l->sum_t1[0] == 17 && l->sum_lo[0] == 100 && l->sum_hi[0] == 300 && l->sum_end[0] == 200);
-    CHECK(l->sum_t0[1] == 20 && l->sum_t1[1] == 20 && l->sum_lo[1] == 500 && l->sum_hi[1] == 500 && l->sum_end[1] == 500);
+    /* at most 4 buckets: 1 cut by count (5 times each), 2 at the largest
+     * gaps (10 after 5, 5 after 20), one spare for the peak (20): 5 alone,
+     * 15..20 (lowest 200, highest 500, end 500), 25 */
+    CHECK(gtm_lane_summary(l, 4) == 0 && l->nsum == 3 && l->sum_per == 5);
+    CHECK(l->sum_t0[0] == 5 && l->sum_t1[0] == 5 && l->sum_end[0] == 100);
+    CHECK(l->sum_t0[1] == 15 && l->sum_t1[1] == 20 && l->sum_lo[1] == 200 && l->sum_hi[1] == 500 && l->sum_end[1] == 500);
     CHECK(l->sum_t0[2] == 25 && l->sum_t1[2] == 25 && l->sum_end[2] == 900);
+    /* at most 2: no cut at a gap (1 by count, 1 spare): 5..20 at the peak, then 25 */
+    CHECK(gtm_lane_summary(l, 2) == 0 && l->nsum == 2 && l->sum_per == 5);
+    CHECK(l->sum_t0[0] == 5 && l->sum_t1[0] == 20 && l->sum_lo[0] == 100 && l->sum_hi[0] == 500 && l->sum_end[0] == 500);
     gtm_free(&d);
     gtb_free(&s);
 }
