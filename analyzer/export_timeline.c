@@ -605,6 +605,12 @@ static void summary(char *out, size_t cap, const char *path, const gtm_doc *d)
              gma_out_shown(path), d->lanes.len, d->lanes.len == 1 ? "" : "s", bands, merged, layers, d->by);
 }
 
+static const char *base_name(const char *path)
+{
+    const char *s = strrchr(path, '/');
+    return s ? s + 1 : path;
+}
+
 /* One trace (b NULL: lanes titled by device), or --diff's two (lanes "A
  * devN" and "B devN" on one axis of steps), into a's file. */
 static int write_replays(gma_replay *a, gma_replay *b)
@@ -621,9 +627,19 @@ static int write_replays(gma_replay *a, gma_replay *b)
     d.title = gtm_str(&d, a->path);
     d.step_axis = b != NULL;
     d.raw_kernels = b != NULL;
-    int rc = gma_timeline_model_add(&d, a, b ? "A" : "");
+    char pa[300] = "", pb[300] = "";
+    if (b) { /* each run by its file name: "A (run1.zst)" */
+        char both[620];
+        snprintf(both, sizeof(both), "%s vs %s", a->path, b->path);
+        d.title = gtm_str(&d, both);
+        d.diff_a = gtm_str(&d, a->path);
+        d.diff_b = gtm_str(&d, b->path);
+        snprintf(pa, sizeof(pa), "A (%s)", base_name(a->path));
+        snprintf(pb, sizeof(pb), "B (%s)", base_name(b->path));
+    }
+    int rc = gma_timeline_model_add(&d, a, pa);
     if (!rc && b)
-        rc = gma_timeline_model_add(&d, b, "B");
+        rc = gma_timeline_model_add(&d, b, pb);
     if (!rc)
         rc = write_doc(t->path, t->html, &d, colours(&a->opt));
     if (!rc)

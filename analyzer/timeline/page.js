@@ -42,12 +42,16 @@
     while (lo < hi) { var m = (lo + hi) >> 1; if (arr[m] <= v) lo = m + 1; else hi = m; }
     return lo;
   }
-  function colorOf(o) { var c = D.colorOf[o]; return c === undefined ? D.ncolors : c; }
+  function colorOf(o) { var c = colorMap[o]; return c === undefined ? D.ncolors : c; }
 
   D.colorOf = {};
   D.lanes.forEach(function (L) { L.legend.forEach(function (e, i) { D.colorOf[e[0]] = i; }); });
+  var colorMap = D.colorOf;
   var COL = D.colors.map(function (c) { return rgba(c, 255); });
-  var COLM = D.colors.map(function (c) { return rgba(c, 110); });
+  /* the merged small allocations, the range a total may take within a
+   * bucket, the highest total within a column and its lowest */
+  var MERGED_CSS = '#8c8c8c', MERGEDC = rgba(MERGED_CSS, 200), RANGEC = rgba('#f4a582', 200), ENVC = rgba('#bdbdbd', 70),
+    LOWC = rgba('#000000', 255);
   /* the framework layers: reserved segments light with a darker top line,
    * outside the allocator hatched */
   var SEG_CSS = '#9ecae1', SEG_EDGE_CSS = '#3182bd', OUT_CSS = ['#525252', '#d9d9d9'];
@@ -76,18 +80,33 @@
       lv[i] = live;
       if (live > ymax) ymax = live;
     }
-    var G = D.ncolors + 1, mt = new Float64Array(L.merged.t), mv = new Float64Array(L.merged.v), k, g;
+    var k;
+    /* the bands drawn, as a step function: their level after each distinct time */
+    var ev = [];
+    for (i = 0; i < n; i++) { ev.push([t0[i], sz[i]]); if (t1[i] !== Infinity) ev.push([t1[i], -sz[i]]); }
+    ev.sort(function (x, y) { return x[0] - y[0]; });
+    var kt = [], kv = [], kl = 0;
+    for (k = 0; k < ev.length; k++) {
+      kl += ev[k][1];
+      if (kt.length && kt[kt.length - 1] === ev[k][0]) kv[kv.length - 1] = kl; else { kt.push(ev[k][0]); kv.push(kl); }
+    }
+    /* the summary of the lane's whole live total (tl_model.h): buckets of times */
+    var Sm = L.sum, nb = Sm.t.length, sf = new Float64Array(nb), sl = new Float64Array(nb), se = new Float64Array(nb),
+      slo = new Float64Array(nb), shi = new Float64Array(nb), pt = 0, pe = 0;
+    for (k = 0; k < nb; k++) {
+      sf[k] = pt + Sm.t[k]; sl[k] = sf[k] + Sm.w[k]; se[k] = pe + Sm.e[k]; slo[k] = se[k] - Sm.lo[k]; shi[k] = se[k] + Sm.hi[k];
+      pt = sl[k]; pe = se[k];
+      if (shi[k] > ymax) ymax = shi[k];
+    }
+    var sum = { n: nb, f: sf, l: sl, e: se, lo: slo, hi: shi, per: Sm.per };
     if (L.peak && L.peak.bytes > ymax) ymax = L.peak.bytes;
-    var fw = L.fw ? { seg: decodeCtx(L.fw.seg, L.t0base), out: decodeCtx(L.fw.out, L.t0base) } : null;
+    var fw = L.fw ? { seg: decodeCtx(L.fw.seg, L.t0base), out: decodeCtx(L.fw.out, L.t0base) } : null, yall = ymax;
     if (fw) {
-      /* the layers are the device's memory: the scale takes their top and the driver's line */
-      ymax = Math.max(ymax, ctxTop(fw));
-      L.drv.forEach(function (q) { if (q[1] > ymax) ymax = q[1]; });
+      /* the layers are the device's memory: "all layers" scales to their top and the driver's line */
+      yall = Math.max(yall, ctxTop(fw));
+      L.drv.forEach(function (q) { if (q[1] > yall) yall = q[1]; });
       if (L.peak) { fw.segPeak = ctxAt(fw.seg, L.peak.t); fw.outPeak = ctxAt(fw.out, L.peak.t); }
     }
-    var mmax = 0;
-    for (k = 0; k < mt.length; k++) { var sm = 0; for (g = 0; g < G; g++) sm += mv[k * G + g]; if (sm > mmax) mmax = sm; }
-    if (ymax < mmax) ymax = mmax;
     /* bytes at the peak per owner, from the bands themselves */
     var atPeak = {}, peakPos = 0;
     if (L.peak) {
@@ -96,7 +115,7 @@
         if (t1[i] > L.peak.t) atPeak[own[i]] = (atPeak[own[i]] || 0) + sz[i];
     }
     return { L: L, n: n, t0: t0, t1: t1, sz: sz, ad: ad, own: own, kn: kn, rn: rn, st: st, ly: ly, lv: lv,
-             mt: mt, mv: mv, me: new Float64Array(L.merged.e), mend: new Float64Array(L.merged.end), G: G, ymax: ymax * 1.06 || 1, atPeak: atPeak, peakPos: peakPos,
+             bt: kt, bv: kv, sum: sum, ymax: ymax * 1.06 || 1, yband: ymax, yall: yall, atPeak: atPeak, peakPos: peakPos,
              fw: fw };
   }
 
@@ -138,20 +157,33 @@
   }
 
   var lanes = D.lanes.map(decode);
-  /* lanes are compared: one y scale */
-  var ytop = 0;
-  lanes.forEach(function (X) { ytop = Math.max(ytop, X.ymax); });
-  lanes.forEach(function (X) { X.ymax = ytop; });
-  /* --diff: one axis of steps. A lane's time t in step k (starting at s_k)
-   * is k + (t - s_k) / (s_(k+1) - s_k): both runs' steps line up. */
-  var stepAxis = !!D.stepAxis;
+  /* Steps on x (--diff opens so; a switch otherwise). A lane's time t in
+   * step k (starting at s_k) is k + (t - s_k) / (s_(k+1) - s_k): both runs'
+   * steps line up. */
+  var stepOK = lanes.length > 0, stepAxis;
   lanes.forEach(function (X) {
     var st = X.L.steps.filter(function (s, i, a) { return !i || s[0] > a[i - 1][0]; });
-    if (st.length < 2) stepAxis = false;
+    if (st.length < 2) stepOK = false;
     X.kt = st.map(function (s) { return s[0]; });
     X.ku = st.map(function (s, i) { return i && s[1] <= st[i - 1][1] ? st[i - 1][1] + 1 : s[1]; });
     var n = st.length;
-    if (n >= 2) { X.kt.push(Math.max(X.L.span[1], 2 * X.kt[n - 1] - X.kt[n - 2])); X.ku.push(X.ku[n - 1] + 1); }
+    if (n < 2) return;
+    X.kt.push(Math.max(X.L.span[1], 2 * X.kt[n - 1] - X.kt[n - 2])); X.ku.push(X.ku[n - 1] + 1);
+    /* within a step, x follows the lane's activity (the summary's buckets,
+     * of about equal event counts), not its clock: a burst of a millisecond
+     * in a step of a second fills the step */
+    var kt = [], ku = [], S = X.sum, b = upper(S.l, S.n, X.kt[0]);
+    if (X.L.span[0] < X.kt[0]) { kt.push(X.L.span[0]); ku.push(X.ku[0] - 1); }
+    for (var k = 0; k + 1 < X.kt.length; k++) {
+      var e = b;
+      while (e < S.n && S.l[e] < X.kt[k + 1]) e++;
+      kt.push(X.kt[k]); ku.push(X.ku[k]);
+      for (var q = b; q < e; q++)
+        if (S.l[q] > kt[kt.length - 1]) { kt.push(S.l[q]); ku.push(X.ku[k] + (q - b + 1) / (e - b + 1) * (X.ku[k + 1] - X.ku[k])); }
+      b = e;
+    }
+    kt.push(X.kt[X.kt.length - 1]); ku.push(X.ku[X.ku.length - 1]);
+    X.kt = kt; X.ku = ku;
   });
   function toU(X, t) {
     if (!stepAxis) return t;
@@ -163,13 +195,48 @@
     var kt = X.kt, ku = X.ku, n = ku.length, k = Math.max(0, Math.min(n - 2, upper(ku, n, u) - 1));
     return kt[k] + (u - ku[k]) / (ku[k + 1] - ku[k]) * (kt[k + 1] - kt[k]);
   }
-  var home = { a: Infinity, b: -Infinity };
-  lanes.forEach(function (X) {
-    home.a = Math.min(home.a, toU(X, X.L.view[0])); home.b = Math.max(home.b, toU(X, X.L.view[1]));
-  });
-  if (!(home.b > home.a)) { home.a = 0; home.b = stepAxis ? 1 : 1e6; }
+  /* the opening view (the active steps, tl's lane_view) and the whole span, on the axis in use */
+  var home, full, view = {};
+  function setAxis(steps) {
+    stepAxis = steps && stepOK;
+    home = { a: Infinity, b: -Infinity }; full = { a: Infinity, b: -Infinity };
+    lanes.forEach(function (X) {
+      home.a = Math.min(home.a, toU(X, X.L.view[0])); home.b = Math.max(home.b, toU(X, X.L.view[1]));
+      full.a = Math.min(full.a, toU(X, Math.min(X.L.span[0], X.L.view[0])));
+      full.b = Math.max(full.b, toU(X, Math.max(X.L.span[1], X.L.view[1])));
+    });
+    if (!(home.b > home.a)) { home.a = 0; home.b = stepAxis ? 1 : 1e6; }
+    if (!(full.b > full.a)) full = { a: home.a, b: home.b };
+    view.a = home.a; view.b = home.b;
+  }
+  setAxis(!!D.stepAxis);
   function fmtU(u) { return stepAxis ? 'step ' + u.toFixed(2) : fmtT(u); }
-  var view = { a: home.a, b: home.b };
+  /* y: the scale fits the bands' total in view; with the bridge's layers, a switch fits every layer */
+  var yAll = false;
+  /* colour by: one of the owner keys (D.keys: name, band column) */
+  var keys = [], keyOf = {};
+  (D.keys || [[D.by, 'own']]).forEach(function (k) { if (!keyOf[k[0]]) { keyOf[k[0]] = 1; keys.push(k); } });
+  var keyIx = 0, colorMap = D.colorOf;
+  function setKey(ix) {
+    keyIx = ix;
+    lanes.forEach(function (X) { X.key = X[keys[ix][1]]; });
+    if (!ix) { colorMap = D.colorOf; return; }
+    /* the others ranked as the analyzer ranks owners: most bytes live at a lane's peak, then most allocated */
+    var sc = {};
+    lanes.forEach(function (X) {
+      var at = {};
+      for (var i = 0; i < X.n; i++) {
+        var o = X.key[i], e = sc[o] || (sc[o] = { o: o, peak: 0, total: 0 });
+        e.total += X.sz[i];
+        if (i < X.peakPos && X.t1[i] > X.L.peak.t) at[o] = (at[o] || 0) + X.sz[i];
+      }
+      Object.keys(at).forEach(function (o) { if (at[o] > sc[o].peak) sc[o].peak = at[o]; });
+    });
+    var r = Object.keys(sc).map(function (o) { return sc[o]; });
+    r.sort(function (x, y) { return y.peak - x.peak || y.total - x.total || (S[x.o] < S[y.o] ? -1 : 1); });
+    colorMap = {};
+    r.slice(0, D.ncolors).forEach(function (e, i) { colorMap[e.o] = i; });
+  }
 
   /* ---- page furniture ---- */
   document.getElementById('src').textContent = S[D.title] + ' \u00b7 bands coloured by ' + D.by;
@@ -188,32 +255,47 @@
     if (L.merged.n)
       what += '; ' + L.n + ' drawn one by one (the ' + D.merge.keep + ' largest and every one live at the peak), ' +
         L.merged.n + ' smaller ones (each ' + fmtB(L.merged.max) + ' or less, ' + fmtB(L.merged.bytes) +
-        ' in all) merged into one shaded layer per colour on top of the bands, showing each layer\'s highest level in ' +
-        D.merge.slices + ' slices of equal event counts';
+        ' in all) merged into one grey layer on top of the bands';
+    what += '; each column shows the moment in it with the most memory live' +
+      (X.sum.per > 1 ? ' where the lane\'s total is known exactly (a summary of ' + X.sum.n + ' buckets of up to ' + X.sum.per +
+        ' event times; zoomed in further, a column within a bucket shows in orange the range its total lies in)' : ' (the exact total)') +
+      ', the highest total within the column faint above it, and its lowest as a dark dot';
     if (L.leftOut[0]) what += '; ' + L.leftOut[0] + ' later allocations (' + fmtB(L.leftOut[1]) + ') not collected (memory bound)';
     note(what + '.');
   });
   var legend = document.getElementById('legend');
-  var X0 = lanes[0];
-  var lg = document.createElement('div');
-  lg.innerHTML = '<b></b>';
-  lg.firstChild.textContent = 'Owner (' + D.by + ') \u2014 bytes live at the peak' + (X0 && X0.L.peak ? ' of ' + S[X0.L.title] + ' (' + fmtB(X0.L.peak.bytes) + ' at ' + fmtT(X0.L.peak.t) + ', step ' + X0.L.peak.step + ')' : '');
-  legend.appendChild(lg);
-  var legendOut = [];
-  if (X0) X0.L.legend.forEach(function (e, i) {
+  var X0 = lanes[0], ownLegend = document.createElement('div'), legendOut = [];
+  legend.appendChild(ownLegend);
+  function swatch(bg, text) {
     var d = document.createElement('div'), sw = document.createElement('i');
-    sw.style.background = D.colors[i];
-    d.appendChild(sw);
-    d.appendChild(document.createTextNode(fmtB(e[1]) + '  ' + S[e[0]]));
-    d.title = S[e[0]];
-    legend.appendChild(d);
-    legendOut.push({ name: S[e[0]], bytes: e[1], page_bytes: X0.atPeak[e[0]] || 0 });
-  });
-  var other = document.createElement('div'), osw = document.createElement('i');
-  osw.style.background = D.colors[D.ncolors];
-  other.appendChild(osw);
-  other.appendChild(document.createTextNode('every other owner'));
-  legend.appendChild(other);
+    sw.style.background = bg;
+    d.appendChild(sw); d.appendChild(document.createTextNode(text)); d.title = text;
+    ownLegend.appendChild(d);
+  }
+  /* the owners coloured (by the key in use) and their bytes live at the first lane's peak */
+  function buildLegend() {
+    ownLegend.textContent = '';
+    var lg = document.createElement('div');
+    lg.innerHTML = '<b></b>';
+    lg.firstChild.textContent = 'Owner (' + keys[keyIx][0] + ') \u2014 bytes live at the peak' + (X0 && X0.L.peak ? ' of ' + S[X0.L.title] + ' (' + fmtB(X0.L.peak.bytes) + ' at ' + fmtT(X0.L.peak.t) + ', step ' + X0.L.peak.step + ')' : '');
+    ownLegend.appendChild(lg);
+    if (!X0) return;
+    if (!keyIx) {
+      X0.L.legend.forEach(function (e, i) {
+        swatch(D.colors[i], fmtB(e[1]) + '  ' + S[e[0]]);
+        if (legendOut.length < X0.L.legend.length) legendOut.push({ name: S[e[0]], bytes: e[1], page_bytes: X0.atPeak[e[0]] || 0 });
+      });
+    } else {
+      var at = {}, byC = [];
+      for (var i = 0; i < X0.peakPos; i++) if (X0.t1[i] > X0.L.peak.t) at[X0.key[i]] = (at[X0.key[i]] || 0) + X0.sz[i];
+      Object.keys(colorMap).forEach(function (o) { byC[colorMap[o]] = o; });
+      byC.forEach(function (o, i) { swatch(D.colors[i], fmtB(at[o] || 0) + '  ' + S[o]); });
+    }
+    swatch(D.colors[D.ncolors], 'every other owner');
+    if (lanes.some(function (X) { return X.L.merged.n; }))
+      swatch(MERGED_CSS, 'small allocations, merged (no owner colour): the lane\'s exact total less the bands drawn');
+  }
+  buildLegend();
   var layersOut = lanes.map(function (X) {
     if (!X.fw) return null;
     var F = X.L.fw, pk = X.fw.segPeak || { n: 0, bytes: 0 }, po = X.fw.outPeak || { n: 0, bytes: 0 };
@@ -247,6 +329,92 @@
     div.appendChild(h); div.appendChild(cv); box.appendChild(div);
     X.cv = cv;
   });
+  /* --diff: B - A over the common axis, from each side's first lane */
+  var diffX = D.diff && lanes.length >= 2 ? { A: lanes[0], B: lanes[lanes.length - 1] } : null;
+  if (diffX) {
+    lanes.forEach(function (X) { if (S[X.L.title].charAt(0) === 'B' && diffX.B === lanes[lanes.length - 1] && X !== lanes[0]) diffX.B = X; });
+    var dd = document.createElement('div'); dd.className = 'lane';
+    var dh = document.createElement('h2');
+    dh.textContent = 'B \u2212 A: ' + S[diffX.B.L.title] + ' less ' + S[diffX.A.L.title] + ', the totals each lane draws at a column';
+    diffX.cv = document.createElement('canvas'); diffX.cv.className = 'diffcv';
+    dd.appendChild(dh); dd.appendChild(diffX.cv); box.appendChild(dd);
+    dd.hidden = true;
+    diffX.div = dd;
+  }
+
+  /* ---- controls: axis, y fit, colour by, B - A ---- */
+  var bar = document.getElementById('bar');
+  function control(label, fn) {
+    var b = document.createElement('button'); b.type = 'button'; b.textContent = label;
+    b.addEventListener('click', function () { fn(b); drawAll(); });
+    bar.insertBefore(b, document.getElementById('hint'));
+    return b;
+  }
+  if (stepOK) control(stepAxis ? 'x: steps' : 'x: time', function (b) { setAxis(!stepAxis); b.textContent = stepAxis ? 'x: steps' : 'x: time'; });
+  if (lanes.some(function (X) { return X.fw; }))
+    control('y: tensors', function (b) { yAll = !yAll; b.textContent = yAll ? 'y: all layers' : 'y: tensors'; });
+  if (diffX) control('B \u2212 A: off', function (b) { diffX.div.hidden = !diffX.div.hidden; b.textContent = diffX.div.hidden ? 'B \u2212 A: off' : 'B \u2212 A: on'; });
+  if (keys.length > 1) {
+    var sel = document.createElement('select');
+    keys.forEach(function (k, i) { var o = document.createElement('option'); o.value = i; o.textContent = 'colour by ' + k[0]; sel.appendChild(o); });
+    sel.addEventListener('change', function () { setKey(+sel.value); drawAll(); buildLegend(); });
+    bar.insertBefore(sel, document.getElementById('hint'));
+  }
+  setKey(0);
+
+  /* ---- the overview strip: every lane's highest total over the whole span, the view boxed ---- */
+  var strip = document.getElementById('strip');
+  function drawStrip() {
+    var dpr = window.devicePixelRatio || 1, w = strip.clientWidth || 1000, h = strip.clientHeight || 40;
+    strip.width = Math.round(w * dpr); strip.height = Math.round(h * dpr);
+    var ctx = strip.getContext('2d'), x0 = ML, x1 = w - MR, n = Math.max(1, Math.round(x1 - x0));
+    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    ctx.fillStyle = '#fafafa'; ctx.fillRect(0, 0, w, h);
+    var save = { a: view.a, b: view.b }, hi = [], top = 0;
+    view.a = full.a; view.b = full.b;
+    lanes.forEach(function (X) {
+      var c = columns(X, n);
+      hi.push(c.ehi);
+      for (var k = 0; k < n; k++) if (c.ehi[k] > top) top = c.ehi[k];
+    });
+    view.a = save.a; view.b = save.b;
+    ctx.fillStyle = 'rgba(90,90,90,0.35)';
+    hi.forEach(function (e) {
+      for (var k = 0; k < n; k++) { var y = e[k] / (top || 1) * (h - 4); ctx.fillRect(x0 + k, h - y, 1, y); }
+    });
+    var sx = function (u) { return x0 + (u - full.a) / (full.b - full.a) * (x1 - x0); };
+    var a = Math.max(x0, sx(view.a)), b = Math.min(x1, sx(view.b));
+    ctx.strokeStyle = '#d62728'; ctx.lineWidth = 1.5;
+    ctx.strokeRect(a, 1, Math.max(2, b - a), h - 2);
+  }
+  strip.addEventListener('click', function (e) {
+    var r = strip.getBoundingClientRect(), f = (e.clientX - r.left - ML) / (r.width - ML - MR);
+    var u = full.a + Math.max(0, Math.min(1, f)) * (full.b - full.a), span = view.b - view.a;
+    view.a = u - span / 2; view.b = u + span / 2;
+    drawAll();
+  });
+
+  /* ---- B - A: at each column, B's drawn total less A's ---- */
+  function drawDiff() {
+    if (!diffX || diffX.div.hidden) return;
+    var cv = diffX.cv, dpr = window.devicePixelRatio || 1, w = cv.clientWidth || 1000, h = cv.clientHeight || 160;
+    cv.width = Math.round(w * dpr); cv.height = Math.round(h * dpr);
+    var ctx = cv.getContext('2d'), A = diffX.A.cols, B = diffX.B.cols, n = Math.min(A.lo.length, B.lo.length), k, m = 1;
+    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    ctx.fillStyle = '#fff'; ctx.fillRect(0, 0, w, h);
+    var d = new Float64Array(n);
+    for (k = 0; k < n; k++) { d[k] = B.lo[k] - A.lo[k]; if (Math.abs(d[k]) > m) m = Math.abs(d[k]); }
+    var mid = h / 2, sc = (h / 2 - 14) / m, pw = (w - ML - MR) / n;
+    for (k = 0; k < n; k++) {
+      ctx.fillStyle = d[k] > 0 ? '#d62728' : '#2ca02c';
+      var y = d[k] * sc;
+      ctx.fillRect(ML + k * pw, y > 0 ? mid - y : mid, Math.max(pw, 1), Math.abs(y));
+    }
+    ctx.strokeStyle = '#000'; ctx.beginPath(); ctx.moveTo(ML, mid + 0.5); ctx.lineTo(w - MR, mid + 0.5); ctx.stroke();
+    ctx.fillStyle = '#333'; ctx.font = '11px sans-serif'; ctx.textAlign = 'right';
+    ctx.fillText('+' + fmtB(m), ML - 5, 16); ctx.fillText('0', ML - 5, mid + 4); ctx.fillText('\u2212' + fmtB(m), ML - 5, h - 6);
+    diffX.d = d;
+  }
 
   /* ---- drawing ---- */
   function niceStep(range, n) {
@@ -256,32 +424,43 @@
   function xOf(X, t) { return ML + (toU(X, t) - view.a) / (view.b - view.a) * (X.w - ML - MR); }
   function yOf(X, b) { return X.h - MB - b / X.ymax * (X.h - MT - MB); }
 
-  /* the moment each pixel column shows, and the last band allocated by then */
+  /* the bands' level at t (live: allocated at or before t, freed after) */
+  function bandsAt(X, t) { var k = upper(X.bt, X.bt.length, t) - 1; return k < 0 ? 0 : X.bv[k]; }
+  /* the lane's live total at t from the summary: exact (lo == hi) unless t
+   * lies within a bucket of several times, then the bucket's range */
+  function totalAt(X, t) {
+    var S = X.sum, k = upper(S.f, S.n, t) - 1;
+    if (k < 0) return { lo: 0, hi: 0 };
+    if (t >= S.l[k]) return { lo: S.e[k], hi: S.e[k] };
+    return { lo: S.lo[k], hi: S.hi[k] };
+  }
+  /* What each pixel column shows: its moment t (the end of the summary's
+   * bucket there with the most live, where its total is exact; else the
+   * column's start), the last band allocated by then (j), the total drawn
+   * (tot: exact when lo == hi, else the range it lies in), and the lowest and
+   * highest total anywhere in the column (elo, ehi). */
   function columns(X, NC) {
-    var ct = new Float64Array(NC), cj = new Int32Array(NC), span = (view.b - view.a) / NC;
-    var pk = X.L.peak ? X.L.peak.t : NaN;
+    var ct = new Float64Array(NC), cj = new Int32Array(NC), lo = new Float64Array(NC), hi = new Float64Array(NC);
+    var elo = new Float64Array(NC), ehi = new Float64Array(NC), span = (view.b - view.a) / NC, S = X.sum;
     for (var c = 0; c < NC; c++) {
       var ca = fromU(X, view.a + c * span), cb = fromU(X, view.a + (c + 1) * span);
-      var lo = upper(X.t0, X.n, ca - 1e-9), hi = upper(X.t0, X.n, cb - 1e-9), best = -1;
-      if (pk >= ca && pk < cb) { ct[c] = pk; cj[c] = X.peakPos - 1; continue; }
-      for (var i = lo; i < hi; i++) if (best < 0 || X.lv[i] > X.lv[best]) best = i;
-      if (best >= 0) { ct[c] = X.t0[best]; cj[c] = best; } else { ct[c] = (ca + cb) / 2; cj[c] = lo - 1; }
+      var k0 = upper(S.l, S.n, ca - 1e-9), k1 = upper(S.l, S.n, cb - 1e-9), best = -1, k;
+      for (k = k0; k < k1; k++) if (best < 0 || S.e[k] > S.e[best]) best = k;
+      var at = totalAt(X, ca), t;
+      if (best >= 0) { t = S.l[best]; lo[c] = hi[c] = S.e[best]; } else { t = ca; lo[c] = at.lo; hi[c] = at.hi; }
+      ct[c] = t; cj[c] = upper(X.t0, X.n, t) - 1;
+      /* the column's range: the total at its start, then every bucket that begins or ends in it */
+      var a = at.lo, b = at.hi, f1 = upper(S.f, S.n, cb - 1e-9);
+      for (k = k0; k < f1; k++) { if (S.lo[k] < a) a = S.lo[k]; if (S.hi[k] > b) b = S.hi[k]; }
+      elo[c] = a; ehi[c] = b;
     }
-    return { t: ct, j: cj };
-  }
-
-  /* the merged levels at t: the slice's highest while in it, then the
-   * level it left until the next slice; null before the first */
-  function mergedAt(X, t) {
-    var k = upper(X.mt, X.mt.length, t) - 1;
-    if (k < 0) return null;
-    return t > X.me[k] ? X.mend.subarray(k * X.G, k * X.G + X.G) : X.mv.subarray(k * X.G, k * X.G + X.G);
+    return { t: ct, j: cj, lo: lo, hi: hi, elo: elo, ehi: ehi };
   }
 
   function paintBands(X, ctx, PW, PH) {
     var img = ctx.createImageData(PW, PH), px = new Uint32Array(img.data.buffer);
-    var cols = columns(X, PW), active = new Int32Array(X.n), na = 0, p = 0, scale = PH / X.ymax;
-    var drawn = new Uint8Array(X.n), i, k, g, y;
+    var cols = X.cols, active = new Int32Array(X.n), na = 0, p = 0, scale = PH / X.ymax;
+    var drawn = new Uint8Array(X.n), i, k, y;
     var segT = X.fw ? tracker(X.fw.seg) : null, outT = X.fw ? tracker(X.fw.out) : null;
     for (var c = 0; c < PW; c++) {
       var tc = cols.t[c], j = cols.j[c];
@@ -306,19 +485,26 @@
         var top = Math.round(PH - acc * scale);
         if (top < 0) top = 0;
         if (top < prev) {
-          var col = COL[colorOf(X.own[i])];
+          var col = COL[colorOf(X.key[i])];
           for (var y = top; y < prev; y++) px[y * PW + c] = col;
           drawn[i] = 1;
           prev = top;
         }
       }
-      var ms = mergedAt(X, tc);
-      if (ms !== null) for (g = 0; g < X.G; g++) {
-        acc += ms[g];
-        var mtop = Math.max(0, Math.round(PH - acc * scale));
-        for (var y2 = mtop; y2 < prev; y2++) px[y2 * PW + c] = COLM[g];
-        if (mtop < prev) prev = mtop;
-      }
+      /* the merged small allocations: the total less the bands drawn, solid
+       * as far as the total surely reaches, light over the range it may take */
+      var mlo = Math.max(acc, cols.lo[c]), mhi = Math.max(acc, cols.hi[c]);
+      var mtop = Math.max(0, Math.round(PH - mlo * scale)), etop = Math.max(0, Math.round(PH - mhi * scale));
+      for (y = mtop; y < prev; y++) px[y * PW + c] = MERGEDC;
+      if (mtop < prev) prev = mtop;
+      for (y = etop; y < prev; y++) px[y * PW + c] = RANGEC;
+      if (etop < prev) prev = etop;
+      acc = mlo;
+      /* the highest total within the column, faint, and its lowest, a dark dot */
+      var htop = Math.max(0, Math.round(PH - cols.ehi[c] * scale));
+      for (y = htop; y < prev; y++) px[y * PW + c] = ENVC;
+      var ly = Math.round(PH - cols.elo[c] * scale) - 1;
+      if (cols.ehi[c] > cols.elo[c] && ly >= 0 && ly < PH) px[ly * PW + c] = LOWC;
       if (outT) {
         var oacc = Math.max(acc, sacc), oprev = Math.min(prev, sprev);
         trackLive(outT, tc).forEach(function (oi) {
@@ -336,11 +522,21 @@
     return img;
   }
 
-  function drawLane(X) {
+  /* a lane's canvas sized, and its columns worked out for the view */
+  function prepLane(X) {
     var dpr = window.devicePixelRatio || 1, cv = X.cv;
     var w = cv.clientWidth || 1000, h = cv.clientHeight || LANE_H;
     cv.width = Math.round(w * dpr); cv.height = Math.round(h * dpr);
-    X.w = w; X.h = h;
+    X.w = w; X.h = h; X.dpr = dpr;
+    X.PW = Math.max(1, Math.round((w - ML - MR) * dpr));
+    X.cols = columns(X, X.PW);
+    var top = 0;
+    for (var c = 0; c < X.PW; c++) if (X.cols.ehi[c] > top) top = X.cols.ehi[c];
+    return yAll && X.fw ? Math.max(top, X.yall) : top;
+  }
+
+  function drawLane(X) {
+    var dpr = X.dpr, cv = X.cv, w = X.w, h = X.h;
     var ctx = cv.getContext('2d');
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
     ctx.fillStyle = '#fff'; ctx.fillRect(0, 0, w, h);
@@ -363,7 +559,7 @@
       ctx.fillText(+(v / unit).toPrecision(6) + ' ' + UN[ui], x0 - 5, yy + 4);
     }
     /* the bands, at device pixels */
-    var PW = Math.max(1, Math.round((x1 - x0) * dpr)), PH = Math.max(1, Math.round((yb - MT) * dpr));
+    var PW = X.PW, PH = Math.max(1, Math.round((yb - MT) * dpr));
     var off = document.createElement('canvas'); off.width = PW; off.height = PH;
     var octx = off.getContext('2d');
     octx.putImageData(paintBands(X, octx, PW, PH), 0, 0);
@@ -372,13 +568,23 @@
     if (L.drv.length) {
       ctx.save(); ctx.beginPath(); ctx.rect(x0, MT - 2, x1 - x0, yb - MT + 2); ctx.clip();
       ctx.strokeStyle = '#333'; ctx.setLineDash([5, 3]); ctx.lineWidth = 1.2; ctx.beginPath();
+      var offs = [];
       L.drv.forEach(function (q, i) {
-        var xx = xOf(X, q[0]), yy2 = yOf(X, q[1]);
+        var xx = xOf(X, q[0]), yy2 = Math.max(MT - 1, yOf(X, q[1]));
+        if (q[1] > X.ymax && xx >= x0 && xx <= x1) offs.push(xx);
         if (i) ctx.lineTo(xx, yy2); else ctx.moveTo(xx, yy2);
         var nx = i + 1 < L.drv.length ? xOf(X, L.drv[i + 1][0]) : x1;
         ctx.lineTo(nx, yy2);
       });
       ctx.stroke(); ctx.restore();
+      /* where the driver's line is above the scale: marks on the top edge */
+      ctx.fillStyle = '#333';
+      var lastOff = -1e9;
+      offs.forEach(function (xx) {
+        if (xx - lastOff < 8) return;
+        ctx.beginPath(); ctx.moveTo(xx, MT - 9); ctx.lineTo(xx - 4, MT - 3); ctx.lineTo(xx + 4, MT - 3); ctx.fill();
+        lastOff = xx;
+      });
       var over = 0;
       L.drv.forEach(function (q) { var u = toU(X, q[0]); if (u >= view.a && u <= view.b && q[1] > X.ymax) over = Math.max(over, q[1]); });
       var dl = 'dashed: driver used' + (over ? ' (up to ' + fmtB(over) + ' in view, above the scale)' : '');
@@ -428,7 +634,13 @@
 
   var firstPaint = null;
   function drawAll() {
+    var ytop = 0;
+    lanes.forEach(function (X) { ytop = Math.max(ytop, prepLane(X)); });
+    /* lanes are compared: one y scale */
+    lanes.forEach(function (X) { X.ymax = ytop * 1.06 || 1; });
     lanes.forEach(drawLane);
+    drawStrip();
+    drawDiff();
     document.getElementById('viewinfo').textContent = 'view ' + fmtU(view.a) + ' \u2013 ' + fmtU(view.b) +
       (stepAxis ? ' (each lane\'s steps stretched to one unit)' : '');
     if (firstPaint === null) firstPaint = performance.now();
@@ -470,9 +682,9 @@
   /* what a column stacks: its moment, the tensor bands live then (drawn
    * order), their bytes with the merged layers, and the framework layers */
   function stackAt(X, c) {
-    var lv = liveAt(X, c), tens = 0, ms = mergedAt(X, lv.t), g;
+    var lv = liveAt(X, c), tens = 0;
     lv.bands.forEach(function (i) { tens += X.sz[i]; });
-    if (ms !== null) for (g = 0; g < X.G; g++) tens += ms[g];
+    tens = Math.max(tens, X.cols.lo[c]);
     var st = { t: lv.t, bands: lv.bands, tensors: tens };
     if (X.fw) {
       st.seg = ctxLive(X.fw.seg, lv.t); st.out = ctxLive(X.fw.out, lv.t);
@@ -511,14 +723,13 @@
       if (bytes < acc + X.sz[i]) return bandText(X, i);
       acc += X.sz[i];
     }
-    var ms = mergedAt(X, lv.t);
-    if (ms !== null) for (var g = 0; g < X.G; g++) {
-      var v = ms[g];
-      if (v && bytes < acc + v)
-        return 'merged small allocations, ' + (g < D.ncolors ? 'owner ' + S[X.L.legend[g] ? X.L.legend[g][0] : 0] : 'other owners') +
-          '\nlevel: ' + fmtB(v) + ' (the highest of its slice while in one)' + '\nnear ' + fmtT(lv.t);
-      acc += v;
-    }
+    var clo = X.cols.lo[c], chi = X.cols.hi[c];
+    if (bytes < Math.max(acc, clo))
+      return 'small allocations, merged: ' + fmtB(Math.max(0, clo - acc)) + ' live at ' + fmtT(lv.t) +
+        '\nthe lane\'s total then: ' + fmtB(clo) + (clo === chi ? ' (exact)' : ' or more');
+    if (bytes < chi)
+      return 'within a bucket of the summary: the total at ' + fmtT(lv.t) + ' lies between ' + fmtB(clo) + ' and ' + fmtB(chi);
+    acc = Math.max(acc, clo);
     if (X.fw) {
       var sa = stackAt(X, c);
       return 'at ' + fmtT(lv.t) + ': ' + fmtB(acc) + ' in tensors, ' + fmtB(sa.seg.bytes) + ' reserved, ' + fmtB(sa.out.bytes) +
@@ -613,6 +824,36 @@
     legend: legendOut,
     layers: layersOut,
     view: function () { return [view.a, view.b]; },
+    /* read-only views of the page's model for the tests: the axis in use, the
+     * whole span, and a view set and drawn */
+    axis: function () { return { steps: stepAxis, full: [full.a, full.b], home: [home.a, home.b] }; },
+    setView: function (a, b) { view.a = a; view.b = b; drawAll(); return [view.a, view.b]; },
+    /* lane k's columns as drawn: each one's moment (ns on the lane's time),
+     * the total drawn there (lo == hi: exact; else the range it lies in)
+     * and the bands' own level */
+    columns: function (k) {
+      var X = lanes[k], C = X.cols, out = { t: [], lo: [], hi: [], bands: [] };
+      for (var c = 0; c < C.t.length; c++) {
+        out.t.push(C.t[c]); out.lo.push(C.lo[c]); out.hi.push(C.hi[c]); out.bands.push(bandsAt(X, C.t[c]));
+      }
+      return out;
+    },
+    /* per lane, each owner of the bands drawn one by one and its colour (the key in use) */
+    owners: function () {
+      return lanes.map(function (X) {
+        var seen = {}, out = [];
+        for (var i = 0; i < X.n; i++) if (!seen[X.key[i]]) { seen[X.key[i]] = 1; out.push([S[X.key[i]], colorOf(X.key[i])]); }
+        return { title: S[X.L.title], owners: out };
+      });
+    },
+    keys: function () { return keys.map(function (k) { return k[0]; }); },
+    setKey: function (i) { setKey(i); drawAll(); buildLegend(); return keys[i][0]; },
+    diff: function () {
+      if (!diffX) return null;
+      diffX.div.hidden = false; drawAll();
+      return { files: D.diff, title: S[D.title], lanes: lanes.map(function (X) { return S[X.L.title]; }),
+               d: Array.prototype.slice.call(diffX.d || []), heading: diffX.div.firstChild.textContent };
+    },
     selftest: function () {
       var X = lanes[0], out = { zoomed: false, tip: '' };
       if (!X || !X.L.peak) return out;

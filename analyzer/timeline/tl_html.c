@@ -135,22 +135,39 @@ static void marks(FILE *f, const char *key, const gma_vec *v, int64_t sh, int ki
     fputs("]", f);
 }
 
-static void merged(FILE *f, const gtm_doc *d, const gtm_lane *l)
+static void merged(FILE *f, const gtm_lane *l)
 {
-    fprintf(f, ",\"merged\":{\"n\":%zu,\"bytes\":%llu,\"max\":%llu,\"t\":[", l->nmerged,
+    fprintf(f, ",\"merged\":{\"n\":%zu,\"bytes\":%llu,\"max\":%llu}", l->nmerged,
             (unsigned long long)l->merged_bytes, (unsigned long long)l->merge_max);
-    for (size_t k = 0; k < l->nslices; k++)
-        fprintf(f, "%s%lld", k ? "," : "", (long long)(l->slice_t[k] + l->shift));
+}
+
+/* The summary of the live total: per bucket its first time (as the delta
+ * from the previous bucket's last), its length, its end level (as the
+ * delta from the previous end), and its lowest and highest level below and
+ * above that end. */
+static void summary(FILE *f, const gtm_lane *l)
+{
+    fprintf(f, ",\n\"sum\":{\"per\":%zu,\"t\":[", l->sum_per);
+    int64_t pt = -l->shift;
+    for (size_t k = 0; k < l->nsum; k++) {
+        fprintf(f, "%s%lld", k ? "," : "", (long long)(l->sum_t0[k] - pt));
+        pt = l->sum_t1[k];
+    }
+    fputs("],\"w\":[", f);
+    for (size_t k = 0; k < l->nsum; k++)
+        fprintf(f, "%s%lld", k ? "," : "", (long long)(l->sum_t1[k] - l->sum_t0[k]));
     fputs("],\"e\":[", f);
-    for (size_t k = 0; k < l->nslices; k++)
-        fprintf(f, "%s%lld", k ? "," : "", (long long)(l->slice_e[k] + l->shift));
-    fputs("],\"v\":[", f);
-    size_t G = d->ncolors + 1;
-    for (size_t k = 0; k < l->nslices * G; k++)
-        fprintf(f, "%s%llu", k ? "," : "", (unsigned long long)l->slice_v[k]);
-    fputs("],\"end\":[", f);
-    for (size_t k = 0; k < l->nslices * G; k++)
-        fprintf(f, "%s%llu", k ? "," : "", (unsigned long long)l->slice_end[k]);
+    uint64_t pe = 0;
+    for (size_t k = 0; k < l->nsum; k++) {
+        fprintf(f, "%s%lld", k ? "," : "", (long long)(l->sum_end[k] - pe));
+        pe = l->sum_end[k];
+    }
+    fputs("],\"lo\":[", f);
+    for (size_t k = 0; k < l->nsum; k++)
+        fprintf(f, "%s%llu", k ? "," : "", (unsigned long long)(l->sum_end[k] - l->sum_lo[k]));
+    fputs("],\"hi\":[", f);
+    for (size_t k = 0; k < l->nsum; k++)
+        fprintf(f, "%s%llu", k ? "," : "", (unsigned long long)(l->sum_hi[k] - l->sum_end[k]));
     fputs("]}", f);
 }
 
@@ -182,7 +199,8 @@ static void lane(FILE *f, const gtm_doc *d, const gtm_lane *l)
     }
     fputs("]", f);
     fw_layers(f, d, l);
-    merged(f, d, l);
+    merged(f, l);
+    summary(f, l);
     marks(f, "steps", &l->steps, sh, 0);
     marks(f, "wins", &l->windows, sh, 1);
     marks(f, "tags", &l->tags, sh, 2);
@@ -202,7 +220,19 @@ static void data(FILE *f, const gtm_doc *d)
         fputs(i ? "," : "", f);
         jstr(f, gtw_color(d, i));
     }
-    fprintf(f, "],\"merge\":{\"at\":%d,\"keep\":%d,\"slices\":%d},\"names\":[", GTM_MERGE_AT, GTM_KEEP, GTM_SLICES);
+    fprintf(f, "],\"merge\":{\"at\":%d,\"keep\":%d,\"sum\":%d},", GTM_MERGE_AT, GTM_KEEP, GTM_SUM_MAX);
+    /* the owner keys a band has, each a column of doc strings: "colour by" */
+    fputs("\"keys\":[[", f);
+    jstr(f, d->by);
+    fputs(",\"own\"],[\"kernel\",\"kn\"],[\"range\",\"rn\"]],", f);
+    if (d->diff_a && d->diff_b) {
+        fputs("\"diff\":[", f);
+        jstr(f, gtm_s(d, d->diff_a));
+        fputc(',', f);
+        jstr(f, gtm_s(d, d->diff_b));
+        fputs("],", f);
+    }
+    fputs("\"names\":[", f);
     for (size_t i = 0; i < d->nstr; i++) {
         fputs(i ? "," : "", f);
         jstr(f, gtm_label(d, (uint32_t)i));
@@ -236,7 +266,7 @@ int gtw_html(FILE *f, const gtm_doc *d)
           "<div id=\"bar\"><button id=\"reset\" type=\"button\">Reset view</button>"
           "<span id=\"hint\">wheel: zoom &middot; drag: pan &middot; hover: a band &middot; click: what was live then</span>"
           "<span id=\"viewinfo\"></span></div>\n"
-          "<div id=\"notes\"></div>\n<div id=\"lanes\"></div>\n<div id=\"legend\"></div>\n"
+          "<div id=\"notes\"></div>\n<canvas id=\"strip\" title=\"the whole run: click to move the view there\"></canvas>\n<div id=\"lanes\"></div>\n<div id=\"legend\"></div>\n"
           "<div id=\"live\"></div>\n<div id=\"tip\"></div>\n<pre id=\"gmem-test\" hidden></pre>\n"
           "<script type=\"application/json\" id=\"gmem-data\">",
           f);

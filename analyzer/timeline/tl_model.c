@@ -27,6 +27,11 @@ static void lane_free(gtm_lane *l)
     free(l->slice_e);
     free(l->slice_v);
     free(l->slice_end);
+    free(l->sum_t0);
+    free(l->sum_t1);
+    free(l->sum_lo);
+    free(l->sum_hi);
+    free(l->sum_end);
     gma_vec_free(&l->steps);
     gma_vec_free(&l->windows);
     gma_vec_free(&l->tags);
@@ -493,13 +498,156 @@ static int merge_lane(const gtm_doc *d, gtm_lane *l)
     return merge_series(d, l);
 }
 
+static int gap_cmp(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x < y) - (x > y); /* largest first */
+}
+
+/* Region 1 of a lane's summary: its opening view; 0 the rest. */
+static int region(const gtm_lane *l, int64_t t) { return t >= l->view0 && t <= l->view1; }
+
+/* The k-th largest gap after a distinct time of region r in ev (sorted, nd
+ * times) in *thr, and in *ties how many gaps equal to it are among the k
+ * largest. */
+static int gap_threshold(const gtm_lane *l, const cev *ev, size_t ne, size_t nd, int r, size_t k, int64_t *thr,
+                         size_t *ties)
+{
+    int64_t *g = malloc((nd ? nd : 1) * sizeof(*g));
+    if (!g)
+        return -1;
+    size_t ng = 0;
+    for (size_t i = 1; i < ne; i++)
+        if (ev[i].t != ev[i - 1].t && region(l, ev[i - 1].t) == r)
+            g[ng++] = ev[i].t - ev[i - 1].t;
+    if (k > ng)
+        k = ng;
+    if (!k) {
+        free(g);
+        *thr = INT64_MAX;
+        *ties = 0;
+        return 0;
+    }
+    qsort(g, ng, sizeof(*g), gap_cmp);
+    *thr = g[k - 1];
+    size_t above = 0;
+    while (above < k && g[above] > *thr)
+        above++;
+    *ties = k - above;
+    free(g);
+    return 0;
+}
+
+int gtm_lane_summary(gtm_lane *l, size_t max)
+{
+    if (!max)
+        max = GTM_SUM_MAX;
+    free(l->sum_t0);
+    free(l->sum_t1);
+    free(l->sum_lo);
+    free(l->sum_hi);
+    free(l->sum_end);
+    l->sum_t0 = l->sum_t1 = NULL;
+    l->sum_lo = l->sum_hi = l->sum_end = NULL;
+    l->nsum = 0;
+    size_t ne = 0;
+    cev *ev = malloc((2 * l->n + 1) * sizeof(*ev));
+    if (!ev)
+        return -1;
+    for (size_t i = 0; i < l->n; i++) {
+        ev[ne++] = (cev){ (int64_t)l->b[i].t0, (int64_t)l->b[i].bytes };
+        if (l->b[i].t1 != GTB_OPEN)
+            ev[ne++] = (cev){ (int64_t)l->b[i].t1, -(int64_t)l->b[i].bytes };
+    }
+    qsort(ev, ne, sizeof(*ev), cev_cmp);
+    /* the level after each distinct time: only those are ever live */
+    size_t nd = 0;
+    for (size_t i = 0; i < ne; i++)
+        nd += !i || ev[i].t != ev[i - 1].t;
+    if (max < 2)
+        max = 2;
+    /* Where every time fits, a bucket each (exact everywhere). Else the
+     * opening view (region 1) and the rest (0) share the buckets, a region
+     * with fewer times than its half giving the other the rest; in each,
+     * half the buckets are cut by count (per times each) and the rest at the
+     * largest gaps between times, so that idle stretches stay exact. Spares:
+     * the peak's cut, and the cuts where the regions meet. */
+    size_t per[2] = { 1, 1 }, kg[2] = { 0, 0 }, ties[2] = { 0, 0 }, nr[2] = { 0, 0 }, cap = 4;
+    int64_t thr[2] = { INT64_MAX, INT64_MAX };
+    for (size_t i = 0; i < ne; i++)
+        if (!i || ev[i].t != ev[i - 1].t)
+            nr[region(l, ev[i].t)]++;
+    if (nd >= max) {
+        size_t B = max - (nr[0] && nr[1] ? 3 : 1), half = B / 2, bud[2];
+        bud[1] = nr[1] <= half ? nr[1] : nr[0] <= B - half ? B - nr[0] : half;
+        bud[0] = B - bud[1];
+        for (int r = 0; r < 2; r++) {
+            if (nr[r] <= bud[r])
+                continue;
+            size_t kc = bud[r] / 2 ? bud[r] / 2 : 1;
+            per[r] = (nr[r] + kc - 1) / kc;
+            kg[r] = bud[r] > kc ? bud[r] - kc : 0;
+            if (kg[r] && gap_threshold(l, ev, ne, nd, r, kg[r], &thr[r], &ties[r]) != 0) {
+                free(ev);
+                return -1;
+            }
+        }
+    }
+    for (int r = 0; r < 2; r++)
+        cap += nr[r] / per[r] + kg[r] + 2;
+    l->sum_t0 = malloc(cap * sizeof(*l->sum_t0));
+    l->sum_t1 = malloc(cap * sizeof(*l->sum_t1));
+    l->sum_lo = malloc(cap * sizeof(*l->sum_lo));
+    l->sum_hi = malloc(cap * sizeof(*l->sum_hi));
+    l->sum_end = malloc(cap * sizeof(*l->sum_end));
+    if (!l->sum_t0 || !l->sum_t1 || !l->sum_lo || !l->sum_hi || !l->sum_end) {
+        free(ev);
+        return -1;
+    }
+    int64_t lvl = 0;
+    size_t nb = 0, in = 0; /* distinct times in the open bucket */
+    for (size_t i = 0; i < ne;) {
+        int64_t t = ev[i].t;
+        for (; i < ne && ev[i].t == t; i++)
+            lvl += ev[i].d;
+        uint64_t v = lvl > 0 ? (uint64_t)lvl : 0;
+        if (!in) {
+            l->sum_t0[nb] = t;
+            l->sum_lo[nb] = l->sum_hi[nb] = v;
+        }
+        in++;
+        l->sum_t1[nb] = t;
+        l->sum_end[nb] = v;
+        if (v < l->sum_lo[nb])
+            l->sum_lo[nb] = v;
+        if (v > l->sum_hi[nb])
+            l->sum_hi[nb] = v;
+        /* a bucket ends after per times, and at the peak's time: its level is exact there */
+        int at_peak = l->has_peak && t <= l->peak_t && (i == ne || ev[i].t > l->peak_t);
+        int r = region(l, t);
+        int64_t gap = i < ne ? ev[i].t - t : 0;
+        int at_gap = gap > thr[r] || (gap == thr[r] && ties[r] && ties[r]--);
+        int at_edge = i < ne && region(l, ev[i].t) != r;
+        if (in == per[r] || at_peak || at_gap || at_edge || i == ne) {
+            nb++;
+            in = 0;
+        }
+    }
+    free(ev);
+    l->nsum = nb;
+    l->sum_per = per[0] > per[1] ? per[0] : per[1];
+    return 0;
+}
+
 int gtm_finish(gtm_doc *d, size_t ntop)
 {
     if (d->err || rank_owners(d, ntop) != 0)
         return -1;
-    for (size_t k = 0; k < d->lanes.len; k++)
-        if (merge_lane(d, &GMA_VEC_AT(&d->lanes, gtm_lane, k)) != 0)
+    for (size_t k = 0; k < d->lanes.len; k++) {
+        gtm_lane *l = &GMA_VEC_AT(&d->lanes, gtm_lane, k);
+        if (merge_lane(d, l) != 0 || gtm_lane_summary(l, 0) != 0)
             return -1;
+    }
     return 0;
 }
 

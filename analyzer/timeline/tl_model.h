@@ -23,6 +23,7 @@
 #define GTM_KEEP_PEAK 40000 /* at most this many more: the largest live at the peak */
 #define GTM_SLICES 4096     /* slices of a merged series */
 #define GTM_TOP_MAX 20      /* colours */
+#define GTM_SUM_MAX 65536   /* buckets of a lane's summary of its live total */
 #define GTM_LAYERS 4
 
 typedef struct gtm_mark {
@@ -65,6 +66,18 @@ typedef struct gtm_lane {
     int64_t *slice_t, *slice_e; /* each slice's first and last event */
     uint64_t *slice_v;     /* nslices x (ncolors + 1): the highest merged level in it */
     uint64_t *slice_end;   /* the same: the level after its last event (until the next slice) */
+    /* The lane's live total (every band, kept or merged), as buckets of
+     * consecutive distinct event times, at most GTM_SUM_MAX, half of them
+     * for the opening view when it needs them (a bucket ends at the peak and
+     * where the view begins and ends; within each part, half the cuts by
+     * count and half at the widest gaps): per bucket its first and last
+     * time, the lowest and highest level after any of its times, and the
+     * level after its last. Between buckets the total is exactly the
+     * previous one's end; with one time per bucket it is the exact step
+     * function. */
+    size_t nsum, sum_per;  /* buckets; the most distinct times one may hold */
+    int64_t *sum_t0, *sum_t1;
+    uint64_t *sum_lo, *sum_hi, *sum_end;
     gma_vec steps, windows, tags; /* gtm_mark */
     gma_vec drv_t, drv_v;  /* int64_t, uint64_t: driver's used memory */
     int64_t view0, view1;  /* the opening view */
@@ -92,6 +105,7 @@ typedef struct gtm_doc {
     size_t nrank, ncolors;
     uint32_t *color_of;    /* per doc string: its colour, filled by gtm_finish */
     int step_axis;         /* lanes share a step-normalised axis (--diff) */
+    uint32_t diff_a, diff_b; /* --diff: the two traces' file names (doc strings), else 0 */
     /* One trace: a kernel is its label for the whole trace (the report's).
      * Several (raw_kernels): kernel names are kept whole, so that one name
      * is one owner in every trace, and shown by a label made over all of
@@ -123,8 +137,12 @@ int gtm_lane_ctx(gtm_lane *l, const gtb_set *seg, const gtb_set *cuda, unsigned 
  * (of the owners, and of the framework layers). */
 int gtm_lane_at_peak(gtm_doc *d, gtm_lane *l);
 /* Ranks owners over the lanes (bytes at the peak, then size), colours the
- * first ntop, and merges small bands where a lane has many. */
+ * first ntop, merges small bands where a lane has many, and summarises
+ * each lane's live total (gtm_lane_summary). */
 int gtm_finish(gtm_doc *d, size_t ntop);
+/* The summary of l's live total (nsum, sum_*), at most max buckets (0:
+ * GTM_SUM_MAX; at least 2), replacing any before. 0, or -1 on OOM. */
+int gtm_lane_summary(gtm_lane *l, size_t max);
 /* Labels for the kernel names: label(raw, max_len, out) writes a short
  * form; 0, or -1 on OOM. gtm_finish needs them set. */
 int gtm_labels(gtm_doc *d, void (*label)(const char *raw, size_t len, size_t max_len, gma_buf *out), int full);

@@ -2,7 +2,9 @@
  * The static timeline picture (OUT.svg): per lane, the stacked bands of the
  * opening view as the page draws them (allocation order, one moment per
  * column: see page.js), as rectangles that run on while a band keeps its
- * place; the merged layers, the driver's used memory dashed, windows
+ * place; with merged allocations the lane's live total from its summary
+ * as a line (a light range within a bucket of several times), the
+ * driver's used memory dashed, windows
  * shaded, steps, tags and the peak marked; the legend below. With the
  * PyTorch bridge's layers, as the page: the reserved segments light behind
  * the tensors, a line on each one's top; memory outside the allocator
@@ -260,33 +262,33 @@ out:
     free(end);
 }
 
-/* The merged layers: one path per colour, above the bands' level of each slice. */
+/* With merged allocations, the lane's live total from its summary
+ * (tl_model.h) above the bands: a line at each bucket's end level until the
+ * next bucket (exact there), and within a bucket of several times a light
+ * range from its lowest to its highest level. */
 static void lane_merged(FILE *f, const gtm_doc *d, const gtm_lane *l, const pane *p)
 {
-    size_t G = d->ncolors + 1;
-    if (!l->nslices)
+    (void)d;
+    if (!l->nmerged || !l->nsum)
         return;
-    for (size_t g = 0; g < G; g++) {
-        fprintf(f, "<path fill=\"%s\" fill-opacity=\"0.45\" d=\"", gtw_color(d, g));
-        for (size_t k = 0; k < l->nslices; k++) {
-            /* the slice at its highest, then the level it leaves until the next */
-            for (int part = 0; part < 2; part++) {
-                const uint64_t *v = part ? &l->slice_end[k * G] : &l->slice_v[k * G];
-                double x0 = px_x(p, (double)((part ? l->slice_e[k] : l->slice_t[k]) + l->shift));
-                double x1 = part ? (k + 1 < l->nslices ? px_x(p, (double)(l->slice_t[k + 1] + l->shift)) : px_x(p, (double)(l->t_max + l->shift)))
-                                 : px_x(p, (double)(l->slice_e[k] + l->shift));
-                x0 = x0 < ML ? ML : x0;
-                x1 = x1 > W - MR ? W - MR : x1;
-                if (x1 <= x0 || !v[g])
-                    continue;
-                double below = 0;
-                for (size_t h = 0; h < g; h++)
-                    below += (double)v[h];
-                fprintf(f, "M%.1f %.1fH%.1fV%.1fH%.1fz", x0, px_y(p, below), x1, px_y(p, below + (double)v[g]), x0);
-            }
-        }
-        fputs("\"/>\n", f);
+    fputs("<path fill=\"#f4a582\" fill-opacity=\"0.6\" d=\"", f);
+    for (size_t k = 0; k < l->nsum; k++) {
+        double x0 = px_x(p, (double)(l->sum_t0[k] + l->shift)), x1 = px_x(p, (double)(l->sum_t1[k] + l->shift));
+        x0 = x0 < ML ? ML : x0;
+        x1 = x1 > W - MR ? W - MR : x1;
+        if (x1 > x0 && l->sum_hi[k] > l->sum_lo[k])
+            fprintf(f, "M%.1f %.1fH%.1fV%.1fH%.1fz", x0, px_y(p, (double)l->sum_lo[k]), x1, px_y(p, (double)l->sum_hi[k]), x0);
     }
+    fputs("\"/>\n<path fill=\"none\" stroke=\"#525252\" stroke-width=\"1\" d=\"", f);
+    for (size_t k = 0; k < l->nsum; k++) {
+        double x0 = px_x(p, (double)(l->sum_t1[k] + l->shift));
+        double x1 = px_x(p, (double)((k + 1 < l->nsum ? l->sum_t0[k + 1] : l->t_max) + l->shift));
+        x0 = x0 < ML ? ML : x0;
+        x1 = x1 > W - MR ? W - MR : x1;
+        if (x1 > x0)
+            fprintf(f, "M%.1f %.1fH%.1f", x0, px_y(p, (double)l->sum_end[k]), x1);
+    }
+    fputs("\"/>\n", f);
 }
 
 static void lane_axes(FILE *f, const gtm_doc *d, const gtm_lane *l, const pane *p)
@@ -396,17 +398,14 @@ static void legend_layers(FILE *f, const gtm_lane *l, double y)
             ML, y + 32, OUT_FILL, ML + 18, y + 42, gma_fmt_bytes(b1, l->fw_outside));
 }
 
-/* The scale: the bands' peak or merged level; with the layers, their top and the driver's. */
+/* The scale: the bands' peak or the highest total; with the layers, their top and the driver's. */
 static double lane_ymax(const gtm_doc *d, const gtm_lane *l)
 {
+    (void)d;
     double ymax = (double)l->peak;
-    for (size_t k = 0; k < l->nslices; k++) {
-        double sum = 0;
-        for (size_t g = 0; g <= d->ncolors; g++)
-            sum += (double)l->slice_v[k * (d->ncolors + 1) + g];
-        if (sum > ymax)
-            ymax = sum;
-    }
+    for (size_t k = 0; k < l->nsum; k++)
+        if ((double)l->sum_hi[k] > ymax)
+            ymax = (double)l->sum_hi[k];
     if (l->fw) {
         if ((double)l->ctx_top > ymax)
             ymax = (double)l->ctx_top;

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""run_timeline_browser.py ANALYZE SYNTH TRACE WORKDIR [ALLOCS] [--bridge MKTRACE_BRIDGE]
+"""run_timeline_browser.py ANALYZE SYNTH TRACE WORKDIR [ALLOCS] [--bridge MKTRACE_BRIDGE] [--exact MKTL_EXACT]
 
 Opens the --timeline page of TRACE (a recorded sample) and of the other
 samples beside it (sdpa.zst; ranks/rank*.zst, one lane per rank), of a gmem-synth
@@ -23,9 +23,19 @@ shifted), in headless Chromium
     equal the analyzer's (embedded) and the report's (JSON "framework"),
     and the numbers worked out in tl_bridge.c; hovers on a tensor, a
     segment and an allocation outside the allocator show their layer and size.
+With --exact, the traces MKTL_EXACT writes (tests/analyzer/mktl_exact.c),
+whose live total is known at every instant: at 1,000 random columns of
+each of three views (the whole run, a thirtieth, a thousandth), the total
+the page draws (read from its model through window.__gmem.columns) equals
+the known total at the column's moment; where more distinct times than the
+page's summary holds share a bucket, a column may instead give a range,
+which must hold the known total, and the whole run's columns are exact.
+The --diff page of TRACE and sdpa.zst names both files, and every colour is
+one owner in both lanes (for each owner key, "colour by").
 Prints the page size and the time from navigation to first paint.
 Exit 77 (CTest: skipped) when Chromium is not installed.
 """
+import bisect
 import glob
 import html
 import json
@@ -72,6 +82,124 @@ def open_page(chrome, page, work):
     # Chromium's log carries console messages: an uncaught error is one
     console = [l for l in p.stderr.splitlines() if "CONSOLE" in l and ("Uncaught" in l or "Error" in l)]
     return json.loads(html.unescape(m.group(1))), console, wall
+
+
+# Drives the page's read-only hook from a script appended to a copy of it.
+DRIVER = r"""<script>
+(function () {
+  var g = window.__gmem, out = {}, seed = 12345;
+  function rnd() { seed = (seed * 1103515245 + 12345) % 2147483648; return seed / 2147483648; }
+  try {
+    var mode = @MODE@;
+    if (mode === 'exact') {
+      var full = g.axis().full, span = full[1] - full[0], mid = full[0] + 0.37 * span;
+      out.levels = [[full[0], full[1]], [mid - span / 60, mid + span / 60], [mid - span / 2000, mid + span / 2000]].map(function (v) {
+        g.setView(v[0], v[1]);
+        var c = g.columns(0), n = c.t.length, pick = [], seen = {};
+        while (pick.length < Math.min(1000, n)) { var k = Math.floor(rnd() * n); if (!seen[k]) { seen[k] = 1; pick.push(k); } }
+        return { view: v, ncols: n, cols: pick.map(function (k) { return [k, c.t[k], c.lo[k], c.hi[k], c.bands[k]]; }) };
+      });
+    } else {
+      out.diff = g.diff();
+      out.keys = g.keys();
+      out.owners = out.keys.map(function (k, i) { g.setKey(i); return g.owners(); });
+    }
+  } catch (e) { out.error = String(e) + ' ' + (e.stack || ''); }
+  out.errors = g.errors;
+  document.getElementById('gmem-test').textContent = JSON.stringify(out);
+})();
+</script>
+"""
+
+
+def drive(chrome, page, work, mode):
+    """The page with the driver appended, opened; its results."""
+    src = open(page, encoding="utf-8").read()
+    i = src.rindex("</body>")
+    driven = page[:-5] + "_driven.html"
+    with open(driven, "w", encoding="utf-8") as f:
+        f.write(src[:i] + DRIVER.replace("@MODE@", json.dumps(mode)) + src[i:])
+    p = subprocess.run([chrome] + CHROME_ARGS + ["--user-data-dir=" + os.path.join(work, "chrome-profile"),
+                       "--dump-dom", "file://" + os.path.abspath(driven)], capture_output=True, text=True, timeout=300)
+    m = re.search(r'<pre id="gmem-test"[^>]*>(.*?)</pre>', p.stdout, re.S)
+    if not m or not m.group(1).strip():
+        fail("%s: the driver wrote no results (chromium rc %d): %s" % (driven, p.returncode, p.stderr[-2000:]))
+    res = json.loads(html.unescape(m.group(1)))
+    if res.get("error") or res.get("errors"):
+        fail("%s: JavaScript errors: %s %s" % (driven, res.get("error"), res.get("errors")))
+    return res
+
+
+def check_exact(analyze, chrome, gen, work, name, n, ticks, all_exact):
+    """A trace of known live total: the page's drawn total at random columns."""
+    trace, truth = os.path.join(work, name + ".gmt"), os.path.join(work, name + ".truth")
+    run([gen, trace, truth, str(n), str(ticks)])
+    tt, tv = [], []
+    for line in open(truth):
+        a, b = line.split()
+        tt.append(int(a))
+        tv.append(int(b))
+
+    def known(t):
+        k = bisect.bisect_right(tt, t) - 1
+        return tv[k] if k >= 0 else 0
+
+    page = os.path.join(work, name + ".html")
+    run([analyze, trace, "--timeline", page])
+    res = drive(chrome, page, work, "exact")
+    report = []
+    for lv, level in enumerate(res["levels"]):
+        exact = ranged = 0
+        for k, t, lo, hi, bands in level["cols"]:
+            want = known(t)
+            if lo == hi:
+                if lo != want:
+                    fail("%s: view %d column %d at %s ns: the page draws %d bytes, the trace has %d live" %
+                         (name, lv, k, t, lo, want))
+                exact += 1
+            else:
+                if not lo <= want <= hi:
+                    fail("%s: view %d column %d at %s ns: the page's range %d..%d misses the %d bytes live" %
+                         (name, lv, k, t, lo, hi, want))
+                ranged += 1
+            if bands > want:
+                fail("%s: view %d column %d: the bands drawn hold %d bytes, more than the %d live" % (name, lv, k, bands, want))
+        if (all_exact or lv == 0) and ranged:
+            fail("%s: view %d: %d of %d columns give a range, not the exact total" % (name, lv, ranged, exact + ranged))
+        report.append("%d exact + %d ranges" % (exact, ranged))
+    print("%s: %d allocations, %d distinct times; drawn totals at 1,000 random columns of 3 views: %s; page %.2f MB" %
+          (name, n, len(tt), ", ".join(report), os.path.getsize(page) / 1e6))
+
+
+def check_diff(analyze, chrome, a, b, work):
+    """The --diff page: both files named, one colour per owner over the lanes."""
+    page = os.path.join(work, "diff.html")
+    run([analyze, a, "--diff", b, "--timeline", page])
+    res = drive(chrome, page, work, "diff")
+    d = res["diff"]
+    if not d or d["files"] != [a, b] or a not in d["title"] or b not in d["title"]:
+        fail("diff: the page names %s, not %s and %s" % (d, a, b))
+    ba, bb = os.path.basename(a), os.path.basename(b)
+    if not any(bb in t and t.startswith("B") for t in d["lanes"]) or not any(ba in t and t.startswith("A") for t in d["lanes"]):
+        fail("diff: lane titles %s do not name %s and %s" % (d["lanes"], ba, bb))
+    if not d["d"] or not any(d["d"]):
+        fail("diff: B - A is empty: %s" % d["d"][:10])
+    for key, lanes in zip(res["keys"], res["owners"]):
+        owner_of, shared = {}, 0
+        names = [set(o for o, c in l["owners"]) for l in lanes]
+        ncol = max((c for l in lanes for o, c in l["owners"]), default=0)  # the grey of the rest is the highest
+        for l in lanes:
+            for o, c in l["owners"]:
+                if c == ncol:
+                    continue
+                if owner_of.setdefault(c, o) != o:
+                    fail("diff: colour %d is %r in one lane and %r in another (colour by %s)" % (c, owner_of[c], o, key))
+        shared = len(set.intersection(*names)) if names else 0
+        if not shared:
+            fail("diff: no owner (%s) in both lanes: the test shows nothing" % key)
+        print("diff: colour by %s: %d colours, each one owner in %d lanes (%d owners in both)" %
+              (key, len(owner_of), len(lanes), shared))
+    print("diff: %s; %s" % (d["title"], d["heading"]))
 
 
 def check(analyze, chrome, trace, work, name, bridge=False):
@@ -192,7 +320,13 @@ def check_layer_hovers(name, st):
 
 def main():
     args = sys.argv[1:]
-    bridge = None
+    bridge = exact = None
+    if "--exact" in args:
+        i = args.index("--exact")
+        if i + 1 >= len(args):
+            fail(__doc__)
+        exact = args[i + 1]
+        del args[i:i + 2]
     if "--bridge" in args:
         i = args.index("--bridge")
         if i + 1 >= len(args):
@@ -209,11 +343,17 @@ def main():
               "or set CHROMIUM to the browser", file=sys.stderr)
         sys.exit(77)
     os.makedirs(work, exist_ok=True)
+    if exact:
+        # distinct times within the summary's bound: exact at every column; past it, ranges when zoomed in
+        check_exact(analyze, chrome, exact, work, "exact", 150000, 60000, True)
+        check_exact(analyze, chrome, exact, work, "exact_spread", 150000, 400000, False)
     check(analyze, chrome, trace, work, "sample")
     # the other samples beside TRACE: sdpa.zst, and ranks/ (one lane per rank)
     sd = os.path.dirname(os.path.abspath(trace))
     if os.path.exists(os.path.join(sd, "sdpa.zst")):
         check(analyze, chrome, os.path.join(sd, "sdpa.zst"), work, "sdpa")
+    if os.path.exists(os.path.join(sd, "sdpa.zst")):
+        check_diff(analyze, chrome, os.path.abspath(trace), os.path.join(sd, "sdpa.zst"), work)
     ranks = sorted(glob.glob(os.path.join(sd, "ranks", "rank*.zst")))
     if ranks:
         check(analyze, chrome, ranks, work, "ranks")

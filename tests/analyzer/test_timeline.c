@@ -2,7 +2,8 @@
  * The timeline's bands and model without a trace: bands from hand-made
  * allocations (a kernel that comes later, a window's baseline repeating a
  * live allocation, a lost free), bytes at the peak per owner, and the
- * merging of small bands above GTM_MERGE_AT. Then the PyTorch bridge's
+ * merging of small bands above GTM_MERGE_AT, the summary of a lane's
+ * live total (buckets of times, one ending at the peak). Then the PyTorch bridge's
  * layers: which CUDA allocations are part of the reserve, ranges unmapped,
  * and the layers of the traces of tl_bridge.c (written to argv[1] and
  * argv[1].ex) through the replay, the model and both writers, against the
@@ -113,6 +114,58 @@ static void test_peak(void)
     CHECK(gtm_finish(&d, 1) == 0);
     CHECK(d.ncolors == 1 && d.rank[0] == oa && gtm_color(&d, oa) == 0 && gtm_color(&d, ob) == 1);
     CHECK(l->nkeep == 4 && l->nmerged == 0);
+    /* the summary of the live total: 100 at 5, 300 at 15, 200 at 17, 500 at
+     * 20 (the peak), 900 at 25; one bucket per time */
+    static const int64_t T[5] = { 5, 15, 17, 20, 25 };
+    static const uint64_t V[5] = { 100, 300, 200, 500, 900 };
+    CHECK(l->nsum == 5 && l->sum_per == 1);
+    for (size_t k = 0; k < 5 && l->nsum == 5; k++)
+        CHECK(l->sum_t0[k] == T[k] && l->sum_t1[k] == T[k] && l->sum_end[k] == V[k] && l->sum_lo[k] == V[k] &&
+              l->sum_hi[k] == V[k]);
+    /* at most 4 buckets: 1 cut by count (5 times each), 2 at the largest
+     * gaps (10 after 5, 5 after 20), one spare for the peak (20): 5 alone,
+     * 15..20 (lowest 200, highest 500, end 500), 25 */
+    CHECK(gtm_lane_summary(l, 4) == 0 && l->nsum == 3 && l->sum_per == 5);
+    CHECK(l->sum_t0[0] == 5 && l->sum_t1[0] == 5 && l->sum_end[0] == 100);
+    CHECK(l->sum_t0[1] == 15 && l->sum_t1[1] == 20 && l->sum_lo[1] == 200 && l->sum_hi[1] == 500 && l->sum_end[1] == 500);
+    CHECK(l->sum_t0[2] == 25 && l->sum_t1[2] == 25 && l->sum_end[2] == 900);
+    /* at most 2: no cut at a gap (1 by count, 1 spare): 5..20 at the peak, then 25 */
+    CHECK(gtm_lane_summary(l, 2) == 0 && l->nsum == 2 && l->sum_per == 5);
+    CHECK(l->sum_t0[0] == 5 && l->sum_t1[0] == 20 && l->sum_lo[0] == 100 && l->sum_hi[0] == 500 && l->sum_end[0] == 500);
+    gtm_free(&d);
+    gtb_free(&s);
+}
+
+/* The summary counts every event of a time before its level: a free and
+ * two allocations at 20 are one time (100 -> 57, never 157 or 0). */
+static void test_summary(void)
+{
+    gtb_set s;
+    gtb_init(&s, 0);
+    gtb_band b = band(0x1000, 100, 10, 1);
+    gtb_alloc(&s, &b, 0, 0, 0);
+    b = band(0x2000, 50, 20, 1);
+    gtb_alloc(&s, &b, 0, 0, 0);
+    b = band(0x3000, 7, 20, 1);
+    gtb_alloc(&s, &b, 0, 0, 0);
+    gtb_release(&s, 0, 0x1000, 20);
+    gtb_release(&s, 0, 0x2000, 30);
+    gtm_doc d;
+    gtm_init(&d, "kernel");
+    gtm_lane *l = gtm_lane_new(&d);
+    CHECK(l && gtm_lane_bands(l, &s, 0, 0) == 0);
+    CHECK(gtm_lane_summary(l, 0) == 0 && l->nsum == 3 && l->sum_per == 1);
+    CHECK(l->sum_end[0] == 100 && l->sum_end[1] == 57 && l->sum_end[2] == 7 && l->sum_hi[1] == 57 && l->sum_lo[1] == 57);
+    CHECK(l->sum_t0[1] == 20 && l->sum_t1[2] == 30);
+    /* one bucket: the three times, lowest 7, highest 100, end 7 */
+    CHECK(gtm_lane_summary(l, 2) == 0 && l->nsum == 1 && l->sum_per == 3);
+    CHECK(l->sum_t0[0] == 10 && l->sum_t1[0] == 30 && l->sum_lo[0] == 7 && l->sum_hi[0] == 100 && l->sum_end[0] == 7);
+    /* no bands: no buckets */
+    gtm_lane *e = gtm_lane_new(&d);
+    gtb_set none;
+    gtb_init(&none, 0);
+    CHECK(e && gtm_lane_bands(e, &none, 0, 0) == 0 && gtm_lane_summary(e, 0) == 0 && e->nsum == 0);
+    gtb_free(&none);
     gtm_free(&d);
     gtb_free(&s);
 }
@@ -385,6 +438,7 @@ int main(int argc, char **argv)
     snprintf(ex, sizeof(ex), "%s.ex", argv[1]);
     test_bands();
     test_peak();
+    test_summary();
     test_merge();
     test_merge_live();
     test_match();
