@@ -614,6 +614,51 @@ torch_frag)
         fail "with expandable_segments:True it still failed: $(head -c 300 "$W/again.json")"
     fi
     ;;
+torch_categories)
+    # What kind of memory it is, on unmodified loops (tests/gpu/torch_categories.py): a
+    # GPT-like model with AdamW and a CNN with SGD momentum. The parameters' (and buffers')
+    # blocks at the peak, the optimizer state's blocks and each step's gradients equal what
+    # PyTorch counts for them, exactly; nothing is reported leaked.
+    need_gpu; need_torch; need_built "$BIN/gmem-analyze"
+    [ -e "$GM_BUILD/lib/libgmemprof_torch.so" ] || skip "the PyTorch bridge is not built (cmake -DGMEMPROF_TORCH=ON)"
+    TC="$GM_SRC/tests/gpu/torch_categories.py"
+    for m in gpt cnn; do
+        timeout -k 10 "$T" "$LAUNCH" -q -o "$W/$m.zst" -- "$PY" "$TC" "$m" --out "$W/$m.json" \
+            >"$W/$m.stdout" 2>"$W/$m.stderr"
+        RC=$?
+        expect_rc 0
+        [ "$(cat "$W/$m.stdout")" = "torch_categories done" ] || fail "$m: stdout changed: $(head -c 200 "$W/$m.stdout")"
+        timeout -k 5 120 "$BIN/gmem-analyze" "$W/$m.zst" --by category -f csv >"$W/$m.csv" 2>"$W/$m.err" ||
+            { fail "$m: gmem-analyze --by category failed: $(head -c 300 "$W/$m.err")"; continue; }
+        timeout -k 5 120 "$BIN/gmem-analyze" "$W/$m.zst" >"$W/$m.txt" 2>&1
+        if verdict=$("$PY" - "$W/$m.csv" "$W/$m.json" "$W/$m.txt" <<'PYEOF'
+import csv, json, re, sys
+rows = {r["category"]: r for r in csv.DictReader(open(sys.argv[1])) if r["device"] == "0"}
+f = json.load(open(sys.argv[2]))
+text = open(sys.argv[3]).read()
+num = lambda r, k: int(r[k] or 0)
+bad, say = [], []
+def same(what, got, want):
+    say.append("%s %d (PyTorch %d)" % (what, got, want))
+    if got != want:
+        bad.append("%s: %d, PyTorch counts %d" % (what, got, want))
+same("parameter at the peak", num(rows["parameter"], "peak_bytes"), f["parameter"]["blocks"])
+same("optimizer state allocated", num(rows["optimizer state"], "alloc_bytes"), f["optimizer_state"]["blocks"])
+same("optimizer state freed", num(rows["optimizer state"], "freed_bytes"), 0)
+same("gradients allocated", num(rows["gradient"], "alloc_bytes"), f["steps"] * f["gradient_per_step"]["blocks"])
+m = re.search(r"^Leaked +(.*)$", text, re.M)
+if m and not m.group(1).startswith("0 B"):
+    bad.append("a leak reported: Leaked " + m.group(1))
+print("; ".join(bad) if bad else ", ".join(say))
+sys.exit(1 if bad else 0)
+PYEOF
+        ); then
+            pass "$m: $verdict"
+        else
+            fail "$m: $verdict"
+        fi
+    done
+    ;;
 *)
     echo "gpu_test.sh: unknown test $name" >&2
     exit 2
