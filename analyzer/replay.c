@@ -27,6 +27,7 @@
 #include "tracestr.h"
 #include "winsteps.h"
 #include "progress.h"
+#include "view.h"
 
 const char *const gma_by_names[GMA_BY_COUNT_] = { "kernel", "range", "alloc", "step", "tag", "stream", "device" };
 const char *const gma_sort_names[GMA_SORT_COUNT_] = { "mem", "peak", "alloc", "count", "time", "name", "held" };
@@ -758,7 +759,7 @@ int gma_replay_init(gma_replay *r, const gma_opts *opt, const char *path)
     gma_vec_init(&r->streams, sizeof(gma_streamrow));
     gma_vec_init(&r->windows, sizeof(gma_window));
     gma_vec_init(&r->arows, sizeof(uint32_t));
-    r->arow_time_key = opt->by == GMA_BY_ALLOC && opt->sort == GMA_SORT_TIME;
+    r->arow_time_key = opt->by == GMA_BY_ALLOC && gma_sortkey_of(GMA_BY_ALLOC, opt->sort)->at_end;
     r->rring = calloc(GMA_RRING, sizeof(*r->rring));
     /* Row 0 of kernels and ranges is "(unattributed)"; slot 0 is never
      * used (gma_slot_get's always-stale FIFO item names it). */
