@@ -391,7 +391,7 @@ static void build_table(gma_table *t, gma_col cols[DIFF_NCOLS], const gma_opts *
     }
 }
 
-int gma_diff_print(FILE *f, const gma_replay *a, const gma_replay *b)
+int gma_diff_print(FILE *f, const gma_printer *p, const gma_replay *a, const gma_replay *b)
 {
     const gma_opts *o = &a->opt;
     const gma_sortkey *m = diff_key(o);
@@ -411,12 +411,7 @@ int gma_diff_print(FILE *f, const gma_replay *a, const gma_replay *b)
     gma_diff_line sl[3 * GMA_MAX_DEVICES + 16];
     gma_diff_view v = { gma_by_names[o->by], m->name, m->diff_header, &ra, &rb, sl, 0, &t };
     v.ns = summary_lines(&ra, &rb, sl, sizeof(sl) / sizeof(sl[0]));
-    if (o->format == GMA_FMT_JSON)
-        gma_print_diff_json(f, &v);
-    else if (o->format == GMA_FMT_CSV)
-        gma_print_diff_csv(f, &v);
-    else
-        err |= gma_print_diff_table(f, &v) != 0;
+    err |= p->diff(f, &v) != 0;
     gma_table_free(&t);
     gma_vec_free(&mv);
     gma_strs_free(&names);

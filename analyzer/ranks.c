@@ -747,7 +747,7 @@ static const char *mode_name(const gma_ranks *s)
     return s->by_rank ? "by-rank" : (s->per_rank || s->opt.by == GMA_BY_ALLOC) ? "per-rank" : "merged";
 }
 
-int gma_ranks_print(FILE *f, gma_ranks *s)
+int gma_ranks_print(FILE *f, const gma_printer *p, gma_ranks *s)
 {
     if (!s->n || gma_ranks_build(s) != 0)
         return -1;
@@ -755,11 +755,5 @@ int gma_ranks_print(FILE *f, gma_ranks *s)
     gma_ranks_view v = { s->runs, s->n, (const char (*)[400])s->warn, s->nwarn, sum_up(s), &s->out,
                          table_title(s, title, sizeof(title)), s->by_rank ? "rank" : gma_by_names[s->opt.by],
                          gma_sort_names[s->opt.sort], mode_name(s), s->opt.top, s->by_rank };
-    if (s->opt.format == GMA_FMT_JSON)
-        gma_print_ranks_json(f, &v);
-    else if (s->opt.format == GMA_FMT_CSV)
-        gma_print_ranks_csv(f, &v);
-    else
-        gma_print_ranks_table(f, &v);
-    return ferror(f) ? -1 : 0;
+    return p->ranks(f, &v) != 0 || ferror(f) ? -1 : 0;
 }
