@@ -44,17 +44,19 @@ int gma_insights_open(gma_replay *r)
         free(in);
         return -1;
     }
-    r->insights = in;
-    if (gma_replay_consumer_add(r, &insights_consumer) != 0) {
-        gma_insights_free(r);
+    if (gma_replay_consumer_add_ctx(r, &insights_consumer, in) != 0) {
+        free(in->ring);
+        free(in);
         return -1;
     }
     return 0;
 }
 
+gma_insights *gma_insights_of(const gma_replay *r) { return gma_replay_consumer_ctx(r, &insights_consumer); }
+
 static void gma_insights_free(gma_replay *r)
 {
-    gma_insights *in = r->insights;
+    gma_insights *in = gma_insights_of(r);
     if (!in)
         return;
     gma_vec_free(&in->recs);
@@ -70,7 +72,6 @@ static void gma_insights_free(gma_replay *r)
     gma_map_free(&in->thread_of);
     free(in->ring);
     free(in);
-    r->insights = NULL;
     gma_replay_consumer_remove(r, &insights_consumer);
 }
 
@@ -124,7 +125,7 @@ static void op_begin(gma_replay *r, gma_insights *in, const gmt_range *g, uint32
 static void gma_insights_range_closed(gma_replay *r, uint64_t tid, uint32_t name, uint64_t begin, uint64_t end)
 {
     (void)name;
-    gma_insights *in = r->insights;
+    gma_insights *in = gma_insights_of(r);
     uint32_t i;
     if (!gma_map_get(&in->op_at, op_key(tid, begin), &i))
         return;
@@ -135,7 +136,7 @@ static void gma_insights_range_closed(gma_replay *r, uint64_t tid, uint32_t name
 
 static void gma_insights_range(gma_replay *r, const gmt_range *g)
 {
-    gma_insights *in = r->insights;
+    gma_insights *in = gma_insights_of(r);
     gmi_range *s = &in->ring[g->id % GMI_RING];
     const gmi_range *p = g->parent ? op_of(in, g->parent) : NULL;
     gmi_range v;
@@ -159,7 +160,7 @@ static void gma_insights_range(gma_replay *r, const gmt_range *g)
  * gma_insights_settle(key). */
 static void gma_insights_alloc(gma_replay *r, const gma_entry *e, const gmt_mem *m, int pending, uint64_t key)
 {
-    gma_insights *in = r->insights;
+    gma_insights *in = gma_insights_of(r);
     if (in->recs.len >= GMI_MAX_RECS) {
         in->dropped_recs++;
         return;
@@ -210,7 +211,7 @@ static gmi_rec *rec_of(gma_insights *in, const gma_entry *e)
 
 static void gma_insights_freed(gma_replay *r, const gma_entry *e, const gmt_mem *m, uint64_t ord)
 {
-    gma_insights *in = r->insights;
+    gma_insights *in = gma_insights_of(r);
     gmi_rec *a = rec_of(in, e);
     if (!a)
         return;
@@ -241,7 +242,7 @@ static void gma_insights_freed(gma_replay *r, const gma_entry *e, const gmt_mem 
 /* An entry dropped without a FREE (a window begin, a lost free). */
 static void gma_insights_dropped(gma_replay *r, const gma_entry *e)
 {
-    gma_insights *in = r->insights;
+    gma_insights *in = gma_insights_of(r);
     gmi_rec *a = rec_of(in, e);
     if (!a)
         return;
@@ -253,7 +254,7 @@ static void gma_insights_dropped(gma_replay *r, const gma_entry *e)
 
 static void gma_insights_settle(gma_replay *r, uint64_t key, uint32_t kname)
 {
-    gma_insights *in = r->insights;
+    gma_insights *in = gma_insights_of(r);
     uint32_t head;
     if (!gma_map_del(&in->pending, key, &head))
         return;
@@ -267,7 +268,7 @@ static void gma_insights_settle(gma_replay *r, uint64_t key, uint32_t kname)
 
 static void gma_insights_kernel(gma_replay *r, const gmt_kernel *k)
 {
-    gma_insights *in = r->insights;
+    gma_insights *in = gma_insights_of(r);
     if (!k->tid || in->kernels.len >= GMI_MAX_KERNELS)
         return;
     gmi_kernel *g = gma_vec_push(&in->kernels);
@@ -292,7 +293,7 @@ static void seg_end(gma_replay *r, gma_insights *in, uint64_t key)
 /* A BLOCK record (the bridge): segments for the holes at the peak. */
 static void gma_insights_block(gma_replay *r, const gmt_block *b)
 {
-    gma_insights *in = r->insights;
+    gma_insights *in = gma_insights_of(r);
     if (b->device >= GMA_MAX_DEVICES)
         return;
     uint64_t key = (b->address ^ (b->device << 56)) | 1u;

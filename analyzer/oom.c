@@ -3,6 +3,7 @@
  * printed first in the report.
  */
 #include "oom.h"
+#include "consumer.h"
 #include "fit.h"
 #include "layer.h"
 #include "gmt_names.h"
@@ -118,11 +119,32 @@ static void take_live_set(const gma_replay *r, gma_oom_fail *f)
         f->cls_bytes[GMA_OOM_RESERVED] = f->o.fw_reserved - f->o.fw_allocated;
 }
 
-void gma_oom_record(gma_replay *r, const gmt_oom *o)
+/* ---- the consumer: OOM records and the LIVE list after each ------------------- */
+
+static void oom_failure(gma_replay *r, const gmt_oom *o);
+static void oom_live(gma_replay *r, const gmt_mem *m);
+static void oom_release(gma_replay *r);
+
+static const gma_consumer OOM_CONSUMER = { .rare = 1, .failure = oom_failure, .live_rec = oom_live,
+                                           .release = oom_release };
+
+int gma_oom_open(gma_replay *r)
 {
-    if (!r->oom && !(r->oom = calloc(1, sizeof *r->oom)))
+    gma_oom *m = calloc(1, sizeof *m);
+    if (!m || gma_replay_consumer_add_ctx(r, &OOM_CONSUMER, m) != 0) {
+        free(m);
+        return -1;
+    }
+    return 0;
+}
+
+static gma_oom *state(const gma_replay *r) { return gma_replay_consumer_ctx(r, &OOM_CONSUMER); }
+
+static void oom_failure(gma_replay *r, const gmt_oom *o)
+{
+    gma_oom *m = state(r);
+    if (!m)
         return;
-    gma_oom *m = r->oom;
     if (m->n == m->cap) {
         size_t nc = m->cap ? m->cap * 2 : 4;
         gma_oom_fail *p = realloc(m->f, nc * sizeof *p);
@@ -147,23 +169,24 @@ void gma_oom_record(gma_replay *r, const gmt_oom *o)
     take_live_set(r, f);
 }
 
-void gma_oom_live(gma_replay *r, const gmt_mem *m)
+static void oom_live(gma_replay *r, const gmt_mem *m)
 {
-    if (!r->oom || !r->oom->n)
+    const gma_oom *s = state(r);
+    if (!s || !s->n)
         return;
-    gma_oom_fail *f = &r->oom->f[r->oom->n - 1];
+    gma_oom_fail *f = &s->f[s->n - 1];
     f->seen_count++;
     if (m->source != GMT_SRC_FRAMEWORK)
         f->seen_bytes += m->bytes;
 }
 
-void gma_oom_free(gma_replay *r)
+static void oom_release(gma_replay *r)
 {
-    if (!r->oom)
+    gma_oom *m = state(r);
+    if (!m)
         return;
-    free(r->oom->f);
-    free(r->oom);
-    r->oom = NULL;
+    free(m->f);
+    free(m);
 }
 
 const char *gma_oom_bytes(uint64_t b, char *out, size_t cap)
@@ -425,16 +448,17 @@ void gma_oom_explain(const gma_replay *r, const gma_oom_fail *f, gma_oom_reasons
 int gma_oom_view_build(gma_oom_view *v, const gma_replay *r)
 {
     memset(v, 0, sizeof *v);
-    if (!r->oom || !r->oom->n)
+    const gma_oom *m = state(r);
+    if (!m || !m->n)
         return 0;
-    v->s = calloc(r->oom->n, sizeof *v->s);
+    v->s = calloc(m->n, sizeof *v->s);
     if (!v->s)
         return -1;
-    v->n = r->oom->n;
+    v->n = m->n;
     int err = 0;
     for (size_t i = 0; i < v->n; i++) {
         gma_oom_section *x = &v->s[i];
-        const gma_oom_fail *f = &r->oom->f[i];
+        const gma_oom_fail *f = &m->f[i];
         x->f = f;
         gma_oom_explain(r, f, &x->why);
         gma_vec_init(&x->steps, sizeof(gma_oom_step));
