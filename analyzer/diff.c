@@ -146,6 +146,43 @@ static int collect_held(const gma_replay *r, int side, int k, gma_vec *rows, gma
     return gma_held_each(r, k, held_row, &c);
 }
 
+static int col_of(const gma_table *t, const char *key)
+{
+    for (size_t c = 0; key && c < t->ncols; c++)
+        if (strcmp(t->cols[c].key, key) == 0)
+            return (int)c;
+    return -1;
+}
+
+/* The rows of a view that --diff has no case for: its table, every row,
+ * named by its name columns and valued by the compared key's column. */
+static int collect_table(const gma_replay *r, int side, const gma_sortkey *m, gma_vec *rows, gma_strs *names)
+{
+    const gma_view *v = gma_view_of(r->opt.by);
+    gma_table t;
+    int err = v->build(r, &t, 0) != 0;
+    int n0 = col_of(&t, v->names[0]), n1 = col_of(&t, v->names[1]), val = col_of(&t, m->print);
+    char a[128], b[128], nm[260];
+    for (size_t i = 0; i < t.nrows && !err && n0 >= 0; i++) {
+        gma_cell_format(&t, (size_t)n0, gma_table_cell(&t, i, (size_t)n0), 0, a, sizeof a);
+        b[0] = 0;
+        if (n1 >= 0)
+            gma_cell_format(&t, (size_t)n1, gma_table_cell(&t, i, (size_t)n1), 0, b, sizeof b);
+        snprintf(nm, sizeof nm, "%s%s%s", a, b[0] ? " " : "", b);
+        int64_t x = 0;
+        if (val >= 0) {
+            const gma_cell *c = gma_table_cell(&t, i, (size_t)val);
+            gma_ctype ty = t.cols[val].type;
+            x = ty == GMA_CT_SBYTES || ty == GMA_CT_I64 || ty == GMA_CT_TS || ty == GMA_CT_DBYTES || ty == GMA_CT_DNS
+                    ? c->v.i
+                    : sat(c->v.u);
+        }
+        err = add(rows, names, side, nm, strlen(nm), x, 0) != 0;
+    }
+    gma_table_free(&t);
+    return err ? -1 : 0;
+}
+
 /* The rows of one side: (normalized name, metric, calls). */
 static int collect(const gma_replay *r, int side, const gma_sortkey *m, gma_vec *rows, gma_strs *names)
 {
@@ -217,7 +254,7 @@ static int collect(const gma_replay *r, int side, const gma_sortkey *m, gma_vec 
             err |= add(rows, names, side, nm, strlen(nm), v, s->kernels) != 0;
         }
         break;
-    default: /* device */
+    case GMA_BY_DEVICE:
         for (unsigned d = 0; d < GMA_MAX_DEVICES && !err; d++) {
             const gma_dev *D = &r->dev[d];
             if (!D->present || !gma_dev_selected(r, d))
@@ -226,6 +263,9 @@ static int collect(const gma_replay *r, int side, const gma_sortkey *m, gma_vec 
             int64_t v = metric(r, m, D);
             err |= add(rows, names, side, nm, strlen(nm), v, D->kernels) != 0;
         }
+        break;
+    default: /* a view without a case here: its own table's rows */
+        err = collect_table(r, side, m, rows, names) != 0;
         break;
     }
     gma_buf_free(&b);
