@@ -2,10 +2,12 @@
  * Consumers of the replay: what the replay publishes as it goes through a
  * trace, in the manner of perf's struct perf_tool. A consumer (the Chrome
  * export, the timeline, insights) fills a table of callbacks, any of them
- * NULL, and registers it on a replay; the replay calls the callbacks of the
- * registered tables, in registration order, and names no consumer. A
- * consumer keeps its state where it registers it (its field of gma_replay).
- * With no consumer registered, each event costs the replay one branch.
+ * NULL, and registers it on a replay with a context, its state, which
+ * gma_replay_consumer_ctx gives back to its callbacks; the replay calls the
+ * callbacks of the registered tables, in registration order, and names no
+ * consumer. With no consumer registered, each event costs the replay one
+ * branch. A consumer of the rare records only (a trace's failures) sets
+ * `rare`: it is kept off the per-event loop.
  */
 #ifndef GMA_CONSUMER_H
 #define GMA_CONSUMER_H
@@ -17,6 +19,7 @@
 
 typedef struct gma_consumer {
     unsigned needs; /* GMA_NEED_* */
+    int rare;       /* takes only failure and live_rec (and release) */
     /* Records, as they are replayed (sel: inside the selection) */
     void (*device)(gma_replay *r, uint64_t dev);
     void (*kernel)(gma_replay *r, const gmt_kernel *k);          /* every kernel, before attribution */
@@ -42,13 +45,20 @@ typedef struct gma_consumer {
     void (*freed)(gma_replay *r, const gma_entry *e, const gmt_mem *m, uint64_t ord); /* ... accounted */
     void (*dropped)(gma_replay *r, const gma_entry *e); /* an entry died without its free */
     void (*settle)(gma_replay *r, uint64_t key, uint32_t kname); /* a kernel wait resolved */
+    /* A failure (OOM record) and each LIVE record of the dump after it */
+    void (*failure)(gma_replay *r, const gmt_oom *o);
+    void (*live_rec)(gma_replay *r, const gmt_mem *m);
     /* Frees the consumer's state (gma_replay_free). */
     void (*release)(gma_replay *r);
 } gma_consumer;
 
-/* Registers c on r (at most GMA_MAX_CONSUMERS); 0, or -1 when full. A
- * table already registered is not added twice. */
+/* Registers c on r with its context (at most GMA_MAX_CONSUMERS of each
+ * kind); 0, or -1 when full. A table already registered is not added
+ * twice. gma_replay_consumer_add registers with no context. */
+int gma_replay_consumer_add_ctx(gma_replay *r, const gma_consumer *c, void *ctx);
 int gma_replay_consumer_add(gma_replay *r, const gma_consumer *c);
+/* The context c was registered with on r (NULL: none, or not registered). */
+void *gma_replay_consumer_ctx(const gma_replay *r, const gma_consumer *c);
 /* Unregisters c (nothing when it is not registered). */
 void gma_replay_consumer_remove(gma_replay *r, const gma_consumer *c);
 

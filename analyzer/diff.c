@@ -21,6 +21,7 @@
 #include "diff.h"
 #include "modules.h"
 #include "print.h"
+#include "view.h"
 
 typedef struct drow {
     size_t norm;   /* offset in the name store */
@@ -62,37 +63,18 @@ static int merged_cmp(const void *pa, const void *pb, void *pc)
     return strcmp(gma_strs_get(c->names, a->norm), gma_strs_get(c->names, b->norm));
 }
 
-static gma_sort diff_metric(const gma_opts *o)
+/* The key compared: the --sort key's diff, or the view's own default. */
+static const gma_sortkey *diff_key(const gma_opts *o)
 {
-    if (o->sort_given)
-        return o->sort == GMA_SORT_NAME ? GMA_SORT_ALLOC : o->sort;
-    if (o->by == GMA_BY_TAG)
-        return GMA_SORT_MEM;
-    if (o->by == GMA_BY_DEVICE)
-        return GMA_SORT_PEAK;
-    if (o->by == GMA_BY_KERNEL || o->by == GMA_BY_RANGE || o->by == GMA_BY_MODULE || o->by == GMA_BY_LINE)
-        return GMA_SORT_HELD;
-    return GMA_SORT_ALLOC;
+    const gma_view *v = gma_view_of(o->by);
+    gma_sort m = o->sort_given ? gma_sortkey_of(o->by, o->sort)->diff : v->diff_default;
+    return gma_sortkey_of(o->by, m);
 }
 
-static int metric_is_max(gma_by by, gma_sort m)
+/* The metric of one row under key m. */
+static int64_t metric(const gma_replay *r, const gma_sortkey *m, const void *row)
 {
-    return m == GMA_SORT_PEAK || by == GMA_BY_TAG || by == GMA_BY_DEVICE;
-}
-
-static const char *metric_label(gma_by by, gma_sort m)
-{
-    if (by == GMA_BY_TAG)
-        return m == GMA_SORT_PEAK ? "driver used (max)" : "live bytes (max)";
-    switch (m) {
-    case GMA_SORT_MEM: return by == GMA_BY_KERNEL || by == GMA_BY_RANGE ? "self memory" : "net bytes";
-    case GMA_SORT_PEAK: return "peak";
-    case GMA_SORT_ALLOC: return "bytes allocated";
-    case GMA_SORT_COUNT: return by == GMA_BY_KERNEL || by == GMA_BY_RANGE ? "calls" : "count";
-    case GMA_SORT_TIME: return "time";
-    case GMA_SORT_HELD: return "bytes held at the peak";
-    default: return "bytes allocated";
-    }
+    return m->metric ? m->metric(r, row) : m->value(r, row);
 }
 
 static int add(gma_vec *rows, gma_strs *names, int side, const char *norm, size_t len, int64_t v, uint64_t calls)
@@ -179,8 +161,45 @@ static int mod_row(void *ctx, const char *name, size_t len, int64_t v, uint64_t 
     return add(c->rows, c->names, c->side, name, len, v, calls);
 }
 
+static int col_of(const gma_table *t, const char *key)
+{
+    for (size_t c = 0; key && c < t->ncols; c++)
+        if (strcmp(t->cols[c].key, key) == 0)
+            return (int)c;
+    return -1;
+}
+
+/* The rows of a view that --diff has no case for: its table, every row,
+ * named by its name columns and valued by the compared key's column. */
+static int collect_table(const gma_replay *r, int side, const gma_sortkey *m, gma_vec *rows, gma_strs *names)
+{
+    const gma_view *v = gma_view_of(r->opt.by);
+    gma_table t;
+    int err = v->build(r, &t, 0) != 0;
+    int n0 = col_of(&t, v->names[0]), n1 = col_of(&t, v->names[1]), val = col_of(&t, m->print);
+    char a[128], b[128], nm[260];
+    for (size_t i = 0; i < t.nrows && !err && n0 >= 0; i++) {
+        gma_cell_format(&t, (size_t)n0, gma_table_cell(&t, i, (size_t)n0), 0, a, sizeof a);
+        b[0] = 0;
+        if (n1 >= 0)
+            gma_cell_format(&t, (size_t)n1, gma_table_cell(&t, i, (size_t)n1), 0, b, sizeof b);
+        snprintf(nm, sizeof nm, "%s%s%s", a, b[0] ? " " : "", b);
+        int64_t x = 0;
+        if (val >= 0) {
+            const gma_cell *c = gma_table_cell(&t, i, (size_t)val);
+            gma_ctype ty = t.cols[val].type;
+            x = ty == GMA_CT_SBYTES || ty == GMA_CT_I64 || ty == GMA_CT_TS || ty == GMA_CT_DBYTES || ty == GMA_CT_DNS
+                    ? c->v.i
+                    : sat(c->v.u);
+        }
+        err = add(rows, names, side, nm, strlen(nm), x, 0) != 0;
+    }
+    gma_table_free(&t);
+    return err ? -1 : 0;
+}
+
 /* The rows of one side: (normalized name, metric, calls). */
-static int collect(const gma_replay *r, int side, gma_sort m, gma_vec *rows, gma_strs *names)
+static int collect(const gma_replay *r, int side, const gma_sortkey *m, gma_vec *rows, gma_strs *names)
 {
     gma_buf b = { 0 };
     int err = 0;
@@ -199,29 +218,19 @@ static int collect(const gma_replay *r, int side, gma_sort m, gma_vec *rows, gma
                 used = x->calls || x->alloc_count || x->free_count;
                 calls = x->calls;
                 name = i ? x->name : 0;
-                v = m == GMA_SORT_HELD   ? 0
-                    : m == GMA_SORT_MEM  ? (int64_t)(x->alloc_bytes - x->free_bytes)
-                    : m == GMA_SORT_PEAK ? sat(x->peak)
-                    : m == GMA_SORT_COUNT ? sat(x->calls)
-                    : m == GMA_SORT_TIME ? sat(x->time_ns)
-                                         : sat(x->alloc_bytes);
+                v = metric(r, m, x);
             } else {
                 const gma_rrow *x = &GMA_VEC_AT(&r->rrows, gma_rrow, i);
                 used = x->calls || x->tot_alloc || x->tot_free;
                 calls = x->calls;
                 name = i ? x->name : 0;
-                v = m == GMA_SORT_HELD   ? 0
-                    : m == GMA_SORT_MEM  ? (int64_t)(x->self_alloc - x->self_free)
-                    : m == GMA_SORT_PEAK ? sat(x->peak)
-                    : m == GMA_SORT_COUNT ? sat(x->calls)
-                    : m == GMA_SORT_TIME ? sat(x->time_ns)
-                                         : sat(x->self_alloc);
+                v = metric(r, m, x);
             }
             if (!used)
                 continue;
             err |= norm_name(r, name, k, &b) != 0 || add(rows, names, side, gma_buf_str(&b), b.len, v, calls) != 0;
         }
-        if (m == GMA_SORT_HELD && !err)
+        if (m->diff == GMA_SORT_HELD && !err)
             err = collect_held(r, side, k, rows, names) != 0;
         break;
     }
@@ -230,11 +239,7 @@ static int collect(const gma_replay *r, int side, gma_sort m, gma_vec *rows, gma
             const gma_steprow *s = &GMA_VEC_AT(&r->steps, gma_steprow, i);
             if (!s->in_window && !s->alloc_count && !s->free_count && !s->kernels)
                 continue;
-            int64_t v = m == GMA_SORT_MEM    ? (int64_t)(s->alloc_bytes - s->free_bytes)
-                        : m == GMA_SORT_PEAK ? sat(s->peak)
-                        : m == GMA_SORT_COUNT ? sat(s->alloc_count)
-                        : m == GMA_SORT_TIME ? sat(s->end_ts > s->start_ts ? s->end_ts - s->start_ts : 0)
-                                             : sat(s->alloc_bytes);
+            int64_t v = metric(r, m, s);
             snprintf(nm, sizeof(nm), "step %llu", (unsigned long long)s->step);
             err |= add(rows, names, side, nm, strlen(nm), v, s->kernels) != 0;
         }
@@ -248,7 +253,7 @@ static int collect(const gma_replay *r, int side, gma_sort m, gma_vec *rows, gma
             gma_buf_putn(&b, raw, len);
             if (g->device)
                 gma_buf_printf(&b, " [dev%llu]", (unsigned long long)g->device);
-            int64_t v = m == GMA_SORT_PEAK ? sat(g->driver_used) : sat(g->live);
+            int64_t v = metric(r, m, g);
             err |= b.oom || add(rows, names, side, gma_buf_str(&b), b.len, v, 1) != 0;
         }
         break;
@@ -260,32 +265,28 @@ static int collect(const gma_replay *r, int side, gma_sort m, gma_vec *rows, gma
                          (unsigned long long)s->stream);
             else
                 snprintf(nm, sizeof(nm), "dev%llu (unattributed)", (unsigned long long)s->device);
-            int64_t v = m == GMA_SORT_MEM    ? (int64_t)(s->alloc_bytes - s->free_bytes)
-                        : m == GMA_SORT_PEAK ? sat(s->peak)
-                        : m == GMA_SORT_COUNT ? sat(s->kernels)
-                        : m == GMA_SORT_TIME ? sat(s->kernel_ns)
-                                             : sat(s->alloc_bytes);
+            int64_t v = metric(r, m, s);
             err |= add(rows, names, side, nm, strlen(nm), v, s->kernels) != 0;
         }
         break;
     case GMA_BY_MODULE:
     case GMA_BY_LINE: {
         mod_ctx c = { rows, names, side };
-        err = gma_modules_diff_rows(r, m, mod_row, &c) != 0;
+        err = gma_modules_diff_rows(r, m->diff, mod_row, &c) != 0;
         break;
     }
-    default: /* device */
+    case GMA_BY_DEVICE:
         for (unsigned d = 0; d < GMA_MAX_DEVICES && !err; d++) {
             const gma_dev *D = &r->dev[d];
             if (!D->present || !gma_dev_selected(r, d))
                 continue;
             snprintf(nm, sizeof(nm), "dev%u", d);
-            int64_t v = m == GMA_SORT_ALLOC  ? sat(D->alloc_bytes)
-                        : m == GMA_SORT_COUNT ? sat(D->kernels)
-                        : m == GMA_SORT_TIME ? sat(D->kernel_ns)
-                                             : sat(D->peak);
+            int64_t v = metric(r, m, D);
             err |= add(rows, names, side, nm, strlen(nm), v, D->kernels) != 0;
         }
+        break;
+    default: /* a view without a case here: its own table's rows */
+        err = collect_table(r, side, m, rows, names) != 0;
         break;
     }
     gma_buf_free(&b);
@@ -354,9 +355,9 @@ static size_t summary_lines(const gma_report *ra, const gma_report *rb, gma_diff
 
 /* The rows of both traces, matched by normalized name into mv (sorted by
  * |B - A|); names holds the names. Nonzero when out of memory. */
-static int merge_rows(const gma_replay *a, const gma_replay *b, gma_sort m, gma_vec *mv, gma_strs *names)
+static int merge_rows(const gma_replay *a, const gma_replay *b, const gma_sortkey *m, gma_vec *mv, gma_strs *names)
 {
-    int is_max = metric_is_max(a->opt.by, m);
+    int is_max = m->diff == GMA_SORT_PEAK || gma_view_of(a->opt.by)->diff_max;
     int err = 0;
     gma_vec rows;
     gma_vec_init(&rows, sizeof(drow));
@@ -422,20 +423,17 @@ static void fill_row(gma_table *t, gma_cell *cl, const merged *x, gma_ctype vt, 
 
 /* The merged rows as a table (the top of them), its columns in cols (the
  * table points to them); *err set when out of memory. */
-static void build_table(gma_table *t, gma_col cols[DIFF_NCOLS], const gma_opts *o, gma_sort m, const gma_vec *mv,
+static void build_table(gma_table *t, gma_col cols[DIFF_NCOLS], const gma_opts *o, const gma_sortkey *m, const gma_vec *mv,
                         const gma_strs *names, int *err)
 {
-    gma_ctype vt = m == GMA_SORT_MEM ? GMA_CT_SBYTES
-                   : m == GMA_SORT_COUNT ? GMA_CT_U64
-                   : m == GMA_SORT_TIME ? GMA_CT_NS
-                                        : GMA_CT_BYTES;
+    gma_ctype vt = m->diff_type;
     /* what the count columns count */
     int calls = o->by == GMA_BY_KERNEL || o->by == GMA_BY_RANGE || o->by == GMA_BY_MODULE;
     const char *calls_a = calls ? "calls A" : o->by == GMA_BY_TAG ? "tags A" : "kernels A";
     const char *calls_b = calls ? "calls B" : o->by == GMA_BY_TAG ? "tags B" : "kernels B";
     if (o->by == GMA_BY_LINE)
         calls_a = "allocs A", calls_b = "allocs B";
-    gma_ctype dt = m == GMA_SORT_COUNT ? GMA_CT_I64 : m == GMA_SORT_TIME ? GMA_CT_DNS : GMA_CT_DBYTES;
+    gma_ctype dt = vt == GMA_CT_U64 ? GMA_CT_I64 : vt == GMA_CT_NS ? GMA_CT_DNS : GMA_CT_DBYTES;
     const gma_col c[DIFF_NCOLS] = {
         { gma_by_names[o->by], "name", GMA_CT_STR, 1, 0 }, { "A", "a", vt, 1, 0 },
         { "B", "b", vt, 1, 0 },                            { "delta", "delta", dt, 1, 0 },
@@ -456,10 +454,10 @@ static void build_table(gma_table *t, gma_col cols[DIFF_NCOLS], const gma_opts *
     }
 }
 
-int gma_diff_print(FILE *f, const gma_replay *a, const gma_replay *b)
+int gma_diff_print(FILE *f, const gma_printer *p, const gma_replay *a, const gma_replay *b)
 {
     const gma_opts *o = &a->opt;
-    gma_sort m = diff_metric(o);
+    const gma_sortkey *m = diff_key(o);
     gma_report ra, rb;
     int err = 0;
     err |= gma_report_build(&ra, a) != 0;
@@ -474,14 +472,9 @@ int gma_diff_print(FILE *f, const gma_replay *a, const gma_replay *b)
     build_table(&t, cols, o, m, &mv, &names, &err);
 
     gma_diff_line sl[3 * GMA_MAX_DEVICES + 16];
-    gma_diff_view v = { gma_by_names[o->by], gma_sort_names[m], metric_label(o->by, m), &ra, &rb, sl, 0, &t };
+    gma_diff_view v = { gma_by_names[o->by], m->name, m->diff_header, &ra, &rb, sl, 0, &t };
     v.ns = summary_lines(&ra, &rb, sl, sizeof(sl) / sizeof(sl[0]));
-    if (o->format == GMA_FMT_JSON)
-        gma_print_diff_json(f, &v);
-    else if (o->format == GMA_FMT_CSV)
-        gma_print_diff_csv(f, &v);
-    else
-        err |= gma_print_diff_table(f, &v) != 0;
+    err |= p->diff(f, &v) != 0;
     gma_table_free(&t);
     gma_vec_free(&mv);
     gma_strs_free(&names);

@@ -7,10 +7,11 @@
 #include <stdio.h>
 
 #include "gma.h"
+#include "print.h"
 
-/* Compares two finished replays; prints in opt->format. 0, or -1 when
- * out of memory or writing failed. */
-int gma_diff_print(FILE *f, const gma_replay *a, const gma_replay *b);
+/* Compares two finished replays; prints with p. 0, or -1 when out of
+ * memory or writing failed. */
+int gma_diff_print(FILE *f, const gma_printer *p, const gma_replay *a, const gma_replay *b);
 /* --diff compares like with like: with --layer auto and PyTorch blocks in
  * one trace only, sets opt->layer to segments for both and returns 1 with
  * a note for the user. */

@@ -13,16 +13,6 @@
 /* Opens path for writing; 0, or -1 with errno. Sets r->chrome and
  * registers the export as a consumer of r. */
 int gma_chrome_open(gma_replay *r, const char *path);
-void gma_chrome_device(gma_replay *r, uint64_t dev);
-void gma_chrome_kernel(gma_replay *r, const gmt_kernel *k);
-void gma_chrome_copy(gma_replay *r, const gmt_copy *c, int is_memset);
-void gma_chrome_range(gma_replay *r, uint64_t tid, uint32_t name, uint64_t begin, uint64_t end);
-void gma_chrome_mark(gma_replay *r, uint64_t tid, uint32_t name, uint64_t ts);
-void gma_chrome_step(gma_replay *r, const gmt_step *s);
-void gma_chrome_tag(gma_replay *r, const gmt_tag *t);
-void gma_chrome_window(gma_replay *r, uint64_t id, uint64_t ts, int begin);
-void gma_chrome_live(gma_replay *r, uint64_t dev, uint64_t ts, uint64_t live);
-void gma_chrome_driver(gma_replay *r, uint64_t dev, uint64_t ts, uint64_t used);
 /* What viewers open of a Chrome trace-event JSON (docs/analyzer.md,
  * "Exports"): chrome://tracing reads the file into one JavaScript string,
  * which V8's limit on a string's length stops at about 256 MiB; Perfetto's
@@ -40,7 +30,6 @@ int gma_chrome_close(gma_replay *r);
 /* The same, and note (cap bytes) says what a bounded export kept and left
  * out ("" for a full one). */
 int gma_chrome_finish(gma_replay *r, char *note, size_t cap);
-void gma_chrome_free(gma_replay *r);
 
 /* Several traces in one file, one process per rank: open once, attach to
  * each replay in turn (pid: the rank's process), detach after its pass
@@ -56,26 +45,12 @@ void gma_chrome_multi_abort(struct gma_chrome *c);
 
 /* The timeline collects during the pass and is written at the end. */
 int gma_timeline_open(gma_replay *r, const char *path);
-void gma_timeline_live(gma_replay *r, uint64_t dev, uint64_t ts, uint64_t live);
-void gma_timeline_driver(gma_replay *r, uint64_t dev, uint64_t ts, uint64_t used);
-void gma_timeline_step(gma_replay *r, uint64_t ts, uint64_t step);
-/* A device allocation (its entry just filled; pending: its kernel comes
- * with gma_timeline_settle(key)), its free, and a kernel wait settled. */
-void gma_timeline_alloc(gma_replay *r, const gma_entry *e, int pending, uint64_t key);
-void gma_timeline_freed(gma_replay *r, const gma_entry *e, uint64_t ts);
-void gma_timeline_settle(gma_replay *r, uint64_t key, uint32_t kname);
-/* With the blocks layer (r->fw): a BLOCK record (its segment events make
- * the reserved-segment layer) and a CUDA allocation or free, which the
- * replay does not take as an allocation then. */
-void gma_timeline_segment(gma_replay *r, const gmt_block *b);
-void gma_timeline_cuda(gma_replay *r, const gmt_mem *m, int is_alloc);
 /* Writes SVG or HTML (by the file name) once the replay has finished. */
 int gma_timeline_write(gma_replay *r);
 /* --diff: A's and B's lanes in one file; the page's axis is in steps. */
 int gma_timeline_diff_write(gma_replay *a, gma_replay *b);
 /* The line to print for the file written, NULL before. */
 const char *gma_timeline_summary(const gma_replay *r);
-void gma_timeline_free(gma_replay *r);
 
 /* Several traces: one lane per rank and device, on a common time axis.
  * Each replay collects as usual (gma_timeline_collect: no file);

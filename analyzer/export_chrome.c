@@ -31,6 +31,19 @@
 #include "tracestr.h"
 #include "outfile.h"
 
+/* The consumer's callbacks (consumer.h), in the table below. */
+static void gma_chrome_device(gma_replay *r, uint64_t dev);
+static void gma_chrome_kernel(gma_replay *r, const gmt_kernel *k);
+static void gma_chrome_copy(gma_replay *r, const gmt_copy *cp, int is_memset);
+static void gma_chrome_range(gma_replay *r, uint64_t tid, uint32_t name, uint64_t begin, uint64_t end);
+static void gma_chrome_mark(gma_replay *r, uint64_t tid, uint32_t name, uint64_t ts);
+static void gma_chrome_step(gma_replay *r, const gmt_step *s);
+static void gma_chrome_tag(gma_replay *r, const gmt_tag *t);
+static void gma_chrome_window(gma_replay *r, uint64_t id, uint64_t ts, int begin);
+static void gma_chrome_live(gma_replay *r, uint64_t dev, uint64_t ts, uint64_t live);
+static void gma_chrome_driver(gma_replay *r, uint64_t dev, uint64_t ts, uint64_t used);
+static void gma_chrome_free(gma_replay *r);
+
 typedef struct gma_chrome {
     FILE *f;
     gma_out *out;           /* f's file: renamed into place at a good close */
@@ -340,7 +353,7 @@ static void host_thread(gma_replay *r, uint64_t tid)
             (unsigned long long)pid, (unsigned long long)tid, (unsigned long long)tid);
 }
 
-void gma_chrome_device(gma_replay *r, uint64_t dev)
+static void gma_chrome_device(gma_replay *r, uint64_t dev)
 {
     gma_chrome *c = r->chrome;
     if (!c || dev >= GMA_MAX_DEVICES || c->multi) /* a rank's process is named when it ends */
@@ -402,7 +415,7 @@ static void chrome_launch(gma_replay *r, const gmt_kernel *k)
             (unsigned long long)k->corr, (unsigned long long)k->step);
 }
 
-void gma_chrome_kernel(gma_replay *r, const gmt_kernel *k)
+static void gma_chrome_kernel(gma_replay *r, const gmt_kernel *k)
 {
     gma_chrome *c = r->chrome;
     if (k->flags & GMT_KERNF_LAUNCH) {
@@ -427,7 +440,7 @@ void gma_chrome_kernel(gma_replay *r, const gmt_kernel *k)
             (unsigned long long)k->step);
 }
 
-void gma_chrome_copy(gma_replay *r, const gmt_copy *cp, int is_memset)
+static void gma_chrome_copy(gma_replay *r, const gmt_copy *cp, int is_memset)
 {
     gma_chrome *c = r->chrome;
     stream_thread(r, cp->device, cp->stream);
@@ -443,7 +456,7 @@ void gma_chrome_copy(gma_replay *r, const gmt_copy *cp, int is_memset)
             (double)dur / 1000.0, (unsigned long long)cp->bytes);
 }
 
-void gma_chrome_range(gma_replay *r, uint64_t tid, uint32_t name, uint64_t begin, uint64_t end)
+static void gma_chrome_range(gma_replay *r, uint64_t tid, uint32_t name, uint64_t begin, uint64_t end)
 {
     gma_chrome *c = r->chrome;
     host_thread(r, tid);
@@ -455,7 +468,7 @@ void gma_chrome_range(gma_replay *r, uint64_t tid, uint32_t name, uint64_t begin
             (double)(end > begin ? end - begin : 0) / 1000.0);
 }
 
-void gma_chrome_mark(gma_replay *r, uint64_t tid, uint32_t name, uint64_t ts)
+static void gma_chrome_mark(gma_replay *r, uint64_t tid, uint32_t name, uint64_t ts)
 {
     gma_chrome *c = r->chrome;
     host_thread(r, tid);
@@ -466,7 +479,7 @@ void gma_chrome_mark(gma_replay *r, uint64_t tid, uint32_t name, uint64_t ts)
             (unsigned long long)host_pid(r), (unsigned long long)tid, us(r, ts));
 }
 
-void gma_chrome_step(gma_replay *r, const gmt_step *s)
+static void gma_chrome_step(gma_replay *r, const gmt_step *s)
 {
     gma_chrome *c = r->chrome;
     uint64_t pid = host_pid(r);
@@ -478,7 +491,7 @@ void gma_chrome_step(gma_replay *r, const gmt_step *s)
             (unsigned long long)s->step, gmt_phase_name(s->phase), gmt_step_source_name(s->source));
 }
 
-void gma_chrome_tag(gma_replay *r, const gmt_tag *t)
+static void gma_chrome_tag(gma_replay *r, const gmt_tag *t)
 {
     gma_chrome *c = r->chrome;
     uint64_t pid = host_pid(r);
@@ -501,7 +514,7 @@ void gma_chrome_tag(gma_replay *r, const gmt_tag *t)
     fputs("}}", c->f);
 }
 
-void gma_chrome_window(gma_replay *r, uint64_t id, uint64_t ts, int begin)
+static void gma_chrome_window(gma_replay *r, uint64_t id, uint64_t ts, int begin)
 {
     gma_chrome *c = r->chrome;
     uint64_t pid = host_pid(r);
@@ -510,7 +523,7 @@ void gma_chrome_window(gma_replay *r, uint64_t id, uint64_t ts, int begin)
             (unsigned long long)id, begin ? "begin" : "end", scope(c), (unsigned long long)pid, us(r, ts));
 }
 
-void gma_chrome_live(gma_replay *r, uint64_t dev, uint64_t ts, uint64_t live)
+static void gma_chrome_live(gma_replay *r, uint64_t dev, uint64_t ts, uint64_t live)
 {
     gma_chrome *c = r->chrome;
     ev(c);
@@ -522,7 +535,7 @@ void gma_chrome_live(gma_replay *r, uint64_t dev, uint64_t ts, uint64_t live)
                 (unsigned long long)dev + 1, us(r, ts), (unsigned long long)live);
 }
 
-void gma_chrome_driver(gma_replay *r, uint64_t dev, uint64_t ts, uint64_t used)
+static void gma_chrome_driver(gma_replay *r, uint64_t dev, uint64_t ts, uint64_t used)
 {
     gma_chrome *c = r->chrome;
     ev(c);
@@ -693,7 +706,7 @@ static void chrome_release(gma_chrome *c)
     free(c);
 }
 
-void gma_chrome_free(gma_replay *r)
+static void gma_chrome_free(gma_replay *r)
 {
     gma_chrome *c = r->chrome;
     if (!c)

@@ -30,6 +30,17 @@
 #include "timeline/tl_model.h"
 #include "timeline/tl_write.h"
 
+/* The consumer's callbacks (consumer.h), in the table below. */
+static void gma_timeline_live(gma_replay *r, uint64_t dev, uint64_t ts, uint64_t live);
+static void gma_timeline_driver(gma_replay *r, uint64_t dev, uint64_t ts, uint64_t used);
+static void gma_timeline_step(gma_replay *r, uint64_t ts, uint64_t step);
+static void gma_timeline_alloc(gma_replay *r, const gma_entry *e, int pending, uint64_t key);
+static void gma_timeline_freed(gma_replay *r, const gma_entry *e, uint64_t ts);
+static void gma_timeline_segment(gma_replay *r, const gmt_block *k);
+static void gma_timeline_cuda(gma_replay *r, const gmt_mem *m, int is_alloc);
+static void gma_timeline_settle(gma_replay *r, uint64_t key, uint32_t kname);
+static void gma_timeline_free(gma_replay *r);
+
 #define TL_B 2048      /* buckets */
 #define TL_DEV 8       /* devices drawn */
 #define TL_STEPS 4096  /* step boundaries kept */
@@ -168,7 +179,7 @@ static void bucket_add(gma_timeline *t, tlb *series, uint64_t ts, uint64_t v)
     b->has = 1;
 }
 
-void gma_timeline_live(gma_replay *r, uint64_t dev, uint64_t ts, uint64_t live)
+static void gma_timeline_live(gma_replay *r, uint64_t dev, uint64_t ts, uint64_t live)
 {
     gma_timeline *t = r->timeline;
     if (dev >= TL_DEV)
@@ -177,7 +188,7 @@ void gma_timeline_live(gma_replay *r, uint64_t dev, uint64_t ts, uint64_t live)
     bucket_add(t, t->live[dev], ts, live);
 }
 
-void gma_timeline_driver(gma_replay *r, uint64_t dev, uint64_t ts, uint64_t used)
+static void gma_timeline_driver(gma_replay *r, uint64_t dev, uint64_t ts, uint64_t used)
 {
     gma_timeline *t = r->timeline;
     if (dev >= TL_DEV)
@@ -186,7 +197,7 @@ void gma_timeline_driver(gma_replay *r, uint64_t dev, uint64_t ts, uint64_t used
     bucket_add(t, t->drv[dev], ts, used);
 }
 
-void gma_timeline_step(gma_replay *r, uint64_t ts, uint64_t step)
+static void gma_timeline_step(gma_replay *r, uint64_t ts, uint64_t step)
 {
     gma_timeline *t = r->timeline;
     if (t->nsteps >= TL_STEPS) {
@@ -198,7 +209,9 @@ void gma_timeline_step(gma_replay *r, uint64_t ts, uint64_t step)
     t->nsteps++;
 }
 
-void gma_timeline_alloc(gma_replay *r, const gma_entry *e, int pending, uint64_t key)
+/* A device allocation (its entry just filled; pending: its kernel comes
+ * with gma_timeline_settle(key)), its free, and a kernel wait settled. */
+static void gma_timeline_alloc(gma_replay *r, const gma_entry *e, int pending, uint64_t key)
 {
     gma_timeline *t = r->timeline;
     if (e->device >= TL_DEV)
@@ -217,7 +230,7 @@ void gma_timeline_alloc(gma_replay *r, const gma_entry *e, int pending, uint64_t
     gtb_alloc(&t->bands, &b, (e->flags & GMA_E_BASELINE) != 0, pending, key);
 }
 
-void gma_timeline_freed(gma_replay *r, const gma_entry *e, uint64_t ts)
+static void gma_timeline_freed(gma_replay *r, const gma_entry *e, uint64_t ts)
 {
     gtb_release(&r->timeline->bands, e->device, e->addr, ts);
 }
@@ -235,7 +248,10 @@ static gtb_band ctx_band(uint64_t device, uint64_t addr, uint64_t bytes, uint64_
     return b;
 }
 
-void gma_timeline_segment(gma_replay *r, const gmt_block *k)
+/* With the blocks layer (r->fw): a BLOCK record (its segment events make
+ * the reserved-segment layer) and a CUDA allocation or free, which the
+ * replay does not take as an allocation then. */
+static void gma_timeline_segment(gma_replay *r, const gmt_block *k)
 {
     gma_timeline *t = r->timeline;
     if (k->device >= TL_DEV)
@@ -257,7 +273,7 @@ void gma_timeline_segment(gma_replay *r, const gmt_block *k)
     }
 }
 
-void gma_timeline_cuda(gma_replay *r, const gmt_mem *m, int is_alloc)
+static void gma_timeline_cuda(gma_replay *r, const gmt_mem *m, int is_alloc)
 {
     gma_timeline *t = r->timeline;
     if (m->device >= TL_DEV)
@@ -275,12 +291,12 @@ void gma_timeline_cuda(gma_replay *r, const gmt_mem *m, int is_alloc)
     gtb_alloc(&t->cuda, &b, (m->flags & GMT_MEMF_BASELINE) != 0, 0, 0);
 }
 
-void gma_timeline_settle(gma_replay *r, uint64_t key, uint32_t kname)
+static void gma_timeline_settle(gma_replay *r, uint64_t key, uint32_t kname)
 {
     gtb_settle(&r->timeline->bands, key, kname);
 }
 
-void gma_timeline_free(gma_replay *r)
+static void gma_timeline_free(gma_replay *r)
 {
     gma_timeline *t = r->timeline;
     if (!t)

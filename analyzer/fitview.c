@@ -322,19 +322,14 @@ static void capacity(gma_fit_view *v, const gma_fit_request *q)
     v->has_largest = 1;
 }
 
-static int print_view(FILE *f, const gma_fit_view *v, gma_format fmt)
+static int print_view(FILE *f, const gma_printer *p, const gma_fit_view *v)
 {
     errno = 0;
-    if (fmt == GMA_FMT_CSV)
-        gma_print_fit_csv(f, v);
-    else if (fmt == GMA_FMT_JSON)
-        gma_print_fit_json(f, v);
-    else
-        gma_print_fit_table(f, v);
-    return ferror(f) || fflush(f) != 0 ? -1 : 0;
+    int rc = p->fit(f, v);
+    return rc || ferror(f) || fflush(f) != 0 ? -1 : 0;
 }
 
-int gma_fit_run(FILE *f, const gma_opts *opt, const gma_fit_request *q)
+int gma_fit_run(FILE *f, const gma_printer *p, const gma_opts *opt, const gma_fit_request *q)
 {
     static gma_fit_view v;
     static gma_fit_point pts[GMA_FIT_MAX_POINTS];
@@ -384,7 +379,7 @@ int gma_fit_run(FILE *f, const gma_opts *opt, const gma_fit_request *q)
     }
     if (!rc) {
         capacity(&v, q);
-        if (print_view(f, &v, opt->format) != 0) {
+        if (print_view(f, p, &v) != 0) {
             fprintf(stderr, "gmem-analyze: writing the report failed: %s\n", errno ? strerror(errno) : "out of memory");
             rc = GMA_EXIT_BAD_INPUT;
         }

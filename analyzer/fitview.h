@@ -14,6 +14,7 @@
 
 #include "fit.h"
 #include "gma.h"
+#include "print.h"
 
 /* One point: a trace at a size, or one of its steps (step >= 0). */
 typedef struct gma_fit_point {
@@ -38,10 +39,10 @@ int gma_fit_parse(const char *arg, gma_fit_point *pts, size_t cap, size_t *n, ch
  * MiB, GiB, TiB): 0, or -1. */
 int gma_fit_parse_bytes(const char *arg, uint64_t *out);
 
-/* Replays every point with opt (its step set per point), fits, prints in
- * opt->format to f. Returns an exit status (gma.h): 0, GMA_EXIT_BAD_INPUT
+/* Replays every point with opt (its step set per point), fits, prints
+ * with p to f. Returns an exit status (gma.h): 0, GMA_EXIT_BAD_INPUT
  * (a trace unreadable, or writing failed: the message is on stderr),
  * GMA_EXIT_DAMAGED (made, but a trace is incomplete). */
-int gma_fit_run(FILE *f, const gma_opts *opt, const gma_fit_request *q);
+int gma_fit_run(FILE *f, const gma_printer *p, const gma_opts *opt, const gma_fit_request *q);
 
 #endif

@@ -263,9 +263,7 @@ struct gma_chrome;
 struct gma_consumer;
 #define GMA_MAX_CONSUMERS 4
 struct gma_timeline;
-struct gma_insights;
 struct gma_category;
-struct gma_oom;
 struct gma_modules;
 
 typedef struct gma_replay {
@@ -411,14 +409,18 @@ typedef struct gma_replay {
 
     /* consumers of the replay's events (consumer.h), in registration order */
     const struct gma_consumer *cons[GMA_MAX_CONSUMERS];
+    void *cons_ctx[GMA_MAX_CONSUMERS]; /* the context each registered with */
     unsigned ncons;
     unsigned cons_needs; /* GMA_NEED_* of all of them */
+    /* consumers of the rare records only (consumer.h: `rare`), off the
+     * per-event loop, so that a run with only them stays plain */
+    const struct gma_consumer *rare[GMA_MAX_CONSUMERS];
+    void *rare_ctx[GMA_MAX_CONSUMERS];
+    unsigned nrare;
     /* the consumers' state, optional */
     struct gma_chrome *chrome;
     struct gma_timeline *timeline;
-    struct gma_insights *insights; /* --insights (insights.h) */
     struct gma_category *category; /* with the PyTorch bridge (category.h), NULL none */
-    struct gma_oom *oom;           /* the failures (OOM records) seen, NULL none (oom.h) */
     struct gma_modules *modules;   /* modules and source lines (modules.h), NULL not collected */
 
     int finished;

@@ -81,9 +81,5 @@ double gma_hint_share(const gma_hint *h);
 void gma_hint_reason(const gma_hint *h, char *out, size_t cap);
 const char *gma_hint_try(const gma_hint *h);
 
-/* The report's sections: "# classes.devN:" and "# hint:" lines, and the
- * JSON key "hints" (every number, shown or not). */
-void gma_hints_csv(FILE *f, const gma_hints *h);
-void gma_hints_json(gma_jw *j, const gma_hints *h);
 
 #endif

@@ -5,6 +5,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The consumer's callbacks (consumer.h), in the table below. */
+static void gma_insights_free(gma_replay *r);
+static void gma_insights_range_closed(gma_replay *r, uint64_t tid, uint32_t name, uint64_t begin, uint64_t end);
+static void gma_insights_range(gma_replay *r, const gmt_range *g);
+static void gma_insights_alloc(gma_replay *r, const gma_entry *e, const gmt_mem *m, int pending, uint64_t key);
+static void gma_insights_freed(gma_replay *r, const gma_entry *e, const gmt_mem *m, uint64_t ord);
+static void gma_insights_dropped(gma_replay *r, const gma_entry *e);
+static void gma_insights_settle(gma_replay *r, uint64_t key, uint32_t kname);
+static void gma_insights_kernel(gma_replay *r, const gmt_kernel *k);
+static void gma_insights_block(gma_replay *r, const gmt_block *b);
+
 /* The replay's events insights collect (consumer.h). */
 static const gma_consumer insights_consumer = {
     .kernel = gma_insights_kernel,
@@ -33,17 +44,19 @@ int gma_insights_open(gma_replay *r)
         free(in);
         return -1;
     }
-    r->insights = in;
-    if (gma_replay_consumer_add(r, &insights_consumer) != 0) {
-        gma_insights_free(r);
+    if (gma_replay_consumer_add_ctx(r, &insights_consumer, in) != 0) {
+        free(in->ring);
+        free(in);
         return -1;
     }
     return 0;
 }
 
-void gma_insights_free(gma_replay *r)
+gma_insights *gma_insights_of(const gma_replay *r) { return gma_replay_consumer_ctx(r, &insights_consumer); }
+
+static void gma_insights_free(gma_replay *r)
 {
-    gma_insights *in = r->insights;
+    gma_insights *in = gma_insights_of(r);
     if (!in)
         return;
     gma_vec_free(&in->recs);
@@ -59,7 +72,6 @@ void gma_insights_free(gma_replay *r)
     gma_map_free(&in->thread_of);
     free(in->ring);
     free(in);
-    r->insights = NULL;
     gma_replay_consumer_remove(r, &insights_consumer);
 }
 
@@ -110,10 +122,10 @@ static void op_begin(gma_replay *r, gma_insights *in, const gmt_range *g, uint32
 /* A range instance ended (replay publishes its thread and begin, not its
  * id): the op that began there on that thread ends. A child that began at
  * the op's own time ends first, so the op's end is the last one set. */
-void gma_insights_range_closed(gma_replay *r, uint64_t tid, uint32_t name, uint64_t begin, uint64_t end)
+static void gma_insights_range_closed(gma_replay *r, uint64_t tid, uint32_t name, uint64_t begin, uint64_t end)
 {
     (void)name;
-    gma_insights *in = r->insights;
+    gma_insights *in = gma_insights_of(r);
     uint32_t i;
     if (!gma_map_get(&in->op_at, op_key(tid, begin), &i))
         return;
@@ -122,9 +134,9 @@ void gma_insights_range_closed(gma_replay *r, uint64_t tid, uint32_t name, uint6
         o->end = end;
 }
 
-void gma_insights_range(gma_replay *r, const gmt_range *g)
+static void gma_insights_range(gma_replay *r, const gmt_range *g)
 {
-    gma_insights *in = r->insights;
+    gma_insights *in = gma_insights_of(r);
     gmi_range *s = &in->ring[g->id % GMI_RING];
     const gmi_range *p = g->parent ? op_of(in, g->parent) : NULL;
     gmi_range v;
@@ -144,9 +156,11 @@ void gma_insights_range(gma_replay *r, const gmt_range *g)
     in->ranges = 1;
 }
 
-void gma_insights_alloc(gma_replay *r, const gma_entry *e, const gmt_mem *m, int pending, uint64_t key)
+/* Device memory only. pending: the entry's kernel comes with
+ * gma_insights_settle(key). */
+static void gma_insights_alloc(gma_replay *r, const gma_entry *e, const gmt_mem *m, int pending, uint64_t key)
 {
-    gma_insights *in = r->insights;
+    gma_insights *in = gma_insights_of(r);
     if (in->recs.len >= GMI_MAX_RECS) {
         in->dropped_recs++;
         return;
@@ -195,9 +209,9 @@ static gmi_rec *rec_of(gma_insights *in, const gma_entry *e)
     return &GMA_VEC_AT(&in->recs, gmi_rec, ai);
 }
 
-void gma_insights_freed(gma_replay *r, const gma_entry *e, const gmt_mem *m, uint64_t ord)
+static void gma_insights_freed(gma_replay *r, const gma_entry *e, const gmt_mem *m, uint64_t ord)
 {
-    gma_insights *in = r->insights;
+    gma_insights *in = gma_insights_of(r);
     gmi_rec *a = rec_of(in, e);
     if (!a)
         return;
@@ -225,9 +239,10 @@ void gma_insights_freed(gma_replay *r, const gma_entry *e, const gmt_mem *m, uin
     }
 }
 
-void gma_insights_dropped(gma_replay *r, const gma_entry *e)
+/* An entry dropped without a FREE (a window begin, a lost free). */
+static void gma_insights_dropped(gma_replay *r, const gma_entry *e)
 {
-    gma_insights *in = r->insights;
+    gma_insights *in = gma_insights_of(r);
     gmi_rec *a = rec_of(in, e);
     if (!a)
         return;
@@ -237,9 +252,9 @@ void gma_insights_dropped(gma_replay *r, const gma_entry *e)
     a->free_ts = e->free_ts;
 }
 
-void gma_insights_settle(gma_replay *r, uint64_t key, uint32_t kname)
+static void gma_insights_settle(gma_replay *r, uint64_t key, uint32_t kname)
 {
-    gma_insights *in = r->insights;
+    gma_insights *in = gma_insights_of(r);
     uint32_t head;
     if (!gma_map_del(&in->pending, key, &head))
         return;
@@ -251,9 +266,9 @@ void gma_insights_settle(gma_replay *r, uint64_t key, uint32_t kname)
     }
 }
 
-void gma_insights_kernel(gma_replay *r, const gmt_kernel *k)
+static void gma_insights_kernel(gma_replay *r, const gmt_kernel *k)
 {
-    gma_insights *in = r->insights;
+    gma_insights *in = gma_insights_of(r);
     if (!k->tid || in->kernels.len >= GMI_MAX_KERNELS)
         return;
     gmi_kernel *g = gma_vec_push(&in->kernels);
@@ -275,9 +290,10 @@ static void seg_end(gma_replay *r, gma_insights *in, uint64_t key)
         GMA_VEC_AT(&in->segs, gmi_seg, si).free_ord = r->mem_ord + 1;
 }
 
-void gma_insights_block(gma_replay *r, const gmt_block *b)
+/* A BLOCK record (the bridge): segments for the holes at the peak. */
+static void gma_insights_block(gma_replay *r, const gmt_block *b)
 {
-    gma_insights *in = r->insights;
+    gma_insights *in = gma_insights_of(r);
     if (b->device >= GMA_MAX_DEVICES)
         return;
     uint64_t key = (b->address ^ (b->device << 56)) | 1u;

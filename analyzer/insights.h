@@ -34,20 +34,6 @@ struct gma_insights;
 
 /* Starts collecting on r (before its pass). 0, or -1 on OOM. */
 int gma_insights_open(gma_replay *r);
-void gma_insights_free(gma_replay *r);
-
-/* Hooks called by replay.c (device memory only). pending: the entry's kernel
- * comes with gma_insights_settle(key). */
-void gma_insights_alloc(gma_replay *r, const gma_entry *e, const gmt_mem *m, int pending, uint64_t key);
-void gma_insights_freed(gma_replay *r, const gma_entry *e, const gmt_mem *m, uint64_t ord);
-/* An entry dropped without a FREE (a window begin, a lost free). */
-void gma_insights_dropped(gma_replay *r, const gma_entry *e);
-void gma_insights_settle(gma_replay *r, uint64_t key, uint32_t kname);
-void gma_insights_kernel(gma_replay *r, const gmt_kernel *k);
-void gma_insights_range(gma_replay *r, const gmt_range *g);
-void gma_insights_range_closed(gma_replay *r, uint64_t tid, uint32_t name, uint64_t begin, uint64_t end);
-/* A BLOCK record (the bridge): segments for the holes at the peak. */
-void gma_insights_block(gma_replay *r, const gmt_block *b);
 
 /* ---- results ----------------------------------------------------------------- */
 

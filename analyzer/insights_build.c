@@ -824,7 +824,7 @@ int gma_insights_build(gma_ins_result *res, const gma_replay *r)
 {
     memset(res, 0, sizeof(*res));
     res->r = r;
-    const gma_insights *in = r->insights;
+    const gma_insights *in = gma_insights_of(r);
     if (!in || in->oom)
         return -1;
     gmi_ctx c;
@@ -836,7 +836,7 @@ int gma_insights_build(gma_ins_result *res, const gma_replay *r)
         return -1;
     /* the kernels by thread, stream and start, for the idle spans: sorted
      * where they are (the pass is over; sorting again changes nothing) */
-    gma_vec *kv = &r->insights->kernels;
+    gma_vec *kv = &gma_insights_of(r)->kernels;
     if (gma_msort(kv->data, kv->len, sizeof(gmi_kernel), kernel_cmp, NULL) != 0)
         c.oom = 1;
     for (unsigned d = 0; d < GMA_MAX_DEVICES && !c.oom; d++) {

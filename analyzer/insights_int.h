@@ -81,4 +81,7 @@ typedef struct gma_insights {
     uint64_t dropped_recs;
 } gma_insights;
 
+/* The insights' state on r: the context of their consumer (NULL: not open). */
+gma_insights *gma_insights_of(const gma_replay *r);
+
 #endif

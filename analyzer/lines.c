@@ -3,6 +3,8 @@
 #include <string.h>
 
 #include "lines.h"
+#include "modules.h"
+#include "view.h"
 #include "tracestr.h"
 
 int gma_lines_init(gma_lines *l)
@@ -116,13 +118,27 @@ int gma_lines_modules(const gma_lines *l, uint32_t **ids)
 
 static int64_t sat(uint64_t v) { return v > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)v; }
 
-static int64_t line_key(const gma_lrow *w, gma_sort s)
+/* --sort over line rows (gma_lrow): the view's key table (view.h) */
+#define LR_(x) ((const gma_lrow *)(x))
+static int64_t l_peak(const gma_replay *r, const void *x) { (void)r; return sat(LR_(x)->peak); }
+static int64_t l_alloc(const gma_replay *r, const void *x) { (void)r; return sat(LR_(x)->alloc_bytes); }
+static int64_t l_count(const gma_replay *r, const void *x) { (void)r; return sat(LR_(x)->alloc_count); }
+
+#define D_ GMA_ORDER_DESC
+#define N_ GMA_ORDER_NAME
+static const gma_sortkey LINE_KEYS[GMA_SORT_COUNT_] = {
+    { "mem", "bytes at the peak", D_, l_peak, "peak_bytes", GMA_SORT_MEM, "self memory", GMA_CT_SBYTES, NULL, 0 },
+    { "peak", "bytes at the peak", D_, l_peak, "peak_bytes", GMA_SORT_PEAK, "peak", GMA_CT_BYTES, NULL, 0 },
+    { "alloc", "bytes allocated", D_, l_alloc, "alloc_bytes", GMA_SORT_ALLOC, "bytes allocated", GMA_CT_BYTES, NULL, 0 },
+    { "count", "allocations", D_, l_count, "alloc_count", GMA_SORT_COUNT, "calls", GMA_CT_U64, NULL, 0 },
+    { "time", "bytes at the peak", D_, l_peak, "peak_bytes", GMA_SORT_TIME, "time", GMA_CT_NS, NULL, 0 },
+    { "name", "file:line", N_, l_peak, NULL, GMA_SORT_ALLOC, "bytes allocated", GMA_CT_BYTES, NULL, 0 },
+    { "held", "bytes at the peak", D_, l_peak, "peak_bytes", GMA_SORT_HELD, "bytes held at the peak", GMA_CT_BYTES, NULL, 0 },
+};
+
+static int64_t line_key(const gma_replay *r, const gma_lrow *w, gma_sort s)
 {
-    switch (s) {
-    case GMA_SORT_ALLOC: return sat(w->alloc_bytes);
-    case GMA_SORT_COUNT: return sat(w->alloc_count);
-    default: return sat(w->peak); /* peak, time, held */
-    }
+    return gma_sortkey_of(GMA_BY_LINE, s)->value(r, w);
 }
 
 static void line_name(const gma_replay *r, uint32_t frame, gma_buf *b)
@@ -189,7 +205,7 @@ int gma_lines_build(const gma_replay *r, const gma_lines *l, const gma_mtree *tr
         line_name(r, w->frame, &b);
         lsort *s = &rows[m++];
         s->name = gma_strs_add(&names, gma_buf_str(&b), b.len);
-        s->key = line_key(w, r->opt.sort);
+        s->key = line_key(r, w, r->opt.sort);
         s->idx = (uint32_t)i;
         err |= s->name == (size_t)-1 || b.oom;
     }
@@ -233,9 +249,11 @@ int gma_lines_each(const gma_replay *r, const gma_lines *l, gma_sort s, gma_modu
         if (!used(w))
             continue;
         line_name(r, w->frame, &b);
-        int64_t v = s == GMA_SORT_HELD ? sat(w->peak) : line_key(w, s);
+        int64_t v = line_key(r, w, s);
         err = b.oom || fn(ctx, gma_buf_str(&b), b.len, v, w->alloc_count) != 0;
     }
     gma_buf_free(&b);
     return err ? -1 : 0;
 }
+
+const gma_view gma_view_line = { "line", LINE_KEYS, { "line", NULL }, NULL, GMA_SORT_HELD, 0, gma_lines_table };

@@ -3,44 +3,27 @@
  * peak.
  */
 #include "liveset.h"
+#include "view.h"
 
 #define AROW(r, i) GMA_VEC_AT(&(r)->arows, uint32_t, (i))
 
-static uint64_t lifetime(const gma_replay *r, const gma_entry *e)
-{
-    uint64_t end = e->free_ts ? e->free_ts : r->last_ts;
-    return end > e->ts ? end - e->ts : 0;
-}
-
-/* 1 when entry a ranks before entry b in the --by alloc table. */
+/* 1 when entry a ranks before entry b in the --by alloc table: by the
+ * --sort key of the view (view.h), its name the device then the address;
+ * the tiebreak for all, the order of allocation. */
 static int arow_before(const gma_replay *r, const gma_entry *a, const gma_entry *b)
 {
-    switch (r->opt.sort) {
-    case GMA_SORT_MEM:
-    case GMA_SORT_ALLOC:
-        if (a->bytes != b->bytes)
-            return a->bytes > b->bytes;
-        break;
-    case GMA_SORT_PEAK:
-        if (a->live_after != b->live_after)
-            return a->live_after > b->live_after;
-        break;
-    case GMA_SORT_TIME: {
-        uint64_t la = lifetime(r, a), lb = lifetime(r, b);
-        if (la != lb)
-            return la > lb;
-        break;
-    }
-    case GMA_SORT_NAME:
+    const gma_sortkey *k = gma_sortkey_of(GMA_BY_ALLOC, r->opt.sort);
+    if (k->compare == GMA_ORDER_NAME) {
         if (a->device != b->device)
             return a->device < b->device;
         if (a->addr != b->addr)
             return a->addr < b->addr;
-        break;
-    default:
-        break;
+    } else {
+        int64_t va = k->value(r, a), vb = k->value(r, b);
+        if (va != vb)
+            return k->compare == GMA_ORDER_ASC ? va < vb : va > vb;
     }
-    return a->ord < b->ord; /* COUNT: chronological; the tiebreak for all */
+    return a->ord < b->ord;
 }
 
 int gma_arow_before(const gma_replay *r, uint32_t a, uint32_t b)

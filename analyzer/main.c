@@ -248,7 +248,7 @@ static int run_ranks(const gma_opts *opt, int by_rank, int per_rank, int exports
             r.chrome = NULL; /* the shared file outlives this replay */
         gma_replay_free(&r);
     }
-    if (!rc && !exports_only && (gma_ranks_print(stdout, set) != 0 || fflush(stdout) != 0)) {
+    if (!rc && !exports_only && (gma_ranks_print(stdout, gma_printer_of(set->opt.format), set) != 0 || fflush(stdout) != 0)) {
         fprintf(stderr, "gmem-analyze: writing the report failed: %s\n", errno ? strerror(errno) : "out of memory");
         rc = EXIT_BAD_INPUT;
     }
@@ -333,7 +333,6 @@ typedef struct {
 /* One option into the command line; CLI_GO, or the exit status to end with. */
 static int parse_option(cli *k, int c, char **argv)
 {
-    static const char *const formats[] = { "table", "csv", "json" };
     gma_opts *o = &k->opt;
     uint64_t v;
     int i;
@@ -367,8 +366,11 @@ static int parse_option(cli *k, int c, char **argv)
             return usage_error("--top: '%s' is not a non-negative integer", optarg);
         break;
     case 'f':
-        if ((i = pick(optarg, formats, 3)) < 0)
-            return usage_error("--format: '%s' is not one of table, csv, json", optarg);
+        if ((i = gma_format_named(optarg)) < 0) {
+            char m[300];
+            snprintf(m, sizeof m, "--format: '%s' is not one of %s", optarg, gma_format_names());
+            return usage_error("%s", m);
+        }
         o->format = (gma_format)i;
         k->format_given = 1;
         break;
@@ -657,32 +659,36 @@ static int replay_inputs(cli *k, const char *path, gma_replay *ra, gma_replay *r
     return 0;
 }
 
+/* A trace's failures on their own, before a report that does not carry
+ * them (the printer's failures). */
+static int print_failures(const gma_printer *p, const gma_replay *r)
+{
+    gma_oom_view v;
+    if (gma_oom_view_build(&v, r) != 0)
+        return -1;
+    int rc = p->failures(stdout, &v);
+    gma_oom_view_free(&v);
+    return rc;
+}
+
 /* The report on stdout: insights, a diff, or the table in its format. */
 static int print_report(const cli *k, const gma_replay *ra, const gma_replay *rb)
 {
     /* a failure first: what was asked, what was free, what held the
      * memory, and why it failed (insights too: the cause is their question) */
-    if (k->opt.format == GMA_FMT_TABLE) {
-        gma_oom_print(stdout, ra);
-        if (rb)
-            gma_oom_print(stdout, rb);
-    }
+    const gma_printer *p = gma_printer_of(k->opt.format);
+    if (p->failures && (print_failures(p, ra) != 0 || (rb && print_failures(p, rb) != 0)))
+        return -1;
     if (k->insights)
         return gma_insights_print(stdout, ra, rb);
     if (k->by_category)
         return gma_category_print(stdout, ra, rb);
     if (rb)
-        return gma_diff_print(stdout, ra, rb);
+        return gma_diff_print(stdout, p, ra, rb);
     gma_report rep;
     int perr = gma_report_build(&rep, ra);
-    if (!perr) {
-        if (k->opt.format == GMA_FMT_JSON)
-            perr = gma_print_json(stdout, &rep);
-        else if (k->opt.format == GMA_FMT_CSV)
-            perr = gma_print_csv(stdout, &rep);
-        else
-            perr = gma_print_table(stdout, &rep);
-    }
+    if (!perr)
+        perr = p->report(stdout, &rep);
     gma_report_free(&rep);
     return perr;
 }
@@ -768,7 +774,7 @@ static int run_fit(cli *k, char **paths, size_t ntraces)
     if (k->opt.format != GMA_FMT_TABLE)
         k->opt.full_names = 1; /* machine formats carry names whole */
     gma_fit_request q = { k->fit, k->nfit, k->fit_at, k->capacity, k->by_given };
-    return gma_fit_run(stdout, &k->opt, &q);
+    return gma_fit_run(stdout, gma_printer_of(k->opt.format), &k->opt, &q);
 }
 
 /* The progress line on stderr (progress.h). GMEM_ANALYZE_TEST_PROGRESS_AFTER_MS,

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "modules.h"
+#include "view.h"
 #include "consumer.h"
 #include "lines.h"
 #include "replay_int.h"
@@ -375,14 +376,34 @@ static void node_name(const gma_mtree *t, uint32_t node, gma_buf *b)
         gma_buf_puts(b, " (backward)");
 }
 
-static int64_t module_key(const gma_mrow *w, gma_sort s)
+/* --sort over module rows (gma_mrow): the view's key table (view.h) */
+#define MR_(x) ((const gma_mrow *)(x))
+static int64_t m_total_peak(const gma_replay *r, const void *x) { (void)r; return sat(MR_(x)->total.peak); }
+static int64_t m_self_peak(const gma_replay *r, const void *x) { (void)r; return sat(MR_(x)->self.peak); }
+static int64_t m_alloc(const gma_replay *r, const void *x) { (void)r; return sat(MR_(x)->total.alloc_bytes); }
+static int64_t m_calls(const gma_replay *r, const void *x) { (void)r; return sat(MR_(x)->calls); }
+static int64_t m_self_net(const gma_replay *r, const void *x)
 {
-    switch (s) {
-    case GMA_SORT_PEAK: return sat(w->self.peak);
-    case GMA_SORT_ALLOC: return sat(w->total.alloc_bytes);
-    case GMA_SORT_COUNT: return sat(w->calls);
-    default: return sat(w->total.peak); /* mem, time, held */
-    }
+    (void)r;
+    return (int64_t)(MR_(x)->self.alloc_bytes - MR_(x)->self.free_bytes);
+}
+
+#define D_ GMA_ORDER_DESC
+#define N_ GMA_ORDER_NAME
+#define TOTAL_AT_PEAK "total bytes at the peak (self + children)"
+static const gma_sortkey MODULE_KEYS[GMA_SORT_COUNT_] = {
+    { "mem", TOTAL_AT_PEAK, D_, m_total_peak, "total_peak_bytes", GMA_SORT_MEM, "self memory", GMA_CT_SBYTES, m_self_net, 0 },
+    { "peak", "self bytes at the peak", D_, m_self_peak, "self_peak_bytes", GMA_SORT_PEAK, "peak", GMA_CT_BYTES, NULL, 0 },
+    { "alloc", "total bytes allocated", D_, m_alloc, "total_alloc_bytes", GMA_SORT_ALLOC, "bytes allocated", GMA_CT_BYTES, NULL, 0 },
+    { "count", "calls", D_, m_calls, "calls", GMA_SORT_COUNT, "calls", GMA_CT_U64, NULL, 0 },
+    { "time", TOTAL_AT_PEAK, D_, m_total_peak, "total_peak_bytes", GMA_SORT_TIME, "time", GMA_CT_NS, NULL, 0 },
+    { "name", "module path", N_, m_total_peak, NULL, GMA_SORT_ALLOC, "bytes allocated", GMA_CT_BYTES, NULL, 0 },
+    { "held", TOTAL_AT_PEAK, D_, m_total_peak, "total_peak_bytes", GMA_SORT_HELD, "bytes held at the peak", GMA_CT_BYTES, NULL, 0 },
+};
+
+static int64_t module_key(const gma_replay *r, const gma_mrow *w, gma_sort s)
+{
+    return gma_sortkey_of(GMA_BY_MODULE, s)->value(r, w);
 }
 
 static const gma_col MCOLS[] = {
@@ -433,7 +454,7 @@ int gma_modules_table(const gma_replay *r, gma_table *t, uint64_t top)
     for (size_t i = 0; i < n && !err; i++) {
         node_name(tr, mr[i].node, &b);
         rows[i].name = gma_strs_add(&names, gma_buf_str(&b), b.len);
-        rows[i].key = module_key(&mr[i], r->opt.sort);
+        rows[i].key = module_key(r, &mr[i], r->opt.sort);
         rows[i].idx = i;
         err |= rows[i].name == (size_t)-1 || b.oom;
     }
@@ -499,11 +520,8 @@ int gma_modules_diff_rows(const gma_replay *r, gma_sort s, gma_modules_row_fn fn
     int err = 0;
     for (size_t i = 0; i < n && !err; i++) {
         const gma_mrow *w = &mr[i];
-        int64_t v = s == GMA_SORT_MEM ? (int64_t)(w->self.alloc_bytes - w->self.free_bytes)
-                    : s == GMA_SORT_PEAK ? sat(w->self.peak)
-                    : s == GMA_SORT_COUNT ? sat(w->calls)
-                    : s == GMA_SORT_HELD ? sat(w->total.peak)
-                                         : sat(w->total.alloc_bytes);
+        const gma_sortkey *k = gma_sortkey_of(GMA_BY_MODULE, s);
+        int64_t v = (k->metric ? k->metric : k->value)(r, w);
         node_name(&mods(r)->tree, w->node, &b);
         err = b.oom || fn(ctx, gma_buf_str(&b), b.len, v, w->calls) != 0;
     }
@@ -511,3 +529,6 @@ int gma_modules_diff_rows(const gma_replay *r, gma_sort s, gma_modules_row_fn fn
     gma_buf_free(&b);
     return err ? -1 : 0;
 }
+
+const gma_view gma_view_module = { "module", MODULE_KEYS, { "module", NULL }, NULL, GMA_SORT_HELD, 0,
+                                   gma_modules_table };

@@ -3,6 +3,7 @@
  * printed first in the report.
  */
 #include "oom.h"
+#include "consumer.h"
 #include "fit.h"
 #include "layer.h"
 #include "gmt_names.h"
@@ -118,11 +119,32 @@ static void take_live_set(const gma_replay *r, gma_oom_fail *f)
         f->cls_bytes[GMA_OOM_RESERVED] = f->o.fw_reserved - f->o.fw_allocated;
 }
 
-void gma_oom_record(gma_replay *r, const gmt_oom *o)
+/* ---- the consumer: OOM records and the LIVE list after each ------------------- */
+
+static void oom_failure(gma_replay *r, const gmt_oom *o);
+static void oom_live(gma_replay *r, const gmt_mem *m);
+static void oom_release(gma_replay *r);
+
+static const gma_consumer OOM_CONSUMER = { .rare = 1, .failure = oom_failure, .live_rec = oom_live,
+                                           .release = oom_release };
+
+int gma_oom_open(gma_replay *r)
 {
-    if (!r->oom && !(r->oom = calloc(1, sizeof *r->oom)))
+    gma_oom *m = calloc(1, sizeof *m);
+    if (!m || gma_replay_consumer_add_ctx(r, &OOM_CONSUMER, m) != 0) {
+        free(m);
+        return -1;
+    }
+    return 0;
+}
+
+static gma_oom *state(const gma_replay *r) { return gma_replay_consumer_ctx(r, &OOM_CONSUMER); }
+
+static void oom_failure(gma_replay *r, const gmt_oom *o)
+{
+    gma_oom *m = state(r);
+    if (!m)
         return;
-    gma_oom *m = r->oom;
     if (m->n == m->cap) {
         size_t nc = m->cap ? m->cap * 2 : 4;
         gma_oom_fail *p = realloc(m->f, nc * sizeof *p);
@@ -147,26 +169,27 @@ void gma_oom_record(gma_replay *r, const gmt_oom *o)
     take_live_set(r, f);
 }
 
-void gma_oom_live(gma_replay *r, const gmt_mem *m)
+static void oom_live(gma_replay *r, const gmt_mem *m)
 {
-    if (!r->oom || !r->oom->n)
+    const gma_oom *s = state(r);
+    if (!s || !s->n)
         return;
-    gma_oom_fail *f = &r->oom->f[r->oom->n - 1];
+    gma_oom_fail *f = &s->f[s->n - 1];
     f->seen_count++;
     if (m->source != GMT_SRC_FRAMEWORK)
         f->seen_bytes += m->bytes;
 }
 
-void gma_oom_free(gma_replay *r)
+static void oom_release(gma_replay *r)
 {
-    if (!r->oom)
+    gma_oom *m = state(r);
+    if (!m)
         return;
-    free(r->oom->f);
-    free(r->oom);
-    r->oom = NULL;
+    free(m->f);
+    free(m);
 }
 
-static const char *human(uint64_t b, char *out, size_t cap)
+const char *gma_oom_bytes(uint64_t b, char *out, size_t cap)
 {
     static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
     double v = (double)b;
@@ -308,8 +331,8 @@ static void why_fragmentation(const why_in *w, gma_oom_reasons *out)
     snprintf(x->text, sizeof x->text,
              "the request (%s) is more than the device had free (%s), but the allocator held %s reserved and "
              "unallocated: together %s, enough had the cache been one piece",
-             human(w->req, a, sizeof a), human(w->free, b, sizeof b), human(w->cached, c, sizeof c),
-             human(w->free + w->cached, d, sizeof d));
+             gma_oom_bytes(w->req, a, sizeof a), gma_oom_bytes(w->free, b, sizeof b), gma_oom_bytes(w->cached, c, sizeof c),
+             gma_oom_bytes(w->free + w->cached, d, sizeof d));
     if (!w->expandable && w->conf[0])
         snprintf(x->try_, sizeof x->try_,
                  "add expandable_segments:True to %s (this run had '%s'): segments then grow in place and freed "
@@ -336,7 +359,7 @@ static void why_outside(const why_in *w, gma_oom_reasons *out)
     snprintf(x->text, sizeof x->text,
              "%s of the device's %s (%.0f%%) was held outside %s: CUDA contexts, libraries' workspaces (cuBLAS, "
              "cuDNN), NCCL buffers or other processes%s",
-             human(w->outside, a, sizeof a), human(w->total, b, sizeof b), 100.0 * (double)w->outside / (double)w->total,
+             gma_oom_bytes(w->outside, a, sizeof a), gma_oom_bytes(w->total, b, sizeof b), 100.0 * (double)w->outside / (double)w->total,
              w->fw ? "PyTorch's allocator" : "the allocations this trace saw",
              enough ? "; without them the request would have fit" : "");
     snprintf(x->try_, sizeof x->try_,
@@ -356,20 +379,20 @@ static void why_growth(const gma_oom_fail *f, const why_in *w, gma_oom_reasons *
     gma_fit fit;
     if (w->ns >= 3 && gma_fit_points(w->sx, w->sy, w->ns, &fit) == 0 && fit.fits)
         snprintf(law, sizeof law, ", %s in the step number (it gives %s for step %" PRIu64 ")",
-                 gma_law_names[fit.law], human((uint64_t)fmax(0.0, gma_fit_eval(&fit, (double)f->o.step + 1)), e,
+                 gma_law_names[fit.law], gma_oom_bytes((uint64_t)fmax(0.0, gma_fit_eval(&fit, (double)f->o.step + 1)), e,
                                                sizeof e),
                  f->o.step);
     snprintf(x->text, sizeof x->text,
              "step %" PRIu64 " needed %s at the failure (%s held, %s asked), x%.1f the peak of step %" PRIu64
              " (%s); the %zu steps before grew x%.1f a step at the last%s",
-             f->o.step, human(w->need, a, sizeof a), human(w->held, b, sizeof b), human(w->req, c, sizeof c),
-             (double)w->need / (double)w->p_last, w->s_last, human(w->p_last, d, sizeof d), w->ns,
+             f->o.step, gma_oom_bytes(w->need, a, sizeof a), gma_oom_bytes(w->held, b, sizeof b), gma_oom_bytes(w->req, c, sizeof c),
+             (double)w->need / (double)w->p_last, w->s_last, gma_oom_bytes(w->p_last, d, sizeof d), w->ns,
              (double)w->p_last / (double)w->p_prev, law);
     if (beyond)
         snprintf(x->try_, sizeof x->try_,
                  "no allocator setting makes room: the step needs more than the device's %s%s; run a smaller batch "
                  "or sequence (gmem-analyze --fit on runs at three sizes gives the largest that fits)",
-                 human(cap, e, sizeof e), w->outside ? " left beside what is held outside the allocator" : "");
+                 gma_oom_bytes(cap, e, sizeof e), w->outside ? " left beside what is held outside the allocator" : "");
     else
         snprintf(x->try_, sizeof x->try_,
                  "what grows from step to step will fail again: gmem-analyze --by step shows it, and --fit on runs "
@@ -388,10 +411,10 @@ static void why_spike(const gma_oom_fail *f, const why_in *w, gma_oom_reasons *o
         snprintf(x->text, sizeof x->text,
                  "\"%s\" asked %s at once: the steps before peaked at %s, and this request is the difference "
                  "(the step needed %s)",
-                 who, human(w->req, a, sizeof a), human(w->p_last, b, sizeof b), human(w->need, c, sizeof c));
+                 who, gma_oom_bytes(w->req, a, sizeof a), gma_oom_bytes(w->p_last, b, sizeof b), gma_oom_bytes(w->need, c, sizeof c));
     else
         snprintf(x->text, sizeof x->text, "\"%s\" asked %s at once, %.0f%% of the device", who,
-                 human(w->req, a, sizeof a), 100.0 * (double)w->req / (double)w->total);
+                 gma_oom_bytes(w->req, a, sizeof a), 100.0 * (double)w->req / (double)w->total);
     snprintf(x->try_, sizeof x->try_,
              "split this op's work (chunk the batch or sequence through it) or run it in a lower precision; "
              "activation checkpointing does not shrink one op's own request");
@@ -420,226 +443,49 @@ void gma_oom_explain(const gma_replay *r, const gma_oom_fail *f, gma_oom_reasons
     qsort(out->r, out->n, sizeof out->r[0], reason_cmp);
 }
 
-static void print_why(FILE *out, const gma_replay *r, const gma_oom_fail *f)
+/* ---- the section, as data for the printers ---------------------------------- */
+
+int gma_oom_view_build(gma_oom_view *v, const gma_replay *r)
 {
-    gma_oom_reasons why;
-    gma_oom_explain(r, f, &why);
-    if (!why.n)
-        return;
-    fprintf(out, "  why, most likely first:\n");
-    for (size_t i = 0; i < why.n; i++)
-        fprintf(out, "    %zu. %s: %s\n       try: %s\n", i + 1, gma_oom_why_names[why.r[i].why], why.r[i].text,
-                why.r[i].try_);
-}
-
-/* ---- the section ------------------------------------------------------------ */
-
-
-static void print_cause(FILE *out, const gma_oom_fail *f)
-{
-    const gmt_oom *o = &f->o;
-    char dump[40] = "";
-    if (o->dump && !(o->flags & GMT_OOMF_IN_TRACE)) /* a trace's record names its dump on a line of its own */
-        snprintf(dump, sizeof dump, ", dump %" PRIu64, o->dump);
-    switch (o->cause) {
-    case GMT_OOM_CUDA:
-        fprintf(out, "Out of memory%s: the CUDA call %s failed (CUresult %" PRIu64 ")\n", dump,
-                f->api[0] ? f->api : "(unknown)", o->status);
-        break;
-    case GMT_OOM_FRAMEWORK:
-        fprintf(out, "Out of memory%s: the framework's allocator gave up%s%s\n", dump,
-                f->api[0] ? " after " : "", f->api);
-        break;
-    case GMT_OOM_SIGNAL:
-        fprintf(out, "Flight recorder dump%s, asked by SIGUSR2 (no failure)\n", dump);
-        return;
-    default:
-        fprintf(out, "Flight recorder dump%s at the end of the program (no failure)\n", dump);
-        return;
-    }
-}
-
-static void print_request(FILE *out, const gma_oom_fail *f)
-{
-    const gmt_oom *o = &f->o;
-    char a[32], b[32], c[32];
-    if (o->cause == GMT_OOM_CUDA || o->cause == GMT_OOM_FRAMEWORK) {
-        fprintf(out, "  asked       %s on device %" PRIu64 ", thread %" PRIu64 ", stream 0x%" PRIx64 ", step %" PRIu64,
-                human(o->bytes, a, sizeof a), o->device, o->tid, o->stream, o->step);
-        if (f->op[0])
-            fprintf(out, ", in \"%s\"", f->op);
-        fputc('\n', out);
-    }
-    if (o->flags & GMT_OOMF_DRIVER)
-        fprintf(out, "  free        %s of %s (the driver, at the failure)\n", human(o->driver_free, a, sizeof a),
-                human(o->driver_total ? o->driver_total : f->dev_total, b, sizeof b));
-    if (o->flags & GMT_OOMF_FRAMEWORK)
-        fprintf(out, "  allocator   %s allocated, %s reserved (%s reserved but unallocated)\n",
-                human(o->fw_allocated, a, sizeof a), human(o->fw_reserved, b, sizeof b),
-                human(f->cls_bytes[GMA_OOM_RESERVED], c, sizeof c));
-}
-
-/* The dump's file as printed: control bytes escaped (gmt_text.h). */
-static const char *dump_shown(const gma_oom_fail *f, char *buf, size_t cap)
-{
-    gmt_text_escape(buf, cap, f->dump_file);
-    return buf;
-}
-
-static void print_held(FILE *out, const gma_oom_fail *f)
-{
-    static const char *const what[GMA_OOM_NCLASS] = {
-        "made before the failing step (weights, state kept across steps)",
-        "made in the failing step, outside the op that failed",
-        "made in the failing step, in the op that failed",
-        "the allocator's cache and fragmentation",
-    };
-    static const char *const cls[GMA_OOM_NCLASS] = {"persistent", "step-scoped", "temporary",
-                                                    "reserved, unallocated"};
-    char a[32];
-    fprintf(out, "  held        %s in %" PRIu64 " allocation%s on device %" PRIu64 ", by lifetime:\n",
-            human(f->live_bytes, a, sizeof a), f->live_count, f->live_count == 1 ? "" : "s", f->o.device);
-    for (int k = 0; k < GMA_OOM_NCLASS; k++) {
-        if (k == GMA_OOM_RESERVED && !(f->o.flags & GMT_OOMF_FRAMEWORK))
-            continue;
-        fprintf(out, "    %-22s %12s  %6" PRIu64 "  %s\n", cls[k], human(f->cls_bytes[k], a, sizeof a),
-                f->cls_count[k], what[k]);
-    }
-    fprintf(out, "  by owner (%" PRIu64 " owner%s; the first %zu):\n", f->owners, f->owners == 1 ? "" : "s", f->ntop);
-    for (size_t i = 0; i < f->ntop; i++)
-        fprintf(out, "    %12s  %6" PRIu64 "  %s\n", human(f->top[i].bytes, a, sizeof a), f->top[i].count,
-                f->top[i].name);
-    char shown[4 * sizeof f->dump_file];
-    if (f->outside && f->dump_found)
-        fprintf(out, "  note: the failure came outside the trace's windows: the memory held is what they saw; "
-                     "the steps before it are in its dump, %s\n", dump_shown(f, shown, sizeof shown));
-    else if (f->outside)
-        fprintf(out, "  note: the failure came outside the trace's windows: the memory held is what they saw; "
-                     "the steps before it are in the flight recorder's dump (gmemprof --on-oom with a "
-                     "--schedule writes NAME.oom.zst beside NAME.zst)\n");
-    if (f->seen_count && f->seen_bytes != f->o.live_bytes)
-        fprintf(out, "  note: the dump lists %s live (LIVE records), the failure record says %s\n",
-                human(f->seen_bytes, a, sizeof a), human(f->o.live_bytes, a, sizeof a));
-}
-
-static void print_steps(FILE *out, const gma_replay *r, const gma_oom_fail *f)
-{
-    uint64_t first = f->o.first_step ? f->o.first_step : (f->o.step >= 3 ? f->o.step - 3 : 0);
-    char a[32], b[32], c[32], d[32];
-    int head = 0;
-    for (size_t i = 0; i < r->steps.len; i++) {
-        const gma_steprow *s = &GMA_VEC_AT(&r->steps, gma_steprow, i);
-        if (s->step < first || s->step > f->o.step)
-            continue;
-        if (!head++)
-            fprintf(out, "  the steps before it:\n    %6s %12s %12s %12s %12s\n", "step", "allocated", "freed",
-                    "live at end", "peak");
-        fprintf(out, "    %6" PRIu64 " %12s %12s %12s %12s%s\n", s->step, human(s->alloc_bytes, a, sizeof a),
-                human(s->free_bytes, b, sizeof b), s->has_live ? human(s->live_end, c, sizeof c) : "-",
-                human(s->peak, d, sizeof d), s->step == f->o.step ? "  (failed)" : "");
-    }
-    if (f->o.flags & GMT_OOMF_TRIMMED)
-        fprintf(out, "  (the recorder's memory cap, GMEMPROF_OOM_MAX_MB, cut older steps from this dump)\n");
-}
-
-/* A trace's failure: the dump that holds the steps before it. */
-static void print_dump(FILE *out, const gma_oom_fail *f)
-{
-    if (!f->dump_file[0])
-        return;
-    char shown[4 * sizeof f->dump_file];
-    fprintf(out, "  the flight recorder's dump of it: %s%s\n", dump_shown(f, shown, sizeof shown),
-            f->dump_found ? "" : " (not found beside this trace)");
-}
-
-size_t gma_oom_print(FILE *out, const gma_replay *r)
-{
-    if (!r->oom)
+    memset(v, 0, sizeof *v);
+    const gma_oom *m = state(r);
+    if (!m || !m->n)
         return 0;
-    for (size_t i = 0; i < r->oom->n; i++) {
-        const gma_oom_fail *f = &r->oom->f[i];
-        print_cause(out, f);
-        print_dump(out, f);
-        print_request(out, f);
-        print_held(out, f);
-        print_steps(out, r, f);
-        print_why(out, r, f);
-        fputc('\n', out);
+    v->s = calloc(m->n, sizeof *v->s);
+    if (!v->s)
+        return -1;
+    v->n = m->n;
+    int err = 0;
+    for (size_t i = 0; i < v->n; i++) {
+        gma_oom_section *x = &v->s[i];
+        const gma_oom_fail *f = &m->f[i];
+        x->f = f;
+        gma_oom_explain(r, f, &x->why);
+        gma_vec_init(&x->steps, sizeof(gma_oom_step));
+        /* the steps before it: from the dump's first, or the three before */
+        uint64_t first = f->o.first_step ? f->o.first_step : (f->o.step >= 3 ? f->o.step - 3 : 0);
+        for (size_t k = 0; k < r->steps.len && !err; k++) {
+            const gma_steprow *s = &GMA_VEC_AT(&r->steps, gma_steprow, k);
+            if (s->step < first || s->step > f->o.step)
+                continue;
+            gma_oom_step *y = gma_vec_push(&x->steps);
+            if (!y) {
+                err = 1;
+                break;
+            }
+            *y = (gma_oom_step){ s->step, s->alloc_bytes, s->free_bytes, s->live_end, s->peak, s->has_live };
+        }
     }
-    return r->oom->n;
+    if (err)
+        gma_oom_view_free(v);
+    return err ? -1 : 0;
 }
 
-void gma_oom_json(gma_jw *j, const gma_replay *r)
+void gma_oom_view_free(gma_oom_view *v)
 {
-    static const char *const cls[GMA_OOM_NCLASS] = {"persistent", "step_scoped", "temporary",
-                                                    "reserved_unallocated"};
-    if (!r->oom || !r->oom->n)
-        return;
-    gma_jw_key(j, "failures");
-    gma_jw_begin(j, '[');
-    for (size_t i = 0; i < r->oom->n; i++) {
-        const gma_oom_fail *f = &r->oom->f[i];
-        const gmt_oom *o = &f->o;
-        gma_jw_begin(j, '{');
-        gma_jw_kstr(j, "cause", gmt_oom_cause_name(o->cause));
-        gma_jw_ku64(j, "dump", o->dump);
-        gma_jw_ku64(j, "device", o->device);
-        gma_jw_ku64(j, "bytes", o->bytes);
-        gma_jw_ku64(j, "stream", o->stream);
-        gma_jw_ku64(j, "tid", o->tid);
-        gma_jw_ku64(j, "step", o->step);
-        gma_jw_kstr(j, "op", f->op);
-        gma_jw_kstr(j, "api", f->api);
-        gma_jw_ku64(j, "status", o->status);
-        if (o->flags & GMT_OOMF_DRIVER) {
-            gma_jw_ku64(j, "driver_free", o->driver_free);
-            gma_jw_ku64(j, "driver_total", o->driver_total ? o->driver_total : f->dev_total);
-        }
-        if (o->flags & GMT_OOMF_FRAMEWORK) {
-            gma_jw_ku64(j, "fw_allocated", o->fw_allocated);
-            gma_jw_ku64(j, "fw_reserved", o->fw_reserved);
-        }
-        gma_jw_ku64(j, "live_count", f->live_count);
-        gma_jw_ku64(j, "live_bytes", f->live_bytes);
-        gma_jw_ku64(j, "first_step", o->first_step);
-        gma_jw_ku64(j, "trimmed", (o->flags & GMT_OOMF_TRIMMED) != 0);
-        /* 1: a trace's failure outside its windows (the text's note line) */
-        gma_jw_ku64(j, "outside_every_window", f->outside != 0);
-        if (f->dump_file[0]) { /* a trace's failure with a dump: its file, and whether it is there */
-            gma_jw_kstr(j, "dump_file", f->dump_file);
-            gma_jw_ku64(j, "dump_file_found", f->dump_found != 0);
-        }
-        gma_jw_key(j, "classes");
-        gma_jw_begin(j, '{');
-        for (int k = 0; k < GMA_OOM_NCLASS; k++)
-            if (k != GMA_OOM_RESERVED || (o->flags & GMT_OOMF_FRAMEWORK))
-                gma_jw_ku64(j, cls[k], f->cls_bytes[k]);
-        gma_jw_end(j, '}');
-        gma_oom_reasons why;
-        gma_oom_explain(r, f, &why);
-        gma_jw_kstr(j, "allocator_settings", why.conf);
-        gma_jw_key(j, "causes");
-        gma_jw_begin(j, '[');
-        for (size_t k = 0; k < why.n; k++) {
-            gma_jw_begin(j, '{');
-            gma_jw_kstr(j, "cause", gma_oom_why_names[why.r[k].why]);
-            gma_jw_ku64(j, "bytes", why.r[k].bytes);
-            gma_jw_kstr(j, "reason", why.r[k].text);
-            gma_jw_kstr(j, "try", why.r[k].try_);
-            gma_jw_end(j, '}');
-        }
-        gma_jw_end(j, ']');
-        gma_jw_key(j, "owners");
-        gma_jw_begin(j, '[');
-        for (size_t k = 0; k < f->ntop; k++) {
-            gma_jw_begin(j, '{');
-            gma_jw_kstr(j, "name", f->top[k].name);
-            gma_jw_ku64(j, "bytes", f->top[k].bytes);
-            gma_jw_ku64(j, "count", f->top[k].count);
-            gma_jw_end(j, '}');
-        }
-        gma_jw_end(j, ']');
-        gma_jw_end(j, '}');
-    }
-    gma_jw_end(j, ']');
+    for (size_t i = 0; i < v->n; i++)
+        gma_vec_free(&v->s[i].steps);
+    free(v->s);
+    v->s = NULL;
+    v->n = 0;
 }

@@ -5,9 +5,10 @@
  * device's memory at that moment by lifetime class and by owner, and how
  * the steps before it grew.
  *
- * The replay calls gma_oom_record at an OOM record, with its live set as it
- * is at that point, and gma_oom_live for each LIVE record after it; they
- * cost nothing in a trace without failures.
+ * A consumer of the replay (consumer.h), registered on every replay: at an
+ * OOM record it takes the live set as it is at that point, and it counts
+ * the LIVE records after it. It takes only these rare records, so a trace
+ * without failures costs nothing and the default run stays plain.
  */
 #ifndef GMA_OOM_H
 #define GMA_OOM_H
@@ -76,16 +77,38 @@ typedef struct gma_oom_reasons {
  * dump asked by signal or at exit), most likely first. */
 void gma_oom_explain(const gma_replay *r, const gma_oom_fail *f, gma_oom_reasons *out);
 
-void gma_oom_record(gma_replay *r, const gmt_oom *o);
-void gma_oom_live(gma_replay *r, const gmt_mem *m);
-void gma_oom_free(gma_replay *r);
+/* Registers the failures' consumer on r (gma_replay_init does, for every
+ * replay): each OOM record taken from the live set, and the dump's LIVE
+ * records after it counted. 0, or -1 out of memory. */
+int gma_oom_open(gma_replay *r);
 
-/* The failures of r as the JSON report's "failures" array (nothing when
- * none, so the JSON of other traces keeps its bytes). */
-void gma_oom_json(gma_jw *j, const gma_replay *r);
+/* Bytes as the failure section writes them ("1.5 GiB", "512 B"). */
+const char *gma_oom_bytes(uint64_t b, char *out, size_t cap);
 
-/* The failures of r, as the report's first section (nothing when none):
- * the number printed. */
-size_t gma_oom_print(FILE *out, const gma_replay *r);
+/* ---- the section, as the printers take it (print.h) ---------------------------- */
+
+/* A step before a failure. */
+typedef struct gma_oom_step {
+    uint64_t step, alloc_bytes, free_bytes, live_end, peak;
+    int has_live;
+} gma_oom_step;
+
+typedef struct gma_oom_section {
+    const gma_oom_fail *f;
+    gma_oom_reasons why;    /* most likely first */
+    gma_vec steps;          /* gma_oom_step: from the dump's first step (or the three before) to the failing one */
+} gma_oom_section;
+
+/* The failures of a finished replay (n = 0: none, and no format prints
+ * the section, so other traces keep their bytes). */
+typedef struct gma_oom_view {
+    gma_oom_section *s;     /* one a failure, in trace order */
+    size_t n;
+} gma_oom_view;
+
+/* The failures of a finished replay as data. 0, or -1 out of memory. The
+ * view points into r's failures: free it first. */
+int gma_oom_view_build(gma_oom_view *v, const gma_replay *r);
+void gma_oom_view_free(gma_oom_view *v);
 
 #endif

@@ -1,8 +1,10 @@
 /*
  * The printing layer: report_table.c, report_csv.c and report_json.c alone
- * write table, CSV and JSON, and compute nothing. A view computes rows and
- * hands them over as data: the report of one replay (report.h), the
- * comparison of two (diff.c) and the table of a rank set (ranks.c). Every
+ * write table, CSV and JSON, and compute nothing. Each is a printer, a
+ * table of functions (gma_printer), listed in printers.c; main.c chooses
+ * one. A view computes rows and hands them over as data: the report of one
+ * replay (report.h), the comparison of two (diff.c), the table of a rank
+ * set (ranks.c), a fit (fitview.c) and a trace's failures (oom.h). Every
  * table goes through the same grid, CSV lines and JSON columns and rows.
  */
 #ifndef GMA_PRINT_H
@@ -11,6 +13,7 @@
 #include <stdio.h>
 
 #include "fit.h"
+#include "oom.h"
 #include "report.h"
 #include "table.h"
 
@@ -131,20 +134,54 @@ typedef struct gma_fit_view {
     char titles[GMA_FIT_MAX_POINTS + 1][40], keys[GMA_FIT_MAX_POINTS][32];
 } gma_fit_view;
 
-/* The report in each format. Each returns 0, or -1 when writing failed. */
+/* ---- the printers ------------------------------------------------------------ */
+
+/* A format: one function per thing a view hands over. Each returns 0, or -1
+ * when writing failed (or, for a table, out of memory). main.c chooses the
+ * printer once (gma_printer_of) and hands it to the views. */
+typedef struct gma_printer {
+    const char *name;   /* the --format value */
+    int (*report)(FILE *f, const gma_report *rep);
+    int (*diff)(FILE *f, const gma_diff_view *v);
+    int (*ranks)(FILE *f, const gma_ranks_view *v);
+    int (*fit)(FILE *f, const gma_fit_view *v);
+    /* a trace's failures, printed before whatever report follows (a
+     * diff, insights); NULL where the format's report carries them */
+    int (*failures)(FILE *f, const gma_oom_view *v);
+} gma_printer;
+
+/* The printer of a --format value (an unknown one: the table), and the
+ * value of a --format name (-1: none). */
+const gma_printer *gma_printer_of(gma_format fmt);
+int gma_format_named(const char *name);
+/* "table, csv, json": the names, for a message. */
+const char *gma_format_names(void);
+
+/* The printers (printers.c lists them). */
+extern const gma_printer gma_printer_table, gma_printer_csv, gma_printer_json;
+
+/* The report in each format. */
 int gma_print_table(FILE *f, const gma_report *rep);
 int gma_print_csv(FILE *f, const gma_report *rep);
 int gma_print_json(FILE *f, const gma_report *rep);
-/* --diff and several ranks, in each format (table: -1 out of memory). */
+/* --diff, several ranks, --fit and the failures, in each format. */
 int gma_print_diff_table(FILE *f, const gma_diff_view *v);
-void gma_print_diff_csv(FILE *f, const gma_diff_view *v);
-void gma_print_diff_json(FILE *f, const gma_diff_view *v);
-void gma_print_ranks_table(FILE *f, const gma_ranks_view *v);
-void gma_print_ranks_csv(FILE *f, const gma_ranks_view *v);
-void gma_print_ranks_json(FILE *f, const gma_ranks_view *v);
-void gma_print_fit_table(FILE *f, const gma_fit_view *v);
-void gma_print_fit_csv(FILE *f, const gma_fit_view *v);
-void gma_print_fit_json(FILE *f, const gma_fit_view *v);
+int gma_print_diff_csv(FILE *f, const gma_diff_view *v);
+int gma_print_diff_json(FILE *f, const gma_diff_view *v);
+int gma_print_ranks_table(FILE *f, const gma_ranks_view *v);
+int gma_print_ranks_csv(FILE *f, const gma_ranks_view *v);
+int gma_print_ranks_json(FILE *f, const gma_ranks_view *v);
+int gma_print_fit_table(FILE *f, const gma_fit_view *v);
+int gma_print_fit_csv(FILE *f, const gma_fit_view *v);
+int gma_print_fit_json(FILE *f, const gma_fit_view *v);
+int gma_print_oom_table(FILE *f, const gma_oom_view *v);
+/* The failures inside a report: CSV lines "# failure.N...", JSON's
+ * "failures" key. */
+void gma_print_oom_csv(FILE *f, const gma_oom_view *v);
+void gma_json_oom(gma_jw *j, const gma_oom_view *v);
+/* The hints inside a report (hints.h). */
+void gma_print_hints_csv(FILE *f, const gma_hints *h);
+void gma_json_hints(gma_jw *j, const gma_hints *h);
 
 /* The table format's lines around a table, for every report (report_table.c).
  * The first line: "gmem-analyze VERSION: " and what the report is of (a

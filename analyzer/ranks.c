@@ -260,50 +260,6 @@ static int copy_cells(gma_table *dst, gma_cell *d, size_t at, const gma_table *s
 
 /* ---- sort keys ------------------------------------------------------------------------ */
 
-typedef struct sortspec {
-    const char *key;   /* the column ranked by */
-    int asc;
-    const char *name;  /* the tie-break (and the key of --sort name) */
-} sortspec;
-
-static sortspec sort_spec(gma_by by, gma_sort s)
-{
-    sortspec x = { NULL, 0, "name" };
-    static const char *const K[] = { "self_bytes", "peak_bytes", "alloc_bytes", "calls", "time_ns", NULL };
-    static const char *const R[] = { "self_bytes", "peak_bytes", "self_alloc_bytes", "calls", "time_ns", NULL };
-    static const char *const A[] = { "bytes", "live_after_bytes", "bytes", "alloc_ns", "lifetime_ns", NULL };
-    static const char *const S[] = { "net_bytes", "peak_bytes", "alloc_bytes", "alloc_count", NULL, NULL };
-    static const char *const T[] = { "live_bytes", "driver_used_bytes", "live_bytes", "time_ns", "time_ns", NULL };
-    static const char *const ST[] = { "net_bytes", "peak_bytes", "alloc_bytes", "kernels", "kernel_ns", NULL };
-    static const char *const D[] = { "peak_bytes", "peak_bytes", "alloc_bytes", "kernels", "kernel_ns", NULL };
-    switch (by) {
-    case GMA_BY_KERNEL: x.key = K[s]; break;
-    case GMA_BY_RANGE: x.key = R[s]; break;
-    case GMA_BY_ALLOC:
-        x.key = A[s];
-        x.asc = s == GMA_SORT_COUNT; /* chronological */
-        x.name = s == GMA_SORT_NAME ? "device" : "address";
-        break;
-    case GMA_BY_STEP:
-        x.key = S[s];
-        x.name = "step"; /* time and name: step order */
-        break;
-    case GMA_BY_TAG:
-        x.key = T[s];
-        x.asc = s == GMA_SORT_TIME || s == GMA_SORT_COUNT;
-        break;
-    case GMA_BY_STREAM:
-        x.key = ST[s];
-        x.name = s == GMA_SORT_NAME ? "device" : "stream";
-        break;
-    default:
-        x.key = D[s];
-        x.name = "device";
-        break;
-    }
-    return x;
-}
-
 /* A row to rank: which table, which row, and where it came from. */
 typedef struct rrow {
     const gma_table *t;
@@ -344,62 +300,26 @@ static int rrow_cmp(const void *pa, const void *pb, void *pc)
     return a->order < b->order ? -1 : a->order > b->order;
 }
 
-static rctx make_ctx(const gma_table *t, gma_by by, gma_sort s)
+/* How rows rank under a view's key: by the cells of its column, the name
+ * columns first for --sort name, the last name column breaking ties. */
+static rctx make_ctx(const gma_table *t, const gma_view *v, gma_sort s)
 {
-    sortspec sp = sort_spec(by, s);
+    const gma_sortkey *k = &v->keys[(unsigned)s < GMA_SORT_COUNT_ ? s : GMA_SORT_MEM];
+    int last = v->names[1] ? 1 : 0;
     rctx c;
     memset(&c, 0, sizeof(c));
-    c.by_name = s == GMA_SORT_NAME || (by == GMA_BY_STEP && s == GMA_SORT_TIME);
-    c.key = sp.key ? col_of(t, sp.key) : -1;
-    c.name = col_of(t, sp.name);
-    c.key2 = -1;
-    if (c.by_name && (by == GMA_BY_ALLOC || by == GMA_BY_STREAM))
-        c.key2 = col_of(t, by == GMA_BY_ALLOC ? "address" : "stream");
+    c.by_name = k->compare == GMA_ORDER_NAME;
+    c.key = k->print ? col_of(t, k->print) : -1;
+    c.name = col_of(t, v->names[c.by_name ? 0 : last]);
+    c.key2 = c.by_name && last ? col_of(t, v->names[1]) : -1;
     c.kt = c.key >= 0 ? t->cols[c.key].type : GMA_CT_U64;
     c.nt = c.name >= 0 ? t->cols[c.name].type : GMA_CT_U64;
     c.k2t = c.key2 >= 0 ? t->cols[c.key2].type : GMA_CT_U64;
-    c.asc = sp.asc;
-    /* streams and allocations sort by text, but their names hold numbers */
-    if (by == GMA_BY_STEP && s == GMA_SORT_TIME)
-        c.asc = 1;
+    c.asc = k->compare == GMA_ORDER_ASC;
     return c;
 }
 
 /* ---- merge rules --------------------------------------------------------------------- */
-
-typedef enum mrule { MR_SUM, MR_KEY, MR_MAX, MR_MIN, MR_FIRST, MR_MEAN, MR_ATPEAK } mrule;
-
-typedef struct mspec {
-    const char *key;
-    mrule rule;
-} mspec;
-
-static const mspec MK[] = { { "name", MR_KEY },          { "peak_bytes", MR_MAX },   { "mean_ns", MR_MEAN },
-                            { "min_ns", MR_MIN },        { "max_ns", MR_MAX },       { "registers", MR_MAX },
-                            { "shared_mem_bytes", MR_MAX }, { "local_mem_bytes", MR_MAX }, { NULL, MR_SUM } };
-static const mspec MRG[] = { { "name", MR_KEY }, { "peak_bytes", MR_MAX }, { "mean_ns", MR_MEAN }, { NULL, MR_SUM } };
-/* steps: start = the earliest rank's, duration = the slowest rank's */
-static const mspec MS[] = { { "step", MR_KEY },         { "phase", MR_FIRST },     { "start_ns", MR_MIN },
-                            { "duration_ns", MR_MAX },  { "peak_bytes", MR_MAX },  { NULL, MR_SUM } };
-static const mspec MT[] = { { "name", MR_KEY }, { "device", MR_KEY }, { "step", MR_MIN }, { "time_ns", MR_MIN }, { NULL, MR_SUM } };
-static const mspec MST[] = { { "device", MR_KEY }, { "stream", MR_KEY }, { "peak_bytes", MR_MAX }, { NULL, MR_SUM } };
-static const mspec MD[] = { { "device", MR_KEY },   { "name", MR_FIRST },    { "total_bytes", MR_MAX },
-                            { "peak_bytes", MR_MAX }, { "peak_step", MR_ATPEAK }, { "peak_ns", MR_ATPEAK },
-                            { "driver_used_max_bytes", MR_MAX }, { "pinned_host_peak_bytes", MR_MAX }, { NULL, MR_SUM } };
-
-static mrule rule_of(gma_by by, const gma_col *col)
-{
-    const mspec *m = by == GMA_BY_KERNEL ? MK
-                     : by == GMA_BY_RANGE ? MRG
-                     : by == GMA_BY_STEP ? MS
-                     : by == GMA_BY_TAG ? MT
-                     : by == GMA_BY_STREAM ? MST
-                                            : MD;
-    for (; m->key; m++)
-        if (strcmp(m->key, col->key) == 0)
-            return m->rule;
-    return col->type == GMA_CT_STR ? MR_FIRST : MR_SUM;
-}
 
 /* One row of one rank, keyed for matching. */
 typedef struct mentry {
@@ -429,7 +349,7 @@ static int merge_group(gma_ranks *s, const mentry *g, size_t n, gma_table *dst, 
 {
     const gma_table *t0 = &s->runs[g[0].run].table;
     int peak_col = col_of(t0, "peak_bytes");
-    /* the rank whose peak is highest: where MR_ATPEAK values come from */
+    /* the rank whose peak is highest: where GMA_MERGE_ATPEAK values come from */
     size_t at = 0;
     if (peak_col >= 0)
         for (size_t k = 1; k < n; k++) {
@@ -441,15 +361,15 @@ static int merge_group(gma_ranks *s, const mentry *g, size_t n, gma_table *dst, 
         }
     for (size_t c = 0; c < t0->ncols; c++) {
         const gma_col *col = &t0->cols[c];
-        mrule ru = rule_of(s->opt.by, col);
+        gma_merge_rule ru = gma_view_merge_rule(gma_view_of(s->opt.by), col);
         gma_cell *o = &out[c];
         o->null = 1;
-        if (ru == MR_KEY || ru == MR_FIRST || ru == MR_ATPEAK || col->type == GMA_CT_STR) {
-            size_t from = ru == MR_ATPEAK ? at : 0;
+        if (ru == GMA_MERGE_KEY || ru == GMA_MERGE_FIRST || ru == GMA_MERGE_ATPEAK || col->type == GMA_CT_STR) {
+            size_t from = ru == GMA_MERGE_ATPEAK ? at : 0;
             for (size_t k = from; k < n; k++) {
                 const gma_table *t = &s->runs[g[k].run].table;
                 const gma_cell *x = gma_table_cell(t, g[k].row, c);
-                if (x->null && ru != MR_ATPEAK)
+                if (x->null && ru != GMA_MERGE_ATPEAK)
                     continue;
                 *o = *x;
                 if (col->type == GMA_CT_STR && !x->null) {
@@ -463,7 +383,7 @@ static int merge_group(gma_ranks *s, const mentry *g, size_t n, gma_table *dst, 
             }
             continue;
         }
-        if (ru == MR_MEAN)
+        if (ru == GMA_MERGE_MEAN)
             continue; /* after the sums */
         int sg = is_signed(col->type);
         for (size_t k = 0; k < n; k++) {
@@ -476,11 +396,11 @@ static int merge_group(gma_ranks *s, const mentry *g, size_t n, gma_table *dst, 
                 continue;
             }
             switch (ru) {
-            case MR_MAX:
+            case GMA_MERGE_MAX:
                 if (sg ? x->v.i > o->v.i : x->v.u > o->v.u)
                     o->v = x->v;
                 break;
-            case MR_MIN:
+            case GMA_MERGE_MIN:
                 if (sg ? x->v.i < o->v.i : x->v.u < o->v.u)
                     o->v = x->v;
                 break;
@@ -517,6 +437,22 @@ static const gma_col RANKCOLS[] = {
     { "pid", "pid", GMA_CT_U64, 0, 0 },                 { "world size", "world_size", GMA_CT_I64, 0, 0 },
     { "trace", "trace", GMA_CT_STR, 0, 0 },
 };
+
+/* --by rank: a view of its own, one row a rank; --sort mem and peak rank by
+ * the peak, alloc by bytes allocated, count by kernels, time by kernel time,
+ * name by rank. Its rows are cells only (no value function). */
+#define RK(n, h, o, col) { n, h, o, NULL, col, GMA_SORT_MEM, NULL, GMA_CT_BYTES, NULL, 0 }
+static const gma_sortkey RANK_KEYS[GMA_SORT_COUNT_] = {
+    RK("mem", "peak", GMA_ORDER_DESC, "peak_bytes"),
+    RK("peak", "peak", GMA_ORDER_DESC, "peak_bytes"),
+    RK("alloc", "bytes allocated", GMA_ORDER_DESC, "alloc_bytes"),
+    RK("count", "kernels", GMA_ORDER_DESC, "kernels"),
+    RK("time", "kernel time", GMA_ORDER_DESC, "kernel_ns"),
+    RK("name", "rank", GMA_ORDER_NAME, NULL),
+    RK("held", "peak", GMA_ORDER_DESC, "peak_bytes"),
+};
+#undef RK
+static const gma_view RANK_VIEW = { "rank", RANK_KEYS, { "rank", NULL }, NULL, GMA_SORT_MEM, 0, NULL };
 #define NRANKCOLS (sizeof(RANKCOLS) / sizeof(RANKCOLS[0]))
 
 static double mean_peak(const gma_ranks *s)
@@ -568,21 +504,11 @@ static int build_by_rank(gma_ranks *s)
         c[19].null = u->world_size <= 0;
         gma_cell_str(&tmp, &c[20], u->path);
     }
-    /* --sort: mem and peak rank by the peak, alloc by bytes allocated,
-     * count by kernels, time by kernel time, name by rank */
-    static const char *const KEYS[] = { "peak_bytes", "peak_bytes", "alloc_bytes", "kernels", "kernel_ns", "rank" };
     rrow *rows = calloc(tmp.nrows ? tmp.nrows : 1, sizeof(*rows));
     err |= !rows;
     for (size_t i = 0; i < tmp.nrows && !err; i++)
         rows[i] = (rrow){ &tmp, i, s->runs[i].id, i };
-    rctx c;
-    memset(&c, 0, sizeof(c));
-    c.by_name = s->opt.sort == GMA_SORT_NAME;
-    c.key = col_of(&tmp, KEYS[s->opt.sort]);
-    c.kt = RANKCOLS[c.key].type;
-    c.name = c.by_name ? 0 : -1;
-    c.nt = GMA_CT_U64;
-    c.key2 = -1;
+    rctx c = make_ctx(&tmp, &RANK_VIEW, s->opt.sort);
     err |= !err && gma_msort(rows, tmp.nrows, sizeof(*rows), rrow_cmp, &c) != 0;
     gma_table_init(&s->out, "Ranks", RANKCOLS, NRANKCOLS);
     s->out.total_rows = tmp.nrows;
@@ -633,7 +559,7 @@ static int build_per_rank(gma_ranks *s)
     for (size_t i = 0; i < s->n; i++)
         for (size_t k = 0; k < s->runs[i].table.nrows; k++)
             rows[m++] = (rrow){ &s->runs[i].table, k, s->runs[i].id, k };
-    rctx c = make_ctx(t0, s->opt.by, s->opt.sort);
+    rctx c = make_ctx(t0, gma_view_of(s->opt.by), s->opt.sort);
     int err = gma_msort(rows, m, sizeof(*rows), rrow_cmp, &c) != 0;
     gma_table_init(&s->out, t0->title, s->cols, t0->ncols + 1);
     uint64_t all = 0;
@@ -677,7 +603,7 @@ static int build_merged(gma_ranks *s)
         for (size_t row = 0; row < t->nrows && !err; row++) {
             gma_buf_reset(&b);
             for (size_t c = 0; c < nc; c++) {
-                if (rule_of(s->opt.by, &t->cols[c]) != MR_KEY)
+                if (gma_view_merge_rule(gma_view_of(s->opt.by), &t->cols[c]) != GMA_MERGE_KEY)
                     continue;
                 const gma_cell *x = gma_table_cell(t, row, c);
                 if (t->cols[c].type == GMA_CT_STR && !x->null)
@@ -738,7 +664,7 @@ static int build_merged(gma_ranks *s)
         x->order = g->row;
         i += n;
     }
-    rctx c = make_ctx(&tmp, s->opt.by, s->opt.sort);
+    rctx c = make_ctx(&tmp, gma_view_of(s->opt.by), s->opt.sort);
     err |= !err && gma_msort(rrows.data, rrows.len, sizeof(rrow), rrow_cmp, &c) != 0;
     gma_table_init(&s->out, t0->title, s->cols, nc + 1);
     s->out.total_rows = rrows.len;
@@ -807,17 +733,12 @@ static gma_rank_totals sum_up(const gma_ranks *s)
 static const char *table_title(const gma_ranks *s, char *buf, size_t cap)
 {
     if (s->by_rank)
-        snprintf(buf, cap, "Ranks ranked by %s",
-                 s->opt.sort == GMA_SORT_ALLOC   ? "bytes allocated"
-                 : s->opt.sort == GMA_SORT_COUNT ? "kernels"
-                 : s->opt.sort == GMA_SORT_TIME  ? "kernel time"
-                 : s->opt.sort == GMA_SORT_NAME  ? "rank"
-                                                 : "peak");
+        snprintf(buf, cap, "Ranks ranked by %s", RANK_KEYS[(unsigned)s->opt.sort < GMA_SORT_COUNT_ ? s->opt.sort : GMA_SORT_MEM].header);
     else if (s->per_rank || s->opt.by == GMA_BY_ALLOC)
-        snprintf(buf, cap, "%s of every rank ranked by %s", s->out.title, gma_sort_label(s->opt.by, s->opt.sort));
+        snprintf(buf, cap, "%s of every rank ranked by %s", s->out.title, gma_sortkey_of(s->opt.by, s->opt.sort)->header);
     else
         snprintf(buf, cap, "%s merged over %zu ranks ranked by %s", s->out.title, s->n,
-                 gma_sort_label(s->opt.by, s->opt.sort));
+                 gma_sortkey_of(s->opt.by, s->opt.sort)->header);
     return buf;
 }
 
@@ -826,7 +747,7 @@ static const char *mode_name(const gma_ranks *s)
     return s->by_rank ? "by-rank" : (s->per_rank || s->opt.by == GMA_BY_ALLOC) ? "per-rank" : "merged";
 }
 
-int gma_ranks_print(FILE *f, gma_ranks *s)
+int gma_ranks_print(FILE *f, const gma_printer *p, gma_ranks *s)
 {
     if (!s->n || gma_ranks_build(s) != 0)
         return -1;
@@ -834,11 +755,5 @@ int gma_ranks_print(FILE *f, gma_ranks *s)
     gma_ranks_view v = { s->runs, s->n, (const char (*)[400])s->warn, s->nwarn, sum_up(s), &s->out,
                          table_title(s, title, sizeof(title)), s->by_rank ? "rank" : gma_by_names[s->opt.by],
                          gma_sort_names[s->opt.sort], mode_name(s), s->opt.top, s->by_rank };
-    if (s->opt.format == GMA_FMT_JSON)
-        gma_print_ranks_json(f, &v);
-    else if (s->opt.format == GMA_FMT_CSV)
-        gma_print_ranks_csv(f, &v);
-    else
-        gma_print_ranks_table(f, &v);
-    return ferror(f) ? -1 : 0;
+    return p->ranks(f, &v) != 0 || ferror(f) ? -1 : 0;
 }

@@ -51,7 +51,7 @@ int gma_ranks_origin(const gma_ranks *s, uint64_t *origin);
 int gma_ranks_take(gma_ranks *s, size_t i, gma_replay *r);
 
 /* Prints the report in s->opt.format. 0, or -1 when writing failed. */
-int gma_ranks_print(FILE *f, gma_ranks *s);
+int gma_ranks_print(FILE *f, const gma_printer *p, gma_ranks *s);
 
 /* Builds s->out: the --by rank, merged or per-rank table (tests use it). */
 int gma_ranks_build(gma_ranks *s);

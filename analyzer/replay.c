@@ -28,6 +28,7 @@
 #include "tracestr.h"
 #include "winsteps.h"
 #include "progress.h"
+#include "view.h"
 
 const char *const gma_by_names[GMA_BY_COUNT_] = { "kernel", "range", "alloc", "step", "tag", "stream", "device",
                                                    "module", "line" };
@@ -44,16 +45,38 @@ static int consumers_take_marks(const gma_replay *r)
     return 0;
 }
 
-int gma_replay_consumer_add(gma_replay *r, const gma_consumer *c)
+int gma_replay_consumer_add_ctx(gma_replay *r, const gma_consumer *c, void *ctx)
 {
     for (unsigned i = 0; i < r->ncons; i++)
         if (r->cons[i] == c)
             return 0;
-    if (r->ncons >= GMA_MAX_CONSUMERS)
+    for (unsigned i = 0; i < r->nrare; i++)
+        if (r->rare[i] == c)
+            return 0;
+    if ((c->rare ? r->nrare : r->ncons) >= GMA_MAX_CONSUMERS)
         return -1;
+    if (c->rare) {
+        r->rare_ctx[r->nrare] = ctx;
+        r->rare[r->nrare++] = c;
+        return 0;
+    }
+    r->cons_ctx[r->ncons] = ctx;
     r->cons[r->ncons++] = c;
     r->cons_needs |= c->needs;
     return 0;
+}
+
+int gma_replay_consumer_add(gma_replay *r, const gma_consumer *c) { return gma_replay_consumer_add_ctx(r, c, NULL); }
+
+void *gma_replay_consumer_ctx(const gma_replay *r, const gma_consumer *c)
+{
+    for (unsigned i = 0; i < r->ncons; i++)
+        if (r->cons[i] == c)
+            return r->cons_ctx[i];
+    for (unsigned i = 0; i < r->nrare; i++)
+        if (r->rare[i] == c)
+            return r->rare_ctx[i];
+    return NULL;
 }
 
 void gma_replay_consumer_remove(gma_replay *r, const gma_consumer *c)
@@ -62,10 +85,18 @@ void gma_replay_consumer_remove(gma_replay *r, const gma_consumer *c)
     r->cons_needs = 0;
     for (unsigned i = 0; i < r->ncons; i++)
         if (r->cons[i] != c) {
+            r->cons_ctx[n] = r->cons_ctx[i];
             r->cons[n++] = r->cons[i];
             r->cons_needs |= r->cons[i]->needs;
         }
     r->ncons = n;
+    n = 0;
+    for (unsigned i = 0; i < r->nrare; i++)
+        if (r->rare[i] != c) {
+            r->rare_ctx[n] = r->rare_ctx[i];
+            r->rare[n++] = r->rare[i];
+        }
+    r->nrare = n;
 }
 
 #define GMA_READ_BATCH 64
@@ -691,8 +722,8 @@ static inline __attribute__((always_inline)) int replay_record(gma_replay *r, co
         r->has_trailer_rec = 1;
         r->trailer = rec->u.trailer;
         break;
-    case GMT_REC_OOM: gma_oom_record(r, &rec->u.oom); break;
-    case GMT_REC_LIVE: gma_oom_live(r, &rec->u.live); break;
+    case GMT_REC_OOM: PUBLISH_RARE(r, failure, &rec->u.oom); break;
+    case GMT_REC_LIVE: PUBLISH_RARE(r, live_rec, &rec->u.live); break;
     default: break;
     }
     return r->err ? -1 : 0;
@@ -760,7 +791,12 @@ int gma_replay_init(gma_replay *r, const gma_opts *opt, const char *path)
     gma_vec_init(&r->streams, sizeof(gma_streamrow));
     gma_vec_init(&r->windows, sizeof(gma_window));
     gma_vec_init(&r->arows, sizeof(uint32_t));
-    r->arow_time_key = opt->by == GMA_BY_ALLOC && opt->sort == GMA_SORT_TIME;
+    /* every replay collects its trace's failures, printed first */
+    if (gma_oom_open(r) != 0) {
+        gma_replay_free(r);
+        return -1;
+    }
+    r->arow_time_key = opt->by == GMA_BY_ALLOC && gma_sortkey_of(GMA_BY_ALLOC, opt->sort)->at_end;
     r->rring = calloc(GMA_RRING, sizeof(*r->rring));
     /* Row 0 of kernels and ranges is "(unattributed)"; slot 0 is never
      * used (gma_slot_get's always-stale FIFO item names it). */
@@ -780,7 +816,14 @@ void gma_replay_free(gma_replay *r)
             c->release(r);
     }
     r->cons_needs = 0;
-    gma_oom_free(r);
+    while (r->nrare) { /* released while registered: its release finds its context */
+        unsigned n = r->nrare;
+        const gma_consumer *c = r->rare[n - 1];
+        if (c->release)
+            c->release(r);
+        if (r->nrare == n)
+            r->nrare--;
+    }
     gma_strs_free(&r->strs);
     free(r->str_off);
     free(r->str_len);

@@ -20,6 +20,15 @@
                 (r)->cons[ci_]->ev((r), __VA_ARGS__);               \
     } while (0)
 
+/* A rare record (a failure, a dump's LIVE list) to every consumer. */
+#define PUBLISH_RARE(r, ev, ...)                                    \
+    do {                                                            \
+        for (unsigned ci_ = 0; ci_ < (r)->nrare; ci_++)             \
+            if ((r)->rare[ci_]->ev)                                 \
+                (r)->rare[ci_]->ev((r), __VA_ARGS__);               \
+        PUBLISH(r, ev, __VA_ARGS__);                                \
+    } while (0)
+
 #define KEY40 ((1ull << 40) - 1)
 #define NO_WIN UINT32_MAX /* (uint32_t) of win_of's -1 */
 #define NAME_UNNAMED 0xFFFFFFFDu /* a kernel record without a name */

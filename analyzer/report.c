@@ -349,6 +349,8 @@ int gma_report_build(gma_report *rep, const gma_replay *r)
         err |= build_leaks(rep) != 0;
     if (!err)
         err |= gma_hints_build(&rep->hints, r) != 0;
+    if (!err)
+        err |= gma_oom_view_build(&rep->oom, r) != 0;
     rep->mode = gma_allocator_mode(r);
     build_messages(rep);
     return err ? -1 : 0;
@@ -356,6 +358,7 @@ int gma_report_build(gma_report *rep, const gma_replay *r)
 
 void gma_report_free(gma_report *rep)
 {
+    gma_oom_view_free(&rep->oom);
     gma_table_free(&rep->table);
     for (size_t i = 0; i < rep->npeaks; i++) {
         gma_vec_free(&rep->peaks[i].by_kernel);

@@ -9,6 +9,7 @@
 
 #include "gma.h"
 #include "hints.h"
+#include "oom.h"
 #include "table.h"
 
 /* ---- live at the peak, leaks ---------------------------------------------- */
@@ -47,6 +48,7 @@ typedef struct gma_report {
     size_t npeaks;
     gma_leakview leaks;
     gma_hints hints;        /* the short section of --insights (hints.h) */
+    gma_oom_view oom;       /* the trace's failures, printed first (oom.h) */
     gma_strs strs;
     char warn[GMA_MAX_WARN][GMA_WARN_LEN];
     size_t nwarn;

@@ -68,6 +68,7 @@ int gma_print_csv(FILE *f, const gma_report *rep)
         kv_str(f, "host", gma_strs_get(&r->strs, r->hdr_host));
     }
     fputc('\n', f);
+    gma_print_oom_csv(f, &rep->oom); /* a failure first, as in the other formats */
     fprintf(f, "# selection: by=%s sort=%s top=%llu window=%lld step=%lld device=%lld\n", gma_by_names[r->opt.by],
             gma_sort_names[r->opt.sort], (unsigned long long)r->opt.top, (long long)r->opt.window,
             (long long)r->opt.step, (long long)r->opt.device);
@@ -154,7 +155,7 @@ int gma_print_csv(FILE *f, const gma_report *rep)
         snprintf(p, sizeof(p), "live_at_peak.dev%u.range", pv->device);
         groups(f, rep, p, &pv->by_range);
     }
-    gma_hints_csv(f, &rep->hints);
+    gma_print_hints_csv(f, &rep->hints);
     fprintf(f, "# leaks: bytes=%llu count=%llu at_trace_end=%d\n", (unsigned long long)rep->leaks.bytes,
             (unsigned long long)rep->leaks.count, rep->leaks.at_trace_end);
     groups(f, rep, "leaks.kernel", &rep->leaks.by_kernel);
@@ -193,7 +194,7 @@ void gma_print_csv_rows(FILE *f, const gma_table *t)
 
 /* ---- --diff and several ranks ------------------------------------------------ */
 
-void gma_print_diff_csv(FILE *f, const gma_diff_view *v)
+int gma_print_diff_csv(FILE *f, const gma_diff_view *v)
 {
     fprintf(f, "# gmem-analyze %s diff", GMEMPROF_VERSION);
     fprintf(f, " a=");
@@ -227,9 +228,10 @@ void gma_print_diff_csv(FILE *f, const gma_diff_view *v)
     fprintf(f, "\n# table: by=%s metric=%s rows=%zu total_rows=%llu\n", v->by, v->metric,
             v->t->nrows, (unsigned long long)v->t->total_rows);
     gma_print_csv_rows(f, v->t);
+    return ferror(f) ? -1 : 0;
 }
 
-void gma_print_ranks_csv(FILE *f, const gma_ranks_view *s)
+int gma_print_ranks_csv(FILE *f, const gma_ranks_view *s)
 {
     fprintf(f, "# gmem-analyze %s traces=%zu\n", GMEMPROF_VERSION, s->n);
     gma_print_rank_warnings(f, "# ", s);
@@ -259,6 +261,7 @@ void gma_print_ranks_csv(FILE *f, const gma_ranks_view *s)
     fprintf(f, "# table: by=%s sort=%s mode=%s rows=%zu total_rows=%llu\n", s->by,
             s->sort, s->mode, s->table->nrows, (unsigned long long)s->table->total_rows);
     gma_print_csv_rows(f, s->table);
+    return ferror(f) ? -1 : 0;
 }
 
 /* ---- --fit ------------------------------------------------------------------ */
@@ -271,7 +274,7 @@ static void fit_total_csv(FILE *f, const char *key, const gma_fit_total *t)
             t->fit.fits, t->fit.limited, t->pred);
 }
 
-void gma_print_fit_csv(FILE *f, const gma_fit_view *v)
+int gma_print_fit_csv(FILE *f, const gma_fit_view *v)
 {
     fprintf(f, "# gmem-analyze %s fit runs=%zu per_step=%d by=%s at=%llu\n", GMEMPROF_VERSION, v->n, v->per_step, v->by,
             (unsigned long long)v->at);
@@ -296,4 +299,113 @@ void gma_print_fit_csv(FILE *f, const gma_fit_view *v)
     fprintf(f, "\n# table: by=%s sort=growth rows=%zu total_rows=%llu\n", v->by, v->table.nrows,
             (unsigned long long)v->table.total_rows);
     gma_print_csv_rows(f, &v->table);
+    return ferror(f) ? -1 : 0;
 }
+
+/* ---- the hints (hints.h): "# classes.devN:" and "# hint:" lines --------------- */
+
+void gma_print_hints_csv(FILE *f, const gma_hints *h)
+{
+    char reason[600];
+    for (size_t i = 0; i < h->ndev; i++) {
+        const gma_hint_dev *H = &h->dev[i];
+        fprintf(f, "# classes.dev%u: peak_bytes=%llu persistent_bytes=%llu step_scoped_bytes=%llu temporary_bytes=%llu",
+                H->device, (unsigned long long)H->peak, (unsigned long long)H->persistent,
+                (unsigned long long)H->step, (unsigned long long)H->temp);
+        if (H->outside_known)
+            fprintf(f, " outside_bytes=%llu", (unsigned long long)H->outside);
+        if (H->reserved_known)
+            fprintf(f, " reserved_unallocated_bytes=%llu reserved_bytes=%llu", (unsigned long long)H->reserved,
+                    (unsigned long long)H->reserve);
+        fputc('\n', f);
+    }
+    for (size_t i = 0; i < h->n; i++) {
+        const gma_hint *x = &h->hint[i];
+        fprintf(f, "# hint: device=%lld kind=", x->device == GMA_HINT_ALL_DEVICES ? -1ll : (long long)x->device);
+        gma_csv_field(f, gma_hint_names[x->kind]);
+        fprintf(f, " bytes=%llu of_bytes=%llu", (unsigned long long)x->bytes, (unsigned long long)x->whole);
+        if (x->kind == GMA_HINT_GROWTH)
+            fprintf(f, " step_first=%llu step_last=%llu first_bytes=%llu last_bytes=%llu slope_bytes_per_step=%lld grew=%llu",
+                    (unsigned long long)x->step_first, (unsigned long long)x->step_last,
+                    (unsigned long long)x->first, (unsigned long long)x->last, (long long)x->slope,
+                    (unsigned long long)x->grew);
+        if (x->owner[0]) {
+            fprintf(f, " owner=");
+            gma_csv_text(f, x->owner);
+            fprintf(f, " owner_bytes=%llu", (unsigned long long)x->owner_bytes);
+        }
+        gma_hint_reason(x, reason, sizeof(reason));
+        fprintf(f, " reason=");
+        gma_csv_field(f, reason);
+        fprintf(f, " try=");
+        gma_csv_field(f, gma_hint_try(x));
+        fputc('\n', f);
+    }
+}
+
+/* ---- a trace's failures (oom.h): "# failure.N" lines, as JSON's "failures" ------ */
+
+void gma_print_oom_csv(FILE *f, const gma_oom_view *v)
+{
+    static const char *const cls[GMA_OOM_NCLASS] = { "persistent", "step_scoped", "temporary",
+                                                     "reserved_unallocated" };
+    for (size_t i = 0; i < v->n; i++) {
+        const gma_oom_section *x = &v->s[i];
+        const gma_oom_fail *F = x->f;
+        const gmt_oom *o = &F->o;
+        fprintf(f, "# failure.%zu: cause=", i + 1);
+        gma_csv_field(f, gmt_oom_cause_name(o->cause));
+        fprintf(f, " dump=%llu device=%llu bytes=%llu stream=%llu tid=%llu step=%llu", (unsigned long long)o->dump,
+                (unsigned long long)o->device, (unsigned long long)o->bytes, (unsigned long long)o->stream,
+                (unsigned long long)o->tid, (unsigned long long)o->step);
+        kv_str(f, "op", F->op);
+        kv_str(f, "api", F->api);
+        fprintf(f, " status=%llu", (unsigned long long)o->status);
+        if (o->flags & GMT_OOMF_DRIVER)
+            fprintf(f, " driver_free=%llu driver_total=%llu", (unsigned long long)o->driver_free,
+                    (unsigned long long)(o->driver_total ? o->driver_total : F->dev_total));
+        if (o->flags & GMT_OOMF_FRAMEWORK)
+            fprintf(f, " fw_allocated=%llu fw_reserved=%llu", (unsigned long long)o->fw_allocated,
+                    (unsigned long long)o->fw_reserved);
+        fprintf(f, " live_count=%llu live_bytes=%llu first_step=%llu trimmed=%d outside_every_window=%d",
+                (unsigned long long)F->live_count, (unsigned long long)F->live_bytes,
+                (unsigned long long)o->first_step, (o->flags & GMT_OOMF_TRIMMED) != 0, F->outside != 0);
+        if (F->dump_file[0]) {
+            kv_str(f, "dump_file", F->dump_file);
+            fprintf(f, " dump_file_found=%d", F->dump_found != 0);
+        }
+        for (int k = 0; k < GMA_OOM_NCLASS; k++)
+            if (k != GMA_OOM_RESERVED || (o->flags & GMT_OOMF_FRAMEWORK))
+                fprintf(f, " %s_bytes=%llu", cls[k], (unsigned long long)F->cls_bytes[k]);
+        kv_str(f, "allocator_settings", x->why.conf);
+        fputc('\n', f);
+        for (size_t k = 0; k < x->why.n; k++) {
+            const gma_oom_reason *w = &x->why.r[k];
+            fprintf(f, "# failure.%zu.cause: cause=", i + 1);
+            gma_csv_field(f, gma_oom_why_names[w->why]);
+            fprintf(f, " bytes=%llu reason=", (unsigned long long)w->bytes);
+            gma_csv_field(f, w->text);
+            fprintf(f, " try=");
+            gma_csv_field(f, w->try_);
+            fputc('\n', f);
+        }
+        for (size_t k = 0; k < F->ntop; k++) {
+            fprintf(f, "# failure.%zu.owner:", i + 1);
+            kv_str(f, "name", F->top[k].name);
+            fprintf(f, " bytes=%llu count=%llu\n", (unsigned long long)F->top[k].bytes,
+                    (unsigned long long)F->top[k].count);
+        }
+        for (size_t k = 0; k < x->steps.len; k++) {
+            const gma_oom_step *s = &GMA_VEC_AT(&x->steps, gma_oom_step, k);
+            fprintf(f, "# failure.%zu.step: step=%llu alloc_bytes=%llu freed_bytes=%llu live_end_bytes=", i + 1,
+                    (unsigned long long)s->step, (unsigned long long)s->alloc_bytes,
+                    (unsigned long long)s->free_bytes);
+            if (s->has_live)
+                fprintf(f, "%llu", (unsigned long long)s->live_end);
+            fprintf(f, " peak_bytes=%llu\n", (unsigned long long)s->peak);
+        }
+    }
+}
+
+const gma_printer gma_printer_csv = { "csv", gma_print_csv, gma_print_diff_csv, gma_print_ranks_csv,
+                                      gma_print_fit_csv, NULL };

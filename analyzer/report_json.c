@@ -429,7 +429,7 @@ int gma_print_json(FILE *f, const gma_report *rep)
     for (size_t i = 0; i < rep->nwarn; i++)
         gma_jw_str(j, rep->warn[i]);
     gma_jw_end(j, ']');
-    gma_oom_json(j, r); /* a failure first (oom.h) */
+    gma_json_oom(j, &rep->oom); /* a failure first (oom.h) */
     json_summary(j, rep);
 
     gma_jw_key(j, "table");
@@ -444,7 +444,7 @@ int gma_print_json(FILE *f, const gma_report *rep)
     gma_jw_end(j, '}');
 
     json_live_at_peak(j, rep);
-    gma_hints_json(j, &rep->hints);
+    gma_json_hints(j, &rep->hints);
     json_leaks(j, rep);
     gma_jw_end(j, '}');
     return ferror(f) ? -1 : 0;
@@ -452,7 +452,7 @@ int gma_print_json(FILE *f, const gma_report *rep)
 
 /* ---- --diff and several ranks ------------------------------------------------ */
 
-void gma_print_diff_json(FILE *f, const gma_diff_view *v)
+int gma_print_diff_json(FILE *f, const gma_diff_view *v)
 {
     gma_jw jw, *j = &jw;
     gma_jw_init(j, f);
@@ -514,9 +514,10 @@ void gma_print_diff_json(FILE *f, const gma_diff_view *v)
     gma_json_rows(j, v->t);
     gma_jw_end(j, '}');
     gma_jw_end(j, '}');
+    return ferror(f) ? -1 : 0;
 }
 
-void gma_print_ranks_json(FILE *f, const gma_ranks_view *s)
+int gma_print_ranks_json(FILE *f, const gma_ranks_view *s)
 {
     gma_jw jw, *j = &jw;
     gma_jw_init(j, f);
@@ -589,6 +590,7 @@ void gma_print_ranks_json(FILE *f, const gma_ranks_view *s)
     gma_json_rows(j, s->table);
     gma_jw_end(j, '}');
     gma_jw_end(j, '}');
+    return ferror(f) ? -1 : 0;
 }
 
 /* ---- --fit ------------------------------------------------------------------ */
@@ -620,7 +622,7 @@ static void fit_total_json(gma_jw *j, const char *key, const gma_fit_total *t)
     gma_jw_end(j, '}');
 }
 
-void gma_print_fit_json(FILE *f, const gma_fit_view *v)
+int gma_print_fit_json(FILE *f, const gma_fit_view *v)
 {
     gma_jw jw, *j = &jw;
     gma_jw_init(j, f);
@@ -676,4 +678,161 @@ void gma_print_fit_json(FILE *f, const gma_fit_view *v)
     gma_jw_end(j, '}');
     gma_jw_end(j, '}');
     gma_jw_end(j, '}');
+    return ferror(f) ? -1 : 0;
 }
+
+/* ---- a trace's failures (oom.h) ------------------------------------------------ */
+
+void gma_json_oom(gma_jw *j, const gma_oom_view *v)
+{
+    static const char *const cls[GMA_OOM_NCLASS] = {"persistent", "step_scoped", "temporary",
+                                                    "reserved_unallocated"};
+    if (!v->n)
+        return;
+    gma_jw_key(j, "failures");
+    gma_jw_begin(j, '[');
+    for (size_t i = 0; i < v->n; i++) {
+        const gma_oom_fail *f = v->s[i].f;
+        const gmt_oom *o = &f->o;
+        gma_jw_begin(j, '{');
+        gma_jw_kstr(j, "cause", gmt_oom_cause_name(o->cause));
+        gma_jw_ku64(j, "dump", o->dump);
+        gma_jw_ku64(j, "device", o->device);
+        gma_jw_ku64(j, "bytes", o->bytes);
+        gma_jw_ku64(j, "stream", o->stream);
+        gma_jw_ku64(j, "tid", o->tid);
+        gma_jw_ku64(j, "step", o->step);
+        gma_jw_kstr(j, "op", f->op);
+        gma_jw_kstr(j, "api", f->api);
+        gma_jw_ku64(j, "status", o->status);
+        if (o->flags & GMT_OOMF_DRIVER) {
+            gma_jw_ku64(j, "driver_free", o->driver_free);
+            gma_jw_ku64(j, "driver_total", o->driver_total ? o->driver_total : f->dev_total);
+        }
+        if (o->flags & GMT_OOMF_FRAMEWORK) {
+            gma_jw_ku64(j, "fw_allocated", o->fw_allocated);
+            gma_jw_ku64(j, "fw_reserved", o->fw_reserved);
+        }
+        gma_jw_ku64(j, "live_count", f->live_count);
+        gma_jw_ku64(j, "live_bytes", f->live_bytes);
+        gma_jw_ku64(j, "first_step", o->first_step);
+        gma_jw_ku64(j, "trimmed", (o->flags & GMT_OOMF_TRIMMED) != 0);
+        /* 1: a trace's failure outside its windows (the text's note line) */
+        gma_jw_ku64(j, "outside_every_window", f->outside != 0);
+        if (f->dump_file[0]) { /* a trace's failure with a dump: its file, and whether it is there */
+            gma_jw_kstr(j, "dump_file", f->dump_file);
+            gma_jw_ku64(j, "dump_file_found", f->dump_found != 0);
+        }
+        gma_jw_key(j, "classes");
+        gma_jw_begin(j, '{');
+        for (int k = 0; k < GMA_OOM_NCLASS; k++)
+            if (k != GMA_OOM_RESERVED || (o->flags & GMT_OOMF_FRAMEWORK))
+                gma_jw_ku64(j, cls[k], f->cls_bytes[k]);
+        gma_jw_end(j, '}');
+        const gma_oom_reasons why = v->s[i].why;
+        gma_jw_kstr(j, "allocator_settings", why.conf);
+        gma_jw_key(j, "causes");
+        gma_jw_begin(j, '[');
+        for (size_t k = 0; k < why.n; k++) {
+            gma_jw_begin(j, '{');
+            gma_jw_kstr(j, "cause", gma_oom_why_names[why.r[k].why]);
+            gma_jw_ku64(j, "bytes", why.r[k].bytes);
+            gma_jw_kstr(j, "reason", why.r[k].text);
+            gma_jw_kstr(j, "try", why.r[k].try_);
+            gma_jw_end(j, '}');
+        }
+        gma_jw_end(j, ']');
+        gma_jw_key(j, "owners");
+        gma_jw_begin(j, '[');
+        for (size_t k = 0; k < f->ntop; k++) {
+            gma_jw_begin(j, '{');
+            gma_jw_kstr(j, "name", f->top[k].name);
+            gma_jw_ku64(j, "bytes", f->top[k].bytes);
+            gma_jw_ku64(j, "count", f->top[k].count);
+            gma_jw_end(j, '}');
+        }
+        gma_jw_end(j, ']');
+        gma_jw_end(j, '}');
+    }
+    gma_jw_end(j, ']');
+}
+
+/* ---- the hints (hints.h): the key "hints", every number, shown or not ---------- */
+
+static void json_opt(gma_jw *j, const char *key, int known, uint64_t v)
+{
+    gma_jw_key(j, key);
+    if (known)
+        gma_jw_u64(j, v);
+    else
+        gma_jw_null(j);
+}
+
+void gma_json_hints(gma_jw *j, const gma_hints *h)
+{
+    char reason[600];
+    gma_jw_key(j, "hints");
+    gma_jw_begin(j, '{');
+    gma_jw_key(j, "thresholds_percent");
+    gma_jw_begin(j, '{');
+    gma_jw_ku64(j, "temporary_of_peak", GMA_HINT_TEMP_PCT);
+    gma_jw_ku64(j, "step_scoped_of_peak", GMA_HINT_STEP_PCT);
+    gma_jw_ku64(j, "reserved_unallocated_of_reserve", GMA_HINT_RESERVED_PCT);
+    gma_jw_ku64(j, "growth_of_peak", GMA_HINT_GROWTH_PCT);
+    gma_jw_end(j, '}');
+    gma_jw_key(j, "classes");
+    gma_jw_begin(j, '[');
+    for (size_t i = 0; i < h->ndev; i++) {
+        const gma_hint_dev *H = &h->dev[i];
+        gma_jw_begin(j, '{');
+        gma_jw_ku64(j, "device", H->device);
+        gma_jw_ku64(j, "peak_bytes", H->peak);
+        gma_jw_ku64(j, "persistent_bytes", H->persistent);
+        gma_jw_ku64(j, "step_scoped_bytes", H->step);
+        gma_jw_ku64(j, "temporary_bytes", H->temp);
+        json_opt(j, "outside_bytes", H->outside_known, H->outside);
+        json_opt(j, "reserved_unallocated_bytes", H->reserved_known, H->reserved);
+        json_opt(j, "reserved_bytes", H->reserved_known, H->reserve);
+        gma_jw_end(j, '}');
+    }
+    gma_jw_end(j, ']');
+    gma_jw_key(j, "shown");
+    gma_jw_begin(j, '[');
+    for (size_t i = 0; i < h->n; i++) {
+        const gma_hint *x = &h->hint[i];
+        gma_jw_begin(j, '{');
+        gma_jw_key(j, "device");
+        if (x->device == GMA_HINT_ALL_DEVICES)
+            gma_jw_null(j);
+        else
+            gma_jw_u64(j, x->device);
+        gma_jw_kstr(j, "kind", gma_hint_names[x->kind]);
+        gma_jw_ku64(j, "bytes", x->bytes);
+        gma_jw_ku64(j, "of_bytes", x->whole);
+        gma_jw_key(j, "share");
+        gma_jw_dbl_exact(j, gma_hint_share(x));
+        gma_jw_key(j, "owner");
+        if (x->owner[0])
+            gma_jw_str(j, x->owner);
+        else
+            gma_jw_null(j);
+        gma_jw_ku64(j, "owner_bytes", x->owner_bytes);
+        if (x->kind == GMA_HINT_GROWTH) {
+            gma_jw_ku64(j, "step_first", x->step_first);
+            gma_jw_ku64(j, "step_last", x->step_last);
+            gma_jw_ku64(j, "first_bytes", x->first);
+            gma_jw_ku64(j, "last_bytes", x->last);
+            gma_jw_ki64(j, "slope_bytes_per_step", x->slope);
+            gma_jw_ku64(j, "grew", x->grew);
+        }
+        gma_hint_reason(x, reason, sizeof(reason));
+        gma_jw_kstr(j, "reason", reason);
+        gma_jw_kstr(j, "try", gma_hint_try(x));
+        gma_jw_end(j, '}');
+    }
+    gma_jw_end(j, ']');
+    gma_jw_end(j, '}');
+}
+
+const gma_printer gma_printer_json = { "json", gma_print_json, gma_print_diff_json, gma_print_ranks_json,
+                                       gma_print_fit_json, NULL };

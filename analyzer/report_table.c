@@ -4,6 +4,7 @@
  * units, times in ms relative to the trace start; warnings first and last.
  * The --diff and several-rank views print here too (print.h).
  */
+#include <inttypes.h>
 #include <stdarg.h>
 #include <string.h>
 
@@ -11,6 +12,7 @@
 #include "category.h"
 #include "outfile.h"
 #include "tracestr.h"
+#include "gmt_text.h"
 
 #define SECTION_GROUPS 5 /* groups per section in this format: one screen */
 
@@ -524,7 +526,7 @@ int gma_print_diff_table(FILE *f, const gma_diff_view *v)
 
 /* ---- several ranks ---------------------------------------------------------- */
 
-void gma_print_ranks_table(FILE *f, const gma_ranks_view *s)
+int gma_print_ranks_table(FILE *f, const gma_ranks_view *s)
 {
     char b1[GMA_FMT_CAP], b2[GMA_FMT_CAP], b3[GMA_FMT_CAP], b4[GMA_FMT_CAP], b5[GMA_FMT_CAP], b6[GMA_FMT_CAP];
     gma_print_head(f, "%zu trace%s", s->n, s->n == 1 ? "" : "s");
@@ -568,6 +570,7 @@ void gma_print_ranks_table(FILE *f, const gma_ranks_view *s)
         fputc('\n', f);
         gma_print_warnings(f, "", "", s->warn, s->nwarn);
     }
+    return ferror(f) ? -1 : 0;
 }
 
 /* ---- --fit ------------------------------------------------------------------ */
@@ -609,7 +612,7 @@ static void fit_total_line(FILE *f, const char *lead, const gma_fit_total *t, ui
     fputc('\n', f);
 }
 
-void gma_print_fit_table(FILE *f, const gma_fit_view *v)
+int gma_print_fit_table(FILE *f, const gma_fit_view *v)
 {
     char b1[GMA_FMT_CAP], b2[GMA_FMT_CAP], b3[GMA_FMT_CAP];
     gma_print_head(f, "how the peak grows with a size, from %zu %s", v->n, v->per_step ? "steps of one trace" : "traces");
@@ -647,4 +650,154 @@ void gma_print_fit_table(FILE *f, const gma_fit_view *v)
                 v->n);
     gma_print_title(f, &v->table, "Owners at the peak by %s, fastest growing first", v->by);
     gma_print_rows(f, &v->table);
+    return ferror(f) ? -1 : 0;
 }
+
+/* ---- a trace's failures (oom.h) ------------------------------------------------ */
+
+static void print_why(FILE *out, const gma_oom_reasons *w)
+{
+    const gma_oom_reasons why = *w;
+    if (!why.n)
+        return;
+    fprintf(out, "  why, most likely first:\n");
+    for (size_t i = 0; i < why.n; i++)
+        fprintf(out, "    %zu. %s: %s\n       try: %s\n", i + 1, gma_oom_why_names[why.r[i].why], why.r[i].text,
+                why.r[i].try_);
+}
+
+/* ---- the section ------------------------------------------------------------ */
+
+
+static void print_cause(FILE *out, const gma_oom_fail *f)
+{
+    const gmt_oom *o = &f->o;
+    char dump[40] = "";
+    if (o->dump && !(o->flags & GMT_OOMF_IN_TRACE)) /* a trace's record names its dump on a line of its own */
+        snprintf(dump, sizeof dump, ", dump %" PRIu64, o->dump);
+    switch (o->cause) {
+    case GMT_OOM_CUDA:
+        fprintf(out, "Out of memory%s: the CUDA call %s failed (CUresult %" PRIu64 ")\n", dump,
+                f->api[0] ? f->api : "(unknown)", o->status);
+        break;
+    case GMT_OOM_FRAMEWORK:
+        fprintf(out, "Out of memory%s: the framework's allocator gave up%s%s\n", dump,
+                f->api[0] ? " after " : "", f->api);
+        break;
+    case GMT_OOM_SIGNAL:
+        fprintf(out, "Flight recorder dump%s, asked by SIGUSR2 (no failure)\n", dump);
+        return;
+    default:
+        fprintf(out, "Flight recorder dump%s at the end of the program (no failure)\n", dump);
+        return;
+    }
+}
+
+static void print_request(FILE *out, const gma_oom_fail *f)
+{
+    const gmt_oom *o = &f->o;
+    char a[32], b[32], c[32];
+    if (o->cause == GMT_OOM_CUDA || o->cause == GMT_OOM_FRAMEWORK) {
+        fprintf(out, "  asked       %s on device %" PRIu64 ", thread %" PRIu64 ", stream 0x%" PRIx64 ", step %" PRIu64,
+                gma_oom_bytes(o->bytes, a, sizeof a), o->device, o->tid, o->stream, o->step);
+        if (f->op[0])
+            fprintf(out, ", in \"%s\"", f->op);
+        fputc('\n', out);
+    }
+    if (o->flags & GMT_OOMF_DRIVER)
+        fprintf(out, "  free        %s of %s (the driver, at the failure)\n", gma_oom_bytes(o->driver_free, a, sizeof a),
+                gma_oom_bytes(o->driver_total ? o->driver_total : f->dev_total, b, sizeof b));
+    if (o->flags & GMT_OOMF_FRAMEWORK)
+        fprintf(out, "  allocator   %s allocated, %s reserved (%s reserved but unallocated)\n",
+                gma_oom_bytes(o->fw_allocated, a, sizeof a), gma_oom_bytes(o->fw_reserved, b, sizeof b),
+                gma_oom_bytes(f->cls_bytes[GMA_OOM_RESERVED], c, sizeof c));
+}
+
+/* The dump's file as printed: control bytes escaped (gmt_text.h). */
+static const char *dump_shown(const gma_oom_fail *f, char *buf, size_t cap)
+{
+    gmt_text_escape(buf, cap, f->dump_file);
+    return buf;
+}
+
+static void print_held(FILE *out, const gma_oom_fail *f)
+{
+    static const char *const what[GMA_OOM_NCLASS] = {
+        "made before the failing step (weights, state kept across steps)",
+        "made in the failing step, outside the op that failed",
+        "made in the failing step, in the op that failed",
+        "the allocator's cache and fragmentation",
+    };
+    static const char *const cls[GMA_OOM_NCLASS] = {"persistent", "step-scoped", "temporary",
+                                                    "reserved, unallocated"};
+    char a[32];
+    fprintf(out, "  held        %s in %" PRIu64 " allocation%s on device %" PRIu64 ", by lifetime:\n",
+            gma_oom_bytes(f->live_bytes, a, sizeof a), f->live_count, f->live_count == 1 ? "" : "s", f->o.device);
+    for (int k = 0; k < GMA_OOM_NCLASS; k++) {
+        if (k == GMA_OOM_RESERVED && !(f->o.flags & GMT_OOMF_FRAMEWORK))
+            continue;
+        fprintf(out, "    %-22s %12s  %6" PRIu64 "  %s\n", cls[k], gma_oom_bytes(f->cls_bytes[k], a, sizeof a),
+                f->cls_count[k], what[k]);
+    }
+    fprintf(out, "  by owner (%" PRIu64 " owner%s; the first %zu):\n", f->owners, f->owners == 1 ? "" : "s", f->ntop);
+    for (size_t i = 0; i < f->ntop; i++)
+        fprintf(out, "    %12s  %6" PRIu64 "  %s\n", gma_oom_bytes(f->top[i].bytes, a, sizeof a), f->top[i].count,
+                f->top[i].name);
+    char shown[4 * sizeof f->dump_file];
+    if (f->outside && f->dump_found)
+        fprintf(out, "  note: the failure came outside the trace's windows: the memory held is what they saw; "
+                     "the steps before it are in its dump, %s\n", dump_shown(f, shown, sizeof shown));
+    else if (f->outside)
+        fprintf(out, "  note: the failure came outside the trace's windows: the memory held is what they saw; "
+                     "the steps before it are in the flight recorder's dump (gmemprof --on-oom with a "
+                     "--schedule writes NAME.oom.zst beside NAME.zst)\n");
+    if (f->seen_count && f->seen_bytes != f->o.live_bytes)
+        fprintf(out, "  note: the dump lists %s live (LIVE records), the failure record says %s\n",
+                gma_oom_bytes(f->seen_bytes, a, sizeof a), gma_oom_bytes(f->o.live_bytes, a, sizeof a));
+}
+
+static void print_steps(FILE *out, const gma_oom_section *x)
+{
+    const gma_oom_fail *f = x->f;
+    char a[32], b[32], c[32], d[32];
+    int head = 0;
+    for (size_t i = 0; i < x->steps.len; i++) {
+        const gma_oom_step *s = &GMA_VEC_AT(&x->steps, gma_oom_step, i);
+        if (!head++)
+            fprintf(out, "  the steps before it:\n    %6s %12s %12s %12s %12s\n", "step", "allocated", "freed",
+                    "live at end", "peak");
+        fprintf(out, "    %6" PRIu64 " %12s %12s %12s %12s%s\n", s->step, gma_oom_bytes(s->alloc_bytes, a, sizeof a),
+                gma_oom_bytes(s->free_bytes, b, sizeof b), s->has_live ? gma_oom_bytes(s->live_end, c, sizeof c) : "-",
+                gma_oom_bytes(s->peak, d, sizeof d), s->step == f->o.step ? "  (failed)" : "");
+    }
+    if (f->o.flags & GMT_OOMF_TRIMMED)
+        fprintf(out, "  (the recorder's memory cap, GMEMPROF_OOM_MAX_MB, cut older steps from this dump)\n");
+}
+
+/* A trace's failure: the dump that holds the steps before it. */
+static void print_dump(FILE *out, const gma_oom_fail *f)
+{
+    if (!f->dump_file[0])
+        return;
+    char shown[4 * sizeof f->dump_file];
+    fprintf(out, "  the flight recorder's dump of it: %s%s\n", dump_shown(f, shown, sizeof shown),
+            f->dump_found ? "" : " (not found beside this trace)");
+}
+
+int gma_print_oom_table(FILE *out, const gma_oom_view *v)
+{
+    for (size_t i = 0; i < v->n; i++) {
+        const gma_oom_fail *f = v->s[i].f;
+        print_cause(out, f);
+        print_dump(out, f);
+        print_request(out, f);
+        print_held(out, f);
+        print_steps(out, &v->s[i]);
+        print_why(out, &v->s[i].why);
+        fputc('\n', out);
+    }
+    return ferror(out) ? -1 : 0;
+}
+
+const gma_printer gma_printer_table = { "table", gma_print_table, gma_print_diff_table, gma_print_ranks_table,
+                                        gma_print_fit_table, gma_print_oom_table };

@@ -51,7 +51,7 @@ typedef struct gma_cell {
 
 typedef struct gma_table {
     const char *title;
-    const char *sort_note;  /* what the sort key means for this table (gma_sort_label) */
+    const char *sort_note;  /* what the sort key means for this table (its sort key's header, view.h) */
     const gma_col *cols;
     size_t ncols;
     gma_vec cells;          /* gma_cell, nrows x ncols */

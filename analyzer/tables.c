@@ -51,50 +51,153 @@ static int64_t sat(uint64_t v) { return v > (uint64_t)INT64_MAX ? INT64_MAX : (i
 
 /* ---- sort keys ----------------------------------------------------------- */
 
-/* What each --sort key means for each --by table and how it ranks the rows,
- * as data (the key's value is the view's *_key function). --by alloc ranks
- * in the replay (gma_arow_before): only its labels are here. */
-typedef struct sortkey {
-    const char *label; /* what the key means: the "ranked by" of every format */
-    int asc;           /* the key ascending (chronological) */
-    int by_name;       /* the display name first, then the key */
-} sortkey;
+/* Each view's keys, indexed by gma_sort: what the key means, how it ranks,
+ * the value it ranks by and the column that shows it (view.h). */
 
-#define DESC(l) { l, 0, 0 }
-#define ASC(l) { l, 1, 0 }
-#define NAME(l) { l, 0, 1 }
-/* indexed by gma_by, then gma_sort: mem, peak, alloc, count, time, name */
-static const sortkey SORTKEYS[GMA_BY_COUNT_][GMA_SORT_COUNT_] = {
-    [GMA_BY_KERNEL] = { DESC("self memory (allocated - freed)"), DESC("peak reached while attributed"),
-                        DESC("bytes allocated"), DESC("calls"), DESC("total time"), NAME("name") },
-    [GMA_BY_RANGE] = { DESC("self memory (allocated - freed)"), DESC("peak reached while attributed"),
-                       DESC("bytes allocated"), DESC("calls"), DESC("total time"), NAME("name") },
-    [GMA_BY_ALLOC] = { DESC("size"), DESC("live bytes right after it"), DESC("size"), ASC("time allocated"),
-                       DESC("lifetime"), NAME("address") },
-    [GMA_BY_STEP] = { DESC("net bytes"), DESC("peak"), DESC("bytes allocated"), DESC("allocations"), ASC("step"),
-                      ASC("step") },
-    [GMA_BY_TAG] = { DESC("live bytes"), DESC("driver used"), DESC("live bytes"), ASC("time"), ASC("time"),
-                     NAME("tag name") },
-    [GMA_BY_STREAM] = { DESC("net bytes"), DESC("peak"), DESC("bytes allocated"), DESC("kernels"),
-                        DESC("kernel time"), NAME("device and stream") },
-    [GMA_BY_DEVICE] = { DESC("peak"), DESC("peak"), DESC("bytes allocated"), DESC("kernels"), DESC("kernel time"),
-                        NAME("device") },
-    [GMA_BY_MODULE] = { DESC("total bytes at the peak (self + children)"), DESC("self bytes at the peak"),
-                        DESC("total bytes allocated"), DESC("calls"), DESC("total bytes at the peak (self + children)"),
-                        NAME("module path") },
-    [GMA_BY_LINE] = { DESC("bytes at the peak"), DESC("bytes at the peak"), DESC("bytes allocated"),
-                      DESC("allocations"), DESC("bytes at the peak"), NAME("file:line") },
+#define D_ GMA_ORDER_DESC
+#define A_ GMA_ORDER_ASC
+#define N_ GMA_ORDER_NAME
+
+static int64_t zero(const gma_replay *r, const void *row) { (void)r, (void)row; return 0; }
+
+#define KR_(x) ((const gma_krow *)(x))
+static int64_t k_self(const gma_replay *r, const void *x) { (void)r; return (int64_t)(KR_(x)->alloc_bytes - KR_(x)->free_bytes); }
+static int64_t k_peak(const gma_replay *r, const void *x) { (void)r; return sat(KR_(x)->peak); }
+static int64_t k_alloc(const gma_replay *r, const void *x) { (void)r; return sat(KR_(x)->alloc_bytes); }
+static int64_t k_calls(const gma_replay *r, const void *x) { (void)r; return sat(KR_(x)->calls); }
+static int64_t k_time(const gma_replay *r, const void *x) { (void)r; return sat(KR_(x)->time_ns); }
+
+static const gma_sortkey KERNEL_KEYS[GMA_SORT_COUNT_] = {
+    { "mem", "self memory (allocated - freed)", D_, k_self, "self_bytes", GMA_SORT_MEM, "self memory", GMA_CT_SBYTES, NULL, 0 },
+    { "peak", "peak reached while attributed", D_, k_peak, "peak_bytes", GMA_SORT_PEAK, "peak", GMA_CT_BYTES, NULL, 0 },
+    { "alloc", "bytes allocated", D_, k_alloc, "alloc_bytes", GMA_SORT_ALLOC, "bytes allocated", GMA_CT_BYTES, NULL, 0 },
+    { "count", "calls", D_, k_calls, "calls", GMA_SORT_COUNT, "calls", GMA_CT_U64, NULL, 0 },
+    { "time", "total time", D_, k_time, "time_ns", GMA_SORT_TIME, "time", GMA_CT_NS, NULL, 0 },
+    { "name", "name", N_, k_self, NULL, GMA_SORT_ALLOC, "bytes allocated", GMA_CT_BYTES, NULL, 0 },
+    /* --diff only: the rows' bytes at the peak come from gma_held_each */
+    { "held", NULL, D_, k_self, NULL, GMA_SORT_HELD, "bytes held at the peak", GMA_CT_BYTES, zero, 0 },
 };
-#undef DESC
-#undef ASC
-#undef NAME
 
-const char *gma_sort_label(gma_by by, gma_sort s)
+#define RR_(x) ((const gma_rrow *)(x))
+static int64_t r_self(const gma_replay *r, const void *x) { (void)r; return (int64_t)(RR_(x)->self_alloc - RR_(x)->self_free); }
+static int64_t r_peak(const gma_replay *r, const void *x) { (void)r; return sat(RR_(x)->peak); }
+static int64_t r_alloc(const gma_replay *r, const void *x) { (void)r; return sat(RR_(x)->self_alloc); }
+static int64_t r_calls(const gma_replay *r, const void *x) { (void)r; return sat(RR_(x)->calls); }
+static int64_t r_time(const gma_replay *r, const void *x) { (void)r; return sat(RR_(x)->time_ns); }
+
+static const gma_sortkey RANGE_KEYS[GMA_SORT_COUNT_] = {
+    { "mem", "self memory (allocated - freed)", D_, r_self, "self_bytes", GMA_SORT_MEM, "self memory", GMA_CT_SBYTES, NULL, 0 },
+    { "peak", "peak reached while attributed", D_, r_peak, "peak_bytes", GMA_SORT_PEAK, "peak", GMA_CT_BYTES, NULL, 0 },
+    { "alloc", "bytes allocated", D_, r_alloc, "self_alloc_bytes", GMA_SORT_ALLOC, "bytes allocated", GMA_CT_BYTES, NULL, 0 },
+    { "count", "calls", D_, r_calls, "calls", GMA_SORT_COUNT, "calls", GMA_CT_U64, NULL, 0 },
+    { "time", "total time", D_, r_time, "time_ns", GMA_SORT_TIME, "time", GMA_CT_NS, NULL, 0 },
+    { "name", "name", N_, r_self, NULL, GMA_SORT_ALLOC, "bytes allocated", GMA_CT_BYTES, NULL, 0 },
+    { "held", NULL, D_, r_self, NULL, GMA_SORT_HELD, "bytes held at the peak", GMA_CT_BYTES, zero, 0 },
+};
+
+/* --by alloc ranks its entries while the replay runs (liveset.c); its name
+ * is the device, then the address. */
+#define ER_(x) ((const gma_entry *)(x))
+static int64_t a_size(const gma_replay *r, const void *x) { (void)r; return sat(ER_(x)->bytes); }
+static int64_t a_after(const gma_replay *r, const void *x) { (void)r; return sat(ER_(x)->live_after); }
+static int64_t a_ord(const gma_replay *r, const void *x) { (void)r; return sat(ER_(x)->ord); }
+static int64_t a_life(const gma_replay *r, const void *x)
 {
-    if ((unsigned)by >= GMA_BY_COUNT_ || (unsigned)s >= GMA_SORT_COUNT_)
-        by = GMA_BY_DEVICE, s = GMA_SORT_MEM;
-    return SORTKEYS[by][s].label;
+    const gma_entry *e = x;
+    uint64_t end = e->free_ts ? e->free_ts : r->last_ts;
+    return sat(end > e->ts ? end - e->ts : 0);
 }
+
+static const gma_sortkey ALLOC_KEYS[GMA_SORT_COUNT_] = {
+    { "mem", "size", D_, a_size, "bytes", GMA_SORT_MEM, "net bytes", GMA_CT_SBYTES, NULL, 0 },
+    { "peak", "live bytes right after it", D_, a_after, "live_after_bytes", GMA_SORT_PEAK, "peak", GMA_CT_BYTES, NULL, 0 },
+    { "alloc", "size", D_, a_size, "bytes", GMA_SORT_ALLOC, "bytes allocated", GMA_CT_BYTES, NULL, 0 },
+    { "count", "time allocated", A_, a_ord, "alloc_ns", GMA_SORT_COUNT, "count", GMA_CT_U64, NULL, 0 },
+    { "time", "lifetime", D_, a_life, "lifetime_ns", GMA_SORT_TIME, "time", GMA_CT_NS, NULL, 1 },
+    { "name", "address", N_, a_ord, NULL, GMA_SORT_ALLOC, "bytes allocated", GMA_CT_BYTES, NULL, 0 },
+    { "held", NULL, A_, a_ord, NULL, GMA_SORT_HELD, "bytes held at the peak", GMA_CT_BYTES, NULL, 0 },
+};
+
+#define SR_(x) ((const gma_steprow *)(x))
+static int64_t s_net(const gma_replay *r, const void *x) { (void)r; return (int64_t)(SR_(x)->alloc_bytes - SR_(x)->free_bytes); }
+static int64_t s_peak(const gma_replay *r, const void *x) { (void)r; return sat(SR_(x)->peak); }
+static int64_t s_alloc(const gma_replay *r, const void *x) { (void)r; return sat(SR_(x)->alloc_bytes); }
+static int64_t s_allocs(const gma_replay *r, const void *x) { (void)r; return sat(SR_(x)->alloc_count); }
+static int64_t s_step(const gma_replay *r, const void *x) { (void)r; return sat(SR_(x)->step); }
+static int64_t s_dur(const gma_replay *r, const void *x)
+{
+    (void)r;
+    return sat(SR_(x)->end_ts > SR_(x)->start_ts ? SR_(x)->end_ts - SR_(x)->start_ts : 0);
+}
+
+/* time and name: step order; --diff compares a step's duration */
+static const gma_sortkey STEP_KEYS[GMA_SORT_COUNT_] = {
+    { "mem", "net bytes", D_, s_net, "net_bytes", GMA_SORT_MEM, "net bytes", GMA_CT_SBYTES, NULL, 0 },
+    { "peak", "peak", D_, s_peak, "peak_bytes", GMA_SORT_PEAK, "peak", GMA_CT_BYTES, NULL, 0 },
+    { "alloc", "bytes allocated", D_, s_alloc, "alloc_bytes", GMA_SORT_ALLOC, "bytes allocated", GMA_CT_BYTES, NULL, 0 },
+    { "count", "allocations", D_, s_allocs, "alloc_count", GMA_SORT_COUNT, "count", GMA_CT_U64, NULL, 0 },
+    { "time", "step", A_, s_step, "step", GMA_SORT_TIME, "time", GMA_CT_NS, s_dur, 0 },
+    { "name", "step", A_, s_step, "step", GMA_SORT_ALLOC, "bytes allocated", GMA_CT_BYTES, NULL, 0 },
+    { "held", NULL, D_, s_step, NULL, GMA_SORT_HELD, "bytes held at the peak", GMA_CT_BYTES, NULL, 0 },
+};
+
+/* A tag's bytes: PyTorch's allocated where the bridge gave them (the
+ * table's main column), the live bytes otherwise; --diff compares the
+ * live bytes, by max, under every key but peak. */
+#define TR_(x) ((const gma_tagrow *)(x))
+static int64_t t_main(const gma_replay *r, const void *x) { (void)r; return sat(TR_(x)->has_fw ? TR_(x)->fw_allocated : TR_(x)->live); }
+static int64_t t_live(const gma_replay *r, const void *x) { (void)r; return sat(TR_(x)->live); }
+static int64_t t_used(const gma_replay *r, const void *x) { (void)r; return sat(TR_(x)->driver_used); }
+/* record order is time order */
+static int64_t t_order(const gma_replay *r, const void *x) { return (int64_t)(TR_(x) - (const gma_tagrow *)r->tags.data); }
+
+static const gma_sortkey TAG_KEYS[GMA_SORT_COUNT_] = {
+    { "mem", "live bytes", D_, t_main, "live_bytes", GMA_SORT_MEM, "live bytes (max)", GMA_CT_SBYTES, t_live, 0 },
+    { "peak", "driver used", D_, t_used, "driver_used_bytes", GMA_SORT_PEAK, "driver used (max)", GMA_CT_BYTES, NULL, 0 },
+    { "alloc", "live bytes", D_, t_main, "live_bytes", GMA_SORT_ALLOC, "live bytes (max)", GMA_CT_BYTES, t_live, 0 },
+    { "count", "time", A_, t_order, "time_ns", GMA_SORT_COUNT, "live bytes (max)", GMA_CT_U64, t_live, 0 },
+    { "time", "time", A_, t_order, "time_ns", GMA_SORT_TIME, "live bytes (max)", GMA_CT_NS, t_live, 0 },
+    { "name", "tag name", N_, t_order, NULL, GMA_SORT_ALLOC, "live bytes (max)", GMA_CT_BYTES, t_live, 0 },
+    { "held", NULL, D_, t_order, NULL, GMA_SORT_HELD, "live bytes (max)", GMA_CT_BYTES, t_live, 0 },
+};
+
+#define STR_(x) ((const gma_streamrow *)(x))
+static int64_t st_net(const gma_replay *r, const void *x) { (void)r; return (int64_t)(STR_(x)->alloc_bytes - STR_(x)->free_bytes); }
+static int64_t st_peak(const gma_replay *r, const void *x) { (void)r; return sat(STR_(x)->peak); }
+static int64_t st_alloc(const gma_replay *r, const void *x) { (void)r; return sat(STR_(x)->alloc_bytes); }
+static int64_t st_kernels(const gma_replay *r, const void *x) { (void)r; return sat(STR_(x)->kernels); }
+static int64_t st_time(const gma_replay *r, const void *x) { (void)r; return sat(STR_(x)->kernel_ns); }
+
+static const gma_sortkey STREAM_KEYS[GMA_SORT_COUNT_] = {
+    { "mem", "net bytes", D_, st_net, "net_bytes", GMA_SORT_MEM, "net bytes", GMA_CT_SBYTES, NULL, 0 },
+    { "peak", "peak", D_, st_peak, "peak_bytes", GMA_SORT_PEAK, "peak", GMA_CT_BYTES, NULL, 0 },
+    { "alloc", "bytes allocated", D_, st_alloc, "alloc_bytes", GMA_SORT_ALLOC, "bytes allocated", GMA_CT_BYTES, NULL, 0 },
+    { "count", "kernels", D_, st_kernels, "kernels", GMA_SORT_COUNT, "count", GMA_CT_U64, NULL, 0 },
+    { "time", "kernel time", D_, st_time, "kernel_ns", GMA_SORT_TIME, "time", GMA_CT_NS, NULL, 0 },
+    { "name", "device and stream", N_, st_net, NULL, GMA_SORT_ALLOC, "bytes allocated", GMA_CT_BYTES, NULL, 0 },
+    { "held", NULL, D_, st_net, NULL, GMA_SORT_HELD, "bytes held at the peak", GMA_CT_BYTES, NULL, 0 },
+};
+
+#define DR_(x) ((const gma_dev *)(x))
+static int64_t d_peak(const gma_replay *r, const void *x) { (void)r; return sat(DR_(x)->peak); }
+static int64_t d_alloc(const gma_replay *r, const void *x) { (void)r; return sat(DR_(x)->alloc_bytes); }
+static int64_t d_kernels(const gma_replay *r, const void *x) { (void)r; return sat(DR_(x)->kernels); }
+static int64_t d_time(const gma_replay *r, const void *x) { (void)r; return sat(DR_(x)->kernel_ns); }
+
+/* mem and peak: the peak */
+static const gma_sortkey DEVICE_KEYS[GMA_SORT_COUNT_] = {
+    { "mem", "peak", D_, d_peak, "peak_bytes", GMA_SORT_MEM, "net bytes", GMA_CT_SBYTES, NULL, 0 },
+    { "peak", "peak", D_, d_peak, "peak_bytes", GMA_SORT_PEAK, "peak", GMA_CT_BYTES, NULL, 0 },
+    { "alloc", "bytes allocated", D_, d_alloc, "alloc_bytes", GMA_SORT_ALLOC, "bytes allocated", GMA_CT_BYTES, NULL, 0 },
+    { "count", "kernels", D_, d_kernels, "kernels", GMA_SORT_COUNT, "count", GMA_CT_U64, NULL, 0 },
+    { "time", "kernel time", D_, d_time, "kernel_ns", GMA_SORT_TIME, "time", GMA_CT_NS, NULL, 0 },
+    { "name", "device", N_, d_peak, NULL, GMA_SORT_ALLOC, "bytes allocated", GMA_CT_BYTES, NULL, 0 },
+    { "held", NULL, D_, d_peak, NULL, GMA_SORT_HELD, "bytes held at the peak", GMA_CT_BYTES, NULL, 0 },
+};
+
+#undef D_
+#undef A_
+#undef N_
 
 /* ---- kernel labels ------------------------------------------------------------ */
 
@@ -262,27 +365,17 @@ static void set_i(gma_cell *c, int64_t v) { c->v.i = v; }
  * all). Returns the kept count. */
 static size_t rank(const gma_replay *r, srow *rows, size_t n, const gma_strs *names, uint64_t top, int *err)
 {
-    const sortkey *k = &SORTKEYS[r->opt.by][r->opt.sort];
-    sortctx c = { names, k->by_name, k->asc };
+    const gma_sortkey *k = gma_sortkey_of(r->opt.by, r->opt.sort);
+    sortctx c = { names, k->compare == GMA_ORDER_NAME, k->compare == GMA_ORDER_ASC };
     if (gma_msort(rows, n, sizeof(srow), srow_cmp, &c) != 0)
         *err = 1;
     return top && top < n ? (size_t)top : n;
 }
 
-static int64_t kernel_key(const gma_krow *k, gma_sort s)
-{
-    switch (s) {
-    case GMA_SORT_PEAK: return sat(k->peak);
-    case GMA_SORT_ALLOC: return sat(k->alloc_bytes);
-    case GMA_SORT_COUNT: return sat(k->calls);
-    case GMA_SORT_TIME: return sat(k->time_ns);
-    default: return (int64_t)(k->alloc_bytes - k->free_bytes);
-    }
-}
-
 static int build_kernels(const gma_replay *r, gma_table *t, uint64_t top)
 {
     gma_table_init(t, "Kernels", KCOLS, NCOLS(KCOLS));
+    const gma_sortkey *key = &KERNEL_KEYS[r->opt.sort];
     size_t n = r->krows.len, m = 0;
     srow *rows = calloc(n ? n : 1, sizeof(*rows));
     uint32_t *ids = calloc(n ? n : 1, sizeof(*ids));
@@ -295,7 +388,7 @@ static int build_kernels(const gma_replay *r, gma_table *t, uint64_t top)
             continue;
         ids[m] = i == 0 ? GMA_NAME_UNATTR : k->name;
         srow *s = &rows[m++];
-        s->key = kernel_key(k, r->opt.sort);
+        s->key = key->value(r, k);
         s->order = i;
         s->idx = (uint32_t)i;
     }
@@ -344,20 +437,10 @@ static int build_kernels(const gma_replay *r, gma_table *t, uint64_t top)
     return err ? -1 : 0;
 }
 
-static int64_t range_key(const gma_rrow *k, gma_sort s)
-{
-    switch (s) {
-    case GMA_SORT_PEAK: return sat(k->peak);
-    case GMA_SORT_ALLOC: return sat(k->self_alloc);
-    case GMA_SORT_COUNT: return sat(k->calls);
-    case GMA_SORT_TIME: return sat(k->time_ns);
-    default: return (int64_t)(k->self_alloc - k->self_free);
-    }
-}
-
 static int build_ranges(const gma_replay *r, gma_table *t, uint64_t top)
 {
     gma_table_init(t, "Ranges (PyTorch ops, NVTX ranges)", RCOLS, NCOLS(RCOLS));
+    const gma_sortkey *key = &RANGE_KEYS[r->opt.sort];
     size_t n = r->rrows.len, m = 0;
     srow *rows = calloc(n ? n : 1, sizeof(*rows));
     gma_strs names = { 0 };
@@ -371,7 +454,7 @@ static int build_ranges(const gma_replay *r, gma_table *t, uint64_t top)
         gma_range_display(r, i == 0 ? GMA_NAME_UNATTR : k->name, r->opt.full_names, &b);
         srow *s = &rows[m++];
         s->name = gma_strs_add(&names, gma_buf_str(&b), b.len);
-        s->key = range_key(k, r->opt.sort);
+        s->key = key->value(r, k);
         s->order = i;
         s->idx = (uint32_t)i;
         err |= s->name == (size_t)-1 || b.oom;
@@ -513,13 +596,7 @@ static int build_steps(const gma_replay *r, gma_table *t, uint64_t top)
                 have_prev = 1;
             }
             rows[j].order = j; /* step order: finds growth[] again after ranking */
-            switch (r->opt.sort) {
-            case GMA_SORT_MEM: rows[j].key = (int64_t)(s->alloc_bytes - s->free_bytes); break;
-            case GMA_SORT_PEAK: rows[j].key = sat(s->peak); break;
-            case GMA_SORT_ALLOC: rows[j].key = sat(s->alloc_bytes); break;
-            case GMA_SORT_COUNT: rows[j].key = sat(s->alloc_count); break;
-            default: rows[j].key = (int64_t)j; break; /* time and name: step order */
-            }
+            rows[j].key = STEP_KEYS[r->opt.sort].value(r, s);
         }
     }
     t->total_rows = m;
@@ -611,12 +688,7 @@ static int build_tags(const gma_replay *r, gma_table *t, uint64_t top)
         x->name = gma_strs_add(&names, nm, len);
         x->order = i;
         x->idx = (uint32_t)i;
-        switch (r->opt.sort) {
-        case GMA_SORT_MEM:
-        case GMA_SORT_ALLOC: x->key = sat(v.main); break;
-        case GMA_SORT_PEAK: x->key = sat(g->driver_used); break;
-        default: x->key = (int64_t)i; break; /* time, count: chronological */
-        }
+        x->key = TAG_KEYS[r->opt.sort].value(r, g);
         err |= x->name == (size_t)-1;
     }
     t->total_rows = n;
@@ -680,13 +752,7 @@ static int build_streams(const gma_replay *r, gma_table *t, uint64_t top)
         x->name = gma_strs_add(&names, nm, strlen(nm));
         x->order = i;
         x->idx = (uint32_t)i;
-        switch (r->opt.sort) {
-        case GMA_SORT_PEAK: x->key = sat(s->peak); break;
-        case GMA_SORT_ALLOC: x->key = sat(s->alloc_bytes); break;
-        case GMA_SORT_COUNT: x->key = sat(s->kernels); break;
-        case GMA_SORT_TIME: x->key = sat(s->kernel_ns); break;
-        default: x->key = (int64_t)(s->alloc_bytes - s->free_bytes); break;
-        }
+        x->key = STREAM_KEYS[r->opt.sort].value(r, s);
         err |= x->name == (size_t)-1;
     }
     t->total_rows = n;
@@ -740,12 +806,7 @@ static int build_devices(const gma_replay *r, gma_table *t, uint64_t top)
         x->name = gma_strs_add(&names, nm, strlen(nm));
         x->order = d;
         x->idx = d;
-        switch (r->opt.sort) {
-        case GMA_SORT_ALLOC: x->key = sat(D->alloc_bytes); break;
-        case GMA_SORT_COUNT: x->key = sat(D->kernels); break;
-        case GMA_SORT_TIME: x->key = sat(D->kernel_ns); break;
-        default: x->key = sat(D->peak); break; /* mem and peak: the peak */
-        }
+        x->key = DEVICE_KEYS[r->opt.sort].value(r, D);
         err |= x->name == (size_t)-1;
     }
     t->total_rows = m;
@@ -784,20 +845,42 @@ static int build_devices(const gma_replay *r, gma_table *t, uint64_t top)
     return err ? -1 : 0;
 }
 
+/* ---- the views ----------------------------------------------------------------- */
+
+static const gma_merge KMERGE[] = { { "name", GMA_MERGE_KEY },          { "peak_bytes", GMA_MERGE_MAX },
+                                    { "mean_ns", GMA_MERGE_MEAN },       { "min_ns", GMA_MERGE_MIN },
+                                    { "max_ns", GMA_MERGE_MAX },         { "registers", GMA_MERGE_MAX },
+                                    { "shared_mem_bytes", GMA_MERGE_MAX }, { "local_mem_bytes", GMA_MERGE_MAX },
+                                    { NULL, GMA_MERGE_SUM } };
+static const gma_merge RMERGE[] = { { "name", GMA_MERGE_KEY }, { "peak_bytes", GMA_MERGE_MAX },
+                                    { "mean_ns", GMA_MERGE_MEAN }, { NULL, GMA_MERGE_SUM } };
+/* steps: start = the earliest rank's, duration = the slowest rank's */
+static const gma_merge SMERGE[] = { { "step", GMA_MERGE_KEY },       { "phase", GMA_MERGE_FIRST },
+                                    { "start_ns", GMA_MERGE_MIN },   { "duration_ns", GMA_MERGE_MAX },
+                                    { "peak_bytes", GMA_MERGE_MAX }, { NULL, GMA_MERGE_SUM } };
+static const gma_merge TMERGE[] = { { "name", GMA_MERGE_KEY }, { "device", GMA_MERGE_KEY }, { "step", GMA_MERGE_MIN },
+                                    { "time_ns", GMA_MERGE_MIN }, { NULL, GMA_MERGE_SUM } };
+static const gma_merge STMERGE[] = { { "device", GMA_MERGE_KEY }, { "stream", GMA_MERGE_KEY },
+                                     { "peak_bytes", GMA_MERGE_MAX }, { NULL, GMA_MERGE_SUM } };
+/* devices; allocations are never merged (each rank's own), but match the same way */
+static const gma_merge DMERGE[] = { { "device", GMA_MERGE_KEY },   { "name", GMA_MERGE_FIRST },
+                                    { "total_bytes", GMA_MERGE_MAX }, { "peak_bytes", GMA_MERGE_MAX },
+                                    { "peak_step", GMA_MERGE_ATPEAK }, { "peak_ns", GMA_MERGE_ATPEAK },
+                                    { "driver_used_max_bytes", GMA_MERGE_MAX },
+                                    { "pinned_host_peak_bytes", GMA_MERGE_MAX }, { NULL, GMA_MERGE_SUM } };
+
+/* name, keys, name columns, merge rules, --diff's default and max, build */
+const gma_view gma_view_kernel = { "kernel", KERNEL_KEYS, { "name", NULL }, KMERGE, GMA_SORT_HELD, 0, build_kernels };
+const gma_view gma_view_range = { "range", RANGE_KEYS, { "name", NULL }, RMERGE, GMA_SORT_HELD, 0, build_ranges };
+const gma_view gma_view_alloc = { "alloc", ALLOC_KEYS, { "device", "address" }, DMERGE, GMA_SORT_ALLOC, 0, build_allocs };
+const gma_view gma_view_step = { "step", STEP_KEYS, { "step", NULL }, SMERGE, GMA_SORT_ALLOC, 0, build_steps };
+const gma_view gma_view_tag = { "tag", TAG_KEYS, { "name", NULL }, TMERGE, GMA_SORT_MEM, 1, build_tags };
+const gma_view gma_view_stream = { "stream", STREAM_KEYS, { "device", "stream" }, STMERGE, GMA_SORT_ALLOC, 0, build_streams };
+const gma_view gma_view_device = { "device", DEVICE_KEYS, { "device", NULL }, DMERGE, GMA_SORT_PEAK, 1, build_devices };
+
 int gma_table_build(const gma_replay *r, gma_table *t, uint64_t top)
 {
-    int rc;
-    switch (r->opt.by) {
-    case GMA_BY_RANGE: rc = build_ranges(r, t, top); break;
-    case GMA_BY_ALLOC: rc = build_allocs(r, t, top); break;
-    case GMA_BY_STEP: rc = build_steps(r, t, top); break;
-    case GMA_BY_TAG: rc = build_tags(r, t, top); break;
-    case GMA_BY_STREAM: rc = build_streams(r, t, top); break;
-    case GMA_BY_DEVICE: rc = build_devices(r, t, top); break;
-    case GMA_BY_MODULE: rc = gma_modules_table(r, t, top); break;
-    case GMA_BY_LINE: rc = gma_lines_table(r, t, top); break;
-    default: rc = build_kernels(r, t, top); break;
-    }
-    t->sort_note = gma_sort_label(r->opt.by, r->opt.sort);
+    int rc = gma_view_of(r->opt.by)->build(r, t, top);
+    t->sort_note = gma_sortkey_of(r->opt.by, r->opt.sort)->header;
     return rc;
 }

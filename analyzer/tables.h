@@ -1,19 +1,18 @@
 /*
  * The --by tables of a finished replay (kernel, range, alloc, step, tag,
- * stream, device), ranked by the --sort key and cut to --top. Each --sort
- * key is data (tables.c: SORTKEYS): what it means and how it ranks.
+ * stream, device), ranked by the --sort key and cut to --top. Each view and
+ * its sort keys are data (view.h); the built-in views are defined here.
  */
 #ifndef GMA_TABLES_H
 #define GMA_TABLES_H
 
 #include "gma.h"
 #include "table.h"
+#include "view.h"
 
 /* Builds the --by table of r (opt.by, opt.sort); used by the report and
  * the rank sets. 0, or -1 out of memory. */
 int gma_table_build(const gma_replay *r, gma_table *t, uint64_t top);
-/* What the sort key means for a --by table ("self memory (allocated - freed)"). */
-const char *gma_sort_label(gma_by by, gma_sort s);
 /* Display labels of kernel name ids, unique within one list (short forms
  * that collide are redone longer, then numbered " #2"...): appends each to
  * strs and its offset to offs[i]. 0, or -1 out of memory. */

@@ -472,7 +472,7 @@ static void test_attention(void)
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
-    CHECK(f && gma_diff_print(f, &R, &B) == 0);
+    CHECK(f && gma_diff_print(f, gma_printer_of(R.opt.format), &R, &B) == 0);
     fclose(f);
     /* the naive variant's score matrix first, then the fused kernel */
     const char *a = strstr(buf, "\"name\": \"bmm_qk\"");

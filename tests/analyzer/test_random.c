@@ -220,7 +220,7 @@ int main(int argc, char **argv)
         CHECK(gma_print_csv(f, &rep) == 0, "csv");
         CHECK(gma_print_json(f, &rep) == 0, "json");
         if (o.by != GMA_BY_ALLOC)
-            CHECK(gma_diff_print(f, &R, &B) == 0, "diff");
+            CHECK(gma_diff_print(f, gma_printer_of(R.opt.format), &R, &B) == 0, "diff");
         fclose(f);
         gma_report_free(&rep);
         if (exports) {

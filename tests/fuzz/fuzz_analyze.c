@@ -440,7 +440,7 @@ static void analyze(const uint8_t *trace, size_t n, const gma_opts *opt, enum ex
     if (x == EXTRA_DIFF) {
         FZ_CHECK(gma_replay_init(&rb, opt, "fuzz-input-b") == 0, "gma_replay_init b");
         if (replay_mem(&rb, trace, n) == 0)
-            FZ_CHECK(gma_diff_print(f, &ra, &rb) == 0, "gma_diff_print failed");
+            FZ_CHECK(gma_diff_print(f, gma_printer_of(opt->format), &ra, &rb) == 0, "gma_diff_print failed");
         gma_replay_free(&rb);
     } else if (x == EXTRA_INSIGHTS) {
         FZ_CHECK(gma_insights_print(f, &ra, NULL) == 0, "gma_insights_print failed");

@@ -1,0 +1,30 @@
+/*
+ * The registry of --by views (view.h): one row a view, indexed by gma_by.
+ */
+#include <string.h>
+
+#include "view.h"
+
+static const gma_view *const VIEWS[GMA_BY_COUNT_] = {
+    [GMA_BY_KERNEL] = &gma_view_kernel, [GMA_BY_RANGE] = &gma_view_range,   [GMA_BY_ALLOC] = &gma_view_alloc,
+    [GMA_BY_STEP] = &gma_view_step,     [GMA_BY_TAG] = &gma_view_tag,       [GMA_BY_STREAM] = &gma_view_stream,
+    [GMA_BY_DEVICE] = &gma_view_device, [GMA_BY_MODULE] = &gma_view_module, [GMA_BY_LINE] = &gma_view_line,
+};
+
+const gma_view *gma_view_of(gma_by by)
+{
+    return (unsigned)by < GMA_BY_COUNT_ && VIEWS[by] ? VIEWS[by] : &gma_view_kernel;
+}
+
+const gma_sortkey *gma_sortkey_of(gma_by by, gma_sort s)
+{
+    return &gma_view_of(by)->keys[(unsigned)s < GMA_SORT_COUNT_ ? s : GMA_SORT_MEM];
+}
+
+gma_merge_rule gma_view_merge_rule(const gma_view *v, const gma_col *col)
+{
+    for (const gma_merge *m = v->merge; m && m->key; m++)
+        if (strcmp(m->key, col->key) == 0)
+            return m->rule;
+    return col->type == GMA_CT_STR ? GMA_MERGE_FIRST : GMA_MERGE_SUM;
+}
