@@ -2845,10 +2845,12 @@ static void t_torch_ops(void)
     CHECK_STR(r.out, "");
     CHECK_EQ_U64(count_lines(r.err, "gmemprof: "), 1);
     CHECK_HAS(r.err, ", 1 window, 6 steps by optimizer, ");
-    /* ops watched from the warmup step to the window's end, steps always */
+    /* ops, modules and frames watched from the warmup step to the window's
+     * end, steps always */
     CHECK_EQ_U64(F("watch.0"), GMP_BRIDGE_WATCH_STEPS);
     for (int i = 1; i <= 3; i++)
-        CHECK_EQ_U64(F("watch.%d", i), GMP_BRIDGE_WATCH_STEPS | GMP_BRIDGE_WATCH_OPS);
+        CHECK_EQ_U64(F("watch.%d", i),
+                     GMP_BRIDGE_WATCH_STEPS | GMP_BRIDGE_WATCH_OPS | GMP_BRIDGE_WATCH_MODULES | GMP_BRIDGE_WATCH_FRAMES);
     CHECK_EQ_U64(F("watch.4"), GMP_BRIDGE_WATCH_STEPS);
     CHECK_EQ_U64(F("watch.end"), GMP_BRIDGE_WATCH_STEPS);
     CHECK_EQ_U64(F("ops_on_calls"), 1);
