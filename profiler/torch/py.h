@@ -1,0 +1,39 @@
+// The Python side of the PyTorch bridge (py.cpp): nn.Module ranges from
+// PyTorch's global module hooks, and the program's source frame at an
+// allocation. Python is reached through dlsym, never linked: a process
+// without Python (a C++ program using libtorch) loads the bridge all the
+// same and gets ops and tensors.
+//
+// Everything here runs on a thread that holds the GIL already; nothing
+// takes it (the profiler's own threads never call in).
+#ifndef GMEMPROF_PROFILER_TORCH_PY_H
+#define GMEMPROF_PROFILER_TORCH_PY_H
+
+#include <atomic>
+#include <cstdint>
+
+#include "torch_bridge.h"
+
+namespace gmp_py {
+
+// The bridge's host and watch bits (GMP_BRIDGE_WATCH_*), read by the hooks.
+void bind(std::atomic<const gmp_bridge_host*>* host, std::atomic<unsigned>* watching);
+// Python's symbols are in the process and the interpreter runs.
+bool present();
+// The calling thread holds the GIL (false without Python).
+bool holds_gil();
+// Once, under the GIL: registers the global module hooks and learns which
+// files are torch's and the standard library's. Cheap after the first call.
+void setup();
+// The innermost module whose forward runs on this thread, as an opaque
+// token for the backward table (nullptr: none), and a token's path.
+const void* current_module();
+const char* module_path(const void* token);
+// The ids (host->intern) of the innermost frame of the program's own code
+// and, when stack, of the whole stack; 0 where there is none. Under the
+// GIL only; a copy of the text only the first time a frame is seen.
+void frame_ids(bool stack, uint32_t* frame, uint32_t* whole);
+
+}  // namespace gmp_py
+
+#endif
