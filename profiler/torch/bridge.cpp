@@ -96,6 +96,11 @@ uint64_t allocated_now(c10::DeviceIndex dev) {
           .current);
 }
 
+// The frame (and stack) of the outermost op running on this thread, 0 none
+// (forward_start).
+thread_local uint32_t tl_frame, tl_stack;
+thread_local unsigned tl_ops;  // FUNCTION-scope ops open on this thread
+
 // Runs with the allocator's device lock held: reads the entry and, for an
 // allocation that needs it, the counter; one call.
 void on_trace(const TraceEntry& e) {
@@ -113,11 +118,16 @@ void on_trace(const TraceEntry& e) {
     counter = allocated_now(e.device_);
     if (!g_read[e.device_].load(std::memory_order_relaxed)) g_read[e.device_].store(true, std::memory_order_relaxed);
   }
-  // the program's line, when this thread runs Python (autograd's threads do not)
+  // the program's line: the one its op started from (forward_start), or
+  // where an allocation comes from Python without an op, the GIL's holder
+  // walks its stack here (autograd's threads have neither)
   uint32_t frame = 0, stack = 0;
   unsigned w = g_watching.load(std::memory_order_relaxed);
-  if (alloc && (w & GMP_BRIDGE_WATCH_FRAMES) && gmp_py::holds_gil())
-    gmp_py::frame_ids((w & GMP_BRIDGE_WATCH_STACKS) != 0, &frame, &stack);
+  if (alloc && (w & GMP_BRIDGE_WATCH_FRAMES)) {
+    frame = tl_frame;
+    stack = tl_stack;
+    if (!frame && gmp_py::holds_gil()) gmp_py::frame_ids((w & GMP_BRIDGE_WATCH_STACKS) != 0, &frame, &stack);
+  }
   h->block_at(nullptr, static_cast<unsigned>(a), static_cast<unsigned>(e.device_), static_cast<uint64_t>(e.addr_),
               bytes, alloc || a == GMT_BLK_FREE_REQUESTED ? size : 0, reinterpret_cast<uint64_t>(e.stream_),
               static_cast<uint64_t>(e.mempool_.first), sized ? GMP_BRIDGE_HAS_COUNTER : 0u, counter, frame, stack);
@@ -221,6 +231,8 @@ void optimizer_step_end(const gmp_bridge_host* h, const at::RecordFunction& fn) 
 // and number match, runs inside a MODULE_BWD range of that module's path.
 // A fixed array: no allocation, one store per op; numbers further apart
 // than its size (one forward pass of over kSeqRing ops) lose the oldest.
+// Numbers count per thread: the thread's id spreads two threads' same
+// numbers over different slots.
 constexpr size_t kSeqRing = 1u << 16;
 struct SeqNote {
   std::atomic<int64_t> seq;
@@ -229,10 +241,14 @@ struct SeqNote {
 };
 SeqNote g_seq[kSeqRing];
 
+SeqNote& seq_slot(int64_t s, uint64_t tid) {
+  return g_seq[(static_cast<uint64_t>(s) + tid * 0x9E3779B97F4A7C15ull) & (kSeqRing - 1)];
+}
+
 void note_forward(const at::RecordFunction& fn) {
   int64_t s = fn.seqNr();
   if (s < 0) return;
-  SeqNote& n = g_seq[static_cast<uint64_t>(s) & (kSeqRing - 1)];
+  SeqNote& n = seq_slot(s, fn.threadId());
   n.seq.store(s, std::memory_order_relaxed);
   n.tid.store(fn.threadId(), std::memory_order_relaxed);
   n.module.store(gmp_py::current_module(), std::memory_order_relaxed);
@@ -241,7 +257,7 @@ void note_forward(const at::RecordFunction& fn) {
 const char* backward_module(const at::RecordFunction& fn) {
   int64_t s = fn.seqNr();
   if (s < 0) return nullptr;
-  const SeqNote& n = g_seq[static_cast<uint64_t>(s) & (kSeqRing - 1)];
+  const SeqNote& n = seq_slot(s, fn.forwardThreadId());
   const void* m = n.module.load(std::memory_order_relaxed);
   if (!m || n.seq.load(std::memory_order_relaxed) != s || n.tid.load(std::memory_order_relaxed) != fn.forwardThreadId())
     return nullptr;
@@ -268,12 +284,25 @@ void backward_end(const gmp_bridge_host* h) {
   if (d < 64 && (tl_bwd_bits >> d & 1u) && h) h->range_end();
 }
 
-// A forward op: the hooks go in at the first one that runs with the GIL;
-// its number is noted for backward.
+// A forward op: its number is noted for backward. The outermost op of a
+// thread that runs Python learns the program's line there, outside every
+// allocator lock, for the blocks it allocates (an allocator callback runs
+// under the allocator's lock, where taking the GIL could deadlock with a
+// thread that holds it and frees a tensor); the first also puts the
+// module hooks in.
 void forward_start(const at::RecordFunction& fn) {
   if (fn.scope() != at::RecordScope::FUNCTION) return;
-  if (gmp_py::holds_gil()) gmp_py::setup();
+  if (tl_ops++ == 0) {
+    unsigned w = g_watching.load(std::memory_order_relaxed);
+    gmp_py::op_frame_ids((w & GMP_BRIDGE_WATCH_FRAMES) != 0, (w & GMP_BRIDGE_WATCH_STACKS) != 0, &tl_frame,
+                         &tl_stack);
+  }
   note_forward(fn);
+}
+
+void forward_end(const at::RecordFunction& fn) {
+  if (fn.scope() != at::RecordScope::FUNCTION || !tl_ops) return;
+  if (--tl_ops == 0) tl_frame = tl_stack = 0;
 }
 
 // ops and modules: every op is a range
@@ -293,6 +322,7 @@ void full_end(const at::RecordFunction& fn, at::ObserverContext*) {
   if (!h) return;
   h->op_end();  // the range closes first: the optimizer's step ends inside its step
   if (fn.scope() == at::RecordScope::BACKWARD_FUNCTION) backward_end(h);
+  forward_end(fn);
   optimizer_step_end(h, fn);
 }
 
@@ -311,6 +341,7 @@ void modules_end(const at::RecordFunction& fn, at::ObserverContext*) {
   const gmp_bridge_host* h = g_host.load(std::memory_order_acquire);
   if (!h) return;
   if (fn.scope() == at::RecordScope::BACKWARD_FUNCTION) backward_end(h);
+  forward_end(fn);
   optimizer_step_end(h, fn);
 }
 

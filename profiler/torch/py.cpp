@@ -79,6 +79,10 @@ struct Api {
   O (*FrameCode)(O);  // new reference
   int (*FrameLine)(O);
   int (*FrameLasti)(O);  // 3.11+; null before
+  void* (*ThisThreadState)();
+  int (*Ensure)();
+  void (*Release)(int);
+  int (*Finalizing)();  // Py_IsFinalizing (3.13) or _Py_IsFinalizing
   O None;
 };
 Api P;
@@ -107,6 +111,9 @@ bool resolve() {
             sym(P.GetFrame, "PyEval_GetFrame") && sym(P.FrameBack, "PyFrame_GetBack") &&
             sym(P.FrameCode, "PyFrame_GetCode") && sym(P.FrameLine, "PyFrame_GetLineNumber") &&
             sym(P.None, "_Py_NoneStruct");
+  ok = ok && sym(P.ThisThreadState, "PyGILState_GetThisThreadState") && sym(P.Ensure, "PyGILState_Ensure") &&
+       sym(P.Release, "PyGILState_Release");
+  if (!sym(P.Finalizing, "Py_IsFinalizing")) sym(P.Finalizing, "_Py_IsFinalizing");
   sym(P.FrameLasti, "PyFrame_GetLasti");
   g_api.store(ok ? 1 : -1, std::memory_order_release);
   return ok;
@@ -420,6 +427,22 @@ void setup() {
   const gmp_bridge_host* h = g_host->load(std::memory_order_acquire);
   if (!register_hooks() && h)
     h->log(1, "torch.nn's global module hooks could not be registered: no module ranges in this process");
+}
+
+void op_frame_ids(bool frames, bool stack, uint32_t* frame, uint32_t* whole) {
+  *frame = 0;
+  *whole = 0;
+  if (g_api.load(std::memory_order_relaxed) <= 0 || !P.IsInitialized() || !P.ThisThreadState()) return;
+  if ((P.Finalizing && P.Finalizing()) || (!frames && g_setup)) return;
+  if (P.GILState_Check()) {
+    setup();
+    if (frames) frame_ids(stack, frame, whole);
+    return;
+  }
+  int g = P.Ensure();
+  setup();
+  if (frames) frame_ids(stack, frame, whole);
+  P.Release(g);
 }
 
 const void* current_module() {

@@ -33,6 +33,12 @@ const char* module_path(const void* token);
 // and, when stack, of the whole stack; 0 where there is none. Under the
 // GIL only; a copy of the text only the first time a frame is seen.
 void frame_ids(bool stack, uint32_t* frame, uint32_t* whole);
+// The same at the start of an op, where PyTorch's Python bindings have
+// released the GIL: on a thread that runs Python (it has a thread state)
+// it takes the GIL back for the walk, as memory history does before its
+// allocator lock; on any other thread (autograd's) it does nothing. Also
+// runs setup(). Never called with an allocator lock held.
+void op_frame_ids(bool frames, bool stack, uint32_t* frame, uint32_t* whole);
 
 }  // namespace gmp_py
 

@@ -175,6 +175,7 @@ def main():
         f["largest_line"] = marker_frame(type(model))
         with open(a.facts, "w") as out:
             json.dump(f, out, indent=1, sort_keys=True)
+    torch.manual_seed(1)  # the loop's data, with or without --facts
     run = model
     if a.ddp:
         import torch.distributed as dist
