@@ -292,7 +292,9 @@ void backward_end(const gmp_bridge_host* h) {
 // module hooks in.
 void forward_start(const at::RecordFunction& fn) {
   if (fn.scope() != at::RecordScope::FUNCTION) return;
-  if (tl_ops++ == 0) {
+  // not inside a backward function: the engine may wait there on a thread
+  // that holds the GIL
+  if (tl_ops++ == 0 && tl_bwd_depth == 0) {
     unsigned w = g_watching.load(std::memory_order_relaxed);
     gmp_py::op_frame_ids((w & GMP_BRIDGE_WATCH_FRAMES) != 0, (w & GMP_BRIDGE_WATCH_STACKS) != 0, &tl_frame,
                          &tl_stack);
