@@ -183,8 +183,10 @@ static unsigned watch_bits(void)
     if (gmp_g.cfg.torch_ops && collect)
         w |= GMP_BRIDGE_WATCH_OPS;
     /* modules and frames while the schedule collects, whatever the ops */
+    if (collect && gmp_g.cfg.torch_modules)
+        w |= GMP_BRIDGE_WATCH_MODULES;
     if (collect)
-        w |= GMP_BRIDGE_WATCH_MODULES | GMP_BRIDGE_WATCH_FRAMES;
+        w |= GMP_BRIDGE_WATCH_FRAMES;
     if (collect && strcmp(gmp_g.cfg.stacks, "python") == 0)
         w |= GMP_BRIDGE_WATCH_STACKS;
     if (gmp_steps_wants_optimizer())

@@ -309,7 +309,8 @@ MethodDef g_post_def = {"gmemprof_module_exit", reinterpret_cast<void*>(&post_ho
 
 // ---- frames -------------------------------------------------------------------
 
-bool g_setup;
+bool g_setup;   // the skipped directories are known
+bool g_hooked;  // the module hooks are in (or could not be put in)
 std::vector<std::string> g_skip;  // file prefixes that are not the program's code
 
 std::string dir_of(const std::string& file) {
@@ -420,10 +421,13 @@ bool present() { return resolve() && P.IsInitialized(); }
 bool holds_gil() { return g_api.load(std::memory_order_relaxed) > 0 && P.IsInitialized() && P.GILState_Check(); }
 
 void setup() {
-  if (g_setup) return;
-  g_setup = true;
+  bool modules = (g_watching->load(std::memory_order_relaxed) & GMP_BRIDGE_WATCH_MODULES) != 0;
+  if (g_setup && (g_hooked || !modules)) return;
   ErrGuard eg;
-  learn_skips();
+  if (!g_setup) learn_skips();
+  g_setup = true;
+  if (!modules) return;
+  g_hooked = true;
   const gmp_bridge_host* h = g_host->load(std::memory_order_acquire);
   if (!register_hooks() && h)
     h->log(1, "torch.nn's global module hooks could not be registered: no module ranges in this process");
@@ -433,7 +437,8 @@ void op_frame_ids(bool frames, bool stack, uint32_t* frame, uint32_t* whole) {
   *frame = 0;
   *whole = 0;
   if (g_api.load(std::memory_order_relaxed) <= 0 || !P.IsInitialized() || !P.ThisThreadState()) return;
-  if ((P.Finalizing && P.Finalizing()) || (!frames && g_setup)) return;
+  bool modules = (g_watching->load(std::memory_order_relaxed) & GMP_BRIDGE_WATCH_MODULES) != 0;
+  if ((P.Finalizing && P.Finalizing()) || (!frames && g_setup && (g_hooked || !modules))) return;
   if (P.GILState_Check()) {
     setup();
     if (frames) frame_ids(stack, frame, whole);

@@ -22,8 +22,9 @@ void bind(std::atomic<const gmp_bridge_host*>* host, std::atomic<unsigned>* watc
 bool present();
 // The calling thread holds the GIL (false without Python).
 bool holds_gil();
-// Once, under the GIL: registers the global module hooks and learns which
-// files are torch's and the standard library's. Cheap after the first call.
+// Under the GIL: learns once which files are torch's and the standard
+// library's and, the first time modules are watched, registers the global
+// module hooks. Cheap after that.
 void setup();
 // The innermost module whose forward runs on this thread, as an opaque
 // token for the backward table (nullptr: none), and a token's path.
@@ -37,7 +38,7 @@ void frame_ids(bool stack, uint32_t* frame, uint32_t* whole);
 // released the GIL: on a thread that runs Python (it has a thread state)
 // it takes the GIL back for the walk, as memory history does before its
 // allocator lock; on any other thread (autograd's) it does nothing. Also
-// runs setup(). Never called with an allocator lock held.
+// runs setup() while it has work. Never called with an allocator lock held.
 void op_frame_ids(bool frames, bool stack, uint32_t* frame, uint32_t* whole);
 
 }  // namespace gmp_py

@@ -2934,10 +2934,37 @@ static void t_torch_modules_with(const char *stacks)
     trace_free(&t);
 }
 
+/* GMEMPROF_TORCH_MODULES=0: the same run without module ranges: the six
+ * ops that allocate keep their ranges (no parent) and the forward blocks
+ * their lines. */
+static void t_torch_modules_off(void)
+{
+    char be[BRIDGE_ENV_CAP], ce[BRIDGE_ENV_CAP];
+    bridge_env(be, ce);
+    const char *env[] = {be, ce, "GMEMPROF_SCHEDULE=whole", "GMEMPROF_TORCH_MODULES=0", NULL};
+    run r;
+    run_app_in("torch_modules_off", "torch_modules", env, &r);
+    CHECK(exited(&r, 0));
+    CHECK_EQ_U64(count_lines(r.err, "gmemprof: "), 1);
+    CHECK_EQ_U64(F("interned"), 3);
+    trace t = load_trace_of(&r);
+    check_complete(&t);
+    CHECK_EQ_U64(count(&t, GMT_REC_RANGE_BEGIN), 6);
+    for (size_t i = 0; i < t.n; i++)
+        if (t.r[i].type == GMT_REC_RANGE_BEGIN) {
+            CHECK_EQ_U64(t.r[i].u.range.kind, GMT_RANGE_OP);
+            CHECK_EQ_U64(t.r[i].u.range.parent, 0);
+        }
+    const rec *mm = alloc_at(&t, MSEG_T + 2 * (1u << 20), 2u << 20);
+    CHECK(mm && strcmp(S(&t, mm->u.block.frame), "model.py:7 Block.forward") == 0);
+    trace_free(&t);
+}
+
 static void t_torch_modules(void)
 {
     t_torch_modules_with(NULL);
     t_torch_modules_with("GMEMPROF_STACKS=python");
+    t_torch_modules_off();
 }
 
 static void t_torch_ops(void)
