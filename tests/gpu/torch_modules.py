@@ -25,6 +25,8 @@ The facts (--facts, JSON), each as gmemprof should name it:
   largest_line    "FILE:LINE FUNCTION" of the line of this file that makes
                   the largest activation of the forward pass (the GPT's
                   logits, the CNN's stem output), as the trace's frames say it
+  largest_bytes   that activation's bytes as requested from the allocator
+                  (numel * element size; the first such request is it)
   paths           every module path a forward pass opens
 """
 import argparse
@@ -173,6 +175,7 @@ def main():
     if a.facts:
         f = facts_of(model, root, make()[0])
         f["largest_line"] = marker_frame(type(model))
+        f["largest_bytes"] = BATCH * SEQ * VOCAB * 4 if a.model == "gpt" else 32 * 64 * 64 * 64 * 4
         with open(a.facts, "w") as out:
             json.dump(f, out, indent=1, sort_keys=True)
     torch.manual_seed(1)  # the loop's data, with or without --facts

@@ -4,7 +4,7 @@
  * what the model knows; the analyzer's --by module and --by line check the
  * two against each other). Independent of gmem-analyze.
  *
- *   trace_modules TRACE
+ *   trace_modules TRACE [REQUESTED]
  *
  * Prints to stdout, one fact a line:
  *   ranges KIND COUNT          RANGE_BEGINs per kind (nvtx, op, module, module_bwd)
@@ -13,6 +13,8 @@
  *   allocs N framed M stacked S  framework ALLOCs, how many carry a frame, a stack
  *   largest BYTES FRAME        the largest framework ALLOC and its frame ("-" none)
  *   line BYTES FRAME           ALLOC bytes per frame, the 10 largest
+ *   requested N FRAME          with REQUESTED: the frame of the first ALLOC
+ *                              that asked for exactly N bytes ("-" none)
  * Exit 0, or 2 when the trace cannot be read.
  */
 #include <stdio.h>
@@ -62,8 +64,8 @@ static int cmp_acc(const void *a, const void *b)
 
 int main(int argc, char **argv)
 {
-    if (argc != 2) {
-        fprintf(stderr, "usage: trace_modules TRACE\n");
+    if (argc != 2 && argc != 3) {
+        fprintf(stderr, "usage: trace_modules TRACE [REQUESTED]\n");
         return 2;
     }
     gmt_reader *r = gmt_reader_open(argv[1]);
@@ -73,6 +75,8 @@ int main(int argc, char **argv)
     }
     strs s = {0};
     uint64_t kinds[GMT_RANGE_KIND_COUNT_] = {0}, allocs = 0, framed = 0, stacked = 0, big = 0, big_frame = 0;
+    uint64_t want = argc == 3 ? strtoull(argv[2], NULL, 10) : 0, want_frame = 0;
+    int want_seen = 0;
     uint64_t *names[2] = {NULL, NULL};
     size_t nn[2] = {0, 0}, cn[2] = {0, 0};
     acc *lines = NULL;
@@ -97,6 +101,10 @@ int main(int argc, char **argv)
         } else if (rec.type == GMT_REC_BLOCK && rec.u.block.action == GMT_BLK_ALLOC &&
                    !(rec.u.block.flags & GMT_BLKF_BASELINE)) {
             allocs++;
+            if (want && !want_seen && rec.u.block.requested == want) {
+                want_seen = 1;
+                want_frame = rec.u.block.frame;
+            }
             framed += rec.u.block.frame != 0;
             stacked += rec.u.block.stack != 0;
             if (rec.u.block.bytes > big) {
@@ -141,6 +149,8 @@ int main(int argc, char **argv)
     printf("allocs %llu framed %llu stacked %llu\n", (unsigned long long)allocs, (unsigned long long)framed,
            (unsigned long long)stacked);
     printf("largest %llu %s\n", (unsigned long long)big, str_of(&s, big_frame));
+    if (want)
+        printf("requested %llu %s\n", (unsigned long long)want, want_seen ? str_of(&s, want_frame) : "-");
     qsort(lines, nl, sizeof *lines, cmp_acc);
     for (size_t i = 0; i < nl && i < 10; i++)
         printf("line %llu %s\n", (unsigned long long)lines[i].bytes, str_of(&s, lines[i].id));
