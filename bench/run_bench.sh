@@ -19,11 +19,14 @@
 #                        bench/bridge_bench.sh runs it)
 #   gmemprof-noops       gmemprof-active with GMEMPROF_TORCH_OPS=0: the bridge's
 #                        tensors without its op ranges (bench/bridge_bench.sh)
+#   gmemprof-stacks      gmemprof-active with --stacks python: each tensor's whole
+#                        Python stack besides its line
 #   gmemprof-emitnvtx    gmemprof-active on a loop under emit_nvtx(): op ranges
 #                        from NVTX instead of the bridge (bench/bridge_bench.sh)
 #   torch-profiler-full  torch.profiler CPU+CUDA, profile_memory, record_shapes
 #   torch-profiler-cuda  torch.profiler CUDA only, profile_memory
 #   memory-history       torch.cuda.memory._record_memory_history()
+#   memory-history-python  the same with stacks="python"
 #   gmemprof-oom         the flight recorder (--on-oom): the whole run in its
 #                        in-memory ring, nothing written (no failure); not in
 #                        the default list: bench/oom_bench.sh runs it
@@ -101,7 +104,7 @@ run_one() {
     local pre=()
     case $c in
     none) ;;
-    gmemprof-wait | gmemprof-active | gmemprof-gpu | gmemprof-nobridge | gmemprof-noops | gmemprof-emitnvtx)
+    gmemprof-wait | gmemprof-active | gmemprof-gpu | gmemprof-nobridge | gmemprof-noops | gmemprof-emitnvtx | gmemprof-stacks)
         if [ "$FAKE" = 0 ]; then
             trace=$WORK/$c-$w-$r.zst
             local sched="wait=100000,warmup=1,active=1,repeat=1" # never leaves the wait phase
@@ -111,13 +114,14 @@ run_one() {
             pre=("$LAUNCH" -q -o "$trace" --schedule "$sched" --kernels "$kmode" --)
             [ "$c" = gmemprof-nobridge ] && pre=(env GMEMPROF_TORCH=0 "${pre[@]}")
             [ "$c" = gmemprof-noops ] && pre=(env GMEMPROF_TORCH_OPS=0 "${pre[@]}")
+            [ "$c" = gmemprof-stacks ] && pre=(env GMEMPROF_STACKS=python "${pre[@]}")
         fi
         ;;
     gmemprof-oom)
         # no trace: nothing fails, so the recorder writes nothing
         [ "$FAKE" = 0 ] && pre=("$LAUNCH" -q --on-oom -o "$WORK/$c-$w-$r.zst" --)
         ;;
-    torch-profiler-full | torch-profiler-cuda | memory-history) mode=$c ;;
+    torch-profiler-full | torch-profiler-cuda | memory-history | memory-history-python) mode=$c ;;
     *) echo "unknown configuration $c" >&2; return ;;
     esac
     s=$(date +%s%N)

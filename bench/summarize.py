@@ -34,7 +34,8 @@ import sys
 import time
 
 CONFIG_ORDER = ["none", "gmemprof-wait", "gmemprof-active", "gmemprof-noops", "gmemprof-nobridge", "gmemprof-emitnvtx",
-                "gmemprof-gpu", "gmemprof-oom", "torch-profiler-full", "torch-profiler-cuda", "memory-history"]
+                "gmemprof-stacks", "gmemprof-gpu", "gmemprof-oom", "torch-profiler-full", "torch-profiler-cuda",
+                "memory-history", "memory-history-python"]
 TARGETS = [
     # (workload, config, metric, limit, text)
     ("small", "gmemprof-active", "ratio", 1.02, "active-window step ratio <= 1.02 (small)"),

@@ -62,7 +62,7 @@ from torch_alloc_cost import pair_rounds  # noqa: E402
 
 
 # The bridge interface that Host and Bridge below spell out.
-LAYOUT_ABI = 2
+LAYOUT_ABI = 3
 
 
 def bridge_abi():
@@ -88,7 +88,9 @@ DETACH_FN = ctypes.CFUNCTYPE(None)
 class Host(ctypes.Structure):
     _fields_ = [("abi", ctypes.c_uint32), ("size", ctypes.c_uint32), ("origin", ctypes.c_void_p),
                 ("block", BLOCK_FN), ("log", ctypes.c_void_p), ("op_begin", ctypes.c_void_p),
-                ("op_end", ctypes.c_void_p), ("optimizer_step", ctypes.c_void_p)]
+                ("op_end", ctypes.c_void_p), ("optimizer_step", ctypes.c_void_p),
+                ("range_begin", ctypes.c_void_p), ("range_end", ctypes.c_void_p), ("intern", ctypes.c_void_p),
+                ("block_at", ctypes.c_void_p)]
 
 
 class Bridge(ctypes.Structure):

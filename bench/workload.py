@@ -17,6 +17,7 @@ mode "none"):
                        schedule(wait=warmup-1, warmup=1, active=steps): active over the timed steps
   torch-profiler-cuda  torch.profiler, CUDA only, profile_memory=True, same schedule
   memory-history       torch.cuda.memory._record_memory_history() from the first timed step
+  memory-history-python  the same with stacks="python" (no C++ frames)
 
 Timing: every step is bracketed by torch.cuda.synchronize() and timed with
 perf_counter; the first --warmup steps are not timed. torch.cuda.nvtx.mark("step")
@@ -43,7 +44,7 @@ SIZES = {
     "medium": dict(d_model=1024, heads=16, layers=12, seq=1024, batch=8),
 }
 VOCAB = 8192
-MODES = ("none", "torch-profiler-full", "torch-profiler-cuda", "memory-history")
+MODES = ("none", "torch-profiler-full", "torch-profiler-cuda", "memory-history", "memory-history-python")
 
 
 def percentile(sorted_vals, q):
@@ -97,7 +98,7 @@ def fake_run(args):
     rnd = random.Random(hash((args.size, args.mode, args.config, args.round)) & 0xFFFFFFFF)
     base = 9.0 if args.size == "small" else 48.0
     factor = {"none": 1.0, "torch-profiler-full": 1.7, "torch-profiler-cuda": 1.45,
-              "memory-history": 1.1}[args.mode]
+              "memory-history": 1.1, "memory-history-python": 1.05}[args.mode]
     if args.config == "gmemprof-active":
         factor = 1.008
     elif args.config == "gmemprof-wait":
@@ -116,7 +117,7 @@ def fake_run(args):
     if args.analyze and args.mode.startswith("torch"):
         out.update({"trace_bytes": 80_000_000, "events": 400_000, "stop_s": 6.0, "table_s": 1.5,
                     "export_s": 4.0, "analysis_s": 11.5})
-    elif args.analyze and args.mode == "memory-history":
+    elif args.analyze and args.mode.startswith("memory-history"):
         out.update({"trace_bytes": 9_000_000, "events": 60_000, "analysis_s": 0.8})
     return out
 
@@ -174,6 +175,8 @@ def real_run(args, t_start):
     for i in range(total):
         if args.mode == "memory-history" and i == args.warmup:
             torch.cuda.memory._record_memory_history(max_entries=1_000_000)
+        if args.mode == "memory-history-python" and i == args.warmup:
+            torch.cuda.memory._record_memory_history(max_entries=1_000_000, stacks="python")
         torch.cuda.synchronize()
         t0 = time.perf_counter()
         step(i)
@@ -221,7 +224,7 @@ def real_run(args, t_start):
             out["events"] = f.read().count(b'"ph"')
         out["table_rows"] = len(table.splitlines())
         os.unlink(path)  # hundreds of MB; only its size matters here
-    elif args.mode == "memory-history" and args.analyze:
+    elif args.mode.startswith("memory-history") and args.analyze:
         path = os.path.join(args.trace_dir, "memhist-%s.pickle" % args.size)
         ts = time.perf_counter()
         torch.cuda.memory._dump_snapshot(path)
@@ -230,7 +233,7 @@ def real_run(args, t_start):
         out["trace_bytes"] = os.path.getsize(path)
         out["events"] = sum(len(t) for t in snap.get("device_traces", []))
         os.unlink(path)
-    if args.mode == "memory-history":
+    if args.mode.startswith("memory-history"):
         torch.cuda.memory._record_memory_history(enabled=None)
     out["rss_peak_kib_end"] = rss_kib()
     out["wall_s"] = time.perf_counter() - t_start

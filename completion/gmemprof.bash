@@ -12,7 +12,7 @@ _gmemprof()
     for ((i = 1; i < COMP_CWORD; i++)); do
         case ${COMP_WORDS[i]} in
         --) ((i++)); cmd=1; break ;;
-        -o | --output | --schedule | --step-marker | --steps | --tag-prefix | --sample-ms | --kernels | --lib)
+        -o | --output | --schedule | --step-marker | --steps | --tag-prefix | --sample-ms | --kernels | --stacks | --lib)
             ((i++)) ;;
         -*) ;;
         *) cmd=1; break ;;
@@ -34,6 +34,9 @@ _gmemprof()
     --kernels)
         COMPREPLY=($(compgen -W "launch gpu none" -- "$cur"))
         return ;;
+    --stacks)
+        COMPREPLY=($(compgen -W "python none" -- "$cur"))
+        return ;;
     --steps)
         COMPREPLY=($(compgen -W "auto nvtx optimizer none" -- "$cur"))
         return ;;
@@ -49,7 +52,7 @@ _gmemprof()
     esac
     if [[ $cur == -* ]]; then
         COMPREPLY=($(compgen -W "--output --schedule --step-marker --steps --tag-prefix --sample-ms --kernels
-            --no-kernels --on-oom --lib --quiet --verbose --help --version --" -- "$cur"))
+            --no-kernels --stacks --on-oom --lib --quiet --verbose --help --version --" -- "$cur"))
     fi
 }
 complete -F _gmemprof gmemprof

@@ -50,6 +50,7 @@
 #include <string.h>
 
 #include "families.h"
+#include "frames.h"
 #include "live.h"
 #include "schedule.h"
 #include "torch_bridge.h"
@@ -82,7 +83,7 @@ typedef struct sort_key {
 
 typedef struct open_range {
     uint64_t id; /* 0: empty slot */
-    uint64_t tid, parent, name, ts;
+    uint64_t tid, parent, name, ts, kind;
 } open_range;
 
 #define KCACHE 1024
@@ -157,6 +158,11 @@ struct gmp_asm {
     } *lmap;
     size_t lmap_cap, lmap_n;
     uint64_t launch_noname; /* launch events whose name was not known (should stay 0) */
+
+    /* Interned frames and stacks (frames.h): host id -> trace string id,
+     * 0 not interned yet. Grows by doubling; writer thread only. */
+    uint64_t *fmap;
+    size_t fmap_cap;
 
     uint64_t unmatched, late, bad_records, pool_records, lost_epochs, live_replaced;
     uint64_t outside; /* records of a step outside every active window: not written, by design */
@@ -550,6 +556,7 @@ static void put_open_ranges(gmp_asm *a)
         b.u.range.id = o[i].id;
         b.u.range.parent = o[i].parent;
         b.u.range.name = o[i].name;
+        b.u.range.kind = o[i].kind;
         put(a, &b);
     }
     free(o);
@@ -1096,12 +1103,40 @@ static int held_free(gmp_asm *a, unsigned d, gmt_block *b)
     return 0;
 }
 
+/* The trace's string id of an interned frame or stack (frames.h), 0 none.
+ * Interned into the trace at first use, whether inside a window or not
+ * (a few bytes per distinct frame), so that the id stays good for every
+ * later record without a lookup of the text. */
+static uint64_t frame_sid(gmp_asm *a, uint32_t id)
+{
+    if (!id)
+        return 0;
+    if (id >= a->fmap_cap) {
+        size_t nc = a->fmap_cap ? a->fmap_cap : 1024;
+        while (nc <= id)
+            nc *= 2;
+        uint64_t *p = realloc(a->fmap, nc * sizeof *p);
+        if (!p)
+            return 0;
+        memset(p + a->fmap_cap, 0, (nc - a->fmap_cap) * sizeof *p);
+        a->fmap = p;
+        a->fmap_cap = nc;
+    }
+    if (!a->fmap[id]) {
+        size_t n = 0;
+        const char *s = gmp_frames_get(id, &n);
+        a->fmap[id] = s ? intern(a, s, n) : 0;
+    }
+    return a->fmap[id];
+}
+
 static void emit_block(gmp_asm *a, const gmp_ev *ev, const gmp_epoch_info *ep)
 {
     gmt_block blk = { .ts = ev->ts, .action = ev->block.action, .device = ev->block.device,
                       .address = ev->a, .bytes = ev->b, .stream = ev->c, .tid = ev->tid,
                       .range = ev->block.range, .seq = ev->block.seq, .step = ep ? ep->step : a->cur_step,
-                      .flags = ev->block.flags, .pool = ev->d, .requested = ev->block.requested };
+                      .flags = ev->block.flags, .pool = ev->d, .requested = ev->block.requested,
+                      .frame = frame_sid(a, ev->block.frame), .stack = frame_sid(a, ev->block.stack) };
     if (!a->fw_seen) {
         /* made at the first event: a process without the bridge pays nothing */
         a->blocks = gmp_live_create(1024);
@@ -1159,12 +1194,13 @@ static void emit_event(gmp_asm *a, gmp_ev *ev)
         /* begun outside the windows, its name reaches the trace only if a
          * window's baseline or a failure names the range */
         uint64_t name = in ? intern(a, ev->name, ev->len) : intern_held(a, ev->name, ev->len);
-        open_range o = {ev->a, ev->tid, ev->b, name, ev->ts};
+        uint64_t kind = ev->c < GMT_RANGE_KIND_COUNT_ ? ev->c : GMT_RANGE_NVTX;
+        open_range o = {ev->a, ev->tid, ev->b, name, ev->ts, kind};
         open_insert(a, &o);
         if (!in && !aside(a, 0))
             break;
         r.type = GMT_REC_RANGE_BEGIN;
-        r.u.range = (gmt_range){ev->ts, ev->tid, ev->a, ev->b, o.name, 0};
+        r.u.range = (gmt_range){ev->ts, ev->tid, ev->a, ev->b, o.name, kind};
         emit_to(a, in, &r);
         break;
     }
@@ -1671,6 +1707,7 @@ void gmp_asm_destroy(gmp_asm *a)
     gmp_vmm_free(&a->vmm);
     free(a->open);
     free(a->lmap);
+    free(a->fmap);
     free(a);
 }
 

@@ -102,6 +102,8 @@ static const setting settings[] = {
     {"GMEMPROF_TORCH", T_BOOL, OFF(torch), 0, 0, NULL, NULL},
     {"GMEMPROF_TORCH_BRIDGE", T_PATH, OFF(torch_bridge), 0, 0, NULL, NULL},
     {"GMEMPROF_TORCH_OPS", T_BOOL, OFF(torch_ops), 0, 0, NULL, NULL},
+    {"GMEMPROF_TORCH_MODULES", T_BOOL, OFF(torch_modules), 0, 0, NULL, NULL},
+    {"GMEMPROF_STACKS", T_NAME, OFF(stacks), 0, 0, NULL, NULL},
     {"GMEMPROF_STEP_SOURCE", T_STEPSRC, OFF(step_source), 0, 0, NULL, NULL},
     {"GMEMPROF_CLOCK", T_CLOCK, OFF(clock), 0, 0, NULL, NULL},
     {"GMEMPROF_ON_OOM", T_BOOL, OFF(on_oom), 0, 0, NULL, NULL},
@@ -140,6 +142,8 @@ void gmp_config_defaults(gmp_config *cfg)
     cfg->summary_file[0] = '\0';
     cfg->torch = 1;
     cfg->torch_ops = 1;
+    cfg->torch_modules = 1;
+    snprintf(cfg->stacks, sizeof cfg->stacks, "none");
     cfg->step_source = GMP_STEPS_AUTO;
     cfg->on_oom = 0;
     cfg->oom_steps = 3;

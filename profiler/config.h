@@ -74,6 +74,11 @@ typedef struct gmp_config {
     /* GMEMPROF_TORCH_OPS=0: no op ranges from the bridge (default 1: in
      * warmup and active steps, each op PyTorch records is a range). */
     int torch_ops;
+    /* GMEMPROF_TORCH_MODULES=0: no module ranges (default 1). */
+    int torch_modules;
+    /* GMEMPROF_STACKS=python: each tensor block carries the whole Python
+     * stack besides its innermost frame (default "none"; torch.c checks). */
+    char stacks[GMP_NAME_MAX];
     /* The flight recorder (docs/user-guide.md, "When CUDA runs out of
      * memory"): on when GMEMPROF_ON_OOM=1 or GMEMPROF_SCHEDULE starts with
      * on-oom. Alone (the schedule is the whole run) nothing is written until

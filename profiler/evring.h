@@ -16,7 +16,7 @@
 
 typedef enum gmp_ev_type {
     GMP_EV_NONE = 0,
-    GMP_EV_RANGE_BEGIN = 1, /* a=id b=parent (0 none); name */
+    GMP_EV_RANGE_BEGIN = 1, /* a=id b=parent (0 none) c=gmt_range_kind; name */
     GMP_EV_RANGE_END = 2,   /* a=id */
     GMP_EV_MARK = 3,        /* name */
     GMP_EV_TAG = 4,         /* name (prefix already stripped) */
@@ -85,6 +85,7 @@ typedef struct gmp_ev_block {
     uint8_t has_counter;
     uint8_t completed; /* set by the writer from the ring's mark (gmp_asm_event_added):
                         * a FREE_REQUESTED that stands for its FREE_COMPLETED too */
+    uint32_t frame, stack; /* gmp_frames ids (frames.h), 0 none */
 } gmp_ev_block;
 
 /* What an out-of-memory event carries besides the common fields. */

@@ -63,6 +63,7 @@ typedef struct gmp_level {
     _Alignas(32) uint64_t id;
     const char *name;
     uint64_t ts;
+    uint32_t kind; /* gmt_range_kind */
 } gmp_level;
 _Static_assert(sizeof(gmp_level) == 32, "two stack levels per cache line");
 /* Launch mode's per-thread caches are 4-way set-associative: a direct-mapped

@@ -2,7 +2,8 @@
  * gmemprof — the launcher: profile a command with libgmemprof.so.
  *
  *   gmemprof [-o FILE] [--schedule SPEC] [--step-marker NAME] [--steps SOURCE] [--tag-prefix P]
- *            [--sample-ms N] [--kernels gpu|launch|none] [--no-kernels] [--lib PATH]
+ *            [--sample-ms N] [--kernels gpu|launch|none] [--no-kernels] [--stacks python|none]
+ *            [--lib PATH]
  *            [-q|--quiet] [-v]
  *            [--help] [-V|--version] -- CMD ARGS...
  *
@@ -65,6 +66,7 @@
 typedef struct options {
     const char *output, *schedule, *step_marker, *steps, *tag_prefix, *sample_ms, *lib;
     const char *kernels; /* --kernels MODE; --no-kernels is --kernels none */
+    const char *stacks;  /* --stacks python|none */
     int verbosity; /* -1 quiet, 0 normal, 1 verbose */
     int on_oom;    /* --on-oom: the flight recorder */
     char **cmd;    /* NULL-terminated */
@@ -95,6 +97,8 @@ static const char usage_text[] =
     "                         kernel records, with GPU start/end; costs more per launch) or\n"
     "                         'none' (allocations only)\n"
     "      --no-kernels       the same as --kernels none\n"
+    "      --stacks MODE      'python': each PyTorch tensor carries its whole Python stack besides\n"
+    "                         the line of the program that made it; 'none' (default): that line\n"
     "      --on-oom           the flight recorder: keep the last steps in memory, write nothing\n"
     "                         unless a CUDA allocation (or PyTorch's allocator) runs out of memory;\n"
     "                         then the steps before the failure, the failure and what held the\n"
@@ -253,6 +257,7 @@ static void parse_args(int argc, char **argv, options *o)
             opt_value(argv, argc, &i, "--tag-prefix", NULL, &o->tag_prefix) ||
             opt_value(argv, argc, &i, "--sample-ms", NULL, &o->sample_ms) ||
             opt_value(argv, argc, &i, "--kernels", NULL, &o->kernels) ||
+            opt_value(argv, argc, &i, "--stacks", NULL, &o->stacks) ||
             opt_value(argv, argc, &i, "--lib", NULL, &o->lib))
             continue;
         if (strcmp(a, "--no-kernels") == 0)
@@ -284,6 +289,8 @@ static void parse_args(int argc, char **argv, options *o)
     check_option("--tag-prefix", "GMEMPROF_TAG_PREFIX", o->tag_prefix);
     check_option("--sample-ms", "GMEMPROF_SAMPLE_MS", o->sample_ms);
     check_option("--kernels", "GMEMPROF_KERNELS", o->kernels);
+    if (o->stacks && strcmp(o->stacks, "python") != 0 && strcmp(o->stacks, "none") != 0)
+        usage_error("--stacks '%s' is not a mode: 'python' (whole Python stacks) or 'none'", o->stacks);
 }
 
 /* ---- the library ----------------------------------------------------------- */
@@ -772,6 +779,8 @@ static void set_environment(const options *o, const char *lib, const char *cwd)
         set_var(o, "GMEMPROF_SAMPLE_MS", o->sample_ms);
     if (o->kernels)
         set_var(o, "GMEMPROF_KERNELS", o->kernels);
+    if (o->stacks)
+        set_var(o, "GMEMPROF_STACKS", o->stacks);
     if (o->on_oom)
         set_var(o, "GMEMPROF_ON_OOM", "1");
     if (o->verbosity < 0)

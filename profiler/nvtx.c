@@ -112,7 +112,7 @@ static void on_mark(const char *name)
     gmp_post(&ev);
 }
 
-static uint64_t post_begin(const char *name, uint64_t parent, uint64_t ts)
+static uint64_t post_begin(const char *name, uint64_t parent, uint64_t ts, unsigned kind)
 {
     uint64_t id = atomic_fetch_add_explicit(&range_ids, 1, memory_order_relaxed) + 1;
     gmp_ev ev;
@@ -120,6 +120,7 @@ static uint64_t post_begin(const char *name, uint64_t parent, uint64_t ts)
     ev.type = GMP_EV_RANGE_BEGIN;
     ev.a = id;
     ev.b = parent;
+    ev.c = kind;
     ev.ts = ts;
     gmp_ev_set_name(&ev, name, name ? strlen(name) : 0);
     gmp_post(&ev);
@@ -133,7 +134,7 @@ static void begin_pending(gmp_tls *t)
 {
     uint32_t n = t->nranges < GMP_RANGE_STACK ? t->nranges : GMP_RANGE_STACK;
     for (uint32_t d = n - t->npend; d < n; d++)
-        t->lv[d].id = post_begin(t->lv[d].name, d ? t->lv[d - 1].id : 0, t->lv[d].ts);
+        t->lv[d].id = post_begin(t->lv[d].name, d ? t->lv[d - 1].id : 0, t->lv[d].ts, t->lv[d].kind);
     t->npend = 0;
 }
 
@@ -162,7 +163,7 @@ static uint64_t range_begin(const char *name, int push, int marker)
             return 0; /* too deep: counted in the depth, not recorded */
         parent = d ? t->lv[d - 1].id : 0;
     }
-    uint64_t id = post_begin(name, parent, 0);
+    uint64_t id = post_begin(name, parent, 0, GMT_RANGE_NVTX);
     if (push)
         t->lv[t->nranges - 1].id = id;
     return id;

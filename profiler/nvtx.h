@@ -7,6 +7,7 @@
 
 #include <stdint.h>
 
+#include "gmemprof/trace_format.h"
 #include "gmp_rt.h"
 
 /* Fills the export table of one NVTX instance: 1 done, 0 refused. */
@@ -23,7 +24,7 @@ int gmp_nvtx_attach(const void *(*get_export_table)(uint32_t));
  * ops) then cost a clock read and no event. Both run for every op of the
  * program, so they are inline here: one function, and one cache line of
  * the stack per op. */
-static inline void gmp_nvtx_op_begin(const char *name)
+static inline void gmp_nvtx_range_pend(unsigned kind, const char *name)
 {
     gmp_tls *t = gmp_self();
     if (!gmp_live_state())
@@ -31,9 +32,13 @@ static inline void gmp_nvtx_op_begin(const char *name)
     uint32_t d = t->nranges++;
     if (d >= GMP_RANGE_STACK)
         return; /* too deep: counted in the depth, not recorded */
-    t->lv[d] = (gmp_level){0, name, gmp_now()};
+    t->lv[d] = (gmp_level){0, name, gmp_now(), kind};
     t->npend++;
 }
+
+/* An op's range (GMT_RANGE_OP); a module's waits alike (GMT_RANGE_MODULE,
+ * GMT_RANGE_MODULE_BWD: its name is the module's path). */
+static inline void gmp_nvtx_op_begin(const char *name) { gmp_nvtx_range_pend(GMT_RANGE_OP, name); }
 
 /* The end of an op whose range had begun, or of any level past the stack. */
 void gmp_nvtx_op_end_begun(void);

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "frames.h"
 #include "gmp_rt.h"
 #include "log.h"
 #include "nvtx.h"
@@ -76,9 +77,9 @@ static int complete_newest(unsigned device, uint64_t address, uint64_t stream)
 
 /* On the allocating thread, with the allocator's lock held: no lock, no
  * allocation, one ring push or one mark (torch_bridge.h). */
-static void host_block(const gmp_bridge_origin *o, unsigned action, unsigned device, uint64_t address,
-                       uint64_t bytes, uint64_t requested, uint64_t stream, uint64_t pool, unsigned flags,
-                       uint64_t counter)
+static void host_block_at(const gmp_bridge_origin *o, unsigned action, unsigned device, uint64_t address,
+                          uint64_t bytes, uint64_t requested, uint64_t stream, uint64_t pool, unsigned flags,
+                          uint64_t counter, uint32_t frame, uint32_t stack)
 {
     if (!gmp_live_state() || atomic_load_explicit(&gmp_g.forked, memory_order_relaxed))
         return;
@@ -110,7 +111,16 @@ static void host_block(const gmp_bridge_origin *o, unsigned action, unsigned dev
     ev.block.device = (uint16_t)device;
     ev.block.requested = requested;
     ev.block.counter = counter;
+    ev.block.frame = frame;
+    ev.block.stack = stack;
     (void)gmp_post_ready(&ev); /* stamped from the origin: no second look at the thread */
+}
+
+static void host_block(const gmp_bridge_origin *o, unsigned action, unsigned device, uint64_t address,
+                       uint64_t bytes, uint64_t requested, uint64_t stream, uint64_t pool, unsigned flags,
+                       uint64_t counter)
+{
+    host_block_at(o, action, device, address, bytes, requested, stream, pool, flags, counter, 0, 0);
 }
 
 static void host_log(int debug, const char *line)
@@ -135,6 +145,17 @@ static void host_op_end(void)
         gmp_nvtx_op_end();
 }
 
+/* Module ranges (and ops) of the bridge: the same stack, with their kind. */
+static void host_range_begin(unsigned kind, const char *name)
+{
+    if (kind == GMT_RANGE_NVTX || kind >= GMT_RANGE_KIND_COUNT_)
+        kind = GMT_RANGE_OP; /* an NVTX range is NVTX's to open */
+    if (!atomic_load_explicit(&gmp_g.forked, memory_order_relaxed))
+        gmp_nvtx_range_pend(kind, name);
+}
+
+static uint32_t host_intern(const char *s, size_t n) { return gmp_frames_intern(s, n); }
+
 /* The end of an optimizer step is the end of a training step when a
  * backward pass ran since the previous one: gradient accumulation (several
  * backward passes, one optimizer step) gives one step, and several
@@ -149,15 +170,25 @@ static void host_optimizer_step(const char *name, int after_backward)
         gmp_steps_step(GMT_STEPSRC_OPTIMIZER);
 }
 
-static const gmp_bridge_host host = {GMP_BRIDGE_ABI, sizeof(gmp_bridge_host), host_origin, host_block, host_log,
-                                     host_op_begin, host_op_end, host_optimizer_step};
+static const gmp_bridge_host host = {GMP_BRIDGE_ABI,      sizeof(gmp_bridge_host), host_origin,
+                                     host_block,          host_log,                host_op_begin,
+                                     host_op_end,         host_optimizer_step,     host_range_begin,
+                                     host_op_end,         host_intern,             host_block_at};
 
 /* What the bridge should watch now. */
 static unsigned watch_bits(void)
 {
     unsigned w = 0;
-    if (gmp_g.cfg.torch_ops && atomic_load(&T.want_ops))
+    int collect = atomic_load(&T.want_ops);
+    if (gmp_g.cfg.torch_ops && collect)
         w |= GMP_BRIDGE_WATCH_OPS;
+    /* modules and frames while the schedule collects, whatever the ops */
+    if (collect && gmp_g.cfg.torch_modules)
+        w |= GMP_BRIDGE_WATCH_MODULES;
+    if (collect)
+        w |= GMP_BRIDGE_WATCH_FRAMES;
+    if (collect && strcmp(gmp_g.cfg.stacks, "python") == 0)
+        w |= GMP_BRIDGE_WATCH_STACKS;
     if (gmp_steps_wants_optimizer())
         w |= GMP_BRIDGE_WATCH_STEPS;
     return w;
@@ -315,6 +346,10 @@ void gmp_torch_maybe_attach(void)
             int rc = T.br->attach(&host, err, sizeof err);
             if (rc == GMP_BRIDGE_ATTACHED) {
                 next = GMP_TORCH_ATTACHED;
+                if (strcmp(gmp_g.cfg.stacks, "python") != 0 && strcmp(gmp_g.cfg.stacks, "none") != 0)
+                    gmp_log_error("GMEMPROF_STACKS='%s' is neither 'python' nor 'none': tensors get their "
+                                  "innermost frame only; set GMEMPROF_STACKS=python for whole stacks",
+                                  gmp_g.cfg.stacks);
                 apply_watch();
                 snprintf(T.describe, sizeof T.describe, "PyTorch %s allocator", T.br->version ? T.br->version : "");
                 gmp_log_debug("PyTorch bridge attached (torch %s)", T.br->version ? T.br->version : "?");

@@ -35,7 +35,7 @@
 extern "C" {
 #endif
 
-#define GMP_BRIDGE_ABI 2u
+#define GMP_BRIDGE_ABI 3u
 #define GMP_BRIDGE_ENTRY "gmemprof_torch_bridge"
 
 /* block()'s action for a flush's reading: not an allocator event. */
@@ -46,6 +46,9 @@ extern "C" {
 /* watch()'s bits */
 #define GMP_BRIDGE_WATCH_OPS 1u   /* op ranges: host->op_begin, host->op_end */
 #define GMP_BRIDGE_WATCH_STEPS 2u /* host->optimizer_step */
+#define GMP_BRIDGE_WATCH_MODULES 4u /* module ranges: host->range_begin, host->range_end (3) */
+#define GMP_BRIDGE_WATCH_FRAMES 8u  /* the innermost user frame with each block: host->block_at (3) */
+#define GMP_BRIDGE_WATCH_STACKS 16u /* and the whole Python stack (GMEMPROF_STACKS=python) (3) */
 
 /* Who made an event and when, as the profiler sees it (opaque to the bridge). */
 typedef struct gmp_bridge_origin {
@@ -78,6 +81,27 @@ typedef struct gmp_bridge_host {
      * "Optimizer.step#AdamW.step"); after_backward: a backward op ran since
      * the previous call (or since watching began). */
     void (*optimizer_step)(const char *name, int after_backward);
+    /* ABI 3: */
+    /* A range of kind `kind` (gmt_range_kind: GMT_RANGE_OP, GMT_RANGE_MODULE,
+     * GMT_RANGE_MODULE_BWD) starts on the calling thread, on the stack that
+     * op_begin uses (op_begin(n) is range_begin(GMT_RANGE_OP, n)). name
+     * stays valid until its range_end: a module path is the bridge's for
+     * the life of the process. range_end closes the innermost, whatever
+     * its kind. */
+    void (*range_begin)(unsigned kind, const char *name);
+    void (*range_end)(void);
+    /* Interns s (n bytes, no NUL needed: a frame "FILE:LINE FUNCTION" or a
+     * stack, frames innermost first, '\n' between) and returns its id, from
+     * 1; 0 when the profiler could not keep it. Copies s: called once per
+     * distinct frame or stack (the bridge caches the id), never per
+     * allocation. It takes a lock of its own and no other (no allocator
+     * lock, never the GIL), so it may be called from an allocator callback. */
+    uint32_t (*intern)(const char *s, size_t n);
+    /* block() with the ids of the innermost frame of the program's own
+     * code and of the whole stack at the call (from intern(), 0 none). */
+    void (*block_at)(const gmp_bridge_origin *o, unsigned action, unsigned device, uint64_t address,
+                     uint64_t bytes, uint64_t requested, uint64_t stream, uint64_t pool, unsigned flags,
+                     uint64_t counter, uint32_t frame, uint32_t stack);
 } gmp_bridge_host;
 
 /* attach() results */

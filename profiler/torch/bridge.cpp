@@ -22,6 +22,7 @@
 #include <mutex>
 
 #include "gmemprof/trace_format.h"
+#include "py.h"
 #include "torch_bridge.h"
 
 #ifndef GMP_TORCH_VERSION
@@ -38,6 +39,7 @@ using c10::CachingDeviceAllocator::TraceEntry;
 
 std::atomic<const gmp_bridge_host*> g_host{nullptr};
 std::atomic<bool> g_attached{false};
+std::atomic<unsigned> g_watching{0};  // GMP_BRIDGE_WATCH_* granted
 
 // Our action numbers (trace_format.h), independent of c10's enum order.
 int action_of(TraceEntry::Action a) {
@@ -94,6 +96,11 @@ uint64_t allocated_now(c10::DeviceIndex dev) {
           .current);
 }
 
+// The frame (and stack) of the outermost op running on this thread, 0 none
+// (forward_start).
+thread_local uint32_t tl_frame, tl_stack;
+thread_local unsigned tl_ops;  // FUNCTION-scope ops open on this thread
+
 // Runs with the allocator's device lock held: reads the entry and, for an
 // allocation that needs it, the counter; one call.
 void on_trace(const TraceEntry& e) {
@@ -111,9 +118,19 @@ void on_trace(const TraceEntry& e) {
     counter = allocated_now(e.device_);
     if (!g_read[e.device_].load(std::memory_order_relaxed)) g_read[e.device_].store(true, std::memory_order_relaxed);
   }
-  h->block(nullptr, static_cast<unsigned>(a), static_cast<unsigned>(e.device_), static_cast<uint64_t>(e.addr_),
-           bytes, alloc || a == GMT_BLK_FREE_REQUESTED ? size : 0, reinterpret_cast<uint64_t>(e.stream_),
-           static_cast<uint64_t>(e.mempool_.first), sized ? GMP_BRIDGE_HAS_COUNTER : 0u, counter);
+  // the program's line: the one its op started from (forward_start), or
+  // where an allocation comes from Python without an op, the GIL's holder
+  // walks its stack here (autograd's threads have neither)
+  uint32_t frame = 0, stack = 0;
+  unsigned w = g_watching.load(std::memory_order_relaxed);
+  if (alloc && (w & GMP_BRIDGE_WATCH_FRAMES)) {
+    frame = tl_frame;
+    stack = tl_stack;
+    if (!frame && gmp_py::holds_gil()) gmp_py::frame_ids((w & GMP_BRIDGE_WATCH_STACKS) != 0, &frame, &stack);
+  }
+  h->block_at(nullptr, static_cast<unsigned>(a), static_cast<unsigned>(e.device_), static_cast<uint64_t>(e.addr_),
+              bytes, alloc || a == GMT_BLK_FREE_REQUESTED ? size : 0, reinterpret_cast<uint64_t>(e.stream_),
+              static_cast<uint64_t>(e.mempool_.first), sized ? GMP_BRIDGE_HAS_COUNTER : 0u, counter, frame, stack);
 }
 
 void bridge_flush() {
@@ -149,6 +166,7 @@ int bridge_attach(const gmp_bridge_host* host, char* err, size_t cap) {
     std::snprintf(err, cap, "the profiler speaks another bridge interface");
     return GMP_BRIDGE_NEVER;
   }
+  gmp_py::bind(&g_host, &g_watching);
   if (g_attached.load()) {
     g_host.store(host, std::memory_order_release);
     return GMP_BRIDGE_ATTACHED;
@@ -180,13 +198,15 @@ void bridge_detach() { g_host.store(nullptr, std::memory_order_release); }
 
 // ---- ops and optimizer steps (RecordFunction) ----------------------------
 //
-// Two callbacks, one registered at a time: `full` while ops are watched
+// Three callbacks, one registered at a time: `full` while ops are watched
 // (every op, autograd's backward functions and user scopes, which hold the
-// optimizer's step), `steps` otherwise (backward functions and user
-// scopes: few per step). A RecordFunction keeps the callbacks it started
-// with, so an op's end always reaches the callback that saw its start, even
-// when the profiler swaps them in between (as it does from inside the end
-// of an optimizer step). The bodies allocate nothing and copy no string.
+// optimizer's step), `modules` while modules are watched without ops (the
+// same scopes, for the backward table, py.h's hooks and the steps, but no
+// op range), `steps` otherwise (backward functions and user scopes: few
+// per step). A RecordFunction keeps the callbacks it started with, so an
+// op's end always reaches the callback that saw its start, even when the
+// profiler swaps them in between (as it does from inside the end of an
+// optimizer step). The bodies allocate nothing and copy no string.
 
 std::atomic<bool> g_backward{false}; // a backward op since the last optimizer step
 
@@ -203,10 +223,98 @@ void optimizer_step_end(const gmp_bridge_host* h, const at::RecordFunction& fn) 
   h->optimizer_step(fn.name(), after ? 1 : 0);
 }
 
+// Backward: autograd names a backward function's node by the sequence
+// number of the forward op that made it (RecordFunction's seqNr, per
+// forward thread). While modules are watched, each forward op's number
+// notes the module around it (null: none) in a ring indexed by the number;
+// a backward function looks its number up and, when the forward thread
+// and number match, runs inside a MODULE_BWD range of that module's path.
+// A fixed array: no allocation, one store per op; numbers further apart
+// than its size (one forward pass of over kSeqRing ops) lose the oldest.
+// Numbers count per thread: the thread's id spreads two threads' same
+// numbers over different slots.
+constexpr size_t kSeqRing = 1u << 16;
+struct SeqNote {
+  std::atomic<int64_t> seq;
+  std::atomic<uint64_t> tid;
+  std::atomic<const void*> module;
+};
+SeqNote g_seq[kSeqRing];
+
+SeqNote& seq_slot(int64_t s, uint64_t tid) {
+  return g_seq[(static_cast<uint64_t>(s) + tid * 0x9E3779B97F4A7C15ull) & (kSeqRing - 1)];
+}
+
+void note_forward(const at::RecordFunction& fn) {
+  int64_t s = fn.seqNr();
+  if (s < 0) return;
+  SeqNote& n = seq_slot(s, fn.threadId());
+  n.seq.store(s, std::memory_order_relaxed);
+  n.tid.store(fn.threadId(), std::memory_order_relaxed);
+  n.module.store(gmp_py::current_module(), std::memory_order_relaxed);
+}
+
+const char* backward_module(const at::RecordFunction& fn) {
+  int64_t s = fn.seqNr();
+  if (s < 0) return nullptr;
+  const SeqNote& n = seq_slot(s, fn.forwardThreadId());
+  const void* m = n.module.load(std::memory_order_relaxed);
+  if (!m || n.seq.load(std::memory_order_relaxed) != s || n.tid.load(std::memory_order_relaxed) != fn.forwardThreadId())
+    return nullptr;
+  return gmp_py::module_path(m);
+}
+
+// Per thread, which backward functions opened a module range: a bit per
+// nesting level, so that the end closes what the start opened.
+thread_local uint64_t tl_bwd_bits;
+thread_local unsigned tl_bwd_depth;
+
+void backward_start(const gmp_bridge_host* h, const at::RecordFunction& fn) {
+  g_backward.store(true, std::memory_order_relaxed);
+  const char* path = backward_module(fn);
+  unsigned d = tl_bwd_depth++;
+  if (d >= 64) return;
+  if (path) h->range_begin(GMT_RANGE_MODULE_BWD, path);
+  tl_bwd_bits = (tl_bwd_bits & ~(1ull << d)) | (static_cast<uint64_t>(path != nullptr) << d);
+}
+
+void backward_end(const gmp_bridge_host* h) {
+  if (!tl_bwd_depth) return;
+  unsigned d = --tl_bwd_depth;
+  if (d < 64 && (tl_bwd_bits >> d & 1u) && h) h->range_end();
+}
+
+// A forward op: its number is noted for backward. The outermost op of a
+// thread that runs Python learns the program's line there, outside every
+// allocator lock, for the blocks it allocates (an allocator callback runs
+// under the allocator's lock, where taking the GIL could deadlock with a
+// thread that holds it and frees a tensor); the first also puts the
+// module hooks in.
+void forward_start(const at::RecordFunction& fn) {
+  if (fn.scope() != at::RecordScope::FUNCTION) return;
+  // not inside a backward function: the engine may wait there on a thread
+  // that holds the GIL
+  if (tl_ops++ == 0 && tl_bwd_depth == 0) {
+    unsigned w = g_watching.load(std::memory_order_relaxed);
+    gmp_py::op_frame_ids((w & GMP_BRIDGE_WATCH_FRAMES) != 0, (w & GMP_BRIDGE_WATCH_STACKS) != 0, &tl_frame,
+                         &tl_stack);
+  }
+  note_forward(fn);
+}
+
+void forward_end(const at::RecordFunction& fn) {
+  if (fn.scope() != at::RecordScope::FUNCTION || !tl_ops) return;
+  if (--tl_ops == 0) tl_frame = tl_stack = 0;
+}
+
+// ops and modules: every op is a range
 std::unique_ptr<at::ObserverContext> full_start(const at::RecordFunction& fn) {
   const gmp_bridge_host* h = g_host.load(std::memory_order_acquire);
   if (!h) return nullptr;
-  if (fn.scope() == at::RecordScope::BACKWARD_FUNCTION) g_backward.store(true, std::memory_order_relaxed);
+  if (fn.scope() == at::RecordScope::BACKWARD_FUNCTION)
+    backward_start(h, fn);
+  else
+    forward_start(fn);
   h->op_begin(fn.name());
   return nullptr;
 }
@@ -215,6 +323,27 @@ void full_end(const at::RecordFunction& fn, at::ObserverContext*) {
   const gmp_bridge_host* h = g_host.load(std::memory_order_acquire);
   if (!h) return;
   h->op_end();  // the range closes first: the optimizer's step ends inside its step
+  if (fn.scope() == at::RecordScope::BACKWARD_FUNCTION) backward_end(h);
+  forward_end(fn);
+  optimizer_step_end(h, fn);
+}
+
+// modules without op ranges (GMEMPROF_TORCH_OPS=0)
+std::unique_ptr<at::ObserverContext> modules_start(const at::RecordFunction& fn) {
+  const gmp_bridge_host* h = g_host.load(std::memory_order_acquire);
+  if (!h) return nullptr;
+  if (fn.scope() == at::RecordScope::BACKWARD_FUNCTION)
+    backward_start(h, fn);
+  else
+    forward_start(fn);
+  return nullptr;
+}
+
+void modules_end(const at::RecordFunction& fn, at::ObserverContext*) {
+  const gmp_bridge_host* h = g_host.load(std::memory_order_acquire);
+  if (!h) return;
+  if (fn.scope() == at::RecordScope::BACKWARD_FUNCTION) backward_end(h);
+  forward_end(fn);
   optimizer_step_end(h, fn);
 }
 
@@ -229,14 +358,14 @@ void steps_end(const at::RecordFunction& fn, at::ObserverContext*) {
 }
 
 std::mutex g_watch_mu;  // watch() may come from two threads (a step, a new context)
-unsigned g_watching = 0;
 at::CallbackHandle g_cb = 0;
 
-at::CallbackHandle add_callback(bool ops) {
-  if (ops)
-    return at::addGlobalCallback(
-        at::RecordFunctionCallback(full_start, full_end)
-            .scopes({at::RecordScope::FUNCTION, at::RecordScope::BACKWARD_FUNCTION, at::RecordScope::USER_SCOPE}));
+at::CallbackHandle add_callback(unsigned what) {
+  auto all = {at::RecordScope::FUNCTION, at::RecordScope::BACKWARD_FUNCTION, at::RecordScope::USER_SCOPE};
+  if (what & GMP_BRIDGE_WATCH_OPS)
+    return at::addGlobalCallback(at::RecordFunctionCallback(full_start, full_end).scopes(all));
+  if (what & GMP_BRIDGE_WATCH_MODULES)
+    return at::addGlobalCallback(at::RecordFunctionCallback(modules_start, modules_end).scopes(all));
   return at::addGlobalCallback(
       at::RecordFunctionCallback(steps_start, steps_end)
           .scopes({at::RecordScope::BACKWARD_FUNCTION, at::RecordScope::USER_SCOPE}));
@@ -253,19 +382,29 @@ unsigned bridge_watch(unsigned what, char* err, size_t cap) {
                     "torch.autograd.profiler.emit_nvtx() is on: its NVTX ranges are the op ranges, the PyTorch "
                     "bridge adds none");
   }
-  if (what & GMP_BRIDGE_WATCH_OPS) what |= GMP_BRIDGE_WATCH_STEPS;  // the full callback sees both
-  if (what == g_watching) return what;
+  // modules and frames need Python: a C++ program gets ops and tensors
+  if (!gmp_py::present())
+    what &= ~(GMP_BRIDGE_WATCH_MODULES | GMP_BRIDGE_WATCH_FRAMES | GMP_BRIDGE_WATCH_STACKS);
+  if (!(what & GMP_BRIDGE_WATCH_FRAMES)) what &= ~GMP_BRIDGE_WATCH_STACKS;
+  if (what & (GMP_BRIDGE_WATCH_OPS | GMP_BRIDGE_WATCH_MODULES)) what |= GMP_BRIDGE_WATCH_STEPS;  // seen by both
+  unsigned cur = g_watching.load();
+  if (what == cur) return what;
+  const unsigned kind = GMP_BRIDGE_WATCH_OPS | GMP_BRIDGE_WATCH_MODULES | GMP_BRIDGE_WATCH_STEPS;
+  if ((what & kind) == (cur & kind) && (g_cb || !(what & kind))) {
+    g_watching.store(what);  // frames or stacks alone: no callback to change
+    return what;
+  }
   try {
     if (g_cb) at::removeCallback(g_cb);
     g_cb = 0;
     if (!(what & GMP_BRIDGE_WATCH_STEPS)) g_backward.store(false, std::memory_order_relaxed);
-    if (what) g_cb = add_callback((what & GMP_BRIDGE_WATCH_OPS) != 0);
-    g_watching = what;
+    if (what & kind) g_cb = add_callback(what);
+    g_watching.store(what);
   } catch (const std::exception& ex) {
-    g_watching = 0;
+    g_watching.store(0);
     if (err && cap) std::snprintf(err, cap, "PyTorch refused a RecordFunction callback: %s", ex.what());
   }
-  return g_watching;
+  return g_watching.load();
 }
 
 const gmp_bridge g_bridge = {

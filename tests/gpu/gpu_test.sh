@@ -467,6 +467,52 @@ torch_ops_gpt | torch_ops_cnn | torch_ops_accum | torch_ops_twoopt | torch_ops_c
           sed -n '/ranked by self memory/,/^$/p' "$W/by_range.txt" | head -12; } | tee "$W/outcome.txt"
     fi
     ;;
+torch_modules_gpt | torch_modules_cnn | torch_modules_ddp | torch_modules_compile)
+    # nn.Module ranges and source lines from the bridge on an unmodified
+    # script (tests/gpu/torch_modules.py): stdout and exit status unchanged;
+    # every module path the model has opens a range, backward ranges exist;
+    # the largest tensor's line is the model's line that made it (eager).
+    # The script's facts (facts.json: per-module parameter bytes, each
+    # Linear's output bytes, that line) stay beside the trace for the
+    # analyzer's --by module / --by line checks; trace_modules.txt holds what
+    # the trace says.
+    need_gpu; need_torch; need_built "$BIN/trace_modules"
+    [ -e "$GM_BUILD/lib/libgmemprof_torch.so" ] || skip "the PyTorch bridge is not built (cmake -DGMEMPROF_TORCH=ON)"
+    TM="$GM_SRC/tests/gpu/torch_modules.py"
+    margs=(--steps 3)
+    case $name in
+    torch_modules_gpt) margs+=(--model gpt) ;;
+    torch_modules_cnn) margs+=(--model cnn) ;;
+    torch_modules_ddp) margs+=(--model gpt --ddp) ;;
+    torch_modules_compile) margs+=(--model cnn --compile) ;;
+    esac
+    plain "$W/plain.out" -- "$PY" "$TM" "${margs[@]}"
+    [ "$PLAIN_RC" -eq 0 ] || fail "unprofiled run exited $PLAIN_RC"
+    prof "$W/trace.zst" whole -- "$PY" "$TM" "${margs[@]}" --facts "$W/facts.json"
+    expect_rc 0; expect_same_stdout "$W/plain.out"
+    lbytes=$("$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["largest_bytes"])' "$W/facts.json")
+    "$BIN/trace_modules" "$W/trace.zst" "$lbytes" >"$W/trace_modules.txt" 2>"$W/trace_modules.err" ||
+        fail "trace_modules failed: $(head -c 300 "$W/trace_modules.err")"
+    missing=$("$PY" - "$W/facts.json" "$W/trace_modules.txt" <<'PYEOF'
+import json, sys
+f = json.load(open(sys.argv[1]))
+seen = {l.split(" ", 1)[1].strip() for l in open(sys.argv[2]) if l.startswith("module ")}
+print(" ".join(p for p in f["paths"] if p not in seen) or "none")
+PYEOF
+)
+    if [ "$name" = torch_modules_compile ]; then
+        pass "compiled: module paths not seen: ${missing:0:200}"
+    elif [ "$missing" = none ]; then pass "every module path of the model has a range"
+    else fail "module paths without a range: ${missing:0:300}"; fi
+    if grep -q '^module_bwd ' "$W/trace_modules.txt"; then pass "backward module ranges: $(grep -c '^module_bwd ' "$W/trace_modules.txt") paths"
+    else fail "no backward module range"; fi
+    if [ "$name" = torch_modules_gpt ] || [ "$name" = torch_modules_cnn ]; then
+        want=$("$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["largest_line"])' "$W/facts.json")
+        got=$(sed -n 's/^requested [0-9]* //p' "$W/trace_modules.txt")
+        if [ "$got" = "$want" ]; then pass "the largest activation's line: $got"
+        else fail "the largest activation ($lbytes bytes) has line '$got', the model's is '$want'"; fi
+    fi
+    ;;
 torch_bridge | torch_bridge_expandable | torch_bridge_sched | torch_bridge_graph)
     # The PyTorch bridge (libgmemprof_torch.so) under the launcher, on a
     # training loop with no gmemprof code: gmem-analyze's allocated and

@@ -1665,6 +1665,122 @@ static int sc_torch_ops(void)
     return 0;
 }
 
+/* ---- module ranges, backward and frames from the bridge (fake_bridge.c) --- */
+
+typedef void (*bridge_mod_fn)(int, const char *);
+typedef void (*bridge_seqop_fn)(int, const char *, int64_t, uint32_t);
+typedef int (*bridge_evat_fn)(unsigned, unsigned, uint64_t, uint64_t, uint64_t, const char *, const char *);
+typedef unsigned (*bridge_count_fn)(void);
+
+#define MSEG 0x7f0003c00000ull /* a segment of the scenario's own */
+
+static struct {
+    bridge_mod_fn mod;
+    bridge_seqop_fn fwd, bwd;
+    bridge_evat_fn evat;
+    uint32_t tid_a, tid_b;
+} M;
+
+static const char F_EMB[] = "train.py:20 GPT.forward";
+static const char F_MM[] = "model.py:7 Block.forward";
+static const char F_CONV[] = "cnn.py:5 CNN.forward";
+static const char S_EMB[] = "train.py:20 GPT.forward\ntrain.py:41 main";
+
+static void mev(unsigned action, uint64_t addr, uint64_t bytes, const char *frame, const char *stack)
+{
+    if (!M.evat || M.evat(action, 0, addr, bytes, TSTREAM, frame, stack) != 0)
+        fact("bridge_off", 1);
+}
+
+/* Thread A: GPT's forward: aten::embedding (1 MiB, twice at one line,
+ * 2 x 1 MiB) in GPT, then aten::mm (2 MiB) in GPT.h.0; sequence numbers 1
+ * and 2. */
+static void *module_thread_a(void *p)
+{
+    (void)p;
+    M.tid_a = (uint32_t)gettid_();
+    fact("a.tid", M.tid_a);
+    M.mod(1, "GPT");
+    M.fwd(1, "aten::embedding", 1, M.tid_a);
+    mev(GMT_BLK_ALLOC, MSEG, 1 * MIB, F_EMB, S_EMB);
+    mev(GMT_BLK_ALLOC, MSEG + 1 * MIB, 1 * MIB, F_EMB, S_EMB);
+    M.fwd(0, NULL, 0, 0);
+    M.mod(1, "GPT.h.0");
+    M.fwd(1, "aten::mm", 2, M.tid_a);
+    mev(GMT_BLK_ALLOC, MSEG + 2 * MIB, 2 * MIB, F_MM, NULL);
+    M.fwd(0, NULL, 0, 0);
+    M.mod(0, NULL);
+    M.mod(0, NULL);
+    return NULL;
+}
+
+/* Thread B: CNN's forward: aten::conv2d (4 MiB) with the same sequence
+ * number 1 as thread A's embedding (numbers are per thread). */
+static void *module_thread_b(void *p)
+{
+    (void)p;
+    M.tid_b = (uint32_t)gettid_();
+    fact("b.tid", M.tid_b);
+    M.mod(1, "CNN");
+    M.fwd(1, "aten::conv2d", 1, M.tid_b);
+    mev(GMT_BLK_ALLOC, MSEG + 4 * MIB, 4 * MIB, F_CONV, NULL);
+    M.fwd(0, NULL, 0, 0);
+    M.mod(0, NULL);
+    return NULL;
+}
+
+/* autograd's thread: MmBackward0 (512 KiB) of A's 2, EmbeddingBackward0
+ * (256 KiB) of A's 1, ConvolutionBackward0 (128 KiB) of B's 1,
+ * AccumulateGrad (no number, allocates nothing). No frame: not Python. */
+static void *module_thread_bw(void *p)
+{
+    (void)p;
+    fact("bw.tid", gettid_());
+    M.bwd(1, "MmBackward0", 2, M.tid_a);
+    mev(GMT_BLK_ALLOC, MSEG + 8 * MIB, 512 * 1024, NULL, NULL);
+    M.bwd(0, NULL, 0, 0);
+    M.bwd(1, "EmbeddingBackward0", 1, M.tid_a);
+    mev(GMT_BLK_ALLOC, MSEG + 9 * MIB, 256 * 1024, NULL, NULL);
+    M.bwd(0, NULL, 0, 0);
+    M.bwd(1, "ConvolutionBackward0", 1, M.tid_b);
+    mev(GMT_BLK_ALLOC, MSEG + 10 * MIB, 128 * 1024, NULL, NULL);
+    M.bwd(0, NULL, 0, 0);
+    M.bwd(1, "AccumulateGrad", -1, M.tid_a);
+    M.bwd(0, NULL, 0, 0);
+    return NULL;
+}
+
+/* Two forward threads, one after the other, then the backward thread;
+ * then every block freed outside any range. */
+static int sc_torch_modules(void)
+{
+    void *h = bridge_open();
+    M.mod = h ? (bridge_mod_fn)dlsym(h, "fake_bridge_module") : NULL;
+    M.fwd = h ? (bridge_seqop_fn)dlsym(h, "fake_bridge_fwd_op") : NULL;
+    M.bwd = h ? (bridge_seqop_fn)dlsym(h, "fake_bridge_bwd_op") : NULL;
+    M.evat = h ? (bridge_evat_fn)dlsym(h, "fake_bridge_event_at") : NULL;
+    bridge_count_fn interned = h ? (bridge_count_fn)dlsym(h, "fake_bridge_interned") : NULL;
+    if (!M.mod || !M.fwd || !M.bwd || !M.evat) {
+        fact("bridge_off", 1);
+        return 0;
+    }
+    mev(GMT_BLK_SEGMENT_ALLOC, MSEG, 20 * MIB, NULL, NULL);
+    void *(*fns[])(void *) = {module_thread_a, module_thread_b, module_thread_bw};
+    for (int i = 0; i < 3; i++) {
+        pthread_t th;
+        pthread_create(&th, NULL, fns[i], NULL);
+        pthread_join(th, NULL);
+    }
+    static const uint64_t at[] = {0, 1, 2, 4, 8, 9, 10};
+    static const uint64_t kib[] = {1024, 1024, 2048, 4096, 512, 256, 128};
+    for (int i = 0; i < 7; i++) {
+        mev(GMT_BLK_FREE_REQUESTED, MSEG + at[i] * MIB, kib[i] * 1024, NULL, NULL);
+        mev(GMT_BLK_FREE_COMPLETED, MSEG + at[i] * MIB, kib[i] * 1024, NULL, NULL);
+    }
+    fact("interned", interned ? interned() : 0);
+    return 0;
+}
+
 /* Op ranges in a burst (OPS_N ops, OPS_SPIN_NS of the program's own time
  * after each): every odd op allocates and frees a 4 KiB block inside it
  * (its range must begin, before the block), every even op does nothing (it
@@ -1764,6 +1880,8 @@ int main(int argc, char **argv)
         rc = sc_plain();
     else if (strcmp(sc, "torch_ops") == 0)
         rc = sc_torch_ops();
+    else if (strcmp(sc, "torch_modules") == 0)
+        rc = sc_torch_modules();
     else if (strcmp(sc, "torch_ops_rate") == 0)
         rc = sc_torch_ops_rate();
     else if (strcmp(sc, "torch_overflow") == 0)

@@ -2834,6 +2834,139 @@ static void cut_fields(char *csv, int n)
     *w = '\0';
 }
 
+/* The range of kind `kind` named `name` that thread tid began, NULL none. */
+static const rec *range_of(const trace *t, uint64_t kind, const char *name, uint64_t tid)
+{
+    for (size_t i = 0; i < t->n; i++)
+        if (t->r[i].type == GMT_REC_RANGE_BEGIN && t->r[i].u.range.kind == kind && t->r[i].u.range.tid == tid &&
+            strcmp(S(t, t->r[i].u.range.name), name) == 0)
+            return &t->r[i];
+    return NULL;
+}
+
+/* The ALLOC of `bytes` at address `addr` (not a baseline), NULL none. */
+static const rec *alloc_at(const trace *t, uint64_t addr, uint64_t bytes)
+{
+    for (size_t i = 0; i < t->n; i++)
+        if (t->r[i].type == GMT_REC_BLOCK && t->r[i].u.block.action == GMT_BLK_ALLOC &&
+            !(t->r[i].u.block.flags & GMT_BLKF_BASELINE) && t->r[i].u.block.address == addr &&
+            t->r[i].u.block.bytes == bytes)
+            return &t->r[i];
+    return NULL;
+}
+
+#define MSEG_T 0x7f0003c00000ull /* e2e_app.c's MSEG */
+
+/* Module ranges, backward module ranges and frames (sc_torch_modules):
+ * thread A runs GPT (aten::embedding, 2 x 1 MiB at train.py:20) and
+ * GPT.h.0 (aten::mm, 2 MiB at model.py:7), thread B runs CNN
+ * (aten::conv2d, 4 MiB at cnn.py:5) with the same sequence number as A's
+ * embedding, autograd's thread runs the three backward nodes (512, 256,
+ * 128 KiB, no frame) and AccumulateGrad (nothing). */
+static void t_torch_modules_with(const char *stacks)
+{
+    char be[BRIDGE_ENV_CAP], ce[BRIDGE_ENV_CAP];
+    bridge_env(be, ce);
+    const char *env[] = {be, ce, "GMEMPROF_SCHEDULE=whole", stacks, NULL};
+    run r;
+    run_app_in(stacks ? "torch_modules_stacks" : "torch_modules", "torch_modules", env, &r);
+    CHECK(exited(&r, 0));
+    CHECK_STR(r.out, "");
+    /* each text once: 3 frames, and the one stack when asked */
+    CHECK_EQ_U64(F("interned"), stacks ? 4 : 3);
+    trace t = load_trace_of(&r);
+    check_complete(&t);
+    uint64_t a = F("a.tid"), b = F("b.tid"), bw = F("bw.tid");
+    /* A: GPT > aten::embedding, GPT > GPT.h.0 > aten::mm; B: CNN >
+     * aten::conv2d; autograd: GPT.h.0 (backward) > MmBackward0, GPT
+     * (backward) > EmbeddingBackward0, CNN (backward) >
+     * ConvolutionBackward0; AccumulateGrad allocated nothing: no range */
+    CHECK_EQ_U64(count(&t, GMT_REC_RANGE_BEGIN), 12);
+    CHECK_EQ_U64(count(&t, GMT_REC_RANGE_END), 12);
+    const rec *gpt = range_of(&t, GMT_RANGE_MODULE, "GPT", a), *emb = range_of(&t, GMT_RANGE_OP, "aten::embedding", a);
+    const rec *h0 = range_of(&t, GMT_RANGE_MODULE, "GPT.h.0", a), *mm = range_of(&t, GMT_RANGE_OP, "aten::mm", a);
+    const rec *cnn = range_of(&t, GMT_RANGE_MODULE, "CNN", b), *conv = range_of(&t, GMT_RANGE_OP, "aten::conv2d", b);
+    const rec *bh0 = range_of(&t, GMT_RANGE_MODULE_BWD, "GPT.h.0", bw), *bmm = range_of(&t, GMT_RANGE_OP, "MmBackward0", bw);
+    const rec *bgpt = range_of(&t, GMT_RANGE_MODULE_BWD, "GPT", bw);
+    const rec *bemb = range_of(&t, GMT_RANGE_OP, "EmbeddingBackward0", bw);
+    const rec *bcnn = range_of(&t, GMT_RANGE_MODULE_BWD, "CNN", bw);
+    const rec *bconv = range_of(&t, GMT_RANGE_OP, "ConvolutionBackward0", bw);
+    CHECK(gpt && emb && h0 && mm && cnn && conv && bh0 && bmm && bgpt && bemb && bcnn && bconv);
+    CHECK(!range_by_name(&t, "AccumulateGrad"));
+    if (!(gpt && emb && h0 && mm && cnn && conv && bh0 && bmm && bgpt && bemb && bcnn && bconv)) {
+        trace_free(&t);
+        return;
+    }
+    CHECK_EQ_U64(gpt->u.range.parent, 0);
+    CHECK_EQ_U64(emb->u.range.parent, gpt->u.range.id);
+    CHECK_EQ_U64(h0->u.range.parent, gpt->u.range.id);
+    CHECK_EQ_U64(mm->u.range.parent, h0->u.range.id);
+    CHECK_EQ_U64(cnn->u.range.parent, 0);
+    CHECK_EQ_U64(conv->u.range.parent, cnn->u.range.id);
+    CHECK_EQ_U64(bh0->u.range.parent, 0);
+    CHECK_EQ_U64(bmm->u.range.parent, bh0->u.range.id);
+    CHECK_EQ_U64(bgpt->u.range.parent, 0);
+    CHECK_EQ_U64(bemb->u.range.parent, bgpt->u.range.id);
+    CHECK_EQ_U64(bcnn->u.range.parent, 0);
+    CHECK_EQ_U64(bconv->u.range.parent, bcnn->u.range.id);
+    /* each block: its innermost range, its line; backward blocks none */
+    static const struct {
+        uint64_t mib_at, bytes;
+        const char *frame;
+    } want[] = {{0, 1u << 20, "train.py:20 GPT.forward"}, {1, 1u << 20, "train.py:20 GPT.forward"},
+                {2, 2u << 20, "model.py:7 Block.forward"}, {4, 4u << 20, "cnn.py:5 CNN.forward"},
+                {8, 512u << 10, ""}, {9, 256u << 10, ""}, {10, 128u << 10, ""}};
+    const rec *in[] = {emb, emb, mm, conv, bmm, bemb, bconv};
+    const rec *blk[7];
+    for (int i = 0; i < 7; i++) {
+        blk[i] = alloc_at(&t, MSEG_T + want[i].mib_at * (1u << 20), want[i].bytes);
+        CHECK(blk[i] != NULL);
+        if (!blk[i])
+            continue;
+        CHECK_EQ_U64(blk[i]->u.block.range, in[i]->u.range.id);
+        CHECK_STR(S(&t, blk[i]->u.block.frame), want[i].frame);
+        CHECK_EQ_U64(blk[i]->u.block.frame != 0, want[i].frame[0] != 0);
+        /* the stack only with GMEMPROF_STACKS=python, and only where given */
+        CHECK_STR(S(&t, blk[i]->u.block.stack), stacks && i < 2 ? "train.py:20 GPT.forward\ntrain.py:41 main" : "");
+    }
+    if (blk[0] && blk[1])
+        CHECK_EQ_U64(blk[0]->u.block.frame, blk[1]->u.block.frame); /* one string, one id */
+    trace_free(&t);
+}
+
+/* GMEMPROF_TORCH_MODULES=0: the same run without module ranges: the six
+ * ops that allocate keep their ranges (no parent) and the forward blocks
+ * their lines. */
+static void t_torch_modules_off(void)
+{
+    char be[BRIDGE_ENV_CAP], ce[BRIDGE_ENV_CAP];
+    bridge_env(be, ce);
+    const char *env[] = {be, ce, "GMEMPROF_SCHEDULE=whole", "GMEMPROF_TORCH_MODULES=0", NULL};
+    run r;
+    run_app_in("torch_modules_off", "torch_modules", env, &r);
+    CHECK(exited(&r, 0));
+    CHECK_EQ_U64(count_lines(r.err, "gmemprof: "), 1);
+    CHECK_EQ_U64(F("interned"), 3);
+    trace t = load_trace_of(&r);
+    check_complete(&t);
+    CHECK_EQ_U64(count(&t, GMT_REC_RANGE_BEGIN), 6);
+    for (size_t i = 0; i < t.n; i++)
+        if (t.r[i].type == GMT_REC_RANGE_BEGIN) {
+            CHECK_EQ_U64(t.r[i].u.range.kind, GMT_RANGE_OP);
+            CHECK_EQ_U64(t.r[i].u.range.parent, 0);
+        }
+    const rec *mm = alloc_at(&t, MSEG_T + 2 * (1u << 20), 2u << 20);
+    CHECK(mm && strcmp(S(&t, mm->u.block.frame), "model.py:7 Block.forward") == 0);
+    trace_free(&t);
+}
+
+static void t_torch_modules(void)
+{
+    t_torch_modules_with(NULL);
+    t_torch_modules_with("GMEMPROF_STACKS=python");
+    t_torch_modules_off();
+}
+
 static void t_torch_ops(void)
 {
     char be[BRIDGE_ENV_CAP], ce[BRIDGE_ENV_CAP];
@@ -2845,10 +2978,12 @@ static void t_torch_ops(void)
     CHECK_STR(r.out, "");
     CHECK_EQ_U64(count_lines(r.err, "gmemprof: "), 1);
     CHECK_HAS(r.err, ", 1 window, 6 steps by optimizer, ");
-    /* ops watched from the warmup step to the window's end, steps always */
+    /* ops, modules and frames watched from the warmup step to the window's
+     * end, steps always */
     CHECK_EQ_U64(F("watch.0"), GMP_BRIDGE_WATCH_STEPS);
     for (int i = 1; i <= 3; i++)
-        CHECK_EQ_U64(F("watch.%d", i), GMP_BRIDGE_WATCH_STEPS | GMP_BRIDGE_WATCH_OPS);
+        CHECK_EQ_U64(F("watch.%d", i),
+                     GMP_BRIDGE_WATCH_STEPS | GMP_BRIDGE_WATCH_OPS | GMP_BRIDGE_WATCH_MODULES | GMP_BRIDGE_WATCH_FRAMES);
     CHECK_EQ_U64(F("watch.4"), GMP_BRIDGE_WATCH_STEPS);
     CHECK_EQ_U64(F("watch.end"), GMP_BRIDGE_WATCH_STEPS);
     CHECK_EQ_U64(F("ops_on_calls"), 1);
@@ -3992,7 +4127,7 @@ int main(int argc, char **argv)
         const char *name;
         void (*fn)(void);
     } tests[] = {
-        {"torch", t_torch},       {"torch_unused", t_torch_unused}, {"torch_ops", t_torch_ops}, {"torch_ops_burst", t_torch_ops_burst}, {"torch_overflow", t_torch_overflow},
+        {"torch", t_torch},       {"torch_unused", t_torch_unused}, {"torch_ops", t_torch_ops}, {"torch_modules", t_torch_modules}, {"torch_ops_burst", t_torch_ops_burst}, {"torch_overflow", t_torch_overflow},
         {"whole", t_whole},       {"schedule", t_schedule},   {"nvtx_steps", t_nvtx_steps}, {"nvtx_window", t_nvtx_window},
         {"api_precedence", t_api_precedence}, {"capture", t_capture}, {"tags", t_tags}, {"clock", t_clock},
         {"threads", t_threads},   {"overflow", t_overflow},   {"settings", t_settings},

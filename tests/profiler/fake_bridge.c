@@ -15,7 +15,9 @@
  *
  * Ops and optimizer steps (fake_bridge_op, fake_bridge_optimizer_step) reach
  * the profiler only while it watches them, as RecordFunction callbacks
- * would: registered by watch(), removed by it.
+ * would: registered by watch(), removed by it. So do module calls,
+ * forward and backward ops linked by sequence numbers, and frames
+ * (fake_bridge_module, _fwd_op, _bwd_op, _event_at: the end of this file).
  */
 #include <stdatomic.h>
 #include <stdio.h>
@@ -171,3 +173,173 @@ EXPORT void fake_bridge_optimizer_step(const char *name)
     g_backward = 0;
     g_host->optimizer_step(name, after);
 }
+
+/* ---- modules, backward and frames (ABI 3) ------------------------------------
+ *
+ * As the real bridge does them (profiler/torch/py.cpp, bridge.cpp), in
+ * miniature: a module call opens a MODULE range while modules are
+ * watched; a forward op notes its sequence number with its thread and the
+ * innermost module; a backward op whose number and forward thread match a
+ * note runs inside a MODULE_BWD range of that module; a frame or stack
+ * text is interned once (the id cached by the text's address) and sent
+ * with each ALLOC while frames (stacks) are watched. */
+
+#include <pthread.h>
+#include <string.h>
+
+#define SEQ_RING 64
+static struct {
+    int64_t seq;
+    uint32_t tid;
+    const char *path;
+} g_seq[SEQ_RING];
+static pthread_mutex_t g_seq_mu = PTHREAD_MUTEX_INITIALIZER;
+
+/* numbers are per thread: the thread spreads them over the ring */
+static unsigned seq_slot(int64_t seq, uint32_t tid) { return (unsigned)((uint64_t)seq + tid * 0x9E3779B1ull) % SEQ_RING; }
+
+#define FAKE_DEPTH 16
+static _Thread_local const char *tl_mod[FAKE_DEPTH];
+static _Thread_local unsigned tl_nmod;
+static _Thread_local uint32_t tl_opens[FAKE_DEPTH];
+static _Thread_local unsigned tl_nops;
+
+/* A module's call (begin 1, with its path) or its return, on the calling thread. */
+EXPORT void fake_bridge_module(int begin, const char *path)
+{
+    if (!g_host)
+        return;
+    if (begin) {
+        if (!(g_watch & GMP_BRIDGE_WATCH_MODULES) || tl_nmod >= FAKE_DEPTH)
+            return;
+        tl_mod[tl_nmod++] = path;
+        g_host->range_begin(GMT_RANGE_MODULE, path);
+    } else if (tl_nmod) {
+        tl_nmod--;
+        g_host->range_end();
+    }
+}
+
+static void op_push(uint32_t opened)
+{
+    if (tl_nops < FAKE_DEPTH)
+        tl_opens[tl_nops] = opened;
+    tl_nops++;
+}
+
+static uint32_t op_pop(void)
+{
+    if (!tl_nops)
+        return 0;
+    tl_nops--;
+    return tl_nops < FAKE_DEPTH ? tl_opens[tl_nops] : 0;
+}
+
+/* A forward op with autograd's sequence number seq (-1 none) on thread
+ * `tid` (the caller's id for it). */
+EXPORT void fake_bridge_fwd_op(int begin, const char *name, int64_t seq, uint32_t tid)
+{
+    if (!g_host)
+        return;
+    if (!begin) {
+        if (op_pop() & 1u)
+            g_host->op_end();
+        return;
+    }
+    unsigned w = g_watch;
+    if ((w & GMP_BRIDGE_WATCH_MODULES) && seq >= 0) {
+        pthread_mutex_lock(&g_seq_mu);
+        unsigned k = seq_slot(seq, tid);
+        g_seq[k].seq = seq;
+        g_seq[k].tid = tid;
+        g_seq[k].path = tl_nmod ? tl_mod[tl_nmod - 1] : NULL;
+        pthread_mutex_unlock(&g_seq_mu);
+    }
+    uint32_t opened = (w & GMP_BRIDGE_WATCH_OPS) ? 1u : 0u;
+    if (opened)
+        g_host->op_begin(name);
+    op_push(opened);
+}
+
+/* A backward op (autograd's node of the forward op seq of thread fwd_tid). */
+EXPORT void fake_bridge_bwd_op(int begin, const char *name, int64_t seq, uint32_t fwd_tid)
+{
+    if (!g_host)
+        return;
+    if (!begin) {
+        uint32_t o = op_pop();
+        if (o & 1u)
+            g_host->op_end();
+        if (o & 2u)
+            g_host->range_end();
+        return;
+    }
+    unsigned w = g_watch;
+    if (w & GMP_BRIDGE_WATCH_STEPS)
+        g_backward = 1;
+    const char *path = NULL;
+    if ((w & GMP_BRIDGE_WATCH_MODULES) && seq >= 0) {
+        pthread_mutex_lock(&g_seq_mu);
+        unsigned k = seq_slot(seq, fwd_tid);
+        if (g_seq[k].seq == seq && g_seq[k].tid == fwd_tid)
+            path = g_seq[k].path;
+        pthread_mutex_unlock(&g_seq_mu);
+    }
+    uint32_t opened = 0;
+    if (path) {
+        g_host->range_begin(GMT_RANGE_MODULE_BWD, path);
+        opened |= 2u;
+    }
+    if (w & GMP_BRIDGE_WATCH_OPS) {
+        g_host->op_begin(name);
+        opened |= 1u;
+    }
+    op_push(opened);
+}
+
+#define FRAME_CACHE 64
+static struct {
+    const char *text;
+    uint32_t id;
+} g_frames[FRAME_CACHE];
+static unsigned g_nframes, g_interned;
+static pthread_mutex_t g_frames_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static uint32_t frame_id(const char *text)
+{
+    if (!text)
+        return 0;
+    uint32_t id = 0;
+    pthread_mutex_lock(&g_frames_mu);
+    for (unsigned i = 0; i < g_nframes && !id; i++)
+        if (g_frames[i].text == text)
+            id = g_frames[i].id;
+    if (!id && g_nframes < FRAME_CACHE) {
+        id = g_host->intern(text, strlen(text));
+        g_interned++;
+        g_frames[g_nframes].text = text;
+        g_frames[g_nframes++].id = id;
+    }
+    pthread_mutex_unlock(&g_frames_mu);
+    return id;
+}
+
+/* An allocator event with the program's frame and stack texts (NULL none),
+ * sent as the real bridge sends them: ids, while frames (stacks) are
+ * watched. 0 when attached. */
+EXPORT int fake_bridge_event_at(unsigned action, unsigned device, uint64_t addr, uint64_t bytes, uint64_t stream,
+                                const char *frame, const char *stack)
+{
+    if (!g_host)
+        return -1;
+    unsigned w = g_watch;
+    int alloc = action == GMT_BLK_ALLOC;
+    uint32_t f = alloc && (w & GMP_BRIDGE_WATCH_FRAMES) ? frame_id(frame) : 0;
+    uint32_t s = alloc && (w & GMP_BRIDGE_WATCH_STACKS) ? frame_id(stack) : 0;
+    int sized = alloc || action == GMT_BLK_FREE_REQUESTED;
+    g_host->block_at(NULL, action, device, addr, bytes, sized ? bytes : 0, stream, 0, 0, 0, f, s);
+    return 0;
+}
+
+/* How many texts were interned (each once). */
+EXPORT unsigned fake_bridge_interned(void) { return g_interned; }

@@ -200,6 +200,13 @@ static void event(gmp_asm *a, uint16_t type, uint32_t epoch_, uint64_t ts, uint6
     gmp_asm_event_added(a, 1);
 }
 
+/* A RANGE_BEGIN of kind `kind` (gmt_range_kind, the ring event's c). */
+static void range_kind(gmp_asm *a, uint32_t epoch_, uint64_t ts, uint64_t id, const char *name, uint64_t kind)
+{
+    ev_fill(a, GMP_EV_RANGE_BEGIN, epoch_, ts, id, 0, name)->c = kind;
+    gmp_asm_event_added(a, 1);
+}
+
 static gmp_corrtab corr;
 
 /* An assembler on the fake io with the given host budget, its outputs
@@ -960,9 +967,9 @@ static void test_held_names(void)
     event(a, GMP_EV_RANGE_END, 0, 210, 1, 0, NULL);
     event(a, GMP_EV_RANGE_BEGIN, 0, 300, 2, 0, "reused");
     event(a, GMP_EV_RANGE_END, 0, 310, 2, 0, NULL);
-    event(a, GMP_EV_RANGE_BEGIN, 0, 400, 3, 0, "across");
+    range_kind(a, 0, 400, 3, "across", GMT_RANGE_MODULE);
     event(a, GMP_EV_RANGE_END, 1, 1100, 3, 0, NULL);
-    event(a, GMP_EV_RANGE_BEGIN, 1, 1200, 4, 0, "reused");
+    range_kind(a, 1, 1200, 4, "reused", GMT_RANGE_MODULE_BWD);
     event(a, GMP_EV_RANGE_END, 1, 1210, 4, 0, NULL);
     event(a, GMP_EV_RANGE_BEGIN, 2, 2100, 5, 0, "after");
     event(a, GMP_EV_RANGE_END, 2, 2110, 5, 0, NULL);
@@ -979,9 +986,11 @@ static void test_held_names(void)
     const gmt_record *r = rec_at(2, GMT_REC_RANGE_BEGIN);
     CHECK_EQ_U64(r->u.range.id, 3);
     CHECK_STR(str_of(r->u.range.name), "across");
+    CHECK_EQ_U64(r->u.range.kind, GMT_RANGE_MODULE); /* the kind kept in the open-range table */
     r = rec_at(5, GMT_REC_RANGE_BEGIN);
     CHECK_EQ_U64(r->u.range.id, 4);
     CHECK_STR(str_of(r->u.range.name), "reused");
+    CHECK_EQ_U64(r->u.range.kind, GMT_RANGE_MODULE_BWD);
     /* "before" and "after": never written; "reused" at its intern for the
      * RANGE_BEGIN in the window (before record 5); "across" before the
      * baseline's RANGE_BEGIN (record 2) */

@@ -1,0 +1,518 @@
+// nn.Module ranges and source frames for the PyTorch bridge (py.h).
+//
+// Module ranges come from PyTorch's global forward pre-hook and forward
+// hook (torch.nn.modules.module.register_module_forward_pre_hook and
+// register_module_forward_hook with always_call=True), registered once
+// from the first op the bridge sees on a thread that holds the GIL: no
+// line of the program changes, and every module call of every model is
+// seen, wherever the model was made. The hooks are C functions (no Python
+// frame per call). A module's path is its root's class name, then the
+// attribute names from parent to child, each found once in the parent's
+// _modules and cached per (parent path, module object); a module object
+// reused under another parent gets each of its paths.
+//
+// Wrappers are named as a user writes the model: the attribute that
+// holds the wrapped module is dropped (DistributedDataParallel's and
+// DataParallel's `module`, FSDP's `_fsdp_wrapped_module`, activation
+// checkpointing's `_checkpoint_wrapped_module`, torch.compile's
+// `_orig_mod`): under a parent the wrapped module takes the wrapper's
+// path and opens no range of its own; as the outermost module, the
+// wrapped module starts a root of its own class name.
+//
+// Python's C API is reached through dlsym: no Python header, no link to
+// libpython. Every cache here is touched under the GIL only.
+#include "py.h"
+
+#include <dlfcn.h>
+
+#include <cstring>
+#include <map>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "gmemprof/trace_format.h"
+
+namespace gmp_py {
+namespace {
+
+struct PyObj;  // opaque
+using O = PyObj*;
+using ssize = long;  // Py_ssize_t on Linux
+
+// PyMethodDef's layout (stable ABI)
+struct MethodDef {
+  const char* name;
+  void* meth;
+  int flags;
+  const char* doc;
+};
+constexpr int kMethO = 0x0008;
+constexpr int kMethFastcall = 0x0080;
+
+struct Api {
+  int (*IsInitialized)();
+  int (*GILState_Check)();
+  O (*ImportModule)(const char*);
+  O (*GetAttrString)(O, const char*);
+  O (*Call)(O, O, O);
+  O (*TupleNew)(ssize);
+  int (*TupleSetItem)(O, ssize, O);
+  O (*DictNew)();
+  int (*DictSetItemString)(O, const char*, O);
+  O (*DictGetItemString)(O, const char*);
+  int (*DictNext)(O, ssize*, O*, O*);
+  O (*BoolFromLong)(long);
+  O (*CFunctionNewEx)(MethodDef*, O, O);
+  void (*IncRef)(O);
+  void (*DecRef)(O);
+  void (*ErrFetch)(O*, O*, O*);
+  void (*ErrRestore)(O, O, O);
+  void (*ErrClear)();
+  const char* (*AsUTF8)(O, ssize*);
+  O (*WeakNewRef)(O, O);
+  O (*LongFromVoidPtr)(void*);
+  void* (*LongAsVoidPtr)(O);
+  O (*GetFrame)();   // borrowed
+  O (*FrameBack)(O);  // new reference
+  O (*FrameCode)(O);  // new reference
+  int (*FrameLine)(O);
+  int (*FrameLasti)(O);  // 3.11+; null before
+  void* (*ThisThreadState)();
+  int (*Ensure)();
+  void (*Release)(int);
+  int (*Finalizing)();  // Py_IsFinalizing (3.13) or _Py_IsFinalizing
+  O None;
+};
+Api P;
+std::atomic<int> g_api{0};  // 0 not looked up, 1 present, -1 absent
+
+template <class F>
+bool sym(F& f, const char* name) {
+  f = reinterpret_cast<F>(dlsym(RTLD_DEFAULT, name));
+  return f != nullptr;
+}
+
+bool resolve() {
+  int s = g_api.load(std::memory_order_acquire);
+  if (s) return s > 0;
+  bool ok = sym(P.IsInitialized, "Py_IsInitialized") && sym(P.GILState_Check, "PyGILState_Check") &&
+            sym(P.ImportModule, "PyImport_ImportModule") && sym(P.GetAttrString, "PyObject_GetAttrString") &&
+            sym(P.Call, "PyObject_Call") && sym(P.TupleNew, "PyTuple_New") &&
+            sym(P.TupleSetItem, "PyTuple_SetItem") && sym(P.DictNew, "PyDict_New") &&
+            sym(P.DictSetItemString, "PyDict_SetItemString") &&
+            sym(P.DictGetItemString, "PyDict_GetItemString") && sym(P.DictNext, "PyDict_Next") &&
+            sym(P.BoolFromLong, "PyBool_FromLong") && sym(P.CFunctionNewEx, "PyCFunction_NewEx") &&
+            sym(P.IncRef, "Py_IncRef") && sym(P.DecRef, "Py_DecRef") && sym(P.ErrFetch, "PyErr_Fetch") &&
+            sym(P.ErrRestore, "PyErr_Restore") && sym(P.ErrClear, "PyErr_Clear") &&
+            sym(P.AsUTF8, "PyUnicode_AsUTF8AndSize") && sym(P.WeakNewRef, "PyWeakref_NewRef") &&
+            sym(P.LongFromVoidPtr, "PyLong_FromVoidPtr") && sym(P.LongAsVoidPtr, "PyLong_AsVoidPtr") &&
+            sym(P.GetFrame, "PyEval_GetFrame") && sym(P.FrameBack, "PyFrame_GetBack") &&
+            sym(P.FrameCode, "PyFrame_GetCode") && sym(P.FrameLine, "PyFrame_GetLineNumber") &&
+            sym(P.None, "_Py_NoneStruct");
+  ok = ok && sym(P.ThisThreadState, "PyGILState_GetThisThreadState") && sym(P.Ensure, "PyGILState_Ensure") &&
+       sym(P.Release, "PyGILState_Release");
+  if (!sym(P.Finalizing, "Py_IsFinalizing")) sym(P.Finalizing, "_Py_IsFinalizing");
+  sym(P.FrameLasti, "PyFrame_GetLasti");
+  g_api.store(ok ? 1 : -1, std::memory_order_release);
+  return ok;
+}
+
+std::atomic<const gmp_bridge_host*>* g_host;
+std::atomic<unsigned>* g_watching;
+
+// Saves and restores the thread's pending exception around our own calls.
+struct ErrGuard {
+  O t = nullptr, v = nullptr, tb = nullptr;
+  ErrGuard() { P.ErrFetch(&t, &v, &tb); }
+  ~ErrGuard() {
+    P.ErrClear();
+    P.ErrRestore(t, v, tb);
+  }
+};
+
+std::string utf8(O s) {
+  ssize n = 0;
+  const char* p = s ? P.AsUTF8(s, &n) : nullptr;
+  if (!p) {
+    P.ErrClear();
+    return std::string();
+  }
+  return std::string(p, static_cast<size_t>(n));
+}
+
+std::string attr_str(O o, const char* name) {
+  O a = P.GetAttrString(o, name);
+  if (!a) {
+    P.ErrClear();
+    return std::string();
+  }
+  std::string s = utf8(a);
+  P.DecRef(a);
+  return s;
+}
+
+std::string class_name(O m) {
+  O c = P.GetAttrString(m, "__class__");
+  if (!c) {
+    P.ErrClear();
+    return "Module";
+  }
+  std::string s = attr_str(c, "__name__");
+  P.DecRef(c);
+  return s.empty() ? "Module" : s;
+}
+
+// ---- module paths -----------------------------------------------------------
+
+struct Node {
+  std::string path;
+  std::string cls;  // the class of the module first seen at this path
+  Node* parent;
+};
+std::map<std::pair<Node*, std::string>, Node*> g_nodes;  // (parent, attribute) -> node; roots: (null, class)
+
+Node* node_of(Node* parent, const std::string& name, const std::string& cls) {
+  auto key = std::make_pair(parent, name);
+  auto it = g_nodes.find(key);
+  if (it != g_nodes.end()) return it->second;
+  Node* n = new Node{parent ? parent->path + "." + name : name, cls, parent};
+  g_nodes.emplace(key, n);
+  return n;
+}
+
+// What a module object is under one parent path.
+struct Placement {
+  Node* parent;
+  Node* node;
+  bool opens;  // false: a wrapper's inner module, which takes its parent's range
+};
+struct ModInfo {
+  O weakref;  // with a callback that forgets the module
+  std::vector<Placement> at;
+};
+std::unordered_map<O, ModInfo> g_mods;  // keyed by the module object's address while it lives
+
+O forget(O self, O weakref) {
+  O key = static_cast<O>(P.LongAsVoidPtr(self));
+  auto it = g_mods.find(key);
+  if (it != g_mods.end() && it->second.weakref == weakref) {
+    g_mods.erase(it);
+    P.DecRef(weakref);
+  }
+  P.IncRef(P.None);
+  return P.None;
+}
+MethodDef g_forget_def = {"gmemprof_forget_module", reinterpret_cast<void*>(&forget), kMethO, nullptr};
+
+// The attribute path of m under parent's _modules, depth first, a few
+// levels down (a parent may call a grandchild directly); "" not found.
+std::string find_child(O parent, O m, int depth) {
+  O mods = P.GetAttrString(parent, "_modules");
+  if (!mods) {
+    P.ErrClear();
+    return std::string();
+  }
+  std::string found;
+  ssize pos = 0;
+  O k, v;
+  while (found.empty() && P.DictNext(mods, &pos, &k, &v))
+    if (v == m) found = utf8(k);
+  pos = 0;
+  while (found.empty() && depth > 0 && P.DictNext(mods, &pos, &k, &v)) {
+    if (v == P.None) continue;
+    std::string sub = find_child(v, m, depth - 1);
+    if (!sub.empty()) found = utf8(k) + "." + sub;
+  }
+  P.DecRef(mods);
+  return found;
+}
+
+bool is_wrapper_attr(const std::string& parent_cls, const std::string& name) {
+  return name == "_fsdp_wrapped_module" || name == "_orig_mod" || name == "_checkpoint_wrapped_module" ||
+         (name == "module" && (parent_cls == "DistributedDataParallel" || parent_cls == "DataParallel"));
+}
+
+Placement place(O m, Node* parent, O parent_module) {
+  ErrGuard eg;
+  std::string cls = class_name(m);
+  if (!parent) return Placement{nullptr, node_of(nullptr, cls, cls), true};
+  std::string name = find_child(parent_module, m, 3);
+  if (name.empty()) name = cls;  // called inside its parent, held elsewhere
+  if (is_wrapper_attr(parent->cls, name))
+    return parent->parent ? Placement{parent, parent, false} : Placement{parent, node_of(nullptr, cls, cls), true};
+  return Placement{parent, node_of(parent, name, cls), true};
+}
+
+Placement lookup(O m, Node* parent, O parent_module) {
+  auto it = g_mods.find(m);
+  if (it != g_mods.end())
+    for (const Placement& p : it->second.at)
+      if (p.parent == parent) return p;
+  Placement p = place(m, parent, parent_module);
+  if (it == g_mods.end()) {
+    ErrGuard eg;
+    O key = P.LongFromVoidPtr(m);
+    O cb = key ? P.CFunctionNewEx(&g_forget_def, key, nullptr) : nullptr;
+    O wr = cb ? P.WeakNewRef(m, cb) : nullptr;
+    if (key) P.DecRef(key);
+    if (cb) P.DecRef(cb);
+    if (!wr) return p;  // not weak-referenceable: placed again at each call
+    it = g_mods.emplace(m, ModInfo{wr, {}}).first;
+  }
+  it->second.at.push_back(p);
+  return p;
+}
+
+struct Level {
+  O module;
+  Node* node;
+  bool opened;
+};
+constexpr unsigned kDepth = 64;
+thread_local Level tl_stack[kDepth];
+thread_local unsigned tl_depth;
+
+O none() {
+  P.IncRef(P.None);
+  return P.None;
+}
+
+// forward pre-hook: hook(module, args)
+O pre_hook(O, O const* args, ssize nargs) {
+  const gmp_bridge_host* h = g_host->load(std::memory_order_acquire);
+  if (nargs < 1 || !h || !(g_watching->load(std::memory_order_relaxed) & GMP_BRIDGE_WATCH_MODULES) ||
+      tl_depth >= kDepth)
+    return none();
+  O m = args[0];
+  const Level* up = tl_depth ? &tl_stack[tl_depth - 1] : nullptr;
+  Placement p = lookup(m, up ? up->node : nullptr, up ? up->module : nullptr);
+  tl_stack[tl_depth++] = Level{m, p.node, p.opens};
+  if (p.opens) h->range_begin(GMT_RANGE_MODULE, p.node->path.c_str());
+  return none();
+}
+
+// forward hook: hook(module, args, output); with always_call, also when
+// the forward raised
+O post_hook(O, O const* args, ssize nargs) {
+  if (nargs >= 1 && tl_depth && tl_stack[tl_depth - 1].module == args[0]) {
+    const Level& l = tl_stack[--tl_depth];
+    const gmp_bridge_host* h = g_host->load(std::memory_order_acquire);
+    if (l.opened && h) h->range_end();
+  }
+  return none();
+}
+
+MethodDef g_pre_def = {"gmemprof_module_enter", reinterpret_cast<void*>(&pre_hook), kMethFastcall, nullptr};
+MethodDef g_post_def = {"gmemprof_module_exit", reinterpret_cast<void*>(&post_hook), kMethFastcall, nullptr};
+
+// ---- frames -------------------------------------------------------------------
+
+bool g_setup;   // the skipped directories are known
+bool g_hooked;  // the module hooks are in (or could not be put in)
+std::vector<std::string> g_skip;  // file prefixes that are not the program's code
+
+std::string dir_of(const std::string& file) {
+  size_t s = file.rfind('/');
+  return s == std::string::npos ? std::string() : file.substr(0, s + 1);
+}
+
+void learn_skips() {
+  O torch = P.ImportModule("torch");
+  if (torch) {
+    std::string d = dir_of(attr_str(torch, "__file__"));
+    if (!d.empty()) g_skip.push_back(d);
+    P.DecRef(torch);
+  }
+  O sc = P.ImportModule("sysconfig");
+  O gp = sc ? P.GetAttrString(sc, "get_paths") : nullptr;
+  O args = gp ? P.TupleNew(0) : nullptr;
+  O paths = args ? P.Call(gp, args, nullptr) : nullptr;
+  for (const char* k : {"stdlib", "platstdlib"}) {
+    O v = paths ? P.DictGetItemString(paths, k) : nullptr;  // borrowed
+    std::string s = v ? utf8(v) : std::string();
+    if (!s.empty()) g_skip.push_back(s + "/");
+  }
+  for (O o : {paths, args, gp, sc})
+    if (o) P.DecRef(o);
+  P.ErrClear();
+}
+
+bool register_hooks() {
+  O mod = P.ImportModule("torch.nn.modules.module");
+  if (!mod) return false;
+  bool ok = false;
+  O reg_pre = P.GetAttrString(mod, "register_module_forward_pre_hook");
+  O reg_post = P.GetAttrString(mod, "register_module_forward_hook");
+  O fpre = P.CFunctionNewEx(&g_pre_def, nullptr, nullptr);
+  O fpost = P.CFunctionNewEx(&g_post_def, nullptr, nullptr);
+  O a1 = P.TupleNew(1), a2 = P.TupleNew(1), kw = P.DictNew(), yes = P.BoolFromLong(1);
+  if (reg_pre && reg_post && fpre && fpost && a1 && a2 && kw && yes) {
+    P.IncRef(fpre);
+    P.TupleSetItem(a1, 0, fpre);  // steals
+    P.IncRef(fpost);
+    P.TupleSetItem(a2, 0, fpost);
+    P.DictSetItemString(kw, "always_call", yes);
+    // the handles are kept: the hooks stay for the life of the process.
+    // The exit hook first: an exit without its enter is ignored, an enter
+    // without its exit would leave ranges open.
+    O h2 = P.Call(reg_post, a2, kw);
+    O h1 = h2 ? P.Call(reg_pre, a1, nullptr) : nullptr;
+    ok = h1 && h2;
+  }
+  for (O o : {yes, kw, a2, a1, fpost, fpre, reg_post, reg_pre, mod})
+    if (o) P.DecRef(o);
+  P.ErrClear();
+  return ok;
+}
+
+struct FrameKey {
+  O code;
+  int at;
+  bool operator==(const FrameKey& o) const { return code == o.code && at == o.at; }
+};
+struct FrameKeyHash {
+  size_t operator()(const FrameKey& k) const {
+    return (reinterpret_cast<uintptr_t>(k.code) >> 4) * 0x9E3779B97F4A7C15ull ^ static_cast<size_t>(k.at);
+  }
+};
+// code objects are kept alive by these tables (a reference each), so an
+// address is never another code's
+std::unordered_map<O, bool> g_user;                          // code -> the program's own
+std::unordered_map<FrameKey, uint32_t, FrameKeyHash> g_frames;  // (code, instruction) -> id
+std::unordered_map<uint64_t, uint32_t> g_stacks;             // hash of the (code, instruction)s -> id
+
+bool is_user(O code) {
+  auto it = g_user.find(code);
+  if (it != g_user.end()) return it->second;
+  ErrGuard eg;
+  std::string f = attr_str(code, "co_filename");
+  bool user = !f.empty() && f.compare(0, 7, "<frozen") != 0;
+  for (const std::string& p : g_skip)
+    if (user && f.compare(0, p.size(), p) == 0) user = false;
+  P.IncRef(code);
+  g_user.emplace(code, user);
+  return user;
+}
+
+int where(O frame) { return P.FrameLasti ? P.FrameLasti(frame) : P.FrameLine(frame); }
+
+std::string frame_text(O frame, O code) {
+  ErrGuard eg;
+  std::string file = attr_str(code, "co_filename"), fn = attr_str(code, "co_qualname");
+  if (fn.empty()) fn = attr_str(code, "co_name");
+  for (char& c : fn)
+    if (c == ' ' || c == '\n') c = '_';  // the format's FUNCTION has no space
+  return file + ":" + std::to_string(P.FrameLine(frame)) + " " + fn;
+}
+
+constexpr int kMaxFrames = 512;
+
+}  // namespace
+
+void bind(std::atomic<const gmp_bridge_host*>* host, std::atomic<unsigned>* watching) {
+  g_host = host;
+  g_watching = watching;
+}
+
+bool present() { return resolve() && P.IsInitialized(); }
+
+bool holds_gil() { return g_api.load(std::memory_order_relaxed) > 0 && P.IsInitialized() && P.GILState_Check(); }
+
+void setup() {
+  bool modules = (g_watching->load(std::memory_order_relaxed) & GMP_BRIDGE_WATCH_MODULES) != 0;
+  if (g_setup && (g_hooked || !modules)) return;
+  ErrGuard eg;
+  if (!g_setup) learn_skips();
+  g_setup = true;
+  if (!modules) return;
+  g_hooked = true;
+  const gmp_bridge_host* h = g_host->load(std::memory_order_acquire);
+  if (!register_hooks() && h)
+    h->log(1, "torch.nn's global module hooks could not be registered: no module ranges in this process");
+}
+
+void op_frame_ids(bool frames, bool stack, uint32_t* frame, uint32_t* whole) {
+  *frame = 0;
+  *whole = 0;
+  if (g_api.load(std::memory_order_relaxed) <= 0 || !P.IsInitialized() || !P.ThisThreadState()) return;
+  bool modules = (g_watching->load(std::memory_order_relaxed) & GMP_BRIDGE_WATCH_MODULES) != 0;
+  if ((P.Finalizing && P.Finalizing()) || (!frames && g_setup && (g_hooked || !modules))) return;
+  if (P.GILState_Check()) {
+    setup();
+    if (frames) frame_ids(stack, frame, whole);
+    return;
+  }
+  int g = P.Ensure();
+  setup();
+  if (frames) frame_ids(stack, frame, whole);
+  P.Release(g);
+}
+
+const void* current_module() {
+  for (unsigned d = tl_depth; d > 0; d--)
+    if (tl_stack[d - 1].node) return tl_stack[d - 1].node;
+  return nullptr;
+}
+
+const char* module_path(const void* token) { return token ? static_cast<const Node*>(token)->path.c_str() : ""; }
+
+void frame_ids(bool stack, uint32_t* frame, uint32_t* whole) {
+  *frame = 0;
+  *whole = 0;
+  const gmp_bridge_host* h = g_host->load(std::memory_order_acquire);
+  if (!g_setup || !h) return;
+  O f = P.GetFrame();
+  if (!f) return;
+  P.IncRef(f);
+  uint64_t hash = 0xcbf29ce484222325ull;
+  for (int n = 0; f && n < kMaxFrames; n++) {
+    O code = P.FrameCode(f);
+    int at = where(f);
+    if (!*frame && code && is_user(code)) {
+      auto it = g_frames.find(FrameKey{code, at});
+      if (it != g_frames.end()) {
+        *frame = it->second;
+      } else {
+        std::string t = frame_text(f, code);
+        *frame = h->intern(t.data(), t.size());
+        P.IncRef(code);
+        g_frames.emplace(FrameKey{code, at}, *frame);
+      }
+    }
+    if (stack) hash = (hash ^ (reinterpret_cast<uintptr_t>(code) + static_cast<uint64_t>(at))) * 0x100000001b3ull;
+    if (code) P.DecRef(code);
+    if (!stack && *frame) break;
+    O back = P.FrameBack(f);
+    P.DecRef(f);
+    f = back;
+  }
+  if (f) P.DecRef(f);
+  if (!stack) return;
+  auto it = g_stacks.find(hash);
+  if (it != g_stacks.end()) {
+    *whole = it->second;
+    return;
+  }
+  // first time this stack is seen: its text, innermost frame first
+  std::string text;
+  f = P.GetFrame();
+  if (f) P.IncRef(f);
+  for (int n = 0; f && n < kMaxFrames; n++) {
+    O code = P.FrameCode(f);
+    if (code) {
+      if (!text.empty()) text += '\n';
+      text += frame_text(f, code);
+      P.DecRef(code);
+    }
+    O back = P.FrameBack(f);
+    P.DecRef(f);
+    f = back;
+  }
+  if (f) P.DecRef(f);
+  *whole = text.empty() ? 0 : h->intern(text.data(), text.size());
+  g_stacks.emplace(hash, *whole);
+}
+
+}  // namespace gmp_py
