@@ -512,6 +512,46 @@ PYEOF
         if [ "$got" = "$want" ]; then pass "the largest activation's line: $got"
         else fail "the largest activation ($lbytes bytes) has line '$got', the model's is '$want'"; fi
     fi
+    # the analyzer's views of the same trace: the roots of --by module hold every
+    # tensor byte (--by category counts them apart), each nn.Linear's own allocations
+    # are whole outputs of it, and --by line holds the largest activation's line
+    GA=(timeout -k 5 120 "$BIN/gmem-analyze" "$W/trace.zst" --top 0 -f csv)
+    if "${GA[@]}" --by module >"$W/modules.csv" 2>"$W/modules.err" &&
+        "${GA[@]}" --by category >"$W/categories.csv" 2>>"$W/modules.err" &&
+        "${GA[@]}" --by line >"$W/lines.csv" 2>>"$W/modules.err"; then
+        if verdict=$("$PY" - "$W/facts.json" "$W/modules.csv" "$W/categories.csv" "$W/lines.csv" "$name" <<'PYEOF'
+import csv, json, sys
+f = json.load(open(sys.argv[1]))
+rd = lambda p: list(csv.DictReader(l for l in open(p) if not l.startswith("#")))
+mods, cats, lines, name = rd(sys.argv[2]), rd(sys.argv[3]), rd(sys.argv[4]), sys.argv[5]
+blk = lambda n: max(512, (n + 511) // 512 * 512)
+bad, say = [], []
+roots = sum(int(r["total_alloc_bytes"]) for r in mods if r["depth"] in ("1", ""))
+tensors = sum(int(r["alloc_bytes"] or 0) for r in cats if r["device"] == "0" and r["alloc_bytes"])
+say.append("roots hold %d bytes allocated, the categories %d" % (roots, tensors))
+if roots != tensors:
+    bad.append(say[-1])
+if name != "torch_modules_compile":
+    by = {r["module"]: r for r in mods}
+    for path, out in sorted(f["linear_out"].items()):
+        r = by.get(path)
+        got = int(r["self_alloc_bytes"]) if r else 0
+        if got == 0 or got % blk(out):
+            bad.append("%s allocated %d bytes itself, not whole outputs of %d" % (path, got, blk(out)))
+    say.append("%d Linears each own whole outputs" % len(f["linear_out"]))
+if name in ("torch_modules_gpt", "torch_modules_cnn"):
+    row = next((r for r in lines if r["line"] == f["largest_line"]), None)
+    if not row or int(row["alloc_bytes"]) < f["largest_bytes"]:
+        bad.append("--by line has no row of %d bytes for %s" % (f["largest_bytes"], f["largest_line"]))
+    else:
+        say.append("--by line: %s %s bytes" % (row["line"], row["alloc_bytes"]))
+print("; ".join(bad) if bad else ", ".join(say))
+sys.exit(1 if bad else 0)
+PYEOF
+        ); then pass "$verdict"; else fail "$verdict"; fi
+    else
+        fail "gmem-analyze --by module/category/line failed: $(head -c 300 "$W/modules.err")"
+    fi
     ;;
 torch_bridge | torch_bridge_expandable | torch_bridge_sched | torch_bridge_graph)
     # The PyTorch bridge (libgmemprof_torch.so) under the launcher, on a
