@@ -125,7 +125,7 @@ gma_cat gma_cat_classify(const gma_cat_facts *f)
 #define CR_BEFORE_RANGE 0x200u /* made before the first range began */
 
 typedef struct catrec {
-    uint64_t ord, free_ord, bytes, addr;
+    uint64_t ord, free_ord, free_ts, bytes, addr;
     uint64_t op, mod, opt; /* range instances open at its alloc, 0 none */
     uint32_t copy;         /* its copy op (copyop index + 1), 0 none */
     uint16_t a, f, flags;
@@ -153,6 +153,9 @@ typedef struct gma_category {
     crange *ring;      /* by id % CRING */
     gma_map ring_at;   /* rkey(tid, begin) -> ring slot: range_closed names no id */
     uint64_t train_ts, range_ts; /* the first training range, the first range; UINT64_MAX none */
+    /* the last training range's end or optimizer step, 0 none: weights freed
+     * after it count as kept to the end */
+    uint64_t train_end;
     gma_vec recs;     /* catrec, in allocation order */
     gma_map live;     /* (device, address) -> rec */
     gma_vec copyops;  /* copyop */
@@ -273,8 +276,12 @@ static void c_range_closed(gma_replay *r, uint64_t tid, uint32_t name, uint64_t 
     gma_category *c = r->category;
     (void)name;
     uint32_t slot;
-    if (gma_map_get(&c->ring_at, rkey(tid, begin), &slot) && c->ring[slot].tid == tid && c->ring[slot].begin == begin)
+    if (gma_map_get(&c->ring_at, rkey(tid, begin), &slot) && c->ring[slot].tid == tid && c->ring[slot].begin == begin) {
         c->ring[slot].end = end;
+        if (end > c->train_end &&
+            (name_class(r, c->ring[slot].name, c->ring[slot].kind) & (GMA_RC_BWD | GMA_RC_OPT | GMA_RC_MODULE)))
+            c->train_end = end;
+    }
     /* a copy op that made a block: its end bounds the copies it made */
     for (size_t i = c->copyops.len; i-- > 0 && i + 8 >= c->copyops.len;) {
         copyop *o = &GMA_VEC_AT(&c->copyops, copyop, i);
@@ -290,6 +297,8 @@ static void c_step(gma_replay *r, const gmt_step *s)
     gma_category *c = r->category;
     if (s->source == GMT_STEPSRC_OPTIMIZER && s->step > 0 && s->ts < c->train_ts)
         c->train_ts = s->ts;
+    if (s->source == GMT_STEPSRC_OPTIMIZER && s->ts > c->train_end)
+        c->train_end = s->ts;
 }
 
 static void c_copy(gma_replay *r, const gmt_copy *cp, int is_memset)
@@ -382,6 +391,7 @@ static void c_freed(gma_replay *r, const gma_entry *e, const gmt_mem *m, uint64_
     catrec *x = REC(c, i);
     x->flags |= CR_FREED;
     x->free_ord = ord;
+    x->free_ts = m->ts;
     if (win_selected(r, win_of(r, m->ts)) && gma_dev_selected(r, m->device) &&
         (r->opt.step < 0 || m->step == (uint64_t)r->opt.step))
         x->flags |= CR_ACC_FREE;
@@ -497,7 +507,10 @@ int gma_category_finish(gma_replay *r)
         /* a run that never trains (no module, backward or optimizer range):
          * its weights are what was made before its first range */
         f.before_train = (x->flags & (c->train_ts != UINT64_MAX ? CR_BEFORE : CR_BEFORE_RANGE)) != 0;
-        f.alive_end = !(x->flags & CR_FREED);
+        /* weights the program frees after training (its exit tearing the
+         * model down) were still kept to the end */
+        f.alive_end = !(x->flags & CR_FREED) ||
+                      ((f.before_train || f.baseline) && c->train_end && x->free_ts > c->train_end);
         f.freed_in_op = (x->flags & CR_IN_OP) != 0;
         f.freed_in_module = (x->flags & CR_IN_MOD) != 0;
         f.freed_in_step = (x->flags & CR_IN_STEP) != 0;

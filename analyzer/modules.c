@@ -156,10 +156,16 @@ int gma_mtree_rows(const gma_mtree *t, unsigned depth, gma_mrow **rows, size_t *
 
 /* ---- the collector ------------------------------------------------------------ */
 
+/* Closed ranges kept for late blocks (a power of two; 512 KiB of ids). */
+#define GMA_MOD_CLOSED 65536u
+
 typedef struct gma_modules {
     gma_mtree tree;
     gma_map node_of_name;  /* string id << 1 | bwd -> node */
-    gma_map open;          /* open range id -> its module node (inherited by ops) */
+    gma_map open;          /* range id -> its module node (inherited by ops): the open
+                            * ones and the last GMA_MOD_CLOSED closed ones */
+    uint64_t *closed;      /* ring of the closed ids still in `open` (GMA_MOD_CLOSED) */
+    size_t closed_next;
     uint32_t *ent_node, *ent_frame; /* per replay entry: its module node and frame */
     size_t ent_cap;
     /* the last BLOCK ALLOC, for the allocation that follows it */
@@ -204,12 +210,20 @@ static void on_range(gma_replay *r, const gmt_range *g)
         gma_mtree_node(&m->tree, node)->calls++;
 }
 
-/* Only ranges inside a module are kept: the map holds the open ones. */
+/* Only ranges inside a module are kept. A closed one stays for the next
+ * GMA_MOD_CLOSED closes: the bridge's blocks reach the trace after the op
+ * that made them has ended (their sizes wait for the allocator's next
+ * reading), and still name its range. */
 static void on_range_end(gma_replay *r, const gmt_range *g)
 {
     gma_modules *m = mods(r);
-    if (m->open.count)
-        gma_map_del(&m->open, g->id, NULL);
+    uint32_t node;
+    if (!m->open.count || !gma_map_get(&m->open, g->id, &node))
+        return;
+    uint64_t *slot = &m->closed[m->closed_next++ & (GMA_MOD_CLOSED - 1)];
+    if (*slot)
+        gma_map_del(&m->open, *slot, NULL);
+    *slot = g->id;
 }
 
 static void on_block(gma_replay *r, const gmt_block *b)
@@ -289,6 +303,7 @@ static void release(gma_replay *r)
     gma_mtree_free(&m->tree);
     gma_map_free(&m->node_of_name);
     gma_map_free(&m->open);
+    free(m->closed);
     free(m->ent_node);
     free(m->ent_frame);
     gma_lines_release(&m->lines);
@@ -304,9 +319,11 @@ int gma_modules_open(gma_replay *r)
     gma_modules *m = calloc(1, sizeof(*m));
     if (!m)
         return -1;
-    if (gma_mtree_init(&m->tree) != 0 || gma_lines_init(&m->lines) != 0) {
+    m->closed = calloc(GMA_MOD_CLOSED, sizeof(*m->closed));
+    if (!m->closed || gma_mtree_init(&m->tree) != 0 || gma_lines_init(&m->lines) != 0) {
         gma_mtree_free(&m->tree);
         gma_lines_release(&m->lines);
+        free(m->closed);
         free(m);
         return -1;
     }
