@@ -49,6 +49,17 @@
  *   model.py:20 forward  2, 12 / 12 / 8 (D), M.head (8 > 4)
  *   train.py:12 main  3, 5 / 1 / 5, (no module) (4 > 1)
  *   model.py:31 forward  2, 4 / 2 / 4, M.enc.0.fc (2 = 2: the first made)
+ * The report names the owners (owners.h), whatever --by:
+ *   Peak line: "...; range M.enc.0.fc; module M.enc.0.fc (backward); line model.py:31 forward":
+ *   H made the peak, in r9 (MODULE_BWD M.enc.0.fc), frame F3.
+ *   Live at the peak by module: M.head (backward) 16 (G), M.head 8 (D), (no module) 4 in 2
+ *   (I, E), M.enc.0.fc 2 (C), M.enc.0.fc (backward) 2 (H), M 1 (A); by line: (no line) 16 (G),
+ *   F2 8 (D), F1 5 in 3 (A, I, E), F3 4 in 2 (C, H).
+ *   Leaks: live at the end are A, E and H; H is a gradient kept by design, so A 1 (M, F1) and
+ *   E 3 ((no module), F1): by module (no module) 3, M 1; by line F1 4 in 2. One step: no growth.
+ *   CSV and JSON carry the same: peak module= line=, live_at_peak...module/line, leaks.module/line;
+ *   the peak's categories (c42's split: gradient 2, temporary 27, other 4) in every format.
+ *   Without --by the first table is --by module: the trace has module ranges.
  * modules_b: D is 24 MiB: peak 49 MiB; M.head 8 -> 24 and M 11 -> 27 at the peak, the
  *   rest as in modules: --diff ranks M and M.head first (+16 MiB held at the peak).
  */
