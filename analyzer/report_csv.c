@@ -421,6 +421,23 @@ void gma_print_oom_csv(FILE *f, const gma_oom_view *v)
             fprintf(f, " bytes=%llu count=%llu\n", (unsigned long long)F->top[k].bytes,
                     (unsigned long long)F->top[k].count);
         }
+        if (F->has_module) {
+            fprintf(f, "# failure.%zu.request:", i + 1);
+            kv_str(f, "module", F->module);
+            fputc('\n', f);
+        }
+        for (size_t k = 0; k < F->ntop_module; k++) {
+            fprintf(f, "# failure.%zu.module:", i + 1);
+            kv_str(f, "name", F->top_module[k].name);
+            fprintf(f, " bytes=%llu count=%llu\n", (unsigned long long)F->top_module[k].bytes,
+                    (unsigned long long)F->top_module[k].count);
+        }
+        for (size_t k = 0; k < F->ntop_line; k++) {
+            fprintf(f, "# failure.%zu.line:", i + 1);
+            kv_str(f, "name", F->top_line[k].name);
+            fprintf(f, " bytes=%llu count=%llu\n", (unsigned long long)F->top_line[k].bytes,
+                    (unsigned long long)F->top_line[k].count);
+        }
         for (size_t k = 0; k < x->steps.len; k++) {
             const gma_oom_step *s = &GMA_VEC_AT(&x->steps, gma_oom_step, k);
             fprintf(f, "# failure.%zu.step: step=%llu alloc_bytes=%llu freed_bytes=%llu live_end_bytes=", i + 1,

@@ -733,6 +733,21 @@ int gma_print_fit_json(FILE *f, const gma_fit_view *v)
 
 /* ---- a trace's failures (oom.h) ------------------------------------------------ */
 
+/* A failure's live bytes by module or by line (oom.h). */
+static void json_oom_owners(gma_jw *j, const char *key, const gma_oom_owner *top, size_t n)
+{
+    gma_jw_key(j, key);
+    gma_jw_begin(j, '[');
+    for (size_t k = 0; k < n; k++) {
+        gma_jw_begin(j, '{');
+        gma_jw_kstr(j, "name", top[k].name);
+        gma_jw_ku64(j, "bytes", top[k].bytes);
+        gma_jw_ku64(j, "count", top[k].count);
+        gma_jw_end(j, '}');
+    }
+    gma_jw_end(j, ']');
+}
+
 void gma_json_oom(gma_jw *j, const gma_oom_view *v)
 {
     static const char *const cls[GMA_OOM_NCLASS] = {"persistent", "step_scoped", "temporary",
@@ -802,6 +817,12 @@ void gma_json_oom(gma_jw *j, const gma_oom_view *v)
             gma_jw_end(j, '}');
         }
         gma_jw_end(j, ']');
+        if (f->has_module) {
+            gma_jw_kstr(j, "module", f->module);
+            json_oom_owners(j, "by_module", f->top_module, f->ntop_module);
+        }
+        if (f->has_line)
+            json_oom_owners(j, "by_line", f->top_line, f->ntop_line);
         gma_jw_end(j, '}');
     }
     gma_jw_end(j, ']');

@@ -743,6 +743,8 @@ static void print_request(FILE *out, const gma_oom_fail *f)
                 gma_oom_bytes(o->bytes, a, sizeof a), o->device, o->tid, o->stream, o->step);
         if (f->op[0])
             fprintf(out, ", in \"%s\"", f->op);
+        if (f->has_module)
+            fprintf(out, ", module %s", f->module);
         fputc('\n', out);
     }
     if (o->flags & GMT_OOMF_DRIVER)
@@ -759,6 +761,15 @@ static const char *dump_shown(const gma_oom_fail *f, char *buf, size_t cap)
 {
     gmt_text_escape(buf, cap, f->dump_file);
     return buf;
+}
+
+/* The live bytes at a failure by module or by line (oom.h). */
+static void print_oom_owners(FILE *out, const char *what, uint64_t n, const gma_oom_owner *top, size_t ntop)
+{
+    char a[32];
+    fprintf(out, "  by %s (%" PRIu64 " %s%s; the first %zu):\n", what, n, what, n == 1 ? "" : "s", ntop);
+    for (size_t i = 0; i < ntop; i++)
+        fprintf(out, "    %12s  %6" PRIu64 "  %s\n", gma_oom_bytes(top[i].bytes, a, sizeof a), top[i].count, top[i].name);
 }
 
 static void print_held(FILE *out, const gma_oom_fail *f)
@@ -784,6 +795,10 @@ static void print_held(FILE *out, const gma_oom_fail *f)
     for (size_t i = 0; i < f->ntop; i++)
         fprintf(out, "    %12s  %6" PRIu64 "  %s\n", gma_oom_bytes(f->top[i].bytes, a, sizeof a), f->top[i].count,
                 f->top[i].name);
+    if (f->has_module)
+        print_oom_owners(out, "module", f->modules, f->top_module, f->ntop_module);
+    if (f->has_line)
+        print_oom_owners(out, "line", f->lines, f->top_line, f->ntop_line);
     char shown[4 * sizeof f->dump_file];
     if (f->outside && f->dump_found)
         fprintf(out, "  note: the failure came outside the trace's windows: the memory held is what they saw; "
