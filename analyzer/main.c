@@ -20,6 +20,7 @@
 #include "fitview.h"
 #include "oom.h"
 #include "category.h"
+#include "modules.h"
 #include "progress.h"
 
 #include <sys/ioctl.h>
@@ -319,6 +320,7 @@ static int check_outputs(const gma_opts *o, char *const *paths, size_t n, int re
 typedef struct {
     gma_opts opt;
     int by_rank, per_rank, format_given, insights, by_given;
+    int by_module_default; /* a bridge trace: by module when it has module ranges */
     int by_category; /* --by category (category.h) */
     int64_t want_rank;
     /* --fit */
@@ -623,7 +625,8 @@ static int replay_inputs(cli *k, const char *path, gma_replay *ra, gma_replay *r
         return EXIT_BAD_INPUT;
     }
     int blocks = gma_trace_has_blocks(path);
-    if (blocks && gma_category_open(ra) != 0) {
+    /* the modules and lines name the report's owners (owners.h) */
+    if (blocks && (gma_category_open(ra) != 0 || gma_modules_open(ra) != 0)) {
         fprintf(stderr, "gmem-analyze: out of memory\n");
         return EXIT_BAD_INPUT;
     }
@@ -631,6 +634,8 @@ static int replay_inputs(cli *k, const char *path, gma_replay *ra, gma_replay *r
         fprintf(stderr, "gmem-analyze: %s\n", msg);
         return EXIT_BAD_INPUT;
     }
+    if (k->by_module_default && gma_modules_has_paths(ra))
+        ra->opt.by = GMA_BY_MODULE;
     if (blocks && gma_category_finish(ra) != 0) {
         fprintf(stderr, "gmem-analyze: out of memory\n");
         return EXIT_BAD_INPUT;
@@ -838,10 +843,13 @@ int main(int argc, char **argv)
 
     if (k.by_category && k.insights)
         return usage_error("%s", "--by category is a table of its own: leave --insights out");
-    /* the PyTorch bridge recorded the run: the first table ranks its ops */
+    /* the PyTorch bridge recorded the run: the first table ranks its
+     * modules, or its ops where it saw none (known after the replay) */
     if (!k.by_given && !k.opt.diff_path && !k.opt.timeline_path && !k.insights &&
-        k.opt.layer != GMA_LAYER_SEGMENTS && gma_trace_has_blocks(path))
+        k.opt.layer != GMA_LAYER_SEGMENTS && gma_trace_has_blocks(path)) {
         k.opt.by = GMA_BY_RANGE;
+        k.by_module_default = 1;
+    }
     static gma_replay ra, rb; /* large: kept off the stack */
     int have_b = 0, damaged = 0;
     rc = replay_inputs(&k, path, &ra, &rb, &have_b);

@@ -173,11 +173,13 @@ typedef struct gma_modules {
     uint64_t blk_dev, blk_addr, blk_frame;
     gma_lines lines;
     int seen;              /* a module range or a frame was met */
+    int seen_paths, seen_frames; /* ... which of them */
     int peaks_done;
     int oom;
 } gma_modules;
 
 static gma_modules *mods(const gma_replay *r) { return r->modules; }
+static void node_name(const gma_mtree *t, uint32_t node, gma_buf *b);
 
 static void on_range(gma_replay *r, const gmt_range *g)
 {
@@ -201,7 +203,7 @@ static void on_range(gma_replay *r, const gmt_range *g)
             return;
         }
     }
-    m->seen = 1;
+    m->seen = m->seen_paths = 1;
     if (gma_map_put(&m->open, g->id, node) != 0) {
         m->oom = 1;
         return;
@@ -236,7 +238,7 @@ static void on_block(gma_replay *r, const gmt_block *b)
     m->blk_addr = b->address;
     m->blk_frame = b->frame < GMA_MAX_STRING_ID ? b->frame : 0;
     if (b->frame)
-        m->seen = 1;
+        m->seen = m->seen_frames = 1;
 }
 
 static uint32_t ent_index(const gma_replay *r, const gma_entry *e)
@@ -336,6 +338,40 @@ int gma_modules_open(gma_replay *r)
 }
 
 int gma_modules_seen(const gma_replay *r) { return r->modules && mods(r)->seen; }
+int gma_modules_has_paths(const gma_replay *r) { return r->modules && mods(r)->seen_paths; }
+int gma_modules_has_frames(const gma_replay *r) { return r->modules && mods(r)->seen_frames; }
+
+int gma_modules_entry(const gma_replay *r, const gma_entry *e, uint32_t *node, uint32_t *frame)
+{
+    const gma_modules *m = mods(r);
+    if (!m || m->oom || !(e->flags & GMA_E_INUSE))
+        return 0;
+    uint32_t ei = ent_index(r, e);
+    if (ei >= m->ent_cap || ei >= r->entries.len)
+        return 0;
+    *node = m->ent_node[ei];
+    *frame = m->ent_frame[ei];
+    return 1;
+}
+
+int gma_modules_of_range(const gma_replay *r, uint64_t range, uint32_t *node)
+{
+    const gma_modules *m = mods(r);
+    *node = 0;
+    if (!m || !range || !m->open.count)
+        return 0;
+    return gma_map_get(&m->open, range, node);
+}
+
+void gma_modules_name(const gma_replay *r, uint32_t node, gma_buf *b)
+{
+    if (!r->modules) {
+        gma_buf_reset(b);
+        gma_buf_puts(b, "(no module)");
+        return;
+    }
+    node_name(&mods(r)->tree, node, b);
+}
 
 /* The bytes live at each device's peak, to their module and line (once,
  * after the replay: the peak is known only then). */

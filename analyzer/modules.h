@@ -91,6 +91,18 @@ void gma_modules_node_name(const gma_mtree *t, uint32_t node, gma_buf *b);
 int gma_modules_open(gma_replay *r);
 /* Whether the replay met a module range or a frame (the views have data). */
 int gma_modules_seen(const gma_replay *r);
+/* Whether the replay met a module range; a frame on a block. */
+int gma_modules_has_paths(const gma_replay *r);
+int gma_modules_has_frames(const gma_replay *r);
+/* The module node and frame (string id, 0 none) of an entry still in use
+ * (live, kept for the peak, leaked; during the replay, live): 1 when the
+ * collector knows them. */
+int gma_modules_entry(const gma_replay *r, const gma_entry *e, uint32_t *node, uint32_t *frame);
+/* The module node of an open range instance (an op inside a module): 1
+ * when it is inside one. */
+int gma_modules_of_range(const gma_replay *r, uint64_t range, uint32_t *node);
+/* A node's display name ("(no module)" for 0). */
+void gma_modules_name(const gma_replay *r, uint32_t node, gma_buf *b);
 /* --by module and --by line (opt.by), ranked by opt.sort, cut to top. */
 int gma_modules_table(const gma_replay *r, gma_table *t, uint64_t top);
 int gma_lines_table(const gma_replay *r, gma_table *t, uint64_t top);

@@ -6,6 +6,8 @@
 #include "consumer.h"
 #include "fit.h"
 #include "layer.h"
+#include "modules.h"
+#include "owners.h"
 #include "gmt_names.h"
 #include "gmt_text.h"
 #include "tracestr.h"
@@ -91,6 +93,53 @@ static int class_of(const gma_entry *e, const gma_oom_fail *f, const char *owner
     return GMA_OOM_STEP;
 }
 
+/* The sorted first GMA_OOM_TOP owners of w into top, and frees w. */
+static void owners_top(owners *w, gma_oom_owner *top, size_t *ntop, uint64_t *distinct)
+{
+    if (w->n > 1)
+        qsort(w->a, w->n, sizeof *w->a, by_bytes);
+    *distinct = w->n;
+    *ntop = w->n < GMA_OOM_TOP ? w->n : GMA_OOM_TOP;
+    if (*ntop)
+        memcpy(top, w->a, *ntop * sizeof *w->a);
+    free(w->a);
+}
+
+/* The module and the line of each live allocation, and the module of the
+ * failed request (its innermost range's). */
+static void take_modules(const gma_replay *r, gma_oom_fail *f)
+{
+    f->has_module = gma_modules_has_paths(r);
+    f->has_line = gma_modules_has_frames(r);
+    if (!f->has_module && !f->has_line)
+        return;
+    owners wm = { NULL, 0, 0 }, wl = { NULL, 0, 0 };
+    gma_buf b = { 0 };
+    uint32_t node = 0, frame;
+    if (f->has_module) {
+        (void)gma_modules_of_range(r, f->o.range, &node);
+        gma_modules_name(r, node, &b);
+        snprintf(f->module, sizeof f->module, "%s", gma_buf_str(&b));
+    }
+    for (size_t i = 0; i < r->entries.len; i++) {
+        const gma_entry *e = &GMA_VEC_AT(&r->entries, gma_entry, i);
+        if ((e->flags & (GMA_E_INUSE | GMA_E_LIVE)) != (GMA_E_INUSE | GMA_E_LIVE) || (e->flags & GMA_E_HOST) ||
+            e->device != f->o.device || !gma_modules_entry(r, e, &node, &frame))
+            continue;
+        if (f->has_module) {
+            gma_modules_name(r, node, &b);
+            owner_add(&wm, gma_buf_str(&b), e->bytes);
+        }
+        if (f->has_line) {
+            gma_owners_line_name(r, frame, &b);
+            owner_add(&wl, gma_buf_str(&b), e->bytes);
+        }
+    }
+    gma_buf_free(&b);
+    owners_top(&wm, f->top_module, &f->ntop_module, &f->modules);
+    owners_top(&wl, f->top_line, &f->ntop_line, &f->lines);
+}
+
 static void take_live_set(const gma_replay *r, gma_oom_fail *f)
 {
     owners w = {NULL, 0, 0};
@@ -108,13 +157,8 @@ static void take_live_set(const gma_replay *r, gma_oom_fail *f)
         f->live_count++;
         owner_add(&w, name, e->bytes);
     }
-    if (w.n > 1)
-        qsort(w.a, w.n, sizeof *w.a, by_bytes);
-    f->owners = w.n;
-    f->ntop = w.n < GMA_OOM_TOP ? w.n : GMA_OOM_TOP;
-    if (f->ntop)
-        memcpy(f->top, w.a, f->ntop * sizeof *w.a);
-    free(w.a);
+    owners_top(&w, f->top, &f->ntop, &f->owners);
+    take_modules(r, f);
     if ((f->o.flags & GMT_OOMF_FRAMEWORK) && f->o.fw_reserved > f->o.fw_allocated)
         f->cls_bytes[GMA_OOM_RESERVED] = f->o.fw_reserved - f->o.fw_allocated;
 }

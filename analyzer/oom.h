@@ -36,6 +36,14 @@ typedef struct gma_oom_fail {
     gma_oom_owner top[GMA_OOM_TOP];
     size_t ntop;
     uint64_t owners;                /* distinct owners */
+    /* PyTorch's terms, where the trace has module ranges (has_module) or
+     * frames (has_line): the module the failed request was made in, and
+     * the live bytes by module and by source line */
+    int has_module, has_line;
+    char module[96];
+    gma_oom_owner top_module[GMA_OOM_TOP], top_line[GMA_OOM_TOP];
+    size_t ntop_module, ntop_line;
+    uint64_t modules, lines;        /* distinct ones */
     uint64_t seen_count, seen_bytes; /* LIVE records after it: the dump's own list */
     int outside;                    /* a trace's failure (no LIVE list) outside every window */
     char dump_file[1024];           /* a trace's failure: its dump's file, named from the trace's ("" none) */

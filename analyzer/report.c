@@ -9,6 +9,7 @@
 
 #include "report.h"
 #include "names.h"
+#include "owners.h"
 #include "tables.h"
 #include "tracestr.h"
 
@@ -137,7 +138,10 @@ static int build_peak(gma_report *rep, unsigned d)
     grpset gk, gr;
     grp_init(&gk);
     grp_init(&gr);
-    int err = 0;
+    gma_ownset os;
+    gma_ownset_init(&os, r, &pv->own);
+    int err = gma_owners_peak(r, d, &rep->strs, &pv->module, &pv->line) != 0;
+    pv->has_cats = gma_category_at_peak(r, d, pv->cats) == 0;
     for (size_t i = 0; i < r->entries.len && !err; i++) {
         const gma_entry *e = &GMA_VEC_AT(&r->entries, gma_entry, i);
         if (!(e->flags & GMA_E_INUSE) || e->device != d || (e->flags & GMA_E_HOST))
@@ -153,8 +157,10 @@ static int build_peak(gma_report *rep, unsigned d)
         }
         err |= grp_add(&gk, e->kname, e->bytes) != 0;
         err |= grp_add(&gr, e->rname, e->bytes) != 0;
+        err |= gma_ownset_add(&os, r, e) != 0;
     }
     uint64_t top = r->opt.top;
+    err |= gma_ownset_finish(&os, r, &rep->strs, top) != 0;
     err |= grp_finish(r, &gk, 1, &rep->strs, top, &pv->by_kernel, &pv->more_kernels) != 0;
     err |= grp_finish(r, &gr, 0, &rep->strs, top, &pv->by_range, &pv->more_ranges) != 0;
     return err ? -1 : 0;
@@ -167,6 +173,8 @@ static int build_leaks(gma_report *rep)
     grpset gk, gr;
     grp_init(&gk);
     grp_init(&gr);
+    gma_ownset os;
+    gma_ownset_init(&os, r, &lv->own);
     int err = 0;
     for (size_t i = 0; i < r->entries.len && !err; i++) {
         const gma_entry *e = &GMA_VEC_AT(&r->entries, gma_entry, i);
@@ -180,7 +188,10 @@ static int build_leaks(gma_report *rep)
             lv->at_trace_end = 1;
         err |= grp_add(&gk, e->kname, e->bytes) != 0;
         err |= grp_add(&gr, e->rname, e->bytes) != 0;
+        err |= gma_ownset_add(&os, r, e) != 0;
     }
+    err |= gma_ownset_finish(&os, r, &rep->strs, r->opt.top) != 0;
+    err |= gma_owners_growth(r, &rep->strs, r->opt.top, &lv->growth, &lv->more_growth) != 0;
     err |= grp_finish(r, &gk, 1, &rep->strs, r->opt.top, &lv->by_kernel, &lv->more_kernels) != 0;
     err |= grp_finish(r, &gr, 0, &rep->strs, r->opt.top, &lv->by_range, &lv->more_ranges) != 0;
     return err ? -1 : 0;
@@ -363,7 +374,10 @@ void gma_report_free(gma_report *rep)
     for (size_t i = 0; i < rep->npeaks; i++) {
         gma_vec_free(&rep->peaks[i].by_kernel);
         gma_vec_free(&rep->peaks[i].by_range);
+        gma_owngroups_free(&rep->peaks[i].own);
     }
+    gma_owngroups_free(&rep->leaks.own);
+    gma_vec_free(&rep->leaks.growth);
     gma_vec_free(&rep->leaks.by_kernel);
     gma_vec_free(&rep->leaks.by_range);
     gma_strs_free(&rep->strs);

@@ -7,9 +7,11 @@
 #ifndef GMA_REPORT_H
 #define GMA_REPORT_H
 
+#include "category.h"
 #include "gma.h"
 #include "hints.h"
 #include "oom.h"
+#include "owners.h"
 #include "table.h"
 
 /* ---- live at the peak, leaks ---------------------------------------------- */
@@ -27,6 +29,13 @@ typedef struct gma_peakview {
     uint64_t baseline_bytes, baseline_count;
     gma_vec by_kernel, by_range;  /* gma_group, largest first, baseline excluded */
     uint64_t more_kernels, more_ranges; /* groups beyond --top */
+    /* PyTorch's terms (owners.h): the peak's module and line (report strs,
+     * 0 not named), the groups by module and line, and the bytes of each
+     * category at the peak (has_cats: the trace's blocks were classified) */
+    size_t module, line;
+    gma_owngroups own;
+    int has_cats;
+    uint64_t cats[GMA_CAT_COUNT_];
 } gma_peakview;
 
 typedef struct gma_leakview {
@@ -34,6 +43,9 @@ typedef struct gma_leakview {
     int at_trace_end;       /* a window had no end: measured at the trace end */
     gma_vec by_kernel, by_range;
     uint64_t more_kernels, more_ranges;
+    gma_owngroups own;      /* by module and line (owners.h) */
+    gma_vec growth;         /* gma_growth: owners that leaked in several steps */
+    uint64_t more_growth;
 } gma_leakview;
 
 /* ---- the whole report ----------------------------------------------------- */

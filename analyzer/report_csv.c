@@ -98,11 +98,20 @@ int gma_print_csv(FILE *f, const gma_report *rep)
                 (unsigned long long)pv->window);
         kv_str(f, "kernel", gma_rep_str(rep, pv->kernel));
         kv_str(f, "range", gma_rep_str(rep, pv->range));
+        if (pv->module)
+            kv_str(f, "module", gma_rep_str(rep, pv->module));
+        if (pv->line)
+            kv_str(f, "line", gma_rep_str(rep, pv->line));
         if (D->has_best)
             fprintf(f, " driver_used_bytes=%llu driver_sample_ns=%lld", (unsigned long long)D->best_used,
                     (long long)gma_rel(r, D->best_ts));
         fprintf(f, " total_bytes=%llu baseline_bytes=%llu\n", (unsigned long long)D->total_mem,
                 (unsigned long long)D->baseline_bytes);
+        for (int c = 0; pv->has_cats && c < GMA_CAT_COUNT_; c++) {
+            fprintf(f, "# peak.dev%u.category:", pv->device);
+            kv_str(f, "name", gma_cat_names[c]);
+            fprintf(f, " bytes=%llu\n", (unsigned long long)pv->cats[c]);
+        }
     }
     /* empty when the kernels have launch times only (as in the rows) */
     char kns[24] = "";
@@ -154,12 +163,29 @@ int gma_print_csv(FILE *f, const gma_report *rep)
         groups(f, rep, p, &pv->by_kernel);
         snprintf(p, sizeof(p), "live_at_peak.dev%u.range", pv->device);
         groups(f, rep, p, &pv->by_range);
+        snprintf(p, sizeof(p), "live_at_peak.dev%u.module", pv->device);
+        groups(f, rep, p, &pv->own.by_module);
+        snprintf(p, sizeof(p), "live_at_peak.dev%u.line", pv->device);
+        groups(f, rep, p, &pv->own.by_line);
     }
     gma_print_hints_csv(f, &rep->hints);
     fprintf(f, "# leaks: bytes=%llu count=%llu at_trace_end=%d\n", (unsigned long long)rep->leaks.bytes,
             (unsigned long long)rep->leaks.count, rep->leaks.at_trace_end);
     groups(f, rep, "leaks.kernel", &rep->leaks.by_kernel);
     groups(f, rep, "leaks.range", &rep->leaks.by_range);
+    groups(f, rep, "leaks.module", &rep->leaks.own.by_module);
+    groups(f, rep, "leaks.line", &rep->leaks.own.by_line);
+    for (size_t i = 0; i < rep->leaks.growth.len; i++) {
+        const gma_growth *g = &GMA_VEC_AT(&rep->leaks.growth, gma_growth, i);
+        fprintf(f, "# leaks.growth:");
+        kv_str(f, "name", gma_rep_str(rep, g->name));
+        fprintf(f, " owner=%s steps=%llu first_step=%llu last_step=%llu bytes=%llu count=%llu bytes_per_step=%llu "
+                   "min_step_bytes=%llu max_step_bytes=%llu\n",
+                g->is_module ? "module" : "range", (unsigned long long)g->steps, (unsigned long long)g->first_step,
+                (unsigned long long)g->last_step, (unsigned long long)g->bytes, (unsigned long long)g->count,
+                (unsigned long long)(g->bytes / g->steps), (unsigned long long)g->min_step_bytes,
+                (unsigned long long)g->max_step_bytes);
+    }
     fprintf(f, "# table: by=%s rows=%zu total_rows=%llu\n", gma_by_names[r->opt.by], t->nrows,
             (unsigned long long)t->total_rows);
 
@@ -394,6 +420,23 @@ void gma_print_oom_csv(FILE *f, const gma_oom_view *v)
             kv_str(f, "name", F->top[k].name);
             fprintf(f, " bytes=%llu count=%llu\n", (unsigned long long)F->top[k].bytes,
                     (unsigned long long)F->top[k].count);
+        }
+        if (F->has_module) {
+            fprintf(f, "# failure.%zu.request:", i + 1);
+            kv_str(f, "module", F->module);
+            fputc('\n', f);
+        }
+        for (size_t k = 0; k < F->ntop_module; k++) {
+            fprintf(f, "# failure.%zu.module:", i + 1);
+            kv_str(f, "name", F->top_module[k].name);
+            fprintf(f, " bytes=%llu count=%llu\n", (unsigned long long)F->top_module[k].bytes,
+                    (unsigned long long)F->top_module[k].count);
+        }
+        for (size_t k = 0; k < F->ntop_line; k++) {
+            fprintf(f, "# failure.%zu.line:", i + 1);
+            kv_str(f, "name", F->top_line[k].name);
+            fprintf(f, " bytes=%llu count=%llu\n", (unsigned long long)F->top_line[k].bytes,
+                    (unsigned long long)F->top_line[k].count);
         }
         for (size_t k = 0; k < x->steps.len; k++) {
             const gma_oom_step *s = &GMA_VEC_AT(&x->steps, gma_oom_step, k);

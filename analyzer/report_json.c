@@ -201,6 +201,21 @@ static void json_device(gma_jw *j, const gma_report *rep, unsigned d)
         gma_jw_ku64(j, "window", pv->window);
         gma_jw_kstr(j, "kernel", gma_rep_str(rep, pv->kernel));
         gma_jw_kstr(j, "range", gma_rep_str(rep, pv->range));
+        if (pv->module)
+            gma_jw_kstr(j, "module", gma_rep_str(rep, pv->module));
+        if (pv->line)
+            gma_jw_kstr(j, "line", gma_rep_str(rep, pv->line));
+        if (pv->has_cats) {
+            gma_jw_key(j, "by_category");
+            gma_jw_begin(j, '[');
+            for (int c = 0; c < GMA_CAT_COUNT_; c++) {
+                gma_jw_begin(j, '{');
+                gma_jw_kstr(j, "name", gma_cat_names[c]);
+                gma_jw_ku64(j, "bytes", pv->cats[c]);
+                gma_jw_end(j, '}');
+            }
+            gma_jw_end(j, ']');
+        }
         gma_jw_key(j, "driver_used_bytes");
         if (D->has_best)
             gma_jw_u64(j, D->best_used);
@@ -381,9 +396,38 @@ static void json_live_at_peak(gma_jw *j, const gma_report *rep)
         gma_jw_ku64(j, "baseline_count", pv->baseline_count);
         groups(j, rep, "by_kernel", &pv->by_kernel, pv->more_kernels);
         groups(j, rep, "by_range", &pv->by_range, pv->more_ranges);
+        if (pv->own.has_module)
+            groups(j, rep, "by_module", &pv->own.by_module, pv->own.more_modules);
+        if (pv->own.has_line)
+            groups(j, rep, "by_line", &pv->own.by_line, pv->own.more_lines);
         gma_jw_end(j, '}');
     }
     gma_jw_end(j, ']');
+}
+
+/* "growth": the owners whose leaks were made in several steps (owners.h). */
+static void json_growth(gma_jw *j, const gma_report *rep)
+{
+    const gma_leakview *lv = &rep->leaks;
+    gma_jw_key(j, "growth");
+    gma_jw_begin(j, '[');
+    for (size_t i = 0; i < lv->growth.len; i++) {
+        const gma_growth *g = &GMA_VEC_AT(&lv->growth, gma_growth, i);
+        gma_jw_begin(j, '{');
+        gma_jw_kstr(j, "name", gma_rep_str(rep, g->name));
+        gma_jw_kstr(j, "owner", g->is_module ? "module" : "range");
+        gma_jw_ku64(j, "steps", g->steps);
+        gma_jw_ku64(j, "first_step", g->first_step);
+        gma_jw_ku64(j, "last_step", g->last_step);
+        gma_jw_ku64(j, "bytes", g->bytes);
+        gma_jw_ku64(j, "count", g->count);
+        gma_jw_ku64(j, "bytes_per_step", g->bytes / g->steps);
+        gma_jw_ku64(j, "min_step_bytes", g->min_step_bytes);
+        gma_jw_ku64(j, "max_step_bytes", g->max_step_bytes);
+        gma_jw_end(j, '}');
+    }
+    gma_jw_end(j, ']');
+    gma_jw_ku64(j, "growth_more", lv->more_growth);
 }
 
 /* "leaks": what stayed allocated, and the net per step. */
@@ -398,6 +442,12 @@ static void json_leaks(gma_jw *j, const gma_report *rep)
     gma_jw_bool(j, rep->leaks.at_trace_end);
     groups(j, rep, "by_kernel", &rep->leaks.by_kernel, rep->leaks.more_kernels);
     groups(j, rep, "by_range", &rep->leaks.by_range, rep->leaks.more_ranges);
+    if (rep->leaks.own.has_module)
+        groups(j, rep, "by_module", &rep->leaks.own.by_module, rep->leaks.own.more_modules);
+    if (rep->leaks.own.has_line)
+        groups(j, rep, "by_line", &rep->leaks.own.by_line, rep->leaks.own.more_lines);
+    if (rep->leaks.own.has_module || rep->leaks.own.has_line)
+        json_growth(j, rep);
     gma_jw_key(j, "net_per_step");
     gma_jw_begin(j, '[');
     for (size_t i = 0; i < r->steps.len; i++) {
@@ -683,6 +733,21 @@ int gma_print_fit_json(FILE *f, const gma_fit_view *v)
 
 /* ---- a trace's failures (oom.h) ------------------------------------------------ */
 
+/* A failure's live bytes by module or by line (oom.h). */
+static void json_oom_owners(gma_jw *j, const char *key, const gma_oom_owner *top, size_t n)
+{
+    gma_jw_key(j, key);
+    gma_jw_begin(j, '[');
+    for (size_t k = 0; k < n; k++) {
+        gma_jw_begin(j, '{');
+        gma_jw_kstr(j, "name", top[k].name);
+        gma_jw_ku64(j, "bytes", top[k].bytes);
+        gma_jw_ku64(j, "count", top[k].count);
+        gma_jw_end(j, '}');
+    }
+    gma_jw_end(j, ']');
+}
+
 void gma_json_oom(gma_jw *j, const gma_oom_view *v)
 {
     static const char *const cls[GMA_OOM_NCLASS] = {"persistent", "step_scoped", "temporary",
@@ -752,6 +817,12 @@ void gma_json_oom(gma_jw *j, const gma_oom_view *v)
             gma_jw_end(j, '}');
         }
         gma_jw_end(j, ']');
+        if (f->has_module) {
+            gma_jw_kstr(j, "module", f->module);
+            json_oom_owners(j, "by_module", f->top_module, f->ntop_module);
+        }
+        if (f->has_line)
+            json_oom_owners(j, "by_line", f->top_line, f->ntop_line);
         gma_jw_end(j, '}');
     }
     gma_jw_end(j, ']');

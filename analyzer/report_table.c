@@ -129,10 +129,15 @@ static void print_summary(FILE *f, const gma_report *rep)
         const char *dn = D->name_off ? gma_strs_get(&r->strs, D->name_off) : "";
         gma_text_clean(&dnb, dn, strlen(dn));
         dn = gma_buf_str(&dnb);
-        fprintf(f, "%s dev%u%s%s%s: %s at %s ms, step %llu, window %llu; kernel %s; range %s\n",
+        fprintf(f, "%s dev%u%s%s%s: %s at %s ms, step %llu, window %llu; kernel %s; range %s",
                 i ? "          " : "Peak      ", pv->device, dn[0] ? " (" : "", dn, dn[0] ? ")" : "",
                 gma_fmt_bytes(b1, pv->peak), gma_fmt_ms(b2, gma_rel(r, pv->ts)), (unsigned long long)pv->step,
                 (unsigned long long)pv->window, gma_rep_str(rep, pv->kernel), gma_rep_str(rep, pv->range));
+        if (pv->module)
+            fprintf(f, "; module %s", gma_rep_str(rep, pv->module));
+        if (pv->line)
+            fprintf(f, "; line %s", gma_rep_str(rep, pv->line));
+        fputc('\n', f);
         gma_buf_free(&dnb);
         if (D->has_best)
             fprintf(f, "           driver used %s at the nearest sample (%s ms)", gma_fmt_bytes(b1, D->best_used),
@@ -371,6 +376,37 @@ static void print_groups(FILE *f, const gma_report *rep, const char *title, cons
         fprintf(f, "    ... %llu more\n", (unsigned long long)rest);
 }
 
+/* The owners whose leaks grew from step to step (owners.h): bytes per
+ * step, the steps, the total. */
+static void print_growth(FILE *f, const gma_report *rep, const gma_leakview *lv)
+{
+    char b1[GMA_FMT_CAP], b2[GMA_FMT_CAP], b3[GMA_FMT_CAP], b4[GMA_FMT_CAP], per[2 * GMA_FMT_CAP + 2], st[48];
+    const char *title = "grows per step";
+    if (!lv->growth.len)
+        return;
+    size_t wn = strlen(title);
+    for (size_t i = 0; i < lv->growth.len; i++) {
+        size_t l = strlen(gma_rep_str(rep, GMA_VEC_AT(&lv->growth, gma_growth, i).name)) + 2;
+        wn = l > wn ? l : wn;
+    }
+    fprintf(f, "  %-*s  %9s  %10s  %10s  %6s\n", (int)wn, title, "steps", "per step", "bytes", "allocs");
+    for (size_t i = 0; i < lv->growth.len; i++) {
+        const gma_growth *g = &GMA_VEC_AT(&lv->growth, gma_growth, i);
+        char nm[512];
+        snprintf(nm, sizeof(nm), "  %s", gma_rep_str(rep, g->name));
+        snprintf(st, sizeof st, "%llu (%llu-%llu)", (unsigned long long)g->steps, (unsigned long long)g->first_step,
+                 (unsigned long long)g->last_step);
+        if (g->min_step_bytes == g->max_step_bytes)
+            snprintf(per, sizeof per, "%s", gma_fmt_bytes(b1, g->min_step_bytes));
+        else
+            snprintf(per, sizeof per, "%s-%s", gma_fmt_bytes(b1, g->min_step_bytes), gma_fmt_bytes(b2, g->max_step_bytes));
+        fprintf(f, "  %-*s  %9s  %10s  %10s  %6s\n", (int)wn, nm, st, per, gma_fmt_bytes(b3, g->bytes),
+                gma_fmt_count(b4, g->count));
+    }
+    if (lv->more_growth)
+        fprintf(f, "    ... %llu more\n", (unsigned long long)lv->more_growth);
+}
+
 /* The hints (hints.h), only when one crossed its threshold: a number, a
  * reason and what to try each. */
 static void print_hints(FILE *f, const gma_hints *h)
@@ -417,6 +453,8 @@ int gma_print_table(FILE *f, const gma_report *rep)
                 pv->baseline_count == 1 ? "" : "s");
         print_groups(f, rep, "by kernel", &pv->by_kernel, pv->more_kernels);
         print_groups(f, rep, "by range", &pv->by_range, pv->more_ranges);
+        print_groups(f, rep, "by module", &pv->own.by_module, pv->own.more_modules);
+        print_groups(f, rep, "by line", &pv->own.by_line, pv->own.more_lines);
     }
 
     print_hints(f, &rep->hints);
@@ -427,6 +465,9 @@ int gma_print_table(FILE *f, const gma_report *rep)
             lv->at_trace_end ? " (measured at the trace end)" : "");
     print_groups(f, rep, "by kernel", &lv->by_kernel, lv->more_kernels);
     print_groups(f, rep, "by range", &lv->by_range, lv->more_ranges);
+    print_groups(f, rep, "by module", &lv->own.by_module, lv->own.more_modules);
+    print_groups(f, rep, "by line", &lv->own.by_line, lv->own.more_lines);
+    print_growth(f, rep, lv);
     /* growth across steps: the leak trend */
     size_t shown = 0;
     for (size_t i = 0; i < r->steps.len && shown < 12; i++) {
@@ -702,6 +743,8 @@ static void print_request(FILE *out, const gma_oom_fail *f)
                 gma_oom_bytes(o->bytes, a, sizeof a), o->device, o->tid, o->stream, o->step);
         if (f->op[0])
             fprintf(out, ", in \"%s\"", f->op);
+        if (f->has_module)
+            fprintf(out, ", module %s", f->module);
         fputc('\n', out);
     }
     if (o->flags & GMT_OOMF_DRIVER)
@@ -718,6 +761,15 @@ static const char *dump_shown(const gma_oom_fail *f, char *buf, size_t cap)
 {
     gmt_text_escape(buf, cap, f->dump_file);
     return buf;
+}
+
+/* The live bytes at a failure by module or by line (oom.h). */
+static void print_oom_owners(FILE *out, const char *what, uint64_t n, const gma_oom_owner *top, size_t ntop)
+{
+    char a[32];
+    fprintf(out, "  by %s (%" PRIu64 " %s%s; the first %zu):\n", what, n, what, n == 1 ? "" : "s", ntop);
+    for (size_t i = 0; i < ntop; i++)
+        fprintf(out, "    %12s  %6" PRIu64 "  %s\n", gma_oom_bytes(top[i].bytes, a, sizeof a), top[i].count, top[i].name);
 }
 
 static void print_held(FILE *out, const gma_oom_fail *f)
@@ -743,6 +795,10 @@ static void print_held(FILE *out, const gma_oom_fail *f)
     for (size_t i = 0; i < f->ntop; i++)
         fprintf(out, "    %12s  %6" PRIu64 "  %s\n", gma_oom_bytes(f->top[i].bytes, a, sizeof a), f->top[i].count,
                 f->top[i].name);
+    if (f->has_module)
+        print_oom_owners(out, "module", f->modules, f->top_module, f->ntop_module);
+    if (f->has_line)
+        print_oom_owners(out, "line", f->lines, f->top_line, f->ntop_line);
     char shown[4 * sizeof f->dump_file];
     if (f->outside && f->dump_found)
         fprintf(out, "  note: the failure came outside the trace's windows: the memory held is what they saw; "

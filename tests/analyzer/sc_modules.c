@@ -49,6 +49,17 @@
  *   model.py:20 forward  2, 12 / 12 / 8 (D), M.head (8 > 4)
  *   train.py:12 main  3, 5 / 1 / 5, (no module) (4 > 1)
  *   model.py:31 forward  2, 4 / 2 / 4, M.enc.0.fc (2 = 2: the first made)
+ * The report names the owners (owners.h), whatever --by:
+ *   Peak line: "...; range M.enc.0.fc; module M.enc.0.fc (backward); line model.py:31 forward":
+ *   H made the peak, in r9 (MODULE_BWD M.enc.0.fc), frame F3.
+ *   Live at the peak by module: M.head (backward) 16 (G), M.head 8 (D), (no module) 4 in 2
+ *   (I, E), M.enc.0.fc 2 (C), M.enc.0.fc (backward) 2 (H), M 1 (A); by line: (no line) 16 (G),
+ *   F2 8 (D), F1 5 in 3 (A, I, E), F3 4 in 2 (C, H).
+ *   Leaks: live at the end are A, E and H; H is a gradient kept by design, so A 1 (M, F1) and
+ *   E 3 ((no module), F1): by module (no module) 3, M 1; by line F1 4 in 2. One step: no growth.
+ *   CSV and JSON carry the same: peak module= line=, live_at_peak...module/line, leaks.module/line;
+ *   the peak's categories (c42's split: gradient 2, temporary 27, other 4) in every format.
+ *   Without --by the first table is --by module: the trace has module ranges.
  * modules_b: D is 24 MiB: peak 49 MiB; M.head 8 -> 24 and M 11 -> 27 at the peak, the
  *   rest as in modules: --diff ranks M and M.head first (+16 MiB held at the peak).
  */
@@ -210,3 +221,78 @@ int sc_modules_write(const char *path, uint64_t head_mib)
 
 int sc_modules(const char *path) { return sc_modules_write(path, 8); }
 int sc_modules_b(const char *path) { return sc_modules_write(path, 24); }
+
+/*
+ * oom_modules: a failure inside a module (the OOM section names modules and
+ * lines). Device 0 (1 GiB), thread 100, events at 10 + i ms:
+ *  1 MODULE M (r1);  2 ALLOC A 1 MiB in r1, F1 "train.py:12 main"
+ *  3 MODULE M.fc (r2 in r1); 4 OP aten::mm (r3 in r2); 5 ALLOC B 4 MiB in r3, F2 "model.py:20 forward"
+ *  6 OOM: the framework's allocator refused 64 MiB in r3 (aten::mm), allocated 5 MiB, reserved 6 MiB
+ *  7 end r3, r2, r1
+ * The failure: asked 64 MiB ... in "aten::mm", module M.fc (r3's module); held 5 MiB in 2;
+ *   by owner aten::mm 4 MiB, M 1 MiB; by module (2 modules) M.fc 4 MiB 1, M 1 MiB 1;
+ *   by line (2 lines) model.py:20 forward 4 MiB 1, train.py:12 main 1 MiB 1.
+ * The report without --by opens on --by module: M.fc self 4 (total 4), M self 1 total 5.
+ *   Peak 5 MiB at 15.000 ms, made by B: "module M.fc; line model.py:20 forward"; A and B
+ *   are live at the end (leaks), grouped by module and line as at the failure; one step: no growth.
+ */
+int sc_oom_modules(const char *path)
+{
+    gmt_writer_opts o = { 3, 1u << 20 };
+    wb b = { gmt_writer_open(path, &o), GMT_OK };
+    if (!b.w) {
+        perror(path);
+        return -1;
+    }
+    gmt_record r;
+    memset(&r, 0, sizeof(r));
+    r.type = GMT_REC_HEADER;
+    r.u.header.pid = 4142;
+    r.u.header.ppid = 1;
+    r.u.header.start_unix_ns = 1700000000000000000ull;
+    r.u.header.start_ts = T0;
+    r.u.header.rank = r.u.header.local_rank = r.u.header.world_size = -1;
+    r.u.header.host = (gmt_bytes){ "testhost", 8 };
+    r.u.header.cmdline = (gmt_bytes){ "python train.py", 15 };
+    r.u.header.config = (gmt_bytes){ "schedule=whole", 14 };
+    r.u.header.profiler_version = (gmt_bytes){ "test", 4 };
+    put(&b, &r);
+    memset(&r, 0, sizeof(r));
+    r.type = GMT_REC_DEVICE;
+    r.u.device.total_mem = 1ull << 30;
+    r.u.device.sm_count = 132;
+    r.u.device.cc_major = 9;
+    r.u.device.name = (gmt_bytes){ "Test GPU", 8 };
+    put(&b, &r);
+    static const char *const names[] = { "M", "M.fc", "aten::mm", "train.py:12 main", "model.py:20 forward" };
+    for (unsigned i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+        str(&b, i + 1, names[i]);
+    const uint64_t A = 0x10000000, B = A + 0x1000000;
+    rbegin(&b, T(1), 100, 1, 0, 1, GMT_RANGE_MODULE);
+    ALLOC_(T(2), A, 1, 100, 1, 4);
+    rbegin(&b, T(3), 100, 2, 1, 2, GMT_RANGE_MODULE);
+    rbegin(&b, T(4), 100, 3, 2, 3, GMT_RANGE_OP);
+    ALLOC_(T(5), B, 4, 100, 3, 5);
+    memset(&r, 0, sizeof(r));
+    r.type = GMT_REC_OOM;
+    r.u.oom = (gmt_oom){ .ts = T(6), .cause = GMT_OOM_FRAMEWORK, .device = 0, .bytes = 64 * MIB, .stream = 7,
+                         .tid = 100, .range = 3, .op = 3, .flags = GMT_OOMF_FRAMEWORK, .fw_allocated = 5 * MIB,
+                         .fw_reserved = 6 * MIB };
+    put(&b, &r);
+    rend(&b, T(7), 100, 3);
+    rend(&b, T(7) + 1000, 100, 2);
+    rend(&b, T(7) + 2000, 100, 1);
+    memset(&r, 0, sizeof(r));
+    r.type = GMT_REC_TRAILER;
+    r.u.trailer.ts = T(8);
+    r.u.trailer.records = 14;
+    put(&b, &r);
+    gmt_status c = gmt_writer_close(b.w);
+    if (b.st == GMT_OK)
+        b.st = c;
+    if (b.st != GMT_OK) {
+        fprintf(stderr, "%s: %s\n", path, gmt_status_str(b.st));
+        return -1;
+    }
+    return 0;
+}

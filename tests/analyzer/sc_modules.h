@@ -12,5 +12,7 @@
 int sc_modules_write(const char *path, uint64_t head_mib);
 int sc_modules(const char *path);
 int sc_modules_b(const char *path);
+/* A failure inside a module (sc_modules.c's comment works out the numbers). */
+int sc_oom_modules(const char *path);
 
 #endif

@@ -1259,6 +1259,16 @@ static int sc_oom_outside(const char *p)
  * input 1, workspace 2, other 2 (L1 + L2), temporary 0.
  * Still live at the window's end: W, WS, S1, S2 (26 MiB in 4: no leaks), L1 and L2
  * (the leaks, 2 MiB in 2).
+ * Blocks carry their step (0 before t32, 1 from t32): the peak is in step 1. Net per step:
+ * step 0 +27 (made W 8, X 1, A1 4, WS 2, T1 3, L1 1, G 8, S1 8, S2 8, T2 2 = 45; freed T1,
+ * A1, X, T2, G = 18), step 1 +1 (made X2 1, A2 4, L2 1, G2 8, T3 2 = 16; freed A2, X2, T3,
+ * G2 = 15).
+ * Modules (the default table: the trace has a module range): GPT (t5-17, t36-48) made A1,
+ * WS, T1, L1, A2, L2: 15 MiB in 6, freed T1, A1, A2 = 11, at the peak WS, L1, A2, L2 = 8;
+ * (no module) made the other 9: 46, freed 22, at the peak W, S1, S2, X2, G2 = 33 in 5.
+ * The peak's allocation G2 is under MmBackward0 in no module: "module (no module)".
+ * Leaks by module: GPT 2 in 2. Growth: GPT leaked 1 MiB in each of steps 0 and 1: "2 (0-1),
+ * 1.00 MiB per step, 2.00 MiB, 2 allocs".
  */
 static void krange(tb *b, uint64_t ts, uint64_t id, uint64_t parent, uint64_t name, uint64_t kind)
 {
@@ -1301,14 +1311,32 @@ static void htod_copy(tb *b, uint64_t ts, uint64_t bytes)
 #define TR_ADD 8
 #define TR_CLONE 10
 
+/* A block at event i, with the step the bridge stamps: step 1 begins just before t32. */
+static void tr_blk(tb *b, int i, unsigned action, uint64_t mib_at, uint64_t mib, uint64_t range)
+{
+    gmt_record r;
+    memset(&r, 0, sizeof(r));
+    r.type = GMT_REC_BLOCK;
+    r.u.block.ts = SC_T(i);
+    r.u.block.action = action;
+    r.u.block.address = 0x10000000ull + mib_at * MiB;
+    r.u.block.bytes = mib * MiB;
+    r.u.block.requested = action == GMT_BLK_ALLOC ? mib * MiB - 100 : 0;
+    r.u.block.stream = 7;
+    r.u.block.tid = 100;
+    r.u.block.range = range;
+    r.u.block.step = i >= 32;
+    put(b, &r);
+}
+
 static void tr_alloc(tb *b, int i, uint64_t mib_at, uint64_t mib, uint64_t range)
 {
-    blk(b, SC_T(i), GMT_BLK_ALLOC, 0, 0x10000000ull + mib_at * MiB, mib * MiB, 100, 0, range);
+    tr_blk(b, i, GMT_BLK_ALLOC, mib_at, mib, range);
 }
 
 static void tr_free(tb *b, int i, uint64_t mib_at, uint64_t mib, uint64_t range)
 {
-    blk(b, SC_T(i), GMT_BLK_FREE_REQUESTED, 0, 0x10000000ull + mib_at * MiB, mib * MiB, 100, 0, range);
+    tr_blk(b, i, GMT_BLK_FREE_REQUESTED, mib_at, mib, range);
 }
 
 int sc_train(const char *path)
@@ -1402,7 +1430,7 @@ int sc_write_all(const char *dir)
         { "oom_frag_exp", sc_oom_frag_exp }, { "oom_growth", sc_oom_growth }, { "oom_spike", sc_oom_spike },
         { "oom_outside", sc_oom_outside }, { "hostile", sc_hostile }, { "huge", sc_huge },
         { "modules", sc_modules }, { "modules_b", sc_modules_b },
-        { "train", sc_train },
+        { "train", sc_train },     { "oom_modules", sc_oom_modules },
     };
     char path[4096];
     for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
