@@ -156,7 +156,7 @@ static const gmp_bridge_host host = {GMP_BRIDGE_ABI, sizeof(gmp_bridge_host), ho
 static unsigned watch_bits(void)
 {
     unsigned w = 0;
-    if (gmp_g.cfg.torch_ops && atomic_load(&T.want_ops))
+    if (gmp_settings()->torch_ops && atomic_load(&T.want_ops))
         w |= GMP_BRIDGE_WATCH_OPS;
     if (gmp_steps_wants_optimizer())
         w |= GMP_BRIDGE_WATCH_STEPS;
@@ -238,8 +238,8 @@ int gmp_torch_loaded_build_id(const char *name, char *out, size_t cap)
 /* The bridge beside this library (lib/libgmemprof.so -> lib/libgmemprof_torch.so). */
 static int bridge_path(char *out, size_t cap)
 {
-    if (gmp_g.cfg.torch_bridge[0])
-        return snprintf(out, cap, "%s", gmp_g.cfg.torch_bridge) < (int)cap ? 0 : -1;
+    if (gmp_settings()->torch_bridge[0])
+        return snprintf(out, cap, "%s", gmp_settings()->torch_bridge) < (int)cap ? 0 : -1;
     Dl_info di;
     if (!dladdr((void *)&gmp_torch_maybe_attach, &di) || !di.dli_fname)
         return -1;
@@ -295,7 +295,7 @@ void gmp_torch_maybe_attach(void)
     int expect = GMP_TORCH_IDLE;
     if (atomic_load_explicit(&T.state, memory_order_relaxed) != GMP_TORCH_IDLE || !gmp_on())
         return;
-    if (!gmp_g.cfg.torch) {
+    if (!gmp_settings()->torch) {
         atomic_store(&T.state, GMP_TORCH_OFF);
         return;
     }

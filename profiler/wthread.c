@@ -42,6 +42,11 @@
 #define TAKE_BUFS 16 /* completed buffers taken at once */
 
 static struct {
+    /* The settings (read-only, set at start) and the run's identity. */
+    const gmp_config *cfg;
+    char path[GMP_PATH_MAX]; /* the trace file; the claim may change it (another process holds the name) */
+    uint64_t start_unix_ns, start_ts;
+
     gmt_writer *w;
     gmt_strtab *strtab;
     /* a bit per string id: its STRING is held back from the trace until a
@@ -112,7 +117,7 @@ static struct {
     int claim_failed; /* the trace could not take its name (said once) */
 } W;
 
-size_t gmp_wt_staging_bytes(void) { return gmp_asm_staging_bytes((size_t)gmp_g.cfg.host_buffer_mb << 20); }
+size_t gmp_wt_staging_bytes(size_t budget) { return gmp_asm_staging_bytes(budget); }
 
 static inline uint64_t mono_ns(void)
 {
@@ -144,13 +149,13 @@ static void report_error(gmt_writer *w, const char *name, int *status)
                   writer_error(w));
 }
 
-static void report_io_error(void) { report_error(W.w, W.w_name ? W.w_name : gmp_g.path, &W.io_error); }
+static void report_io_error(void) { report_error(W.w, W.w_name ? W.w_name : W.path, &W.io_error); }
 
 /* The trace failed while another writer is in use (a chunk baseline's, a
  * dump's): in the trace's own status, which a dump keeps aside. */
 static void report_trace_error(void)
 {
-    report_error(W.trace, gmp_g.path, W.w_name ? &W.trace_io_error : &W.io_error);
+    report_error(W.trace, W.path, W.w_name ? &W.trace_io_error : &W.io_error);
 }
 
 /* The ring's writer writes to memory: it fails only on a compression error. */
@@ -504,7 +509,7 @@ static void claim_trace_locked(void)
         (!atomic_load(&gmp_g.ctx_seen) && !W.dumps))
         return;
     char why[GMP_PATH_MAX + 128];
-    if (gmt_writer_claim(W.trace, gmp_g.path, sizeof gmp_g.path, why, sizeof why) != 0) {
+    if (gmt_writer_claim(W.trace, W.path, sizeof W.path, why, sizeof why) != 0) {
         W.claim_failed = 1;
         W.io_error = 1;
         gmp_log_error("%s; no trace is kept for this run (the program runs on)", why);
@@ -593,8 +598,8 @@ static void put_header(const gmp_config *cfg)
     gmt_header *h = &r.u.header;
     h->pid = (uint64_t)getpid();
     h->ppid = (uint64_t)getppid();
-    h->start_unix_ns = gmp_g.start_unix_ns;
-    h->start_ts = gmp_g.start_ts;
+    h->start_unix_ns = W.start_unix_ns;
+    h->start_ts = W.start_ts;
     long v;
     h->rank = (v = gmp_config_env_int(NULL, NULL, "RANK")) >= 0 ? v : -1;
     h->local_rank = (v = gmp_config_env_int(NULL, NULL, "LOCAL_RANK")) >= 0 ? v : -1;
@@ -632,7 +637,7 @@ static void append_summary(uint64_t size, uint64_t windows, uint64_t records, ui
 {
     static gmp_summary sm; /* the writer thread's, once at the end: not on its stack */
     memset(&sm, 0, sizeof sm);
-    snprintf(sm.trace, sizeof sm.trace, "%s", gmp_g.path);
+    snprintf(sm.trace, sizeof sm.trace, "%s", W.path);
     snprintf(sm.status, sizeof sm.status, "%s", status);
     sm.bytes = size;
     sm.windows = windows;
@@ -646,7 +651,7 @@ static void append_summary(uint64_t size, uint64_t windows, uint64_t records, ui
     size_t n = gmp_summary_format_line(line, sizeof line, &sm);
     if (W.rec && W.trace && strcmp(status, GMP_SUMMARY_STATUS_NOCTX) != 0 && n < sizeof line)
         n = rec_add_keys(line, sizeof line); /* the recorder beside the trace */
-    int fd = open(gmp_g.cfg.summary_file, O_WRONLY | O_APPEND | O_CLOEXEC);
+    int fd = open(W.cfg->summary_file, O_WRONLY | O_APPEND | O_CLOEXEC);
     int e = fd < 0 ? errno : 0;
     if (fd >= 0) {
         ssize_t w = n < sizeof line ? write(fd, line, n) : -1;
@@ -659,7 +664,7 @@ static void append_summary(uint64_t size, uint64_t windows, uint64_t records, ui
     /* Never silent: what the launcher would have said, on stderr. */
     gmp_log_info("cannot add this run's summary to %s (%s): trace %s, %" PRIu64 " bytes, %" PRIu64
                  " windows, %" PRIu64 " records, %" PRIu64 " dropped, status %s",
-                 gmp_g.cfg.summary_file, strerror(e), gmp_g.path, size, windows, records, dropped, status);
+                 W.cfg->summary_file, strerror(e), W.path, size, windows, records, dropped, status);
 }
 
 static void write_summary(int ok)
@@ -668,8 +673,8 @@ static void write_summary(int ok)
     gmp_asm_get_counts(W.as, &c);
     uint64_t dropped = gmp_activity_dropped_cupti() + W.summary_dropped;
     struct stat sb;
-    uint64_t size = stat(gmp_g.path, &sb) == 0 ? (uint64_t)sb.st_size : W.summary_bytes;
-    if (gmp_g.cfg.summary_file[0]) {
+    uint64_t size = stat(W.path, &sb) == 0 ? (uint64_t)sb.st_size : W.summary_bytes;
+    if (W.cfg->summary_file[0]) {
         append_summary(size, c.windows, W.summary_records, dropped,
                        ok ? GMP_SUMMARY_STATUS_OK : GMP_SUMMARY_STATUS_INCOMPLETE);
         return;
@@ -692,16 +697,16 @@ static void write_summary(int ok)
         snprintf(st, sizeof st, ", %" PRIu64 " step%s by %s", steps, steps == 1 ? "" : "s",
                  gmt_step_source_name((uint64_t)source));
     gmp_log_info("wrote %s (%s, %" PRIu64 " window%s%s, %" PRIu64 " records, %" PRIu64 " dropped%s)",
-                 gmp_g.path, hb, c.windows, c.windows == 1 ? "" : "s", st, W.summary_records, dropped, fw);
+                 W.path, hb, c.windows, c.windows == 1 ? "" : "s", st, W.summary_records, dropped, fw);
     if (W.rec)
         rec_say(); /* beside the trace */
 }
 
 static void write_summary_noctx(void)
 {
-    if (!gmp_g.cfg.summary_file[0]) {
+    if (!W.cfg->summary_file[0]) {
         gmp_log_debug("no CUDA context was created: nothing recorded, no trace written (%s left alone)",
-                      gmp_g.path);
+                      W.path);
         return;
     }
     append_summary(0, 0, 0, 0, GMP_SUMMARY_STATUS_NOCTX);
@@ -804,7 +809,7 @@ static int rec_take(const gmt_record *r)
     case GMT_REC_KERNEL:
     case GMT_REC_MEMCPY:
     case GMT_REC_MEMSET:
-        if (!gmp_g.cfg.oom_kernels)
+        if (!W.cfg->oom_kernels)
             return 0; /* the trace's windows collect them; the ring keeps them only when asked */
         break;
     case GMT_REC_DEVICE:
@@ -833,10 +838,10 @@ static int rec_take(const gmt_record *r)
     W.rec_skip_ranges = 0;
     /* Without steps, a chunk ends a quarter of the kept span after it
      * began, by the records' own times (recorder.h) */
-    size_t cap = (size_t)gmp_g.cfg.oom_max_mb << 20;
+    size_t cap = (size_t)W.cfg->oom_max_mb << 20;
     uint64_t ts = rec_ts(r), start = gmp_rec_current_start(W.rec);
     if (gmp_rec_current_bytes(W.rec) > cap / 4 ||
-        (!W.rec_steps && ts > start && ts - start > gmp_g.cfg.oom_seconds * 250000000ull))
+        (!W.rec_steps && ts > start && ts - start > W.cfg->oom_seconds * 250000000ull))
         rec_chunk(gmp_asm_step(W.as), 0, ts ? ts : gmp_now());
     return 1;
 }
@@ -845,8 +850,8 @@ static int rec_take(const gmt_record *r)
  * directory and with its %r, %p already expanded. */
 static void dump_name(uint64_t k, char *out, size_t cap)
 {
-    if (gmt_dump_name(out, cap, gmp_g.path, k, W.trace != NULL) >= cap)
-        snprintf(out, cap, "%s", gmp_g.path); /* too long: the writer puts .PID beside it */
+    if (gmt_dump_name(out, cap, W.path, k, W.trace != NULL) >= cap)
+        snprintf(out, cap, "%s", W.path); /* too long: the writer puts .PID beside it */
 }
 
 static void put_all_strings(void)
@@ -923,16 +928,16 @@ static void say_dump(const gmt_oom *o, const char *path, uint64_t bytes)
  * recording goes on. */
 static void rec_dump(gmt_oom *o)
 {
-    if (W.dumps >= gmp_g.cfg.oom_dumps) {
+    if (W.dumps >= W.cfg->oom_dumps) {
         if (W.dumps_skipped++ == 0)
             gmp_log_info("another failure (%s), but GMEMPROF_OOM_DUMPS=%llu dumps were written: not written",
-                         gmt_oom_cause_name(o->cause), (unsigned long long)gmp_g.cfg.oom_dumps);
+                         gmt_oom_cause_name(o->cause), (unsigned long long)W.cfg->oom_dumps);
         return;
     }
     rec_sync();
     char path[GMP_PATH_MAX], why[GMP_PATH_MAX + 128];
     dump_name(W.dumps + 1, path, sizeof path);
-    gmt_writer_opts wo = {gmp_g.cfg.zstd_level, 0};
+    gmt_writer_opts wo = {W.cfg->zstd_level, 0};
     gmt_writer *f = gmt_writer_create(path, sizeof path, &wo, why, sizeof why);
     W.dumps++;
     if (!f) {
@@ -947,7 +952,7 @@ static void rec_dump(gmt_oom *o)
     W.w_name = path;
     W.io_error = 0;
     static gmp_config dcfg; /* the writer thread's: what the dump holds (no kernels unless kept) */
-    dcfg = gmp_g.cfg;
+    dcfg = *W.cfg;
     if (!dcfg.oom_kernels)
         dcfg.kernels = GMP_KERNELS_NONE;
     put_header(&dcfg);
@@ -996,7 +1001,7 @@ static void io_failure(void *ctx, gmt_oom *o)
         /* the dump that rec_dump is about to write, named from the trace's
          * path by the rule the analyzer follows to find it */
         r.u.oom.flags |= GMT_OOMF_IN_TRACE;
-        r.u.oom.dump = W.rec && W.dumps < gmp_g.cfg.oom_dumps ? W.dumps + 1 : 0;
+        r.u.oom.dump = W.rec && W.dumps < W.cfg->oom_dumps ? W.dumps + 1 : 0;
         put(&r);
     }
     if (W.rec)
@@ -1017,9 +1022,9 @@ static void rec_dump_now(int cause)
 
 static int rec_start(char *err, size_t cap)
 {
-    W.rec = gmp_rec_create(gmp_g.cfg.oom_steps, gmp_g.cfg.oom_seconds * 1000000000ull,
-                           (uint64_t)gmp_g.cfg.oom_max_mb << 20);
-    gmt_writer_opts wo = {gmp_g.cfg.zstd_level, 0};
+    W.rec = gmp_rec_create(W.cfg->oom_steps, W.cfg->oom_seconds * 1000000000ull,
+                           (uint64_t)W.cfg->oom_max_mb << 20);
+    gmt_writer_opts wo = {W.cfg->zstd_level, 0};
     W.mem_w = W.rec ? gmt_writer_open_sink(gmp_rec_sink_records, W.rec, &wo) : NULL;
     W.base_w = W.rec ? gmt_writer_open_sink(gmp_rec_sink_baseline, W.rec, &wo) : NULL;
     if (!W.rec || !W.mem_w || !W.base_w) {
@@ -1027,7 +1032,7 @@ static int rec_start(char *err, size_t cap)
         return -1;
     }
     if (W.trace) /* beside a schedule of windows: what they leave out is the ring's */
-        gmp_asm_set_aside(W.as, io_put_aside, gmp_g.cfg.oom_kernels);
+        gmp_asm_set_aside(W.as, io_put_aside, W.cfg->oom_kernels);
     else
         W.w = W.mem_w;
     /* a first chunk, for what comes before the first transition */
@@ -1086,11 +1091,11 @@ static size_t rec_add_keys(char *line, size_t cap)
  * have gone) as the trace. */
 static void rec_summary(void)
 {
-    if (gmp_g.cfg.summary_file[0]) {
+    if (W.cfg->summary_file[0]) {
         char line[GMP_SUMMARY_LINE_MAX];
         static gmp_summary sm; /* the writer thread's, once at the end: not on its stack */
         memset(&sm, 0, sizeof sm);
-        snprintf(sm.trace, sizeof sm.trace, "%s", W.dumps ? W.dump_path : gmp_g.path);
+        snprintf(sm.trace, sizeof sm.trace, "%s", W.dumps ? W.dump_path : W.path);
         snprintf(sm.status, sizeof sm.status, "%s", rec_status());
         sm.bytes = W.dump_bytes;
         sm.windows = W.dumps ? 1 : 0;
@@ -1099,7 +1104,7 @@ static void rec_summary(void)
         size_t n = gmp_summary_format_line(line, sizeof line, &sm);
         if (n < sizeof line)
             n = rec_add_keys(line, sizeof line);
-        int fd = n < sizeof line ? open(gmp_g.cfg.summary_file, O_WRONLY | O_APPEND | O_CLOEXEC) : -1;
+        int fd = n < sizeof line ? open(W.cfg->summary_file, O_WRONLY | O_APPEND | O_CLOEXEC) : -1;
         if (fd >= 0) {
             ssize_t k = write(fd, line, n);
             (void)k;
@@ -1114,7 +1119,7 @@ static void rec_summary(void)
  * writers closed. */
 static void rec_end(void)
 {
-    if (gmp_g.cfg.oom_at_exit && W.dumps == 0)
+    if (W.cfg->oom_at_exit && W.dumps == 0)
         rec_dump_now(GMT_OOM_EXIT);
     gmt_writer_close(W.mem_w);
     gmt_writer_close(W.base_w);
@@ -1179,7 +1184,7 @@ static void finalize(int reason)
                       " written after their window's end, %" PRIu64 " outside windows, %" PRIu64
                       " lost transitions",
                       c.unmatched, c.bad_records, c.late, c.outside, c.lost_epochs);
-    if (gmp_g.cfg.kernels == GMP_KERNELS_LAUNCH)
+    if (W.cfg->kernels == GMP_KERNELS_LAUNCH)
         gmp_launch_log_misses();
     pthread_mutex_lock(&claim_lock); /* no claim from a context callback once the file is closed */
     claim_trace_locked();             /* a context made since the last round */
@@ -1210,23 +1215,23 @@ static void clock_tick(void)
 {
     if (gmp_clock_tick(&gmp_g.clock, &W.clk) == 1)
         gmp_log_debug("trace clock: the TSC, mapped to CLOCK_REALTIME (%s)",
-                      gmp_g.cfg.clock == GMP_CLOCK_TSC ? "GMEMPROF_CLOCK=tsc" : "the kernel's clocksource is tsc");
+                      W.cfg->clock == GMP_CLOCK_TSC ? "GMEMPROF_CLOCK=tsc" : "the kernel's clocksource is tsc");
 }
 
 static void periodic(void)
 {
     uint64_t now = mono_ns();
     clock_tick();
-    uint64_t flush_ns = gmp_g.cfg.flush_period_ms * 1000000ull;
+    uint64_t flush_ns = W.cfg->flush_period_ms * 1000000ull;
     uint64_t cupti_ns = flush_ns / 4 < 100000000ull ? flush_ns / 4 : 100000000ull;
-    if (gmp_g.cfg.schedule.kind == GMP_SCHED_TIME)
+    if (W.cfg->schedule.kind == GMP_SCHED_TIME)
         gmp_steps_transition(GMP_TR_TICK, 0, GMT_STEPSRC_TIME);
     if (now - W.last_flush_ns >= cupti_ns) {
         /* Completed buffers only: cheap, and never cuts a record short. */
         gmp_activity_flush_completed();
         W.last_flush_ns = now;
     }
-    gmp_asm_sample_due(W.as, now, gmp_g.cfg.sample_period_ms * 1000000ull);
+    gmp_asm_sample_due(W.as, now, W.cfg->sample_period_ms * 1000000ull);
     if (now - W.last_frame_ns >= flush_ns) {
         if (W.frame_records) {
             put_stats();
@@ -1258,7 +1263,7 @@ static void *writer_main(void *arg)
     gmp_t.internal = 1;
     W.last_frame_ns = W.last_flush_ns = mono_ns();
     if (W.trace)
-        put_header(&gmp_g.cfg); /* (a recorder's dumps each have their own) */
+        put_header(W.cfg); /* (a recorder's dumps each have their own) */
     for (;;) {
         int req = atomic_load(&W.finish_req);
         int sig = atomic_load(&W.finish_sig);
@@ -1291,14 +1296,18 @@ static void *writer_main(void *arg)
     return NULL;
 }
 
-int gmp_wt_start(gmt_writer *w, char *err, size_t cap)
+int gmp_wt_start(gmt_writer *w, const gmp_wt_setup *setup, char *err, size_t cap)
 {
+    W.cfg = setup->cfg;
+    snprintf(W.path, sizeof W.path, "%s", setup->path);
+    W.start_unix_ns = setup->start_unix_ns;
+    W.start_ts = setup->start_ts;
     W.w = W.trace = w;
     atomic_store(&W.cutoff, UINT64_MAX);
-    gmp_clock_init(&gmp_g.clock, &W.clk, gmp_g.cfg.clock, NULL);
+    gmp_clock_init(&gmp_g.clock, &W.clk, W.cfg->clock, NULL);
     clock_tick(); /* the first pair */
     W.strtab = gmt_strtab_create();
-    W.as = gmp_asm_create(&writer_io, &gmp_g.corr, (size_t)gmp_g.cfg.host_buffer_mb << 20);
+    W.as = gmp_asm_create(&writer_io, &gmp_g.corr, (size_t)W.cfg->host_buffer_mb << 20);
     const char *gap = getenv("GMEMPROF_TEST_ROUND_GAP_US");
     W.test_gap_us = gap ? (unsigned)strtoul(gap, NULL, 10) % 1000000u : 0;
     W.test_dump_name = getenv("GMEMPROF_TEST_DUMP_NAME");
@@ -1307,7 +1316,7 @@ int gmp_wt_start(gmt_writer *w, char *err, size_t cap)
         return -1;
     }
     gmp_asm_set_intern_held(W.as, io_intern_held);
-    if (gmp_g.cfg.on_oom && rec_start(err, cap) != 0)
+    if (W.cfg->on_oom && rec_start(err, cap) != 0)
         return -1;
     atomic_store(&W.running, 1);
     gmp_bufq_accept(1);
@@ -1359,7 +1368,7 @@ void gmp_wt_finish(int reason, unsigned timeout_ms)
     }
     if (pthread_timedjoin_np(W.th, NULL, &dl) != 0)
         gmp_log_error("the trace writer did not finish within %u s; %s may lack its end", timeout_ms / 1000,
-                      gmp_g.path);
+                      W.path);
 }
 
 void gmp_wt_cutoff(uint64_t ts)
