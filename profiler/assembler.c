@@ -164,11 +164,28 @@ struct gmp_asm {
     gmp_asm_aside_fn put_aside; /* gmp_asm_set_aside: records outside windows, NULL none */
     int aside_kernels;          /* KERNEL/MEMCPY/MEMSET outside windows go aside too */
     gmp_asm_intern_fn intern_held; /* gmp_asm_set_intern_held; NULL: io.intern */
+    int base_asked;                /* gmp_asm_ask_baseline: written once the io call returns */
+    uint64_t base_ts, base_step;
 };
 
 /* ---- output (the io table) ------------------------------------------------- */
 
-static void put(gmp_asm *a, const gmt_record *r) { a->io.put(a->io.ctx, r); }
+/* A baseline an io call asked for, once it returned (gmp_asm_ask_baseline). */
+static void serve_asked(gmp_asm *a)
+{
+    if (!a->base_asked)
+        return;
+    a->base_asked = 0;
+    a->io.baseline(a->io.ctx, 1);
+    gmp_asm_put_baseline(a, a->base_ts, 0, a->base_step);
+    a->io.baseline(a->io.ctx, 0);
+}
+
+static void put(gmp_asm *a, const gmt_record *r)
+{
+    a->io.put(a->io.ctx, r);
+    serve_asked(a);
+}
 
 static uint64_t intern(gmp_asm *a, const char *s, size_t n)
 {
@@ -187,7 +204,11 @@ static uint64_t intern_held(gmp_asm *a, const char *s, size_t n)
 }
 
 static void end_frame(gmp_asm *a) { a->io.end_frame(a->io.ctx); }
-static void put_stats(gmp_asm *a) { a->io.stats(a->io.ctx); }
+static void put_stats(gmp_asm *a)
+{
+    a->io.stats(a->io.ctx);
+    serve_asked(a);
+}
 static uint64_t now(gmp_asm *a) { return a->io.now(a->io.ctx); }
 static uint64_t mono(gmp_asm *a) { return a->io.mono(a->io.ctx); }
 
@@ -323,10 +344,12 @@ static int aside(const gmp_asm *a, int kernel_or_copy)
 
 static void emit_to(gmp_asm *a, int to_trace, const gmt_record *r)
 {
-    if (to_trace)
+    if (to_trace) {
         put(a, r);
-    else
+    } else {
         a->put_aside(a->io.ctx, r);
+        serve_asked(a);
+    }
 }
 
 /* ---- open NVTX ranges (for the RANGE_BEGINs at a window begin) ----------- */
@@ -582,6 +605,15 @@ void gmp_asm_put_baseline(gmp_asm *a, uint64_t ts, uint64_t window, uint64_t ste
     if (a->fw_seen)
         block_baseline(a, step);
     put_open_ranges(a);
+}
+
+void gmp_asm_ask_baseline(gmp_asm *a, uint64_t ts, uint64_t step)
+{
+    if (!a->io.baseline)
+        return;
+    a->base_asked = 1;
+    a->base_ts = ts;
+    a->base_step = step;
 }
 
 static void window_begin(gmp_asm *a, const gmp_epoch_info *e)

@@ -48,6 +48,10 @@ typedef struct gmp_asm_io {
      * allocator): *o is filled as gmp_asm_fill_failure does, at the failure's
      * place in the order. NULL: failures are not reported. */
     void (*failure)(void *ctx, gmt_oom *o);
+    /* A baseline asked for with gmp_asm_ask_baseline is about to be
+     * written through put and end_frame (begin 1), or was (begin 0): the
+     * io may send it to a writer of its own. NULL: none is ever asked. */
+    void (*baseline)(void *ctx, int begin);
 } gmp_asm_io;
 
 /* A record the gating rule keeps out of the trace (gmp_asm_set_aside). */
@@ -105,6 +109,12 @@ void gmp_asm_sample_due(gmp_asm *a, uint64_t mono, uint64_t period_ns);
 /* WINDOW_BEGIN (window, step, ts) and the baseline of the live tables at
  * this moment through put, as a window begin writes them; changes nothing. */
 void gmp_asm_put_baseline(gmp_asm *a, uint64_t ts, uint64_t window, uint64_t step);
+/* From inside an io call (put, stats, a put_aside): the io wants a
+ * baseline (as gmp_asm_put_baseline(ts, 0, step) writes it) of the tables
+ * as they are now. The assembler writes it as soon as that call returns,
+ * between io.baseline(ctx, 1) and io.baseline(ctx, 0), before anything
+ * else: an io call never re-enters the assembler to write one. */
+void gmp_asm_ask_baseline(gmp_asm *a, uint64_t ts, uint64_t step);
 /* Fills what the assembler knows of a failure now: the op (the name of
  * o->range when open), the step when o->step is 0, the live count and
  * bytes, the framework allocator's allocated and reserved bytes. */
