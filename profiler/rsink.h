@@ -18,7 +18,7 @@
 #include <stdint.h>
 
 #include "config.h"
-#include "devices.h"
+#include "epoch.h" /* GMP_MAX_DEVICES */
 #include "gmt_io.h"
 #include "recorder.h"
 
