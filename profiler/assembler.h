@@ -105,7 +105,7 @@ void gmp_asm_finish(gmp_asm *a, int reason);
  * the io's monotonic clock). */
 void gmp_asm_sample_due(gmp_asm *a, uint64_t mono, uint64_t period_ns);
 
-/* ---- the flight recorder (wthread.c, recorder.c) ---- */
+/* ---- the flight recorder (wthread.c, rsink.c, recorder.c) ---- */
 /* WINDOW_BEGIN (window, step, ts) and the baseline of the live tables at
  * this moment through put, as a window begin writes them; changes nothing. */
 void gmp_asm_put_baseline(gmp_asm *a, uint64_t ts, uint64_t window, uint64_t step);

@@ -1,7 +1,8 @@
 /*
- * The writer thread (wthread.c): the only thread that touches the trace
- * writer; it moves events and activity buffers to the assembler and writes
- * what it emits, frame by frame, until the trailer.
+ * The writer thread, or pump (wthread.c): the only thread that touches the
+ * writers; it moves events and activity buffers to the assembler and hands
+ * what it emits to the trace sink (tsink.h) and the recorder sink
+ * (rsink.h), frame by frame, until the trailer.
  */
 #ifndef GMEMPROF_PROFILER_WTHREAD_H
 #define GMEMPROF_PROFILER_WTHREAD_H
