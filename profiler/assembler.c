@@ -166,19 +166,27 @@ struct gmp_asm {
     gmp_asm_intern_fn intern_held; /* gmp_asm_set_intern_held; NULL: io.intern */
     int base_asked;                /* gmp_asm_ask_baseline: written once the io call returns */
     uint64_t base_ts, base_step;
+    int live_asked;                /* gmp_asm_ask_live: likewise */
 };
 
 /* ---- output (the io table) ------------------------------------------------- */
 
-/* A baseline an io call asked for, once it returned (gmp_asm_ask_baseline). */
+/* What an io call asked for, once it returned (gmp_asm_ask_baseline,
+ * gmp_asm_ask_live). */
 static void serve_asked(gmp_asm *a)
 {
-    if (!a->base_asked)
-        return;
-    a->base_asked = 0;
-    a->io.baseline(a->io.ctx, 1);
-    gmp_asm_put_baseline(a, a->base_ts, 0, a->base_step);
-    a->io.baseline(a->io.ctx, 0);
+    if (a->base_asked) {
+        a->base_asked = 0;
+        a->io.asked(a->io.ctx, GMP_ASM_ASK_BASELINE, 1);
+        gmp_asm_put_baseline(a, a->base_ts, 0, a->base_step);
+        a->io.asked(a->io.ctx, GMP_ASM_ASK_BASELINE, 0);
+    }
+    if (a->live_asked) {
+        a->live_asked = 0;
+        a->io.asked(a->io.ctx, GMP_ASM_ASK_LIVE, 1);
+        gmp_asm_put_live(a);
+        a->io.asked(a->io.ctx, GMP_ASM_ASK_LIVE, 0);
+    }
 }
 
 static void put(gmp_asm *a, const gmt_record *r)
@@ -607,9 +615,11 @@ void gmp_asm_put_baseline(gmp_asm *a, uint64_t ts, uint64_t window, uint64_t ste
     put_open_ranges(a);
 }
 
+void gmp_asm_ask_live(gmp_asm *a) { a->live_asked = a->io.asked != NULL; }
+
 void gmp_asm_ask_baseline(gmp_asm *a, uint64_t ts, uint64_t step)
 {
-    if (!a->io.baseline)
+    if (!a->io.asked)
         return;
     a->base_asked = 1;
     a->base_ts = ts;
@@ -962,6 +972,7 @@ static void emit_oom(gmp_asm *a, const gmp_ev *ev, const gmp_epoch_info *ep)
         return;
     gmp_asm_fill_failure(a, &o);
     a->io.failure(a->io.ctx, &o);
+    serve_asked(a);
 }
 
 /* The framework allocator's OOM (after its block record): the request,
@@ -996,6 +1007,7 @@ static void failure_of_block(gmp_asm *a, const gmt_block *b)
     a->have_cuda_oom = 0;
     gmp_asm_fill_failure(a, &o);
     a->io.failure(a->io.ctx, &o);
+    serve_asked(a);
 }
 
 /* The live tables keep what a later window's baseline and a tag need; the

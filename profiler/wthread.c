@@ -16,7 +16,9 @@
  * alone), a chunk's baseline, or a dump's file while it is written. A
  * chunk the recorder sink wants begun gets its baseline once the record
  * that began it is out: asked of the assembler (gmp_asm_ask_baseline) when
- * the record came from it, written at once when it came from the pump.
+ * the record came from it, written at once when it came from the pump. A
+ * dump begun inside io.failure asks for its live set the same way
+ * (gmp_asm_ask_live). No io call has the assembler write.
  *
  * The writer writes the HEADER first and the TRAILER last, and the
  * launcher's summary line (or the "wrote" line) after closing the file.
@@ -66,8 +68,15 @@ static struct {
 
     int out;             /* OUT_*: the output in use */
     gmt_writer *w;       /* its writer (NULL once the trace is closed) */
-    const char *dump_name; /* while a dump is written: its file */
+    /* While a dump is written: its file, its failure, the output to go
+     * back to (a dump begun inside io.failure ends once the assembler has
+     * written the live set it asked for). */
+    gmt_writer *dump_w;
+    char dump_name[GMP_PATH_MAX];
     int dump_error;        /* the dump's writer failed (said once) */
+    gmt_oom dump_oom;
+    int dump_out;
+    gmt_writer *dump_back;
     int in_asm;          /* inside an assembler io call: a baseline is asked of it */
     int base_out;        /* while a baseline is written: the output to go back to */
     gmt_writer *base_back;
@@ -428,16 +437,22 @@ static void io_synced(void *ctx, uint64_t ticket)
 }
 
 static void io_failure(void *ctx, gmt_oom *o);
+static void rec_dump_end(void);
 
-static void io_baseline(void *ctx, int begin)
+/* What the pump asked of the assembler from inside an io call, written
+ * now: a chunk's baseline, or a dump's live set (the dump then ends). */
+static void io_asked(void *ctx, int what, int begin)
 {
     (void)ctx;
-    baseline_edge(begin);
+    if (what == GMP_ASM_ASK_BASELINE)
+        baseline_edge(begin);
+    else if (!begin)
+        rec_dump_end();
 }
 
 static const gmp_asm_io writer_io = {NULL,       io_put,      io_intern, io_end_frame, io_stats,  io_device,
                                      io_meminfo, io_snapshot, io_now,    io_mono,      io_synced, io_failure,
-                                     io_baseline};
+                                     io_asked};
 
 /* ---- one round ------------------------------------------------------------------ */
 
@@ -694,28 +709,6 @@ static void put_all_strings(void)
     }
 }
 
-static void put_dump_end(const gmt_oom *o, int status)
-{
-    gmt_record r;
-    memset(&r, 0, sizeof r.type + sizeof r.u.oom + 16);
-    r.type = GMT_REC_OOM;
-    r.u.oom = *o;
-    put(&r);
-    gmp_asm_put_live(W.as);
-    memset(&r, 0, sizeof r.type + sizeof r.u.wend + 16);
-    r.type = GMT_REC_WINDOW_END;
-    r.u.wend = (gmt_window_end){.ts = o->ts, .window = 0, .step = o->step, .reason = GMT_WEND_FAILURE};
-    put(&r);
-    put_stats();
-    memset(&r, 0, sizeof r.type + sizeof r.u.trailer + 16);
-    r.type = GMT_REC_TRAILER;
-    r.u.trailer.ts = gmp_now();
-    r.u.trailer.records = gmt_writer_records(W.w);
-    r.u.trailer.status = (uint64_t)status | (io_error() ? GMT_TRAILER_WRITE_ERRORS : 0);
-    put(&r);
-    end_frame();
-}
-
 static void say_dump(const gmt_oom *o, const char *path, uint64_t bytes)
 {
     char req[32], fr[32], size[32];
@@ -732,8 +725,36 @@ static void say_dump(const gmt_oom *o, const char *path, uint64_t bytes)
                      gmt_oom_cause_name(o->cause), path, size);
 }
 
+/* The end of a dump, after its live set: the window's end, STATS, the
+ * trailer; the file closed and counted, the output in use back. */
+static void rec_dump_end(void)
+{
+    const gmt_oom *o = &W.dump_oom;
+    gmt_record r;
+    memset(&r, 0, sizeof r.type + sizeof r.u.wend + 16);
+    r.type = GMT_REC_WINDOW_END;
+    r.u.wend = (gmt_window_end){.ts = o->ts, .window = 0, .step = o->step, .reason = GMT_WEND_FAILURE};
+    put(&r);
+    put_stats();
+    memset(&r, 0, sizeof r.type + sizeof r.u.trailer + 16);
+    r.type = GMT_REC_TRAILER;
+    r.u.trailer.ts = gmp_now();
+    r.u.trailer.records = gmt_writer_records(W.w);
+    r.u.trailer.status = io_error() ? GMT_TRAILER_WRITE_ERRORS : 0;
+    put(&r);
+    end_frame();
+    gmt_writer *f = W.dump_w;
+    uint64_t records = gmt_writer_records(f), bytes = gmt_writer_bytes_out(f);
+    int ok = gmt_writer_close(f) == GMT_OK && !W.dump_error;
+    use(W.dump_out, W.dump_back);
+    W.dump_w = NULL;
+    gmp_rsink_dump_done(&W.rec, W.dump_name, records, bytes, ok);
+    say_dump(o, W.dump_name, bytes);
+}
+
 /* Writes the ring, the failure and the live set to a new file; the
- * recording goes on. */
+ * recording goes on. Inside io.failure the live set is asked of the
+ * assembler, which writes it once the call returns (rec_dump_end then). */
 static void rec_dump(gmt_oom *o)
 {
     gmp_rsink *s = &W.rec;
@@ -745,10 +766,10 @@ static void rec_dump(gmt_oom *o)
     end_frame();
     use(keep, kw);
     gmp_rsink_sync(s);
-    char path[GMP_PATH_MAX], why[GMP_PATH_MAX + 128];
-    gmp_rsink_dump_name(s->dumps + 1, W.trace.path, have_trace(), path, sizeof path);
+    char why[GMP_PATH_MAX + 128];
+    gmp_rsink_dump_name(s->dumps + 1, W.trace.path, have_trace(), W.dump_name, sizeof W.dump_name);
     gmt_writer_opts wo = {W.cfg->zstd_level, 0};
-    gmt_writer *f = gmt_writer_create(path, sizeof path, &wo, why, sizeof why);
+    gmt_writer *f = gmt_writer_create(W.dump_name, sizeof W.dump_name, &wo, why, sizeof why);
     s->dumps++;
     if (!f) {
         gmp_log_error("%s; this failure is not written", why);
@@ -756,8 +777,10 @@ static void rec_dump(gmt_oom *o)
     }
     if (why[0])
         gmp_log_info("%s", why);
-    W.dump_name = path;
+    W.dump_w = f;
     W.dump_error = 0;
+    W.dump_out = keep;
+    W.dump_back = kw;
     use(OUT_DUMP, f);
     static gmp_config dcfg; /* the writer thread's: what the dump holds (no kernels unless kept) */
     dcfg = *W.cfg;
@@ -783,13 +806,18 @@ static void rec_dump(gmt_oom *o)
     o->ring_bytes = rs.bytes;
     if (rs.trimmed)
         o->flags |= GMT_OOMF_TRIMMED;
-    put_dump_end(o, 0);
-    uint64_t records = gmt_writer_records(f), bytes = gmt_writer_bytes_out(f);
-    int ok = gmt_writer_close(f) == GMT_OK && !W.dump_error;
-    use(keep, kw);
-    W.dump_name = NULL;
-    gmp_rsink_dump_done(s, path, records, bytes, ok);
-    say_dump(o, path, bytes);
+    W.dump_oom = *o;
+    gmt_record r;
+    memset(&r, 0, sizeof r.type + sizeof r.u.oom + 16);
+    r.type = GMT_REC_OOM;
+    r.u.oom = *o;
+    put(&r);
+    if (W.in_asm) {
+        gmp_asm_ask_live(W.as);
+        return;
+    }
+    gmp_asm_put_live(W.as);
+    rec_dump_end();
 }
 
 /* A failure the assembler saw (io table): a dump in recorder mode; in a
@@ -797,6 +825,7 @@ static void rec_dump(gmt_oom *o)
 static void io_failure(void *ctx, gmt_oom *o)
 {
     (void)ctx;
+    W.in_asm++;
     if (have_trace()) {
         gmt_record r;
         memset(&r, 0, sizeof r.type + sizeof r.u.oom + 16);
@@ -811,6 +840,7 @@ static void io_failure(void *ctx, gmt_oom *o)
     }
     if (W.rec_on)
         rec_dump(o); /* beside a trace too: the steps before it may be outside its windows */
+    W.in_asm--;
 }
 
 /* A dump that no failure asked for (SIGUSR2, the end of the program). */
