@@ -223,18 +223,6 @@ void gmp_rsink_dump_done(gmp_rsink *s, const char *path, uint64_t records, uint6
 
 /* ---- the end ---- */
 
-static void human_bytes(uint64_t b, char *out, size_t cap)
-{
-    if (b < 1024)
-        snprintf(out, cap, "%" PRIu64 " B", b);
-    else if (b < (1u << 20))
-        snprintf(out, cap, "%.1f KiB", (double)b / 1024.0);
-    else if (b < (1u << 30))
-        snprintf(out, cap, "%.1f MiB", (double)b / 1048576.0);
-    else
-        snprintf(out, cap, "%.2f GiB", (double)b / 1073741824.0);
-}
-
 const char *gmp_rsink_status_name(const gmp_rsink *s)
 {
     return !s->dumps ? GMP_SUMMARY_STATUS_NO_OOM : s->dump_ok ? GMP_SUMMARY_STATUS_OOM : GMP_SUMMARY_STATUS_INCOMPLETE;
@@ -254,8 +242,8 @@ void gmp_rsink_say(const gmp_rsink *s, int beside)
     gmp_rec_stats rs;
     gmp_rec_get_stats(s->rec, &rs);
     char peak[32], cap[32];
-    human_bytes(rs.peak, peak, sizeof peak);
-    human_bytes(rs.cap, cap, sizeof cap);
+    gmp_summary_human_bytes(rs.peak, peak, sizeof peak);
+    gmp_summary_human_bytes(rs.cap, cap, sizeof cap);
     if (!s->dumps)
         gmp_log_info("no out-of-memory in this run: the flight recorder wrote %s (it held at most %s of "
                      "its %s cap)", beside ? "no dump" : "nothing", peak, cap);

@@ -5,11 +5,15 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "log.h"
+#include "summary.h"
 
 void gmp_tsink_init(gmp_tsink *t, gmt_writer *w, const char *path, const gmt_strtab *st)
 {
@@ -151,4 +155,52 @@ int gmp_tsink_append_line(const char *summary_file, const char *line, size_t n, 
             e = errno;
     }
     return e;
+}
+
+uint64_t gmp_tsink_file_size(const gmp_tsink *t, uint64_t fallback)
+{
+    struct stat sb;
+    return stat(t->path, &sb) == 0 ? (uint64_t)sb.st_size : fallback;
+}
+
+void gmp_tsink_summary_line(const gmp_tsink *t, const char *summary_file, const gmp_tsink_outcome *o,
+                            const char *status)
+{
+    static gmp_summary sm; /* the writer thread's, once at the end: not on its stack */
+    memset(&sm, 0, sizeof sm);
+    snprintf(sm.trace, sizeof sm.trace, "%s", t->path);
+    snprintf(sm.status, sizeof sm.status, "%s", status);
+    sm.bytes = o->bytes;
+    sm.windows = o->windows;
+    sm.records = o->records;
+    sm.dropped = o->dropped;
+    sm.steps = o->steps;
+    if (sm.steps)
+        snprintf(sm.step_source, sizeof sm.step_source, "%s", gmt_step_source_name((uint64_t)o->step_source));
+    char line[GMP_SUMMARY_LINE_MAX];
+    size_t n = gmp_summary_format_line(line, sizeof line, &sm);
+    if (o->add_keys && strcmp(status, GMP_SUMMARY_STATUS_NOCTX) != 0 && n < sizeof line)
+        n = o->add_keys(o->ctx, line, sizeof line);
+    int e = gmp_tsink_append_line(summary_file, line, n, sizeof line);
+    if (!e)
+        return;
+    /* Never silent: what the launcher would have said, on stderr. */
+    gmp_log_info("cannot add this run's summary to %s (%s): trace %s, %" PRIu64 " bytes, %" PRIu64
+                 " windows, %" PRIu64 " records, %" PRIu64 " dropped, status %s",
+                 summary_file, strerror(e), t->path, o->bytes, o->windows, o->records, o->dropped, status);
+}
+
+void gmp_tsink_say_wrote(const gmp_tsink *t, const gmp_tsink_outcome *o)
+{
+    char hb[32];
+    gmp_summary_human_bytes(o->bytes, hb, sizeof hb);
+    char fw[160] = "";
+    if (o->fw_seen)
+        snprintf(fw, sizeof fw, "; %" PRIu64 " events of the %s", o->fw_events, o->fw_name);
+    char st[64] = "";
+    if (o->steps)
+        snprintf(st, sizeof st, ", %" PRIu64 " step%s by %s", o->steps, o->steps == 1 ? "" : "s",
+                 gmt_step_source_name((uint64_t)o->step_source));
+    gmp_log_info("wrote %s (%s, %" PRIu64 " window%s%s, %" PRIu64 " records, %" PRIu64 " dropped%s)", t->path,
+                 hb, o->windows, o->windows == 1 ? "" : "s", st, o->records, o->dropped, fw);
 }

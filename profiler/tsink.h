@@ -73,4 +73,28 @@ int gmp_tsink_close(gmp_tsink *t, int ctx_seen, int *named);
  * appends its own). 0, or an errno. */
 int gmp_tsink_append_line(const char *summary_file, const char *line, size_t n, size_t cap);
 
+/* What the end of a run says of its trace. */
+typedef struct gmp_tsink_outcome {
+    uint64_t bytes;       /* the file's size (the bytes written when it cannot be read) */
+    uint64_t windows, records, dropped;
+    uint64_t steps;       /* steps seen, and what made the latest (gmt_step_source) */
+    int step_source;
+    int fw_seen;          /* a framework allocator reported: fw_events of fw_name */
+    uint64_t fw_events;
+    const char *fw_name;
+    /* keys added to the summary line (the recorder beside the trace); NULL none */
+    size_t (*add_keys)(void *ctx, char *line, size_t cap);
+    void *ctx;
+} gmp_tsink_outcome;
+
+/* The run's line in the launcher's summary file (status: a
+ * GMP_SUMMARY_STATUS_*; add_keys unless NOCTX); on stderr when it cannot
+ * be added, never silent. */
+void gmp_tsink_summary_line(const gmp_tsink *t, const char *summary_file, const gmp_tsink_outcome *o,
+                            const char *status);
+/* The "wrote" line on stderr, without a launcher. */
+void gmp_tsink_say_wrote(const gmp_tsink *t, const gmp_tsink_outcome *o);
+/* The trace file's size, else fallback. */
+uint64_t gmp_tsink_file_size(const gmp_tsink *t, uint64_t fallback);
+
 #endif

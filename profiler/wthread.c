@@ -29,7 +29,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -608,79 +607,44 @@ static void put_header(const gmp_config *cfg)
 
 /* ---- the end -------------------------------------------------------------- */
 
-static void human_bytes(uint64_t b, char *out, size_t cap)
+static size_t rec_keys(void *ctx, char *line, size_t cap)
 {
-    if (b < 1024)
-        snprintf(out, cap, "%" PRIu64 " B", b);
-    else if (b < (1u << 20))
-        snprintf(out, cap, "%.1f KiB", (double)b / 1024.0);
-    else if (b < (1u << 30))
-        snprintf(out, cap, "%.1f MiB", (double)b / 1048576.0);
-    else
-        snprintf(out, cap, "%.2f GiB", (double)b / 1073741824.0);
+    (void)ctx;
+    return gmp_rsink_add_keys(&W.rec, W.trace.path, 1, line, cap); /* the recorder beside the trace */
 }
 
-/* One line for the launcher (GMEMPROF_SUMMARY_FILE, O_APPEND: every
- * profiled process of the run appends its own). */
-static void append_summary(uint64_t size, uint64_t windows, uint64_t records, uint64_t dropped,
-                           const char *status)
+/* The steps and the recorder's keys of the end's line. */
+static void outcome_base(gmp_tsink_outcome *o)
 {
-    static gmp_summary sm; /* the writer thread's, once at the end: not on its stack */
-    memset(&sm, 0, sizeof sm);
-    snprintf(sm.trace, sizeof sm.trace, "%s", W.trace.path);
-    snprintf(sm.status, sizeof sm.status, "%s", status);
-    sm.bytes = size;
-    sm.windows = windows;
-    sm.records = records;
-    sm.dropped = dropped;
+    memset(o, 0, sizeof *o);
     int source = 0;
-    sm.steps = gmp_steps_count(&source);
-    if (sm.steps)
-        snprintf(sm.step_source, sizeof sm.step_source, "%s", gmt_step_source_name((uint64_t)source));
-    char line[GMP_SUMMARY_LINE_MAX];
-    size_t n = gmp_summary_format_line(line, sizeof line, &sm);
-    if (W.rec_on && have_trace() && strcmp(status, GMP_SUMMARY_STATUS_NOCTX) != 0 && n < sizeof line)
-        n = gmp_rsink_add_keys(&W.rec, W.trace.path, 1, line, sizeof line); /* the recorder beside the trace */
-    int e = gmp_tsink_append_line(W.cfg->summary_file, line, n, sizeof line);
-    if (!e)
-        return;
-    /* Never silent: what the launcher would have said, on stderr. */
-    gmp_log_info("cannot add this run's summary to %s (%s): trace %s, %" PRIu64 " bytes, %" PRIu64
-                 " windows, %" PRIu64 " records, %" PRIu64 " dropped, status %s",
-                 W.cfg->summary_file, strerror(e), W.trace.path, size, windows, records, dropped, status);
+    o->steps = gmp_steps_count(&source);
+    o->step_source = source;
+    if (W.rec_on && have_trace())
+        o->add_keys = rec_keys;
 }
 
 static void write_summary(int ok)
 {
     gmp_asm_counts c;
     gmp_asm_get_counts(W.as, &c);
-    uint64_t dropped = gmp_activity_dropped_cupti() + W.summary_dropped;
-    struct stat sb;
-    uint64_t size = stat(W.trace.path, &sb) == 0 ? (uint64_t)sb.st_size : W.summary_bytes;
+    gmp_tsink_outcome o;
+    outcome_base(&o);
+    o.bytes = gmp_tsink_file_size(&W.trace, W.summary_bytes);
+    o.windows = c.windows;
+    o.records = W.summary_records;
+    o.dropped = gmp_activity_dropped_cupti() + W.summary_dropped;
+    o.fw_seen = c.fw_seen;
+    o.fw_events = c.block_events;
+    if (c.fw_seen)
+        o.fw_name = gmp_torch_describe()[0] ? gmp_torch_describe() : "framework allocator";
     if (W.cfg->summary_file[0]) {
-        append_summary(size, c.windows, W.summary_records, dropped,
-                       ok ? GMP_SUMMARY_STATUS_OK : GMP_SUMMARY_STATUS_INCOMPLETE);
+        gmp_tsink_summary_line(&W.trace, W.cfg->summary_file, &o,
+                               ok ? GMP_SUMMARY_STATUS_OK : GMP_SUMMARY_STATUS_INCOMPLETE);
         return;
     }
-    if (!ok) {
-        if (W.rec_on)
-            gmp_rsink_say(&W.rec, 1); /* beside the trace */
-        return; /* the write error was reported on its own line */
-    }
-    char hb[32];
-    human_bytes(size, hb, sizeof hb);
-    char fw[160] = "";
-    if (c.fw_seen)
-        snprintf(fw, sizeof fw, "; %" PRIu64 " events of the %s", c.block_events,
-                 gmp_torch_describe()[0] ? gmp_torch_describe() : "framework allocator");
-    int source = 0;
-    uint64_t steps = gmp_steps_count(&source);
-    char st[64] = "";
-    if (steps)
-        snprintf(st, sizeof st, ", %" PRIu64 " step%s by %s", steps, steps == 1 ? "" : "s",
-                 gmt_step_source_name((uint64_t)source));
-    gmp_log_info("wrote %s (%s, %" PRIu64 " window%s%s, %" PRIu64 " records, %" PRIu64 " dropped%s)",
-                 W.trace.path, hb, c.windows, c.windows == 1 ? "" : "s", st, W.summary_records, dropped, fw);
+    if (ok) /* (else the write error was reported on its own line) */
+        gmp_tsink_say_wrote(&W.trace, &o);
     if (W.rec_on)
         gmp_rsink_say(&W.rec, 1); /* beside the trace */
 }
@@ -692,7 +656,9 @@ static void write_summary_noctx(void)
                       W.trace.path);
         return;
     }
-    append_summary(0, 0, 0, 0, GMP_SUMMARY_STATUS_NOCTX);
+    gmp_tsink_outcome o;
+    outcome_base(&o);
+    gmp_tsink_summary_line(&W.trace, W.cfg->summary_file, &o, GMP_SUMMARY_STATUS_NOCTX);
 }
 
 /* ---- the flight recorder's dumps ------------------------------------------------ */
@@ -712,9 +678,9 @@ static void put_all_strings(void)
 static void say_dump(const gmt_oom *o, const char *path, uint64_t bytes)
 {
     char req[32], fr[32], size[32];
-    human_bytes(o->bytes, req, sizeof req);
-    human_bytes(o->driver_free, fr, sizeof fr);
-    human_bytes(bytes, size, sizeof size);
+    gmp_summary_human_bytes(o->bytes, req, sizeof req);
+    gmp_summary_human_bytes(o->driver_free, fr, sizeof fr);
+    gmp_summary_human_bytes(bytes, size, sizeof size);
     if (o->cause == GMT_OOM_CUDA || o->cause == GMT_OOM_FRAMEWORK)
         gmp_log_info("out of memory on device %llu: %s asked, %s free; the last steps are in %s (%s, dump %llu) "
                      "\xe2\x80\x94 gmem-analyze %s",

@@ -159,6 +159,50 @@ static void test_summary_line(const char *dir)
     unlink(path);
 }
 
+static size_t extra_keys(void *ctx, char *line, size_t cap)
+{
+    size_t n = strlen(line); /* before its '\n' */
+    int k = snprintf(line + n - 1, cap - (n - 1), "\t%s=1\n", (const char *)ctx);
+    return n - 1 + (size_t)k;
+}
+
+static void test_outcome_line(const char *dir)
+{
+    tc_context("outcome line");
+    char path[600], buf[512];
+    snprintf(path, sizeof path, "%s/summary", dir);
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    REQUIRE(fd >= 0);
+    close(fd);
+    gmp_tsink_init(&T, NULL, "/r/run.zst", NULL);
+    gmp_tsink_outcome o;
+    memset(&o, 0, sizeof o);
+    o.bytes = 900;
+    o.windows = 2;
+    o.records = 40;
+    o.dropped = 1;
+    o.steps = 3;
+    o.step_source = GMT_STEPSRC_NVTX;
+    o.add_keys = extra_keys;
+    o.ctx = "dumps";
+    gmp_tsink_summary_line(&T, path, &o, "ok");
+    gmp_tsink_summary_line(&T, path, &o, "no-context"); /* no recorder keys on that one */
+    fd = open(path, O_RDONLY);
+    REQUIRE(fd >= 0);
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    buf[n > 0 ? n : 0] = '\0';
+    CHECK_STR(buf, "trace=/r/run.zst\tbytes=900\twindows=2\trecords=40\tdropped=1\tsteps=3\tstep_source=nvtx\t"
+                   "status=ok\tdumps=1\n"
+                   "trace=/r/run.zst\tbytes=900\twindows=2\trecords=40\tdropped=1\tsteps=3\tstep_source=nvtx\t"
+                   "status=no-context\n");
+    CHECK_EQ_U64(gmp_tsink_file_size(&T, 77), 77); /* /r/run.zst: no such file */
+    gmp_tsink_init(&T, NULL, path, NULL);
+    CHECK_EQ_U64(gmp_tsink_file_size(&T, 77), (uint64_t)n);
+    unlink(path);
+    gmp_tsink_free(&T);
+}
+
 int main(void)
 {
     const char *tmp = getenv("TMPDIR");
@@ -168,6 +212,7 @@ int main(void)
     test_held();
     test_claim(dir);
     test_summary_line(dir);
+    test_outcome_line(dir);
     rmdir(dir);
     return tc_result("test_tsink");
 }
