@@ -67,18 +67,22 @@ static struct {
 
     int out;             /* OUT_*: the output in use */
     gmt_writer *w;       /* its writer (NULL once the trace is closed) */
+    int in_asm;          /* inside an assembler io call: what the pump writes is asked of it */
+    struct {
+        int out;         /* while a baseline is written: the output to go back to */
+        gmt_writer *w;
+    } base_back;
     /* While a dump is written: its file, its failure, the output to go
      * back to (a dump begun inside io.failure ends once the assembler has
      * written the live set it asked for). */
-    gmt_writer *dump_w;
-    char dump_name[GMP_PATH_MAX];
-    int dump_error;        /* the dump's writer failed (said once) */
-    gmt_oom dump_oom;
-    int dump_out;
-    gmt_writer *dump_back;
-    int in_asm;          /* inside an assembler io call: a baseline is asked of it */
-    int base_out;        /* while a baseline is written: the output to go back to */
-    gmt_writer *base_back;
+    struct {
+        gmt_writer *w;
+        char name[GMP_PATH_MAX];
+        int error;       /* its writer failed (said once) */
+        gmt_oom oom;
+        int back_out;
+        gmt_writer *back_w;
+    } dump;
 
     pthread_t th;
     _Atomic int running;
@@ -138,13 +142,13 @@ static void use(int out, gmt_writer *w)
 static void report_io_error(void)
 {
     if (W.out == OUT_DUMP)
-        gmp_tsink_say_failed(W.w, W.dump_name, &W.dump_error);
+        gmp_tsink_say_failed(W.w, W.dump.name, &W.dump.error);
     else
         gmp_tsink_failed(&W.trace, W.w);
 }
 
 /* The write status the trailer and STATS of the output in use report. */
-static int io_error(void) { return W.out == OUT_DUMP ? W.dump_error : W.trace.io_error; }
+static int io_error(void) { return W.out == OUT_DUMP ? W.dump.error : W.trace.io_error; }
 
 /* The output whose frames the flush period ends: the trace's, or the
  * ring's with the recorder alone (not a chunk baseline's or a dump's). */
@@ -279,13 +283,13 @@ static void end_frame(void)
 static void baseline_edge(int begin)
 {
     if (begin) {
-        W.base_out = W.out;
-        W.base_back = W.w;
+        W.base_back.out = W.out;
+        W.base_back.w = W.w;
         use(OUT_BASE, gmp_rsink_base_writer(&W.rec));
         return;
     }
     end_frame();
-    use(W.base_out, W.base_back);
+    use(W.base_back.out, W.base_back.w);
     gmp_rsink_base_done(&W.rec);
 }
 
@@ -695,7 +699,7 @@ static void say_dump(const gmt_oom *o, const char *path, uint64_t bytes)
  * trailer; the file closed and counted, the output in use back. */
 static void rec_dump_end(void)
 {
-    const gmt_oom *o = &W.dump_oom;
+    const gmt_oom *o = &W.dump.oom;
     gmt_record r;
     memset(&r, 0, sizeof r.type + sizeof r.u.wend + 16);
     r.type = GMT_REC_WINDOW_END;
@@ -709,13 +713,13 @@ static void rec_dump_end(void)
     r.u.trailer.status = io_error() ? GMT_TRAILER_WRITE_ERRORS : 0;
     put(&r);
     end_frame();
-    gmt_writer *f = W.dump_w;
+    gmt_writer *f = W.dump.w;
     uint64_t records = gmt_writer_records(f), bytes = gmt_writer_bytes_out(f);
-    int ok = gmt_writer_close(f) == GMT_OK && !W.dump_error;
-    use(W.dump_out, W.dump_back);
-    W.dump_w = NULL;
-    gmp_rsink_dump_done(&W.rec, W.dump_name, records, bytes, ok);
-    say_dump(o, W.dump_name, bytes);
+    int ok = gmt_writer_close(f) == GMT_OK && !W.dump.error;
+    use(W.dump.back_out, W.dump.back_w);
+    W.dump.w = NULL;
+    gmp_rsink_dump_done(&W.rec, W.dump.name, records, bytes, ok);
+    say_dump(o, W.dump.name, bytes);
 }
 
 /* Writes the ring, the failure and the live set to a new file; the
@@ -733,9 +737,9 @@ static void rec_dump(gmt_oom *o)
     use(keep, kw);
     gmp_rsink_sync(s);
     char why[GMP_PATH_MAX + 128];
-    gmp_rsink_dump_name(s->dumps + 1, W.trace.path, have_trace(), W.dump_name, sizeof W.dump_name);
+    gmp_rsink_dump_name(s->dumps + 1, W.trace.path, have_trace(), W.dump.name, sizeof W.dump.name);
     gmt_writer_opts wo = {W.cfg->zstd_level, 0};
-    gmt_writer *f = gmt_writer_create(W.dump_name, sizeof W.dump_name, &wo, why, sizeof why);
+    gmt_writer *f = gmt_writer_create(W.dump.name, sizeof W.dump.name, &wo, why, sizeof why);
     s->dumps++;
     if (!f) {
         gmp_log_error("%s; this failure is not written", why);
@@ -743,10 +747,10 @@ static void rec_dump(gmt_oom *o)
     }
     if (why[0])
         gmp_log_info("%s", why);
-    W.dump_w = f;
-    W.dump_error = 0;
-    W.dump_out = keep;
-    W.dump_back = kw;
+    W.dump.w = f;
+    W.dump.error = 0;
+    W.dump.back_out = keep;
+    W.dump.back_w = kw;
     use(OUT_DUMP, f);
     static gmp_config dcfg; /* the writer thread's: what the dump holds (no kernels unless kept) */
     dcfg = *W.cfg;
@@ -772,7 +776,7 @@ static void rec_dump(gmt_oom *o)
     o->ring_bytes = rs.bytes;
     if (rs.trimmed)
         o->flags |= GMT_OOMF_TRIMMED;
-    W.dump_oom = *o;
+    W.dump.oom = *o;
     gmt_record r;
     memset(&r, 0, sizeof r.type + sizeof r.u.oom + 16);
     r.type = GMT_REC_OOM;
