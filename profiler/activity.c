@@ -207,11 +207,11 @@ void gmp_bufq_discard(uint8_t *buf, size_t valid)
 /* The host budget (GMEMPROF_HOST_BUFFER_MB) covers the event ring, the
  * correlation table, the writer's staging area (together `fixed`) and the
  * CUPTI buffers; the buffers get what is left, at least two. */
-int gmp_activity_setup_buffers(size_t fixed, char *err, size_t cap)
+int gmp_activity_setup_buffers(size_t budget, size_t fixed, size_t buf_bytes, char *err, size_t cap)
 {
-    size_t total = (size_t)gmp_g.cfg.host_buffer_mb << 20;
+    size_t total = budget;
     bp.fixed = fixed;
-    bp.bufsize = (size_t)gmp_g.cfg.cupti_buffer_kb << 10;
+    bp.bufsize = buf_bytes;
     bp.budget = total > bp.fixed + 2 * bp.bufsize ? total - bp.fixed : 2 * bp.bufsize;
     size_t nmax = bp.budget / bp.bufsize + 64; /* + over-budget ones */
     bp.free = calloc(nmax, sizeof *bp.free);
@@ -292,14 +292,13 @@ static uint64_t CUPTIAPI gmp_cupti_timestamp(void) { return gmp_now(); }
 
 /* Before any context exists (InitializeInjection runs inside cuInit): the
  * device buffer settings only apply to contexts created afterwards. */
-int gmp_activity_enable(char *err, size_t cap)
+int gmp_activity_enable(size_t devbuf_bytes, char *err, size_t cap)
 {
     char buf[96];
     CUptiResult r;
     /* CUPTI's device buffers live in GPU memory (3.2 MB each, 3 per context
      * pre-allocated, up to 250 by default): small, 2 pre-allocated, and a
      * pool limit that keeps the total at 16 MiB per context. */
-    size_t devbuf_bytes = (size_t)gmp_g.cfg.device_buffer_kb << 10;
     size_t devbuf_prealloc = 2;
     size_t limit = (16u << 20) / devbuf_bytes;
     if (limit < devbuf_prealloc + 1)

@@ -18,13 +18,16 @@ int gmp_activity_subscribe(CUpti_CallbackFunc cb, char *err, size_t cap);
 void gmp_activity_unsubscribe(void);
 CUpti_SubscriberHandle gmp_activity_subscriber(void);
 
-/* The buffer pool: the host budget less `fixed` (ring, correlation table,
- * the writer's staging), at least two buffers. 0, or -1 with err filled. */
-int gmp_activity_setup_buffers(size_t fixed, char *err, size_t cap);
-/* Before any context exists: device buffer settings, one buffer stream for
- * all threads, the trace clock, the buffer callbacks, MEMORY2 and
- * MEMORY_POOL records. 0, or -1 with err filled. */
-int gmp_activity_enable(char *err, size_t cap);
+/* The buffer pool: the host budget (GMEMPROF_HOST_BUFFER_MB, in bytes)
+ * less `fixed` (ring, correlation table, the writer's staging), in buffers
+ * of buf_bytes (GMEMPROF_CUPTI_BUFFER_KB), at least two. 0, or -1 with err
+ * filled. */
+int gmp_activity_setup_buffers(size_t budget, size_t fixed, size_t buf_bytes, char *err, size_t cap);
+/* Before any context exists: device buffers of devbuf_bytes
+ * (GMEMPROF_DEVICE_BUFFER_KB), one buffer stream for all threads, the
+ * trace clock, the buffer callbacks, MEMORY2 and MEMORY_POOL records. 0, or
+ * -1 with err filled. */
+int gmp_activity_enable(size_t devbuf_bytes, char *err, size_t cap);
 /* Kernel, memcpy and memset activity on or off; mask bit i selects the i-th
  * of those three (GMEMPROF_TEST_COLLECT can leave some out). */
 void gmp_activity_collect(int on, unsigned mask);

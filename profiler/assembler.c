@@ -170,11 +170,36 @@ struct gmp_asm {
     gmp_asm_aside_fn put_aside; /* gmp_asm_set_aside: records outside windows, NULL none */
     int aside_kernels;          /* KERNEL/MEMCPY/MEMSET outside windows go aside too */
     gmp_asm_intern_fn intern_held; /* gmp_asm_set_intern_held; NULL: io.intern */
+    int base_asked;                /* gmp_asm_ask_baseline: written once the io call returns */
+    uint64_t base_ts, base_step;
+    int live_asked;                /* gmp_asm_ask_live: likewise */
 };
 
 /* ---- output (the io table) ------------------------------------------------- */
 
-static void put(gmp_asm *a, const gmt_record *r) { a->io.put(a->io.ctx, r); }
+/* What an io call asked for, once it returned (gmp_asm_ask_baseline,
+ * gmp_asm_ask_live). */
+static void serve_asked(gmp_asm *a)
+{
+    if (a->base_asked) {
+        a->base_asked = 0;
+        a->io.asked(a->io.ctx, GMP_ASM_ASK_BASELINE, 1);
+        gmp_asm_put_baseline(a, a->base_ts, 0, a->base_step);
+        a->io.asked(a->io.ctx, GMP_ASM_ASK_BASELINE, 0);
+    }
+    if (a->live_asked) {
+        a->live_asked = 0;
+        a->io.asked(a->io.ctx, GMP_ASM_ASK_LIVE, 1);
+        gmp_asm_put_live(a);
+        a->io.asked(a->io.ctx, GMP_ASM_ASK_LIVE, 0);
+    }
+}
+
+static void put(gmp_asm *a, const gmt_record *r)
+{
+    a->io.put(a->io.ctx, r);
+    serve_asked(a);
+}
 
 static uint64_t intern(gmp_asm *a, const char *s, size_t n)
 {
@@ -193,7 +218,11 @@ static uint64_t intern_held(gmp_asm *a, const char *s, size_t n)
 }
 
 static void end_frame(gmp_asm *a) { a->io.end_frame(a->io.ctx); }
-static void put_stats(gmp_asm *a) { a->io.stats(a->io.ctx); }
+static void put_stats(gmp_asm *a)
+{
+    a->io.stats(a->io.ctx);
+    serve_asked(a);
+}
 static uint64_t now(gmp_asm *a) { return a->io.now(a->io.ctx); }
 static uint64_t mono(gmp_asm *a) { return a->io.mono(a->io.ctx); }
 
@@ -329,10 +358,12 @@ static int aside(const gmp_asm *a, int kernel_or_copy)
 
 static void emit_to(gmp_asm *a, int to_trace, const gmt_record *r)
 {
-    if (to_trace)
+    if (to_trace) {
         put(a, r);
-    else
+    } else {
         a->put_aside(a->io.ctx, r);
+        serve_asked(a);
+    }
 }
 
 /* ---- open NVTX ranges (for the RANGE_BEGINs at a window begin) ----------- */
@@ -589,6 +620,17 @@ void gmp_asm_put_baseline(gmp_asm *a, uint64_t ts, uint64_t window, uint64_t ste
     if (a->fw_seen)
         block_baseline(a, step);
     put_open_ranges(a);
+}
+
+void gmp_asm_ask_live(gmp_asm *a) { a->live_asked = a->io.asked != NULL; }
+
+void gmp_asm_ask_baseline(gmp_asm *a, uint64_t ts, uint64_t step)
+{
+    if (!a->io.asked)
+        return;
+    a->base_asked = 1;
+    a->base_ts = ts;
+    a->base_step = step;
 }
 
 static void window_begin(gmp_asm *a, const gmp_epoch_info *e)
@@ -937,6 +979,7 @@ static void emit_oom(gmp_asm *a, const gmp_ev *ev, const gmp_epoch_info *ep)
         return;
     gmp_asm_fill_failure(a, &o);
     a->io.failure(a->io.ctx, &o);
+    serve_asked(a);
 }
 
 /* The framework allocator's OOM (after its block record): the request,
@@ -971,6 +1014,7 @@ static void failure_of_block(gmp_asm *a, const gmt_block *b)
     a->have_cuda_oom = 0;
     gmp_asm_fill_failure(a, &o);
     a->io.failure(a->io.ctx, &o);
+    serve_asked(a);
 }
 
 /* The live tables keep what a later window's baseline and a tag need; the

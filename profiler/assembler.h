@@ -48,7 +48,13 @@ typedef struct gmp_asm_io {
      * allocator): *o is filled as gmp_asm_fill_failure does, at the failure's
      * place in the order. NULL: failures are not reported. */
     void (*failure)(void *ctx, gmt_oom *o);
+    /* What an io call asked for (GMP_ASM_ASK_*) is about to be written
+     * through put and end_frame (begin 1), or was (begin 0): the io may
+     * send it to a writer of its own. NULL: nothing is ever asked. */
+    void (*asked)(void *ctx, int what, int begin);
 } gmp_asm_io;
+
+enum { GMP_ASM_ASK_BASELINE = 1, GMP_ASM_ASK_LIVE = 2 };
 
 /* A record the gating rule keeps out of the trace (gmp_asm_set_aside). */
 typedef void (*gmp_asm_aside_fn)(void *ctx, const gmt_record *r);
@@ -101,10 +107,19 @@ void gmp_asm_finish(gmp_asm *a, int reason);
  * the io's monotonic clock). */
 void gmp_asm_sample_due(gmp_asm *a, uint64_t mono, uint64_t period_ns);
 
-/* ---- the flight recorder (wthread.c, recorder.c) ---- */
+/* ---- the flight recorder (wthread.c, rsink.c, recorder.c) ---- */
 /* WINDOW_BEGIN (window, step, ts) and the baseline of the live tables at
  * this moment through put, as a window begin writes them; changes nothing. */
 void gmp_asm_put_baseline(gmp_asm *a, uint64_t ts, uint64_t window, uint64_t step);
+/* From inside an io call (put, stats, a put_aside): the io wants a
+ * baseline (as gmp_asm_put_baseline(ts, 0, step) writes it) of the tables
+ * as they are now. The assembler writes it as soon as that call returns,
+ * between io.asked(ctx, GMP_ASM_ASK_BASELINE, 1) and (..., 0), before
+ * anything else: an io call never re-enters the assembler to write. */
+void gmp_asm_ask_baseline(gmp_asm *a, uint64_t ts, uint64_t step);
+/* The same from inside io.failure for the live set (gmp_asm_put_live), as
+ * it is at the failure: a flight recorder's dump. */
+void gmp_asm_ask_live(gmp_asm *a);
 /* Fills what the assembler knows of a failure now: the op (the name of
  * o->range when open), the step when o->step is 0, the live count and
  * bytes, the framework allocator's allocated and reserved bytes. */

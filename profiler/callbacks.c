@@ -46,7 +46,11 @@
 static _Atomic int collecting;   /* kernel/memcpy/memset collection is on */
 static _Atomic uint32_t cb_gen;  /* bumped when launch callbacks are switched */
 
-static inline int launch_mode(void) { return gmp_g.cfg.kernels == GMP_KERNELS_LAUNCH; }
+/* The settings, written once at init, before any callback is on. */
+static int g_kernels;      /* GMEMPROF_KERNELS: GMP_KERNELS_* */
+static int g_capture;      /* the schedule's transitions are cudaProfilerStart/Stop */
+
+static inline int launch_mode(void) { return g_kernels == GMP_KERNELS_LAUNCH; }
 
 /* ---- API families -------------------------------------------------------- */
 
@@ -229,8 +233,10 @@ static void classify_by_name(CUpti_CallbackDomain dom, uint8_t *tab, uint32_t n)
     }
 }
 
-void gmp_callbacks_init(void)
+void gmp_callbacks_init(int kernels, const gmp_sched_spec *schedule)
 {
+    g_kernels = kernels;
+    g_capture = schedule->kind == GMP_SCHED_CAPTURE;
     memset(fam_rt, 0, sizeof fam_rt);
     memset(fam_drv, 0, sizeof fam_drv);
     for (size_t i = 0; i < sizeof rt_list / sizeof rt_list[0]; i++)
@@ -427,7 +433,7 @@ static void api_enter(gmp_tls *t, CUpti_CallbackDomain dom, CUpti_CallbackId cbi
         break;
     case GMP_FAM_PROF_START:
     case GMP_FAM_PROF_STOP:
-        if (gmp_g.cfg.schedule.kind == GMP_SCHED_CAPTURE)
+        if (g_capture)
             gmp_steps_transition(GMP_TR_CAPTURE, fam == GMP_FAM_PROF_START, GMT_STEPSRC_CAPTURE);
         break;
     case GMP_FAM_RESET:
@@ -634,7 +640,7 @@ void gmp_callbacks_enable(void)
     gmp_g.api.EnableCallback(1, gmp_activity_subscriber(), CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_CREATED);
     gmp_g.api.EnableCallback(1, gmp_activity_subscriber(), CUPTI_CB_DOMAIN_RESOURCE,
                              CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING);
-    if (gmp_g.cfg.kernels == GMP_KERNELS_LAUNCH) {
+    if (g_kernels == GMP_KERNELS_LAUNCH) {
         /* rare events; launch mode's caches must hear of them */
         gmp_g.api.EnableCallback(1, gmp_activity_subscriber(), CUPTI_CB_DOMAIN_RESOURCE,
                                  CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING);
@@ -646,14 +652,14 @@ void gmp_callbacks_enable(void)
 
 void gmp_callbacks_collect(int on)
 {
-    if (!gmp_g.cfg.kernels || !gmp_activity_subscriber())
+    if (!g_kernels || !gmp_activity_subscriber())
         return;
     if (atomic_load(&collecting) == on)
         return;
     /* launch mode: the launch and copy callbacks make the KERNEL, MEMCPY
      * and MEMSET records (copies.c); CUPTI's activity for them is what
      * costs, on every launch (docs/benchmarks.md) */
-    if (gmp_g.cfg.kernels != GMP_KERNELS_LAUNCH)
+    if (g_kernels != GMP_KERNELS_LAUNCH)
         gmp_activity_collect(on, g_test_collect & (TC_KERNEL | TC_MEMCPY | TC_MEMSET));
     if ((g_test_collect & TC_DRVACT) && gmp_g.api.ActivityEnableDriverApi) {
         unsigned n = 0, bad = 0;

@@ -9,8 +9,13 @@
 
 #include <cupti.h>
 
-/* The API families of every callback id (needs CUPTI loaded: names). */
-void gmp_callbacks_init(void);
+#include "schedule.h"
+
+/* The API families of every callback id (needs CUPTI loaded: names), and
+ * the settings the callbacks follow: kernels (GMEMPROF_KERNELS,
+ * GMP_KERNELS_*) and the schedule (with a capture schedule,
+ * cudaProfilerStart/Stop are its transitions). */
+void gmp_callbacks_init(int kernels, const gmp_sched_spec *schedule);
 /* The function to subscribe (gmp_activity_subscribe). */
 CUpti_CallbackFunc gmp_callbacks_fn(void);
 /* After gmp_activity_enable: the resource callbacks and the API callbacks

@@ -130,11 +130,7 @@ typedef struct gmp_rt {
      * with it on the hot path. */
     _Atomic uint32_t epoch;
     gmp_clock clock;           /* the trace clock's line (clock.h; the writer fits it) */
-    gmp_config cfg;
     gmp_cuapi api;
-    char path[GMP_PATH_MAX];   /* the trace file ("" until chosen) */
-    uint64_t start_ts;
-    uint64_t start_unix_ns;
     gmp_ring ring;             /* events to the writer (post.h) */
     gmp_corrtab corr;          /* API calls, for the assembler's join */
     _Atomic uint64_t cb_time_ns; /* estimated time in our callbacks (STATS) */
@@ -144,6 +140,12 @@ _Static_assert(offsetof(gmp_rt, clock) + sizeof(gmp_clock) <= 64, "the hot field
 
 extern gmp_rt gmp_g;
 extern __thread gmp_tls gmp_t;
+
+/* The settings (inject.c reads them at light init, before any other
+ * profiler thread runs), read-only. Modules of the runtime get what they
+ * follow as parameters at their init; this view serves the NVTX and
+ * PyTorch hooks, which have no init of their own. */
+const gmp_config *gmp_settings(void);
 
 /* The calling thread's block, its address computed once. gmp_t lives in a
  * dlopen'd library (general-dynamic TLS: every address is a __tls_get_addr

@@ -67,21 +67,29 @@
 gmp_rt gmp_g;
 __thread gmp_tls gmp_t;
 
+/* The settings, read once at light init; the modules get them as
+ * parameters at their init (or through gmp_settings()), never write them. */
+static gmp_config g_cfg;
+static uint64_t g_start_unix_ns; /* the run's start, on the trace clock */
+static char g_path[GMP_PATH_MAX];  /* the trace file ("" until chosen at full init) */
+
+const gmp_config *gmp_settings(void) { return &g_cfg; }
+
 /* ---- off ----------------------------------------------------------------- */
 
 static _Atomic int g_disabled_by_error;
 
 static void write_disabled_summary(void)
 {
-    if (!gmp_g.cfg.summary_file[0])
+    if (!g_cfg.summary_file[0])
         return;
     static gmp_summary sm; /* once, at the end: not on the caller's stack */
     memset(&sm, 0, sizeof sm);
-    snprintf(sm.trace, sizeof sm.trace, "%s", gmp_g.path);
+    snprintf(sm.trace, sizeof sm.trace, "%s", g_path);
     snprintf(sm.status, sizeof sm.status, "%s", GMP_SUMMARY_STATUS_DISABLED);
     char line[GMP_SUMMARY_LINE_MAX];
     size_t n = gmp_summary_format_line(line, sizeof line, &sm);
-    int fd = open(gmp_g.cfg.summary_file, O_WRONLY | O_APPEND | O_CLOEXEC);
+    int fd = open(g_cfg.summary_file, O_WRONLY | O_APPEND | O_CLOEXEC);
     if (fd < 0)
         return;
     if (n < sizeof line) {
@@ -285,13 +293,14 @@ static int light_body(void)
 {
     gmp_diag diag;
     memset(&diag, 0, sizeof diag);
-    gmp_config_load(&gmp_g.cfg, NULL, NULL, &diag);
+    gmp_config_load(&g_cfg, NULL, NULL, &diag);
+    gmp_log_set_level(g_cfg.log);
     gmp_config_check_names(environ, &diag); /* misspelled GMEMPROF_* names */
     for (int i = 0; i < diag.count; i++)
         gmp_log_error("%s", diag.line[i]);
     if (diag.lost)
         gmp_log_error("(%d more problems with GMEMPROF_* settings not shown)", diag.lost);
-    if (!gmp_g.cfg.enabled) {
+    if (!g_cfg.enabled) {
         /* Off by request (GMEMPROF_ENABLE=0) or by a bad output pattern (its
          * line is above): the launcher must say "off", not "no CUDA". */
         if (diag.count == 0)
@@ -300,11 +309,10 @@ static int light_body(void)
         return -1;
     }
 
-    gmp_g.start_unix_ns = gmp_now();
-    gmp_g.start_ts = gmp_g.start_unix_ns; /* the trace clock is the same clock */
+    g_start_unix_ns = gmp_now(); /* the trace clock is CLOCK_REALTIME: start_ts is the same */
 
     /* Fixed parts of the host budget (see gmp_activity_setup_buffers). */
-    size_t total = (size_t)gmp_g.cfg.host_buffer_mb << 20;
+    size_t total = (size_t)g_cfg.host_buffer_mb << 20;
     size_t ring = pow2_floor(total / 16 / sizeof(gmp_ring_cell));
     if (ring > 16384)
         ring = 16384;
@@ -328,7 +336,11 @@ static int light_body(void)
                              .watch_ops = gmp_torch_watch_ops,
                              .attach = gmp_torch_maybe_attach,
                              .flush = gmp_torch_flush};
-    gmp_steps_init(&hooks);
+    gmp_steps_settings ss = {.schedule = g_cfg.schedule,
+                             .step_source = g_cfg.step_source,
+                             .on_oom = g_cfg.on_oom,
+                             .oom_kernels = g_cfg.oom_kernels};
+    gmp_steps_init(&hooks, &ss);
     /* Without the fork handler a child would try to use a writer thread it
      * does not have: refuse to run rather than risk a hang in the child. */
     if (pthread_atfork(NULL, NULL, on_fork_child) != 0) {
@@ -367,7 +379,7 @@ static int full_body(void)
         return -1;
     }
     gmp_log_debug("CUPTI: %s", gmp_g.api.cupti_from);
-    gmp_callbacks_init();
+    gmp_callbacks_init(g_cfg.kernels, &g_cfg.schedule);
     if (gmp_activity_subscribe(gmp_callbacks_fn(), err, sizeof err) != 0) {
         gmp_log_error("%s", err);
         return -1;
@@ -379,41 +391,45 @@ static int full_body(void)
     host[sizeof host - 1] = '\0';
     gmp_diag diag;
     memset(&diag, 0, sizeof diag);
-    if (gmp_config_expand_output(gmp_g.cfg.output, gmp_g.path, sizeof gmp_g.path, (long)getpid(), host,
-                                 gmp_config_rank(NULL, NULL), gmp_g.start_unix_ns, &diag) != 0) {
+    char *path = g_path;
+    if (gmp_config_expand_output(g_cfg.output, path, sizeof g_path, (long)getpid(), host,
+                                 gmp_config_rank(NULL, NULL), g_start_unix_ns, &diag) != 0) {
         gmp_log_error("%s; profiling is off", diag.count ? diag.line[0] : "bad GMEMPROF_OUTPUT");
         gmp_activity_unsubscribe();
         return -1;
     }
-    if (gmp_g.path[0] != '/') {
+    if (path[0] != '/') {
         /* absolute, so the summary names the file wherever it is read */
         char cwd[PATH_MAX], abs[GMP_PATH_MAX];
         if (getcwd(cwd, sizeof cwd) &&
-            (size_t)snprintf(abs, sizeof abs, "%s/%s", cwd, gmp_g.path) < sizeof abs)
-            memcpy(gmp_g.path, abs, strlen(abs) + 1);
+            (size_t)snprintf(abs, sizeof abs, "%s/%s", cwd, path) < sizeof abs)
+            memcpy(path, abs, strlen(abs) + 1);
     }
-    gmt_writer_opts wo = {gmp_g.cfg.zstd_level, 0};
+    gmt_writer_opts wo = {g_cfg.zstd_level, 0};
     char why[GMP_PATH_MAX + 128];
     /* the flight recorder alone makes a file only when something fails */
-    int trace = !gmp_g.cfg.on_oom || gmp_config_oom_beside(&gmp_g.cfg);
+    int trace = !g_cfg.on_oom || gmp_config_oom_beside(&g_cfg);
     /* The name is taken when the first context is made (the writer claims
      * it): a process that makes none leaves it to one that records. */
-    gmt_writer *w = trace ? gmt_writer_create_unclaimed(gmp_g.path, &wo, why, sizeof why) : NULL;
+    gmt_writer *w = trace ? gmt_writer_create_unclaimed(path, &wo, why, sizeof why) : NULL;
     if (!w && trace) {
         gmp_log_error("%s; profiling is off (the program runs on)", why);
         gmp_activity_unsubscribe();
         return -1;
     }
+    size_t budget = (size_t)g_cfg.host_buffer_mb << 20;
     size_t fixed = gmp_ring_bytes(&gmp_g.ring) + ((size_t)gmp_g.corr.mask + 1) * sizeof(gmp_corr_slot) +
-                   gmp_wt_staging_bytes();
-    if (gmp_activity_setup_buffers(fixed, err, sizeof err) != 0 || gmp_wt_start(w, err, sizeof err) != 0) {
+                   gmp_wt_staging_bytes(budget);
+    gmp_wt_setup ws = {.cfg = &g_cfg, .path = path, .start_unix_ns = g_start_unix_ns, .start_ts = g_start_unix_ns};
+    if (gmp_activity_setup_buffers(budget, fixed, (size_t)g_cfg.cupti_buffer_kb << 10, err, sizeof err) != 0 ||
+        gmp_wt_start(w, &ws, err, sizeof err) != 0) {
         gmp_log_error("%s; profiling is off", err);
         gmp_activity_unsubscribe();
         if (!gmp_wt_running() && w)
             gmt_writer_close(w); /* never claimed: its file is removed */
         return -1;
     }
-    if (gmp_activity_enable(err, sizeof err) != 0) {
+    if (gmp_activity_enable((size_t)g_cfg.device_buffer_kb << 10, err, sizeof err) != 0) {
         gmp_log_error("%s; profiling is off", err);
         gmp_wt_finish(GMT_WEND_ERROR, 5000);
         gmp_activity_unsubscribe();
@@ -425,7 +441,7 @@ static int full_body(void)
      * through NVTX or the in-app API before CUDA started). */
     gmp_steps_apply_collect();
     install_signal_handlers();
-    if (gmp_g.cfg.on_oom && gmp_g.cfg.oom_signal)
+    if (g_cfg.on_oom && g_cfg.oom_signal)
         install_dump_signal();
     gmp_wake();
     return 0;

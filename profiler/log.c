@@ -7,8 +7,14 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include "gmp_rt.h"
+#include "config.h"
 #include "gmt_text.h"
+
+/* Read from any thread; written once, at light init, before any other
+ * profiler thread exists. */
+static int g_level = GMP_LOG_QUIET;
+
+void gmp_log_set_level(int level) { g_level = level; }
 
 static void vlog(const char *fmt, va_list ap)
 {
@@ -37,7 +43,7 @@ void gmp_log_error(const char *fmt, ...)
 
 void gmp_log_info(const char *fmt, ...)
 {
-    if (gmp_g.cfg.log < GMP_LOG_INFO)
+    if (g_level < GMP_LOG_INFO)
         return;
     va_list ap;
     va_start(ap, fmt);
@@ -47,7 +53,7 @@ void gmp_log_info(const char *fmt, ...)
 
 void gmp_log_debug(const char *fmt, ...)
 {
-    if (gmp_g.cfg.log < GMP_LOG_DEBUG)
+    if (g_level < GMP_LOG_DEBUG)
         return;
     va_list ap;
     va_start(ap, fmt);

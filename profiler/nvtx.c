@@ -96,12 +96,12 @@ static void on_mark(const char *name)
 {
     if (!name || !gmp_live_state())
         return;
-    if (gmp_config_is_step_marker(&gmp_g.cfg, name)) {
+    if (gmp_config_is_step_marker(gmp_settings(), name)) {
         gmp_steps_step(GMT_STEPSRC_NVTX);
         return;
     }
     const char *tag = NULL;
-    if (gmp_config_tag_name(&gmp_g.cfg, name, &tag) && tag) {
+    if (gmp_config_tag_name(gmp_settings(), name, &tag) && tag) {
         gmp_steps_tag(tag, strlen(tag));
         return;
     }
@@ -152,7 +152,7 @@ static uint64_t range_begin(const char *name, int push, int marker)
     gmp_tls *t = gmp_self();
     if (!gmp_live_state())
         return 0;
-    if (marker && name && gmp_config_is_step_marker(&gmp_g.cfg, name))
+    if (marker && name && gmp_config_is_step_marker(gmp_settings(), name))
         gmp_steps_step(GMT_STEPSRC_NVTX);
     uint64_t parent = 0;
     if (push) {

@@ -1,7 +1,7 @@
 /*
  * The flight recorder's ring (recorder.c): the last steps of the trace,
  * compressed as the trace is, in memory, so that a failure can write them
- * (wthread.c). Pure data structure: no thread, lock, clock or CUDA call;
+ * (wthread.c, rsink.c). Pure data structure: no thread, lock, clock or CUDA call;
  * the writer thread owns it.
  *
  * The ring is a list of chunks, oldest first. A chunk begins at a step (its

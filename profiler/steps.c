@@ -29,6 +29,7 @@ static struct {
     uint64_t steps;             /* steps taken, under the lock */
     int last_source;            /* the source of the latest of them */
     gmp_steps_hooks hooks;      /* every one set: a no-op where none was given */
+    gmp_steps_settings set;     /* read-only after init */
 } S = {.lock = PTHREAD_MUTEX_INITIALIZER, .hooks = {on_none, on_none, none, none}};
 
 /* What is collected in a phase that collects (on) or not: the schedule's
@@ -37,8 +38,8 @@ static struct {
  * and kernels too when it keeps them (GMEMPROF_KERNELS given). */
 static void collect_set(int on)
 {
-    S.hooks.collect(on || gmp_g.cfg.oom_kernels);
-    S.hooks.watch_ops(on || gmp_g.cfg.on_oom);
+    S.hooks.collect(on || S.set.oom_kernels);
+    S.hooks.watch_ops(on || S.set.on_oom);
 }
 
 static void publish_epoch(unsigned ev, int kind, int source, uint64_t snap)
@@ -59,8 +60,9 @@ static void publish_epoch(unsigned ev, int kind, int source, uint64_t snap)
     atomic_store_explicit(&gmp_g.epoch, e, memory_order_release);
 }
 
-void gmp_steps_init(const gmp_steps_hooks *hooks)
+void gmp_steps_init(const gmp_steps_hooks *hooks, const gmp_steps_settings *set)
 {
+    S.set = *set;
     gmp_steps_hooks h = {0};
     if (hooks)
         h = *hooks;
@@ -73,7 +75,7 @@ void gmp_steps_init(const gmp_steps_hooks *hooks)
     pthread_mutex_lock(&S.lock);
     S.steps = 0;
     S.last_source = GMT_STEPSRC_NONE;
-    unsigned ev = gmp_sched_init(&S.sched, &gmp_g.cfg.schedule, gmp_now());
+    unsigned ev = gmp_sched_init(&S.sched, &S.set.schedule, gmp_now());
     atomic_store(&gmp_g.epoch, 0);
     publish_epoch(ev, GMP_TR_INIT, GMT_STEPSRC_NONE, 0);
     pthread_mutex_unlock(&S.lock);
@@ -108,7 +110,7 @@ void gmp_steps_transition(int kind, int arg, int source)
      * so the writer can put the baseline (and the window's last records)
      * exactly: forced flush, synchronous. Edges are rare. */
     /* So does a step of the flight recorder: its ring is cut at steps. */
-    if ((ev & (GMP_SCHED_EV_WINDOW_BEGIN | GMP_SCHED_EV_WINDOW_END)) || (gmp_g.cfg.on_oom && kind == GMP_TR_STEP))
+    if ((ev & (GMP_SCHED_EV_WINDOW_BEGIN | GMP_SCHED_EV_WINDOW_END)) || (S.set.on_oom && kind == GMP_TR_STEP))
         gmp_activity_flush_forced();
     if (ev & GMP_SCHED_EV_COLLECT_BEGIN)
         collect_set(1);
@@ -126,7 +128,7 @@ void gmp_steps_transition(int kind, int arg, int source)
 /* Whether a step from `source` counts (GMEMPROF_STEP_SOURCE, steps.h). */
 static int source_counts(int source)
 {
-    int mode = gmp_g.cfg.step_source;
+    int mode = S.set.step_source;
     switch (source) {
     case GMT_STEPSRC_API:
         atomic_store(&S.api_steps, 1);
@@ -156,7 +158,7 @@ void gmp_steps_step(int source)
 
 int gmp_steps_wants_optimizer(void)
 {
-    int mode = gmp_g.cfg.step_source;
+    int mode = S.set.step_source;
     return mode == GMP_STEPS_OPTIMIZER || mode == GMP_STEPS_AUTO;
 }
 

@@ -9,6 +9,7 @@
 #include <stddef.h>
 
 #include "epoch.h"
+#include "schedule.h"
 
 /* What the modules above do at a transition, handed down at init so that
  * this module calls none of them by name. A NULL hook does nothing. */
@@ -19,9 +20,17 @@ typedef struct gmp_steps_hooks {
     void (*flush)(void);       /* the bridge's queued events, before a transition or tag */
 } gmp_steps_hooks;
 
+/* The settings this module follows, handed over at init (config.h). */
+typedef struct gmp_steps_settings {
+    gmp_sched_spec schedule; /* GMEMPROF_SCHEDULE, parsed */
+    int step_source;         /* GMEMPROF_STEP_SOURCE: GMP_STEPS_* */
+    int on_oom;              /* the flight recorder runs: its ring is cut at steps, op ranges stay on */
+    int oom_kernels;         /* the recorder keeps kernels: collection stays on */
+} gmp_steps_settings;
+
 /* Epoch 0 from the schedule's start (light init, before any other thread).
- * hooks is copied; NULL means none. */
-void gmp_steps_init(const gmp_steps_hooks *hooks);
+ * hooks and set are copied; NULL hooks means none. */
+void gmp_steps_init(const gmp_steps_hooks *hooks, const gmp_steps_settings *set);
 /* Kernel collection as the current phase wants it (full init: steps may
  * have come before CUDA started). */
 void gmp_steps_apply_collect(void);

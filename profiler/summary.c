@@ -4,6 +4,7 @@
  */
 #include "summary.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -223,4 +224,16 @@ int gmp_summary_parse_line(const char *line, gmp_summary *s)
         p = f < end ? f + 1 : end;
     }
     return seen[0] && seen[5] ? 0 : -1;
+}
+
+void gmp_summary_human_bytes(uint64_t b, char *out, size_t cap)
+{
+    if (b < 1024)
+        snprintf(out, cap, "%" PRIu64 " B", b);
+    else if (b < (1u << 20))
+        snprintf(out, cap, "%.1f KiB", (double)b / 1024.0);
+    else if (b < (1u << 30))
+        snprintf(out, cap, "%.1f MiB", (double)b / 1048576.0);
+    else
+        snprintf(out, cap, "%.2f GiB", (double)b / 1073741824.0);
 }

@@ -97,6 +97,9 @@ size_t gmp_summary_add_oom(char *line, size_t cap, uint64_t dumps, uint64_t ring
  * gmp_summary_add_oom. */
 size_t gmp_summary_add_dump(char *line, size_t cap, const char *dump, uint64_t bytes, const char *status);
 
+/* b as people read it on a line: "512 B", "1.5 KiB", "2.0 MiB", "1.25 GiB". */
+void gmp_summary_human_bytes(uint64_t b, char *out, size_t cap);
+
 /* Parses one line (with or without its '\n'). 0 on success; -1 when the
  * line is malformed: a field without '=', a bad number, a duplicate key, a
  * path or status too long, or no trace or no status key. */

@@ -180,14 +180,14 @@ static unsigned watch_bits(void)
 {
     unsigned w = 0;
     int collect = atomic_load(&T.want_ops);
-    if (gmp_g.cfg.torch_ops && collect)
+    if (gmp_settings()->torch_ops && collect)
         w |= GMP_BRIDGE_WATCH_OPS;
     /* modules and frames while the schedule collects, whatever the ops */
-    if (collect && gmp_g.cfg.torch_modules)
+    if (collect && gmp_settings()->torch_modules)
         w |= GMP_BRIDGE_WATCH_MODULES;
     if (collect)
         w |= GMP_BRIDGE_WATCH_FRAMES;
-    if (collect && strcmp(gmp_g.cfg.stacks, "python") == 0)
+    if (collect && strcmp(gmp_settings()->stacks, "python") == 0)
         w |= GMP_BRIDGE_WATCH_STACKS;
     if (gmp_steps_wants_optimizer())
         w |= GMP_BRIDGE_WATCH_STEPS;
@@ -269,8 +269,8 @@ int gmp_torch_loaded_build_id(const char *name, char *out, size_t cap)
 /* The bridge beside this library (lib/libgmemprof.so -> lib/libgmemprof_torch.so). */
 static int bridge_path(char *out, size_t cap)
 {
-    if (gmp_g.cfg.torch_bridge[0])
-        return snprintf(out, cap, "%s", gmp_g.cfg.torch_bridge) < (int)cap ? 0 : -1;
+    if (gmp_settings()->torch_bridge[0])
+        return snprintf(out, cap, "%s", gmp_settings()->torch_bridge) < (int)cap ? 0 : -1;
     Dl_info di;
     if (!dladdr((void *)&gmp_torch_maybe_attach, &di) || !di.dli_fname)
         return -1;
@@ -326,7 +326,7 @@ void gmp_torch_maybe_attach(void)
     int expect = GMP_TORCH_IDLE;
     if (atomic_load_explicit(&T.state, memory_order_relaxed) != GMP_TORCH_IDLE || !gmp_on())
         return;
-    if (!gmp_g.cfg.torch) {
+    if (!gmp_settings()->torch) {
         atomic_store(&T.state, GMP_TORCH_OFF);
         return;
     }
@@ -346,10 +346,10 @@ void gmp_torch_maybe_attach(void)
             int rc = T.br->attach(&host, err, sizeof err);
             if (rc == GMP_BRIDGE_ATTACHED) {
                 next = GMP_TORCH_ATTACHED;
-                if (strcmp(gmp_g.cfg.stacks, "python") != 0 && strcmp(gmp_g.cfg.stacks, "none") != 0)
+                if (strcmp(gmp_settings()->stacks, "python") != 0 && strcmp(gmp_settings()->stacks, "none") != 0)
                     gmp_log_error("GMEMPROF_STACKS='%s' is neither 'python' nor 'none': tensors get their "
                                   "innermost frame only; set GMEMPROF_STACKS=python for whole stacks",
-                                  gmp_g.cfg.stacks);
+                                  gmp_settings()->stacks);
                 apply_watch();
                 snprintf(T.describe, sizeof T.describe, "PyTorch %s allocator", T.br->version ? T.br->version : "");
                 gmp_log_debug("PyTorch bridge attached (torch %s)", T.br->version ? T.br->version : "?");

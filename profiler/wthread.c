@@ -1,8 +1,10 @@
 /*
- * The writer thread (wthread.h): the only thread that touches the trace
- * writer and the string table. It moves what the sources queued into the
- * assembler (assembler.h), which joins, orders and gates it, and writes the
- * records the assembler emits, frame by frame.
+ * The writer thread, or pump (wthread.h): the only thread that touches the
+ * writers and the string table. It moves what the sources queued into the
+ * assembler (assembler.h), which joins, orders and gates it, and hands the
+ * records the assembler emits to the sinks: the trace sink (tsink.h, the
+ * trace file) and the recorder sink (rsink.h, the flight recorder's ring
+ * and dumps), frame by frame.
  *
  * Each round pops the ring FIRST, then reads the published epochs, then
  * takes the completed CUPTI buffers, then lets the assembler drain: the
@@ -10,17 +12,24 @@
  * the time schedule's tick, a CUPTI flush of completed buffers, the
  * periodic MEMSAMPLE, and a frame end every GMEMPROF_FLUSH_MS.
  *
+ * The output in use is one of four: the trace, the ring (the recorder
+ * alone), a chunk's baseline, or a dump's file while it is written. A
+ * chunk the recorder sink wants begun gets its baseline once the record
+ * that began it is out: asked of the assembler (gmp_asm_ask_baseline) when
+ * the record came from it, written at once when it came from the pump. A
+ * dump begun inside io.failure asks for its live set the same way
+ * (gmp_asm_ask_live). No io call has the assembler write.
+ *
  * The writer writes the HEADER first and the TRAILER last, and the
  * launcher's summary line (or the "wrote" line) after closing the file.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include "wthread.h"
@@ -30,31 +39,58 @@
 #include "devices.h"
 #include "gmp_rt.h"
 #include "gmt_io.h"
-#include "gmt_names.h"
 #include "launch.h"
 #include "log.h"
 #include "post.h"
-#include "recorder.h"
+#include "rsink.h"
 #include "steps.h"
 #include "summary.h"
 #include "torch.h"
+#include "tsink.h"
 
 #define TAKE_BUFS 16 /* completed buffers taken at once */
 
+/* The output in use. */
+enum { OUT_TRACE, OUT_RING, OUT_BASE, OUT_DUMP };
+
 static struct {
-    gmt_writer *w;
+    /* The settings (read-only, set at start) and the run's start. */
+    const gmp_config *cfg;
+    uint64_t start_unix_ns, start_ts;
+
     gmt_strtab *strtab;
-    /* a bit per string id: its STRING is held back from the trace until a
-     * record put there names it (io_intern_held) */
-    uint8_t *held;
-    size_t held_cap;
     gmp_asm *as;
+    gmp_tsink trace; /* trace.w NULL: the flight recorder alone */
+    gmp_rsink rec;
+    int trace_on;    /* a trace is written (trace.w until it is closed) */
+    int rec_on;      /* the flight recorder runs (rec is set up) */
+
+    int out;             /* OUT_*: the output in use */
+    gmt_writer *w;       /* its writer (NULL once the trace is closed) */
+    int in_asm;          /* inside an assembler io call: what the pump writes is asked of it */
+    struct {
+        int out;         /* while a baseline is written: the output to go back to */
+        gmt_writer *w;
+    } base_back;
+    /* While a dump is written: its file, its failure, the output to go
+     * back to (a dump begun inside io.failure ends once the assembler has
+     * written the live set it asked for). */
+    struct {
+        gmt_writer *w;
+        char name[GMP_PATH_MAX];
+        int error;       /* its writer failed (said once) */
+        gmt_oom oom;
+        int back_out;
+        gmt_writer *back_w;
+    } dump;
+
     pthread_t th;
     _Atomic int running;
     _Atomic int finish_req; /* reason + 1 */
     _Atomic int finish_sig; /* signal number */
     _Atomic uint64_t sync_ticket;
     _Atomic uint64_t sync_done;
+    _Atomic int dump_req;   /* SIGUSR2 */
 
     /* Finishing for a signal: the interrupted thread may hold the step lock
      * or the devices' lock (it can be inside a step call or a context
@@ -64,8 +100,6 @@ static struct {
     uint64_t deadline_ns; /* for a signal: stop taking buffers then (mono_ns) */
     int finalizing;
     uint64_t frame_records;
-    int io_error;       /* W.w failed (said once): the trace's, or while a dump is written the dump's */
-    int trace_io_error; /* while a dump is written: the trace's io_error */
     uint64_t last_frame_ns, last_flush_ns;
     uint64_t summary_bytes, summary_records, summary_dropped;
     /* GMEMPROF_TEST_ROUND_GAP_US (test harnesses only): a pause between a
@@ -78,41 +112,13 @@ static struct {
      * STRING of it is written then (profiler.e2e.oom_sched_diskfull). */
     const char *test_dump_name;
 
-    /* The trace file's writer; NULL with the flight recorder alone. */
-    gmt_writer *trace;
-    const char *w_name; /* the file W.w writes while a dump is written (NULL: the trace's) */
-
-    /* The flight recorder (GMEMPROF_SCHEDULE=on-oom; recorder.h). W.w is
-     * then the writer in use: the trace's (beside a schedule of windows,
-     * put copies each record to the ring), the ring's (mem_w, alone), a
-     * chunk baseline's (base_w) or, while a dump is written, the dump's
-     * file. */
-    gmp_rec *rec;
-    gmt_writer *mem_w, *base_w;
-    uint64_t chunk_rec0, chunk_frames0; /* mem_w's counts when the chunk began */
-    uint64_t base_records, base_frames; /* the chunk's baseline */
-    int rec_steps;                      /* a step beyond step 0 began */
-    uint64_t rec_step;                  /* the step of the last STEP record the ring took */
-    int rec_step_seen;                  /* the ring took a STEP record */
-    int rec_skip_ranges;                /* a window's baseline is being written: its RANGE_BEGINs are not the ring's */
-    int ring_error;                     /* the ring's writer failed (said once) */
-    gmt_record devs[GMP_MAX_DEVICES];   /* DEVICE records, for every dump */
-    char dev_names[GMP_MAX_DEVICES][256];
-    uint8_t dev_have[GMP_MAX_DEVICES];
-    uint64_t dumps, dumps_skipped;
-    char dump_path[GMP_PATH_MAX];       /* the first dump */
-    uint64_t dump_bytes, dump_records;
-    int dump_ok;
-    _Atomic int dump_req;               /* SIGUSR2 */
-
     /* The exit began at this trace time (UINT64_MAX: not yet): records
      * made after it are not written, and counted as dropped (cut). */
     _Atomic uint64_t cutoff;
     uint64_t cut;
-    int claim_failed; /* the trace could not take its name (said once) */
 } W;
 
-size_t gmp_wt_staging_bytes(void) { return gmp_asm_staging_bytes((size_t)gmp_g.cfg.host_buffer_mb << 20); }
+size_t gmp_wt_staging_bytes(size_t budget) { return gmp_asm_staging_bytes(budget); }
 
 static inline uint64_t mono_ns(void)
 {
@@ -121,63 +127,74 @@ static inline uint64_t mono_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* ---- output: the assembler's io -------------------------------------------- */
+static int have_trace(void) { return W.trace_on; }
 
-/* Why a file writer failed: its errno, else the compressor. */
-static const char *writer_error(gmt_writer *w)
+/* ---- output: routing to the sinks ------------------------------------------ */
+
+static void use(int out, gmt_writer *w)
 {
-    if (gmt_writer_fd_lost(w))
-        return "the program closed its descriptor (another file may have its number now), so nothing more is "
-               "written to it";
-    int e = gmt_writer_errno(w);
-    return e ? strerror(e) : "compression error";
+    W.out = out;
+    W.w = w;
 }
 
-/* The writer w of the file `name` failed: said once, counted in *status
- * (the trailer's WRITE_ERRORS, the summary's status). */
-static void report_error(gmt_writer *w, const char *name, int *status)
+/* The writer in use failed: a dump's in its own name and status, any other
+ * in the trace's. */
+static void report_io_error(void)
 {
-    if (*status)
-        return;
-    *status = 1;
-    gmp_log_error("writing the trace %s failed: %s; the rest of this run is counted as dropped records", name,
-                  writer_error(w));
+    if (W.out == OUT_DUMP)
+        gmp_tsink_say_failed(W.w, W.dump.name, &W.dump.error);
+    else
+        gmp_tsink_failed(&W.trace, W.w);
 }
 
-static void report_io_error(void) { report_error(W.w, W.w_name ? W.w_name : gmp_g.path, &W.io_error); }
+/* The write status the trailer and STATS of the output in use report. */
+static int io_error(void) { return W.out == OUT_DUMP ? W.dump.error : W.trace.io_error; }
 
-/* The trace failed while another writer is in use (a chunk baseline's, a
- * dump's): in the trace's own status, which a dump keeps aside. */
-static void report_trace_error(void)
+/* The output whose frames the flush period ends: the trace's, or the
+ * ring's with the recorder alone (not a chunk baseline's or a dump's). */
+static int main_writer(void) { return W.out == (have_trace() ? OUT_TRACE : OUT_RING) && W.w; }
+
+static void end_frame(void);
+static void write_baseline(uint64_t ts, uint64_t step);
+
+/* A chunk of the ring begins (rsink.h): the last frame of the one before
+ * ended, its counts set; its baseline asked of the assembler when inside
+ * one of its calls (it writes it once the call returns), else written now. */
+static void ring_split(const gmp_rsink_split *sp)
 {
-    report_error(W.trace, gmp_g.path, W.w_name ? &W.trace_io_error : &W.io_error);
+    uint64_t step = sp->step_known ? sp->step : gmp_asm_step(W.as);
+    uint64_t ts = sp->ts ? sp->ts : gmp_now();
+    int keep = W.out;
+    gmt_writer *kw = W.w;
+    use(OUT_RING, W.rec.ring_w);
+    end_frame();
+    use(keep, kw);
+    gmp_rsink_sync(&W.rec);
+    if (gmp_rsink_begin(&W.rec, step, sp->is_step, ts) != 0)
+        return; /* out of memory: the current chunk goes on */
+    if (W.in_asm)
+        gmp_asm_ask_baseline(W.as, ts, step);
+    else
+        write_baseline(ts, step);
 }
 
-/* The ring's writer writes to memory: it fails only on a compression error. */
-static void ring_status(gmt_status st)
+/* Whether the ring takes r; a chunk it begins is begun first. */
+static int ring_take(const gmt_record *r)
 {
-    if (st == GMT_OK || W.ring_error)
-        return;
-    W.ring_error = 1;
-    gmp_log_error("the flight recorder could not compress a frame (%s); its dumps may lack records",
-                  gmt_status_str(st));
+    gmp_rsink_split sp;
+    int take = gmp_rsink_take(&W.rec, r, &sp);
+    if (sp.due)
+        ring_split(&sp);
+    return take;
 }
-
-static int rec_take(const gmt_record *r);
 
 /* The ring's copy of a record (the recorder beside a trace, or one the
  * trace's gate kept out). */
-static void rec_put(const gmt_record *r)
+static void ring_put(const gmt_record *r)
 {
-    if (W.mem_w && rec_take(r))
-        ring_status(gmt_writer_put(W.mem_w, r));
+    if (W.rec.ring_w && ring_take(r))
+        gmp_rsink_status(&W.rec, gmt_writer_put(W.rec.ring_w, r));
 }
-
-/* The writer whose frames the flush period ends: the trace's, or the
- * ring's with the recorder alone (not a chunk baseline's or a dump's). */
-static int main_writer(void) { return W.w == (W.trace ? W.trace : W.mem_w); }
-
-static void put_held(const gmt_record *r);
 
 /* The time of a record the program made, or 0 for the writer's own. */
 static uint64_t made_at(const gmt_record *r)
@@ -206,108 +223,46 @@ static void put(const gmt_record *r)
         W.cut++; /* made after the exit began: other threads ran on */
         return;
     }
-    if (W.held_cap && W.w == W.trace)
-        put_held(r);
-    if (W.rec && W.w == W.mem_w && !rec_take(r))
+    switch (W.out) {
+    case OUT_TRACE: {
+        unsigned n = gmp_tsink_put(&W.trace, r);
+        if (W.rec_on)
+            ring_put(r);
+        W.frame_records += n;
         return;
-    if (W.rec && W.w == W.trace)
-        rec_put(r);
+    }
+    case OUT_RING:
+        if (!ring_take(r))
+            return;
+        break;
+    default:
+        break;
+    }
     if (gmt_writer_put(W.w, r) != GMT_OK)
         report_io_error();
     W.frame_records += (uint64_t)main_writer();
 }
 
-/* A record the trace's windows leave out: the ring's alone. */
-static void io_put_aside(void *ctx, const gmt_record *r)
-{
-    (void)ctx;
-    rec_put(r);
-}
-
-static void io_put(void *ctx, const gmt_record *r)
-{
-    (void)ctx;
-    put(r);
-}
-
-/* The STRING record of id: to the writer in use unless it is the ring's,
- * which holds no STRING (every dump writes the whole table first); beside
- * the recorder, to the trace too while another writer is in use (a chunk
- * baseline's, a dump's). */
+/* The STRING record of id: to the output in use unless it is the ring's or
+ * a baseline's, which hold no STRING (every dump writes the whole table
+ * first); beside the recorder, to the trace too while a dump is written. */
 static void put_string(uint64_t id, const char *s, size_t n)
 {
+    if (have_trace() && W.out != OUT_TRACE)
+        gmp_tsink_put_string(&W.trace, id, s, n);
+    if (W.out == OUT_RING || W.out == OUT_BASE)
+        return;
     gmt_record rec = {.type = GMT_REC_STRING};
     rec.u.string = (gmt_string){id, {s, n > GMT_MAX_STRING ? GMT_MAX_STRING : (uint32_t)n}};
-    if (W.trace && W.w != W.trace && gmt_writer_put(W.trace, &rec) != GMT_OK)
-        report_trace_error();
-    if (W.w != W.mem_w && W.w != W.base_w)
-        put(&rec);
-}
-
-/* Holds id's STRING back from the trace: 0, or -1 out of memory. */
-static int held_set(uint64_t id)
-{
-    if (id / 8 >= W.held_cap) {
-        size_t cap = W.held_cap ? W.held_cap : 64;
-        while (cap <= id / 8)
-            cap *= 2;
-        uint8_t *p = realloc(W.held, cap);
-        if (!p)
-            return -1;
-        memset(p + W.held_cap, 0, cap - W.held_cap);
-        W.held = p;
-        W.held_cap = cap;
-    }
-    W.held[id / 8] |= (uint8_t)(1u << (id % 8));
-    return 0;
-}
-
-/* 1 when id's STRING was held back; it is not from now on. */
-static int held_take(uint64_t id)
-{
-    if (id / 8 >= W.held_cap || !(W.held[id / 8] >> (id % 8) & 1))
-        return 0;
-    W.held[id / 8] &= (uint8_t)~(1u << (id % 8));
-    return 1;
-}
-
-/* Before r goes into the trace: the STRING it names if it was held back,
- * a range's name (a window's baseline) or a failure's op. */
-static void put_held(const gmt_record *r)
-{
-    uint64_t id = r->type == GMT_REC_RANGE_BEGIN ? r->u.range.name : r->type == GMT_REC_OOM ? r->u.oom.op : 0;
-    size_t len = 0;
-    const char *p = id && held_take(id) ? gmt_strtab_get(W.strtab, id, &len) : NULL;
-    if (p)
-        put_string(id, p, len);
+    put(&rec);
 }
 
 /* s's id in the string table; 0 out of memory (the trace's names lost). */
 static uint64_t string_id(const char *s, size_t n, int *is_new)
 {
     uint64_t id = gmt_strtab_intern(W.strtab, s, n, is_new);
-    if (!id && !W.rec)
+    if (!id && !W.rec_on)
         report_io_error();
-    return id;
-}
-
-static uint64_t io_intern(void *ctx, const char *s, size_t n)
-{
-    (void)ctx;
-    int is_new = 0;
-    uint64_t id = string_id(s, n, &is_new);
-    if (is_new || held_take(id))
-        put_string(id, s, n);
-    return id;
-}
-
-static uint64_t io_intern_held(void *ctx, const char *s, size_t n)
-{
-    (void)ctx;
-    int is_new = 0;
-    uint64_t id = string_id(s, n, &is_new);
-    if (is_new && W.trace && held_set(id) != 0)
-        put_string(id, s, n); /* no memory to hold it back: written now */
     return id;
 }
 
@@ -319,8 +274,69 @@ static void end_frame(void)
         W.frame_records = 0;
         W.last_frame_ns = mono_ns();
     }
-    if (W.rec && W.mem_w && W.w == W.trace)
-        ring_status(gmt_writer_end_frame(W.mem_w)); /* the ring's frame ends with the trace's */
+    if (W.rec_on && W.rec.ring_w && W.out == OUT_TRACE)
+        gmp_rsink_status(&W.rec, gmt_writer_end_frame(W.rec.ring_w)); /* the ring's frame ends with the trace's */
+}
+
+/* A chunk's baseline (the live set now, as a window would begin here) to
+ * the baseline writer: begin 1 before the assembler writes it, 0 after. */
+static void baseline_edge(int begin)
+{
+    if (begin) {
+        W.base_back.out = W.out;
+        W.base_back.w = W.w;
+        use(OUT_BASE, gmp_rsink_base_writer(&W.rec));
+        return;
+    }
+    end_frame();
+    use(W.base_back.out, W.base_back.w);
+    gmp_rsink_base_done(&W.rec);
+}
+
+static void write_baseline(uint64_t ts, uint64_t step)
+{
+    baseline_edge(1);
+    gmp_asm_put_baseline(W.as, ts, 0, step);
+    baseline_edge(0);
+}
+
+/* ---- the assembler's io -------------------------------------------------------- */
+
+static void io_put(void *ctx, const gmt_record *r)
+{
+    (void)ctx;
+    W.in_asm++;
+    put(r);
+    W.in_asm--;
+}
+
+/* A record the trace's windows leave out: the ring's alone. */
+static void io_put_aside(void *ctx, const gmt_record *r)
+{
+    (void)ctx;
+    W.in_asm++;
+    ring_put(r);
+    W.in_asm--;
+}
+
+static uint64_t io_intern(void *ctx, const char *s, size_t n)
+{
+    (void)ctx;
+    int is_new = 0;
+    uint64_t id = string_id(s, n, &is_new);
+    if (is_new || gmp_tsink_unhold(&W.trace, id))
+        put_string(id, s, n);
+    return id;
+}
+
+static uint64_t io_intern_held(void *ctx, const char *s, size_t n)
+{
+    (void)ctx;
+    int is_new = 0;
+    uint64_t id = string_id(s, n, &is_new);
+    if (is_new && have_trace() && gmp_tsink_hold(&W.trace, id) != 0)
+        put_string(id, s, n); /* no memory to hold it back: written now */
+    return id;
 }
 
 static void io_end_frame(void *ctx)
@@ -363,14 +379,16 @@ static void put_stats(void)
     s->bytes_written = gmt_writer_bytes_out(W.w);
     s->unmatched_corr = c.unmatched;
     /* a dump is one window of the whole run: nothing of it was outside */
-    s->outside_window = W.w == W.trace ? c.outside : 0;
+    s->outside_window = W.out == OUT_TRACE ? c.outside : 0;
     put(&r);
 }
 
 static void io_stats(void *ctx)
 {
     (void)ctx;
+    W.in_asm++;
     put_stats();
+    W.in_asm--;
 }
 
 static void io_device(void *ctx, unsigned d, gmt_device *out)
@@ -422,9 +440,22 @@ static void io_synced(void *ctx, uint64_t ticket)
 }
 
 static void io_failure(void *ctx, gmt_oom *o);
+static void rec_dump_end(void);
 
-static const gmp_asm_io writer_io = {NULL,    io_put,      io_intern,   io_end_frame, io_stats, io_device,
-                                     io_meminfo, io_snapshot, io_now, io_mono,      io_synced, io_failure};
+/* What the pump asked of the assembler from inside an io call, written
+ * now: a chunk's baseline, or a dump's live set (the dump then ends). */
+static void io_asked(void *ctx, int what, int begin)
+{
+    (void)ctx;
+    if (what == GMP_ASM_ASK_BASELINE)
+        baseline_edge(begin);
+    else if (!begin)
+        rec_dump_end();
+}
+
+static const gmp_asm_io writer_io = {NULL,       io_put,      io_intern, io_end_frame, io_stats,  io_device,
+                                     io_meminfo, io_snapshot, io_now,    io_mono,      io_synced, io_failure,
+                                     io_asked};
 
 /* ---- one round ------------------------------------------------------------------ */
 
@@ -489,53 +520,23 @@ static void discard_buffers(void)
 }
 
 /* The trace takes the name it was given once the process records (its
- * first context): a process that starts CUDA and makes no context (a
- * launcher's agent) leaves the name to the one that records. The context
- * callback claims at once (gmp_wt_claim), so that a process this one
- * starts afterwards finds the name held whatever the scheduling; the
- * writer's rounds claim too (a context made before the writer ran). One
- * lock, taken once or twice in a run, orders the two with the close. */
-static pthread_mutex_t claim_lock = PTHREAD_MUTEX_INITIALIZER;
-static _Atomic int claim_done;
-
-static void claim_trace_locked(void)
-{
-    if (atomic_load(&claim_done) || !W.trace || W.claim_failed || gmt_writer_claimed(W.trace) ||
-        (!atomic_load(&gmp_g.ctx_seen) && !W.dumps))
-        return;
-    char why[GMP_PATH_MAX + 128];
-    if (gmt_writer_claim(W.trace, gmp_g.path, sizeof gmp_g.path, why, sizeof why) != 0) {
-        W.claim_failed = 1;
-        W.io_error = 1;
-        gmp_log_error("%s; no trace is kept for this run (the program runs on)", why);
-        atomic_store(&claim_done, 1);
-        return;
-    }
-    atomic_store(&claim_done, 1);
-    if (why[0])
-        gmp_log_info("%s", why); /* another process holds the name: this one's own file */
-}
-
-static void claim_trace(void)
-{
-    if (atomic_load_explicit(&claim_done, memory_order_acquire))
-        return;
-    pthread_mutex_lock(&claim_lock);
-    claim_trace_locked();
-    pthread_mutex_unlock(&claim_lock);
-}
+ * first context, or a dump): the context callback claims at once
+ * (gmp_wt_claim), so that a process this one starts afterwards finds the
+ * name held whatever the scheduling; the writer's rounds claim too (a
+ * context made before the writer ran). */
+static int claim_due(void) { return atomic_load(&gmp_g.ctx_seen) || W.rec.dumps; }
 
 void gmp_wt_claim(void)
 {
     /* a fork's child has no writer of its own: the file is the parent's */
     if (atomic_load_explicit(&W.running, memory_order_acquire) && !atomic_load(&gmp_g.forked))
-        claim_trace();
+        gmp_tsink_claim(&W.trace, claim_due());
 }
 
 /* One round: ring first, then epochs, then buffers (see the top comment). */
 static void round_once(void)
 {
-    claim_trace();
+    gmp_tsink_claim(&W.trace, claim_due());
     gmp_asm_round_begin(W.as, gmp_now());
     uint32_t pub = atomic_load_explicit(&gmp_g.epoch, memory_order_acquire);
     gmp_ev *slot;
@@ -593,8 +594,8 @@ static void put_header(const gmp_config *cfg)
     gmt_header *h = &r.u.header;
     h->pid = (uint64_t)getpid();
     h->ppid = (uint64_t)getppid();
-    h->start_unix_ns = gmp_g.start_unix_ns;
-    h->start_ts = gmp_g.start_ts;
+    h->start_unix_ns = W.start_unix_ns;
+    h->start_ts = W.start_ts;
     long v;
     h->rank = (v = gmp_config_env_int(NULL, NULL, "RANK")) >= 0 ? v : -1;
     h->local_rank = (v = gmp_config_env_int(NULL, NULL, "LOCAL_RANK")) >= 0 ? v : -1;
@@ -610,244 +611,61 @@ static void put_header(const gmp_config *cfg)
 
 /* ---- the end -------------------------------------------------------------- */
 
-static void human_bytes(uint64_t b, char *out, size_t cap)
+static size_t rec_keys(void *ctx, char *line, size_t cap)
 {
-    if (b < 1024)
-        snprintf(out, cap, "%" PRIu64 " B", b);
-    else if (b < (1u << 20))
-        snprintf(out, cap, "%.1f KiB", (double)b / 1024.0);
-    else if (b < (1u << 30))
-        snprintf(out, cap, "%.1f MiB", (double)b / 1048576.0);
-    else
-        snprintf(out, cap, "%.2f GiB", (double)b / 1073741824.0);
+    (void)ctx;
+    return gmp_rsink_add_keys(&W.rec, W.trace.path, 1, line, cap); /* the recorder beside the trace */
 }
 
-static size_t rec_add_keys(char *line, size_t cap);
-static void rec_say(void);
-
-/* One line for the launcher (GMEMPROF_SUMMARY_FILE, O_APPEND: every
- * profiled process of the run appends its own). */
-static void append_summary(uint64_t size, uint64_t windows, uint64_t records, uint64_t dropped,
-                           const char *status)
+/* The steps and the recorder's keys of the end's line. */
+static void outcome_base(gmp_tsink_outcome *o)
 {
-    static gmp_summary sm; /* the writer thread's, once at the end: not on its stack */
-    memset(&sm, 0, sizeof sm);
-    snprintf(sm.trace, sizeof sm.trace, "%s", gmp_g.path);
-    snprintf(sm.status, sizeof sm.status, "%s", status);
-    sm.bytes = size;
-    sm.windows = windows;
-    sm.records = records;
-    sm.dropped = dropped;
+    memset(o, 0, sizeof *o);
     int source = 0;
-    sm.steps = gmp_steps_count(&source);
-    if (sm.steps)
-        snprintf(sm.step_source, sizeof sm.step_source, "%s", gmt_step_source_name((uint64_t)source));
-    char line[GMP_SUMMARY_LINE_MAX];
-    size_t n = gmp_summary_format_line(line, sizeof line, &sm);
-    if (W.rec && W.trace && strcmp(status, GMP_SUMMARY_STATUS_NOCTX) != 0 && n < sizeof line)
-        n = rec_add_keys(line, sizeof line); /* the recorder beside the trace */
-    int fd = open(gmp_g.cfg.summary_file, O_WRONLY | O_APPEND | O_CLOEXEC);
-    int e = fd < 0 ? errno : 0;
-    if (fd >= 0) {
-        ssize_t w = n < sizeof line ? write(fd, line, n) : -1;
-        e = n >= sizeof line ? EMSGSIZE : w < 0 ? errno : w != (ssize_t)n ? ENOSPC : 0;
-        if (close(fd) != 0 && !e && errno != EINTR)
-            e = errno;
-    }
-    if (!e)
-        return;
-    /* Never silent: what the launcher would have said, on stderr. */
-    gmp_log_info("cannot add this run's summary to %s (%s): trace %s, %" PRIu64 " bytes, %" PRIu64
-                 " windows, %" PRIu64 " records, %" PRIu64 " dropped, status %s",
-                 gmp_g.cfg.summary_file, strerror(e), gmp_g.path, size, windows, records, dropped, status);
+    o->steps = gmp_steps_count(&source);
+    o->step_source = source;
+    if (W.rec_on && have_trace())
+        o->add_keys = rec_keys;
 }
 
 static void write_summary(int ok)
 {
     gmp_asm_counts c;
     gmp_asm_get_counts(W.as, &c);
-    uint64_t dropped = gmp_activity_dropped_cupti() + W.summary_dropped;
-    struct stat sb;
-    uint64_t size = stat(gmp_g.path, &sb) == 0 ? (uint64_t)sb.st_size : W.summary_bytes;
-    if (gmp_g.cfg.summary_file[0]) {
-        append_summary(size, c.windows, W.summary_records, dropped,
-                       ok ? GMP_SUMMARY_STATUS_OK : GMP_SUMMARY_STATUS_INCOMPLETE);
+    gmp_tsink_outcome o;
+    outcome_base(&o);
+    o.bytes = gmp_tsink_file_size(&W.trace, W.summary_bytes);
+    o.windows = c.windows;
+    o.records = W.summary_records;
+    o.dropped = gmp_activity_dropped_cupti() + W.summary_dropped;
+    o.fw_seen = c.fw_seen;
+    o.fw_events = c.block_events;
+    if (c.fw_seen)
+        o.fw_name = gmp_torch_describe()[0] ? gmp_torch_describe() : "framework allocator";
+    if (W.cfg->summary_file[0]) {
+        gmp_tsink_summary_line(&W.trace, W.cfg->summary_file, &o,
+                               ok ? GMP_SUMMARY_STATUS_OK : GMP_SUMMARY_STATUS_INCOMPLETE);
         return;
     }
-    if (!ok) {
-        if (W.rec)
-            rec_say(); /* beside the trace */
-        return; /* the write error was reported on its own line */
-    }
-    char hb[32];
-    human_bytes(size, hb, sizeof hb);
-    char fw[160] = "";
-    if (c.fw_seen)
-        snprintf(fw, sizeof fw, "; %" PRIu64 " events of the %s", c.block_events,
-                 gmp_torch_describe()[0] ? gmp_torch_describe() : "framework allocator");
-    int source = 0;
-    uint64_t steps = gmp_steps_count(&source);
-    char st[64] = "";
-    if (steps)
-        snprintf(st, sizeof st, ", %" PRIu64 " step%s by %s", steps, steps == 1 ? "" : "s",
-                 gmt_step_source_name((uint64_t)source));
-    gmp_log_info("wrote %s (%s, %" PRIu64 " window%s%s, %" PRIu64 " records, %" PRIu64 " dropped%s)",
-                 gmp_g.path, hb, c.windows, c.windows == 1 ? "" : "s", st, W.summary_records, dropped, fw);
-    if (W.rec)
-        rec_say(); /* beside the trace */
+    if (ok) /* (else the write error was reported on its own line) */
+        gmp_tsink_say_wrote(&W.trace, &o);
+    if (W.rec_on)
+        gmp_rsink_say(&W.rec, 1); /* beside the trace */
 }
 
 static void write_summary_noctx(void)
 {
-    if (!gmp_g.cfg.summary_file[0]) {
+    if (!W.cfg->summary_file[0]) {
         gmp_log_debug("no CUDA context was created: nothing recorded, no trace written (%s left alone)",
-                      gmp_g.path);
+                      W.trace.path);
         return;
     }
-    append_summary(0, 0, 0, 0, GMP_SUMMARY_STATUS_NOCTX);
+    gmp_tsink_outcome o;
+    outcome_base(&o);
+    gmp_tsink_summary_line(&W.trace, W.cfg->summary_file, &o, GMP_SUMMARY_STATUS_NOCTX);
 }
 
-/* ---- the flight recorder ------------------------------------------------------ */
-
-static void writer_end(gmt_writer *w)
-{
-    gmt_writer *keep = W.w;
-    W.w = w;
-    end_frame();
-    W.w = keep;
-}
-
-/* The counts of the chunk being filled, its last frame ended. */
-static void rec_sync(void)
-{
-    writer_end(W.mem_w);
-    gmp_rec_set_counts(W.rec, W.base_records, W.base_frames, gmt_writer_records(W.mem_w) - W.chunk_rec0,
-                       gmt_writer_frames(W.mem_w) - W.chunk_frames0);
-}
-
-/* A new chunk at step (is_step: at its STEP record), with its baseline:
- * the live set now, as a window would begin here. */
-static void rec_chunk(uint64_t step, int is_step, uint64_t ts)
-{
-    rec_sync();
-    if (gmp_rec_begin(W.rec, step, is_step, ts) != 0)
-        return; /* out of memory: the current chunk goes on */
-    gmt_writer *keep = W.w;
-    uint64_t r0 = gmt_writer_records(W.base_w), f0 = gmt_writer_frames(W.base_w);
-    W.w = W.base_w;
-    gmp_asm_put_baseline(W.as, ts, 0, step);
-    end_frame();
-    W.w = keep;
-    W.base_records = gmt_writer_records(W.base_w) - r0;
-    W.base_frames = gmt_writer_frames(W.base_w) - f0;
-    W.chunk_rec0 = gmt_writer_records(W.mem_w);
-    W.chunk_frames0 = gmt_writer_frames(W.mem_w);
-    gmp_rec_set_counts(W.rec, W.base_records, W.base_frames, 0, 0);
-}
-
-static void rec_keep_device(const gmt_record *r)
-{
-    uint64_t d = r->u.device.device;
-    if (d >= GMP_MAX_DEVICES)
-        return;
-    W.devs[d] = *r;
-    size_t n = r->u.device.name.len < sizeof W.dev_names[d] ? r->u.device.name.len : sizeof W.dev_names[d];
-    if (n)
-        memcpy(W.dev_names[d], r->u.device.name.ptr, n);
-    W.devs[d].u.device.name = (gmt_bytes){W.dev_names[d], (uint32_t)n};
-    W.dev_have[d] = 1;
-}
-
-/* What the ring takes of a record the assembler writes (0: not this one),
- * and the chunk boundaries: a STEP begins a chunk; so does a chunk grown
- * past a quarter of the cap, or, without steps, a quarter of the span. */
-/* A record's time on the trace clock, 0 for a record that has none. */
-static uint64_t rec_ts(const gmt_record *r)
-{
-    switch (r->type) {
-    case GMT_REC_ALLOC:
-    case GMT_REC_FREE: return r->u.mem.ts;
-    case GMT_REC_BLOCK: return r->u.block.ts;
-    case GMT_REC_RANGE_BEGIN:
-    case GMT_REC_RANGE_END: return r->u.range.ts;
-    case GMT_REC_KERNEL: return r->u.kernel.start;
-    default: return 0;
-    }
-}
-
-static int rec_take(const gmt_record *r)
-{
-    switch (r->type) {
-    case GMT_REC_WINDOW_BEGIN:
-        W.rec_skip_ranges = 1; /* the RANGE_BEGINs of its baseline: the ring has them */
-        return 0;
-    case GMT_REC_WINDOW_END:
-        return 0; /* a dump is one window of its own */
-    case GMT_REC_HEADER:
-    case GMT_REC_TRAILER:
-    case GMT_REC_STRING:
-    case GMT_REC_OOM:
-    case GMT_REC_LIVE:
-        return 0; /* the trace's, beside the recorder; a dump writes its own */
-    case GMT_REC_ALLOC:
-        if (r->u.mem.flags & GMT_MEMF_BASELINE)
-            return 0; /* (the chunks carry their own baselines) */
-        break;
-    case GMT_REC_BLOCK:
-        if (r->u.block.flags & GMT_BLKF_BASELINE)
-            return 0;
-        break;
-    case GMT_REC_RANGE_BEGIN:
-        if (W.rec_skip_ranges)
-            return 0;
-        break;
-    case GMT_REC_KERNEL:
-    case GMT_REC_MEMCPY:
-    case GMT_REC_MEMSET:
-        if (!gmp_g.cfg.oom_kernels)
-            return 0; /* the trace's windows collect them; the ring keeps them only when asked */
-        break;
-    case GMT_REC_DEVICE:
-        rec_keep_device(r);
-        return 0;
-    case GMT_REC_STEP: {
-        W.rec_skip_ranges = 0;
-        /* A chunk begins where a step does (the first chunk is step 0's).
-         * Another transition in the same step is a phase change of the
-         * trace's schedule (time, capture): not the ring's, whose dump is
-         * one window. */
-        int same = r->u.step.step == W.rec_step;
-        if (same && W.rec_step_seen)
-            return 0;
-        W.rec_step_seen = 1;
-        if (!same) {
-            W.rec_step = r->u.step.step;
-            W.rec_steps = 1;
-            rec_chunk(r->u.step.step, 1, r->u.step.ts);
-        }
-        return 1;
-    }
-    default:
-        break;
-    }
-    W.rec_skip_ranges = 0;
-    /* Without steps, a chunk ends a quarter of the kept span after it
-     * began, by the records' own times (recorder.h) */
-    size_t cap = (size_t)gmp_g.cfg.oom_max_mb << 20;
-    uint64_t ts = rec_ts(r), start = gmp_rec_current_start(W.rec);
-    if (gmp_rec_current_bytes(W.rec) > cap / 4 ||
-        (!W.rec_steps && ts > start && ts - start > gmp_g.cfg.oom_seconds * 250000000ull))
-        rec_chunk(gmp_asm_step(W.as), 0, ts ? ts : gmp_now());
-    return 1;
-}
-
-/* Dump k's file: named from the trace's path (gmt_names.h), in its
- * directory and with its %r, %p already expanded. */
-static void dump_name(uint64_t k, char *out, size_t cap)
-{
-    if (gmt_dump_name(out, cap, gmp_g.path, k, W.trace != NULL) >= cap)
-        snprintf(out, cap, "%s", gmp_g.path); /* too long: the writer puts .PID beside it */
-}
+/* ---- the flight recorder's dumps ------------------------------------------------ */
 
 static void put_all_strings(void)
 {
@@ -861,54 +679,12 @@ static void put_all_strings(void)
     }
 }
 
-/* The ring as a window: the oldest chunk's baseline, every chunk's records. */
-static uint64_t put_ring(gmt_writer *f)
-{
-    gmp_rec_chunk c;
-    size_t n = gmp_rec_count(W.rec);
-    uint64_t first = 0;
-    for (size_t i = 0; i < n && gmp_rec_get(W.rec, i, &c) == 0; i++) {
-        gmt_status st = GMT_OK;
-        if (i == 0) {
-            first = c.step;
-            st = gmt_writer_put_frames(f, c.base, c.base_n, c.base_records, c.base_frames);
-        }
-        if (st == GMT_OK)
-            st = gmt_writer_put_frames(f, c.recs, c.recs_n, c.records, c.frames);
-        if (st != GMT_OK)
-            report_io_error();
-    }
-    return first;
-}
-
-static void put_dump_end(const gmt_oom *o, int status)
-{
-    gmt_record r;
-    memset(&r, 0, sizeof r.type + sizeof r.u.oom + 16);
-    r.type = GMT_REC_OOM;
-    r.u.oom = *o;
-    put(&r);
-    gmp_asm_put_live(W.as);
-    memset(&r, 0, sizeof r.type + sizeof r.u.wend + 16);
-    r.type = GMT_REC_WINDOW_END;
-    r.u.wend = (gmt_window_end){.ts = o->ts, .window = 0, .step = o->step, .reason = GMT_WEND_FAILURE};
-    put(&r);
-    put_stats();
-    memset(&r, 0, sizeof r.type + sizeof r.u.trailer + 16);
-    r.type = GMT_REC_TRAILER;
-    r.u.trailer.ts = gmp_now();
-    r.u.trailer.records = gmt_writer_records(W.w);
-    r.u.trailer.status = (uint64_t)status | (W.io_error ? GMT_TRAILER_WRITE_ERRORS : 0);
-    put(&r);
-    end_frame();
-}
-
 static void say_dump(const gmt_oom *o, const char *path, uint64_t bytes)
 {
     char req[32], fr[32], size[32];
-    human_bytes(o->bytes, req, sizeof req);
-    human_bytes(o->driver_free, fr, sizeof fr);
-    human_bytes(bytes, size, sizeof size);
+    gmp_summary_human_bytes(o->bytes, req, sizeof req);
+    gmp_summary_human_bytes(o->driver_free, fr, sizeof fr);
+    gmp_summary_human_bytes(bytes, size, sizeof size);
     if (o->cause == GMT_OOM_CUDA || o->cause == GMT_OOM_FRAMEWORK)
         gmp_log_info("out of memory on device %llu: %s asked, %s free; the last steps are in %s (%s, dump %llu) "
                      "\xe2\x80\x94 gmem-analyze %s",
@@ -919,67 +695,99 @@ static void say_dump(const gmt_oom *o, const char *path, uint64_t bytes)
                      gmt_oom_cause_name(o->cause), path, size);
 }
 
+/* The end of a dump, after its live set: the window's end, STATS, the
+ * trailer; the file closed and counted, the output in use back. */
+static void rec_dump_end(void)
+{
+    const gmt_oom *o = &W.dump.oom;
+    gmt_record r;
+    memset(&r, 0, sizeof r.type + sizeof r.u.wend + 16);
+    r.type = GMT_REC_WINDOW_END;
+    r.u.wend = (gmt_window_end){.ts = o->ts, .window = 0, .step = o->step, .reason = GMT_WEND_FAILURE};
+    put(&r);
+    put_stats();
+    memset(&r, 0, sizeof r.type + sizeof r.u.trailer + 16);
+    r.type = GMT_REC_TRAILER;
+    r.u.trailer.ts = gmp_now();
+    r.u.trailer.records = gmt_writer_records(W.w);
+    r.u.trailer.status = io_error() ? GMT_TRAILER_WRITE_ERRORS : 0;
+    put(&r);
+    end_frame();
+    gmt_writer *f = W.dump.w;
+    uint64_t records = gmt_writer_records(f), bytes = gmt_writer_bytes_out(f);
+    int ok = gmt_writer_close(f) == GMT_OK && !W.dump.error;
+    use(W.dump.back_out, W.dump.back_w);
+    W.dump.w = NULL;
+    gmp_rsink_dump_done(&W.rec, W.dump.name, records, bytes, ok);
+    say_dump(o, W.dump.name, bytes);
+}
+
 /* Writes the ring, the failure and the live set to a new file; the
- * recording goes on. */
+ * recording goes on. Inside io.failure the live set is asked of the
+ * assembler, which writes it once the call returns (rec_dump_end then). */
 static void rec_dump(gmt_oom *o)
 {
-    if (W.dumps >= gmp_g.cfg.oom_dumps) {
-        if (W.dumps_skipped++ == 0)
-            gmp_log_info("another failure (%s), but GMEMPROF_OOM_DUMPS=%llu dumps were written: not written",
-                         gmt_oom_cause_name(o->cause), (unsigned long long)gmp_g.cfg.oom_dumps);
+    gmp_rsink *s = &W.rec;
+    if (!gmp_rsink_dump_allowed(s, o->cause))
         return;
-    }
-    rec_sync();
-    char path[GMP_PATH_MAX], why[GMP_PATH_MAX + 128];
-    dump_name(W.dumps + 1, path, sizeof path);
-    gmt_writer_opts wo = {gmp_g.cfg.zstd_level, 0};
-    gmt_writer *f = gmt_writer_create(path, sizeof path, &wo, why, sizeof why);
-    W.dumps++;
+    int keep = W.out;
+    gmt_writer *kw = W.w;
+    use(OUT_RING, s->ring_w);
+    end_frame();
+    use(keep, kw);
+    gmp_rsink_sync(s);
+    char why[GMP_PATH_MAX + 128];
+    gmp_rsink_dump_name(s->dumps + 1, W.trace.path, have_trace(), W.dump.name, sizeof W.dump.name);
+    gmt_writer_opts wo = {W.cfg->zstd_level, 0};
+    gmt_writer *f = gmt_writer_create(W.dump.name, sizeof W.dump.name, &wo, why, sizeof why);
+    s->dumps++;
     if (!f) {
         gmp_log_error("%s; this failure is not written", why);
         return;
     }
     if (why[0])
         gmp_log_info("%s", why);
-    gmt_writer *keep = W.w;
-    W.trace_io_error = W.io_error;
-    W.w = f;
-    W.w_name = path;
-    W.io_error = 0;
+    W.dump.w = f;
+    W.dump.error = 0;
+    W.dump.back_out = keep;
+    W.dump.back_w = kw;
+    use(OUT_DUMP, f);
     static gmp_config dcfg; /* the writer thread's: what the dump holds (no kernels unless kept) */
-    dcfg = gmp_g.cfg;
+    dcfg = *W.cfg;
     if (!dcfg.oom_kernels)
         dcfg.kernels = GMP_KERNELS_NONE;
     put_header(&dcfg);
     for (unsigned d = 0; d < GMP_MAX_DEVICES; d++)
-        if (W.dev_have[d])
-            put(&W.devs[d]);
+        if (s->dev_have[d])
+            put(&s->devs[d]);
     put_all_strings();
     if (W.test_dump_name) {
         char name[128];
-        int k = snprintf(name, sizeof name, "%s %llu", W.test_dump_name, (unsigned long long)W.dumps);
+        int k = snprintf(name, sizeof name, "%s %llu", W.test_dump_name, (unsigned long long)s->dumps);
         io_intern(NULL, name, k > 0 && (size_t)k < sizeof name ? (size_t)k : 0);
     }
-    o->first_step = put_ring(f);
+    int failed = 0;
+    o->first_step = gmp_rsink_put_ring(s, f, &failed);
+    if (failed)
+        report_io_error();
     gmp_rec_stats rs;
-    gmp_rec_get_stats(W.rec, &rs);
-    o->dump = W.dumps;
+    gmp_rec_get_stats(s->rec, &rs);
+    o->dump = s->dumps;
     o->ring_bytes = rs.bytes;
     if (rs.trimmed)
         o->flags |= GMT_OOMF_TRIMMED;
-    put_dump_end(o, 0);
-    uint64_t records = gmt_writer_records(f), bytes = gmt_writer_bytes_out(f);
-    int ok = gmt_writer_close(f) == GMT_OK && !W.io_error;
-    W.w = keep;
-    W.w_name = NULL;
-    W.io_error = W.trace_io_error;
-    if (W.dumps == 1) {
-        snprintf(W.dump_path, sizeof W.dump_path, "%s", path);
-        W.dump_bytes = bytes;
-        W.dump_records = records;
-        W.dump_ok = ok;
+    W.dump.oom = *o;
+    gmt_record r;
+    memset(&r, 0, sizeof r.type + sizeof r.u.oom + 16);
+    r.type = GMT_REC_OOM;
+    r.u.oom = *o;
+    put(&r);
+    if (W.in_asm) {
+        gmp_asm_ask_live(W.as);
+        return;
     }
-    say_dump(o, path, bytes);
+    gmp_asm_put_live(W.as);
+    rec_dump_end();
 }
 
 /* A failure the assembler saw (io table): a dump in recorder mode; in a
@@ -987,7 +795,8 @@ static void rec_dump(gmt_oom *o)
 static void io_failure(void *ctx, gmt_oom *o)
 {
     (void)ctx;
-    if (W.trace) {
+    W.in_asm++;
+    if (have_trace()) {
         gmt_record r;
         memset(&r, 0, sizeof r.type + sizeof r.u.oom + 16);
         r.type = GMT_REC_OOM;
@@ -996,11 +805,12 @@ static void io_failure(void *ctx, gmt_oom *o)
         /* the dump that rec_dump is about to write, named from the trace's
          * path by the rule the analyzer follows to find it */
         r.u.oom.flags |= GMT_OOMF_IN_TRACE;
-        r.u.oom.dump = W.rec && W.dumps < gmp_g.cfg.oom_dumps ? W.dumps + 1 : 0;
+        r.u.oom.dump = W.rec_on && W.rec.dumps < W.cfg->oom_dumps ? W.rec.dumps + 1 : 0;
         put(&r);
     }
-    if (W.rec)
+    if (W.rec_on)
         rec_dump(o); /* beside a trace too: the steps before it may be outside its windows */
+    W.in_asm--;
 }
 
 /* A dump that no failure asked for (SIGUSR2, the end of the program). */
@@ -1017,110 +827,34 @@ static void rec_dump_now(int cause)
 
 static int rec_start(char *err, size_t cap)
 {
-    W.rec = gmp_rec_create(gmp_g.cfg.oom_steps, gmp_g.cfg.oom_seconds * 1000000000ull,
-                           (uint64_t)gmp_g.cfg.oom_max_mb << 20);
-    gmt_writer_opts wo = {gmp_g.cfg.zstd_level, 0};
-    W.mem_w = W.rec ? gmt_writer_open_sink(gmp_rec_sink_records, W.rec, &wo) : NULL;
-    W.base_w = W.rec ? gmt_writer_open_sink(gmp_rec_sink_baseline, W.rec, &wo) : NULL;
-    if (!W.rec || !W.mem_w || !W.base_w) {
+    const gmp_config *c = W.cfg;
+    gmp_rsink_settings set = {.steps = c->oom_steps,
+                              .seconds = c->oom_seconds,
+                              .max_mb = c->oom_max_mb,
+                              .dumps = c->oom_dumps,
+                              .kernels = c->oom_kernels,
+                              .zstd_level = c->zstd_level};
+    if (gmp_rsink_init(&W.rec, &set, gmp_now()) != 0) {
         snprintf(err, cap, "out of memory for the flight recorder");
         return -1;
     }
-    if (W.trace) /* beside a schedule of windows: what they leave out is the ring's */
-        gmp_asm_set_aside(W.as, io_put_aside, gmp_g.cfg.oom_kernels);
+    W.rec_on = 1;
+    if (have_trace()) /* beside a schedule of windows: what they leave out is the ring's */
+        gmp_asm_set_aside(W.as, io_put_aside, c->oom_kernels);
     else
-        W.w = W.mem_w;
-    /* a first chunk, for what comes before the first transition */
-    gmp_rec_begin(W.rec, 0, 0, gmp_now());
+        use(OUT_RING, W.rec.ring_w);
     return 0;
-}
-
-/* The recorder's status for the summary: a dump written (complete or not),
- * or none. */
-static const char *rec_status(void)
-{
-    return !W.dumps ? GMP_SUMMARY_STATUS_NO_OOM : W.dump_ok ? GMP_SUMMARY_STATUS_OOM : GMP_SUMMARY_STATUS_INCOMPLETE;
-}
-
-/* Where the first dump went, or would have gone. */
-static const char *rec_path(char *tmp, size_t cap)
-{
-    if (W.dumps)
-        return W.dump_path;
-    dump_name(1, tmp, cap);
-    return tmp;
-}
-
-/* The recorder's line on stderr (no launcher to say it). */
-static void rec_say(void)
-{
-    gmp_rec_stats rs;
-    gmp_rec_get_stats(W.rec, &rs);
-    char peak[32], cap[32];
-    human_bytes(rs.peak, peak, sizeof peak);
-    human_bytes(rs.cap, cap, sizeof cap);
-    if (!W.dumps)
-        gmp_log_info("no out-of-memory in this run: the flight recorder wrote %s (it held at most %s of "
-                     "its %s cap)", W.trace ? "no dump" : "nothing", peak, cap);
-    else
-        gmp_log_info("the flight recorder wrote %llu dump%s (the first: %s); it held at most %s of its %s cap",
-                     (unsigned long long)W.dumps, W.dumps == 1 ? "" : "s", W.dump_path, peak, cap);
-}
-
-/* The recorder's keys on a summary line (formatted, '\n' ended): its
- * dumps, ring and rank; beside a trace, its first dump's file too. Returns
- * the new length (>= cap: it did not fit). */
-static size_t rec_add_keys(char *line, size_t cap)
-{
-    gmp_rec_stats rs;
-    gmp_rec_get_stats(W.rec, &rs);
-    size_t n = gmp_summary_add_oom(line, cap, W.dumps, rs.peak, rs.cap, gmp_config_rank(NULL, NULL));
-    if (n < cap && W.trace) {
-        char tmp[GMP_PATH_MAX];
-        n = gmp_summary_add_dump(line, cap, rec_path(tmp, sizeof tmp), W.dump_bytes, rec_status());
-    }
-    return n;
-}
-
-/* The recorder alone: its line names the first dump (or where it would
- * have gone) as the trace. */
-static void rec_summary(void)
-{
-    if (gmp_g.cfg.summary_file[0]) {
-        char line[GMP_SUMMARY_LINE_MAX];
-        static gmp_summary sm; /* the writer thread's, once at the end: not on its stack */
-        memset(&sm, 0, sizeof sm);
-        snprintf(sm.trace, sizeof sm.trace, "%s", W.dumps ? W.dump_path : gmp_g.path);
-        snprintf(sm.status, sizeof sm.status, "%s", rec_status());
-        sm.bytes = W.dump_bytes;
-        sm.windows = W.dumps ? 1 : 0;
-        sm.records = W.dump_records;
-        sm.dropped = gmp_activity_dropped_cupti();
-        size_t n = gmp_summary_format_line(line, sizeof line, &sm);
-        if (n < sizeof line)
-            n = rec_add_keys(line, sizeof line);
-        int fd = n < sizeof line ? open(gmp_g.cfg.summary_file, O_WRONLY | O_APPEND | O_CLOEXEC) : -1;
-        if (fd >= 0) {
-            ssize_t k = write(fd, line, n);
-            (void)k;
-            close(fd);
-            return;
-        }
-    }
-    rec_say();
 }
 
 /* The recorder's end: a dump if asked and none was written, then its
  * writers closed. */
 static void rec_end(void)
 {
-    if (gmp_g.cfg.oom_at_exit && W.dumps == 0)
+    if (W.cfg->oom_at_exit && W.rec.dumps == 0)
         rec_dump_now(GMT_OOM_EXIT);
-    gmt_writer_close(W.mem_w);
-    gmt_writer_close(W.base_w);
-    if (W.w == W.mem_w)
-        W.w = NULL;
-    W.mem_w = W.base_w = NULL;
+    if (W.out == OUT_RING)
+        use(OUT_RING, NULL);
+    gmp_rsink_close(&W.rec);
 }
 
 /* The end of the recorder alone: nothing more (no file was made unless
@@ -1128,11 +862,11 @@ static void rec_end(void)
 static void rec_finish(void)
 {
     rec_end();
-    if (!atomic_load(&gmp_g.ctx_seen) && !atomic_load(&gmp_g.forked) && W.dumps == 0) {
+    if (!atomic_load(&gmp_g.ctx_seen) && !atomic_load(&gmp_g.forked) && W.rec.dumps == 0) {
         write_summary_noctx();
         return;
     }
-    rec_summary();
+    gmp_rsink_summary(&W.rec, W.cfg->summary_file, W.trace.path, gmp_activity_dropped_cupti());
 }
 
 static void finalize(int reason)
@@ -1154,18 +888,18 @@ static void finalize(int reason)
      * hands over from now on is counted as it arrives (buf_completed). */
     discard_buffers();
     gmp_asm_finish(W.as, reason);
-    if (W.rec && !W.trace) {
+    if (W.rec_on && !have_trace()) {
         rec_finish();
         return;
     }
-    if (W.rec)
+    if (W.rec_on)
         rec_end(); /* beside the trace: its dump at the end first, then the trace's end */
     gmt_record r;
     memset(&r, 0, sizeof r.type + sizeof r.u.trailer + 16);
     r.type = GMT_REC_TRAILER;
     r.u.trailer.ts = gmp_now();
     r.u.trailer.records = gmt_writer_records(W.w);
-    r.u.trailer.status = (W.io_error ? GMT_TRAILER_WRITE_ERRORS : 0) |
+    r.u.trailer.status = (io_error() ? GMT_TRAILER_WRITE_ERRORS : 0) |
                          (reason == GMT_WEND_ERROR ? GMT_TRAILER_DISABLED : 0);
     put(&r);
     end_frame();
@@ -1179,16 +913,12 @@ static void finalize(int reason)
                       " written after their window's end, %" PRIu64 " outside windows, %" PRIu64
                       " lost transitions",
                       c.unmatched, c.bad_records, c.late, c.outside, c.lost_epochs);
-    if (gmp_g.cfg.kernels == GMP_KERNELS_LAUNCH)
+    if (W.cfg->kernels == GMP_KERNELS_LAUNCH)
         gmp_launch_log_misses();
-    pthread_mutex_lock(&claim_lock); /* no claim from a context callback once the file is closed */
-    claim_trace_locked();             /* a context made since the last round */
-    atomic_store(&claim_done, 1);     /* a claim waiting on the lock finds it done */
-    int named = gmt_writer_claimed(W.w);
-    int ok = gmt_writer_close(W.w) == GMT_OK && !W.io_error; /* an unclaimed file is removed */
-    W.w = NULL;
-    pthread_mutex_unlock(&claim_lock);
-    if (!named && !W.claim_failed) {
+    int named = 0;
+    int ok = gmp_tsink_close(&W.trace, claim_due(), &named);
+    use(OUT_TRACE, NULL);
+    if (!named && !W.trace.claim_failed) {
         /* cuInit without a context (a launcher's agent, a device query):
          * nothing was recorded, and the name stays free for the process
          * that records. */
@@ -1210,23 +940,23 @@ static void clock_tick(void)
 {
     if (gmp_clock_tick(&gmp_g.clock, &W.clk) == 1)
         gmp_log_debug("trace clock: the TSC, mapped to CLOCK_REALTIME (%s)",
-                      gmp_g.cfg.clock == GMP_CLOCK_TSC ? "GMEMPROF_CLOCK=tsc" : "the kernel's clocksource is tsc");
+                      W.cfg->clock == GMP_CLOCK_TSC ? "GMEMPROF_CLOCK=tsc" : "the kernel's clocksource is tsc");
 }
 
 static void periodic(void)
 {
     uint64_t now = mono_ns();
     clock_tick();
-    uint64_t flush_ns = gmp_g.cfg.flush_period_ms * 1000000ull;
+    uint64_t flush_ns = W.cfg->flush_period_ms * 1000000ull;
     uint64_t cupti_ns = flush_ns / 4 < 100000000ull ? flush_ns / 4 : 100000000ull;
-    if (gmp_g.cfg.schedule.kind == GMP_SCHED_TIME)
+    if (W.cfg->schedule.kind == GMP_SCHED_TIME)
         gmp_steps_transition(GMP_TR_TICK, 0, GMT_STEPSRC_TIME);
     if (now - W.last_flush_ns >= cupti_ns) {
         /* Completed buffers only: cheap, and never cuts a record short. */
         gmp_activity_flush_completed();
         W.last_flush_ns = now;
     }
-    gmp_asm_sample_due(W.as, now, gmp_g.cfg.sample_period_ms * 1000000ull);
+    gmp_asm_sample_due(W.as, now, W.cfg->sample_period_ms * 1000000ull);
     if (now - W.last_frame_ns >= flush_ns) {
         if (W.frame_records) {
             put_stats();
@@ -1257,8 +987,8 @@ static void *writer_main(void *arg)
     pthread_sigmask(SIG_BLOCK, &all, NULL); /* signals are the program's, not ours */
     gmp_t.internal = 1;
     W.last_frame_ns = W.last_flush_ns = mono_ns();
-    if (W.trace)
-        put_header(&gmp_g.cfg); /* (a recorder's dumps each have their own) */
+    if (have_trace())
+        put_header(W.cfg); /* (a recorder's dumps each have their own) */
     for (;;) {
         int req = atomic_load(&W.finish_req);
         int sig = atomic_load(&W.finish_sig);
@@ -1274,7 +1004,7 @@ static void *writer_main(void *arg)
         }
         round_once();
         periodic();
-        if (W.rec && atomic_exchange(&W.dump_req, 0)) {
+        if (W.rec_on && atomic_exchange(&W.dump_req, 0)) {
             /* a round that starts after the request: everything the
              * program published before it (a step, its records) is in */
             round_once();
@@ -1291,14 +1021,19 @@ static void *writer_main(void *arg)
     return NULL;
 }
 
-int gmp_wt_start(gmt_writer *w, char *err, size_t cap)
+int gmp_wt_start(gmt_writer *w, const gmp_wt_setup *setup, char *err, size_t cap)
 {
-    W.w = W.trace = w;
+    W.cfg = setup->cfg;
+    W.start_unix_ns = setup->start_unix_ns;
+    W.start_ts = setup->start_ts;
     atomic_store(&W.cutoff, UINT64_MAX);
-    gmp_clock_init(&gmp_g.clock, &W.clk, gmp_g.cfg.clock, NULL);
+    gmp_clock_init(&gmp_g.clock, &W.clk, W.cfg->clock, NULL);
     clock_tick(); /* the first pair */
     W.strtab = gmt_strtab_create();
-    W.as = gmp_asm_create(&writer_io, &gmp_g.corr, (size_t)gmp_g.cfg.host_buffer_mb << 20);
+    gmp_tsink_init(&W.trace, w, setup->path, W.strtab);
+    W.trace_on = w != NULL;
+    use(OUT_TRACE, w);
+    W.as = gmp_asm_create(&writer_io, &gmp_g.corr, (size_t)W.cfg->host_buffer_mb << 20);
     const char *gap = getenv("GMEMPROF_TEST_ROUND_GAP_US");
     W.test_gap_us = gap ? (unsigned)strtoul(gap, NULL, 10) % 1000000u : 0;
     W.test_dump_name = getenv("GMEMPROF_TEST_DUMP_NAME");
@@ -1307,7 +1042,7 @@ int gmp_wt_start(gmt_writer *w, char *err, size_t cap)
         return -1;
     }
     gmp_asm_set_intern_held(W.as, io_intern_held);
-    if (gmp_g.cfg.on_oom && rec_start(err, cap) != 0)
+    if (W.cfg->on_oom && rec_start(err, cap) != 0)
         return -1;
     atomic_store(&W.running, 1);
     gmp_bufq_accept(1);
@@ -1359,7 +1094,7 @@ void gmp_wt_finish(int reason, unsigned timeout_ms)
     }
     if (pthread_timedjoin_np(W.th, NULL, &dl) != 0)
         gmp_log_error("the trace writer did not finish within %u s; %s may lack its end", timeout_ms / 1000,
-                      gmp_g.path);
+                      W.trace.path);
 }
 
 void gmp_wt_cutoff(uint64_t ts)
@@ -1380,7 +1115,7 @@ int gmp_wt_finish_signal(int sig)
 
 int gmp_wt_dump_request(void)
 {
-    if (!atomic_load(&W.running) || !W.rec)
+    if (!atomic_load(&W.running) || !W.rec_on)
         return -1;
     atomic_store(&W.dump_req, 1);
     gmp_wake();

@@ -1,7 +1,8 @@
 /*
- * The writer thread (wthread.c): the only thread that touches the trace
- * writer; it moves events and activity buffers to the assembler and writes
- * what it emits, frame by frame, until the trailer.
+ * The writer thread, or pump (wthread.c): the only thread that touches the
+ * writers; it moves events and activity buffers to the assembler and hands
+ * what it emits to the trace sink (tsink.h) and the recorder sink
+ * (rsink.h), frame by frame, until the trailer.
  */
 #ifndef GMEMPROF_PROFILER_WTHREAD_H
 #define GMEMPROF_PROFILER_WTHREAD_H
@@ -9,14 +10,26 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "config.h"
 #include "gmt_io.h"
 
-/* Bytes of the writer's staging area for the host budget (activity.h). */
-size_t gmp_wt_staging_bytes(void);
+/* Bytes of the writer's staging area for a host budget in bytes
+ * (GMEMPROF_HOST_BUFFER_MB; activity.h). */
+size_t gmp_wt_staging_bytes(size_t budget);
+
+/* What the writer is told at start. */
+typedef struct gmp_wt_setup {
+    const gmp_config *cfg;  /* the settings: read-only, valid for the process's life */
+    const char *path;       /* the trace file's name (copied) */
+    uint64_t start_unix_ns; /* the run's start (the HEADER) */
+    uint64_t start_ts;
+} gmp_wt_setup;
+
 /* Takes w and starts the thread: 0, or -1 with err filled. w NULL: the
  * flight recorder (GMEMPROF_SCHEDULE=on-oom): nothing is written until a
- * failure, which writes a dump to a new file (gmp_g.path, then NAME.k.EXT). */
-int gmp_wt_start(gmt_writer *w, char *err, size_t cap);
+ * failure, which writes a dump to a new file (setup->path, then
+ * NAME.k.EXT). */
+int gmp_wt_start(gmt_writer *w, const gmp_wt_setup *setup, char *err, size_t cap);
 int gmp_wt_running(void);
 /* Makes the writer take in everything queued so far and end its frame;
  * waits at most timeout_ms. */

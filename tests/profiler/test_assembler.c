@@ -1032,6 +1032,121 @@ static void test_range_churn(void)
     gmp_asm_destroy(a);
 }
 
+/* ---- what an io call asks for ------------------------------------------------- */
+
+/* The flight recorder's side: a chunk begun at the STEP of step 1 asks for
+ * its baseline from inside put, a dump asks for the live set from inside
+ * failure; the assembler writes each as soon as that call returns, between
+ * the two calls of io.asked, and never from inside it. */
+static gmp_asm *g_ask_asm;
+static int ask_what[8], ask_begin[8];
+static size_t ask_at[8]; /* nout when io.asked was called */
+static unsigned nask;
+static int in_io_put;
+
+static void ask_put(void *ctx, const gmt_record *r)
+{
+    CHECK(!in_io_put, "a record put from inside put");
+    in_io_put = 1;
+    io_put(ctx, r);
+    if (r->type == GMT_REC_STEP && r->u.step.step == 1)
+        gmp_asm_ask_baseline(g_ask_asm, r->u.step.ts, 1);
+    in_io_put = 0;
+}
+
+static void ask_failure(void *ctx, gmt_oom *o)
+{
+    io_failure(ctx, o);
+    gmp_asm_ask_live(g_ask_asm);
+}
+
+static void ask_done(void *ctx, int what, int begin)
+{
+    (void)ctx;
+    if (nask < 8) {
+        ask_what[nask] = what;
+        ask_begin[nask] = begin;
+        ask_at[nask++] = nout;
+    }
+}
+
+static void test_asked(void)
+{
+    tc_context("asked");
+    reset_out();
+    n_fail = 0;
+    nask = 0;
+    fake_asm_io_init(&fake_io, &sink, 1000, 99999);
+    gmp_asm_io io = fake_io.io;
+    io.put = ask_put;
+    io.failure = ask_failure;
+    io.asked = ask_done;
+    gmp_asm *a = g_ask_asm = gmp_asm_create(&io, &corr, 64u << 20);
+    REQUIRE(a != NULL, "create");
+    /* epoch 0: the whole run's window from step 0; epoch 1: step 1 in it */
+    epoch(0, GMP_SCHED_EV_PHASE | GMP_SCHED_EV_WINDOW_BEGIN, 100, 0, 1, GMT_PHASE_ACTIVE, 1);
+    epoch(1, 0, 1200, 1, 1, GMT_PHASE_ACTIVE, 1);
+    gmp_asm_round_begin(a, 10000);
+    gmp_ev *e = ev_fill(a, GMP_EV_OOM, 1, 1400, 64u << 20, 3u << 20, NULL);
+    e->d = 80ull << 30;
+    e->oom.has_mem = 1;
+    e->len = sizeof e->oom;
+    gmp_asm_event_added(a, 1);
+    gmp_asm_events_done(a, 1);
+    gmp_asm_take_epochs(a, hist, 1); /* (the round's order: ring, epochs, buffers) */
+    stage(a, mem_rec(1, 0, 0x1000, 1u << 20, 1100)); /* step 0 (no call: by its time) */
+    stage(a, mem_rec(1, 0, 0x2000, 2u << 20, 1300)); /* step 1 */
+    gmp_asm_drain(a, 1);
+
+    /* out: WINDOW_BEGIN (step 0, empty), STEP 0, ALLOC 0x1000, STEP 1, then
+     * the baseline asked at it: WINDOW_BEGIN (step 1: one allocation,
+     * 1 MiB), its baseline ALLOC; then ALLOC 0x2000; after the failure the
+     * live set: LIVE 0x1000, LIVE 0x2000 */
+    size_t st = 0;
+    while (st < nout && !(out[st].type == GMT_REC_STEP && out[st].u.step.step == 1))
+        st++;
+    REQUIRE(st + 6 <= nout, "%zu records", nout);
+    CHECK(out[st - 1].type == GMT_REC_ALLOC && out[st - 1].u.mem.address == 0x1000);
+    const gmt_record *wb = nth_of(out, nout, "out", st + 1, GMT_REC_WINDOW_BEGIN);
+    CHECK_EQ_U64(wb->u.wbegin.step, 1);
+    CHECK_EQ_U64(wb->u.wbegin.ts, 1200);
+    CHECK_EQ_U64(wb->u.wbegin.baseline_count, 1);
+    CHECK_EQ_U64(wb->u.wbegin.baseline_bytes, 1u << 20);
+    const gmt_record *b = nth_of(out, nout, "out", st + 2, GMT_REC_ALLOC);
+    CHECK(b->u.mem.address == 0x1000 && (b->u.mem.flags & GMT_MEMF_BASELINE));
+    size_t k = st + 3;
+    while (k < nout && out[k].type != GMT_REC_ALLOC)
+        k++; /* (a MEMSAMPLE may follow the STEP: none here, no driver) */
+    REQUIRE(k + 3 <= nout, "%zu records", nout);
+    CHECK(out[k].u.mem.address == 0x2000 && !(out[k].u.mem.flags & GMT_MEMF_BASELINE));
+    const gmt_record *l0 = nth_of(out, nout, "out", k + 1, GMT_REC_LIVE);
+    const gmt_record *l1 = nth_of(out, nout, "out", k + 2, GMT_REC_LIVE);
+    CHECK(l0->u.live.address == 0x1000 && l1->u.live.address == 0x2000);
+    CHECK_EQ_U64(n_fail, 1);
+    CHECK_EQ_U64(g_fail.live_count, 2);
+
+    REQUIRE(nask == 4, "%u calls of io.asked", nask);
+    CHECK(ask_what[0] == GMP_ASM_ASK_BASELINE && ask_begin[0] == 1 && ask_at[0] == st + 1);
+    CHECK(ask_what[1] == GMP_ASM_ASK_BASELINE && ask_begin[1] == 0 && ask_at[1] == st + 3);
+    CHECK(ask_what[2] == GMP_ASM_ASK_LIVE && ask_begin[2] == 1 && ask_at[2] == k + 1);
+    CHECK(ask_what[3] == GMP_ASM_ASK_LIVE && ask_begin[3] == 0 && ask_at[3] == k + 3);
+    gmp_asm_destroy(a);
+
+    /* without io.asked, nothing is asked */
+    gmp_asm *q = fresh_asm(64u << 20);
+    gmp_asm_ask_live(q);
+    gmp_asm_ask_baseline(q, 1, 1);
+    size_t before = nout;
+    epoch(0, 0, 100, 0, 0, GMT_PHASE_WAIT, 0);
+    gmp_asm_round_begin(q, 10000);
+    gmp_asm_events_done(q, 0);
+    gmp_asm_take_epochs(q, hist, 0);
+    gmp_asm_drain(q, 1);
+    CHECK(nout - before <= 1, "%zu records", nout - before); /* its STEP at most */
+    gmp_asm_destroy(q);
+    tc_context(NULL);
+}
+
 int main(void)
 {
     corr.mask = 1023;
@@ -1049,6 +1164,7 @@ int main(void)
     test_range_churn();
     test_failure();
     test_held_names();
+    test_asked();
     free(corr.slots);
     return tc_result("profiler.assembler");
 }

@@ -10,7 +10,7 @@
  *   counted as trimmed, the current one never.
  * - EVENTS (default 2,000,000) allocation and free records through a real
  *   writer into the ring, 8 steps in all and a split whenever the current
- *   chunk passes a quarter of the cap (as wthread.c does): the memory held
+ *   chunk passes a quarter of the cap (as rsink.c decides): the memory held
  *   never passes the cap of 1 MiB, the cap trims, and the chunks kept read
  *   back as whole frames, all their records.
  */

@@ -208,6 +208,25 @@ static void test_dump_keys(void)
     CHECK_EQ_U64(gmp_summary_parse_line("trace=x\tstatus=ok\tdump=a\tdump=b", &s), (uint64_t)-1);
 }
 
+/* Sizes as the "wrote" line shows them: whole bytes below 1 KiB, one
+ * decimal in KiB and MiB, two in GiB. */
+static void test_human_bytes(void)
+{
+    char b[32];
+    gmp_summary_human_bytes(0, b, sizeof b);
+    CHECK_STR(b, "0 B");
+    gmp_summary_human_bytes(1023, b, sizeof b);
+    CHECK_STR(b, "1023 B");
+    gmp_summary_human_bytes(1024, b, sizeof b);
+    CHECK_STR(b, "1.0 KiB");
+    gmp_summary_human_bytes(1536, b, sizeof b); /* 1.5 * 1024 */
+    CHECK_STR(b, "1.5 KiB");
+    gmp_summary_human_bytes(3u << 20, b, sizeof b);
+    CHECK_STR(b, "3.0 MiB");
+    gmp_summary_human_bytes((1u << 30) + (1u << 28), b, sizeof b); /* 1.25 GiB */
+    CHECK_STR(b, "1.25 GiB");
+}
+
 int main(void)
 {
     test_oom_keys();
@@ -216,5 +235,6 @@ int main(void)
     test_steps();
     test_round_trip();
     test_parse();
+    test_human_bytes();
     return tc_result("test_summary");
 }
