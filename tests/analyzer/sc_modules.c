@@ -180,10 +180,13 @@ int sc_modules_write(const char *path, uint64_t head_mib)
     rend(&b, T(7), 100, 3);
     rbegin(&b, T(8), 100, 4, 2, S_FC, GMT_RANGE_MODULE);
     rbegin(&b, T(9), 100, 5, 4, S_ADDMM, GMT_RANGE_OP);
-    ALLOC_(T(10), C, 2, 100, 5, S_F3);
     ALLOC_(T(11), I, 1, 300, 10, S_F1);
     rend(&b, T(12), 100, 5);
     rend(&b, T(12) + 1000, 100, 4);
+    /* C's block comes after its op and module have ended, as the bridge's
+     * blocks do (their sizes wait for the allocator's next reading): it
+     * still names its op's range r5, so its module is M.enc.0.fc */
+    ALLOC_(T(10), C, 2, 100, 5, S_F3);
     FREE_(T(12) + 2000, B, 4, 100, 2);
     rend(&b, T(13), 100, 2);
     rbegin(&b, T(13) + 1000, 100, 6, 1, S_HEAD, GMT_RANGE_MODULE);

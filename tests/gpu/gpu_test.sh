@@ -478,7 +478,8 @@ torch_modules_gpt | torch_modules_cnn | torch_modules_ddp | torch_modules_compil
     # the trace says.
     need_gpu; need_torch; need_built "$BIN/trace_modules"
     [ -e "$GM_BUILD/lib/libgmemprof_torch.so" ] || skip "the PyTorch bridge is not built (cmake -DGMEMPROF_TORCH=ON)"
-    TM="$GM_SRC/tests/gpu/torch_modules.py"
+    # its physical path: Python names a frame's file as the command line gave it
+    TM="$(cd "$GM_SRC/tests/gpu" && pwd -P)/torch_modules.py"
     margs=(--steps 3)
     case $name in
     torch_modules_gpt) margs+=(--model gpt) ;;
@@ -497,7 +498,9 @@ torch_modules_gpt | torch_modules_cnn | torch_modules_ddp | torch_modules_compil
 import json, sys
 f = json.load(open(sys.argv[1]))
 seen = {l.split(" ", 1)[1].strip() for l in open(sys.argv[2]) if l.startswith("module ")}
-print(" ".join(p for p in f["paths"] if p not in seen) or "none")
+# a container that is never called (ModuleList) opens no range: its children do
+inner = lambda p: any(q.startswith(p + ".") for q in seen)
+print(" ".join(p for p in f["paths"] if p not in seen and not inner(p)) or "none")
 PYEOF
 )
     if [ "$name" = torch_modules_compile ]; then
@@ -704,7 +707,8 @@ torch_categories)
     # What kind of memory it is, on unmodified loops (tests/gpu/torch_categories.py): a
     # GPT-like model with AdamW and a CNN with SGD momentum. The parameters' (and buffers')
     # blocks at the peak, the optimizer state's blocks and each step's gradients equal what
-    # PyTorch counts for them, exactly; nothing is reported leaked.
+    # PyTorch counts for them, exactly (the interpreter's exit frees the model and the
+    # optimizer's state: still parameters and state); nothing is reported leaked.
     need_gpu; need_torch; need_built "$BIN/gmem-analyze"
     [ -e "$GM_BUILD/lib/libgmemprof_torch.so" ] || skip "the PyTorch bridge is not built (cmake -DGMEMPROF_TORCH=ON)"
     TC="$GM_SRC/tests/gpu/torch_categories.py"
@@ -730,7 +734,6 @@ def same(what, got, want):
         bad.append("%s: %d, PyTorch counts %d" % (what, got, want))
 same("parameter at the peak", num(rows["parameter"], "peak_bytes"), f["parameter"]["blocks"])
 same("optimizer state allocated", num(rows["optimizer state"], "alloc_bytes"), f["optimizer_state"]["blocks"])
-same("optimizer state freed", num(rows["optimizer state"], "freed_bytes"), 0)
 same("gradients allocated", num(rows["gradient"], "alloc_bytes"), f["steps"] * f["gradient_per_step"]["blocks"])
 m = re.search(r"^Leaked +(.*)$", text, re.M)
 if m and not m.group(1).startswith("0 B"):
