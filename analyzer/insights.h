@@ -28,7 +28,7 @@
 #include <stdio.h>
 
 #include "gma.h"
-#include "print.h"
+#include "table.h"
 
 struct gma_insights;
 
@@ -65,6 +65,7 @@ typedef struct gma_ins_class {
 typedef struct gma_ins_dev {
     unsigned device;
     uint64_t peak, ts, step, window;
+    int64_t peak_ns;        /* ts from the trace's origin */
     uint64_t live_sum;      /* bytes of the records live at the peak (== peak) */
     gma_ins_class cls[GMA_IC_COUNT_];
     /* 2. fragmentation (has_fw: the bridge's numbers) */
@@ -93,13 +94,16 @@ typedef struct gma_ins_dev {
     size_t rc_layer;
     uint32_t rc_ordinal;
     uint64_t rc_begin, rc_end, rc_back;
+    int64_t rc_begin_ns, rc_end_ns, rc_back_ns; /* the same from the trace's origin */
     uint64_t rc_count, rc_bytes, rc_steps, rc_at_peak, rc_peak;
     uint64_t unordered;     /* memory records older than the one before them (the replay's note) */
     uint64_t not_kept;      /* allocations past the records kept (GMI_MAX_RECS): the classes are partial */
 } gma_ins_dev;
 
 typedef struct gma_ins_result {
-    const gma_replay *r;
+    const gma_replay *r;    /* while building; the printers read the fields below */
+    const char *path;
+    char warning[400];      /* the trace's warning (gma_trace_warning), "" none */
     gma_ins_dev dev[GMA_MAX_DEVICES];
     size_t ndev;
     gma_strs strs;
@@ -115,7 +119,8 @@ static inline const char *gma_ins_str(const gma_ins_result *res, size_t off) { r
 /* The findings as one table: a row per class, owner, finding; every row a
  * number, a reason and what to try. b: --diff's other run (NULL none). */
 int gma_insights_table(gma_table *t, const gma_ins_result *a, const gma_ins_result *b, uint64_t top);
-/* Prints the insights in r->opt.format (b: NULL, or --diff's other run). */
-int gma_insights_print(FILE *f, const gma_replay *a, const gma_replay *b);
+/* Prints the insights with printer p (print.h; b: NULL, or --diff's other run). */
+struct gma_printer;
+int gma_insights_print(FILE *f, const struct gma_printer *p, const gma_replay *a, const gma_replay *b);
 
 #endif

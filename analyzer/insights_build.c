@@ -832,6 +832,9 @@ int gma_insights_build(gma_ins_result *res, const gma_replay *r)
     c.res = res, c.r = r, c.in = in;
     gma_vec_init(&c.groups, sizeof(size_t));
     res->owner_kind = in->ranges ? "op" : "kernel";
+    res->path = r->path;
+    if (!gma_trace_warning(r, res->warning, sizeof res->warning))
+        res->warning[0] = 0;
     if (gma_strs_add(&res->strs, "", 0) == (size_t)-1)
         return -1;
     /* the kernels by thread, stream and start, for the idle spans: sorted
@@ -847,6 +850,7 @@ int gma_insights_build(gma_ins_result *res, const gma_replay *r)
         D->device = d;
         D->peak = G->peak;
         D->ts = G->peak_ts;
+        D->peak_ns = gma_rel(r, G->peak_ts);
         D->step = G->peak_step;
         D->window = G->peak_window;
         D->unordered = r->unordered_mem;
@@ -856,6 +860,9 @@ int gma_insights_build(gma_ins_result *res, const gma_replay *r)
         waste_build(&c, D, kv->data, kv->len);
         whatif_build(&c, D);
         recompute_build(&c, D);
+        D->rc_begin_ns = gma_rel(r, D->rc_begin);
+        D->rc_end_ns = gma_rel(r, D->rc_end);
+        D->rc_back_ns = gma_rel(r, D->rc_back);
         for (size_t i = 0; i < in->recs.len && D->has_fw; i++) {
             const gmi_rec *a = REC(&c, i);
             if (a->device == d && a->window == D->window && a->bytes > D->largest_request)

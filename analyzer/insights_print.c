@@ -1,7 +1,7 @@
-/* Insights as rows: every row a number, a reason and what to try; printed by
- * the report writers' table, CSV and JSON functions (insights.h). */
+/* Insights as rows: every row a number, a reason and what to try; handed
+ * to the printer main.c chose (print.h), which writes them. */
 #include "insights_int.h"
-#include "report.h"
+#include "print.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -242,8 +242,8 @@ static int rows_recompute(gma_table *t, const gma_ins_result *a, const gma_ins_d
              "recomputed",
              gma_fmt_bytes(b1, D->rc_peak), gma_fmt_bytes(b2, D->whatif_base), owner, D->rc_ordinal,
              (unsigned long long)D->rc_steps, D->rc_steps == 1 ? "" : "s", (unsigned long long)D->rc_count, gma_fmt_bytes(b3, D->rc_bytes),
-             gma_fmt_bytes(b4, D->rc_at_peak), gma_fmt_ms(b5, gma_rel(a->r, D->rc_begin)),
-             gma_fmt_ms(b6, gma_rel(a->r, D->rc_end)), gma_fmt_ms(b7, gma_rel(a->r, D->rc_back)));
+             gma_fmt_bytes(b4, D->rc_at_peak), gma_fmt_ms(b5, D->rc_begin_ns), gma_fmt_ms(b6, D->rc_end_ns),
+             gma_fmt_ms(b7, D->rc_back_ns));
     return row(t, D, "what-if recompute", owner, D->rc_peak, share_of(D->rc_peak, D->whatif_base), 1, D->rc_count,
                (int64_t)D->rc_peak - (int64_t)D->whatif_base, 1, reason,
                gain ? "checkpoint this layer: torch.utils.checkpoint around the module whose forward makes these "
@@ -437,171 +437,7 @@ int gma_insights_table(gma_table *t, const gma_ins_result *a, const gma_ins_resu
 
 /* ---- printing ------------------------------------------------------------------ */
 
-static void json_dev(gma_jw *j, const gma_ins_result *res, const gma_ins_dev *D)
-{
-    gma_jw_begin(j, '{');
-    gma_jw_ku64(j, "device", D->device);
-    gma_jw_ku64(j, "peak_bytes", D->peak);
-    gma_jw_ki64(j, "peak_ns", gma_rel(res->r, D->ts));
-    gma_jw_ku64(j, "peak_step", D->step);
-    gma_jw_ku64(j, "peak_window", D->window);
-    gma_jw_ku64(j, "live_bytes", D->live_sum);
-    gma_jw_ku64(j, "allocations_not_kept", D->not_kept);
-    gma_jw_key(j, "classes");
-    gma_jw_begin(j, '{');
-    for (int k = 0; k < GMA_IC_COUNT_; k++) {
-        gma_jw_key(j, gma_ins_class_names[k]);
-        gma_jw_begin(j, '{');
-        gma_jw_key(j, "known");
-        gma_jw_bool(j, D->cls[k].known);
-        gma_jw_ku64(j, "bytes", D->cls[k].bytes);
-        gma_jw_ku64(j, "count", D->cls[k].count);
-        gma_jw_ku64(j, "owners", D->cls[k].owners.len);
-        gma_jw_end(j, '}');
-    }
-    gma_jw_end(j, '}');
-    gma_jw_key(j, "fragmentation");
-    gma_jw_begin(j, '{');
-    gma_jw_key(j, "known");
-    gma_jw_bool(j, D->has_fw);
-    gma_jw_ku64(j, "allocated_bytes", D->fw_allocated);
-    gma_jw_ku64(j, "reserved_bytes", D->fw_reserved);
-    gma_jw_ku64(j, "cuda_bytes", D->fw_cuda);
-    gma_jw_ku64(j, "largest_request_bytes", D->largest_request);
-    gma_jw_ku64(j, "largest_hole_bytes", D->largest_hole);
-    gma_jw_ku64(j, "segments", D->segments);
-    gma_jw_ku64(j, "ooms", D->ooms);
-    gma_jw_ku64(j, "oom_bytes", D->oom_bytes);
-    gma_jw_end(j, '}');
-    gma_jw_key(j, "growth");
-    gma_jw_begin(j, '{');
-    gma_jw_ku64(j, "steps", D->nsteps);
-    gma_jw_ku64(j, "step_first", D->step_first);
-    gma_jw_ku64(j, "step_last", D->step_last);
-    gma_jw_ku64(j, "first_bytes", D->total_first);
-    gma_jw_ku64(j, "last_bytes", D->total_last);
-    gma_jw_ki64(j, "slope_bytes_per_step", D->total_slope);
-    gma_jw_ku64(j, "suspects", D->growth.len);
-    gma_jw_end(j, '}');
-    gma_jw_key(j, "idle");
-    gma_jw_begin(j, '{');
-    gma_jw_ku64(j, "count", D->idle_count);
-    gma_jw_ku64(j, "bytes", D->idle_bytes);
-    gma_jw_ku64(j, "at_peak_bytes", D->idle_at_peak);
-    gma_jw_ku64(j, "at_peak_count", D->idle_at_peak_count);
-    gma_jw_end(j, '}');
-    gma_jw_key(j, "what_if");
-    if (!D->has_whatif) {
-        gma_jw_null(j);
-    } else {
-        gma_jw_begin(j, '{');
-        gma_jw_kstr(j, "owner", gma_ins_str(res, D->whatif_owner));
-        gma_jw_ku64(j, "allocations", D->whatif_count);
-        gma_jw_ku64(j, "moved_at_peak_bytes", D->whatif_moved_at_peak);
-        gma_jw_ku64(j, "replayed_peak_bytes", D->whatif_base);
-        gma_jw_ku64(j, "what_if_peak_bytes", D->whatif_peak);
-        gma_jw_ku64(j, "unordered_memory_records", D->unordered);
-        gma_jw_end(j, '}');
-    }
-    gma_jw_key(j, "what_if_recompute");
-    if (!D->has_recompute) {
-        gma_jw_null(j);
-    } else {
-        gma_jw_begin(j, '{');
-        gma_jw_kstr(j, "layer", gma_ins_str(res, D->rc_layer));
-        gma_jw_ku64(j, "ordinal", D->rc_ordinal);
-        gma_jw_ku64(j, "steps", D->rc_steps);
-        gma_jw_ki64(j, "forward_begin_ns", gma_rel(res->r, D->rc_begin));
-        gma_jw_ki64(j, "forward_end_ns", gma_rel(res->r, D->rc_end));
-        gma_jw_ki64(j, "backward_begin_ns", gma_rel(res->r, D->rc_back));
-        gma_jw_ku64(j, "activations", D->rc_count);
-        gma_jw_ku64(j, "activation_bytes", D->rc_bytes);
-        gma_jw_ku64(j, "at_peak_bytes", D->rc_at_peak);
-        gma_jw_ku64(j, "replayed_peak_bytes", D->whatif_base);
-        gma_jw_ku64(j, "what_if_peak_bytes", D->rc_peak);
-        gma_jw_end(j, '}');
-    }
-    gma_jw_end(j, '}');
-}
-
-static void json_print(FILE *f, const gma_table *t, const gma_ins_result *a, const gma_ins_result *b)
-{
-    gma_jw jw, *j = &jw;
-    gma_jw_init(j, f);
-    gma_jw_begin(j, '{');
-    gma_jw_key(j, "traces");
-    gma_jw_begin(j, '[');
-    for (int s = 0; s < (b ? 2 : 1); s++) {
-        const gma_ins_result *res = s ? b : a;
-        char w[400];
-        gma_jw_begin(j, '{');
-        gma_jw_kstr(j, "path", res->r->path);
-        gma_jw_kstr(j, "owner_kind", res->owner_kind);
-        gma_jw_key(j, "warning");
-        if (gma_trace_warning(res->r, w, sizeof(w)))
-            gma_jw_str(j, w);
-        else
-            gma_jw_null(j);
-        gma_jw_key(j, "devices");
-        gma_jw_begin(j, '[');
-        for (size_t i = 0; i < res->ndev; i++)
-            json_dev(j, res, &res->dev[i]);
-        gma_jw_end(j, ']');
-        gma_jw_end(j, '}');
-    }
-    gma_jw_end(j, ']');
-    gma_jw_key(j, "table");
-    gma_jw_begin(j, '{');
-    gma_jw_kstr(j, "title", t->title);
-    gma_json_columns(j, t);
-    gma_json_rows(j, t);
-    gma_jw_end(j, '}');
-    gma_jw_end(j, '}');
-    fputc('\n', f);
-}
-
-static void head_print(FILE *f, const gma_ins_result *res, const char *label, int csv)
-{
-    char w[400], b1[GMA_FMT_CAP], b2[GMA_FMT_CAP];
-    if (gma_trace_warning(res->r, w, sizeof(w)))
-        fprintf(f, "%sWARNING: %s\n", csv ? "# " : "", w);
-    if (csv)
-        fprintf(f, "# trace%s: path=%s owners=%s\n", label, res->r->path, res->owner_kind);
-    else
-        gma_print_head(f, "%s%s (insights; owners are %s)", res->r->path, label,
-                       strcmp(res->owner_kind, "op") == 0 ? "ops, else kernels" : "kernels");
-    for (size_t i = 0; i < res->ndev; i++) {
-        const gma_ins_dev *D = &res->dev[i];
-        if (csv)
-            fprintf(f, "# peak%s: device=%u bytes=%llu ns=%lld step=%llu window=%llu\n", label, D->device,
-                    (unsigned long long)D->peak, (long long)gma_rel(res->r, D->ts), (unsigned long long)D->step,
-                    (unsigned long long)D->window);
-        else
-            fprintf(f, "Peak       dev%u: %s at %s ms, step %llu, window %llu\n", D->device, gma_fmt_bytes(b1, D->peak),
-                    gma_fmt_ms(b2, gma_rel(res->r, D->ts)), (unsigned long long)D->step, (unsigned long long)D->window);
-    }
-}
-
-/* The table format keeps the grid to numbers; each finding's reason and
- * what to try follow it, one finding a paragraph (CSV and JSON have them as
- * columns). */
-static void notes_print(FILE *f, const gma_table *t, size_t num, size_t reason, size_t try_)
-{
-    char n[GMA_FMT_CAP * 2];
-    fprintf(f, "\nWhy, and what to try\n");
-    for (size_t i = 0; i < t->nrows; i++) {
-        const gma_cell *why = gma_table_cell(t, i, reason), *what = gma_table_cell(t, i, try_);
-        if (what->null || why->null)
-            continue;
-        const gma_cell *fd = gma_table_cell(t, i, 1), *ow = gma_table_cell(t, i, 2);
-        gma_cell_format(t, num, gma_table_cell(t, i, num), 1, n, sizeof(n));
-        gma_print_advice(f, gma_cell_text(t, why), gma_cell_text(t, what), "dev%llu %s%s%s, %s",
-                         (unsigned long long)gma_table_cell(t, i, 0)->v.u, gma_cell_text(t, fd), ow->null ? "" : " ",
-                         ow->null ? "" : gma_cell_text(t, ow), n);
-    }
-}
-
-int gma_insights_print(FILE *f, const gma_replay *ra, const gma_replay *rb)
+int gma_insights_print(FILE *f, const gma_printer *p, const gma_replay *ra, const gma_replay *rb)
 {
     gma_ins_result a, b;
     if (gma_insights_build(&a, ra) != 0)
@@ -610,27 +446,15 @@ int gma_insights_print(FILE *f, const gma_replay *ra, const gma_replay *rb)
         gma_insights_result_free(&a);
         return -1;
     }
-    gma_format fmt = ra->opt.format;
-    /* the table shows the first owners of each group, CSV and JSON --top */
-    uint64_t top = fmt == GMA_FMT_TABLE ? (ra->opt.top && ra->opt.top < 3 ? ra->opt.top : 3) : ra->opt.top;
+    uint64_t top = ra->opt.top;
+    if (p->group_rows && (!top || top > p->group_rows))
+        top = p->group_rows;
     gma_table t;
     int rc = gma_insights_table(&t, &a, rb ? &b : NULL, top);
     if (!rc) {
-        if (fmt == GMA_FMT_JSON) {
-            json_print(f, &t, &a, rb ? &b : NULL);
-        } else {
-            head_print(f, &a, rb ? " (A)" : "", fmt == GMA_FMT_CSV);
-            if (rb)
-                head_print(f, &b, " (B)", fmt == GMA_FMT_CSV);
-            if (fmt == GMA_FMT_CSV) {
-                gma_print_csv_rows(f, &t);
-            } else {
-                /* the grid alone: without rows it keeps its header line */
-                gma_print_title(f, &t, "%s", t.title);
-                gma_print_grid(f, &t);
-                notes_print(f, &t, rb ? D_DELTA : C_BYTES, rb ? D_REASON : C_REASON, rb ? D_TRY : C_TRY);
-            }
-        }
+        gma_insights_view v = { { &a, rb ? &b : NULL }, rb ? 2 : 1, &t, rb ? D_DELTA : C_BYTES,
+                                rb ? D_REASON : C_REASON, rb ? D_TRY : C_TRY };
+        rc = p->insights(f, &v);
     }
     gma_table_free(&t);
     gma_insights_result_free(&a);

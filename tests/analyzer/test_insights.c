@@ -13,6 +13,7 @@
 #include "hints.h"
 #include "insights.h"
 #include "report.h"
+#include "print.h"
 
 #include "../check.h"
 
