@@ -34,7 +34,8 @@ static const gma_col DCOLS[D_N] = {
     { "what to try", "try", GMA_CT_STR, 0, 0 },
 };
 
-/* What each class is, and the first thing to try about it. */
+/* What each class is, and the first thing to try about it: by lifetime,
+ * and by category (category.h's order). */
 static const char *const CLASS_REASON[GMA_IC_COUNT_] = {
     "live across the peak's step: weights, gradients, optimizer state, baseline",
     "made and freed in the peak's step, live across ops: activations kept for backward",
@@ -49,6 +50,42 @@ static const char *const CLASS_TRY[GMA_IC_COUNT_] = {
     "cap library workspaces (CUBLAS_WORKSPACE_CONFIG=:4096:8) or count them in the budget",
     "see the fragmentation row: whether it is the allocator's cache or holes too small to reuse",
 };
+static const char *const CAT_REASON[GMA_CAT_COUNT_] = {
+    "the model's weights and buffers: made before training, kept to the end",
+    "the parameters' gradients: made in backward, kept until zero_grad",
+    "the optimizer's state (Adam's moments, momentum buffers): made in its step, kept across steps",
+    "made in forward, kept for backward",
+    "freed in the op or module that made it: intermediates, workspaces of one op",
+    "data copied to the device from the host",
+    "library workspaces kept by their handle (cuBLAS)",
+    "blocks no rule places: made outside any op, or kept to the end by no known owner",
+    "held by the allocator's segments but in no tensor: cache and fragmentation",
+    "CUDA memory of other libraries (cuBLAS workspaces, NCCL, module globals)",
+};
+static const char *const CAT_TRY[GMA_CAT_COUNT_] = {
+    "lower precision, sharded parameters (FSDP), or fewer parameters",
+    "zero_grad(set_to_none=True) before the forward, sharded gradients (ZeRO-2/FSDP), or lower precision",
+    "a lighter optimizer state (8-bit Adam, Adafactor, SGD without momentum) or sharded state (ZeRO/FSDP)",
+    "activation checkpointing of the top owners, a fused kernel that keeps less, smaller batch",
+    "a fused or in-place variant of the top owners' ops",
+    "a smaller batch, or copy the next batch after the peak",
+    "cap library workspaces (CUBLAS_WORKSPACE_CONFIG=:4096:8) or count them in the budget",
+    "see the owners: the ops that made them",
+    "see the fragmentation row: whether it is the allocator's cache or holes too small to reuse",
+    "cap library workspaces (CUBLAS_WORKSPACE_CONFIG=:4096:8) or count them in the budget",
+};
+
+static const char *class_reason(const gma_ins_result *a, unsigned k)
+{
+    return a->categories ? CAT_REASON[k] : CLASS_REASON[k];
+}
+
+/* A class shown without bytes: lifetimes always, the layers beside the
+ * blocks only with bytes, categories only with bytes (eight of them). */
+static int class_shown(const gma_ins_result *a, unsigned k, uint64_t bytes)
+{
+    return bytes || (!a->categories && k != a->ic_outside && k != a->ic_cache);
+}
 
 typedef struct gmi_rowbuf {
     gma_table *t;
@@ -87,18 +124,19 @@ static int row(gma_table *t, const gma_ins_dev *D, const char *finding, const ch
     return 0;
 }
 
-static uint64_t class_total(const gma_ins_dev *D)
+static uint64_t class_total(const gma_ins_result *a, const gma_ins_dev *D)
 {
     uint64_t s = 0;
-    for (int k = 0; k < GMA_IC_COUNT_; k++)
+    for (unsigned k = 0; k < a->ncls; k++)
         s += D->cls[k].bytes;
     return s;
 }
 
 /* A class's advice, naming its first owners (names: n of them). */
-static const char *class_try(char *out, size_t cap, int k, const char *const *names, size_t n)
+static const char *class_try(char *out, size_t cap, const gma_ins_result *a, unsigned k, const char *const *names,
+                             size_t n)
 {
-    int len = snprintf(out, cap, "%s", CLASS_TRY[k]);
+    int len = snprintf(out, cap, "%s", a->categories ? CAT_TRY[k] : CLASS_TRY[k]);
     for (size_t i = 0; i < n && len > 0 && (size_t)len < cap; i++)
         len += snprintf(out + len, cap - (size_t)len, "%s%s", i ? ", " : "; first: ", names[i]);
     return out;
@@ -106,25 +144,25 @@ static const char *class_try(char *out, size_t cap, int k, const char *const *na
 
 static int rows_classes(gma_table *t, const gma_ins_result *a, const gma_ins_dev *D, uint64_t top)
 {
-    uint64_t total = class_total(D);
+    uint64_t total = class_total(a, D);
     char reason[400], b1[GMA_FMT_CAP], try_[600];
-    for (int k = 0; k < GMA_IC_COUNT_; k++) {
+    for (unsigned k = 0; k < a->ncls; k++) {
         const gma_ins_class *C = &D->cls[k];
-        if (!C->known || (!C->bytes && k >= GMA_IC_OUTSIDE))
+        if (!C->known || !class_shown(a, k, C->bytes))
             continue;
         const char *names[2];
         size_t n = 0;
         for (; n < 2 && n < C->owners.len; n++)
             names[n] = gma_ins_str(a, GMA_VEC_AT(&C->owners, gma_ins_owner, n).name);
-        if (row(t, D, gma_ins_class_names[k], NULL, C->bytes, share_of(C->bytes, total), 1, C->count, 0, 0,
-                 CLASS_REASON[k], C->bytes ? class_try(try_, sizeof(try_), k, names, n) : NULL) != 0)
+        if (row(t, D, a->cls_names[k], NULL, C->bytes, share_of(C->bytes, total), 1, C->count, 0, 0,
+                 class_reason(a, k), C->bytes ? class_try(try_, sizeof(try_), a, k, names, n) : NULL) != 0)
             return -1;
         for (size_t i = 0; i < C->owners.len && (!top || i < top); i++) {
             const gma_ins_owner *o = &GMA_VEC_AT(&C->owners, gma_ins_owner, i);
             snprintf(reason, sizeof(reason), "%.1f%% of the %s bytes (%s) in %llu allocations",
-                     100.0 * share_of(o->bytes, C->bytes), gma_ins_class_names[k], gma_fmt_bytes(b1, C->bytes),
+                     100.0 * share_of(o->bytes, C->bytes), a->cls_names[k], gma_fmt_bytes(b1, C->bytes),
                      (unsigned long long)o->count);
-            if (row(t, D, gma_ins_class_names[k], gma_ins_str(a, o->name), o->bytes, share_of(o->bytes, total), 1,
+            if (row(t, D, a->cls_names[k], gma_ins_str(a, o->name), o->bytes, share_of(o->bytes, total), 1,
                     o->count, 0, 0, reason, NULL) != 0)
                 return -1;
         }
@@ -132,11 +170,11 @@ static int rows_classes(gma_table *t, const gma_ins_result *a, const gma_ins_dev
     return 0;
 }
 
-static int rows_fragmentation(gma_table *t, const gma_ins_dev *D)
+static int rows_fragmentation(gma_table *t, const gma_ins_result *a, const gma_ins_dev *D)
 {
     if (!D->has_fw || !D->fw_reserved)
         return 0;
-    uint64_t cached = D->cls[GMA_IC_RESERVED].bytes;
+    uint64_t cached = D->cls[a->ic_cache].bytes;
     char reason[400], b1[GMA_FMT_CAP], b2[GMA_FMT_CAP], b3[GMA_FMT_CAP];
     /* said only when the numbers show it: an eighth of the reserve or more */
     if (cached * 8 < D->fw_reserved && !D->ooms)
@@ -288,7 +326,7 @@ static int table_one(gma_table *t, const gma_ins_result *a, uint64_t top)
     gma_table_init(t, "Insights: what the peak is made of, and what to try", COLS, C_N);
     for (size_t i = 0; i < a->ndev; i++) {
         const gma_ins_dev *D = &a->dev[i];
-        if (rows_partial(t, D) || rows_order(t, D) || rows_classes(t, a, D, top) || rows_fragmentation(t, D) || rows_growth(t, a, D, top) ||
+        if (rows_partial(t, D) || rows_order(t, D) || rows_classes(t, a, D, top) || rows_fragmentation(t, a, D) || rows_growth(t, a, D, top) ||
             rows_waste(t, a, D, top) || rows_whatif(t, a, D) || rows_recompute(t, a, D))
             return -1;
     }
@@ -343,10 +381,10 @@ static int pair_cmp(const void *pa, const void *pb, void *ctx)
 
 /* The owners of class k on both sides, matched by name, by |B - A|. */
 static int owner_pairs(const gma_ins_result *ra, const gma_ins_dev *A, const gma_ins_result *rb, const gma_ins_dev *B,
-                       int k, gma_vec *out)
+                       unsigned k, gma_vec *out)
 {
     gma_vec_init(out, sizeof(gmi_pair));
-    const gma_vec *va = &A->cls[k].owners, *vb = &B->cls[k].owners;
+    const gma_vec *va = &A->cls[k].owners, *vb = &B->cls[k].owners; /* one vocabulary (gma_insights_print) */
     for (size_t i = 0; i < va->len; i++) {
         gmi_pair *p = gma_vec_push(out);
         if (!p)
@@ -376,22 +414,23 @@ static int diff_dev(gma_table *t, const gma_ins_result *ra, const gma_ins_dev *A
     if (drow(t, A->device, "peak", NULL, A->peak, B->peak, "the highest live bytes of each run", NULL) != 0)
         return -1;
     int sep = -1;
-    for (int k = 0; k < GMA_IC_COUNT_; k++)
+    for (unsigned k = 0; k < ra->ncls; k++)
         if (A->cls[k].known && B->cls[k].known &&
             (sep < 0 || absdiff(A->cls[k].bytes, B->cls[k].bytes) > absdiff(A->cls[sep].bytes, B->cls[sep].bytes)))
-            sep = k;
-    for (int k = 0; k < GMA_IC_COUNT_; k++) {
-        if (!A->cls[k].known || !B->cls[k].known)
+            sep = (int)k;
+    for (unsigned k = 0; k < ra->ncls; k++) {
+        if (!A->cls[k].known || !B->cls[k].known || (ra->categories && !(A->cls[k].bytes | B->cls[k].bytes)))
             continue;
-        const char *why = CLASS_REASON[k];
-        if (k == sep && A->cls[k].bytes != B->cls[k].bytes) {
-            snprintf(reason, sizeof(reason), "the class that separates the two runs (%s of the %s peak difference): %s",
+        const char *why = class_reason(ra, k);
+        if ((int)k == sep && A->cls[k].bytes != B->cls[k].bytes) {
+            snprintf(reason, sizeof(reason), "the %s that separates the two runs (%s of the %s peak difference): %s",
+                     ra->categories ? "category" : "class",
                      gma_fmt_sbytes(b1, (int64_t)B->cls[k].bytes - (int64_t)A->cls[k].bytes, 1),
-                     gma_fmt_sbytes(b2, (int64_t)B->peak - (int64_t)A->peak, 1), CLASS_REASON[k]);
+                     gma_fmt_sbytes(b2, (int64_t)B->peak - (int64_t)A->peak, 1), class_reason(ra, k));
             why = reason;
         }
-        if (k != sep) {
-            if (drow(t, A->device, gma_ins_class_names[k], NULL, A->cls[k].bytes, B->cls[k].bytes, why, NULL) != 0)
+        if ((int)k != sep) {
+            if (drow(t, A->device, ra->cls_names[k], NULL, A->cls[k].bytes, B->cls[k].bytes, why, NULL) != 0)
                 return -1;
             continue;
         }
@@ -403,13 +442,13 @@ static int diff_dev(gma_table *t, const gma_ins_result *ra, const gma_ins_dev *A
             names[n] = GMA_VEC_AT(&pairs, gmi_pair, n).name;
         char try_[600];
         if (!rc)
-            rc = drow(t, A->device, gma_ins_class_names[k], NULL, A->cls[k].bytes, B->cls[k].bytes, why,
-                      class_try(try_, sizeof(try_), k, names, n));
+            rc = drow(t, A->device, ra->cls_names[k], NULL, A->cls[k].bytes, B->cls[k].bytes, why,
+                      class_try(try_, sizeof(try_), ra, k, names, n));
         for (size_t i = 0; !rc && i < pairs.len && (!top || i < top); i++) {
             const gmi_pair *p = &GMA_VEC_AT(&pairs, gmi_pair, i);
             if (p->a == p->b)
                 break;
-            rc = drow(t, A->device, gma_ins_class_names[k], p->name, p->a, p->b,
+            rc = drow(t, A->device, ra->cls_names[k], p->name, p->a, p->b,
                       p->b < p->a ? "held in A, not (or less) in B" : "held in B, not (or less) in A", NULL);
         }
         gma_vec_free(&pairs);
@@ -421,7 +460,8 @@ static int diff_dev(gma_table *t, const gma_ins_result *ra, const gma_ins_dev *A
 
 static int table_diff(gma_table *t, const gma_ins_result *a, const gma_ins_result *b, uint64_t top)
 {
-    gma_table_init(t, "Insights, A against B: the peak by lifetime class", DCOLS, D_N);
+    gma_table_init(t, a->categories ? "Insights, A against B: the peak by category" : "Insights, A against B: the peak by lifetime class",
+                   DCOLS, D_N);
     for (size_t i = 0; i < a->ndev; i++)
         for (size_t j = 0; j < b->ndev; j++)
             if (a->dev[i].device == b->dev[j].device && diff_dev(t, a, &a->dev[i], b, &b->dev[j], top) != 0)
@@ -440,9 +480,11 @@ int gma_insights_table(gma_table *t, const gma_ins_result *a, const gma_ins_resu
 int gma_insights_print(FILE *f, const gma_printer *p, const gma_replay *ra, const gma_replay *rb)
 {
     gma_ins_result a, b;
-    if (gma_insights_build(&a, ra) != 0)
+    /* --diff compares in one vocabulary: categories where both runs have them */
+    int cats = gma_insights_categories(ra) && (!rb || gma_insights_categories(rb));
+    if (gma_insights_build_in(&a, ra, cats) != 0)
         return -1;
-    if (rb && gma_insights_build(&b, rb) != 0) {
+    if (rb && gma_insights_build_in(&b, rb, cats) != 0) {
         gma_insights_result_free(&a);
         return -1;
     }

@@ -20,18 +20,31 @@ int gma_print_view_json(FILE *f, const gma_view_report *v)
     return ferror(f) ? -1 : 0;
 }
 
-static void insights_classes(gma_jw *j, const gma_ins_dev *D)
+static void insights_classes(gma_jw *j, const gma_ins_result *res, const gma_ins_dev *D)
 {
     gma_jw_key(j, "classes");
     gma_jw_begin(j, '{');
-    for (int k = 0; k < GMA_IC_COUNT_; k++) {
-        gma_jw_key(j, gma_ins_class_names[k]);
+    for (unsigned k = 0; k < res->ncls; k++) {
+        gma_jw_key(j, res->cls_names[k]);
         gma_jw_begin(j, '{');
         gma_jw_key(j, "known");
         gma_jw_bool(j, D->cls[k].known);
         gma_jw_ku64(j, "bytes", D->cls[k].bytes);
         gma_jw_ku64(j, "count", D->cls[k].count);
         gma_jw_ku64(j, "owners", D->cls[k].owners.len);
+        gma_jw_end(j, '}');
+    }
+    gma_jw_end(j, '}');
+    if (!res->categories)
+        return;
+    /* the lifetime split beside the categories: what the report's hints use */
+    gma_jw_key(j, "lifetimes");
+    gma_jw_begin(j, '{');
+    for (unsigned k = 0; k < GMA_IC_OUTSIDE; k++) {
+        gma_jw_key(j, gma_ins_class_names[k]);
+        gma_jw_begin(j, '{');
+        gma_jw_ku64(j, "bytes", D->life[k]);
+        gma_jw_ku64(j, "count", D->life_count[k]);
         gma_jw_end(j, '}');
     }
     gma_jw_end(j, '}');
@@ -120,7 +133,7 @@ static void insights_dev(gma_jw *j, const gma_ins_result *res, const gma_ins_dev
     gma_jw_ku64(j, "peak_window", D->window);
     gma_jw_ku64(j, "live_bytes", D->live_sum);
     gma_jw_ku64(j, "allocations_not_kept", D->not_kept);
-    insights_classes(j, D);
+    insights_classes(j, res, D);
     insights_fragmentation(j, D);
     insights_growth_idle(j, D);
     insights_whatif(j, res, D);
