@@ -460,7 +460,9 @@ static int diff_dev(gma_table *t, const gma_ins_result *ra, const gma_ins_dev *A
 
 static int table_diff(gma_table *t, const gma_ins_result *a, const gma_ins_result *b, uint64_t top)
 {
-    gma_table_init(t, a->categories ? "Insights, A against B: the peak by category" : "Insights, A against B: the peak by lifetime class",
+    gma_table_init(t,
+                   a->categories ? "Insights, A against B: the peak by category"
+                                 : "Insights, A against B: the peak by lifetime class",
                    DCOLS, D_N);
     for (size_t i = 0; i < a->ndev; i++)
         for (size_t j = 0; j < b->ndev; j++)

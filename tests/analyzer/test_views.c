@@ -155,14 +155,18 @@ static void check_order(const gma_table *t, const char *const *want, size_t n)
  * Ties keep the vocabulary's order. */
 static void test_category_ranking(const char *dir)
 {
-    static const char *const natural[] = { "parameter", "gradient",  "optimizer state", "activation",      "temporary",
-                                           "input",     "workspace", "other",           "allocator cache", "outside the allocator" };
-    static const char *const by_peak[] = { "optimizer state", "parameter", "gradient", "activation",      "workspace",
-                                           "other",           "input",     "temporary", "allocator cache", "outside the allocator" };
-    static const char *const by_alloc[] = { "gradient", "optimizer state", "parameter", "activation",      "temporary",
-                                            "input",    "workspace",       "other",     "allocator cache", "outside the allocator" };
-    static const char *const by_count[] = { "temporary", "gradient",  "optimizer state", "activation",      "input",
-                                            "other",     "parameter", "workspace",       "allocator cache", "outside the allocator" };
+    static const char *const natural[] = { "parameter", "gradient", "optimizer state", "activation",
+                                           "temporary", "input", "workspace", "other",
+                                           "allocator cache", "outside the allocator" };
+    static const char *const by_peak[] = { "optimizer state", "parameter", "gradient", "activation",
+                                           "workspace", "other", "input", "temporary",
+                                           "allocator cache", "outside the allocator" };
+    static const char *const by_alloc[] = { "gradient", "optimizer state", "parameter", "activation",
+                                            "temporary", "input", "workspace", "other",
+                                            "allocator cache", "outside the allocator" };
+    static const char *const by_count[] = { "temporary", "gradient", "optimizer state", "activation",
+                                            "input", "other", "parameter", "workspace",
+                                            "allocator cache", "outside the allocator" };
     static const struct {
         int given;
         gma_sort s;
