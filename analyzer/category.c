@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "consumer.h"
-#include "print.h"
+#include "view.h"
 #include "tracestr.h"
 #include "winsteps.h"
 
@@ -638,7 +638,39 @@ int gma_category_kept(const gma_replay *r, uint64_t *bytes, uint64_t *count, cha
     return *count > 0;
 }
 
-/* ---- --by category ---------------------------------------------------------------------- */
+/* ---- --by category: a view (view.h) ------------------------------------------------- */
+
+/* One row of the view: a category of a device. */
+typedef struct catrow {
+    unsigned dev, cat;
+    uint64_t peak, alloc, freed, count;
+} catrow;
+
+#define CW_(x) ((const catrow *)(x))
+static int64_t sat(uint64_t v) { return v > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)v; }
+static int64_t k_peak(const gma_replay *r, const void *x) { (void)r; return sat(CW_(x)->peak); }
+static int64_t k_alloc(const gma_replay *r, const void *x) { (void)r; return sat(CW_(x)->alloc); }
+static int64_t k_count(const gma_replay *r, const void *x) { (void)r; return sat(CW_(x)->count); }
+/* the vocabulary's order, device by device */
+static int64_t k_order(const gma_replay *r, const void *x)
+{
+    (void)r;
+    return (int64_t)CW_(x)->dev * GMA_CAT_COUNT_ + CW_(x)->cat;
+}
+
+#define D_ GMA_ORDER_DESC
+#define AT_PEAK "bytes at the device's peak"
+/* no times: time and held rank as mem; name keeps the vocabulary's order */
+static const gma_sortkey CATEGORY_KEYS[GMA_SORT_COUNT_] = {
+    { "mem", AT_PEAK, D_, k_peak, "peak_bytes", GMA_SORT_PEAK, "bytes at the peak", GMA_CT_BYTES, NULL, 0 },
+    { "peak", AT_PEAK, D_, k_peak, "peak_bytes", GMA_SORT_PEAK, "bytes at the peak", GMA_CT_BYTES, NULL, 0 },
+    { "alloc", "bytes allocated", D_, k_alloc, "alloc_bytes", GMA_SORT_ALLOC, "bytes allocated", GMA_CT_BYTES, NULL, 0 },
+    { "count", "allocations", D_, k_count, "alloc_count", GMA_SORT_COUNT, "allocations", GMA_CT_U64, NULL, 0 },
+    { "time", AT_PEAK, D_, k_peak, "peak_bytes", GMA_SORT_PEAK, "bytes at the peak", GMA_CT_BYTES, NULL, 0 },
+    { "name", "category", GMA_ORDER_NAME, k_order, NULL, GMA_SORT_PEAK, "bytes at the peak", GMA_CT_BYTES, NULL, 0 },
+    { "held", AT_PEAK, D_, k_peak, "peak_bytes", GMA_SORT_PEAK, "bytes at the peak", GMA_CT_BYTES, NULL, 0 },
+};
+#undef D_
 
 enum { C_DEV, C_CAT, C_PEAK, C_SHARE, C_ALLOC, C_FREED, C_COUNT, C_NCOLS };
 static const gma_col COLS[C_NCOLS] = {
@@ -661,45 +693,81 @@ static int peak_devs(const gma_replay *r, unsigned d)
     return r->dev[d].present && r->dev[d].has_peak && gma_dev_selected(r, d);
 }
 
-static int one_table(gma_table *t, const gma_replay *r)
+static int row_cmp(const void *pa, const void *pb, void *ctx)
 {
+    const gma_sortkey *k = ctx;
+    if (k->compare != GMA_ORDER_NAME) {
+        int64_t a = k->value(NULL, pa), b = k->value(NULL, pb);
+        if (a != b)
+            return (k->compare == GMA_ORDER_DESC ? a > b : a < b) ? -1 : 1;
+    }
+    int64_t x = k_order(NULL, pa), y = k_order(NULL, pb);
+    return x < y ? -1 : x > y;
+}
+
+/* A row a category of every device at its peak; in the vocabulary's order,
+ * or ranked by --sort. Every row: the categories are a fixed set, --top
+ * does not cut them. */
+static int build(const gma_replay *r, gma_table *t, uint64_t top)
+{
+    (void)top;
     const gma_category *c = r->category;
+    gma_sort s = r->opt.sort_given ? r->opt.sort : GMA_SORT_NAME;
+    const gma_sortkey *k = gma_sortkey_of(GMA_BY_CATEGORY, s);
     gma_table_init(t, "Categories: bytes at each device's peak, allocated, freed", COLS, C_NCOLS);
-    t->sort_note = "category";
+    t->sort_note = k->header;
+    if (!gma_category_known(r)) /* no blocks: no rows (main.c says why) */
+        return 0;
+    catrow rows[GMA_MAX_DEVICES * GMA_CAT_COUNT_];
+    uint64_t sum[GMA_MAX_DEVICES] = { 0 };
+    size_t n = 0;
     for (unsigned d = 0; d < GMA_MAX_DEVICES; d++) {
         if (!peak_devs(r, d))
             continue;
-        uint64_t sum = 0;
-        for (unsigned k = 0; k < GMA_CAT_COUNT_; k++)
-            sum += c->at_peak[d][k];
-        for (unsigned k = 0; k < GMA_CAT_COUNT_; k++) {
-            gma_cell *x = gma_table_row(t);
-            if (!x)
-                return -1;
-            x[C_DEV].v.u = d;
-            gma_cell_str(t, &x[C_CAT], gma_cat_names[k]);
-            x[C_PEAK].v.u = c->at_peak[d][k];
-            x[C_SHARE].v.d = sum ? (double)c->at_peak[d][k] / (double)sum : 0.0;
-            if (k < GMA_CAT_TENSORS_) {
-                x[C_ALLOC].v.u = c->alloc_bytes[d][k];
-                x[C_FREED].v.u = c->free_bytes[d][k];
-                x[C_COUNT].v.u = c->count[d][k];
-            } else {
-                x[C_ALLOC].null = x[C_FREED].null = x[C_COUNT].null = 1;
-            }
+        for (unsigned j = 0; j < GMA_CAT_COUNT_; j++) {
+            catrow *w = &rows[n++];
+            w->dev = d;
+            w->cat = j;
+            w->peak = c->at_peak[d][j];
+            sum[d] += w->peak;
+            w->alloc = j < GMA_CAT_TENSORS_ ? c->alloc_bytes[d][j] : 0;
+            w->freed = j < GMA_CAT_TENSORS_ ? c->free_bytes[d][j] : 0;
+            w->count = j < GMA_CAT_TENSORS_ ? c->count[d][j] : 0;
         }
+    }
+    if (gma_msort(rows, n, sizeof(catrow), row_cmp, (void *)k) != 0)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        const catrow *w = &rows[i];
+        gma_cell *x = gma_table_row(t);
+        if (!x)
+            return -1;
+        x[C_DEV].v.u = w->dev;
+        gma_cell_str(t, &x[C_CAT], gma_cat_names[w->cat]);
+        x[C_PEAK].v.u = w->peak;
+        x[C_SHARE].v.d = sum[w->dev] ? (double)w->peak / (double)sum[w->dev] : 0.0;
+        x[C_ALLOC].v.u = w->alloc;
+        x[C_FREED].v.u = w->freed;
+        x[C_COUNT].v.u = w->count;
+        /* the layers beside the blocks are no allocations */
+        x[C_ALLOC].null = x[C_FREED].null = x[C_COUNT].null = w->cat >= GMA_CAT_TENSORS_;
     }
     t->total_rows = t->nrows;
     return 0;
 }
 
-static int diff_table(gma_table *t, const gma_replay *a, const gma_replay *b, char *sep, size_t cap)
+/* A against B, device by device, in the vocabulary's order; the note names
+ * the category whose bytes at the peak differ most. */
+static int diff_build(const gma_replay *a, const gma_replay *b, gma_table *t, gma_note *note)
 {
-    const gma_category *ca = a->category, *cb = b->category;
+    const gma_category *ca = gma_category_known(a) ? a->category : NULL;
+    const gma_category *cb = gma_category_known(b) ? b->category : NULL;
     gma_table_init(t, "Categories: A against B at each device's peak", DCOLS, D_NCOLS);
     t->sort_note = "category";
+    note->key = "separates";
+    note->label = "Separates the runs most";
+    note->text[0] = 0;
     int64_t best = 0;
-    sep[0] = 0;
     for (unsigned d = 0; d < GMA_MAX_DEVICES; d++) {
         if (!peak_devs(a, d) && !peak_devs(b, d))
             continue;
@@ -723,7 +791,8 @@ static int diff_table(gma_table *t, const gma_replay *a, const gma_replay *b, ch
             if (m > best) {
                 char bb[GMA_FMT_CAP];
                 best = m;
-                snprintf(sep, cap, "dev%u %s, %s", d, gma_cat_names[k], gma_fmt_sbytes(bb, x[D_DELTA].v.i, 1));
+                snprintf(note->text, sizeof note->text, "dev%u %s, %s", d, gma_cat_names[k],
+                         gma_fmt_sbytes(bb, x[D_DELTA].v.i, 1));
             }
         }
     }
@@ -731,43 +800,14 @@ static int diff_table(gma_table *t, const gma_replay *a, const gma_replay *b, ch
     return 0;
 }
 
-int gma_category_print(FILE *f, const gma_replay *a, const gma_replay *b)
-{
-    gma_table t;
-    char sep[200] = "";
-    int rc;
-    if (!gma_category_known(a) && !(b && gma_category_known(b))) {
-        fprintf(stderr, "gmem-analyze: --by category needs a trace the PyTorch bridge recorded (BLOCK records); "
-                        "%s has none: record with the bridge, or use --by kernel or range\n", a->path);
-        return -1;
-    }
-    rc = b ? diff_table(&t, a, b, sep, sizeof sep) : one_table(&t, a);
-    if (!rc) {
-        gma_format fmt = a->opt.format;
-        if (fmt == GMA_FMT_JSON) {
-            gma_jw j;
-            gma_jw_init(&j, f);
-            gma_jw_begin(&j, '{');
-            gma_jw_kstr(&j, "by", "category");
-            if (b)
-                gma_jw_kstr(&j, "separates", sep);
-            gma_json_columns(&j, &t);
-            gma_json_rows(&j, &t);
-            gma_jw_end(&j, '}');
-            fputc('\n', f);
-        } else if (fmt == GMA_FMT_CSV) {
-            gma_print_csv_rows(f, &t);
-        } else {
-            if (b)
-                gma_print_head(f, "diff by category: %s (A), %s (B)", a->path, b->path);
-            else
-                gma_print_head(f, "%s (by category)", a->path);
-            gma_print_title(f, &t, "%s", t.title);
-            gma_print_grid(f, &t);
-            if (b && sep[0])
-                fprintf(f, "\nSeparates the runs most: %s\n", sep);
-        }
-    }
-    gma_table_free(&t);
-    return rc || ferror(f) ? -1 : 0;
-}
+const gma_view gma_view_category = {
+    .name = "category",
+    .keys = CATEGORY_KEYS,
+    .names = { "device", "category" },
+    .merge = NULL,
+    .diff_default = GMA_SORT_PEAK,
+    .diff_max = 0,
+    .build = build,
+    .alone = 1,
+    .diff_build = diff_build,
+};

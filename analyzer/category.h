@@ -97,7 +97,6 @@ int gma_category_peak_split(const gma_replay *r, unsigned device, char *out, siz
 /* The leaks taken out: bytes and count, per category (tensors). */
 int gma_category_kept(const gma_replay *r, uint64_t *bytes, uint64_t *count, char *out, size_t cap);
 
-/* --by category: the table in r->opt.format (b: --diff's other run, NULL none). 0, or -1. */
-int gma_category_print(FILE *f, const gma_replay *a, const gma_replay *b);
+/* --by category is a view (view.h): gma_view_category. */
 
 #endif

@@ -454,8 +454,20 @@ static void build_table(gma_table *t, gma_col cols[DIFF_NCOLS], const gma_opts *
     }
 }
 
+/* A view with its own comparison (view.h): its table of A against B and
+ * its note, printed as the view's own report. */
+static int diff_own(FILE *f, const gma_printer *p, const gma_view *w, const gma_replay *a, const gma_replay *b)
+{
+    gma_view_report v;
+    int err = gma_view_report_build(&v, w, a, b) != 0 || p->view(f, &v) != 0;
+    gma_view_report_free(&v);
+    return err || ferror(f) ? -1 : 0;
+}
+
 int gma_diff_print(FILE *f, const gma_printer *p, const gma_replay *a, const gma_replay *b)
 {
+    if (gma_view_of(a->opt.by)->diff_build)
+        return diff_own(f, p, gma_view_of(a->opt.by), a, b);
     const gma_opts *o = &a->opt;
     const gma_sortkey *m = diff_key(o);
     gma_report ra, rb;

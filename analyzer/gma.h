@@ -45,6 +45,7 @@ typedef enum gma_by {
     GMA_BY_DEVICE,
     GMA_BY_MODULE, /* nn.Module paths (modules.h) */
     GMA_BY_LINE,   /* source lines (lines.h) */
+    GMA_BY_CATEGORY, /* PyTorch's kinds of memory (category.h) */
     GMA_BY_COUNT_
 } gma_by;
 

@@ -6,9 +6,12 @@
  * op at both ends), the kernels' times per thread and the op boundaries;
  * replay.c feeds it through the hooks below, as it feeds the timeline.
  * Once the replay has finished, gma_insights_build answers, per device:
- *   1. the peak by lifetime class (persistent, step-scoped, temporary,
- *      outside the framework's allocator, reserved but unallocated), with
- *      the top owners of each class;
+ *   1. the peak by class, with the top owners of each class: on a trace
+ *      with the PyTorch bridge's blocks the memory categories (category.h:
+ *      parameter, gradient, optimizer state, activation, temporary, ...,
+ *      allocator cache, outside the allocator); elsewhere, where categories
+ *      cannot be known, by lifetime (persistent, step-scoped, temporary,
+ *      outside the framework's allocator, reserved but unallocated);
  *   2. fragmentation at the peak (with the PyTorch bridge);
  *   3. growth across steps per owner, leak suspects ranked by slope;
  *   4. lifetime waste: allocations idle for most of their lifetime;
@@ -27,8 +30,9 @@
 
 #include <stdio.h>
 
+#include "category.h"
 #include "gma.h"
-#include "print.h"
+#include "table.h"
 
 struct gma_insights;
 
@@ -48,6 +52,13 @@ typedef enum gma_ins_class_id {
 
 extern const char *const gma_ins_class_names[GMA_IC_COUNT_];
 
+/* The most classes of a vocabulary: the categories' (gma_cat). */
+#define GMA_INS_CLASSES GMA_CAT_COUNT_
+
+/* 1 when r's insights speak categories: the trace has the bridge's blocks
+ * and the replay collected their categories (gma_category_finish). */
+int gma_insights_categories(const gma_replay *r);
+
 typedef struct gma_ins_owner {
     size_t name;            /* offset in the result's strs */
     uint64_t bytes, count;
@@ -65,8 +76,13 @@ typedef struct gma_ins_class {
 typedef struct gma_ins_dev {
     unsigned device;
     uint64_t peak, ts, step, window;
+    int64_t peak_ns;        /* ts from the trace's origin */
     uint64_t live_sum;      /* bytes of the records live at the peak (== peak) */
-    gma_ins_class cls[GMA_IC_COUNT_];
+    /* by the result's vocabulary: gma_ins_class_id, or gma_cat */
+    gma_ins_class cls[GMA_INS_CLASSES];
+    /* with categories: the lifetime split too (persistent, step-scoped,
+     * temporary: bytes and count), what the report's hints use */
+    uint64_t life[GMA_IC_OUTSIDE], life_count[GMA_IC_OUTSIDE];
     /* 2. fragmentation (has_fw: the bridge's numbers) */
     int has_fw, expandable;
     uint64_t fw_allocated, fw_reserved, fw_cuda, largest_request, oom_bytes, ooms;
@@ -93,29 +109,42 @@ typedef struct gma_ins_dev {
     size_t rc_layer;
     uint32_t rc_ordinal;
     uint64_t rc_begin, rc_end, rc_back;
+    int64_t rc_begin_ns, rc_end_ns, rc_back_ns; /* the same from the trace's origin */
     uint64_t rc_count, rc_bytes, rc_steps, rc_at_peak, rc_peak;
     uint64_t unordered;     /* memory records older than the one before them (the replay's note) */
     uint64_t not_kept;      /* allocations past the records kept (GMI_MAX_RECS): the classes are partial */
 } gma_ins_dev;
 
 typedef struct gma_ins_result {
-    const gma_replay *r;
+    const gma_replay *r;    /* while building; the printers read the fields below */
+    const char *path;
+    char warning[400];      /* the trace's warning (gma_trace_warning), "" none */
     gma_ins_dev dev[GMA_MAX_DEVICES];
     size_t ndev;
     gma_strs strs;
     const char *owner_kind; /* "op" when the trace has NVTX ranges, else "kernel" */
+    /* the classes' vocabulary: categories (gma_cat) or lifetimes
+     * (gma_ins_class_id); its size, names, and where the two layers beside
+     * the blocks are */
+    int categories;
+    unsigned ncls, ic_outside, ic_cache;
+    const char *const *cls_names;
 } gma_ins_result;
 
-/* Builds the insights of a finished replay that collected (gma_insights_open).
- * 0, or -1 on OOM. */
+/* Builds the insights of a finished replay that collected (gma_insights_open),
+ * in categories where r has them (gma_insights_categories). 0, or -1 on OOM. */
 int gma_insights_build(gma_ins_result *res, const gma_replay *r);
+/* The same in a vocabulary chosen (categories 0: lifetimes; 1: categories,
+ * which r must have), for --diff: both runs in one. */
+int gma_insights_build_in(gma_ins_result *res, const gma_replay *r, int categories);
 void gma_insights_result_free(gma_ins_result *res);
 static inline const char *gma_ins_str(const gma_ins_result *res, size_t off) { return gma_strs_get(&res->strs, off); }
 
 /* The findings as one table: a row per class, owner, finding; every row a
  * number, a reason and what to try. b: --diff's other run (NULL none). */
 int gma_insights_table(gma_table *t, const gma_ins_result *a, const gma_ins_result *b, uint64_t top);
-/* Prints the insights in r->opt.format (b: NULL, or --diff's other run). */
-int gma_insights_print(FILE *f, const gma_replay *a, const gma_replay *b);
+/* Prints the insights with printer p (print.h; b: NULL, or --diff's other run). */
+struct gma_printer;
+int gma_insights_print(FILE *f, const struct gma_printer *p, const gma_replay *a, const gma_replay *b);
 
 #endif

@@ -113,25 +113,52 @@ static gma_ins_class_id classify(const gmi_rec *a, uint64_t peak_step, int fw_sr
     return GMA_IC_STEP;
 }
 
+/* The category of a record, with categories (category.h): outside the
+ * allocator as classify says, a block's own category, "other" for a block
+ * the categories do not know. */
+static unsigned category_of(const gmi_ctx *c, const gmi_rec *a, int fw_src)
+{
+    if (fw_src >= 0 && a->source != fw_src)
+        return GMA_CAT_OUTSIDE;
+    gma_entry e;
+    memset(&e, 0, sizeof(e));
+    e.addr = a->addr;
+    e.bytes = a->bytes;
+    e.ord = a->ord;
+    e.device = a->device;
+    e.source = a->source;
+    /* a window's baseline repeats a block made before it: found by address */
+    e.flags = (a->flags & GMI_BASELINE) && !(a->flags & GMI_FREED) ? GMA_E_LIVE : 0;
+    gma_cat k = gma_category_of(c->r, &e);
+    return k < GMA_CAT_TENSORS_ ? (unsigned)k : GMA_CAT_OTHER;
+}
+
 static void holes_build(gmi_ctx *c, gma_ins_dev *D);
 
 static void classes_build(gmi_ctx *c, gma_ins_dev *D)
 {
     const gma_replay *r = c->r;
+    const gma_ins_result *res = c->res;
     int fw_src = gma_framework_source(r);
-    gma_map idx[GMA_IC_COUNT_];
+    gma_map idx[GMA_INS_CLASSES];
     memset(idx, 0, sizeof(idx));
-    for (int k = 0; k < GMA_IC_COUNT_; k++)
+    for (unsigned k = 0; k < GMA_INS_CLASSES; k++)
         gma_vec_init(&D->cls[k].owners, sizeof(gma_ins_owner));
-    D->cls[GMA_IC_PERSISTENT].known = D->cls[GMA_IC_STEP].known = D->cls[GMA_IC_TEMP].known = 1;
-    D->cls[GMA_IC_OUTSIDE].known = r->fw || fw_src >= 0;
-    D->cls[GMA_IC_RESERVED].known = r->fw;
+    for (unsigned k = 0; k < res->ncls; k++)
+        D->cls[k].known = 1;
+    D->cls[res->ic_outside].known = r->fw || fw_src >= 0;
+    D->cls[res->ic_cache].known = r->fw;
     uint64_t p = r->dev[D->device].peak_ord;
     for (size_t i = 0; i < c->in->recs.len; i++) {
         const gmi_rec *a = REC(c, i);
         if (!live_at(a, D->device, p))
             continue;
-        gma_ins_class_id k = classify(a, D->step, fw_src);
+        gma_ins_class_id life = classify(a, D->step, fw_src);
+        unsigned k = res->categories ? category_of(c, a, fw_src) : (unsigned)life;
+        if (res->categories && life < GMA_IC_OUTSIDE) {
+            D->life[life] += a->bytes;
+            D->life_count[life]++;
+        }
         D->live_sum += a->bytes;
         D->cls[k].bytes += a->bytes;
         D->cls[k].count++;
@@ -145,11 +172,11 @@ static void classes_build(gmi_ctx *c, gma_ins_dev *D)
         D->fw_cuda = L->at_peak_cuda;
         D->ooms = L->ooms;
         D->oom_bytes = L->oom_bytes;
-        D->cls[GMA_IC_OUTSIDE].bytes = gma_layer_outside(L->at_peak_cuda, L->at_peak_reserved);
-        D->cls[GMA_IC_RESERVED].bytes = L->at_peak_reserved > L->allocated_peak ? L->at_peak_reserved - L->allocated_peak : 0;
+        D->cls[res->ic_outside].bytes = gma_layer_outside(L->at_peak_cuda, L->at_peak_reserved);
+        D->cls[res->ic_cache].bytes = L->at_peak_reserved > L->allocated_peak ? L->at_peak_reserved - L->allocated_peak : 0;
         holes_build(c, D);
     }
-    for (int k = 0; k < GMA_IC_COUNT_; k++) {
+    for (unsigned k = 0; k < GMA_INS_CLASSES; k++) {
         gma_vec *v = &D->cls[k].owners;
         if (gma_msort(v->data, v->len, sizeof(gma_ins_owner), owner_cmp, (void *)c->res) != 0)
             c->oom = 1;
@@ -737,6 +764,10 @@ static void recompute_cands(gmi_ctx *c, const gma_ins_dev *D, const gmi_layers *
         if (!live_at(a, D->device, p) || classify(a, D->step, fw_src) != GMA_IC_STEP || !activation_op(c->in, ly, a, &oi) ||
             GMA_VEC_AT(&ly->key, uint64_t, oi) == UINT64_MAX)
             continue;
+        /* with categories, what they call activations: not a gradient made
+         * in backward and freed in the step */
+        if (c->res->categories && category_of(c, a, fw_src) != GMA_CAT_ACTIVATION)
+            continue;
         uint64_t key = GMA_VEC_AT(&ly->key, uint64_t, oi);
         if (!gma_map_get(&idx, key, &k)) {
             gmi_cand *x = gma_vec_push(cands);
@@ -820,10 +851,29 @@ static void recompute_build(gmi_ctx *c, gma_ins_dev *D)
 
 /* ---- the whole result ---------------------------------------------------------- */
 
+int gma_insights_categories(const gma_replay *r) { return r->fw && gma_category_known(r); }
+
 int gma_insights_build(gma_ins_result *res, const gma_replay *r)
+{
+    return gma_insights_build_in(res, r, gma_insights_categories(r));
+}
+
+int gma_insights_build_in(gma_ins_result *res, const gma_replay *r, int categories)
 {
     memset(res, 0, sizeof(*res));
     res->r = r;
+    res->categories = categories && gma_insights_categories(r);
+    if (res->categories) {
+        res->ncls = GMA_CAT_COUNT_;
+        res->ic_outside = GMA_CAT_OUTSIDE;
+        res->ic_cache = GMA_CAT_CACHE;
+        res->cls_names = gma_cat_names;
+    } else {
+        res->ncls = GMA_IC_COUNT_;
+        res->ic_outside = GMA_IC_OUTSIDE;
+        res->ic_cache = GMA_IC_RESERVED;
+        res->cls_names = gma_ins_class_names;
+    }
     const gma_insights *in = gma_insights_of(r);
     if (!in || in->oom)
         return -1;
@@ -832,6 +882,9 @@ int gma_insights_build(gma_ins_result *res, const gma_replay *r)
     c.res = res, c.r = r, c.in = in;
     gma_vec_init(&c.groups, sizeof(size_t));
     res->owner_kind = in->ranges ? "op" : "kernel";
+    res->path = r->path;
+    if (!gma_trace_warning(r, res->warning, sizeof res->warning))
+        res->warning[0] = 0;
     if (gma_strs_add(&res->strs, "", 0) == (size_t)-1)
         return -1;
     /* the kernels by thread, stream and start, for the idle spans: sorted
@@ -847,6 +900,7 @@ int gma_insights_build(gma_ins_result *res, const gma_replay *r)
         D->device = d;
         D->peak = G->peak;
         D->ts = G->peak_ts;
+        D->peak_ns = gma_rel(r, G->peak_ts);
         D->step = G->peak_step;
         D->window = G->peak_window;
         D->unordered = r->unordered_mem;
@@ -856,6 +910,9 @@ int gma_insights_build(gma_ins_result *res, const gma_replay *r)
         waste_build(&c, D, kv->data, kv->len);
         whatif_build(&c, D);
         recompute_build(&c, D);
+        D->rc_begin_ns = gma_rel(r, D->rc_begin);
+        D->rc_end_ns = gma_rel(r, D->rc_end);
+        D->rc_back_ns = gma_rel(r, D->rc_back);
         for (size_t i = 0; i < in->recs.len && D->has_fw; i++) {
             const gmi_rec *a = REC(&c, i);
             if (a->device == d && a->window == D->window && a->bytes > D->largest_request)
@@ -877,7 +934,7 @@ void gma_insights_result_free(gma_ins_result *res)
 {
     for (size_t i = 0; i < res->ndev; i++) {
         gma_ins_dev *D = &res->dev[i];
-        for (int k = 0; k < GMA_IC_COUNT_; k++)
+        for (unsigned k = 0; k < GMA_INS_CLASSES; k++)
             gma_vec_free(&D->cls[k].owners);
         gma_vec_free(&D->growth);
         gma_vec_free(&D->idle_owners);

@@ -1,7 +1,7 @@
-/* Insights as rows: every row a number, a reason and what to try; printed by
- * the report writers' table, CSV and JSON functions (insights.h). */
+/* Insights as rows: every row a number, a reason and what to try; handed
+ * to the printer main.c chose (print.h), which writes them. */
 #include "insights_int.h"
-#include "report.h"
+#include "print.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -34,7 +34,8 @@ static const gma_col DCOLS[D_N] = {
     { "what to try", "try", GMA_CT_STR, 0, 0 },
 };
 
-/* What each class is, and the first thing to try about it. */
+/* What each class is, and the first thing to try about it: by lifetime,
+ * and by category (category.h's order). */
 static const char *const CLASS_REASON[GMA_IC_COUNT_] = {
     "live across the peak's step: weights, gradients, optimizer state, baseline",
     "made and freed in the peak's step, live across ops: activations kept for backward",
@@ -49,6 +50,42 @@ static const char *const CLASS_TRY[GMA_IC_COUNT_] = {
     "cap library workspaces (CUBLAS_WORKSPACE_CONFIG=:4096:8) or count them in the budget",
     "see the fragmentation row: whether it is the allocator's cache or holes too small to reuse",
 };
+static const char *const CAT_REASON[GMA_CAT_COUNT_] = {
+    "the model's weights and buffers: made before training, kept to the end",
+    "the parameters' gradients: made in backward, kept until zero_grad",
+    "the optimizer's state (Adam's moments, momentum buffers): made in its step, kept across steps",
+    "made in forward, kept for backward",
+    "freed in the op or module that made it: intermediates, workspaces of one op",
+    "data copied to the device from the host",
+    "library workspaces kept by their handle (cuBLAS)",
+    "blocks no rule places: made outside any op, or kept to the end by no known owner",
+    "held by the allocator's segments but in no tensor: cache and fragmentation",
+    "CUDA memory of other libraries (cuBLAS workspaces, NCCL, module globals)",
+};
+static const char *const CAT_TRY[GMA_CAT_COUNT_] = {
+    "lower precision, sharded parameters (FSDP), or fewer parameters",
+    "zero_grad(set_to_none=True) before the forward, sharded gradients (ZeRO-2/FSDP), or lower precision",
+    "a lighter optimizer state (8-bit Adam, Adafactor, SGD without momentum) or sharded state (ZeRO/FSDP)",
+    "activation checkpointing of the top owners, a fused kernel that keeps less, smaller batch",
+    "a fused or in-place variant of the top owners' ops",
+    "a smaller batch, or copy the next batch after the peak",
+    "cap library workspaces (CUBLAS_WORKSPACE_CONFIG=:4096:8) or count them in the budget",
+    "see the owners: the ops that made them",
+    "see the fragmentation row: whether it is the allocator's cache or holes too small to reuse",
+    "cap library workspaces (CUBLAS_WORKSPACE_CONFIG=:4096:8) or count them in the budget",
+};
+
+static const char *class_reason(const gma_ins_result *a, unsigned k)
+{
+    return a->categories ? CAT_REASON[k] : CLASS_REASON[k];
+}
+
+/* A class shown without bytes: lifetimes always, the layers beside the
+ * blocks only with bytes, categories only with bytes (eight of them). */
+static int class_shown(const gma_ins_result *a, unsigned k, uint64_t bytes)
+{
+    return bytes || (!a->categories && k != a->ic_outside && k != a->ic_cache);
+}
 
 typedef struct gmi_rowbuf {
     gma_table *t;
@@ -87,18 +124,19 @@ static int row(gma_table *t, const gma_ins_dev *D, const char *finding, const ch
     return 0;
 }
 
-static uint64_t class_total(const gma_ins_dev *D)
+static uint64_t class_total(const gma_ins_result *a, const gma_ins_dev *D)
 {
     uint64_t s = 0;
-    for (int k = 0; k < GMA_IC_COUNT_; k++)
+    for (unsigned k = 0; k < a->ncls; k++)
         s += D->cls[k].bytes;
     return s;
 }
 
 /* A class's advice, naming its first owners (names: n of them). */
-static const char *class_try(char *out, size_t cap, int k, const char *const *names, size_t n)
+static const char *class_try(char *out, size_t cap, const gma_ins_result *a, unsigned k, const char *const *names,
+                             size_t n)
 {
-    int len = snprintf(out, cap, "%s", CLASS_TRY[k]);
+    int len = snprintf(out, cap, "%s", a->categories ? CAT_TRY[k] : CLASS_TRY[k]);
     for (size_t i = 0; i < n && len > 0 && (size_t)len < cap; i++)
         len += snprintf(out + len, cap - (size_t)len, "%s%s", i ? ", " : "; first: ", names[i]);
     return out;
@@ -106,25 +144,25 @@ static const char *class_try(char *out, size_t cap, int k, const char *const *na
 
 static int rows_classes(gma_table *t, const gma_ins_result *a, const gma_ins_dev *D, uint64_t top)
 {
-    uint64_t total = class_total(D);
+    uint64_t total = class_total(a, D);
     char reason[400], b1[GMA_FMT_CAP], try_[600];
-    for (int k = 0; k < GMA_IC_COUNT_; k++) {
+    for (unsigned k = 0; k < a->ncls; k++) {
         const gma_ins_class *C = &D->cls[k];
-        if (!C->known || (!C->bytes && k >= GMA_IC_OUTSIDE))
+        if (!C->known || !class_shown(a, k, C->bytes))
             continue;
         const char *names[2];
         size_t n = 0;
         for (; n < 2 && n < C->owners.len; n++)
             names[n] = gma_ins_str(a, GMA_VEC_AT(&C->owners, gma_ins_owner, n).name);
-        if (row(t, D, gma_ins_class_names[k], NULL, C->bytes, share_of(C->bytes, total), 1, C->count, 0, 0,
-                 CLASS_REASON[k], C->bytes ? class_try(try_, sizeof(try_), k, names, n) : NULL) != 0)
+        if (row(t, D, a->cls_names[k], NULL, C->bytes, share_of(C->bytes, total), 1, C->count, 0, 0,
+                 class_reason(a, k), C->bytes ? class_try(try_, sizeof(try_), a, k, names, n) : NULL) != 0)
             return -1;
         for (size_t i = 0; i < C->owners.len && (!top || i < top); i++) {
             const gma_ins_owner *o = &GMA_VEC_AT(&C->owners, gma_ins_owner, i);
             snprintf(reason, sizeof(reason), "%.1f%% of the %s bytes (%s) in %llu allocations",
-                     100.0 * share_of(o->bytes, C->bytes), gma_ins_class_names[k], gma_fmt_bytes(b1, C->bytes),
+                     100.0 * share_of(o->bytes, C->bytes), a->cls_names[k], gma_fmt_bytes(b1, C->bytes),
                      (unsigned long long)o->count);
-            if (row(t, D, gma_ins_class_names[k], gma_ins_str(a, o->name), o->bytes, share_of(o->bytes, total), 1,
+            if (row(t, D, a->cls_names[k], gma_ins_str(a, o->name), o->bytes, share_of(o->bytes, total), 1,
                     o->count, 0, 0, reason, NULL) != 0)
                 return -1;
         }
@@ -132,11 +170,11 @@ static int rows_classes(gma_table *t, const gma_ins_result *a, const gma_ins_dev
     return 0;
 }
 
-static int rows_fragmentation(gma_table *t, const gma_ins_dev *D)
+static int rows_fragmentation(gma_table *t, const gma_ins_result *a, const gma_ins_dev *D)
 {
     if (!D->has_fw || !D->fw_reserved)
         return 0;
-    uint64_t cached = D->cls[GMA_IC_RESERVED].bytes;
+    uint64_t cached = D->cls[a->ic_cache].bytes;
     char reason[400], b1[GMA_FMT_CAP], b2[GMA_FMT_CAP], b3[GMA_FMT_CAP];
     /* said only when the numbers show it: an eighth of the reserve or more */
     if (cached * 8 < D->fw_reserved && !D->ooms)
@@ -242,8 +280,8 @@ static int rows_recompute(gma_table *t, const gma_ins_result *a, const gma_ins_d
              "recomputed",
              gma_fmt_bytes(b1, D->rc_peak), gma_fmt_bytes(b2, D->whatif_base), owner, D->rc_ordinal,
              (unsigned long long)D->rc_steps, D->rc_steps == 1 ? "" : "s", (unsigned long long)D->rc_count, gma_fmt_bytes(b3, D->rc_bytes),
-             gma_fmt_bytes(b4, D->rc_at_peak), gma_fmt_ms(b5, gma_rel(a->r, D->rc_begin)),
-             gma_fmt_ms(b6, gma_rel(a->r, D->rc_end)), gma_fmt_ms(b7, gma_rel(a->r, D->rc_back)));
+             gma_fmt_bytes(b4, D->rc_at_peak), gma_fmt_ms(b5, D->rc_begin_ns), gma_fmt_ms(b6, D->rc_end_ns),
+             gma_fmt_ms(b7, D->rc_back_ns));
     return row(t, D, "what-if recompute", owner, D->rc_peak, share_of(D->rc_peak, D->whatif_base), 1, D->rc_count,
                (int64_t)D->rc_peak - (int64_t)D->whatif_base, 1, reason,
                gain ? "checkpoint this layer: torch.utils.checkpoint around the module whose forward makes these "
@@ -288,7 +326,7 @@ static int table_one(gma_table *t, const gma_ins_result *a, uint64_t top)
     gma_table_init(t, "Insights: what the peak is made of, and what to try", COLS, C_N);
     for (size_t i = 0; i < a->ndev; i++) {
         const gma_ins_dev *D = &a->dev[i];
-        if (rows_partial(t, D) || rows_order(t, D) || rows_classes(t, a, D, top) || rows_fragmentation(t, D) || rows_growth(t, a, D, top) ||
+        if (rows_partial(t, D) || rows_order(t, D) || rows_classes(t, a, D, top) || rows_fragmentation(t, a, D) || rows_growth(t, a, D, top) ||
             rows_waste(t, a, D, top) || rows_whatif(t, a, D) || rows_recompute(t, a, D))
             return -1;
     }
@@ -343,10 +381,10 @@ static int pair_cmp(const void *pa, const void *pb, void *ctx)
 
 /* The owners of class k on both sides, matched by name, by |B - A|. */
 static int owner_pairs(const gma_ins_result *ra, const gma_ins_dev *A, const gma_ins_result *rb, const gma_ins_dev *B,
-                       int k, gma_vec *out)
+                       unsigned k, gma_vec *out)
 {
     gma_vec_init(out, sizeof(gmi_pair));
-    const gma_vec *va = &A->cls[k].owners, *vb = &B->cls[k].owners;
+    const gma_vec *va = &A->cls[k].owners, *vb = &B->cls[k].owners; /* one vocabulary (gma_insights_print) */
     for (size_t i = 0; i < va->len; i++) {
         gmi_pair *p = gma_vec_push(out);
         if (!p)
@@ -376,22 +414,23 @@ static int diff_dev(gma_table *t, const gma_ins_result *ra, const gma_ins_dev *A
     if (drow(t, A->device, "peak", NULL, A->peak, B->peak, "the highest live bytes of each run", NULL) != 0)
         return -1;
     int sep = -1;
-    for (int k = 0; k < GMA_IC_COUNT_; k++)
+    for (unsigned k = 0; k < ra->ncls; k++)
         if (A->cls[k].known && B->cls[k].known &&
             (sep < 0 || absdiff(A->cls[k].bytes, B->cls[k].bytes) > absdiff(A->cls[sep].bytes, B->cls[sep].bytes)))
-            sep = k;
-    for (int k = 0; k < GMA_IC_COUNT_; k++) {
-        if (!A->cls[k].known || !B->cls[k].known)
+            sep = (int)k;
+    for (unsigned k = 0; k < ra->ncls; k++) {
+        if (!A->cls[k].known || !B->cls[k].known || (ra->categories && !(A->cls[k].bytes | B->cls[k].bytes)))
             continue;
-        const char *why = CLASS_REASON[k];
-        if (k == sep && A->cls[k].bytes != B->cls[k].bytes) {
-            snprintf(reason, sizeof(reason), "the class that separates the two runs (%s of the %s peak difference): %s",
+        const char *why = class_reason(ra, k);
+        if ((int)k == sep && A->cls[k].bytes != B->cls[k].bytes) {
+            snprintf(reason, sizeof(reason), "the %s that separates the two runs (%s of the %s peak difference): %s",
+                     ra->categories ? "category" : "class",
                      gma_fmt_sbytes(b1, (int64_t)B->cls[k].bytes - (int64_t)A->cls[k].bytes, 1),
-                     gma_fmt_sbytes(b2, (int64_t)B->peak - (int64_t)A->peak, 1), CLASS_REASON[k]);
+                     gma_fmt_sbytes(b2, (int64_t)B->peak - (int64_t)A->peak, 1), class_reason(ra, k));
             why = reason;
         }
-        if (k != sep) {
-            if (drow(t, A->device, gma_ins_class_names[k], NULL, A->cls[k].bytes, B->cls[k].bytes, why, NULL) != 0)
+        if ((int)k != sep) {
+            if (drow(t, A->device, ra->cls_names[k], NULL, A->cls[k].bytes, B->cls[k].bytes, why, NULL) != 0)
                 return -1;
             continue;
         }
@@ -403,13 +442,13 @@ static int diff_dev(gma_table *t, const gma_ins_result *ra, const gma_ins_dev *A
             names[n] = GMA_VEC_AT(&pairs, gmi_pair, n).name;
         char try_[600];
         if (!rc)
-            rc = drow(t, A->device, gma_ins_class_names[k], NULL, A->cls[k].bytes, B->cls[k].bytes, why,
-                      class_try(try_, sizeof(try_), k, names, n));
+            rc = drow(t, A->device, ra->cls_names[k], NULL, A->cls[k].bytes, B->cls[k].bytes, why,
+                      class_try(try_, sizeof(try_), ra, k, names, n));
         for (size_t i = 0; !rc && i < pairs.len && (!top || i < top); i++) {
             const gmi_pair *p = &GMA_VEC_AT(&pairs, gmi_pair, i);
             if (p->a == p->b)
                 break;
-            rc = drow(t, A->device, gma_ins_class_names[k], p->name, p->a, p->b,
+            rc = drow(t, A->device, ra->cls_names[k], p->name, p->a, p->b,
                       p->b < p->a ? "held in A, not (or less) in B" : "held in B, not (or less) in A", NULL);
         }
         gma_vec_free(&pairs);
@@ -421,7 +460,10 @@ static int diff_dev(gma_table *t, const gma_ins_result *ra, const gma_ins_dev *A
 
 static int table_diff(gma_table *t, const gma_ins_result *a, const gma_ins_result *b, uint64_t top)
 {
-    gma_table_init(t, "Insights, A against B: the peak by lifetime class", DCOLS, D_N);
+    gma_table_init(t,
+                   a->categories ? "Insights, A against B: the peak by category"
+                                 : "Insights, A against B: the peak by lifetime class",
+                   DCOLS, D_N);
     for (size_t i = 0; i < a->ndev; i++)
         for (size_t j = 0; j < b->ndev; j++)
             if (a->dev[i].device == b->dev[j].device && diff_dev(t, a, &a->dev[i], b, &b->dev[j], top) != 0)
@@ -437,200 +479,26 @@ int gma_insights_table(gma_table *t, const gma_ins_result *a, const gma_ins_resu
 
 /* ---- printing ------------------------------------------------------------------ */
 
-static void json_dev(gma_jw *j, const gma_ins_result *res, const gma_ins_dev *D)
-{
-    gma_jw_begin(j, '{');
-    gma_jw_ku64(j, "device", D->device);
-    gma_jw_ku64(j, "peak_bytes", D->peak);
-    gma_jw_ki64(j, "peak_ns", gma_rel(res->r, D->ts));
-    gma_jw_ku64(j, "peak_step", D->step);
-    gma_jw_ku64(j, "peak_window", D->window);
-    gma_jw_ku64(j, "live_bytes", D->live_sum);
-    gma_jw_ku64(j, "allocations_not_kept", D->not_kept);
-    gma_jw_key(j, "classes");
-    gma_jw_begin(j, '{');
-    for (int k = 0; k < GMA_IC_COUNT_; k++) {
-        gma_jw_key(j, gma_ins_class_names[k]);
-        gma_jw_begin(j, '{');
-        gma_jw_key(j, "known");
-        gma_jw_bool(j, D->cls[k].known);
-        gma_jw_ku64(j, "bytes", D->cls[k].bytes);
-        gma_jw_ku64(j, "count", D->cls[k].count);
-        gma_jw_ku64(j, "owners", D->cls[k].owners.len);
-        gma_jw_end(j, '}');
-    }
-    gma_jw_end(j, '}');
-    gma_jw_key(j, "fragmentation");
-    gma_jw_begin(j, '{');
-    gma_jw_key(j, "known");
-    gma_jw_bool(j, D->has_fw);
-    gma_jw_ku64(j, "allocated_bytes", D->fw_allocated);
-    gma_jw_ku64(j, "reserved_bytes", D->fw_reserved);
-    gma_jw_ku64(j, "cuda_bytes", D->fw_cuda);
-    gma_jw_ku64(j, "largest_request_bytes", D->largest_request);
-    gma_jw_ku64(j, "largest_hole_bytes", D->largest_hole);
-    gma_jw_ku64(j, "segments", D->segments);
-    gma_jw_ku64(j, "ooms", D->ooms);
-    gma_jw_ku64(j, "oom_bytes", D->oom_bytes);
-    gma_jw_end(j, '}');
-    gma_jw_key(j, "growth");
-    gma_jw_begin(j, '{');
-    gma_jw_ku64(j, "steps", D->nsteps);
-    gma_jw_ku64(j, "step_first", D->step_first);
-    gma_jw_ku64(j, "step_last", D->step_last);
-    gma_jw_ku64(j, "first_bytes", D->total_first);
-    gma_jw_ku64(j, "last_bytes", D->total_last);
-    gma_jw_ki64(j, "slope_bytes_per_step", D->total_slope);
-    gma_jw_ku64(j, "suspects", D->growth.len);
-    gma_jw_end(j, '}');
-    gma_jw_key(j, "idle");
-    gma_jw_begin(j, '{');
-    gma_jw_ku64(j, "count", D->idle_count);
-    gma_jw_ku64(j, "bytes", D->idle_bytes);
-    gma_jw_ku64(j, "at_peak_bytes", D->idle_at_peak);
-    gma_jw_ku64(j, "at_peak_count", D->idle_at_peak_count);
-    gma_jw_end(j, '}');
-    gma_jw_key(j, "what_if");
-    if (!D->has_whatif) {
-        gma_jw_null(j);
-    } else {
-        gma_jw_begin(j, '{');
-        gma_jw_kstr(j, "owner", gma_ins_str(res, D->whatif_owner));
-        gma_jw_ku64(j, "allocations", D->whatif_count);
-        gma_jw_ku64(j, "moved_at_peak_bytes", D->whatif_moved_at_peak);
-        gma_jw_ku64(j, "replayed_peak_bytes", D->whatif_base);
-        gma_jw_ku64(j, "what_if_peak_bytes", D->whatif_peak);
-        gma_jw_ku64(j, "unordered_memory_records", D->unordered);
-        gma_jw_end(j, '}');
-    }
-    gma_jw_key(j, "what_if_recompute");
-    if (!D->has_recompute) {
-        gma_jw_null(j);
-    } else {
-        gma_jw_begin(j, '{');
-        gma_jw_kstr(j, "layer", gma_ins_str(res, D->rc_layer));
-        gma_jw_ku64(j, "ordinal", D->rc_ordinal);
-        gma_jw_ku64(j, "steps", D->rc_steps);
-        gma_jw_ki64(j, "forward_begin_ns", gma_rel(res->r, D->rc_begin));
-        gma_jw_ki64(j, "forward_end_ns", gma_rel(res->r, D->rc_end));
-        gma_jw_ki64(j, "backward_begin_ns", gma_rel(res->r, D->rc_back));
-        gma_jw_ku64(j, "activations", D->rc_count);
-        gma_jw_ku64(j, "activation_bytes", D->rc_bytes);
-        gma_jw_ku64(j, "at_peak_bytes", D->rc_at_peak);
-        gma_jw_ku64(j, "replayed_peak_bytes", D->whatif_base);
-        gma_jw_ku64(j, "what_if_peak_bytes", D->rc_peak);
-        gma_jw_end(j, '}');
-    }
-    gma_jw_end(j, '}');
-}
-
-static void json_print(FILE *f, const gma_table *t, const gma_ins_result *a, const gma_ins_result *b)
-{
-    gma_jw jw, *j = &jw;
-    gma_jw_init(j, f);
-    gma_jw_begin(j, '{');
-    gma_jw_key(j, "traces");
-    gma_jw_begin(j, '[');
-    for (int s = 0; s < (b ? 2 : 1); s++) {
-        const gma_ins_result *res = s ? b : a;
-        char w[400];
-        gma_jw_begin(j, '{');
-        gma_jw_kstr(j, "path", res->r->path);
-        gma_jw_kstr(j, "owner_kind", res->owner_kind);
-        gma_jw_key(j, "warning");
-        if (gma_trace_warning(res->r, w, sizeof(w)))
-            gma_jw_str(j, w);
-        else
-            gma_jw_null(j);
-        gma_jw_key(j, "devices");
-        gma_jw_begin(j, '[');
-        for (size_t i = 0; i < res->ndev; i++)
-            json_dev(j, res, &res->dev[i]);
-        gma_jw_end(j, ']');
-        gma_jw_end(j, '}');
-    }
-    gma_jw_end(j, ']');
-    gma_jw_key(j, "table");
-    gma_jw_begin(j, '{');
-    gma_jw_kstr(j, "title", t->title);
-    gma_json_columns(j, t);
-    gma_json_rows(j, t);
-    gma_jw_end(j, '}');
-    gma_jw_end(j, '}');
-    fputc('\n', f);
-}
-
-static void head_print(FILE *f, const gma_ins_result *res, const char *label, int csv)
-{
-    char w[400], b1[GMA_FMT_CAP], b2[GMA_FMT_CAP];
-    if (gma_trace_warning(res->r, w, sizeof(w)))
-        fprintf(f, "%sWARNING: %s\n", csv ? "# " : "", w);
-    if (csv)
-        fprintf(f, "# trace%s: path=%s owners=%s\n", label, res->r->path, res->owner_kind);
-    else
-        gma_print_head(f, "%s%s (insights; owners are %s)", res->r->path, label,
-                       strcmp(res->owner_kind, "op") == 0 ? "ops, else kernels" : "kernels");
-    for (size_t i = 0; i < res->ndev; i++) {
-        const gma_ins_dev *D = &res->dev[i];
-        if (csv)
-            fprintf(f, "# peak%s: device=%u bytes=%llu ns=%lld step=%llu window=%llu\n", label, D->device,
-                    (unsigned long long)D->peak, (long long)gma_rel(res->r, D->ts), (unsigned long long)D->step,
-                    (unsigned long long)D->window);
-        else
-            fprintf(f, "Peak       dev%u: %s at %s ms, step %llu, window %llu\n", D->device, gma_fmt_bytes(b1, D->peak),
-                    gma_fmt_ms(b2, gma_rel(res->r, D->ts)), (unsigned long long)D->step, (unsigned long long)D->window);
-    }
-}
-
-/* The table format keeps the grid to numbers; each finding's reason and
- * what to try follow it, one finding a paragraph (CSV and JSON have them as
- * columns). */
-static void notes_print(FILE *f, const gma_table *t, size_t num, size_t reason, size_t try_)
-{
-    char n[GMA_FMT_CAP * 2];
-    fprintf(f, "\nWhy, and what to try\n");
-    for (size_t i = 0; i < t->nrows; i++) {
-        const gma_cell *why = gma_table_cell(t, i, reason), *what = gma_table_cell(t, i, try_);
-        if (what->null || why->null)
-            continue;
-        const gma_cell *fd = gma_table_cell(t, i, 1), *ow = gma_table_cell(t, i, 2);
-        gma_cell_format(t, num, gma_table_cell(t, i, num), 1, n, sizeof(n));
-        gma_print_advice(f, gma_cell_text(t, why), gma_cell_text(t, what), "dev%llu %s%s%s, %s",
-                         (unsigned long long)gma_table_cell(t, i, 0)->v.u, gma_cell_text(t, fd), ow->null ? "" : " ",
-                         ow->null ? "" : gma_cell_text(t, ow), n);
-    }
-}
-
-int gma_insights_print(FILE *f, const gma_replay *ra, const gma_replay *rb)
+int gma_insights_print(FILE *f, const gma_printer *p, const gma_replay *ra, const gma_replay *rb)
 {
     gma_ins_result a, b;
-    if (gma_insights_build(&a, ra) != 0)
+    /* --diff compares in one vocabulary: categories where both runs have them */
+    int cats = gma_insights_categories(ra) && (!rb || gma_insights_categories(rb));
+    if (gma_insights_build_in(&a, ra, cats) != 0)
         return -1;
-    if (rb && gma_insights_build(&b, rb) != 0) {
+    if (rb && gma_insights_build_in(&b, rb, cats) != 0) {
         gma_insights_result_free(&a);
         return -1;
     }
-    gma_format fmt = ra->opt.format;
-    /* the table shows the first owners of each group, CSV and JSON --top */
-    uint64_t top = fmt == GMA_FMT_TABLE ? (ra->opt.top && ra->opt.top < 3 ? ra->opt.top : 3) : ra->opt.top;
+    uint64_t top = ra->opt.top;
+    if (p->group_rows && (!top || top > p->group_rows))
+        top = p->group_rows;
     gma_table t;
     int rc = gma_insights_table(&t, &a, rb ? &b : NULL, top);
     if (!rc) {
-        if (fmt == GMA_FMT_JSON) {
-            json_print(f, &t, &a, rb ? &b : NULL);
-        } else {
-            head_print(f, &a, rb ? " (A)" : "", fmt == GMA_FMT_CSV);
-            if (rb)
-                head_print(f, &b, " (B)", fmt == GMA_FMT_CSV);
-            if (fmt == GMA_FMT_CSV) {
-                gma_print_csv_rows(f, &t);
-            } else {
-                /* the grid alone: without rows it keeps its header line */
-                gma_print_title(f, &t, "%s", t.title);
-                gma_print_grid(f, &t);
-                notes_print(f, &t, rb ? D_DELTA : C_BYTES, rb ? D_REASON : C_REASON, rb ? D_TRY : C_TRY);
-            }
-        }
+        gma_insights_view v = { { &a, rb ? &b : NULL }, rb ? 2 : 1, &t, rb ? D_DELTA : C_BYTES,
+                                rb ? D_REASON : C_REASON, rb ? D_TRY : C_TRY };
+        rc = p->insights(f, &v);
     }
     gma_table_free(&t);
     gma_insights_result_free(&a);

@@ -256,4 +256,4 @@ int gma_lines_each(const gma_replay *r, const gma_lines *l, gma_sort s, gma_modu
     return err ? -1 : 0;
 }
 
-const gma_view gma_view_line = { "line", LINE_KEYS, { "line", NULL }, NULL, GMA_SORT_HELD, 0, gma_lines_table };
+const gma_view gma_view_line = { "line", LINE_KEYS, { "line", NULL }, NULL, GMA_SORT_HELD, 0, gma_lines_table, 0, NULL };

@@ -73,8 +73,9 @@ static const char USAGE[] =
     "      --layer WHICH    the allocations of the tables in a trace with PyTorch blocks: blocks (the\n"
     "                       default there: tensors as torch.cuda counts them) or segments (what CUDA\n"
     "                       handed out: the allocator's segments and other libraries' memory)\n"
-    "      --insights       what the peak is made of (persistent, step-scoped, temporary, outside the\n"
-    "                       allocator, reserved), growth across steps, idle allocations, what-ifs (an\n"
+    "      --insights       what the peak is made of (with PyTorch blocks: the categories of --by\n"
+    "                       category; else persistent, step-scoped, temporary, outside the allocator,\n"
+    "                       reserved), growth across steps, idle allocations, what-ifs (an\n"
     "                       owner freed one op earlier, one layer's activations recomputed); each line\n"
     "                       a number, a reason and what to try (with --diff: A against B)\n"
     "      --fit SIZES      how the peak grows with a size: the TRACEs are runs at SIZES, one per\n"
@@ -321,7 +322,6 @@ typedef struct {
     gma_opts opt;
     int by_rank, per_rank, format_given, insights, by_given;
     int by_module_default; /* a bridge trace: by module when it has module ranges */
-    int by_category; /* --by category (category.h) */
     int64_t want_rank;
     /* --fit */
     gma_fit_point fit[GMA_FIT_MAX_POINTS];
@@ -341,13 +341,6 @@ static int parse_option(cli *k, int c, char **argv)
     switch (c) {
     case 'b':
         k->by_rank = strcmp(optarg, "rank") == 0;
-        k->by_category = strcmp(optarg, "category") == 0;
-        if (k->by_category) { /* a table of its own: the replay keeps its default */
-            k->by_rank = 0;
-            o->by = GMA_BY_KERNEL;
-            k->by_given = 1;
-            break;
-        }
         if (k->by_rank) { /* a table of the set, not of a trace: the replay keeps its default */
             o->by = GMA_BY_KERNEL;
             break;
@@ -515,6 +508,8 @@ static int check_combination(cli *k, char *const *paths, size_t ntraces)
         return usage_error("%s", "--depth N folds the module paths of --by module: give --by module too");
     if (modview && (k->by_rank || k->per_rank || (ntraces > 1 && k->want_rank < 0)))
         return usage_error("%s", "--by module and --by line read one trace: choose one rank's trace with --rank N");
+    if (k->opt.by == GMA_BY_CATEGORY && (k->per_rank || (ntraces > 1 && k->want_rank < 0)))
+        return usage_error("%s", "--by category reads one trace: choose one rank's trace with --rank N");
     if (k->opt.chrome_bounded && !k->opt.chrome_path)
         return usage_error("%s", "--chrome-largest N bounds the Chrome export: give --chrome OUT.json too");
     int exports_only = (k->opt.chrome_path || k->opt.timeline_path) && !k->format_given && !k->insights;
@@ -685,17 +680,33 @@ static int print_report(const cli *k, const gma_replay *ra, const gma_replay *rb
     if (p->failures && (print_failures(p, ra) != 0 || (rb && print_failures(p, rb) != 0)))
         return -1;
     if (k->insights)
-        return gma_insights_print(stdout, ra, rb);
-    if (k->by_category)
-        return gma_category_print(stdout, ra, rb);
+        return gma_insights_print(stdout, p, ra, rb);
     if (rb)
         return gma_diff_print(stdout, p, ra, rb);
+    if (gma_view_of(k->opt.by)->alone) { /* the view's table is the report */
+        gma_view_report v;
+        int verr = gma_view_report_build(&v, gma_view_of(k->opt.by), ra, NULL);
+        if (!verr)
+            verr = p->view(stdout, &v);
+        gma_view_report_free(&v);
+        return verr;
+    }
     gma_report rep;
     int perr = gma_report_build(&rep, ra);
     if (!perr)
         perr = p->report(stdout, &rep);
     gma_report_free(&rep);
     return perr;
+}
+
+/* --by category reads PyTorch's blocks: 1 (said) when neither run has them. */
+static int category_missing(const char *path, const gma_replay *ra, const gma_replay *rb)
+{
+    if (gma_category_known(ra) || (rb && gma_category_known(rb)))
+        return 0;
+    fprintf(stderr, "gmem-analyze: --by category needs a trace the PyTorch bridge recorded (BLOCK records); "
+                    "%s has none: record with the bridge, or use --by kernel or range\n", path);
+    return 1;
 }
 
 /* After the replays: warnings, the report, the exports written. */
@@ -715,8 +726,11 @@ static int write_outputs(const cli *k, const char *path, gma_replay *ra, gma_rep
         fprintf(stderr, "gmem-analyze: warning: %s: %s\n", path, w);
     if (rb && gma_layer_warning(rb, w, sizeof(w)))
         fprintf(stderr, "gmem-analyze: warning: %s: %s\n", o->diff_path, w);
+    int missing = !exports_only && o->by == GMA_BY_CATEGORY && category_missing(path, ra, rb);
+    if (missing)
+        rc = EXIT_BAD_INPUT;
     /* with exports only, the report is the exports' lines, printed last */
-    int perr = exports_only ? 0 : print_report(k, ra, rb);
+    int perr = exports_only || missing ? 0 : print_report(k, ra, rb);
     if (perr || fflush(stdout) != 0) {
         fprintf(stderr, "gmem-analyze: writing the report failed: %s\n", errno ? strerror(errno) : "out of memory");
         rc = EXIT_BAD_INPUT;
@@ -841,7 +855,7 @@ int main(int argc, char **argv)
     if (k.opt.diff_path && strcmp(k.opt.diff_path, "-") == 0 && strcmp(path, "-") == 0)
         return usage_error("%s", "standard input can be read once: give a file for TRACE or OTHER");
 
-    if (k.by_category && k.insights)
+    if (k.opt.by == GMA_BY_CATEGORY && k.insights)
         return usage_error("%s", "--by category is a table of its own: leave --insights out");
     /* the PyTorch bridge recorded the run: the first table ranks its
      * modules, or its ops where it saw none (known after the replay) */

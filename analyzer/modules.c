@@ -584,4 +584,4 @@ int gma_modules_diff_rows(const gma_replay *r, gma_sort s, gma_modules_row_fn fn
 }
 
 const gma_view gma_view_module = { "module", MODULE_KEYS, { "module", NULL }, NULL, GMA_SORT_HELD, 0,
-                                   gma_modules_table };
+                                   gma_modules_table, 0, NULL };

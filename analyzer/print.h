@@ -4,7 +4,8 @@
  * table of functions (gma_printer), listed in printers.c; main.c chooses
  * one. A view computes rows and hands them over as data: the report of one
  * replay (report.h), the comparison of two (diff.c), the table of a rank
- * set (ranks.c), a fit (fitview.c) and a trace's failures (oom.h). Every
+ * set (ranks.c), a fit (fitview.c), a trace's failures (oom.h), a view's
+ * own table (view.h: --by category) and the insights (insights.h). Every
  * table goes through the same grid, CSV lines and JSON columns and rows.
  */
 #ifndef GMA_PRINT_H
@@ -13,9 +14,11 @@
 #include <stdio.h>
 
 #include "fit.h"
+#include "insights.h"
 #include "oom.h"
 #include "report.h"
 #include "table.h"
+#include "view.h"
 
 /* ---- --diff (diff.c), as its writers print it ------------------------------ */
 
@@ -134,6 +137,16 @@ typedef struct gma_fit_view {
     char titles[GMA_FIT_MAX_POINTS + 1][40], keys[GMA_FIT_MAX_POINTS][32];
 } gma_fit_view;
 
+/* ---- --insights (insights.h), as its writers print them ---------------------- */
+
+typedef struct gma_insights_view {
+    const gma_ins_result *run[2]; /* the trace, and --diff's other run */
+    size_t nrun;
+    const gma_table *t;           /* the findings (gma_insights_table) */
+    /* the columns of the table format's paragraphs: the number, why, what to try */
+    size_t num, reason, try_;
+} gma_insights_view;
+
 /* ---- the printers ------------------------------------------------------------ */
 
 /* A format: one function per thing a view hands over. Each returns 0, or -1
@@ -148,6 +161,12 @@ typedef struct gma_printer {
     /* a trace's failures, printed before whatever report follows (a
      * diff, insights); NULL where the format's report carries them */
     int (*failures)(FILE *f, const gma_oom_view *v);
+    /* a view's own table and its notes (--by category) */
+    int (*view)(FILE *f, const gma_view_report *v);
+    int (*insights)(FILE *f, const gma_insights_view *v);
+    /* rows shown of each group of findings (the insights' owners): a
+     * person's table shows the first few, 0 every one --top keeps */
+    uint64_t group_rows;
 } gma_printer;
 
 /* The printer of a --format value (an unknown one: the table), and the
@@ -175,6 +194,13 @@ int gma_print_fit_table(FILE *f, const gma_fit_view *v);
 int gma_print_fit_csv(FILE *f, const gma_fit_view *v);
 int gma_print_fit_json(FILE *f, const gma_fit_view *v);
 int gma_print_oom_table(FILE *f, const gma_oom_view *v);
+/* A view's own table, and the insights, in each format (report_*_sections.c). */
+int gma_print_view_table(FILE *f, const gma_view_report *v);
+int gma_print_view_csv(FILE *f, const gma_view_report *v);
+int gma_print_view_json(FILE *f, const gma_view_report *v);
+int gma_print_insights_table(FILE *f, const gma_insights_view *v);
+int gma_print_insights_csv(FILE *f, const gma_insights_view *v);
+int gma_print_insights_json(FILE *f, const gma_insights_view *v);
 /* The failures inside a report: CSV lines "# failure.N...", JSON's
  * "failures" key. */
 void gma_print_oom_csv(FILE *f, const gma_oom_view *v);

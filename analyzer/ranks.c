@@ -452,7 +452,7 @@ static const gma_sortkey RANK_KEYS[GMA_SORT_COUNT_] = {
     RK("held", "peak", GMA_ORDER_DESC, "peak_bytes"),
 };
 #undef RK
-static const gma_view RANK_VIEW = { "rank", RANK_KEYS, { "rank", NULL }, NULL, GMA_SORT_MEM, 0, NULL };
+static const gma_view RANK_VIEW = { "rank", RANK_KEYS, { "rank", NULL }, NULL, GMA_SORT_MEM, 0, NULL, 0, NULL };
 #define NRANKCOLS (sizeof(RANKCOLS) / sizeof(RANKCOLS[0]))
 
 static double mean_peak(const gma_ranks *s)

@@ -31,7 +31,7 @@
 #include "view.h"
 
 const char *const gma_by_names[GMA_BY_COUNT_] = { "kernel", "range", "alloc", "step", "tag", "stream", "device",
-                                                   "module", "line" };
+                                                   "module", "line", "category" };
 const char *const gma_sort_names[GMA_SORT_COUNT_] = { "mem", "peak", "alloc", "count", "time", "name", "held" };
 
 /* Whether a registered consumer takes marks: their test of the selection

@@ -451,4 +451,4 @@ void gma_print_oom_csv(FILE *f, const gma_oom_view *v)
 }
 
 const gma_printer gma_printer_csv = { "csv", gma_print_csv, gma_print_diff_csv, gma_print_ranks_csv,
-                                      gma_print_fit_csv, NULL };
+                                      gma_print_fit_csv, NULL, gma_print_view_csv, gma_print_insights_csv, 0 };

@@ -906,4 +906,4 @@ void gma_json_hints(gma_jw *j, const gma_hints *h)
 }
 
 const gma_printer gma_printer_json = { "json", gma_print_json, gma_print_diff_json, gma_print_ranks_json,
-                                       gma_print_fit_json, NULL };
+                                       gma_print_fit_json, NULL, gma_print_view_json, gma_print_insights_json, 0 };

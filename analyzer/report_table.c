@@ -856,4 +856,5 @@ int gma_print_oom_table(FILE *out, const gma_oom_view *v)
 }
 
 const gma_printer gma_printer_table = { "table", gma_print_table, gma_print_diff_table, gma_print_ranks_table,
-                                        gma_print_fit_table, gma_print_oom_table };
+                                        gma_print_fit_table, gma_print_oom_table, gma_print_view_table,
+                                        gma_print_insights_table, 3 };

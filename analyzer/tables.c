@@ -869,14 +869,14 @@ static const gma_merge DMERGE[] = { { "device", GMA_MERGE_KEY },   { "name", GMA
                                     { "driver_used_max_bytes", GMA_MERGE_MAX },
                                     { "pinned_host_peak_bytes", GMA_MERGE_MAX }, { NULL, GMA_MERGE_SUM } };
 
-/* name, keys, name columns, merge rules, --diff's default and max, build */
-const gma_view gma_view_kernel = { "kernel", KERNEL_KEYS, { "name", NULL }, KMERGE, GMA_SORT_HELD, 0, build_kernels };
-const gma_view gma_view_range = { "range", RANGE_KEYS, { "name", NULL }, RMERGE, GMA_SORT_HELD, 0, build_ranges };
-const gma_view gma_view_alloc = { "alloc", ALLOC_KEYS, { "device", "address" }, DMERGE, GMA_SORT_ALLOC, 0, build_allocs };
-const gma_view gma_view_step = { "step", STEP_KEYS, { "step", NULL }, SMERGE, GMA_SORT_ALLOC, 0, build_steps };
-const gma_view gma_view_tag = { "tag", TAG_KEYS, { "name", NULL }, TMERGE, GMA_SORT_MEM, 1, build_tags };
-const gma_view gma_view_stream = { "stream", STREAM_KEYS, { "device", "stream" }, STMERGE, GMA_SORT_ALLOC, 0, build_streams };
-const gma_view gma_view_device = { "device", DEVICE_KEYS, { "device", NULL }, DMERGE, GMA_SORT_PEAK, 1, build_devices };
+/* name, keys, name columns, merge rules, --diff's default and max, build, alone, diff_build */
+const gma_view gma_view_kernel = { "kernel", KERNEL_KEYS, { "name", NULL }, KMERGE, GMA_SORT_HELD, 0, build_kernels, 0, NULL };
+const gma_view gma_view_range = { "range", RANGE_KEYS, { "name", NULL }, RMERGE, GMA_SORT_HELD, 0, build_ranges, 0, NULL };
+const gma_view gma_view_alloc = { "alloc", ALLOC_KEYS, { "device", "address" }, DMERGE, GMA_SORT_ALLOC, 0, build_allocs, 0, NULL };
+const gma_view gma_view_step = { "step", STEP_KEYS, { "step", NULL }, SMERGE, GMA_SORT_ALLOC, 0, build_steps, 0, NULL };
+const gma_view gma_view_tag = { "tag", TAG_KEYS, { "name", NULL }, TMERGE, GMA_SORT_MEM, 1, build_tags, 0, NULL };
+const gma_view gma_view_stream = { "stream", STREAM_KEYS, { "device", "stream" }, STMERGE, GMA_SORT_ALLOC, 0, build_streams, 0, NULL };
+const gma_view gma_view_device = { "device", DEVICE_KEYS, { "device", NULL }, DMERGE, GMA_SORT_PEAK, 1, build_devices, 0, NULL };
 
 int gma_table_build(const gma_replay *r, gma_table *t, uint64_t top)
 {

@@ -61,6 +61,26 @@ typedef struct gma_merge {
     gma_merge_rule rule;
 } gma_merge;
 
+/* A finding beside a view's own table: a line a person reads, a value a
+ * program reads. */
+typedef struct gma_note {
+    const char *key;    /* CSV and JSON: "separates" */
+    const char *label;  /* the table format's line: "Separates the runs most" */
+    char text[200];     /* "" when there is none: the table and CSV leave it out */
+} gma_note;
+
+#define GMA_VIEW_NOTES 2
+
+/* A view whose table is the whole report (gma_view.alone): the table and
+ * its notes, as the printers print them (print.h). */
+typedef struct gma_view_report {
+    const char *by;     /* the --by name */
+    char what[600];     /* what the report is of: "train.gmt (by category)" */
+    gma_table t;
+    gma_note notes[GMA_VIEW_NOTES];
+    size_t nnotes;
+} gma_view_report;
+
 typedef struct gma_view {
     const char *name;           /* the --by value */
     const gma_sortkey *keys;    /* GMA_SORT_COUNT_ rows, indexed by gma_sort */
@@ -75,6 +95,12 @@ typedef struct gma_view {
     /* The view's table of a finished replay, ranked by r->opt.sort and cut
      * to `top` (0: all). 0, or -1 out of memory. */
     int (*build)(const gma_replay *r, gma_table *t, uint64_t top);
+    /* The view's table is the report by itself, without the summary around
+     * it (gma_view_report_build): --by category. */
+    int alone;
+    /* --diff: the view's own table of A against B and its note, instead of
+     * rows matched by name (diff.c). NULL: matched by name. 0, or -1. */
+    int (*diff_build)(const gma_replay *a, const gma_replay *b, gma_table *t, gma_note *note);
 } gma_view;
 
 /* The view of a --by value (an out-of-range value: the kernel view). */
@@ -84,10 +110,18 @@ const gma_sortkey *gma_sortkey_of(gma_by by, gma_sort s);
 /* The rule for a column of the view's merged rank rows. */
 gma_merge_rule gma_view_merge_rule(const gma_view *v, const gma_col *col);
 
+/* A view's own report (v->alone) of r, or of A against B (b: --diff's
+ * other run, through v->diff_build): built into out (gma_view_report_free).
+ * 0, or -1. */
+int gma_view_report_build(gma_view_report *out, const gma_view *v, const gma_replay *r, const gma_replay *b);
+void gma_view_report_free(gma_view_report *out);
+
 /* The built-in views (tables.c). */
 extern const gma_view gma_view_kernel, gma_view_range, gma_view_alloc, gma_view_step, gma_view_tag,
     gma_view_stream, gma_view_device;
 /* nn.Module paths and source lines (modules.c, lines.c) */
 extern const gma_view gma_view_module, gma_view_line;
+/* PyTorch's kinds of memory (category.c) */
+extern const gma_view gma_view_category;
 
 #endif

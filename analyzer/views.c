@@ -1,6 +1,7 @@
 /*
  * The registry of --by views (view.h): one row a view, indexed by gma_by.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "view.h"
@@ -9,6 +10,7 @@ static const gma_view *const VIEWS[GMA_BY_COUNT_] = {
     [GMA_BY_KERNEL] = &gma_view_kernel, [GMA_BY_RANGE] = &gma_view_range,   [GMA_BY_ALLOC] = &gma_view_alloc,
     [GMA_BY_STEP] = &gma_view_step,     [GMA_BY_TAG] = &gma_view_tag,       [GMA_BY_STREAM] = &gma_view_stream,
     [GMA_BY_DEVICE] = &gma_view_device, [GMA_BY_MODULE] = &gma_view_module, [GMA_BY_LINE] = &gma_view_line,
+    [GMA_BY_CATEGORY] = &gma_view_category,
 };
 
 const gma_view *gma_view_of(gma_by by)
@@ -28,3 +30,18 @@ gma_merge_rule gma_view_merge_rule(const gma_view *v, const gma_col *col)
             return m->rule;
     return col->type == GMA_CT_STR ? GMA_MERGE_FIRST : GMA_MERGE_SUM;
 }
+
+int gma_view_report_build(gma_view_report *out, const gma_view *v, const gma_replay *r, const gma_replay *b)
+{
+    memset(out, 0, sizeof(*out));
+    out->by = v->name;
+    if (b) {
+        snprintf(out->what, sizeof out->what, "diff by %s: %s (A), %s (B)", v->name, r->path, b->path);
+        out->nnotes = 1;
+        return v->diff_build(r, b, &out->t, &out->notes[0]);
+    }
+    snprintf(out->what, sizeof out->what, "%s (by %s)", r->path, v->name);
+    return v->build(r, &out->t, r->opt.top);
+}
+
+void gma_view_report_free(gma_view_report *out) { gma_table_free(&out->t); }

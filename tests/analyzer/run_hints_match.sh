@@ -3,7 +3,8 @@
 # The default report's class bytes (JSON "hints") equal those of --insights,
 # device by device, on each TRACE and on a gmem-synth trace written to
 # SCRATCH: the hints decide the classes in the replay, --insights from its
-# own records; both follow one rule.
+# own records; both follow one rule. Where --insights speaks categories
+# (the bridge's blocks), its "lifetimes" hold the same split.
 set -u
 analyze=$1 synth=$2 scratch=$3
 shift 3
@@ -20,13 +21,18 @@ hints() {
         h && /"shown":/ { exit }'
 }
 insights() {
-    "$analyze" "$1" --insights --format json | awk '
+    "$analyze" "$1" --insights --format json >"$scratch/insights.json" || return
+    grep -q '"lifetimes": {' "$scratch/insights.json" && lt=1 || lt=0
+    awk -v lt=$lt '
         /"devices": \[/ { s = 1 }
         s && /^          "device":/ { gsub(/[^0-9]/, ""); d = $0 }
-        s && /"(persistent|step-scoped|temporary)": \{/ {
+        /"classes": \{/ { in_ = !lt }
+        /"lifetimes": \{/ { in_ = lt }
+        /"fragmentation": \{/ { in_ = 0 }
+        s && in_ && /"(persistent|step-scoped|temporary)": \{/ {
             k = $0; gsub(/[ ":{]/, "", k); sub(/-/, "_", k); want = 1; next }
         s && want && /"bytes":/ { v = $0; gsub(/[^0-9]/, "", v); print d, k, v; want = 0 }
-        /"table": \{/ { exit }'
+        /"table": \{/ { exit }' "$scratch/insights.json"
 }
 rc=0
 for t in "$@" "$scratch/hints_synth.gmt"; do

@@ -13,6 +13,7 @@
 #include "hints.h"
 #include "insights.h"
 #include "report.h"
+#include "print.h"
 
 #include "../check.h"
 
@@ -344,6 +345,51 @@ static void replay_insights(gma_replay *r, const char *path)
     REQUIRE(gma_replay_read(r, msg, sizeof(msg)) == 0, "%s", msg);
 }
 
+/*
+ * The same trace with its categories (category.h): no range at all, so the
+ * blocks made before the first range and never freed (b2, b3, b4) are
+ * parameters: 24 MiB in 3; beside them the allocator cache 32 - 24 = 8 MiB
+ * and outside the allocator 40 - 32 = 8 MiB. The lifetime split stays
+ * beside them (persistent 24 MiB), and a build in lifetimes is today's.
+ */
+static void check_bridge_categories(const char *path)
+{
+    tc_context("bridge, categories");
+    static gma_replay r;
+    gma_opts o = test_opts();
+    char msg[600];
+    REQUIRE(gma_replay_init(&r, &o, path) == 0);
+    REQUIRE(gma_insights_open(&r) == 0);
+    REQUIRE(gma_category_open(&r) == 0);
+    REQUIRE(gma_replay_read(&r, msg, sizeof(msg)) == 0, "%s", msg);
+    REQUIRE(gma_category_finish(&r) == 0);
+    CHECK(gma_insights_categories(&r));
+    gma_ins_result res;
+    REQUIRE(gma_insights_build(&res, &r) == 0);
+    REQUIRE(res.ndev == 1);
+    CHECK(res.categories);
+    CHECK_EQ_U64(res.ncls, GMA_CAT_COUNT_);
+    CHECK_STR(res.cls_names[GMA_CAT_CACHE], "allocator cache");
+    const gma_ins_dev *D = &res.dev[0];
+    CHECK_EQ_U64(D->cls[GMA_CAT_PARAMETER].bytes, 24 * MiB);
+    CHECK_EQ_U64(D->cls[GMA_CAT_PARAMETER].count, 3);
+    for (unsigned k = GMA_CAT_GRADIENT; k < GMA_CAT_TENSORS_; k++)
+        CHECK_EQ_U64(D->cls[k].bytes, 0);
+    CHECK_EQ_U64(D->cls[GMA_CAT_CACHE].bytes, 8 * MiB);
+    CHECK_EQ_U64(D->cls[GMA_CAT_OUTSIDE].bytes, 8 * MiB);
+    CHECK_EQ_U64(D->life[GMA_IC_PERSISTENT], 24 * MiB);
+    CHECK_EQ_U64(D->life_count[GMA_IC_PERSISTENT], 3);
+    CHECK_EQ_U64(D->life[GMA_IC_STEP] + D->life[GMA_IC_TEMP], 0);
+    gma_insights_result_free(&res);
+    REQUIRE(gma_insights_build_in(&res, &r, 0) == 0);
+    CHECK(!res.categories);
+    CHECK_EQ_U64(res.dev[0].cls[GMA_IC_PERSISTENT].bytes, 24 * MiB);
+    CHECK_EQ_U64(res.dev[0].cls[GMA_IC_RESERVED].bytes, 8 * MiB);
+    gma_insights_result_free(&res);
+    gma_replay_free(&r);
+    tc_context(NULL);
+}
+
 static void check_bridge(const char *dir)
 {
     char path[4200];
@@ -384,6 +430,7 @@ static void check_bridge(const char *dir)
     gma_table_free(&t);
     gma_insights_result_free(&res);
     gma_replay_free(&r);
+    check_bridge_categories(path);
 }
 
 /*

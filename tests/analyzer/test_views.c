@@ -1,9 +1,12 @@
 /*
  * The --by views and their sort keys as data (analyzer/view.h, views.c,
  * tables.c): every key row names its --sort value, ranks by a column its
- * view's table has, and sends --diff to a key of its own; and a --by device
- * table of three devices built by hand ranks as each key says.
+ * view's table has, and sends --diff to a key of its own; a --by device
+ * table of three devices built by hand ranks as each key says; and --by
+ * category ranks the hand-built training step (scenarios.c sc_train) as
+ * each key says.
  */
+#include "category.h"
 #include "tables.h"
 #include "view.h"
 
@@ -137,10 +140,102 @@ static void test_device_ranking(void)
     tc_context(NULL);
 }
 
-int main(void)
+/* The categories of train.gmt's dev0 in table order. */
+static void check_order(const gma_table *t, const char *const *want, size_t n)
+{
+    REQUIRE(t->nrows == n);
+    for (size_t i = 0; i < n; i++)
+        CHECK_STR(gma_cell_text(t, gma_table_cell(t, i, 1)), want[i]);
+}
+
+/* sc_train's dev0 (scenarios.c), in MiB at the peak / allocated / count:
+ *   parameter 8/8/1, gradient 8/16/2, optimizer state 16/16/2,
+ *   activation 4/8/2, temporary 0/7/3, input 1/2/2, workspace 2/2/1,
+ *   other 2/2/2, allocator cache 0, outside the allocator 0 (no counts).
+ * Ties keep the vocabulary's order. */
+static void test_category_ranking(const char *dir)
+{
+    static const char *const natural[] = { "parameter", "gradient", "optimizer state", "activation",
+                                           "temporary", "input", "workspace", "other",
+                                           "allocator cache", "outside the allocator" };
+    static const char *const by_peak[] = { "optimizer state", "parameter", "gradient", "activation",
+                                           "workspace", "other", "input", "temporary",
+                                           "allocator cache", "outside the allocator" };
+    static const char *const by_alloc[] = { "gradient", "optimizer state", "parameter", "activation",
+                                            "temporary", "input", "workspace", "other",
+                                            "allocator cache", "outside the allocator" };
+    static const char *const by_count[] = { "temporary", "gradient", "optimizer state", "activation",
+                                            "input", "other", "parameter", "workspace",
+                                            "allocator cache", "outside the allocator" };
+    static const struct {
+        int given;
+        gma_sort s;
+        const char *const *order;
+        const char *header;
+    } want[] = {
+        { 0, GMA_SORT_MEM, natural, "category" },
+        { 1, GMA_SORT_NAME, natural, "category" },
+        { 1, GMA_SORT_MEM, by_peak, "bytes at the device's peak" },
+        { 1, GMA_SORT_PEAK, by_peak, "bytes at the device's peak" },
+        { 1, GMA_SORT_ALLOC, by_alloc, "bytes allocated" },
+        { 1, GMA_SORT_COUNT, by_count, "allocations" },
+    };
+    char path[4200];
+    snprintf(path, sizeof path, "%s/train.gmt", dir);
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        tc_context("--by category --sort %s%s", gma_sort_names[want[i].s], want[i].given ? "" : " (not given)");
+        gma_opts o;
+        memset(&o, 0, sizeof o);
+        o.by = GMA_BY_CATEGORY;
+        o.sort = want[i].s;
+        o.sort_given = want[i].given;
+        o.top = 3; /* a fixed set: --top does not cut it */
+        o.window = o.step = o.device = -1;
+        static gma_replay r;
+        char msg[600];
+        REQUIRE(gma_replay_init(&r, &o, path) == 0);
+        REQUIRE(gma_category_open(&r) == 0);
+        REQUIRE(gma_replay_read(&r, msg, sizeof msg) == 0, "%s", msg);
+        REQUIRE(gma_category_finish(&r) == 0);
+        gma_view_report v;
+        REQUIRE(gma_view_report_build(&v, gma_view_of(GMA_BY_CATEGORY), &r, NULL) == 0);
+        CHECK_STR(v.by, "category");
+        CHECK_HAS(v.what, "train.gmt (by category)");
+        CHECK(v.nnotes == 0);
+        CHECK_STR(v.t.sort_note, want[i].header);
+        check_order(&v.t, want[i].order, 10);
+        /* the peak's bytes: 8 + 8 + 16 + 4 + 1 + 2 + 2 = 41 MiB */
+        uint64_t sum = 0;
+        for (size_t j = 0; j < v.t.nrows; j++)
+            sum += gma_table_cell(&v.t, j, 2)->v.u;
+        CHECK_EQ_U64(sum, 41ull << 20);
+        gma_view_report_free(&v);
+        if (i == 0) {
+            /* --diff with itself: every change 0, no category separates them */
+            REQUIRE(gma_view_report_build(&v, gma_view_of(GMA_BY_CATEGORY), &r, &r) == 0);
+            CHECK_HAS(v.what, "diff by category: ");
+            REQUIRE(v.nnotes == 1);
+            CHECK_STR(v.notes[0].key, "separates");
+            CHECK_STR(v.notes[0].text, "");
+            check_order(&v.t, natural, 10);
+            for (size_t j = 0; j < v.t.nrows; j++)
+                CHECK(gma_table_cell(&v.t, j, 4)->v.i == 0);
+            gma_view_report_free(&v);
+        }
+        gma_replay_free(&r);
+    }
+    tc_context(NULL);
+    /* the view is the report by itself, and compares in its own table */
+    CHECK(gma_view_category.alone && gma_view_category.diff_build);
+    CHECK(!gma_view_kernel.alone && !gma_view_kernel.diff_build);
+}
+
+int main(int argc, char **argv)
 {
     test_key_tables();
     test_merge_rules();
     test_device_ranking();
+    if (argc > 1)
+        test_category_ranking(argv[1]);
     return tc_result("analyzer.unit.views");
 }

@@ -388,7 +388,8 @@ enum extra { EXTRA_CHROME, EXTRA_SVG, EXTRA_HTML, EXTRA_DIFF, EXTRA_NONE, EXTRA_
 static enum extra opts_from(const uint8_t *b, gma_opts *opt)
 {
     memset(opt, 0, sizeof *opt);
-    opt->by = (gma_by)((b[0] & 15) % GMA_BY_COUNT_);
+    /* the views of the summary report (--by category is a report of its own) */
+    opt->by = (gma_by)((b[0] & 15) % GMA_BY_CATEGORY);
     opt->format = (gma_format)(((b[0] >> 4) & 3) % 3);
     enum extra x = (b[1] & 7) < EXTRA_NONE ? (enum extra)(b[1] & 7) : (b[1] & 7) == EXTRA_INSIGHTS ? EXTRA_INSIGHTS : EXTRA_NONE;
     opt->sort = (gma_sort)(((b[1] >> 3) & 7) % GMA_SORT_COUNT_);
@@ -443,7 +444,7 @@ static void analyze(const uint8_t *trace, size_t n, const gma_opts *opt, enum ex
             FZ_CHECK(gma_diff_print(f, gma_printer_of(opt->format), &ra, &rb) == 0, "gma_diff_print failed");
         gma_replay_free(&rb);
     } else if (x == EXTRA_INSIGHTS) {
-        FZ_CHECK(gma_insights_print(f, &ra, NULL) == 0, "gma_insights_print failed");
+        FZ_CHECK(gma_insights_print(f, gma_printer_of(opt->format), &ra, NULL) == 0, "gma_insights_print failed");
     } else {
         gma_report rep;
         FZ_CHECK(gma_report_build(&rep, &ra) == 0, "gma_report_build failed");
