@@ -81,6 +81,8 @@ typedef struct gma_opts {
     int chrome_bounded;    /* --chrome-largest N given: the bounded Chrome export */
     uint64_t chrome_largest; /* its N: the largest allocations kept (per trace) */
     uint64_t chrome_warn_bytes; /* warn once the Chrome export passes this; 0: GMA_CHROME_WARN_BYTES */
+    unsigned threads;      /* --threads: frames decompressed on this many threads; 0: one per online CPU */
+    const char *sqlite_path; /* --sqlite OUT */
 } gma_opts;
 
 /* The most bytes the sizes of one trace's records add up to (2^62, 4 EiB,

@@ -82,6 +82,8 @@ static const char USAGE[] =
     "                       terminal: a line a second (default: on a terminal, a line rewritten in place\n"
     "                       and erased when done, after the first second; in a pipe or a log, nothing)\n"
     "      --no-progress    no progress line, also on a terminal\n"
+    "      --threads N      decompress the trace on N threads (default: one per online CPU, at most 64);\n"
+    "                       the output is the same for any N\n"
     "  -h, --help           this text\n"
     "  -V, --version        version\n"
     "\n"
@@ -165,7 +167,8 @@ static void writing_end(const gma_opts *o)
 }
 
 enum { OPT_CHROME = 256, OPT_TIMELINE, OPT_FULL, OPT_PER_RANK, OPT_RANK, OPT_LAYER, OPT_INSIGHTS, OPT_FIT, OPT_AT,
-       OPT_CAPACITY, OPT_PROGRESS, OPT_NO_PROGRESS, OPT_CHROME_LARGEST };
+       OPT_CAPACITY, OPT_PROGRESS, OPT_NO_PROGRESS, OPT_CHROME_LARGEST,
+       OPT_THREADS, OPT_SQLITE };
 
 /* The Chrome export written: a "wrote" line when only exports were asked
  * for; a bounded one says what it kept there, or in a note on stderr. */
@@ -371,6 +374,12 @@ static int parse_option(cli *k, int c, char **argv)
         break;
     case 'D': o->diff_path = optarg; break;
     case OPT_CHROME: o->chrome_path = optarg; break;
+    case OPT_THREADS:
+        if (parse_u64(optarg, &v) != 0 || v < 1 || v > 64)
+            return usage_error("--threads: '%s' is not a number of threads from 1 to 64", optarg);
+        o->threads = (unsigned)v;
+        break;
+    case OPT_SQLITE: o->sqlite_path = optarg; break;
     case OPT_CHROME_LARGEST:
         if (parse_u64(optarg, &o->chrome_largest) != 0 || o->chrome_largest > GMA_CHROME_LARGEST_MAX)
             return usage_error("--chrome-largest: '%s' is not a number of allocations from 0 to 4000000 (about "
@@ -440,6 +449,7 @@ static int parse_options(cli *k, int argc, char **argv)
         { "at", required_argument, NULL, OPT_AT },     { "capacity", required_argument, NULL, OPT_CAPACITY },
         { "progress", no_argument, NULL, OPT_PROGRESS }, { "no-progress", no_argument, NULL, OPT_NO_PROGRESS },
         { "chrome-largest", required_argument, NULL, OPT_CHROME_LARGEST },
+        { "threads", required_argument, NULL, OPT_THREADS }, { "sqlite", required_argument, NULL, OPT_SQLITE },
         { NULL, 0, NULL, 0 },
     };
     memset(k, 0, sizeof(*k));

@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <string.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "replay_int.h"
 #include "attr.h"
@@ -958,6 +959,15 @@ int gma_replay_read(gma_replay *r, char *msg, size_t msgcap)
         snprintf(msg, msgcap, "cannot open %s: %s", path, strerror(errno));
         return 1;
     }
+    /* Frames decompress ahead on the other cores; the records come in the
+     * same order, so the threads change no output (1: the reader alone,
+     * as for a pipe). */
+    unsigned nth = r->opt.threads;
+    if (!nth) {
+        long c = sysconf(_SC_NPROCESSORS_ONLN);
+        nth = c < 1 ? 1u : c > 64 ? 64u : (unsigned)c;
+    }
+    (void)gmt_reader_set_threads(rd, nth);
     progress_begin(r, rd);
     /* Runs of the hot records come in batches (gmt_reader_next_hot): the
      * decoder runs a tight loop over a run, then the replay over it,
