@@ -41,6 +41,9 @@ typedef struct gma_consumer {
     void (*freed)(gma_replay *r, const gma_entry *e, const gmt_mem *m, uint64_t ord); /* ... accounted */
     void (*dropped)(gma_replay *r, const gma_entry *e); /* an entry died without its free */
     void (*settle)(gma_replay *r, uint64_t key, uint32_t kname); /* a kernel wait resolved */
+    /* an entry died (freed, replaced, or dropped by a window begin), device
+     * or host memory: its row is final but for a kernel still to settle */
+    void (*ended)(gma_replay *r, const gma_entry *e);
     /* Frees the consumer's state (gma_replay_free). */
     void (*release)(gma_replay *r);
 } gma_consumer;

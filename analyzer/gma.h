@@ -415,6 +415,7 @@ typedef struct gma_replay {
     struct gma_timeline *timeline;
     struct gma_insights *insights; /* --insights (insights.h) */
     struct gma_oom *oom;           /* the failures (OOM records) seen, NULL none (oom.h) */
+    struct gma_sqlite *sqlite;     /* --sqlite (export_sqlite.h) */
 
     int finished;
 } gma_replay;

@@ -20,6 +20,7 @@
 #include "fitview.h"
 #include "oom.h"
 #include "progress.h"
+#include "export_sqlite.h"
 
 #include <sys/ioctl.h>
 #include <unistd.h>
@@ -82,6 +83,9 @@ static const char USAGE[] =
     "                       terminal: a line a second (default: on a terminal, a line rewritten in place\n"
     "                       and erased when done, after the first second; in a pipe or a log, nothing)\n"
     "      --no-progress    no progress line, also on a terminal\n"
+    "      --sqlite OUT     write the trace as SQLite tables (allocations with owner, step, times and\n"
+    "                       layer; kernels, ranges, steps, windows, samples, summary), for queries in SQL\n"
+    "                       or pandas; schema: sqlite-schema.md (one trace, no --diff)\n"
     "      --threads N      decompress the trace on N threads (default: one per online CPU, at most 64);\n"
     "                       the output is the same for any N\n"
     "  -h, --help           this text\n"
@@ -494,7 +498,13 @@ static int check_combination(cli *k, char *const *paths, size_t ntraces)
                                  "peak; for one trace, the report's 'Live at the peak' section shows them");
     if (k->opt.chrome_bounded && !k->opt.chrome_path)
         return usage_error("%s", "--chrome-largest N bounds the Chrome export: give --chrome OUT.json too");
-    int exports_only = (k->opt.chrome_path || k->opt.timeline_path) && !k->format_given && !k->insights;
+    if (k->opt.sqlite_path && (is_multi(k, ntraces) || k->opt.diff_path))
+        return usage_error("%s", "--sqlite exports one trace: give one TRACE, without --diff or rank options");
+    if (k->opt.sqlite_path && (strcmp(k->opt.sqlite_path, "-") == 0 || strcmp(k->opt.sqlite_path, paths[0]) == 0))
+        return usage_error("--sqlite: '%s' is not a new file's name (a database is a file, and not the trace)",
+                           k->opt.sqlite_path);
+    int exports_only = (k->opt.chrome_path || k->opt.timeline_path || k->opt.sqlite_path) && !k->format_given &&
+                       !k->insights;
     if (check_outputs(&k->opt, paths, ntraces, !exports_only) != 0)
         return EXIT_USAGE;
     /* machine formats carry whole names; only the terminal's table elides them */
@@ -601,6 +611,10 @@ static int replay_inputs(cli *k, const char *path, gma_replay *ra, gma_replay *r
         fprintf(stderr, "gmem-analyze: out of memory\n");
         return EXIT_BAD_INPUT;
     }
+    if (o->sqlite_path && gma_sqlite_open(ra, o->sqlite_path, msg, sizeof(msg)) != 0) {
+        fprintf(stderr, "gmem-analyze: %s\n", msg);
+        return EXIT_BAD_INPUT;
+    }
     if (gma_replay_read(ra, msg, sizeof(msg)) != 0) {
         fprintf(stderr, "gmem-analyze: %s\n", msg);
         return EXIT_BAD_INPUT;
@@ -653,7 +667,7 @@ static int write_outputs(const cli *k, const char *path, gma_replay *ra, gma_rep
 {
     const gma_opts *o = &k->opt;
     /* exports without --format: a line per file written, no report */
-    int exports_only = (o->chrome_path || o->timeline_path) && !k->format_given && !k->insights;
+    int exports_only = (o->chrome_path || o->timeline_path || o->sqlite_path) && !k->format_given && !k->insights;
     int rc = 0;
     char w[400];
     if (gma_trace_warning(ra, w, sizeof(w)) && (*damaged = 1))
@@ -697,6 +711,20 @@ static int write_outputs(const cli *k, const char *path, gma_replay *ra, gma_rep
         rc = EXIT_BAD_INPUT;
     if (!rc && o->chrome_path)
         said_chrome(o->chrome_path, chrome_note, exports_only);
+    if (o->sqlite_path) {
+        char sline[PATH_MAX + 400];
+        writing_begin(o, o->sqlite_path);
+        int src = gma_sqlite_finish(ra, sline, sizeof sline);
+        writing_end(o);
+        if (src != 0) {
+            fprintf(stderr, "gmem-analyze: %s\n", sline);
+            rc = EXIT_BAD_INPUT;
+        } else if (exports_only) {
+            say(sline);
+        } else {
+            fprintf(stderr, "gmem-analyze: %s\n", sline);
+        }
+    }
     if (!rc && exports_only && o->timeline_path && gma_timeline_summary(ra))
         say(gma_timeline_summary(ra));
     return rc;
