@@ -83,6 +83,7 @@ typedef struct gma_opts {
     uint64_t chrome_warn_bytes; /* warn once the Chrome export passes this; 0: GMA_CHROME_WARN_BYTES */
     unsigned threads;      /* --threads: frames decompressed on this many threads; 0: one per online CPU */
     const char *sqlite_path; /* --sqlite OUT */
+    int alloc_spill;       /* --by alloc --top 0 of one trace: rows spilled to a file, not kept (arows.h) */
 } gma_opts;
 
 /* The most bytes the sizes of one trace's records add up to (2^62, 4 EiB,
@@ -416,6 +417,7 @@ typedef struct gma_replay {
     struct gma_insights *insights; /* --insights (insights.h) */
     struct gma_oom *oom;           /* the failures (OOM records) seen, NULL none (oom.h) */
     struct gma_sqlite *sqlite;     /* --sqlite (export_sqlite.h) */
+    struct gma_aspill *aspill;     /* --by alloc --top 0: the rows spilled (arows.h), NULL kept */
 
     int finished;
 } gma_replay;

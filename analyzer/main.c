@@ -595,6 +595,8 @@ static int replay_inputs(cli *k, const char *path, gma_replay *ra, gma_replay *r
     *have_b = 0;
     if (o->diff_path && gma_diff_layer(o, path, o->diff_path, msg, sizeof(msg)))
         fprintf(stderr, "gmem-analyze: note: %s\n", msg);
+    /* one trace's --by alloc --top 0 is printed row by row from a spill */
+    o->alloc_spill = !o->diff_path;
     if (gma_replay_init(ra, o, path) != 0) {
         fprintf(stderr, "gmem-analyze: out of memory\n");
         return EXIT_BAD_INPUT;

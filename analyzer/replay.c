@@ -28,6 +28,7 @@
 #include "tracestr.h"
 #include "winsteps.h"
 #include "progress.h"
+#include "arows.h"
 
 const char *const gma_by_names[GMA_BY_COUNT_] = { "kernel", "range", "alloc", "step", "tag", "stream", "device" };
 const char *const gma_sort_names[GMA_SORT_COUNT_] = { "mem", "peak", "alloc", "count", "time", "name", "held" };
@@ -768,6 +769,10 @@ int gma_replay_init(gma_replay *r, const gma_opts *opt, const char *path)
         gma_replay_free(r);
         return -1;
     }
+    /* every row of --by alloc: spilled as rows end (without a temporary
+     * file, kept as entries, as for --top N) */
+    if (opt->alloc_spill && opt->by == GMA_BY_ALLOC && opt->top == 0)
+        (void)gma_aspill_open(r);
     return 0;
 }
 
