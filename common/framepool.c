@@ -5,6 +5,12 @@
  * outside the lock with its own context, and marks the slot done; the
  * reader takes slots in claim order, which is file order.  The ring of
  * depth slots bounds how far the workers run ahead.
+ *
+ * The reader never waits for a worker: a frame still being decompressed
+ * (its worker may be off the CPU on a loaded machine) it decompresses
+ * itself from a copy, leaving the worker's result to be dropped, and a
+ * frame no worker has claimed yet it claims and decompresses itself.  So
+ * more threads can cost some duplicated work, never a stall.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -22,7 +28,9 @@
  * the lock is taken for a read once per several frames. */
 #define FP_READ_CHUNK ((size_t)8 << 20)
 
-enum { SLOT_FREE, SLOT_BUSY, SLOT_DONE, SLOT_FAILED };
+/* STOLEN: the reader took the frame while its worker decompressed it; the
+ * worker frees the slot when it is done */
+enum { SLOT_FREE, SLOT_BUSY, SLOT_DONE, SLOT_FAILED, SLOT_STOLEN };
 
 typedef struct fp_slot {
     int state;
@@ -35,8 +43,7 @@ typedef struct fp_slot {
 
 struct gmt_fpool {
     pthread_mutex_t mu;
-    pthread_cond_t cv_work; /* a slot freed, or quit */
-    pthread_cond_t cv_done; /* a slot done or failed, or the pool ended */
+    pthread_cond_t cv_work; /* a slot freed, or quit (the reader never waits) */
     int fd;
     int wlog;
     size_t max_content;
@@ -50,9 +57,10 @@ struct gmt_fpool {
     size_t rb_cap, rb_len;
     uint64_t rb_off;
     int rb_eof;
+    ZSTD_DCtx *dctx; /* the reader's, for the frames it decompresses itself */
+    fp_slot own;     /* ... and their compressed bytes */
     pthread_t th[FP_MAX_WORKERS];
-    unsigned nth;   /* threads started (joined by stop) */
-    unsigned alive; /* workers able to decompress */
+    unsigned nth; /* threads started (joined by stop) */
 };
 
 /* Makes rb hold n bytes from next_off on where the file has them (fewer at
@@ -137,24 +145,18 @@ static void *fp_worker(void *arg)
         ZSTD_freeDCtx(dctx);
         dctx = NULL;
     }
-    pthread_mutex_lock(&p->mu);
-    if (!dctx) { /* the other workers go on; with none, take sees the end */
-        if (--p->alive == 0) {
-            p->ended = 1;
-            pthread_cond_broadcast(&p->cv_done);
-        }
-        pthread_mutex_unlock(&p->mu);
+    if (!dctx) /* the other workers go on; with none, the reader does it all */
         return NULL;
-    }
+    pthread_mutex_lock(&p->mu);
     for (;;) {
-        while (!p->quit && (p->ended || p->next_seq - p->take_seq >= p->depth))
+        while (!p->quit && (p->ended || p->next_seq - p->take_seq >= p->depth ||
+                            p->s[p->next_seq % p->depth].state != SLOT_FREE))
             pthread_cond_wait(&p->cv_work, &p->mu);
         if (p->quit)
             break;
         fp_slot *s = &p->s[p->next_seq % p->depth];
         if (fp_claim(p, s) < 0) {
             p->ended = 1;
-            pthread_cond_broadcast(&p->cv_done);
             continue;
         }
         p->next_seq++;
@@ -176,10 +178,14 @@ static void *fp_worker(void *arg)
                 ZSTD_DCtx_reset(dctx, ZSTD_reset_session_only);
         }
         pthread_mutex_lock(&p->mu);
+        if (s->state == SLOT_STOLEN) {
+            s->state = SLOT_FREE;
+            pthread_cond_broadcast(&p->cv_work);
+            continue;
+        }
         s->state = ok ? SLOT_DONE : SLOT_FAILED;
         if (!ok)
             p->ended = 1;
-        pthread_cond_broadcast(&p->cv_done);
     }
     pthread_mutex_unlock(&p->mu);
     ZSTD_freeDCtx(dctx);
@@ -195,7 +201,9 @@ gmt_fpool *gmt_fpool_start(int fd, uint64_t start, unsigned workers, int window_
     gmt_fpool *p = calloc(1, sizeof(*p));
     if (!p)
         return NULL;
-    p->depth = 2 * workers + 2;
+    /* two frames a worker, and the one being decoded: beyond 16 slots the
+     * decoding thread, not decompression, sets the pace */
+    p->depth = 2 * workers + 2 < 16 ? 2 * workers + 2 : 16;
     p->s = calloc(p->depth, sizeof(*p->s));
     if (!p->s || pthread_mutex_init(&p->mu, NULL) != 0) {
         free(p->s);
@@ -203,7 +211,15 @@ gmt_fpool *gmt_fpool_start(int fd, uint64_t start, unsigned workers, int window_
         return NULL;
     }
     pthread_cond_init(&p->cv_work, NULL);
-    pthread_cond_init(&p->cv_done, NULL);
+    p->dctx = ZSTD_createDCtx();
+    if (!p->dctx || ZSTD_isError(ZSTD_DCtx_setParameter(p->dctx, ZSTD_d_windowLogMax, window_log_max))) {
+        ZSTD_freeDCtx(p->dctx);
+        pthread_cond_destroy(&p->cv_work);
+        pthread_mutex_destroy(&p->mu);
+        free(p->s);
+        free(p);
+        return NULL;
+    }
     p->fd = fd;
     p->wlog = window_log_max;
     p->max_content = max_content;
@@ -213,7 +229,6 @@ gmt_fpool *gmt_fpool_start(int fd, uint64_t start, unsigned workers, int window_
         if (pthread_create(&p->th[p->nth], NULL, fp_worker, p) != 0)
             break;
         p->nth++;
-        p->alive++;
     }
     unsigned started = p->nth;
     pthread_mutex_unlock(&p->mu);
@@ -224,44 +239,90 @@ gmt_fpool *gmt_fpool_start(int fd, uint64_t start, unsigned workers, int window_
     return p;
 }
 
+/* Decompresses the reader's own copy (p->own) into *buf; 1, or 0 when
+ * zstd fails (the reader then reads the frame itself). No lock held. */
+static int own_frame(gmt_fpool *p, uint8_t **buf, size_t *cap, gmt_fpool_frame *fr)
+{
+    fp_slot *s = &p->own;
+    if (s->len > *cap) {
+        uint8_t *nb = realloc(*buf, s->len);
+        if (!nb)
+            return 0;
+        *buf = nb;
+        *cap = s->len;
+    }
+    size_t n = ZSTD_decompressDCtx(p->dctx, *buf, s->len, s->cb, (size_t)s->csize);
+    if (ZSTD_isError(n) || n != s->len) {
+        ZSTD_DCtx_reset(p->dctx, ZSTD_reset_session_only);
+        return 0;
+    }
+    fr->csize = s->csize;
+    fr->len = s->len;
+    fr->checked = s->checked;
+    return 1;
+}
+
 int gmt_fpool_take(gmt_fpool *p, uint64_t off, uint8_t **buf, size_t *cap, gmt_fpool_frame *fr)
 {
     if (!p)
         return 0;
-    int got = 0;
     pthread_mutex_lock(&p->mu);
-    for (;;) {
-        if (p->take_seq < p->next_seq) {
-            fp_slot *s = &p->s[p->take_seq % p->depth];
-            if (s->state == SLOT_BUSY) {
-                pthread_cond_wait(&p->cv_done, &p->mu);
-                continue;
-            }
-            if (s->state == SLOT_DONE && s->off == off) {
-                uint8_t *ob = s->ob;
-                size_t ocap = s->ocap;
-                s->ob = *buf;
-                s->ocap = *cap;
-                *buf = ob;
-                *cap = ocap;
-                fr->csize = s->csize;
-                fr->len = s->len;
-                fr->checked = s->checked;
-                s->state = SLOT_FREE;
-                p->take_seq++;
-                pthread_cond_signal(&p->cv_work);
-                got = 1;
-            } else {
-                p->ended = 1;
-            }
-            break;
+    if (p->take_seq < p->next_seq) {
+        fp_slot *s = &p->s[p->take_seq % p->depth];
+        if (s->off != off || s->state == SLOT_FAILED) {
+            p->ended = 1;
+            pthread_mutex_unlock(&p->mu);
+            return 0;
         }
-        if (p->ended)
-            break;
-        pthread_cond_wait(&p->cv_done, &p->mu);
+        if (s->state == SLOT_DONE) {
+            uint8_t *ob = s->ob;
+            size_t ocap = s->ocap;
+            s->ob = *buf;
+            s->ocap = *cap;
+            *buf = ob;
+            *cap = ocap;
+            fr->csize = s->csize;
+            fr->len = s->len;
+            fr->checked = s->checked;
+            s->state = SLOT_FREE;
+            p->take_seq++;
+            pthread_cond_signal(&p->cv_work);
+            pthread_mutex_unlock(&p->mu);
+            return 1;
+        }
+        /* BUSY: its worker is at it; take a copy and do it here */
+        fp_slot *o = &p->own;
+        if (s->csize > o->ccap) {
+            uint8_t *nb = realloc(o->cb, (size_t)s->csize);
+            if (!nb) {
+                p->ended = 1;
+                pthread_mutex_unlock(&p->mu);
+                return 0;
+            }
+            o->cb = nb;
+            o->ccap = (size_t)s->csize;
+        }
+        memcpy(o->cb, s->cb, (size_t)s->csize);
+        o->csize = s->csize;
+        o->len = s->len;
+        o->checked = s->checked;
+        o->off = s->off;
+        s->state = SLOT_STOLEN;
+        p->take_seq++;
+    } else if (p->ended || p->next_off != off || fp_claim(p, &p->own) < 0) {
+        /* no worker has it yet and it is not one the pool takes */
+        p->ended = 1;
+        pthread_mutex_unlock(&p->mu);
+        return 0;
     }
+    /* (else: claimed here, outside the ring) */
     pthread_mutex_unlock(&p->mu);
-    return got;
+    if (own_frame(p, buf, cap, fr))
+        return 1;
+    pthread_mutex_lock(&p->mu);
+    p->ended = 1;
+    pthread_mutex_unlock(&p->mu);
+    return 0;
 }
 
 void gmt_fpool_stop(gmt_fpool *p)
@@ -280,8 +341,9 @@ void gmt_fpool_stop(gmt_fpool *p)
         free(p->s[i].ob);
     }
     pthread_cond_destroy(&p->cv_work);
-    pthread_cond_destroy(&p->cv_done);
     pthread_mutex_destroy(&p->mu);
+    ZSTD_freeDCtx(p->dctx);
+    free(p->own.cb);
     free(p->s);
     free(p->rb);
     free(p);

@@ -32,10 +32,11 @@ typedef struct gmt_fpool_frame {
  * reads alone, as it would have. */
 gmt_fpool *gmt_fpool_start(int fd, uint64_t start, unsigned workers, int window_log_max, size_t max_content);
 /* The frame that starts at file offset off: 1 with *buf and *cap swapped for
- * the frame's buffer (the old buffer goes to the pool for reuse) and *fr
- * filled; 0 when the pool has no such frame (it stopped before it, or the
- * offset is not the next frame's): the pool is then done for good and the
- * caller reads from off on itself. */
+ * the frame's buffer (the old buffer goes to the pool for reuse), or the
+ * frame decompressed into *buf (grown as needed) when no worker had it
+ * ready, and *fr filled; never waits for a worker. 0 when the pool has no
+ * such frame (it stopped before it, or the offset is not the next frame's):
+ * the pool is then done for good and the caller reads from off on itself. */
 int gmt_fpool_take(gmt_fpool *p, uint64_t off, uint8_t **buf, size_t *cap, gmt_fpool_frame *fr);
 /* Stops the threads and frees the pool (NULL: nothing). */
 void gmt_fpool_stop(gmt_fpool *p);
