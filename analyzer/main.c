@@ -737,7 +737,7 @@ static int run_fit(cli *k, char **paths, size_t ntraces)
 {
     int steps = k->fit[0].step >= 0;
     if (k->opt.diff_path || k->insights || k->by_rank || k->per_rank || k->want_rank >= 0 || k->opt.chrome_path ||
-        k->opt.chrome_bounded ||
+        k->opt.chrome_bounded || k->opt.sqlite_path ||
         k->opt.timeline_path || (k->by_given && k->opt.by != GMA_BY_KERNEL && k->opt.by != GMA_BY_RANGE))
         return usage_error("%s", "--fit makes its own report: it goes with --by kernel or range, --top, --format, "
                                  "--window, --device, --at and --capacity only");
