@@ -48,6 +48,9 @@ typedef struct gma_consumer {
     /* A failure (OOM record) and each LIVE record of the dump after it */
     void (*failure)(gma_replay *r, const gmt_oom *o);
     void (*live_rec)(gma_replay *r, const gmt_mem *m);
+    /* an entry died (freed, replaced, or dropped by a window begin), device
+     * or host memory: its row is final but for a kernel still to settle */
+    void (*ended)(gma_replay *r, const gma_entry *e);
     /* Frees the consumer's state (gma_replay_free). */
     void (*release)(gma_replay *r);
 } gma_consumer;

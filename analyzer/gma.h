@@ -85,6 +85,9 @@ typedef struct gma_opts {
     uint64_t chrome_largest; /* its N: the largest allocations kept (per trace) */
     uint64_t chrome_warn_bytes; /* warn once the Chrome export passes this; 0: GMA_CHROME_WARN_BYTES */
     uint64_t depth;        /* --by module: paths deeper than this folded (0: none) */
+    unsigned threads;      /* --threads: frames decompressed on this many threads; 0: one per online CPU */
+    const char *sqlite_path; /* --sqlite OUT */
+    int alloc_spill;       /* --by alloc --top 0 of one trace: rows spilled to a file, not kept (arows.h) */
 } gma_opts;
 
 /* The most bytes the sizes of one trace's records add up to (2^62, 4 EiB,
@@ -423,6 +426,8 @@ typedef struct gma_replay {
     struct gma_timeline *timeline;
     struct gma_category *category; /* with the PyTorch bridge (category.h), NULL none */
     struct gma_modules *modules;   /* modules and source lines (modules.h), NULL not collected */
+    struct gma_sqlite *sqlite;     /* --sqlite (export_sqlite.h) */
+    struct gma_aspill *aspill;     /* --by alloc --top 0: the rows spilled (arows.h), NULL kept */
 
     int finished;
 } gma_replay;

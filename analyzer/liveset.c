@@ -52,6 +52,8 @@ static void arow_sift_down(gma_replay *r, size_t i)
 
 void gma_arow_offer(gma_replay *r, uint32_t ei)
 {
+    if (r->aspill) /* every row goes to the spill as it ends */
+        return;
     gma_entry *e = ENT(r, ei);
     if (e->flags & GMA_E_KEEP_ROW)
         return;

@@ -78,6 +78,8 @@ static inline __attribute__((always_inline)) void entry_dead(gma_replay *r, uint
         e->flags |= GMA_E_DROPPED;
     if (!plain && dropped && !(e->flags & GMA_E_HOST))
         PUBLISH(r, dropped, e);
+    if (!plain)
+        PUBLISH(r, ended, e);
     if (!(e->flags & GMA_E_HOST) && D->has_peak && e->ord <= D->peak_ord) {
         e->flags |= GMA_E_KEEP_PEAK;
         e->keep_next = D->keep_head;

@@ -22,6 +22,7 @@
 #include "category.h"
 #include "modules.h"
 #include "progress.h"
+#include "export_sqlite.h"
 
 #include <sys/ioctl.h>
 #include <unistd.h>
@@ -94,6 +95,11 @@ static const char USAGE[] =
     "                       terminal: a line a second (default: on a terminal, a line rewritten in place\n"
     "                       and erased when done, after the first second; in a pipe or a log, nothing)\n"
     "      --no-progress    no progress line, also on a terminal\n"
+    "      --sqlite OUT     write the trace as SQLite tables (allocations with owner, step, times and\n"
+    "                       layer; kernels, ranges, steps, windows, samples, summary), for queries in SQL\n"
+    "                       or pandas; schema: sqlite-schema.md (one trace, no --diff)\n"
+    "      --threads N      decompress the trace on N threads (default: one per online CPU, at most 64);\n"
+    "                       the output is the same for any N\n"
     "  -h, --help           this text\n"
     "  -V, --version        version\n"
     "\n"
@@ -177,7 +183,8 @@ static void writing_end(const gma_opts *o)
 }
 
 enum { OPT_CHROME = 256, OPT_TIMELINE, OPT_FULL, OPT_PER_RANK, OPT_RANK, OPT_LAYER, OPT_INSIGHTS, OPT_FIT, OPT_AT,
-       OPT_CAPACITY, OPT_PROGRESS, OPT_NO_PROGRESS, OPT_CHROME_LARGEST, OPT_DEPTH };
+       OPT_CAPACITY, OPT_PROGRESS, OPT_NO_PROGRESS, OPT_CHROME_LARGEST, OPT_DEPTH,
+       OPT_THREADS, OPT_SQLITE };
 
 /* The Chrome export written: a "wrote" line when only exports were asked
  * for; a bounded one says what it kept there, or in a note on stderr. */
@@ -386,6 +393,12 @@ static int parse_option(cli *k, int c, char **argv)
         break;
     case 'D': o->diff_path = optarg; break;
     case OPT_CHROME: o->chrome_path = optarg; break;
+    case OPT_THREADS:
+        if (parse_u64(optarg, &v) != 0 || v < 1 || v > 64)
+            return usage_error("--threads: '%s' is not a number of threads from 1 to 64", optarg);
+        o->threads = (unsigned)v;
+        break;
+    case OPT_SQLITE: o->sqlite_path = optarg; break;
     case OPT_CHROME_LARGEST:
         if (parse_u64(optarg, &o->chrome_largest) != 0 || o->chrome_largest > GMA_CHROME_LARGEST_MAX)
             return usage_error("--chrome-largest: '%s' is not a number of allocations from 0 to 4000000 (about "
@@ -460,6 +473,7 @@ static int parse_options(cli *k, int argc, char **argv)
         { "progress", no_argument, NULL, OPT_PROGRESS }, { "no-progress", no_argument, NULL, OPT_NO_PROGRESS },
         { "chrome-largest", required_argument, NULL, OPT_CHROME_LARGEST },
         { "depth", required_argument, NULL, OPT_DEPTH },
+        { "threads", required_argument, NULL, OPT_THREADS }, { "sqlite", required_argument, NULL, OPT_SQLITE },
         { NULL, 0, NULL, 0 },
     };
     memset(k, 0, sizeof(*k));
@@ -512,7 +526,13 @@ static int check_combination(cli *k, char *const *paths, size_t ntraces)
         return usage_error("%s", "--by category reads one trace: choose one rank's trace with --rank N");
     if (k->opt.chrome_bounded && !k->opt.chrome_path)
         return usage_error("%s", "--chrome-largest N bounds the Chrome export: give --chrome OUT.json too");
-    int exports_only = (k->opt.chrome_path || k->opt.timeline_path) && !k->format_given && !k->insights;
+    if (k->opt.sqlite_path && (is_multi(k, ntraces) || k->opt.diff_path))
+        return usage_error("%s", "--sqlite exports one trace: give one TRACE, without --diff or rank options");
+    if (k->opt.sqlite_path && (strcmp(k->opt.sqlite_path, "-") == 0 || strcmp(k->opt.sqlite_path, paths[0]) == 0))
+        return usage_error("--sqlite: '%s' is not a new file's name (a database is a file, and not the trace)",
+                           k->opt.sqlite_path);
+    int exports_only = (k->opt.chrome_path || k->opt.timeline_path || k->opt.sqlite_path) && !k->format_given &&
+                       !k->insights;
     if (check_outputs(&k->opt, paths, ntraces, !exports_only) != 0)
         return EXIT_USAGE;
     /* machine formats carry whole names; only the terminal's table elides them */
@@ -603,6 +623,8 @@ static int replay_inputs(cli *k, const char *path, gma_replay *ra, gma_replay *r
     *have_b = 0;
     if (o->diff_path && gma_diff_layer(o, path, o->diff_path, msg, sizeof(msg)))
         fprintf(stderr, "gmem-analyze: note: %s\n", msg);
+    /* one trace's --by alloc --top 0 is printed row by row from a spill */
+    o->alloc_spill = !o->diff_path;
     if (gma_replay_init(ra, o, path) != 0) {
         fprintf(stderr, "gmem-analyze: out of memory\n");
         return EXIT_BAD_INPUT;
@@ -617,6 +639,10 @@ static int replay_inputs(cli *k, const char *path, gma_replay *ra, gma_replay *r
     }
     if (k->insights && gma_insights_open(ra) != 0) {
         fprintf(stderr, "gmem-analyze: out of memory\n");
+        return EXIT_BAD_INPUT;
+    }
+    if (o->sqlite_path && gma_sqlite_open(ra, o->sqlite_path, msg, sizeof(msg)) != 0) {
+        fprintf(stderr, "gmem-analyze: %s\n", msg);
         return EXIT_BAD_INPUT;
     }
     int blocks = gma_trace_has_blocks(path);
@@ -714,7 +740,7 @@ static int write_outputs(const cli *k, const char *path, gma_replay *ra, gma_rep
 {
     const gma_opts *o = &k->opt;
     /* exports without --format: a line per file written, no report */
-    int exports_only = (o->chrome_path || o->timeline_path) && !k->format_given && !k->insights;
+    int exports_only = (o->chrome_path || o->timeline_path || o->sqlite_path) && !k->format_given && !k->insights;
     int rc = 0;
     char w[400];
     if (gma_trace_warning(ra, w, sizeof(w)) && (*damaged = 1))
@@ -761,6 +787,20 @@ static int write_outputs(const cli *k, const char *path, gma_replay *ra, gma_rep
         rc = EXIT_BAD_INPUT;
     if (!rc && o->chrome_path)
         said_chrome(o->chrome_path, chrome_note, exports_only);
+    if (o->sqlite_path) {
+        char sline[PATH_MAX + 400];
+        writing_begin(o, o->sqlite_path);
+        int src = gma_sqlite_finish(ra, sline, sizeof sline);
+        writing_end(o);
+        if (src != 0) {
+            fprintf(stderr, "gmem-analyze: %s\n", sline);
+            rc = EXIT_BAD_INPUT;
+        } else if (exports_only) {
+            say(sline);
+        } else {
+            fprintf(stderr, "gmem-analyze: %s\n", sline);
+        }
+    }
     if (!rc && exports_only && o->timeline_path && gma_timeline_summary(ra))
         say(gma_timeline_summary(ra));
     return rc;
@@ -771,7 +811,7 @@ static int run_fit(cli *k, char **paths, size_t ntraces)
 {
     int steps = k->fit[0].step >= 0;
     if (k->opt.diff_path || k->insights || k->by_rank || k->per_rank || k->want_rank >= 0 || k->opt.chrome_path ||
-        k->opt.chrome_bounded ||
+        k->opt.chrome_bounded || k->opt.sqlite_path ||
         k->opt.timeline_path || (k->by_given && k->opt.by != GMA_BY_KERNEL && k->opt.by != GMA_BY_RANGE))
         return usage_error("%s", "--fit makes its own report: it goes with --by kernel or range, --top, --format, "
                                  "--window, --device, --at and --capacity only");

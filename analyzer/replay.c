@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <string.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "replay_int.h"
 #include "attr.h"
@@ -29,6 +30,7 @@
 #include "winsteps.h"
 #include "progress.h"
 #include "view.h"
+#include "arows.h"
 
 const char *const gma_by_names[GMA_BY_COUNT_] = { "kernel", "range", "alloc", "step", "tag", "stream", "device",
                                                    "module", "line", "category" };
@@ -805,6 +807,10 @@ int gma_replay_init(gma_replay *r, const gma_opts *opt, const char *path)
         gma_replay_free(r);
         return -1;
     }
+    /* every row of --by alloc: spilled as rows end (without a temporary
+     * file, kept as entries, as for --top N) */
+    if (opt->alloc_spill && opt->by == GMA_BY_ALLOC && opt->top == 0)
+        (void)gma_aspill_open(r);
     return 0;
 }
 
@@ -1007,6 +1013,15 @@ int gma_replay_read(gma_replay *r, char *msg, size_t msgcap)
         snprintf(msg, msgcap, "cannot open %s: %s", path, strerror(errno));
         return 1;
     }
+    /* Frames decompress ahead on the other cores; the records come in the
+     * same order, so the threads change no output (1: the reader alone,
+     * as for a pipe). */
+    unsigned nth = r->opt.threads;
+    if (!nth) {
+        long c = sysconf(_SC_NPROCESSORS_ONLN);
+        nth = c < 1 ? 1u : c > 64 ? 64u : (unsigned)c;
+    }
+    (void)gmt_reader_set_threads(rd, nth);
     progress_begin(r, rd);
     /* Runs of the hot records come in batches (gmt_reader_next_hot): the
      * decoder runs a tight loop over a run, then the replay over it,

@@ -19,6 +19,10 @@ void gma_table_init(gma_table *t, const char *title, const gma_col *cols, size_t
 
 void gma_table_free(gma_table *t)
 {
+    if (t->fill_free)
+        t->fill_free(t);
+    t->fill = NULL;
+    t->fill_free = NULL;
     gma_vec_free(&t->cells);
     gma_strs_free(&t->strs);
 }
@@ -32,6 +36,21 @@ gma_cell *gma_table_row(gma_table *t)
     t->cells.len = (t->nrows + 1) * t->ncols;
     t->nrows++;
     return c;
+}
+
+gma_cell *gma_table_cell_fill(const gma_table *t, size_t row, size_t col)
+{
+    /* printers read a table with a const pointer; a filled table's window
+     * is not part of what it holds */
+    gma_table *m = (gma_table *)t;
+    static gma_cell empty = { 1, { 0 } };
+    if (row < m->win_lo || row - m->win_lo >= m->win_n) {
+        if (m->fill(m, row) != 0 || row < m->win_lo || row - m->win_lo >= m->win_n) {
+            empty.null = 1;
+            return &empty;
+        }
+    }
+    return &((gma_cell *)m->cells.data)[(row - m->win_lo) * m->ncols + col];
 }
 
 void gma_cell_str(gma_table *t, gma_cell *c, const char *s)

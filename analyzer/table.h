@@ -58,6 +58,13 @@ typedef struct gma_table {
     size_t nrows;
     uint64_t total_rows;    /* rows before --top */
     gma_strs strs;
+    /* A table too large to hold (arows.h): cells and strs hold the rows
+     * [win_lo, win_lo + win_n) of the nrows, and fill(t, row) replaces them
+     * with a window that holds row (0, or -1: the row is shown empty). */
+    int (*fill)(struct gma_table *t, size_t row);
+    void (*fill_free)(struct gma_table *t);
+    void *fill_ctx;
+    size_t win_lo, win_n;
 } gma_table;
 
 void gma_table_init(gma_table *t, const char *title, const gma_col *cols, size_t ncols);
@@ -65,8 +72,12 @@ void gma_table_free(gma_table *t);
 /* Starts a row; returns its cells (zeroed), NULL on OOM. */
 gma_cell *gma_table_row(gma_table *t);
 void gma_cell_str(gma_table *t, gma_cell *c, const char *s);
+/* A cell of a table filled on demand (its window moved to hold row). */
+gma_cell *gma_table_cell_fill(const gma_table *t, size_t row, size_t col);
 static inline gma_cell *gma_table_cell(const gma_table *t, size_t row, size_t col)
 {
+    if (__builtin_expect(t->fill != NULL, 0))
+        return gma_table_cell_fill(t, row, col);
     return &((gma_cell *)t->cells.data)[row * t->ncols + col];
 }
 static inline const char *gma_cell_text(const gma_table *t, const gma_cell *c)

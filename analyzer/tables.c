@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "tables.h"
+#include "arows.h"
 #include "liveset.h"
 #include "names.h"
 #include "modules.h"
@@ -500,9 +501,59 @@ static int arow_cmp(const void *pa, const void *pb, void *pc)
     return gma_arow_before(r, b, a) ? 1 : 0;
 }
 
+/* Every accounted allocation: the rows of --by alloc before --top. */
+uint64_t gma_alloc_rows_total(const gma_replay *r)
+{
+    uint64_t total = 0;
+    for (size_t i = 0; i < r->windows.len; i++) {
+        const gma_window *w = &GMA_VEC_AT(&r->windows, gma_window, i);
+        if (r->opt.window < 0 || w->id == (uint64_t)r->opt.window)
+            total += w->alloc_count + w->baseline_seen_count;
+    }
+    return total;
+}
+
+int gma_alloc_row(const gma_replay *r, gma_table *t, const gma_entry *e, gma_buf *b)
+{
+    gma_cell *c = gma_table_row(t);
+    if (!c)
+        return -1;
+    set_u(&c[0], e->addr);
+    set_u(&c[1], e->device);
+    set_u(&c[2], e->bytes);
+    gma_cell_str(t, &c[3], gma_kind_label(e->kind));
+    gma_cell_str(t, &c[4], gma_source_label(e->source));
+    set_u(&c[5], e->step);
+    set_i(&c[6], gma_rel(r, e->ts));
+    set_i(&c[7], gma_rel(r, e->free_ts));
+    c[7].null = (e->flags & GMA_E_LIVE) || (e->flags & GMA_E_DROPPED) || !e->free_ts;
+    uint64_t end = e->free_ts ? e->free_ts : r->last_ts;
+    set_u(&c[8], end > e->ts ? end - e->ts : 0);
+    set_u(&c[9], e->live_after);
+    gma_buf_reset(b);
+    gma_kernel_display(r, e->kname, r->opt.full_names, b);
+    gma_cell_str(t, &c[10], gma_buf_str(b));
+    gma_buf_reset(b);
+    gma_range_display(r, e->rname, r->opt.full_names, b);
+    gma_cell_str(t, &c[11], gma_buf_str(b));
+    const char *state = (e->flags & GMA_E_LIVE) ? "live at end" : (e->flags & GMA_E_DROPPED) ? "dropped" : "freed";
+    gma_buf_reset(b);
+    gma_buf_puts(b, state);
+    if (e->flags & GMA_E_BASELINE)
+        gma_buf_puts(b, ",baseline");
+    if (e->flags & GMA_E_LEAKED)
+        gma_buf_puts(b, ",leak");
+    gma_cell_str(t, &c[12], gma_buf_str(b));
+    return b->oom ? -1 : 0;
+}
+
+void gma_alloc_table_init(gma_table *t) { gma_table_init(t, "Allocations", ACOLS, NCOLS(ACOLS)); }
+
 static int build_allocs(const gma_replay *r, gma_table *t, uint64_t top)
 {
-    gma_table_init(t, "Allocations", ACOLS, NCOLS(ACOLS));
+    if (r->aspill) /* every row, spilled: made on demand */
+        return gma_aspill_table(r, t);
+    gma_alloc_table_init(t);
     size_t n = r->arows.len;
     uint32_t *idx = malloc((n ? n : 1) * sizeof(*idx));
     if (!idx)
@@ -511,50 +562,12 @@ static int build_allocs(const gma_replay *r, gma_table *t, uint64_t top)
         memcpy(idx, r->arows.data, n * sizeof(*idx));
     int err = gma_msort(idx, n, sizeof(*idx), arow_cmp, (void *)r) != 0;
     /* total rows: every accounted allocation (the kept ones are the top) */
-    uint64_t total = 0;
-    for (size_t i = 0; i < r->windows.len; i++) {
-        const gma_window *w = &GMA_VEC_AT(&r->windows, gma_window, i);
-        if (r->opt.window < 0 || w->id == (uint64_t)r->opt.window)
-            total += w->alloc_count + w->baseline_seen_count;
-    }
+    uint64_t total = gma_alloc_rows_total(r);
     t->total_rows = total > n ? total : n;
     size_t keep = top && top < n ? (size_t)top : n;
     gma_buf b = { 0 };
-    for (size_t j = 0; j < keep && !err; j++) {
-        const gma_entry *e = &GMA_VEC_AT(&r->entries, gma_entry, idx[j]);
-        gma_cell *c = gma_table_row(t);
-        if (!c) {
-            err = 1;
-            break;
-        }
-        set_u(&c[0], e->addr);
-        set_u(&c[1], e->device);
-        set_u(&c[2], e->bytes);
-        gma_cell_str(t, &c[3], gma_kind_label(e->kind));
-        gma_cell_str(t, &c[4], gma_source_label(e->source));
-        set_u(&c[5], e->step);
-        set_i(&c[6], gma_rel(r, e->ts));
-        set_i(&c[7], gma_rel(r, e->free_ts));
-        c[7].null = (e->flags & GMA_E_LIVE) || (e->flags & GMA_E_DROPPED) || !e->free_ts;
-        uint64_t end = e->free_ts ? e->free_ts : r->last_ts;
-        set_u(&c[8], end > e->ts ? end - e->ts : 0);
-        set_u(&c[9], e->live_after);
-        gma_buf_reset(&b);
-        gma_kernel_display(r, e->kname, r->opt.full_names, &b);
-        gma_cell_str(t, &c[10], gma_buf_str(&b));
-        gma_buf_reset(&b);
-        gma_range_display(r, e->rname, r->opt.full_names, &b);
-        gma_cell_str(t, &c[11], gma_buf_str(&b));
-        const char *state = (e->flags & GMA_E_LIVE) ? "live at end" : (e->flags & GMA_E_DROPPED) ? "dropped" : "freed";
-        gma_buf_reset(&b);
-        gma_buf_puts(&b, state);
-        if (e->flags & GMA_E_BASELINE)
-            gma_buf_puts(&b, ",baseline");
-        if (e->flags & GMA_E_LEAKED)
-            gma_buf_puts(&b, ",leak");
-        gma_cell_str(t, &c[12], gma_buf_str(&b));
-        err |= b.oom;
-    }
+    for (size_t j = 0; j < keep && !err; j++)
+        err = gma_alloc_row(r, t, &GMA_VEC_AT(&r->entries, gma_entry, idx[j]), &b) != 0;
     gma_buf_free(&b);
     free(idx);
     return err ? -1 : 0;

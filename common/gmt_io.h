@@ -181,6 +181,13 @@ size_t gmt_reader_next_hot(gmt_reader *r, gmt_hot *hot, size_t cap);
  * records are the same.  For tests: on = 0 forces the portable decoder,
  * on = 1 asks for pext again; returns whether pext is used now. */
 int gmt_reader_set_pext(gmt_reader *r, int on);
+/* Decompresses frames on n - 1 worker threads ahead of the reader (the
+ * reader's thread decodes them in order): the records, ends and errors are
+ * those of one thread.  Only for a regular file not yet read; call before
+ * the first record.  Returns the threads in use (1: the reader alone, n
+ * below 2, not a regular file, or no thread could start), -1 when called
+ * twice. */
+int gmt_reader_set_threads(gmt_reader *r, unsigned n);
 
 
 #ifdef __cplusplus

@@ -37,6 +37,7 @@
 #include <zstd.h>
 
 #include "codec_fast.h"
+#include "framepool.h"
 #include "gmt_io.h"
 #if GMT_HAVE_PEXT
 #include <cpuid.h>
@@ -91,6 +92,9 @@ struct gmt_reader {
     size_t tbuf_cap;
     int finished;
     gmt_reader_end end;
+    /* frames decompressed ahead on worker threads (gmt_reader_set_threads) */
+    gmt_fpool *pool;
+    uint64_t pool_base; /* the file offset of the stream's byte 0 */
 };
 
 /* Whether pext is there and fast: BMI2 on an Intel CPU, or on AMD from
@@ -223,6 +227,7 @@ void gmt_reader_close(gmt_reader *r)
 {
     if (!r)
         return;
+    gmt_fpool_stop(r->pool);
     if (r->own_f && r->f)
         fclose(r->f);
     ZSTD_freeDCtx(r->dctx);
@@ -768,6 +773,59 @@ static int decompress_step(gmt_reader *r)
     return RD_AGAIN;
 }
 
+int gmt_reader_set_threads(gmt_reader *r, unsigned n)
+{
+    if (!r)
+        return 0;
+    if (r->pool)
+        return -1;
+    if (n < 2 || !r->f || r->in_total || r->finished)
+        return 1;
+    struct stat st;
+    int fd = fileno(r->f);
+    if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+        return 1;
+    off_t start = ftello(r->f);
+    if (start < 0)
+        return 1;
+    r->pool = gmt_fpool_start(fd, (uint64_t)start, n - 1, WINDOW_LOG_MAX, WHOLE_FRAME_MAX);
+    r->pool_base = (uint64_t)start;
+    return r->pool ? (int)n : 1;
+}
+
+/* With a pool, at a frame start: the frame from a worker, or the pool is
+ * done and the reader reads the file itself from this frame on. */
+static int pool_step(gmt_reader *r)
+{
+    if (!r->pool || r->frame_open || r->ob_len != 0)
+        return RD_ON;
+    gmt_fpool_frame fr;
+    if (!gmt_fpool_take(r->pool, r->pool_base + r->consumed, &r->ob, &r->ob_cap, &fr)) {
+        gmt_fpool_stop(r->pool);
+        r->pool = NULL;
+        /* the file was not read through f: start it where the pool stopped */
+        if (fseeko(r->f, (off_t)(r->pool_base + r->consumed), SEEK_SET) != 0)
+            return finish(r, GMT_E_IO, "seek error at byte %llu: %s; %llu records recovered",
+                          (unsigned long long)r->consumed, strerror(errno), (unsigned long long)r->end.records);
+        r->in.pos = r->in.size = 0;
+        r->in_total = r->consumed;
+        return RD_ON;
+    }
+    r->magic_checked = 1;
+    if (!fr.checked)
+        r->end.unchecked_frames++;
+    r->frame_start = r->consumed;
+    r->consumed += fr.csize;
+    r->in_total = r->consumed;
+    r->ob_len = fr.len;
+    r->frame_content = fr.len;
+    r->frame_done = 1;
+    r->frame_open = 0;
+    r->frame_end = r->consumed;
+    r->stalls = 0;
+    return RD_AGAIN;
+}
+
 static __attribute__((noinline)) int reader_next_slow(gmt_reader *r, gmt_record *rec)
 {
     if (!r || !rec)
@@ -793,6 +851,8 @@ static __attribute__((noinline)) int reader_next_slow(gmt_reader *r, gmt_record 
             k = next_frame(r);
         if (k == RD_ON)
             k = make_room(r);
+        if (k == RD_ON)
+            k = pool_step(r);
         if (k == RD_ON)
             k = feed_input(r);
         if (k == RD_ON)

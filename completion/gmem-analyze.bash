@@ -48,13 +48,16 @@ _gmem_analyze()
     --timeline)
         _gmp_files '*.svg' '*.html'
         return ;;
-    -n | --top | -w | --window | -S | --step | -d | --device | --rank | --fit | --at | --capacity | --chrome-largest | --depth)
+    --sqlite)
+        _gmp_files '*.db'
+        return ;;
+    -n | --top | -w | --window | -S | --step | -d | --device | --rank | --fit | --at | --capacity | --chrome-largest | --depth | --threads)
         return ;; # a number
     esac
     if [[ $cur == -* ]]; then
         COMPREPLY=($(compgen -W "--by --sort --top --format --window --step --device --diff
             --chrome --chrome-largest --timeline --layer --insights --fit --at --capacity --full-names --per-rank --rank --depth
-            --progress --no-progress --help --version" -- "$cur"))
+            --progress --no-progress --sqlite --threads --help --version" -- "$cur"))
         return
     fi
     _gmp_files '*.zst'

@@ -14,6 +14,9 @@ have_cmd python3 || need+=(python3)
 have_cmd make || need+=(make)
 have_cmd clang || need+=(clang)
 pkg-config --exists libzstd 2>/dev/null || need+=(libzstd-dev)
+# gmem-analyze --sqlite (optional at build) and its test's queries
+[ -e /usr/include/sqlite3.h ] || pkg-config --exists sqlite3 2>/dev/null || need+=(libsqlite3-dev)
+have_cmd sqlite3 || need+=(sqlite3)
 # headless Chromium opens the --timeline page in its browser test and
 # renders the screenshots (scripts/timeline-screenshots.sh)
 have_cmd chromium || have_cmd chromium-browser || need+=(chromium)
