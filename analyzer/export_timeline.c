@@ -514,13 +514,15 @@ static uint32_t raw_str(gtm_doc *d, gma_replay *r, gma_map *cache, uint32_t id)
 }
 
 /* The bridge's columns of a lane: each band's category (once the replay
- * has finished: category.h), module, op and source line. */
+ * has finished: category.h; none where the replay collected none, as for
+ * several ranks), module, op and source line. */
 static int lane_fw_names(gtm_doc *d, gma_replay *r, gtm_lane *l)
 {
     gma_timeline *t = r->timeline;
     if (!r->fw || t->ext_err || t->ext.len != t->bands.n)
         return 0;
-    if (gtm_lane_fw_cols(l) != 0)
+    int cats = gma_category_known(r);
+    if (gtm_lane_fw_cols(l, cats) != 0)
         return -1;
     uint32_t cat[GMA_CAT_COUNT_ + 1];
     for (int c = 0; c < GMA_CAT_COUNT_; c++)
@@ -538,7 +540,8 @@ static int lane_fw_names(gtm_doc *d, gma_replay *r, gtm_lane *l)
         e.device = l->b[i].device;
         e.addr = l->b[i].addr;
         gma_cat c = gma_category_of(r, &e);
-        l->cat[i] = cat[c < GMA_CAT_COUNT_ ? c : GMA_CAT_COUNT_];
+        if (cats)
+            l->cat[i] = cat[c < GMA_CAT_COUNT_ ? c : GMA_CAT_COUNT_];
         l->mod[i] = module_str(d, r, &mcache, x->mod, x->bwd);
         l->op[i] = x->op ? name_str(d, r, &ocache, x->op, 1) : no_op;
         l->ln[i] = raw_str(d, r, &fcache, x->frame);

@@ -66,14 +66,16 @@
     var t0 = new Float64Array(n), t1 = new Float64Array(n), sz = new Float64Array(n), ad = new Float64Array(n);
     var own = new Int32Array(n), kn = new Int32Array(n), rn = new Int32Array(n), st = new Float64Array(n);
     var ly = new Int32Array(n), lv = new Float64Array(n);
-    var fc = L.cat ? { cat: new Int32Array(n), mod: new Int32Array(n), op: new Int32Array(n), ln: new Int32Array(n) } : null;
+    /* the bridge's columns: 0 ("") in a lane that lacks one (a diff of a bridge trace and another) */
+    var fc = D.fwcols ? { cat: L.cat || D.keys.some(function (k) { return k[1] === 'cat'; }) ? new Int32Array(n) : null,
+                          mod: new Int32Array(n), op: new Int32Array(n), ln: new Int32Array(n) } : null;
     var t = L.t0base || 0, a = 0, s = 0;
     for (i = 0; i < n; i++) {
       t += L.t0[i]; a += L.ad[i]; s += L.st[i];
       t0[i] = t; t1[i] = L.dur[i] < 0 ? Infinity : t + L.dur[i];
       sz[i] = L.sz[i]; ad[i] = a; st[i] = s;
       own[i] = L.own[i]; kn[i] = L.kn[i]; rn[i] = L.rn[i]; ly[i] = L.ly[i];
-      if (fc) { fc.cat[i] = L.cat[i]; fc.mod[i] = L.mod[i]; fc.op[i] = L.op[i]; fc.ln[i] = L.ln[i]; }
+      if (fc && L.mod) { if (L.cat) fc.cat[i] = L.cat[i]; fc.mod[i] = L.mod[i]; fc.op[i] = L.op[i]; fc.ln[i] = L.ln[i]; }
     }
     /* live level (bands drawn) right after each allocation */
     var order = new Int32Array(n);
@@ -728,10 +730,13 @@
     return Math.max(0, Math.min(X.cols.t.length - 1, c));
   }
   function bandText(X, i) {
-    var fr = X.t1[i] === Infinity, named = X.cat ? { category: 1, module: 1, op: 1, line: 1, kernel: 1, range: 1 } : { kernel: 1, range: 1 };
+    /* with the bridge's columns, the owner's line only when no line below names it */
+    var fr = X.t1[i] === Infinity, named = X.mod ? { kernel: 1, range: 1 } : {};
+    if (X.cat) named.category = 1;
     return 'size ' + fmtB(X.sz[i]) + ' at ' + hex(X.ad[i]) + '\n' +
       (named[D.by] ? '' : 'owner (' + D.by + '): ' + S[X.own[i]] + '\n') +
-      (X.cat ? 'category: ' + S[X.cat[i]] + '\n' + 'module: ' + S[X.mod[i]] + '\n' + 'op: ' + S[X.op[i]] + '\n' +
+      (X.cat ? 'category: ' + S[X.cat[i]] + '\n' : '') +
+      (X.mod ? 'module: ' + S[X.mod[i]] + '\n' + 'op: ' + S[X.op[i]] + '\n' +
        'line: ' + (X.ln[i] ? S[X.ln[i]] : '(not recorded)') + '\n' : '') +
       'kernel: ' + S[X.kn[i]] + '\n' + 'range: ' + S[X.rn[i]] + '\n' +
       'step ' + X.st[i] + ' \u00b7 layer: ' + S[X.L.layers[X.ly[i]] || 0] + '\n' +
@@ -893,7 +898,7 @@
       var sum = 0;
       Object.keys(X.atPeak).forEach(function (o) { sum += X.atPeak[o]; });
       return { title: S[X.L.title], bands: X.n, all: X.L.nall, merged: X.L.merged.n, visible: X.visible,
-               peak: X.L.peak ? X.L.peak.bytes : null, peak_sum: sum };
+               peak: X.L.peak ? X.L.peak.bytes : null, peak_t: X.L.peak ? X.L.peak.t : null, peak_sum: sum };
     }),
     legend: legendOut,
     layers: layersOut,

@@ -233,8 +233,8 @@ static void lane(FILE *f, const gtm_doc *d, const gtm_lane *l)
             (long long)(l->t_max + sh), l->n, l->nkeep, (unsigned long long)l->left_out,
             (unsigned long long)l->left_out_bytes, (long long)sh);
     for (int c = 0; c < C_N_; c++) {
-        if (c >= C_CAT && !l->cat)
-            break;
+        if ((c >= C_CAT && !l->mod) || (c == C_CAT && !l->cat))
+            continue;
         band_column(f, l, (col)c);
         fputs(",\n", f);
     }
@@ -271,14 +271,18 @@ static void data(FILE *f, const gtm_doc *d)
     fprintf(f, "],\"merge\":{\"at\":%d,\"keep\":%d,\"sum\":%d},", GTM_MERGE_AT, GTM_KEEP, GTM_SUM_MAX);
     /* the owner keys a band has, each a column of doc strings: "colour by";
      * stack: the first key's owners stack in their colours' order */
-    int fw = 0;
-    for (size_t k = 0; k < d->lanes.len; k++)
-        fw |= GMA_VEC_AT(&d->lanes, gtm_lane, k).cat != NULL;
+    int fw = 0, cats = 0;
+    for (size_t k = 0; k < d->lanes.len; k++) {
+        fw |= GMA_VEC_AT(&d->lanes, gtm_lane, k).mod != NULL;
+        cats |= GMA_VEC_AT(&d->lanes, gtm_lane, k).cat != NULL;
+    }
     fputs("\"keys\":[[", f);
     jstr(f, d->by);
     fputs(",\"own\"],", f);
+    if (cats)
+        fputs("[\"category\",\"cat\"],", f);
     if (fw)
-        fputs("[\"category\",\"cat\"],[\"module\",\"mod\"],[\"op\",\"op\"],[\"line\",\"ln\"],", f);
+        fputs("[\"module\",\"mod\"],[\"op\",\"op\"],[\"line\",\"ln\"],", f);
     fprintf(f, "[\"kernel\",\"kn\"],[\"range\",\"rn\"]],\"stack\":%d,\"fwcols\":%d,", d->nfixed ? 1 : 0, fw);
     if (d->diff_a && d->diff_b) {
         fputs("\"diff\":[", f);

@@ -276,14 +276,14 @@ int gtm_lane_ctx(gtm_lane *l, const gtb_set *seg, const gtb_set *cuda, unsigned 
     return ctx_top(l);
 }
 
-int gtm_lane_fw_cols(gtm_lane *l)
+int gtm_lane_fw_cols(gtm_lane *l, int cats)
 {
     size_t n = l->n ? l->n : 1;
-    l->cat = calloc(n, sizeof(*l->cat));
+    l->cat = cats ? calloc(n, sizeof(*l->cat)) : NULL;
     l->mod = calloc(n, sizeof(*l->mod));
     l->op = calloc(n, sizeof(*l->op));
     l->ln = calloc(n, sizeof(*l->ln));
-    return l->cat && l->mod && l->op && l->ln ? 0 : -1;
+    return (l->cat || !cats) && l->mod && l->op && l->ln ? 0 : -1;
 }
 
 static int live_at(const gtm_lane *l, size_t i)

@@ -54,9 +54,9 @@ typedef struct gtm_lane {
     size_t n;
     gtb_band *b;           /* sorted by (t0, seq); t0/t1 relative, t1 GTB_OPEN kept */
     uint32_t *own, *kn, *rn; /* doc strings per band */
-    /* with the bridge (gtm_lane_fw_cols), doc strings per band: category,
-     * module ("(no module)"), op ("(no op)"), source line ("" unknown);
-     * NULL without */
+    /* with the bridge (gtm_lane_fw_cols), doc strings per band: category
+     * (NULL when the replay had none), module ("(no module)"), op ("(no
+     * op)"), source line ("" unknown); NULL without */
     uint32_t *cat, *mod, *op, *ln;
     unsigned char *keep;   /* drawn one by one */
     size_t nkeep, nmerged;
@@ -141,9 +141,9 @@ gtm_lane *gtm_lane_new(gtm_doc *d);
 /* Copies s's bands of one device into l (times made relative: minus
  * origin), sorted; owner/kernel/range strings are set by the caller after. */
 int gtm_lane_bands(gtm_lane *l, const gtb_set *s, unsigned device, uint64_t origin);
-/* The per-band columns of the bridge (cat, mod, op, ln), zeroed; after
- * gtm_lane_bands. 0, or -1 on OOM. */
-int gtm_lane_fw_cols(gtm_lane *l);
+/* The per-band columns of the bridge (mod, op, ln, and cat with cats),
+ * zeroed; after gtm_lane_bands. 0, or -1 on OOM. */
+int gtm_lane_fw_cols(gtm_lane *l, int cats);
 /* The framework layers of one device: every segment of seg, and the bands
  * of cuda that are no part of one (a CUDA allocation that lies within a
  * segment while the segment lives is part of the reserve). Before

@@ -389,6 +389,8 @@ static void test_bridge(const char *path)
         const gtm_lane *l = &GMA_VEC_AT(&d.lanes, gtm_lane, 0);
         const gtm_ctx *S = &l->ctx[GTM_CTX_SEG], *O = &l->ctx[GTM_CTX_OUT];
         CHECK(l->fw && l->n == 4 && l->nkeep == 4 && S->n == 2 && O->n == 2);
+        /* no categories collected (model_of): the bridge's columns but the category */
+        CHECK(!l->cat && l->mod && strcmp(gtm_s(&d, l->mod[0]), "(no module)") == 0);
         CHECK(l->nlayers == 3 && strcmp(gtm_s(&d, l->layer_name[1]), "reserved segments (PyTorch's caching allocator)") == 0);
         /* the tensors at the peak, 19 ms: softmax 10 + 12, gemm 4 */
         CHECK(l->has_peak && l->peak == 26 * M && l->peak_t == (int64_t)MS(19));
