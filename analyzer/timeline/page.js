@@ -929,9 +929,10 @@
     key: function () { return { name: keys[keyIx][0], stacked: stackOn, by: D.by }; },
     /* lane k's column at time t (the view set around it): its moment and,
      * bottom up, each part of its stack: [owner name (the key in use), bytes, merged] */
-    stackAt: function (k, t) {
-      var X = lanes[k], c = 0, best = Infinity;
-      for (var q = 0; q < X.cols.t.length; q++) if (Math.abs(X.cols.t[q] - t) < best) { best = Math.abs(X.cols.t[q] - t); c = q; }
+    stackAt: function (k, t, col) {
+      var X = lanes[k], c = col === undefined ? 0 : col, best = Infinity;
+      for (var q = 0; col === undefined && q < X.cols.t.length; q++)
+        if (Math.abs(X.cols.t[q] - t) < best) { best = Math.abs(X.cols.t[q] - t); c = q; }
       var st = columnStack(X, c);
       return { t: st.t, exact: X.cols.lo[c] === X.cols.hi[c], total: X.cols.lo[c],
                parts: st.parts.map(function (p) { return p.i !== undefined ? [S[X.key[p.i]], p.bytes, 0] : [keyName(X, p.g), p.bytes, 1]; }) };

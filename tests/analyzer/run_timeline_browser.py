@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """run_timeline_browser.py ANALYZE SYNTH TRACE WORKDIR [ALLOCS] [--bridge MKTRACE_BRIDGE] [--exact MKTL_EXACT]
-                          [--train TRAIN_GMT --modules MODULES_GMT]
+                          [--train TRAIN_GMT --modules MODULES_GMT] [--cats MKTL_CATS]
 
 Opens the --timeline page of TRACE (a recorded sample) and of the other
 samples beside it (sdpa.zst; ranks/rank*.zst, one lane per rank), of a gmem-synth
@@ -42,7 +42,11 @@ worked out in scenarios.c; "colour by" switches to module, op, line and
 kernel (owners GPT, aten::mm, ...), no longer stacked by category; the hover
 names category, module, op and line; and on the --diff page of the two,
 which opens coloured by category, each colour is one owner in both lanes
-for every key.
+for every key. With --cats, the trace MKTL_CATS writes (mktl_cats.c: more
+blocks than the page draws, the bytes of each category known at every
+event): at 300 random columns of three views, wherever the column's total
+is exact, each category's height (its bands plus its share of the merged
+layer) equals its live bytes.
 Prints the page size and the time from navigation to first paint.
 Exit 77 (CTest: skipped) when Chromium is not installed.
 """
@@ -110,11 +114,20 @@ DRIVER = r"""<script>
         while (pick.length < Math.min(1000, n)) { var k = Math.floor(rnd() * n); if (!seen[k]) { seen[k] = 1; pick.push(k); } }
         return { view: v, ncols: n, cols: pick.map(function (k) { return [k, c.t[k], c.lo[k], c.hi[k], c.bands[k]]; }) };
       });
-    } else {
+    } else if (mode === 'diff') {
       out.diff = g.diff();
       out.keys = g.keys();
       out.first = g.key();
       out.owners = out.keys.map(function (k, i) { g.setKey(i); return g.owners(); });
+    }
+    if (mode === 'split') {
+      var full2 = g.axis().full, span2 = full2[1] - full2[0], mid2 = full2[0] + 0.3 * span2;
+      out.levels = [[full2[0], full2[1]], [mid2 - span2 / 60, mid2 + span2 / 60], [mid2 - span2 / 2000, mid2 + span2 / 2000]].map(function (v) {
+        g.setView(v[0], v[1]);
+        var n = g.columns(0).t.length, pick = [], seen = {};
+        while (pick.length < Math.min(300, n)) { var k = Math.floor(rnd() * n); if (!seen[k]) { seen[k] = 1; pick.push(k); } }
+        return pick.map(function (k) { return g.stackAt(0, 0, k); });
+      });
     }
     if (mode === 'cats') {
       var peak = g.lanes[0].peak_t;
@@ -318,6 +331,45 @@ TRAIN_PEAK = [("parameter", 8), ("gradient", 8), ("optimizer state", 16), ("acti
               ("workspace", 2), ("other", 2)]
 
 
+def check_split(analyze, chrome, gen, work):
+    """Merged small blocks split by category: at random columns of three views
+    each category's height (its bands and its merged share) is its live bytes."""
+    trace, truth = os.path.join(work, "cats.gmt"), os.path.join(work, "cats.truth")
+    run([gen, trace, truth])
+    tt, tv = [], []
+    for line in open(truth):
+        f = [int(x) for x in line.split()]
+        tt.append(f[0])
+        tv.append({"parameter": f[1], "activation": f[2], "temporary": f[3]})
+    page = os.path.join(work, "cats.html")
+    out = run([analyze, trace, "--timeline", page]).stdout
+    if "colours by category" not in out or " 0 small allocations merged" in out:
+        fail("cats: %r: not coloured by category with merged blocks" % out)
+    res = drive(chrome, page, work, "split")
+    report = []
+    for lv, cols in enumerate(res["levels"]):
+        exact = shares = 0
+        for c in cols:
+            if not c["exact"]:
+                continue
+            k = bisect.bisect_right(tt, c["t"]) - 1
+            want = {n: b for n, b in (tv[k] if k >= 0 else {}).items() if b}
+            got = {}
+            for name, b, merged in c["parts"]:
+                got[name] = got.get(name, 0) + b
+                shares += merged
+            if got != want or c["total"] != sum(want.values()):
+                fail("cats: view %d: the column at %s ns stacks %s (total %s); the trace has %s live" %
+                     (lv, c["t"], got, c["total"], want))
+            exact += 1
+        if not exact:
+            fail("cats: view %d: no column with an exact total" % lv)
+        report.append("%d exact columns, %d merged shares" % (exact, shares))
+        if lv == 0 and not shares:
+            fail("cats: the whole run's columns draw no merged share by category")
+    print("cats: each category's height equals its live bytes: %s" % "; ".join(report))
+
+
 def check_categories(analyze, chrome, train, modules, work):
     """A bridge trace opens coloured by category, stacked; the switch to module, op, line, kernel."""
     page = os.path.join(work, "train.html")
@@ -412,14 +464,16 @@ def main():
             fail(__doc__)
         exact = args[i + 1]
         del args[i:i + 2]
-    train = modules = None
-    for opt in ("--train", "--modules"):
+    train = modules = cats = None
+    for opt in ("--train", "--modules", "--cats"):
         if opt in args:
             i = args.index(opt)
             if i + 1 >= len(args):
                 fail(__doc__)
             if opt == "--train":
                 train = args[i + 1]
+            elif opt == "--cats":
+                cats = args[i + 1]
             else:
                 modules = args[i + 1]
             del args[i:i + 2]
@@ -463,6 +517,8 @@ def main():
     if train and modules:
         size = check_categories(analyze, chrome, train, modules, work)
         print("train: page %d bytes" % size)
+    if cats:
+        check_split(analyze, chrome, cats, work)
     # gmem-synth: about 3.4 records per allocation in its default model
     big = os.path.join(work, "synth.zst")
     run([synth, "--events", str(int(allocs * 3.4)), "-q", "-o", big])
