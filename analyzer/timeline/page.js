@@ -315,7 +315,7 @@
       Object.keys(colorMap).forEach(function (o) { byC[colorMap[o]] = o; });
       byC.forEach(function (o, i) { swatch(D.colors[i], fmtB(at[o] || 0) + '  ' + S[o]); });
     }
-    swatch(D.colors[D.ncolors], 'every other owner');
+    swatch(D.colors[D.ncolors], stackOn ? 'no category (a block the categories do not know)' : 'every other owner');
     if (lanes.some(function (X) { return X.L.merged.n; }))
       swatch(MERGED_CSS, stackOn && lanes.some(function (X) { return X.split; }) ?
         'small allocations, merged: each category\'s share drawn lighter on its own bands where the total is exact; grey where a column lies within a bucket of the summary' :
@@ -334,10 +334,12 @@
     lh.innerHTML = '<b></b>';
     lh.firstChild.textContent = 'Layers of ' + S[X0.L.title] + ' at the peak (the analyzer\'s figures)';
     legend.appendChild(lh);
-    [[SEG_CSS, (D.fwcols ? 'allocator cache: ' : '') + fmtB(F0.reserved) + ' reserved segments (' + F0.segments_at_peak + '; ' +
+    [[SEG_CSS, D.stack ? 'allocator cache: ' + fmtB(Math.max(0, F0.reserved - pkb)) + ' reserved in no tensor, of ' +
+      fmtB(F0.reserved) + ' in ' + F0.segments_at_peak + ' reserved segments, light, behind the tensors' :
+      fmtB(F0.reserved) + ' reserved segments (' + F0.segments_at_peak + '; ' +
       fmtB(Math.max(0, F0.reserved - pkb)) + ' in no tensor), light, behind the tensors'],
      ['repeating-linear-gradient(45deg,' + OUT_CSS[0] + ' 0 3px,' + OUT_CSS[1] + ' 3px 6px)',
-      (D.fwcols ? 'outside the allocator: ' : '') + fmtB(F0.outside) + ' outside PyTorch\'s allocator, hatched, on the reserve']].forEach(function (e) {
+      (D.stack ? 'outside the allocator: ' : '') + fmtB(F0.outside) + ' outside PyTorch\'s allocator, hatched, on the reserve']].forEach(function (e) {
       var d = document.createElement('div'), sw = document.createElement('i');
       sw.style.background = e[0];
       if (e[0] === SEG_CSS) sw.style.borderTop = '2px solid ' + SEG_EDGE_CSS;
@@ -387,6 +389,7 @@
     bar.insertBefore(sel, document.getElementById('hint'));
   }
   setKey(0);
+  buildLegend();
 
   /* ---- the overview strip: every lane's highest total over the whole span, the view boxed ---- */
   var strip = document.getElementById('strip');

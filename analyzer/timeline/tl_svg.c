@@ -402,18 +402,20 @@ static void lane_top(FILE *f, const gtm_doc *d, const gtm_lane *l, const pane *p
     }
 }
 
-/* The legend of the bridge's layers (the first lane's figures at its peak). */
-static void legend_layers(FILE *f, const gtm_lane *l, double y)
+/* The legend of the bridge's layers (the first lane's figures at its peak);
+ * coloured by category, named as the categories beside the tensors'. */
+static void legend_layers(FILE *f, const gtm_doc *d, const gtm_lane *l, double y)
 {
+    const char *cache = d->nfixed ? "allocator cache: " : "", *out = d->nfixed ? "outside the allocator: " : "";
     char b1[GMA_FMT_CAP], b2[GMA_FMT_CAP];
     fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-weight=\"bold\">layers at the peak</text>\n", ML, y + 8);
     fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"12\" fill=\"%s\" stroke=\"%s\"/><text x=\"%.1f\" y=\"%.1f\">"
-               "reserved segments (PyTorch's caching allocator): %s, %s of it in no tensor; light, behind the tensors</text>\n",
-            ML, y + 16, SEG_FILL, SEG_EDGE, ML + 18, y + 26, gma_fmt_bytes(b1, l->fw_reserved),
+               "%sreserved segments (PyTorch's caching allocator): %s, %s of it in no tensor; light, behind the tensors</text>\n",
+            ML, y + 16, SEG_FILL, SEG_EDGE, ML + 18, y + 26, cache, gma_fmt_bytes(b1, l->fw_reserved),
             gma_fmt_bytes(b2, l->fw_reserved > l->peak ? l->fw_reserved - l->peak : 0));
     fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"12\" fill=\"%s\"/><text x=\"%.1f\" y=\"%.1f\">"
-               "outside PyTorch's allocator (CUDA allocations in none of its segments): %s; hatched, on top</text>\n",
-            ML, y + 32, OUT_FILL, ML + 18, y + 42, gma_fmt_bytes(b1, l->fw_outside));
+               "%soutside PyTorch's allocator (CUDA allocations in none of its segments): %s; hatched, on top</text>\n",
+            ML, y + 32, OUT_FILL, ML + 18, y + 42, out, gma_fmt_bytes(b1, l->fw_outside));
 }
 
 /* The scale: the bands' peak or the highest total; with the layers, their top and the driver's. */
@@ -528,7 +530,7 @@ int gtw_svg(FILE *f, const gtm_doc *d)
         fputs("</text>\n", f);
     }
     if (fw)
-        legend_layers(f, l0, ly + 16 + 16 * (double)((nleg + 1) / 2));
+        legend_layers(f, d, l0, ly + 16 + 16 * (double)((nleg + 1) / 2));
     fputs("</svg>\n", f);
     axes_free(ax, nl);
     return ferror(f) ? -1 : 0;
