@@ -155,16 +155,16 @@ static void tl_range(gma_replay *r, const gmt_range *g)
     if (!r->fw || !g->id)
         return;
     uint32_t i;
-    if (gma_map_get(&t->rng_of, g->id, &i)) { /* a reused id: the new range */
-    } else if (t->rng_free.len) {
-        i = GMA_VEC_AT(&t->rng_free, uint32_t, t->rng_free.len - 1);
-        t->rng_free.len--;
-    } else {
-        if (!gma_vec_push(&t->rngs)) {
+    if (!gma_map_get(&t->rng_of, g->id, &i)) { /* else a reused id: the new range takes its record */
+        if (t->rng_free.len) {
+            i = GMA_VEC_AT(&t->rng_free, uint32_t, t->rng_free.len - 1);
+            t->rng_free.len--;
+        } else if (gma_vec_push(&t->rngs)) {
+            i = (uint32_t)(t->rngs.len - 1);
+        } else {
             t->ext_err = 1;
             return;
         }
-        i = (uint32_t)(t->rngs.len - 1);
     }
     size_t len = 0;
     const char *nm = g->name < GMA_MAX_STRING_ID ? gma_str(r, (uint32_t)g->name, &len) : NULL;
