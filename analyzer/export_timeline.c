@@ -76,6 +76,7 @@ typedef struct tl_rng {
 } tl_rng;
 
 #define TL_CHAIN_MAX 64 /* ranges walked up from an allocation's innermost */
+#define TL_CLOSED 65536u /* closed ranges kept for late blocks (a power of two) */
 
 typedef struct gma_timeline {
     char *path;
@@ -91,10 +92,12 @@ typedef struct gma_timeline {
     gtb_set bands;
     gtb_set segs, cuda;  /* with the blocks layer: segments, CUDA's allocations */
     gma_map kcache, rcache; /* string id -> doc string, while building */
-    /* bridge traces: per band its tl_ext; the open ranges (id -> index in
+    /* bridge traces: per band its tl_ext; the open and recently closed ranges (id -> index in
      * rngs, a free list of indices); the last BLOCK ALLOC's frame */
     gma_vec ext, rngs, rng_free;
     gma_map rng_of;
+    uint64_t closed[TL_CLOSED]; /* ring of the closed range ids still in rng_of */
+    size_t closed_next;
     int blk_valid;
     uint64_t blk_dev, blk_addr;
     uint32_t blk_frame;
@@ -188,11 +191,19 @@ static void tl_range(gma_replay *r, const gmt_range *g)
         t->ext_err = 1;
 }
 
+/* A closed range keeps its record for the next TL_CLOSED closes: the
+ * bridge's blocks reach the trace after the op that made them has ended
+ * and still name its range. */
 static void tl_range_end(gma_replay *r, const gmt_range *g)
 {
     gma_timeline *t = r->timeline;
     uint32_t i, *f;
-    if (!r->fw || !gma_map_del(&t->rng_of, g->id, &i))
+    if (!r->fw || !gma_map_get(&t->rng_of, g->id, &i))
+        return;
+    uint64_t *slot = &t->closed[t->closed_next++ & (TL_CLOSED - 1)];
+    uint64_t old = *slot;
+    *slot = g->id;
+    if (!old || !gma_map_del(&t->rng_of, old, &i))
         return;
     if (!(f = gma_vec_push(&t->rng_free)))
         t->ext_err = 1;
