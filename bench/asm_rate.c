@@ -1,6 +1,6 @@
 /*
  * asm_rate: records per CPU second of the profiler writer thread's work on
- * one core, without the thread: the assembler (profiler/assembler.c) stages
+ * one core, without the thread: the assembler (profiler/assemble/assembler.c) stages
  * CUPTI buffers, joins, orders, gates and emits, and the trace writer
  * (common/writer.c, codec, zstd) writes to /dev/null.
  *

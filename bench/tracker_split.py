@@ -66,19 +66,19 @@ LAYOUT_ABI = 3
 
 
 def bridge_abi():
-    """GMP_BRIDGE_ABI as profiler/torch_bridge.h defines it, which must be
+    """GMP_BRIDGE_ABI as profiler/sources/torch_bridge.h defines it, which must be
     the one the tables below were written for."""
-    with open(os.path.join(ROOT, "profiler", "torch_bridge.h")) as f:
+    with open(os.path.join(ROOT, "profiler", "sources", "torch_bridge.h")) as f:
         m = re.search(r"#define GMP_BRIDGE_ABI (\d+)u", f.read())
     if not m:
-        sys.exit("tracker_split: GMP_BRIDGE_ABI not found in profiler/torch_bridge.h")
+        sys.exit("tracker_split: GMP_BRIDGE_ABI not found in profiler/sources/torch_bridge.h")
     if int(m.group(1)) != LAYOUT_ABI:
-        sys.exit("tracker_split: profiler/torch_bridge.h is at bridge ABI %s, this script's tables at %d: "
+        sys.exit("tracker_split: profiler/sources/torch_bridge.h is at bridge ABI %s, this script's tables at %d: "
                  "update Host, Bridge and LAYOUT_ABI" % (m.group(1), LAYOUT_ABI))
     return LAYOUT_ABI
 
 
-# The C tables of profiler/torch_bridge.h, as far as this script calls them.
+# The C tables of profiler/sources/torch_bridge.h, as far as this script calls them.
 BLOCK_FN = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_uint, ctypes.c_uint, ctypes.c_uint64, ctypes.c_uint64,
                             ctypes.c_uint64, ctypes.c_uint64, ctypes.c_uint64, ctypes.c_uint, ctypes.c_uint64)
 ATTACH_FN = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_size_t)
@@ -116,7 +116,7 @@ def bridge_table(path):
     entry.argtypes = [ctypes.c_uint32]
     table = entry(bridge_abi())
     if not table:
-        sys.exit("tracker_split: %s speaks another bridge interface than profiler/torch_bridge.h" % path)
+        sys.exit("tracker_split: %s speaks another bridge interface than profiler/sources/torch_bridge.h" % path)
     return lib, table.contents
 
 

@@ -61,10 +61,10 @@ typedef struct gmp_config {
     int zstd_level;                   /* GMEMPROF_ZSTD_LEVEL, 1..19, default 3 */
     gmp_log_level log;                /* GMEMPROF_LOG=quiet|info|debug, default info */
     /* Added (additive): GMEMPROF_SUMMARY_FILE, set by the launcher; "" = none.
-     * At exit the library appends one line (profiler/summary.h) to it. */
+     * At exit the library appends one line (profiler/write/summary.h) to it. */
     char summary_file[GMP_PATH_MAX];
     /* GMEMPROF_TORCH=0 keeps the PyTorch bridge out (default 1: loaded when
-     * the process has PyTorch's CUDA allocator, profiler/torch.h). */
+     * the process has PyTorch's CUDA allocator, profiler/sources/torch.h). */
     int torch;
     /* GMEMPROF_TORCH_BRIDGE: the bridge library to load instead of the one
      * beside libgmemprof.so ("" = that one). */
@@ -98,7 +98,7 @@ typedef struct gmp_config {
     /* PyTorch's caching allocator settings as the process ran with them
      * (PYTORCH_ALLOC_CONF, and its older name PYTORCH_CUDA_ALLOC_CONF),
      * "" unset: the header records them, so that an out-of-memory dump is
-     * explained against the settings in force (analyzer/oom.c). */
+     * explained against the settings in force (analyzer/views/oom.c). */
     char alloc_conf[GMP_NAME_MAX];
     char cuda_alloc_conf[GMP_NAME_MAX];
 } gmp_config;

@@ -8,10 +8,10 @@
  *            [--help] [-V|--version] -- CMD ARGS...
  *
  * BUILD: needs only libc and these sources (no gmt, no zstd, no CUDA):
- *   profiler/launcher.c profiler/summary.c profiler/config.c profiler/schedule.c
+ *   profiler/launcher.c profiler/write/summary.c profiler/config.c profiler/schedule.c
  *   common/gmt_text.c
  * with include directories include/, profiler/ and common/, e.g.
- *   add_executable(gmemprof profiler/launcher.c profiler/summary.c
+ *   add_executable(gmemprof profiler/launcher.c profiler/write/summary.c
  *                  profiler/config.c profiler/schedule.c common/gmt_text.c)
  *   target_include_directories(gmemprof PRIVATE include profiler common)
  * (config.c/schedule.c validate option values before the command starts, so
@@ -24,7 +24,7 @@
  * into GMEMPROF_* variables; points GMEMPROF_SUMMARY_FILE at a new temporary
  * file; runs the command; forwards SIGINT/SIGTERM/SIGHUP sent to the launcher;
  * waits; prints one summary on stderr from the lines the profiled processes
- * appended to the summary file (profiler/summary.h).
+ * appended to the summary file (profiler/write/summary.h).
  *
  * Rules: never writes to stdout while a command runs (only --help and
  * --version print there, as GNU tools do); the exit status is the command's,

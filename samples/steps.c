@@ -22,7 +22,7 @@
  * numbered: "step <k>" at the end of iteration k (as `nvtx.mark(f"step {i}")`
  * would); range: each iteration inside an NVTX push/pop range "step <n>".
  * The profiler takes a step-marker range's begin as the boundary
- * (profiler/nvtx.c), so in the range style iteration k runs in step k+1 and
+ * (profiler/sources/nvtx.c), so in the range style iteration k runs in step k+1 and
  * step 0 holds only the setup; the JSON records the steps that way.
  * --sleep-ms N pauses N ms per iteration (for time-based schedules).
  */

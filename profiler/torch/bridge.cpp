@@ -6,7 +6,7 @@
 // free, map and unmap, with memory history off), and registers
 // RecordFunction callbacks for ops and optimizer steps while the profiler
 // asks for them; it forwards everything to libgmemprof.so through the C
-// table of profiler/torch_bridge.h. Built against one torch's own headers;
+// table of profiler/sources/torch_bridge.h. Built against one torch's own headers;
 // libgmemprof.so checks the build id of the libc10_cuda.so it was built
 // for before using it.
 #include <ATen/record_function.h>
@@ -64,7 +64,7 @@ int action_of(TraceEntry::Action a) {
 // size. Any other ALLOC goes out with the allocator's allocated bytes as
 // read in the callback, and a flush sends the reading alone; from their
 // changes the profiler's writer knows every block's size as
-// memory_allocated() counts it (profiler/torch.h says how). The reading
+// memory_allocated() counts it (profiler/sources/torch.h says how). The reading
 // copies the device's statistics (about 1 KB) under the allocator's lock,
 // so the common small tensor goes without it.
 constexpr int kMaxDevices = 64;

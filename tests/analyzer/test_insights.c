@@ -1,5 +1,5 @@
 /*
- * Insights (analyzer/insights.h) on traces built here record by record, where
+ * Insights (analyzer/views/insights.h) on traces built here record by record, where
  * every class, hint and what-if is known by construction; the expected bytes
  * are worked out in the comments. Usage: test_insights DIR (scratch folder).
  * It also writes DIR/insights.gmt for the golden and JSON tests.

@@ -1,5 +1,5 @@
 /*
- * The N largest allocations (analyzer/largest.c), which the bounded Chrome
+ * The N largest allocations (analyzer/export/largest.c), which the bounded Chrome
  * export draws: which are kept (ties: the earliest), their ends (freed,
  * dropped, carried on by a window's baseline, an address used again), and
  * the lanes gma_largest_finish gives them, every number worked out here.

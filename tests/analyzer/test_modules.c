@@ -1,5 +1,5 @@
 /*
- * The module path tree (analyzer/modules.c): path depth and ancestors, the
+ * The module path tree (analyzer/views/modules.c): path depth and ancestors, the
  * ancestors made on the way, forward and backward apart, self and total,
  * and --depth folding, every number worked out here.
  */

@@ -1,5 +1,5 @@
 /*
- * The failures' consumer (analyzer/oom.c): registered on every replay, it
+ * The failures' consumer (analyzer/views/oom.c): registered on every replay, it
  * takes an OOM record and counts the LIVE records after it; the view the
  * printers take; and the bytes as the section writes them.
  */

@@ -1,5 +1,5 @@
 /*
- * The printers (analyzer/print.h, printers.c): the registry that --format
+ * The printers (analyzer/print/print.h, printers.c): the registry that --format
  * reads, a failure written by the table and the CSV printer, and the
  * insights written by the CSV and the JSON printer, from views filled here,
  * every line worked out by hand.

@@ -1,5 +1,5 @@
 /*
- * The progress line's logic (analyzer/progress.c) with an injected clock
+ * The progress line's logic (analyzer/print/progress.c) with an injected clock
  * and a captured output: when it is drawn (not in the first second, at
  * most every 100 ms on a terminal, every second as lines), what it says,
  * how it is erased, and which mode each stderr gets.

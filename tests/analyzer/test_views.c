@@ -1,5 +1,5 @@
 /*
- * The --by views and their sort keys as data (analyzer/view.h, views.c,
+ * The --by views and their sort keys as data (analyzer/views/view.h, views.c,
  * tables.c): every key row names its --sort value, ranks by a column its
  * view's table has, and sends --diff to a key of its own; a --by device
  * table of three devices built by hand ranks as each key says; and --by

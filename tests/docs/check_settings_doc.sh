@@ -12,7 +12,7 @@
 # - the settings: every {"GMEMPROF_X", T_TYPE, OFF(field), lo, hi, ...} row
 #   of the settings[] table in profiler/config.c, and its other_names[];
 # - the defaults: gmp_config_defaults() in profiler/config.c;
-# - variables read elsewhere: getenv("GMEMPROF_X") in profiler/*.c.
+# - variables read elsewhere: getenv("GMEMPROF_X") in profiler/**/*.c.
 # The guide's table rows are the lines "| `GMEMPROF_X` | default | accepted | effect |".
 # Checked:
 # 1. every variable has exactly one row, and every row names a variable;
@@ -95,7 +95,7 @@ defaults() {
 # Variables that are not in settings[]: other_names[] and getenv() elsewhere.
 other_variables() {
     awk '/other_names\[\] = \{/, /\};/' "$config" | grep -o '"GMEMPROF_[A-Z0-9_]*"' | tr -d '"'
-    grep -ho 'getenv("GMEMPROF_[A-Z0-9_]*")' "$src"/profiler/*.c | grep -o 'GMEMPROF_[A-Z0-9_]*'
+    grep -rho --include='*.c' 'getenv("GMEMPROF_[A-Z0-9_]*")' "$src"/profiler | grep -o 'GMEMPROF_[A-Z0-9_]*'
 }
 
 all_variables() { { settings_table | awk '{print $1}'; other_variables; } | sort -u; }

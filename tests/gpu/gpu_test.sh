@@ -577,7 +577,7 @@ torch_bridge | torch_bridge_expandable | torch_bridge_sched | torch_bridge_graph
     [ "$PLAIN_RC" -eq 0 ] || fail "unprofiled run exited $PLAIN_RC"
     prof "$W/trace.zst" "$sched" -- "${E[@]}" "$PY" "$TB" --counters "$W/counters.json" ${targs[@]+"${targs[@]}"}
     expect_rc 0; expect_same_stdout "$W/plain.out"
-    # the bridge's one line when it is not used (profiler/torch.c); that it
+    # the bridge's one line when it is not used (profiler/sources/torch.c); that it
     # was used, the trace's blocks say (torch_bridge_check.py)
     nb='^gmemprof: \(PyTorch is in this process\|the PyTorch bridge\|PyTorch.s allocator cannot\)'
     if grep -q "$nb" "$W/stderr"; then

@@ -38,7 +38,7 @@ add_executable(gmp_e2e_search ${CMAKE_CURRENT_SOURCE_DIR}/e2e_search.c)
 target_link_libraries(gmp_e2e_search PRIVATE ${CMAKE_DL_LIBS})
 
 add_executable(gmp_e2e_test ${CMAKE_CURRENT_SOURCE_DIR}/e2e_test.c)
-target_include_directories(gmp_e2e_test PRIVATE ${CMAKE_CURRENT_SOURCE_DIR} ${CMAKE_SOURCE_DIR}/common ${CMAKE_SOURCE_DIR}/profiler)
+target_include_directories(gmp_e2e_test PRIVATE ${CMAKE_CURRENT_SOURCE_DIR} ${CMAKE_SOURCE_DIR}/common ${GMP_INCLUDE_DIRS})
 target_include_directories(gmp_e2e_test SYSTEM PRIVATE ${CUDAToolkit_INCLUDE_DIRS})
 target_link_libraries(gmp_e2e_test PRIVATE gmt)
 add_dependencies(gmp_e2e_test gmp_e2e_app gmp_e2e_search gmemprof gmemprof_launcher gmp_fake_cupti gmp_fake_cuda)
@@ -52,7 +52,7 @@ target_link_options(gmp_fake_c10 PRIVATE "LINKER:--build-id")
 add_library(gmp_fake_bridge SHARED ${CMAKE_CURRENT_SOURCE_DIR}/fake_bridge.c)
 set_target_properties(gmp_fake_bridge PROPERTIES LIBRARY_OUTPUT_DIRECTORY ${GMP_FAKE_C10_DIR}
   C_VISIBILITY_PRESET hidden)
-target_include_directories(gmp_fake_bridge PRIVATE ${CMAKE_SOURCE_DIR}/profiler ${CMAKE_SOURCE_DIR}/include)
+target_include_directories(gmp_fake_bridge PRIVATE ${GMP_INCLUDE_DIRS} ${CMAKE_SOURCE_DIR}/include)
 add_dependencies(gmp_e2e_test gmp_fake_c10 gmp_fake_bridge gmem-analyze)
 
 set(GMP_E2E_SCENARIOS
@@ -93,7 +93,7 @@ endif()
 # The cost of the callback path (ns per launch callback): bench/cb_cost.c.
 if(EXISTS ${CMAKE_SOURCE_DIR}/bench/cb_cost.c)
   add_executable(gmp_cb_cost ${CMAKE_SOURCE_DIR}/bench/cb_cost.c)
-  target_include_directories(gmp_cb_cost PRIVATE ${CMAKE_CURRENT_SOURCE_DIR} ${CMAKE_SOURCE_DIR}/profiler
+  target_include_directories(gmp_cb_cost PRIVATE ${CMAKE_CURRENT_SOURCE_DIR} ${GMP_INCLUDE_DIRS}
                              ${CMAKE_SOURCE_DIR}/include)
   target_include_directories(gmp_cb_cost SYSTEM PRIVATE ${CUDAToolkit_INCLUDE_DIRS})
   target_link_libraries(gmp_cb_cost PRIVATE gmp_fake_cupti gmp_fake_cuda Threads::Threads ${CMAKE_DL_LIBS})
@@ -112,7 +112,7 @@ endif()
 
 # bench/tracker_split.py's ctypes tables against the C fake bridge: the
 # script that splits the tracker's price on the GPU (bench/split_bench.sh)
-# must speak the interface of profiler/torch_bridge.h. Not in a sanitizer
+# must speak the interface of profiler/sources/torch_bridge.h. Not in a sanitizer
 # build: its fake bridge cannot load into an uninstrumented python3.
 if(NOT GMEMPROF_SANITIZE)
   add_test(NAME profiler.unit.tracker_split

@@ -172,7 +172,7 @@ static uint32_t launch_driver(const char *name)
 }
 
 /* cudaMemcpy -> cuMemcpyHtoD_v2, with their parameter blocks (launch mode
- * reads them: profiler/copies.c); the record carries the driver's id. */
+ * reads them: profiler/sources/copies.c); the record carries the driver's id. */
 static uint32_t memcpy_htod(uint64_t bytes)
 {
     static char src[16];
@@ -1506,7 +1506,7 @@ static int sc_torch_small(void)
 /* A free requested on one thread and completed on another right after it
  * (a record_stream block whose event another thread's allocator call finds
  * done): the completion is that thread's, never folded into the request;
- * then a same-thread pair, which is (profiler/torch.c, complete_newest). */
+ * then a same-thread pair, which is (profiler/sources/torch.c, complete_newest). */
 static _Atomic int xt_ready, xt_go;
 
 static void *completer_thread(void *p)

@@ -4,7 +4,7 @@
  * generated_cuda_meta.h and generated_cuda_runtime_api_meta.h, so the
  * profiler's reading of them is checked against the CUDA headers), and
  * memory kinds scripted in the fake driver's cuPointerGetAttributes.
- * Launch mode makes MEMCPY/MEMSET records from these calls (profiler/copies.c);
+ * Launch mode makes MEMCPY/MEMSET records from these calls (profiler/sources/copies.c);
  * GPU mode takes them from CUPTI's activity only, which this scenario does not
  * emit.
  */

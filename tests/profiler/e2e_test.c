@@ -1082,7 +1082,7 @@ static void t_burst(void)
     trace_free(&t);
 }
 
-/* Launch mode's copies (profiler/copies.c): one MEMCPY/MEMSET per
+/* Launch mode's copies (profiler/sources/copies.c): one MEMCPY/MEMSET per
  * successful outermost call, read from its parameter block, the memory
  * kinds from the driver; e2e_copies.c plays the calls. */
 static const rec *copy_by_corr(const trace *t, uint64_t corr)

@@ -1,5 +1,5 @@
 /*
- * A fake io table for the assembler (profiler/assembler.h), shared by its
+ * A fake io table for the assembler (profiler/assemble/assembler.h), shared by its
  * test (tests/profiler/test_assembler.c: keeps every record to check it) and
  * its benchmark (bench/asm_rate.c: counts the records and writes them to
  * /dev/null). The fake has no driver and no writer thread: every device has

@@ -1,5 +1,5 @@
 /*
- * A bridge for the CPU tests (profiler/torch_bridge.h), written in C: it
+ * A bridge for the CPU tests (profiler/sources/torch_bridge.h), written in C: it
  * speaks the interface of libgmemprof_torch.so, seeds a fixed snapshot when
  * attached, and replays the allocator events that the test program hands it
  * through fake_bridge_event().

@@ -1,5 +1,5 @@
 /*
- * The event ring (profiler/evring.c): sizes, order, the full ring's drops
+ * The event ring (profiler/assemble/evring.c): sizes, order, the full ring's drops
  * and their count, laps, names cut visibly, and several producers against
  * one consumer: every event pushed is popped once, in each producer's own
  * order, and every refused one is counted. Marks: only the newest event,

@@ -1,5 +1,5 @@
 /*
- * The flight recorder's ring (profiler/recorder.c).
+ * The flight recorder's ring (profiler/write/recorder.c).
  *
  *   test_gmp_recorder [EVENTS]
  *

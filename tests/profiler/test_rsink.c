@@ -1,5 +1,5 @@
 /*
- * The recorder sink (profiler/rsink.c), driven with records alone.
+ * The recorder sink (profiler/write/rsink.c), driven with records alone.
  *
  * - What the ring takes: not the trace's own records (header, trailer,
  *   strings, failure, live set, window end), not a window's baseline, not

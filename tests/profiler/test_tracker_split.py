@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """bench/tracker_split.py's side of the bridge interface, through the C
 fake bridge (fake_bridge.c), on the CPU: its ctypes tables match
-profiler/torch_bridge.h, the empty host receives the attach's seed and is
+profiler/sources/torch_bridge.h, the empty host receives the attach's seed and is
 detached, a loaded bridge is found by its file name, and the summary's
 points are the ones worked out by hand.
 

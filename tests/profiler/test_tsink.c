@@ -1,5 +1,5 @@
 /*
- * The trace sink (profiler/tsink.c).
+ * The trace sink (profiler/write/tsink.c).
  *
  * - A STRING held back goes out just before the first record that names
  *   it (a RANGE_BEGIN's name, an OOM's op), once; other records alone.

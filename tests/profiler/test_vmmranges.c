@@ -1,5 +1,5 @@
 /*
- * VMM address ranges (profiler/vmmranges.c).
+ * VMM address ranges (profiler/assemble/vmmranges.c).
  *
  * - A mapping covers [base, base + size) from its call's time on; mappings
  *   added out of order are found by address; a remap at the same base

@@ -1,5 +1,5 @@
 /*
- * The PyTorch source: loads the bridge (profiler/torch_bridge.h) when the
+ * The PyTorch source: loads the bridge (profiler/sources/torch_bridge.h) when the
  * process has PyTorch's CUDA allocator, checks that it was built for that
  * same torch, attaches it, and turns its allocator events into ring events
  * (GMP_EV_BLOCK) as the CUPTI callbacks do for theirs.

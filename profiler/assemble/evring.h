@@ -32,7 +32,7 @@ typedef enum gmp_ev_type {
     GMP_EV_COPY = 13,       /* GMEMPROF_KERNELS=launch: one memcpy or memset from its API
                              * call; a=bytes b=copy kind (memcpy) or value (memset)
                              * c=stream d=device, corr, ts = call time; `copy` */
-    GMP_EV_BLOCK = 14,      /* a framework allocator event (profiler/torch.c): a=address
+    GMP_EV_BLOCK = 14,      /* a framework allocator event (profiler/sources/torch.c): a=address
                              * b=bytes c=stream d=pool; `block` */
     GMP_EV_OOM = 15,        /* a CUDA allocation failed out of memory: a=bytes asked
                              * b=driver free c=stream handle d=driver total; `oom` */
