@@ -21,6 +21,8 @@
 #                        tensors without its op ranges (bench/bridge_bench.sh)
 #   gmemprof-stacks      gmemprof-active with --stacks python: each tensor's whole
 #                        Python stack besides its line
+#   gmemprof-nolines     gmemprof-active with --stacks off: no source line
+#   gmemprof-nomodules   gmemprof-active with GMEMPROF_TORCH_MODULES=0: no module ranges
 #   gmemprof-emitnvtx    gmemprof-active on a loop under emit_nvtx(): op ranges
 #                        from NVTX instead of the bridge (bench/bridge_bench.sh)
 #   torch-profiler-full  torch.profiler CPU+CUDA, profile_memory, record_shapes
@@ -104,7 +106,8 @@ run_one() {
     local pre=()
     case $c in
     none) ;;
-    gmemprof-wait | gmemprof-active | gmemprof-gpu | gmemprof-nobridge | gmemprof-noops | gmemprof-emitnvtx | gmemprof-stacks)
+    gmemprof-wait | gmemprof-active | gmemprof-gpu | gmemprof-nobridge | gmemprof-noops | gmemprof-emitnvtx | gmemprof-stacks | \
+        gmemprof-nolines | gmemprof-nomodules)
         if [ "$FAKE" = 0 ]; then
             trace=$WORK/$c-$w-$r.zst
             local sched="wait=100000,warmup=1,active=1,repeat=1" # never leaves the wait phase
@@ -114,6 +117,8 @@ run_one() {
             pre=("$LAUNCH" -q -o "$trace" --schedule "$sched" --kernels "$kmode" --)
             [ "$c" = gmemprof-nobridge ] && pre=(env GMEMPROF_TORCH=0 "${pre[@]}")
             [ "$c" = gmemprof-noops ] && pre=(env GMEMPROF_TORCH_OPS=0 "${pre[@]}")
+            [ "$c" = gmemprof-nolines ] && pre=(env GMEMPROF_STACKS=off "${pre[@]}")
+            [ "$c" = gmemprof-nomodules ] && pre=(env GMEMPROF_TORCH_MODULES=0 "${pre[@]}")
             [ "$c" = gmemprof-stacks ] && pre=(env GMEMPROF_STACKS=python "${pre[@]}")
         fi
         ;;

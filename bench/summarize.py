@@ -34,7 +34,7 @@ import sys
 import time
 
 CONFIG_ORDER = ["none", "gmemprof-wait", "gmemprof-active", "gmemprof-noops", "gmemprof-nobridge", "gmemprof-emitnvtx",
-                "gmemprof-stacks", "gmemprof-gpu", "gmemprof-oom", "torch-profiler-full", "torch-profiler-cuda",
+                "gmemprof-stacks", "gmemprof-nolines", "gmemprof-nomodules", "gmemprof-gpu", "gmemprof-oom", "torch-profiler-full", "torch-profiler-cuda",
                 "memory-history", "memory-history-python"]
 TARGETS = [
     # (workload, config, metric, limit, text)

@@ -2,7 +2,7 @@
  * gmemprof — the launcher: profile a command with libgmemprof.so.
  *
  *   gmemprof [-o FILE] [--schedule SPEC] [--step-marker NAME] [--steps SOURCE] [--tag-prefix P]
- *            [--sample-ms N] [--kernels gpu|launch|none] [--no-kernels] [--stacks python|none]
+ *            [--sample-ms N] [--kernels gpu|launch|none] [--no-kernels] [--stacks python|none|off]
  *            [--lib PATH]
  *            [-q|--quiet] [-v]
  *            [--help] [-V|--version] -- CMD ARGS...
@@ -66,7 +66,7 @@
 typedef struct options {
     const char *output, *schedule, *step_marker, *steps, *tag_prefix, *sample_ms, *lib;
     const char *kernels; /* --kernels MODE; --no-kernels is --kernels none */
-    const char *stacks;  /* --stacks python|none */
+    const char *stacks;  /* --stacks python|none|off */
     int verbosity; /* -1 quiet, 0 normal, 1 verbose */
     int on_oom;    /* --on-oom: the flight recorder */
     char **cmd;    /* NULL-terminated */
@@ -98,7 +98,8 @@ static const char usage_text[] =
     "                         'none' (allocations only)\n"
     "      --no-kernels       the same as --kernels none\n"
     "      --stacks MODE      'python': each PyTorch tensor carries its whole Python stack besides\n"
-    "                         the line of the program that made it; 'none' (default): that line\n"
+    "                         the line of the program that made it; 'none' (default): that line;\n"
+    "                         'off': no line (the cheapest recording)\n"
     "      --on-oom           the flight recorder: keep the last steps in memory, write nothing\n"
     "                         unless a CUDA allocation (or PyTorch's allocator) runs out of memory;\n"
     "                         then the steps before the failure, the failure and what held the\n"
@@ -289,8 +290,9 @@ static void parse_args(int argc, char **argv, options *o)
     check_option("--tag-prefix", "GMEMPROF_TAG_PREFIX", o->tag_prefix);
     check_option("--sample-ms", "GMEMPROF_SAMPLE_MS", o->sample_ms);
     check_option("--kernels", "GMEMPROF_KERNELS", o->kernels);
-    if (o->stacks && strcmp(o->stacks, "python") != 0 && strcmp(o->stacks, "none") != 0)
-        usage_error("--stacks '%s' is not a mode: 'python' (whole Python stacks) or 'none'", o->stacks);
+    if (o->stacks && strcmp(o->stacks, "python") != 0 && strcmp(o->stacks, "none") != 0 && strcmp(o->stacks, "off") != 0)
+        usage_error("--stacks '%s' is not a mode: 'python' (whole Python stacks), 'none' (the line) or 'off'",
+                    o->stacks);
 }
 
 /* ---- the library ----------------------------------------------------------- */

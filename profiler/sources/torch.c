@@ -185,7 +185,7 @@ static unsigned watch_bits(void)
     /* modules and frames while the schedule collects, whatever the ops */
     if (collect && gmp_settings()->torch_modules)
         w |= GMP_BRIDGE_WATCH_MODULES;
-    if (collect)
+    if (collect && strcmp(gmp_settings()->stacks, "off") != 0)
         w |= GMP_BRIDGE_WATCH_FRAMES;
     if (collect && strcmp(gmp_settings()->stacks, "python") == 0)
         w |= GMP_BRIDGE_WATCH_STACKS;
@@ -346,8 +346,9 @@ void gmp_torch_maybe_attach(void)
             int rc = T.br->attach(&host, err, sizeof err);
             if (rc == GMP_BRIDGE_ATTACHED) {
                 next = GMP_TORCH_ATTACHED;
-                if (strcmp(gmp_settings()->stacks, "python") != 0 && strcmp(gmp_settings()->stacks, "none") != 0)
-                    gmp_log_error("GMEMPROF_STACKS='%s' is neither 'python' nor 'none': tensors get their "
+                if (strcmp(gmp_settings()->stacks, "python") != 0 && strcmp(gmp_settings()->stacks, "none") != 0 &&
+                    strcmp(gmp_settings()->stacks, "off") != 0)
+                    gmp_log_error("GMEMPROF_STACKS='%s' is not 'python', 'none' or 'off': tensors get their "
                                   "innermost frame only; set GMEMPROF_STACKS=python for whole stacks",
                                   gmp_settings()->stacks);
                 apply_watch();
