@@ -10,7 +10,13 @@
  * With the PyTorch bridge (the replay's blocks layer), the bands are the
  * allocator's blocks (tensors); the bridge's segment events and CUDA's own
  * allocations are collected as two more band sets, from which the model
- * makes the reserved-segment and outside-the-allocator layers.
+ * makes the reserved-segment and outside-the-allocator layers. Each block
+ * also keeps what the page names it by: its entry's ordinal (its category,
+ * category.h, once the replay has finished), the innermost module range
+ * and op range open on its thread (the timeline follows the range stack
+ * itself: one small record per open range), and its BLOCK record's source
+ * line. The page then colours by category (the default, as
+ * torch.profiler's memory timeline), module, op, line or kernel.
  *
  * The driver samples and the analyzer's live level go to a fixed number
  * of time buckets (max per bucket); when the trace outgrows them,
@@ -21,6 +27,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "category.h"
 #include "consumer.h"
 #include "export.h"
 #include "outfile.h"
@@ -50,6 +57,26 @@ typedef struct tlb {
     unsigned char has;
 } tlb;
 
+/* What the page names a block by beyond its kernel and range (per band,
+ * by its seq). mod: the module range's name id, 0 none; bwd: it is a
+ * backward one (kind 3); op: the op range's name id, 0 none; frame: the
+ * BLOCK record's "FILE:LINE FUNCTION" id, 0 none. */
+typedef struct tl_ext {
+    uint64_t ord;
+    uint32_t mod, op, frame;
+    uint16_t flags;
+    uint8_t source, bwd;
+} tl_ext;
+
+/* An open range (bridge traces): enough to walk a thread's stack up. */
+typedef struct tl_rng {
+    uint64_t parent;
+    uint32_t name;
+    uint8_t kind, is_op;
+} tl_rng;
+
+#define TL_CHAIN_MAX 64 /* ranges walked up from an allocation's innermost */
+
 typedef struct gma_timeline {
     char *path;
     int html;
@@ -64,6 +91,14 @@ typedef struct gma_timeline {
     gtb_set bands;
     gtb_set segs, cuda;  /* with the blocks layer: segments, CUDA's allocations */
     gma_map kcache, rcache; /* string id -> doc string, while building */
+    /* bridge traces: per band its tl_ext; the open ranges (id -> index in
+     * rngs, a free list of indices); the last BLOCK ALLOC's frame */
+    gma_vec ext, rngs, rng_free;
+    gma_map rng_of;
+    int blk_valid;
+    uint64_t blk_dev, blk_addr;
+    uint32_t blk_frame;
+    int ext_err;
     char summary[600];   /* the line gmem-analyze prints for the file */
 } gma_timeline;
 
@@ -76,19 +111,111 @@ static int is_html(const char *path)
 /* Fails now rather than after a long analysis, leaving path as it is. */
 static int check_writable(const char *path) { return gma_out_probe(path); }
 
+static void range_chain(const gma_timeline *t, uint64_t id, tl_ext *x);
+
+/* A new band of the bridge's blocks: what the page names it by. */
+static void ext_add(gma_replay *r, const gma_entry *e, const gmt_mem *m, size_t n_before)
+{
+    gma_timeline *t = r->timeline;
+    int frame_ok = t->blk_valid && t->blk_dev == m->device && t->blk_addr == m->address;
+    t->blk_valid = 0;
+    if (!r->fw || t->bands.n == n_before)
+        return;
+    tl_ext *x = gma_vec_push(&t->ext);
+    if (!x) {
+        t->ext_err = 1;
+        return;
+    }
+    memset(x, 0, sizeof(*x));
+    x->ord = e->ord;
+    x->flags = e->flags;
+    x->source = e->source;
+    x->frame = frame_ok ? t->blk_frame : 0;
+    range_chain(t, m->range, x);
+}
+
 /* Adapters from the replay's events to what the timeline draws. */
 static void tl_alloc(gma_replay *r, const gma_entry *e, const gmt_mem *m, int pending, uint64_t key)
 {
+    size_t n = r->timeline->bands.n;
     if (gma_dev_selected(r, m->device))
         gma_timeline_alloc(r, e, pending, key);
+    ext_add(r, e, m, n);
 }
 
 static void tl_step(gma_replay *r, const gmt_step *s) { gma_timeline_step(r, s->ts, s->step); }
 
 static void tl_block(gma_replay *r, const gmt_block *b)
 {
-    if (r->fw && gma_dev_selected(r, b->device))
+    if (!r->fw)
+        return;
+    if (b->action == GMT_BLK_ALLOC) { /* the allocation that follows is this block */
+        gma_timeline *t = r->timeline;
+        t->blk_valid = 1;
+        t->blk_dev = b->device;
+        t->blk_addr = b->address;
+        t->blk_frame = b->frame < GMA_MAX_STRING_ID ? (uint32_t)b->frame : 0;
+    }
+    if (gma_dev_selected(r, b->device))
         gma_timeline_segment(r, b);
+}
+
+static void tl_range(gma_replay *r, const gmt_range *g)
+{
+    gma_timeline *t = r->timeline;
+    if (!r->fw || !g->id)
+        return;
+    uint32_t i;
+    if (!gma_map_get(&t->rng_of, g->id, &i)) { /* else a reused id: the new range takes its record */
+        if (t->rng_free.len) {
+            i = GMA_VEC_AT(&t->rng_free, uint32_t, t->rng_free.len - 1);
+            t->rng_free.len--;
+        } else if (gma_vec_push(&t->rngs)) {
+            i = (uint32_t)(t->rngs.len - 1);
+        } else {
+            t->ext_err = 1;
+            return;
+        }
+    }
+    size_t len = 0;
+    const char *nm = g->name < GMA_MAX_STRING_ID ? gma_str(r, (uint32_t)g->name, &len) : NULL;
+    tl_rng *x = &GMA_VEC_AT(&t->rngs, tl_rng, i);
+    x->parent = g->parent;
+    x->name = g->name < GMA_MAX_STRING_ID ? (uint32_t)g->name : 0;
+    x->kind = (uint8_t)g->kind;
+    x->is_op = nm && (gma_cat_range_class(nm, len, g->kind) & GMA_RC_OP) != 0;
+    if (gma_map_put(&t->rng_of, g->id, i) != 0)
+        t->ext_err = 1;
+}
+
+static void tl_range_end(gma_replay *r, const gmt_range *g)
+{
+    gma_timeline *t = r->timeline;
+    uint32_t i, *f;
+    if (!r->fw || !gma_map_del(&t->rng_of, g->id, &i))
+        return;
+    if (!(f = gma_vec_push(&t->rng_free)))
+        t->ext_err = 1;
+    else
+        *f = i;
+}
+
+/* The innermost module and op ranges open from range id up. */
+static void range_chain(const gma_timeline *t, uint64_t id, tl_ext *x)
+{
+    uint32_t i;
+    for (unsigned n = 0; id && n < TL_CHAIN_MAX && gma_map_get(&t->rng_of, id, &i); n++) {
+        const tl_rng *g = &GMA_VEC_AT(&t->rngs, tl_rng, i);
+        if (!x->mod && (g->kind == GMT_RANGE_MODULE || g->kind == GMT_RANGE_MODULE_BWD)) {
+            x->mod = g->name;
+            x->bwd = g->kind == GMT_RANGE_MODULE_BWD;
+        }
+        if (!x->op && g->is_op)
+            x->op = g->name;
+        if (x->mod && x->op)
+            break;
+        id = g->parent;
+    }
 }
 
 /* The replay's events the timeline collects (consumer.h); it draws tags
@@ -98,6 +225,8 @@ static const gma_consumer timeline_consumer = {
     .step = tl_step,
     .sample = gma_timeline_driver,
     .block = tl_block,
+    .range = tl_range,
+    .range_end = tl_range_end,
     .cuda = gma_timeline_cuda,
     .live = gma_timeline_live,
     .alloc = tl_alloc,
@@ -115,6 +244,9 @@ int gma_timeline_collect(gma_replay *r)
     gtb_init(&t->bands, 0);
     gtb_init(&t->segs, 0);
     gtb_init(&t->cuda, 0);
+    gma_vec_init(&t->ext, sizeof(tl_ext));
+    gma_vec_init(&t->rngs, sizeof(tl_rng));
+    gma_vec_init(&t->rng_free, sizeof(uint32_t));
     r->timeline = t;
     if (gma_replay_consumer_add(r, &timeline_consumer) != 0) {
         gma_timeline_free(r);
@@ -306,6 +438,10 @@ static void gma_timeline_free(gma_replay *r)
     gtb_free(&t->cuda);
     gma_map_free(&t->kcache);
     gma_map_free(&t->rcache);
+    gma_vec_free(&t->ext);
+    gma_vec_free(&t->rngs);
+    gma_vec_free(&t->rng_free);
+    gma_map_free(&t->rng_of);
     free(t->path);
     free(t);
     r->timeline = NULL;
@@ -353,10 +489,91 @@ static uint32_t name_str(gtm_doc *d, gma_replay *r, gma_map *cache, uint32_t id,
     return v;
 }
 
-static void lane_names(gtm_doc *d, gma_replay *r, gtm_lane *l)
+/* A module range's name as --by module shows it: "(backward)" for autograd's. */
+static uint32_t module_str(gtm_doc *d, gma_replay *r, gma_map *cache, uint32_t name, int bwd)
+{
+    uint32_t v, key = name << 1 | (uint32_t)bwd;
+    if (!name)
+        return gtm_str(d, "(no module)");
+    if (gma_map_get(cache, key, &v))
+        return v;
+    size_t len = 0;
+    const char *s = gma_str(r, name, &len);
+    gma_buf b = { 0 };
+    gma_buf_putn(&b, s, len);
+    if (bwd)
+        gma_buf_puts(&b, " (backward)");
+    v = gtm_str(d, gma_buf_str(&b));
+    gma_buf_free(&b);
+    if (gma_map_put(cache, key, v) != 0)
+        d->err = 1;
+    return v;
+}
+
+/* A string id of the trace as written (a source line), once per id. */
+static uint32_t raw_str(gtm_doc *d, gma_replay *r, gma_map *cache, uint32_t id)
+{
+    uint32_t v;
+    if (!id)
+        return 0;
+    if (gma_map_get(cache, id, &v))
+        return v;
+    size_t len = 0;
+    const char *s = gma_str(r, id, &len);
+    gma_buf b = { 0 };
+    gma_buf_putn(&b, s, len);
+    v = gtm_str(d, gma_buf_str(&b));
+    gma_buf_free(&b);
+    if (gma_map_put(cache, id, v) != 0)
+        d->err = 1;
+    return v;
+}
+
+/* The bridge's columns of a lane: each band's category (once the replay
+ * has finished: category.h; none where the replay collected none, as for
+ * several ranks), module, op and source line. */
+static int lane_fw_names(gtm_doc *d, gma_replay *r, gtm_lane *l)
+{
+    gma_timeline *t = r->timeline;
+    if (!r->fw || t->ext_err || t->ext.len != t->bands.n)
+        return 0;
+    int cats = gma_category_known(r);
+    if (gtm_lane_fw_cols(l, cats) != 0)
+        return -1;
+    uint32_t cat[GMA_CAT_COUNT_ + 1];
+    for (int c = 0; c < GMA_CAT_COUNT_; c++)
+        cat[c] = gtm_str(d, gma_cat_names[c]);
+    cat[GMA_CAT_COUNT_] = gtm_str(d, "(no category)");
+    uint32_t no_op = gtm_str(d, "(no op)");
+    gma_map mcache = { 0 }, ocache = { 0 }, fcache = { 0 };
+    for (size_t i = 0; i < l->n; i++) {
+        const tl_ext *x = &GMA_VEC_AT(&t->ext, tl_ext, l->b[i].seq);
+        gma_entry e;
+        memset(&e, 0, sizeof(e));
+        e.ord = x->ord;
+        e.flags = x->flags;
+        e.source = x->source;
+        e.device = l->b[i].device;
+        e.addr = l->b[i].addr;
+        gma_cat c = gma_category_of(r, &e);
+        if (cats)
+            l->cat[i] = cat[c < GMA_CAT_COUNT_ ? c : GMA_CAT_COUNT_];
+        l->mod[i] = module_str(d, r, &mcache, x->mod, x->bwd);
+        l->op[i] = x->op ? name_str(d, r, &ocache, x->op, 1) : no_op;
+        l->ln[i] = raw_str(d, r, &fcache, x->frame);
+    }
+    gma_map_free(&mcache);
+    gma_map_free(&ocache);
+    gma_map_free(&fcache);
+    return d->err ? -1 : 0;
+}
+
+static int lane_names(gtm_doc *d, gma_replay *r, gtm_lane *l)
 {
     gma_timeline *t = r->timeline;
     char buf[64];
+    if (lane_fw_names(d, r, l) != 0)
+        return -1;
     for (size_t i = 0; i < l->n; i++) {
         const gtb_band *b = &l->b[i];
         l->kn[i] = name_str(d, r, &t->kcache, b->kname, 0);
@@ -371,9 +588,10 @@ static void lane_names(gtm_doc *d, gma_replay *r, gtm_lane *l)
             snprintf(buf, sizeof(buf), "stream %u", b->stream);
             l->own[i] = gtm_str(d, buf);
             break;
-        default: l->own[i] = l->kn[i]; break;
+        default: l->own[i] = d->nfixed && l->cat ? l->cat[i] : l->kn[i]; break;
         }
     }
+    return 0;
 }
 
 static int push_i64(gma_vec *v, int64_t x)
@@ -567,8 +785,7 @@ int gma_timeline_model_add(struct gtm_doc *d, gma_replay *r, const char *title_p
         l->peak = D->peak;
         l->peak_t = gma_rel(r, D->peak_ts);
         l->peak_step = D->peak_step;
-        lane_names(d, r, l);
-        if (lane_marks(d, r, l, dev) != 0 || gtm_lane_at_peak(d, l) != 0)
+        if (lane_names(d, r, l) != 0 || lane_marks(d, r, l, dev) != 0 || gtm_lane_at_peak(d, l) != 0)
             return -1;
         lane_view(l, r);
     }
@@ -581,7 +798,7 @@ static void short_name(const char *raw, size_t len, size_t max_len, gma_buf *out
 
 static int write_doc(const char *path, int html, gtm_doc *d, size_t top)
 {
-    if (gtm_labels(d, short_name, 0) != 0 || gtm_finish(d, top) != 0) {
+    if (gtm_labels(d, short_name, 0) != 0 || gtm_finish(d, top < d->nfixed ? d->nfixed : top) != 0) {
         errno = ENOMEM;
         return -1;
     }
@@ -640,6 +857,9 @@ static int write_replays(gma_replay *a, gma_replay *b)
     }
     gtm_doc d;
     gtm_init(&d, owner_kind(a->opt.by));
+    /* the bridge recorded the run(s): colours by category unless --by asks for other owners */
+    if (a->opt.by == GMA_BY_KERNEL && a->fw && gma_category_known(a) && (!b || (b->fw && gma_category_known(b))))
+        gtm_fixed_owners(&d, "category", gma_cat_names, GMA_CAT_TENSORS_);
     d.title = gtm_str(&d, a->path);
     d.step_axis = b != NULL;
     d.raw_kernels = b != NULL;

@@ -10,7 +10,11 @@
  * order with a line at each one's top, so that the tensors cover them and
  * the reserve shows above the tensors where it holds memory no tensor
  * uses; the allocations outside the allocator are hatched and stacked on
- * the higher of the reserve and the tensors. */
+ * the higher of the reserve and the tensors. Coloured by category
+ * (D.stack: the bridge's default), the live bands of a column stack by
+ * category instead (parameter at the bottom, as torch.profiler's memory
+ * timeline), each category's merged small allocations on its own bands
+ * where the column's total is exact (L.split). */
 (function () {
   'use strict';
   var errors = [];
@@ -47,7 +51,7 @@
   D.colorOf = {};
   D.lanes.forEach(function (L) { L.legend.forEach(function (e, i) { D.colorOf[e[0]] = i; }); });
   var colorMap = D.colorOf;
-  var COL = D.colors.map(function (c) { return rgba(c, 255); });
+  var COL = D.colors.map(function (c) { return rgba(c, 255); }), COLM = D.colors.map(function (c) { return rgba(c, 120); });
   /* the merged small allocations, the range a total may take within a
    * bucket, the highest total within a column and its lowest */
   var MERGED_CSS = '#8c8c8c', MERGEDC = rgba(MERGED_CSS, 200), RANGEC = rgba('#f4a582', 200), ENVC = rgba('#bdbdbd', 70),
@@ -62,12 +66,16 @@
     var t0 = new Float64Array(n), t1 = new Float64Array(n), sz = new Float64Array(n), ad = new Float64Array(n);
     var own = new Int32Array(n), kn = new Int32Array(n), rn = new Int32Array(n), st = new Float64Array(n);
     var ly = new Int32Array(n), lv = new Float64Array(n);
+    /* the bridge's columns: 0 ("") in a lane that lacks one (a diff of a bridge trace and another) */
+    var fc = D.fwcols ? { cat: L.cat || D.keys.some(function (k) { return k[1] === 'cat'; }) ? new Int32Array(n) : null,
+                          mod: new Int32Array(n), op: new Int32Array(n), ln: new Int32Array(n) } : null;
     var t = L.t0base || 0, a = 0, s = 0;
     for (i = 0; i < n; i++) {
       t += L.t0[i]; a += L.ad[i]; s += L.st[i];
       t0[i] = t; t1[i] = L.dur[i] < 0 ? Infinity : t + L.dur[i];
       sz[i] = L.sz[i]; ad[i] = a; st[i] = s;
       own[i] = L.own[i]; kn[i] = L.kn[i]; rn[i] = L.rn[i]; ly[i] = L.ly[i];
+      if (fc && L.mod) { if (L.cat) fc.cat[i] = L.cat[i]; fc.mod[i] = L.mod[i]; fc.op[i] = L.op[i]; fc.ln[i] = L.ln[i]; }
     }
     /* live level (bands drawn) right after each allocation */
     var order = new Int32Array(n);
@@ -99,6 +107,16 @@
       if (shi[k] > ymax) ymax = shi[k];
     }
     var sum = { n: nb, f: sf, l: sl, e: se, lo: slo, hi: shi, per: Sm.per };
+    /* the merged bytes of each colour at each bucket's end (tl_html.c's split) */
+    var split = null;
+    if (L.split) {
+      split = {};
+      L.split.g.forEach(function (g, q) {
+        var v = new Float64Array(nb), acc = 0, d = L.split.v[q];
+        for (k = 0; k < nb; k++) { acc += d[k]; v[k] = acc; }
+        split[g] = v;
+      });
+    }
     if (L.peak && L.peak.bytes > ymax) ymax = L.peak.bytes;
     var fw = L.fw ? { seg: decodeCtx(L.fw.seg, L.t0base), out: decodeCtx(L.fw.out, L.t0base) } : null, yall = ymax;
     if (fw) {
@@ -115,6 +133,7 @@
         if (t1[i] > L.peak.t) atPeak[own[i]] = (atPeak[own[i]] || 0) + sz[i];
     }
     return { L: L, n: n, t0: t0, t1: t1, sz: sz, ad: ad, own: own, kn: kn, rn: rn, st: st, ly: ly, lv: lv,
+             cat: fc && fc.cat, mod: fc && fc.mod, op: fc && fc.op, ln: fc && fc.ln, split: split,
              bt: kt, bv: kv, sum: sum, ymax: ymax * 1.06 || 1, yband: ymax, yall: yall, atPeak: atPeak, peakPos: peakPos,
              fw: fw };
   }
@@ -216,10 +235,14 @@
   /* colour by: one of the owner keys (D.keys: name, band column) */
   var keys = [], keyOf = {};
   (D.keys || [[D.by, 'own']]).forEach(function (k) { if (!keyOf[k[0]]) { keyOf[k[0]] = 1; keys.push(k); } });
-  var keyIx = 0, colorMap = D.colorOf;
+  var keyIx = 0, colorMap = D.colorOf, stackOn = false;
   function setKey(ix) {
     keyIx = ix;
     lanes.forEach(function (X) { X.key = X[keys[ix][1]]; });
+    /* the categories (the first key with D.stack) stack in their order */
+    stackOn = !ix && !!D.stack;
+    var src = document.getElementById('src');
+    if (src) src.textContent = S[D.title] + ' \u00b7 bands coloured by ' + keys[ix][0];
     if (!ix) { colorMap = D.colorOf; return; }
     /* the others ranked as the analyzer ranks owners: most bytes live at a lane's peak, then most allocated */
     var sc = {};
@@ -255,7 +278,8 @@
     if (L.merged.n)
       what += '; ' + L.n + ' drawn one by one (the ' + D.merge.keep + ' largest and every one live at the peak), ' +
         L.merged.n + ' smaller ones (each ' + fmtB(L.merged.max) + ' or less, ' + fmtB(L.merged.bytes) +
-        ' in all) merged into one grey layer on top of the bands';
+        ' in all) merged into one grey layer on top of the bands' +
+        (X.split ? ' (coloured by category: split by category, each share lighter on its own category\'s bands, wherever a column\'s total is exact)' : '');
     what += '; each column shows the moment in it with the most memory live' +
       (X.sum.per > 1 ? ' where the lane\'s total is known exactly (a summary of ' + X.sum.n + ' buckets of up to ' + X.sum.per +
         ' event times; zoomed in further, a column within a bucket shows in orange the range its total lies in)' : ' (the exact total)') +
@@ -277,7 +301,7 @@
     ownLegend.textContent = '';
     var lg = document.createElement('div');
     lg.innerHTML = '<b></b>';
-    lg.firstChild.textContent = 'Owner (' + keys[keyIx][0] + ') \u2014 bytes live at the peak' + (X0 && X0.L.peak ? ' of ' + S[X0.L.title] + ' (' + fmtB(X0.L.peak.bytes) + ' at ' + fmtT(X0.L.peak.t) + ', step ' + X0.L.peak.step + ')' : '');
+    lg.firstChild.textContent = (stackOn ? 'Category, stacked in this order from the bottom' : 'Owner (' + keys[keyIx][0] + ')') + ' \u2014 bytes live at the peak' + (X0 && X0.L.peak ? ' of ' + S[X0.L.title] + ' (' + fmtB(X0.L.peak.bytes) + ' at ' + fmtT(X0.L.peak.t) + ', step ' + X0.L.peak.step + ')' : '');
     ownLegend.appendChild(lg);
     if (!X0) return;
     if (!keyIx) {
@@ -291,9 +315,11 @@
       Object.keys(colorMap).forEach(function (o) { byC[colorMap[o]] = o; });
       byC.forEach(function (o, i) { swatch(D.colors[i], fmtB(at[o] || 0) + '  ' + S[o]); });
     }
-    swatch(D.colors[D.ncolors], 'every other owner');
+    swatch(D.colors[D.ncolors], stackOn ? 'no category (a block the categories do not know)' : 'every other owner');
     if (lanes.some(function (X) { return X.L.merged.n; }))
-      swatch(MERGED_CSS, 'small allocations, merged (no owner colour): the lane\'s exact total less the bands drawn');
+      swatch(MERGED_CSS, stackOn && lanes.some(function (X) { return X.split; }) ?
+        'small allocations, merged: each category\'s share drawn lighter on its own bands where the total is exact; grey where a column lies within a bucket of the summary' :
+        'small allocations, merged (no owner colour): the lane\'s exact total less the bands drawn');
   }
   buildLegend();
   var layersOut = lanes.map(function (X) {
@@ -308,10 +334,12 @@
     lh.innerHTML = '<b></b>';
     lh.firstChild.textContent = 'Layers of ' + S[X0.L.title] + ' at the peak (the analyzer\'s figures)';
     legend.appendChild(lh);
-    [[SEG_CSS, fmtB(F0.reserved) + ' reserved segments (' + F0.segments_at_peak + '; ' +
+    [[SEG_CSS, D.stack ? 'allocator cache: ' + fmtB(Math.max(0, F0.reserved - pkb)) + ' reserved in no tensor, of ' +
+      fmtB(F0.reserved) + ' in ' + F0.segments_at_peak + ' reserved segments, light, behind the tensors' :
+      fmtB(F0.reserved) + ' reserved segments (' + F0.segments_at_peak + '; ' +
       fmtB(Math.max(0, F0.reserved - pkb)) + ' in no tensor), light, behind the tensors'],
      ['repeating-linear-gradient(45deg,' + OUT_CSS[0] + ' 0 3px,' + OUT_CSS[1] + ' 3px 6px)',
-      fmtB(F0.outside) + ' outside PyTorch\'s allocator, hatched, on the reserve']].forEach(function (e) {
+      (D.stack ? 'outside the allocator: ' : '') + fmtB(F0.outside) + ' outside PyTorch\'s allocator, hatched, on the reserve']].forEach(function (e) {
       var d = document.createElement('div'), sw = document.createElement('i');
       sw.style.background = e[0];
       if (e[0] === SEG_CSS) sw.style.borderTop = '2px solid ' + SEG_EDGE_CSS;
@@ -361,6 +389,7 @@
     bar.insertBefore(sel, document.getElementById('hint'));
   }
   setKey(0);
+  buildLegend();
 
   /* ---- the overview strip: every lane's highest total over the whole span, the view boxed ---- */
   var strip = document.getElementById('strip');
@@ -430,37 +459,41 @@
    * lies within a bucket of several times, then the bucket's range */
   function totalAt(X, t) {
     var S = X.sum, k = upper(S.f, S.n, t) - 1;
-    if (k < 0) return { lo: 0, hi: 0 };
-    if (t >= S.l[k]) return { lo: S.e[k], hi: S.e[k] };
-    return { lo: S.lo[k], hi: S.hi[k] };
+    if (k < 0) return { lo: 0, hi: 0, k: -1 };
+    if (t >= S.l[k]) return { lo: S.e[k], hi: S.e[k], k: k };
+    return { lo: S.lo[k], hi: S.hi[k], k: -1 };
   }
   /* What each pixel column shows: its moment t (the end of the summary's
    * bucket there with the most live, where its total is exact; else the
    * column's start), the last band allocated by then (j), the total drawn
-   * (tot: exact when lo == hi, else the range it lies in), and the lowest and
-   * highest total anywhere in the column (elo, ehi). */
+   * (tot: exact when lo == hi, else the range it lies in), the lowest and
+   * highest total anywhere in the column (elo, ehi), and the bucket whose
+   * end level the column's exact total is (kb; -1 within a bucket). */
   function columns(X, NC) {
-    var ct = new Float64Array(NC), cj = new Int32Array(NC), lo = new Float64Array(NC), hi = new Float64Array(NC);
+    var ct = new Float64Array(NC), cj = new Int32Array(NC), lo = new Float64Array(NC), hi = new Float64Array(NC), kb = new Int32Array(NC);
     var elo = new Float64Array(NC), ehi = new Float64Array(NC), span = (view.b - view.a) / NC, S = X.sum;
     for (var c = 0; c < NC; c++) {
       var ca = fromU(X, view.a + c * span), cb = fromU(X, view.a + (c + 1) * span);
       var k0 = upper(S.l, S.n, ca - 1e-9), k1 = upper(S.l, S.n, cb - 1e-9), best = -1, k;
       for (k = k0; k < k1; k++) if (best < 0 || S.e[k] > S.e[best]) best = k;
       var at = totalAt(X, ca), t;
-      if (best >= 0) { t = S.l[best]; lo[c] = hi[c] = S.e[best]; } else { t = ca; lo[c] = at.lo; hi[c] = at.hi; }
+      if (best >= 0) { t = S.l[best]; lo[c] = hi[c] = S.e[best]; kb[c] = best; } else { t = ca; lo[c] = at.lo; hi[c] = at.hi; kb[c] = at.k; }
       ct[c] = t; cj[c] = upper(X.t0, X.n, t) - 1;
       /* the column's range: the total at its start, then every bucket that begins or ends in it */
       var a = at.lo, b = at.hi, f1 = upper(S.f, S.n, cb - 1e-9);
       for (k = k0; k < f1; k++) { if (S.lo[k] < a) a = S.lo[k]; if (S.hi[k] > b) b = S.hi[k]; }
       elo[c] = a; ehi[c] = b;
     }
-    return { t: ct, j: cj, lo: lo, hi: hi, elo: elo, ehi: ehi };
+    return { t: ct, j: cj, lo: lo, hi: hi, elo: elo, ehi: ehi, kb: kb };
   }
 
   function paintBands(X, ctx, PW, PH) {
     var img = ctx.createImageData(PW, PH), px = new Uint32Array(img.data.buffer);
     var cols = X.cols, active = new Int32Array(X.n), na = 0, p = 0, scale = PH / X.ymax;
-    var drawn = new Uint8Array(X.n), i, k, y;
+    var drawn = new Uint8Array(X.n), i, k, y, G = D.ncolors + 1, g;
+    /* stacked by category: the live bands of each colour, and the merged bytes' lighter shade */
+    var grp = [], gn = new Int32Array(G);
+    if (stackOn) for (g = 0; g < G; g++) grp.push(new Int32Array(X.n || 1));
     var segT = X.fw ? tracker(X.fw.seg) : null, outT = X.fw ? tracker(X.fw.out) : null;
     for (var c = 0; c < PW; c++) {
       var tc = cols.t[c], j = cols.j[c];
@@ -478,17 +511,37 @@
           sprev = stop;
         }
       });
-      var acc = 0, prev = PH;
-      for (k = 0; k < na; k++) {
-        i = active[k];
-        acc += X.sz[i];
-        var top = Math.round(PH - acc * scale);
-        if (top < 0) top = 0;
-        if (top < prev) {
-          var col = COL[colorOf(X.key[i])];
-          for (var y = top; y < prev; y++) px[y * PW + c] = col;
-          drawn[i] = 1;
-          prev = top;
+      var acc = 0, prev = PH, top;
+      if (stackOn) {
+        gn.fill(0);
+        for (k = 0; k < na; k++) { i = active[k]; g = colorOf(X.key[i]); grp[g][gn[g]++] = i; }
+        for (g = 0; g < G; g++) {
+          var col = COL[g];
+          for (k = 0; k < gn[g]; k++) {
+            i = grp[g][k];
+            acc += X.sz[i];
+            top = Math.max(0, Math.round(PH - acc * scale));
+            if (top < prev) { for (y = top; y < prev; y++) px[y * PW + c] = col; drawn[i] = 1; prev = top; }
+          }
+          var mg = mergedAt(X, cols.kb[c], g);
+          if (mg > 0) {
+            acc += mg;
+            top = Math.max(0, Math.round(PH - acc * scale));
+            for (y = top; y < prev; y++) px[y * PW + c] = COLM[g];
+            if (top < prev) prev = top;
+          }
+        }
+      } else {
+        for (k = 0; k < na; k++) {
+          i = active[k];
+          acc += X.sz[i];
+          top = Math.max(0, Math.round(PH - acc * scale));
+          if (top < prev) {
+            var col2 = COL[colorOf(X.key[i])];
+            for (y = top; y < prev; y++) px[y * PW + c] = col2;
+            drawn[i] = 1;
+            prev = top;
+          }
         }
       }
       /* the merged small allocations: the total less the bands drawn, solid
@@ -647,10 +700,31 @@
   }
 
   /* ---- what is live at a column ---- */
+  /* the merged bytes of colour g at the end of bucket k (0: unknown or none) */
+  function mergedAt(X, k, g) { return stackOn && X.split && k >= 0 && X.split[g] ? X.split[g][k] : 0; }
+  /* the bands live at the column's moment, in the order they stack */
   function liveAt(X, c) {
     var tc = X.cols.t[c], j = X.cols.j[c], out = [];
     for (var i = 0; i <= j; i++) if (X.t1[i] > tc) out.push(i);
+    if (stackOn) out.sort(function (a, b) { return colorOf(X.key[a]) - colorOf(X.key[b]) || a - b; });
     return { t: tc, bands: out };
+  }
+  /* the column's stack bottom up: bands ({i}) and, stacked by category,
+   * each category's merged bytes after its bands ({g, bytes}) */
+  function columnStack(X, c) {
+    var lv = liveAt(X, c), out = [], G = D.ncolors + 1, p = 0;
+    for (var g = 0; g < G; g++) {
+      while (p < lv.bands.length && (!stackOn || colorOf(X.key[lv.bands[p]]) === g)) { out.push({ i: lv.bands[p], bytes: X.sz[lv.bands[p]] }); p++; }
+      var m = mergedAt(X, X.cols.kb[c], g);
+      if (m > 0) out.push({ g: g, bytes: m });
+      if (!stackOn) break;
+    }
+    return { t: lv.t, bands: lv.bands, parts: out };
+  }
+  function keyName(X, g) {
+    var o = null;
+    Object.keys(colorMap).forEach(function (k) { if (colorMap[k] === g) o = +k; });
+    return o === null ? 'every other ' + keys[keyIx][0] : S[o];
   }
   function colOf(X, clientX) {
     var r = X.cv.getBoundingClientRect(), x = clientX - r.left;
@@ -659,9 +733,15 @@
     return Math.max(0, Math.min(X.cols.t.length - 1, c));
   }
   function bandText(X, i) {
-    var fr = X.t1[i] === Infinity;
+    /* with the bridge's columns, the owner's line only when no line below names it */
+    var fr = X.t1[i] === Infinity, named = X.mod ? { kernel: 1, range: 1 } : {};
+    if (X.cat) named.category = 1;
     return 'size ' + fmtB(X.sz[i]) + ' at ' + hex(X.ad[i]) + '\n' +
-      'owner (' + D.by + '): ' + S[X.own[i]] + '\n' + 'kernel: ' + S[X.kn[i]] + '\n' + 'range: ' + S[X.rn[i]] + '\n' +
+      (named[D.by] ? '' : 'owner (' + D.by + '): ' + S[X.own[i]] + '\n') +
+      (X.cat ? 'category: ' + S[X.cat[i]] + '\n' : '') +
+      (X.mod ? 'module: ' + S[X.mod[i]] + '\n' + 'op: ' + S[X.op[i]] + '\n' +
+       'line: ' + (X.ln[i] ? S[X.ln[i]] : '(not recorded)') + '\n' : '') +
+      'kernel: ' + S[X.kn[i]] + '\n' + 'range: ' + S[X.rn[i]] + '\n' +
       'step ' + X.st[i] + ' \u00b7 layer: ' + S[X.L.layers[X.ly[i]] || 0] + '\n' +
       'allocated ' + fmtT(X.t0[i]) + ', ' + (fr ? 'never freed' : 'freed ' + fmtT(X.t1[i]) + ', lifetime ' + fmtD(X.t1[i] - X.t0[i]));
   }
@@ -717,11 +797,13 @@
     if (bytes < 0) return null;
     var fh = X.fw ? fwHit(X, stackAt(X, c), bytes) : null;
     if (fh) return fh;
-    var lv = liveAt(X, c), acc = 0;
-    for (var k = 0; k < lv.bands.length; k++) {
-      var i = lv.bands[k];
-      if (bytes < acc + X.sz[i]) return bandText(X, i);
-      acc += X.sz[i];
+    var lv = columnStack(X, c), acc = 0;
+    for (var k = 0; k < lv.parts.length; k++) {
+      var q = lv.parts[k];
+      if (bytes < acc + q.bytes)
+        return q.i !== undefined ? bandText(X, q.i) :
+          'small allocations, merged: ' + fmtB(q.bytes) + ' of ' + keyName(X, q.g) + ' live at ' + fmtT(lv.t) + ' (exact)';
+      acc += q.bytes;
     }
     var clo = X.cols.lo[c], chi = X.cols.hi[c];
     if (bytes < Math.max(acc, clo))
@@ -819,7 +901,7 @@
       var sum = 0;
       Object.keys(X.atPeak).forEach(function (o) { sum += X.atPeak[o]; });
       return { title: S[X.L.title], bands: X.n, all: X.L.nall, merged: X.L.merged.n, visible: X.visible,
-               peak: X.L.peak ? X.L.peak.bytes : null, peak_sum: sum };
+               peak: X.L.peak ? X.L.peak.bytes : null, peak_t: X.L.peak ? X.L.peak.t : null, peak_sum: sum };
     }),
     legend: legendOut,
     layers: layersOut,
@@ -847,6 +929,17 @@
       });
     },
     keys: function () { return keys.map(function (k) { return k[0]; }); },
+    key: function () { return { name: keys[keyIx][0], stacked: stackOn, by: D.by }; },
+    /* lane k's column at time t (the view set around it): its moment and,
+     * bottom up, each part of its stack: [owner name (the key in use), bytes, merged] */
+    stackAt: function (k, t, col) {
+      var X = lanes[k], c = col === undefined ? 0 : col, best = Infinity;
+      for (var q = 0; col === undefined && q < X.cols.t.length; q++)
+        if (Math.abs(X.cols.t[q] - t) < best) { best = Math.abs(X.cols.t[q] - t); c = q; }
+      var st = columnStack(X, c);
+      return { t: st.t, exact: X.cols.lo[c] === X.cols.hi[c], total: X.cols.lo[c],
+               parts: st.parts.map(function (p) { return p.i !== undefined ? [S[X.key[p.i]], p.bytes, 0] : [keyName(X, p.g), p.bytes, 1]; }) };
+    },
     setKey: function (i) { setKey(i); drawAll(); buildLegend(); return keys[i][0]; },
     diff: function () {
       if (!diffX) return null;
@@ -863,8 +956,8 @@
       out.zoomed = view.b - view.a < before;
       out.view = [view.a, view.b];
       /* hover the middle of the largest band live at the peak */
-      var cx2 = r.left + xOf(X, X.L.peak.t), c = colOf(X, cx2), lv = liveAt(X, c), acc = 0, best = -1, mid = 0;
-      lv.bands.forEach(function (i) { if (best < 0 || X.sz[i] > X.sz[best]) { best = i; mid = acc + X.sz[i] / 2; } acc += X.sz[i]; });
+      var cx2 = r.left + xOf(X, X.L.peak.t), c = colOf(X, cx2), lv = columnStack(X, c), acc = 0, best = -1, mid = 0;
+      lv.parts.forEach(function (q) { var i = q.i; if (i !== undefined && (best < 0 || X.sz[i] > X.sz[best])) { best = i; mid = acc + X.sz[i] / 2; } acc += q.bytes; });
       if (best >= 0) {
         X.cv.dispatchEvent(new MouseEvent('mousemove', { clientX: cx2, clientY: r.top + yOf(X, mid), bubbles: true }));
         out.tip = tip.textContent;

@@ -5,7 +5,10 @@
  *
  * The JSON is compact: per band drawn, columns of integers (allocation
  * time as the delta from the previous band's, lifetime (-1: never freed),
- * bytes, address as a delta, owner/kernel/range string, step delta, layer).
+ * bytes, address as a delta, owner/kernel/range string, step delta, layer;
+ * with the PyTorch bridge also category/module/op/line strings). With
+ * merged bands and categories as owners, "split" holds the merged bytes
+ * of each colour at each bucket of the summary, as deltas.
  * With the PyTorch bridge's layers, "fw" holds the reserved segments and
  * the allocations outside the allocator in the same columns (t0, dur, sz,
  * ad; "src": the CUDA API of an outside one) and the analyzer's figures at
@@ -44,8 +47,8 @@ static void jstr(FILE *f, const char *s)
     fputc('"', f);
 }
 
-typedef enum col { C_T0, C_DUR, C_SZ, C_AD, C_OWN, C_KN, C_RN, C_ST, C_LY, C_N_ } col;
-static const char *const COLNAME[C_N_] = { "t0", "dur", "sz", "ad", "own", "kn", "rn", "st", "ly" };
+typedef enum col { C_T0, C_DUR, C_SZ, C_AD, C_OWN, C_KN, C_RN, C_ST, C_LY, C_CAT, C_MOD, C_OP, C_LN, C_N_ } col;
+static const char *const COLNAME[C_N_] = { "t0", "dur", "sz", "ad", "own", "kn", "rn", "st", "ly", "cat", "mod", "op", "ln" };
 
 /* One column of the bands drawn. */
 static void band_column(FILE *f, const gtm_lane *l, col c)
@@ -67,6 +70,10 @@ static void band_column(FILE *f, const gtm_lane *l, col c)
         case C_KN: v = l->kn[i]; break;
         case C_RN: v = l->rn[i]; break;
         case C_ST: v = (int64_t)(b->step - (uint64_t)prev_s); prev_s = (int64_t)b->step; break;
+        case C_CAT: v = l->cat[i]; break;
+        case C_MOD: v = l->mod[i]; break;
+        case C_OP: v = l->op[i]; break;
+        case C_LN: v = l->ln[i]; break;
         default: v = b->layer; break;
         }
         fprintf(f, first ? "%lld" : ",%lld", (long long)v);
@@ -171,6 +178,44 @@ static void summary(FILE *f, const gtm_lane *l)
     fputs("]}", f);
 }
 
+/* The merged bytes per colour at each bucket's end: for each colour that
+ * has any, its deltas from bucket to bucket ("g": the colours). */
+static void split(FILE *f, const gtm_doc *d, const gtm_lane *l)
+{
+    if (!l->split)
+        return;
+    size_t G = d->ncolors + 1;
+    fputs(",\n\"split\":{\"g\":[", f);
+    int first = 1;
+    for (size_t g = 0; g < G; g++) {
+        int any = 0;
+        for (size_t k = 0; k < l->nsum && !any; k++)
+            any = l->split[k * G + g] != 0;
+        if (!any)
+            continue;
+        fprintf(f, "%s%zu", first ? "" : ",", g);
+        first = 0;
+    }
+    fputs("],\"v\":[", f);
+    first = 1;
+    for (size_t g = 0; g < G; g++) {
+        int any = 0;
+        for (size_t k = 0; k < l->nsum && !any; k++)
+            any = l->split[k * G + g] != 0;
+        if (!any)
+            continue;
+        fputs(first ? "[" : ",[", f);
+        first = 0;
+        uint64_t prev = 0;
+        for (size_t k = 0; k < l->nsum; k++) {
+            fprintf(f, "%s%lld", k ? "," : "", (long long)(l->split[k * G + g] - prev));
+            prev = l->split[k * G + g];
+        }
+        fputs("]", f);
+    }
+    fputs("]}", f);
+}
+
 static void lane(FILE *f, const gtm_doc *d, const gtm_lane *l)
 {
     int64_t sh = l->shift;
@@ -188,6 +233,8 @@ static void lane(FILE *f, const gtm_doc *d, const gtm_lane *l)
             (long long)(l->t_max + sh), l->n, l->nkeep, (unsigned long long)l->left_out,
             (unsigned long long)l->left_out_bytes, (long long)sh);
     for (int c = 0; c < C_N_; c++) {
+        if ((c >= C_CAT && !l->mod) || (c == C_CAT && !l->cat))
+            continue;
         band_column(f, l, (col)c);
         fputs(",\n", f);
     }
@@ -201,6 +248,7 @@ static void lane(FILE *f, const gtm_doc *d, const gtm_lane *l)
     fw_layers(f, d, l);
     merged(f, l);
     summary(f, l);
+    split(f, d, l);
     marks(f, "steps", &l->steps, sh, 0);
     marks(f, "wins", &l->windows, sh, 1);
     marks(f, "tags", &l->tags, sh, 2);
@@ -221,10 +269,21 @@ static void data(FILE *f, const gtm_doc *d)
         jstr(f, gtw_color(d, i));
     }
     fprintf(f, "],\"merge\":{\"at\":%d,\"keep\":%d,\"sum\":%d},", GTM_MERGE_AT, GTM_KEEP, GTM_SUM_MAX);
-    /* the owner keys a band has, each a column of doc strings: "colour by" */
+    /* the owner keys a band has, each a column of doc strings: "colour by";
+     * stack: the first key's owners stack in their colours' order */
+    int fw = 0, cats = 0;
+    for (size_t k = 0; k < d->lanes.len; k++) {
+        fw |= GMA_VEC_AT(&d->lanes, gtm_lane, k).mod != NULL;
+        cats |= GMA_VEC_AT(&d->lanes, gtm_lane, k).cat != NULL;
+    }
     fputs("\"keys\":[[", f);
     jstr(f, d->by);
-    fputs(",\"own\"],[\"kernel\",\"kn\"],[\"range\",\"rn\"]],", f);
+    fputs(",\"own\"],", f);
+    if (cats)
+        fputs("[\"category\",\"cat\"],", f);
+    if (fw)
+        fputs("[\"module\",\"mod\"],[\"op\",\"op\"],[\"line\",\"ln\"],", f);
+    fprintf(f, "[\"kernel\",\"kn\"],[\"range\",\"rn\"]],\"stack\":%d,\"fwcols\":%d,", d->nfixed ? 1 : 0, fw);
     if (d->diff_a && d->diff_b) {
         fputs("\"diff\":[", f);
         jstr(f, gtm_s(d, d->diff_a));

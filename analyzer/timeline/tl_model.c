@@ -22,11 +22,12 @@ static void lane_free(gtm_lane *l)
     free(l->kn);
     free(l->rn);
     free(l->keep);
+    free(l->cat);
+    free(l->mod);
+    free(l->op);
+    free(l->ln);
     free(l->at_peak);
-    free(l->slice_t);
-    free(l->slice_e);
-    free(l->slice_v);
-    free(l->slice_end);
+    free(l->split);
     free(l->sum_t0);
     free(l->sum_t1);
     free(l->sum_lo);
@@ -275,6 +276,16 @@ int gtm_lane_ctx(gtm_lane *l, const gtb_set *seg, const gtb_set *cuda, unsigned 
     return ctx_top(l);
 }
 
+int gtm_lane_fw_cols(gtm_lane *l, int cats)
+{
+    size_t n = l->n ? l->n : 1;
+    l->cat = cats ? calloc(n, sizeof(*l->cat)) : NULL;
+    l->mod = calloc(n, sizeof(*l->mod));
+    l->op = calloc(n, sizeof(*l->op));
+    l->ln = calloc(n, sizeof(*l->ln));
+    return (l->cat || !cats) && l->mod && l->op && l->ln ? 0 : -1;
+}
+
 static int live_at(const gtm_lane *l, size_t i)
 {
     return i < l->peak_pos && (l->b[i].t1 == GTB_OPEN || (int64_t)l->b[i].t1 > l->peak_t);
@@ -369,7 +380,17 @@ static int rank_owners(gtm_doc *d, size_t ntop)
             sc[n++] = sc[o];
         }
     free(used);
-    qsort(sc, n, sizeof(*sc), score_cmp);
+    /* the fixed owners first, in their order: a rank below every score */
+    size_t nf = 0;
+    for (size_t f = 0; f < d->nfixed; f++)
+        for (size_t i = nf; i < n; i++)
+            if (sc[i].s == d->fixed[f]) {
+                owner_score t = sc[nf];
+                sc[nf++] = sc[i];
+                sc[i] = t;
+                break;
+            }
+    qsort(sc + nf, n - nf, sizeof(*sc), score_cmp);
     if (ntop > GTM_TOP_MAX)
         ntop = GTM_TOP_MAX;
     d->ncolors = n < ntop ? n : ntop;
@@ -382,70 +403,6 @@ static int rank_owners(gtm_doc *d, size_t ntop)
     }
     d->nrank = n;
     free(sc);
-    return 0;
-}
-
-typedef struct mev {
-    int64_t t;
-    uint64_t bytes;
-    uint32_t group;
-    int32_t add;
-} mev;
-
-static int mev_cmp(const void *a, const void *b)
-{
-    const mev *x = a, *y = b;
-    if (x->t != y->t)
-        return x->t < y->t ? -1 : 1;
-    return x->add - y->add; /* frees first: the level is not overstated */
-}
-
-/* The merged series: per slice of equal event counts, the highest level of
- * each colour's merged bands. */
-static int merge_series(const gtm_doc *d, gtm_lane *l)
-{
-    size_t G = d->ncolors + 1, ne = 0;
-    mev *ev = malloc((2 * l->nmerged + 1) * sizeof(*ev));
-    if (!ev)
-        return -1;
-    for (size_t i = 0; i < l->n; i++) {
-        if (l->keep[i])
-            continue;
-        uint32_t g = (uint32_t)gtm_color(d, l->own[i]);
-        ev[ne++] = (mev){ (int64_t)l->b[i].t0, l->b[i].bytes, g, 1 };
-        if (l->b[i].t1 != GTB_OPEN)
-            ev[ne++] = (mev){ (int64_t)l->b[i].t1, l->b[i].bytes, g, 0 };
-    }
-    qsort(ev, ne, sizeof(*ev), mev_cmp);
-    size_t ns = ne < GTM_SLICES ? ne : GTM_SLICES;
-    l->slice_t = malloc((ns ? ns : 1) * sizeof(*l->slice_t));
-    l->slice_e = malloc((ns ? ns : 1) * sizeof(*l->slice_e));
-    l->slice_v = calloc((ns ? ns : 1) * G, sizeof(*l->slice_v));
-    l->slice_end = calloc((ns ? ns : 1) * G, sizeof(*l->slice_end));
-    uint64_t *lvl = calloc(G, sizeof(*lvl));
-    if (!l->slice_t || !l->slice_e || !l->slice_v || !l->slice_end || !lvl) {
-        free(ev);
-        free(lvl);
-        return -1;
-    }
-    for (size_t k = 0; k < ns; k++) {
-        size_t a = k * ne / ns, b = (k + 1) * ne / ns;
-        uint64_t *v = &l->slice_v[k * G];
-        l->slice_t[k] = ev[a].t;
-        for (size_t g = 0; g < G; g++)
-            v[g] = lvl[g];
-        for (size_t e = a; e < b; e++) {
-            uint64_t *x = &lvl[ev[e].group];
-            *x = ev[e].add ? *x + ev[e].bytes : *x - ev[e].bytes;
-            if (*x > v[ev[e].group])
-                v[ev[e].group] = *x;
-        }
-        l->slice_e[k] = ev[b - 1].t;
-        memcpy(&l->slice_end[k * G], lvl, G * sizeof(*lvl));
-    }
-    l->nslices = ns;
-    free(lvl);
-    free(ev);
     return 0;
 }
 
@@ -464,8 +421,8 @@ static int size_cmp(const void *a, const void *b)
 
 /* Keeps the GTM_KEEP largest bands and the GTM_KEEP_PEAK largest of the
  * others live at the peak; merges the rest, so a page holds at most
- * GTM_KEEP + GTM_KEEP_PEAK bands and GTM_SLICES slices per lane. */
-static int merge_lane(const gtm_doc *d, gtm_lane *l)
+ * GTM_KEEP + GTM_KEEP_PEAK bands per lane. */
+static int merge_lane(gtm_lane *l)
 {
     if (l->n <= GTM_MERGE_AT) {
         memset(l->keep, 1, l->n);
@@ -495,7 +452,7 @@ static int merge_lane(const gtm_doc *d, gtm_lane *l)
         if (l->b[i].bytes > l->merge_max)
             l->merge_max = l->b[i].bytes;
     }
-    return merge_series(d, l);
+    return 0;
 }
 
 static int gap_cmp(const void *a, const void *b)
@@ -639,13 +596,71 @@ int gtm_lane_summary(gtm_lane *l, size_t max)
     return 0;
 }
 
+typedef struct gev {
+    int64_t t;
+    int64_t d;
+    uint32_t g;
+} gev;
+
+static int gev_cmp(const void *a, const void *b)
+{
+    const gev *x = a, *y = b;
+    return (x->t > y->t) - (x->t < y->t);
+}
+
+void gtm_fixed_owners(gtm_doc *d, const char *by, const char *const *names, size_t n)
+{
+    d->by = by;
+    d->nfixed = 0;
+    for (size_t i = 0; i < n && i < sizeof(d->fixed) / sizeof(d->fixed[0]); i++)
+        d->fixed[d->nfixed++] = gtm_str(d, names[i]);
+    d->split = 1;
+}
+
+int gtm_lane_split(const gtm_doc *d, gtm_lane *l)
+{
+    free(l->split);
+    l->split = NULL;
+    if (!l->nmerged || !l->nsum)
+        return 0;
+    size_t G = d->ncolors + 1, ne = 0;
+    gev *ev = malloc(2 * l->nmerged * sizeof(*ev));
+    l->split = calloc(l->nsum * G, sizeof(*l->split));
+    uint64_t *lvl = calloc(G, sizeof(*lvl));
+    if (!ev || !l->split || !lvl) {
+        free(ev);
+        free(lvl);
+        return -1;
+    }
+    for (size_t i = 0; i < l->n; i++) {
+        if (l->keep[i])
+            continue;
+        uint32_t g = (uint32_t)gtm_color(d, l->own[i]);
+        ev[ne++] = (gev){ (int64_t)l->b[i].t0, (int64_t)l->b[i].bytes, g };
+        if (l->b[i].t1 != GTB_OPEN)
+            ev[ne++] = (gev){ (int64_t)l->b[i].t1, -(int64_t)l->b[i].bytes, g };
+    }
+    qsort(ev, ne, sizeof(*ev), gev_cmp);
+    /* the levels after every event of a time up to the bucket's last: as
+     * the summary, which counts each time whole */
+    size_t e = 0;
+    for (size_t k = 0; k < l->nsum; k++) {
+        for (; e < ne && ev[e].t <= l->sum_t1[k]; e++)
+            lvl[ev[e].g] = (uint64_t)((int64_t)lvl[ev[e].g] + ev[e].d);
+        memcpy(&l->split[k * G], lvl, G * sizeof(*lvl));
+    }
+    free(ev);
+    free(lvl);
+    return 0;
+}
+
 int gtm_finish(gtm_doc *d, size_t ntop)
 {
     if (d->err || rank_owners(d, ntop) != 0)
         return -1;
     for (size_t k = 0; k < d->lanes.len; k++) {
         gtm_lane *l = &GMA_VEC_AT(&d->lanes, gtm_lane, k);
-        if (merge_lane(d, l) != 0 || gtm_lane_summary(l, 0) != 0)
+        if (merge_lane(l) != 0 || gtm_lane_summary(l, 0) != 0 || (d->split && gtm_lane_split(d, l) != 0))
             return -1;
     }
     return 0;

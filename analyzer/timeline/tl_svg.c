@@ -125,29 +125,40 @@ static double px_x(const pane *p, double t)
 }
 static double px_y(const pane *p, double b) { return p->y0 + LH - MB - b / p->ymax * (LH - MT - MB); }
 
-/* The band last allocated by column c's moment, and the moment (page.js's columns()). */
-static size_t column_moment(const gtm_lane *l, const pane *p, int c, size_t *pos, double *tc)
+/* Column c's moment, as page.js's columns(): the last time of the
+ * summary's bucket that ends in the column with the most live (the lane's
+ * total is exact there), else the column's start; returns how many bands
+ * were allocated by then. */
+static size_t column_moment(const gtm_lane *l, const pane *p, int c, double *tc)
 {
     double span = (p->v1 - p->v0) / NC, ca = p->v0 + c * span, cb = ca + span;
     if (p->ax) {
         ca = from_u(p->ax, ca);
         cb = from_u(p->ax, cb);
     }
-    double pk = (double)(l->peak_t + l->shift);
-    if (l->has_peak && pk >= ca && pk < cb) {
-        *tc = pk;
-        return l->peak_pos;
+    size_t lo = 0, hi = l->nsum;
+    while (lo < hi) { /* the first bucket ending in or after the column */
+        size_t mid = lo + (hi - lo) / 2;
+        if ((double)(l->sum_t1[mid] + l->shift) < ca)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
-    while (*pos < l->n && (double)((int64_t)l->b[*pos].t0 + l->shift) < ca)
-        (*pos)++;
-    *tc = (ca + cb) / 2;
-    size_t end = *pos;
-    while (end < l->n && (double)((int64_t)l->b[end].t0 + l->shift) < cb)
-        end++;
-    if (end > *pos) {
-        *tc = (double)((int64_t)l->b[end - 1].t0 + l->shift);
+    size_t best = SIZE_MAX;
+    for (size_t k = lo; k < l->nsum && (double)(l->sum_t1[k] + l->shift) < cb; k++)
+        if (best == SIZE_MAX || l->sum_end[k] > l->sum_end[best])
+            best = k;
+    *tc = best != SIZE_MAX ? (double)(l->sum_t1[best] + l->shift) : ca;
+    lo = 0;
+    hi = l->n;
+    while (lo < hi) { /* the bands allocated at or before it */
+        size_t mid = lo + (hi - lo) / 2;
+        if ((double)((int64_t)l->b[mid].t0 + l->shift) <= *tc)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
-    return end;
+    return lo;
 }
 
 /* One set of stacked bands over the columns: band i is live in column c
@@ -188,6 +199,13 @@ static void stack_runs(FILE *f, const gtm_doc *d, const stack *s, const pane *p,
         run_c[i] = -1;
         if (!s->keep || s->keep[i])
             kept[nk++] = i;
+    }
+    if (s->own && d->nfixed) { /* the categories stack in their colours' order (stable) */
+        size_t m = 0;
+        for (size_t g = 0; g <= d->ncolors; g++)
+            for (size_t i = 0; i < s->n; i++)
+                if ((!s->keep || s->keep[i]) && gtm_color(d, s->own[i]) == g)
+                    kept[m++] = i;
     }
     double cw = (W - ML - MR) / NC, scale = (LH - MT - MB) / p->ymax, y0 = p->y0 + LH - MB;
     size_t pos = 0;
@@ -238,11 +256,11 @@ out:
 static void lane_bands(FILE *f, const gtm_doc *d, const gtm_lane *l, const pane *p)
 {
     double *tc = calloc(NC, sizeof(*tc)), *seg_top = calloc(NC, sizeof(double)), *top = calloc(NC, sizeof(double));
-    size_t *end = calloc(NC, sizeof(*end)), pos = 0;
+    size_t *end = calloc(NC, sizeof(*end));
     if (!tc || !seg_top || !top || !end)
         goto out;
     for (int c = 0; c < NC; c++)
-        end[c] = column_moment(l, p, c, &pos, &tc[c]);
+        end[c] = column_moment(l, p, c, &tc[c]);
     if (l->fw) {
         stack seg = { l->ctx[GTM_CTX_SEG].b, l->ctx[GTM_CTX_SEG].n, NULL, NULL, SEG_FILL, SEG_EDGE, l->shift };
         stack_runs(f, d, &seg, p, tc, NULL, NULL, seg_top);
@@ -384,18 +402,20 @@ static void lane_top(FILE *f, const gtm_doc *d, const gtm_lane *l, const pane *p
     }
 }
 
-/* The legend of the bridge's layers (the first lane's figures at its peak). */
-static void legend_layers(FILE *f, const gtm_lane *l, double y)
+/* The legend of the bridge's layers (the first lane's figures at its peak);
+ * coloured by category, named as the categories beside the tensors'. */
+static void legend_layers(FILE *f, const gtm_doc *d, const gtm_lane *l, double y)
 {
+    const char *cache = d->nfixed ? "allocator cache: " : "", *out = d->nfixed ? "outside the allocator: " : "";
     char b1[GMA_FMT_CAP], b2[GMA_FMT_CAP];
     fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-weight=\"bold\">layers at the peak</text>\n", ML, y + 8);
     fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"12\" fill=\"%s\" stroke=\"%s\"/><text x=\"%.1f\" y=\"%.1f\">"
-               "reserved segments (PyTorch's caching allocator): %s, %s of it in no tensor; light, behind the tensors</text>\n",
-            ML, y + 16, SEG_FILL, SEG_EDGE, ML + 18, y + 26, gma_fmt_bytes(b1, l->fw_reserved),
+               "%sreserved segments (PyTorch's caching allocator): %s, %s of it in no tensor; light, behind the tensors</text>\n",
+            ML, y + 16, SEG_FILL, SEG_EDGE, ML + 18, y + 26, cache, gma_fmt_bytes(b1, l->fw_reserved),
             gma_fmt_bytes(b2, l->fw_reserved > l->peak ? l->fw_reserved - l->peak : 0));
     fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"12\" fill=\"%s\"/><text x=\"%.1f\" y=\"%.1f\">"
-               "outside PyTorch's allocator (CUDA allocations in none of its segments): %s; hatched, on top</text>\n",
-            ML, y + 32, OUT_FILL, ML + 18, y + 42, gma_fmt_bytes(b1, l->fw_outside));
+               "%soutside PyTorch's allocator (CUDA allocations in none of its segments): %s; hatched, on top</text>\n",
+            ML, y + 32, OUT_FILL, ML + 18, y + 42, out, gma_fmt_bytes(b1, l->fw_outside));
 }
 
 /* The scale: the bands' peak or the highest total; with the layers, their top and the driver's. */
@@ -456,7 +476,8 @@ int gtw_svg(FILE *f, const gtm_doc *d)
               f);
     fputs("<text x=\"80\" y=\"20\" font-size=\"14\" font-weight=\"bold\">GPU memory timeline (shaded: windows): ", f);
     xml(f, gtm_s(d, d->title));
-    fprintf(f, "</text>\n<text x=\"80\" y=\"36\" fill=\"#555\">one band per allocation, stacked in allocation order, coloured by %s</text>\n", d->by);
+    fprintf(f, "</text>\n<text x=\"80\" y=\"36\" fill=\"#555\">one band per allocation, stacked in %s order, coloured by %s</text>\n",
+            d->nfixed ? d->by : "allocation", d->by);
     axis *ax = step_axes(d);
     double u0 = 0, u1 = 0, ytop = 0; /* on the step axis: one view and one scale for every lane */
     for (size_t k = 0; ax && k < nl; k++) {
@@ -509,7 +530,7 @@ int gtw_svg(FILE *f, const gtm_doc *d)
         fputs("</text>\n", f);
     }
     if (fw)
-        legend_layers(f, l0, ly + 16 + 16 * (double)((nleg + 1) / 2));
+        legend_layers(f, d, l0, ly + 16 + 16 * (double)((nleg + 1) / 2));
     fputs("</svg>\n", f);
     axes_free(ax, nl);
     return ferror(f) ? -1 : 0;

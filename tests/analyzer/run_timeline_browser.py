@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
 """run_timeline_browser.py ANALYZE SYNTH TRACE WORKDIR [ALLOCS] [--bridge MKTRACE_BRIDGE] [--exact MKTL_EXACT]
+                          [--train TRAIN_GMT --modules MODULES_GMT] [--cats MKTL_CATS]
 
 Opens the --timeline page of TRACE (a recorded sample) and of the other
 samples beside it (sdpa.zst; ranks/rank*.zst, one lane per rank), of a gmem-synth
@@ -13,7 +14,9 @@ shifted), in headless Chromium
   - the page's band counts equal the ones gmem-analyze printed for the file;
   - the legend's bytes at the peak, as the page sums them from its bands, equal
     the analyzer's (embedded) and the report's live-at-peak by kernel
-    (gmem-analyze --format json), and all owners together equal the peak;
+    (gmem-analyze --format json), and all owners together equal the peak; a
+    bridge trace's page colours by category, its legend's bytes those of
+    gmem-analyze --by category;
   - a wheel zoom driven by the hook narrows the view; a hover over the largest
     band at the peak shows that band's tooltip text;
   - the 1e6 page is at most 10 MB;
@@ -32,6 +35,18 @@ page's summary holds share a bucket, a column may instead give a range,
 which must hold the known total, and the whole run's columns are exact.
 The --diff page of TRACE and sdpa.zst names both files, and every colour is
 one owner in both lanes (for each owner key, "colour by").
+With --train and --modules, the scenario traces of scenarios.c (sc_train)
+and sc_modules.c: the train page opens coloured by category, its column at
+the peak stacks the categories bottom up in their order with the bytes
+worked out in scenarios.c; "colour by" switches to module, op, line and
+kernel (owners GPT, aten::mm, ...), no longer stacked by category; the hover
+names category, module, op and line; and on the --diff page of the two,
+which opens coloured by category, each colour is one owner in both lanes
+for every key. With --cats, the trace MKTL_CATS writes (mktl_cats.c: more
+blocks than the page draws, the bytes of each category known at every
+event): at 300 random columns of three views, wherever the column's total
+is exact, each category's height (its bands plus its share of the merged
+layer) equals its live bytes.
 Prints the page size and the time from navigation to first paint.
 Exit 77 (CTest: skipped) when Chromium is not installed.
 """
@@ -99,10 +114,32 @@ DRIVER = r"""<script>
         while (pick.length < Math.min(1000, n)) { var k = Math.floor(rnd() * n); if (!seen[k]) { seen[k] = 1; pick.push(k); } }
         return { view: v, ncols: n, cols: pick.map(function (k) { return [k, c.t[k], c.lo[k], c.hi[k], c.bands[k]]; }) };
       });
-    } else {
+    } else if (mode === 'diff') {
       out.diff = g.diff();
       out.keys = g.keys();
+      out.first = g.key();
       out.owners = out.keys.map(function (k, i) { g.setKey(i); return g.owners(); });
+    }
+    if (mode === 'split') {
+      var full2 = g.axis().full, span2 = full2[1] - full2[0], mid2 = full2[0] + 0.3 * span2;
+      out.levels = [[full2[0], full2[1]], [mid2 - span2 / 60, mid2 + span2 / 60], [mid2 - span2 / 2000, mid2 + span2 / 2000]].map(function (v) {
+        g.setView(v[0], v[1]);
+        var n = g.columns(0).t.length, pick = [], seen = {};
+        while (pick.length < Math.min(300, n)) { var k = Math.floor(rnd() * n); if (!seen[k]) { seen[k] = 1; pick.push(k); } }
+        return pick.map(function (k) { return g.stackAt(0, 0, k); });
+      });
+    }
+    if (mode === 'cats') {
+      var peak = g.lanes[0].peak_t;
+      g.setKey(0);
+      out.first = g.key();
+      out.keys = g.keys();
+      out.stack = g.stackAt(0, peak);
+      out.tip = g.selftest().tip;
+      out.switched = out.keys.map(function (k, i) {
+        g.setKey(i);
+        return { key: g.key(), owners: g.owners()[0].owners, stack: g.stackAt(0, peak) };
+      });
     }
   } catch (e) { out.error = String(e) + ' ' + (e.stack || ''); }
   out.errors = g.errors;
@@ -171,9 +208,9 @@ def check_exact(analyze, chrome, gen, work, name, n, ticks, all_exact):
           (name, n, len(tt), ", ".join(report), os.path.getsize(page) / 1e6))
 
 
-def check_diff(analyze, chrome, a, b, work):
+def check_diff(analyze, chrome, a, b, work, name="diff"):
     """The --diff page: both files named, one colour per owner over the lanes."""
-    page = os.path.join(work, "diff.html")
+    page = os.path.join(work, name + ".html")
     run([analyze, a, "--diff", b, "--timeline", page])
     res = drive(chrome, page, work, "diff")
     d = res["diff"]
@@ -200,6 +237,7 @@ def check_diff(analyze, chrome, a, b, work):
         print("diff: colour by %s: %d colours, each one owner in %d lanes (%d owners in both)" %
               (key, len(owner_of), len(lanes), shared))
     print("diff: %s; %s" % (d["title"], d["heading"]))
+    return res["first"]
 
 
 def check(analyze, chrome, trace, work, name, bridge=False):
@@ -207,9 +245,11 @@ def check(analyze, chrome, trace, work, name, bridge=False):
     traces = trace if isinstance(trace, list) else [trace]
     page = os.path.join(work, name + ".html")
     line = run([analyze] + traces + ["--timeline", page]).stdout.strip()
+    # a bridge trace alone colours by category; several ranks (no categories) by kernel
+    by = "category" if bridge and len(traces) == 1 else "kernel"
     m = re.fullmatch(r"gmem-analyze: wrote (.*) \(memory timeline: (\d+) lanes?, (\d+) bands drawn, (\d+) small "
                      r"allocations merged(?:, (\d+) reserved segments, (\d+) allocations outside PyTorch's allocator)?, "
-                     r"colours by kernel\)", line)
+                     r"colours by " + by + r"\)", line)
     if not m or m.group(1) != page:
         fail("%s: gmem-analyze printed %r, not one line for the file" % (name, line))
     if bool(m.group(5)) != bridge:
@@ -241,19 +281,28 @@ def check(analyze, chrome, trace, work, name, bridge=False):
     for e in legend:
         if e["bytes"] != e["page_bytes"]:
             fail("%s: legend %r: analyzer %d bytes at the peak, page %d" % (name, e["name"], e["bytes"], e["page_bytes"]))
-    groups = [g["bytes"] for g in pk["by_kernel"]]
-    if pk.get("baseline_bytes") and not any(g["name"] == "(baseline)" for g in pk["by_kernel"]):
-        groups.append(pk["baseline_bytes"])
-    want = sorted(groups, reverse=True)[:len(legend)]
-    got = sorted((e["bytes"] for e in legend), reverse=True)
-    # several lanes: the colours go to the owners ranked over all lanes, not the first lane's top
-    if len(lanes) == 1 and got != want:
-        fail("%s: legend bytes %s; the report's live at the peak by kernel %s" % (name, got, want))
+    if by == "category":
+        cats = json.loads(run([analyze, traces[0], "--by", "category", "--format", "json"]).stdout)["rows"]
+        want = {r["category"]: r["peak_bytes"] for r in cats if r["device"] == 0}
+        got = {e["name"]: e["bytes"] for e in legend}
+        if any(want.get(k) != v for k, v in got.items()) or sum(got.values()) != lane["peak"]:
+            fail("%s: legend by category %s; gmem-analyze --by category %s, peak %s" % (name, got, want, lane["peak"]))
+    else:
+        groups = [g["bytes"] for g in pk["by_kernel"]]
+        if pk.get("baseline_bytes") and not any(g["name"] == "(baseline)" for g in pk["by_kernel"]):
+            groups.append(pk["baseline_bytes"])
+        want = sorted(groups, reverse=True)[:len(legend)]
+        got = sorted((e["bytes"] for e in legend), reverse=True)
+        # several lanes: the colours go to the owners ranked over all lanes, not the first lane's top
+        if len(lanes) == 1 and got != want:
+            fail("%s: legend bytes %s; the report's live at the peak by kernel %s" % (name, got, want))
     st = res.get("selftest") or {}
     if not st.get("zoomed"):
         fail("%s: the driven wheel zoom did not narrow the view: %s" % (name, st))
     tip = st.get("tip", "")
-    if not tip or tip != st.get("expect") or not tip.startswith("size ") or "owner (kernel): " not in tip:
+    # a bridge trace's hover names the category (where known), module, op, line and kernel
+    named = "\ncategory: " if by == "category" else "\nkernel: " if bridge else "owner (kernel): "
+    if not tip or tip != st.get("expect") or not tip.startswith("size ") or named not in tip:
         fail("%s: hover tooltip %r, expected %r" % (name, tip, st.get("expect")))
     layers = res.get("layers") or [None]
     if bridge:
@@ -276,6 +325,94 @@ def check(analyze, chrome, trace, work, name, bridge=False):
 
 
 MIB = 1 << 20
+
+# sc_train (scenarios.c): bytes of each category at the peak (t50), in the order they stack
+TRAIN_PEAK = [("parameter", 8), ("gradient", 8), ("optimizer state", 16), ("activation", 4), ("input", 1),
+              ("workspace", 2), ("other", 2)]
+
+
+def check_split(analyze, chrome, gen, work):
+    """Merged small blocks split by category: at random columns of three views
+    each category's height (its bands and its merged share) is its live bytes."""
+    trace, truth = os.path.join(work, "cats.gmt"), os.path.join(work, "cats.truth")
+    run([gen, trace, truth])
+    tt, tv = [], []
+    for line in open(truth):
+        f = [int(x) for x in line.split()]
+        tt.append(f[0])
+        tv.append({"parameter": f[1], "activation": f[2], "temporary": f[3]})
+    page = os.path.join(work, "cats.html")
+    out = run([analyze, trace, "--timeline", page]).stdout
+    if "colours by category" not in out or " 0 small allocations merged" in out:
+        fail("cats: %r: not coloured by category with merged blocks" % out)
+    res = drive(chrome, page, work, "split")
+    report = []
+    for lv, cols in enumerate(res["levels"]):
+        exact = shares = 0
+        for c in cols:
+            if not c["exact"]:
+                continue
+            k = bisect.bisect_right(tt, c["t"]) - 1
+            want = {n: b for n, b in (tv[k] if k >= 0 else {}).items() if b}
+            got = {}
+            for name, b, merged in c["parts"]:
+                got[name] = got.get(name, 0) + b
+                shares += merged
+            if got != want or c["total"] != sum(want.values()):
+                fail("cats: view %d: the column at %s ns stacks %s (total %s); the trace has %s live" %
+                     (lv, c["t"], got, c["total"], want))
+            exact += 1
+        if not exact:
+            fail("cats: view %d: no column with an exact total" % lv)
+        report.append("%d exact columns, %d merged shares" % (exact, shares))
+        if lv == 0 and not shares:
+            fail("cats: the whole run's columns draw no merged share by category")
+    print("cats: each category's height equals its live bytes: %s" % "; ".join(report))
+
+
+def check_categories(analyze, chrome, train, modules, work):
+    """A bridge trace opens coloured by category, stacked; the switch to module, op, line, kernel."""
+    page = os.path.join(work, "train.html")
+    run([analyze, train, "--timeline", page])
+    res = drive(chrome, page, work, "cats")
+    if res["first"] != {"name": "category", "stacked": True, "by": "category"}:
+        fail("train: the page opens coloured by %s, not by category (stacked)" % res["first"])
+    for k in ("module", "op", "line", "kernel"):
+        if k not in res["keys"]:
+            fail("train: no 'colour by %s' among %s" % (k, res["keys"]))
+    st = res["stack"]
+    got = [(n, b // MIB) for n, b, merged in st["parts"]]
+    # bottom up: the categories in their order, each category's blocks together
+    merged = []
+    for n, b in got:
+        if not merged or merged[-1][0] != n:
+            merged.append([n, 0])
+        merged[-1][1] += b
+    if [tuple(x) for x in merged] != TRAIN_PEAK or not st["exact"] or st["total"] != 41 * MIB:
+        fail("train: the column at the peak stacks %s (total %s, exact %s); scenarios.c: %s, 41 MiB" %
+             (merged, st["total"], st["exact"], TRAIN_PEAK))
+    tip = res["tip"]
+    for k in ("category: ", "module: ", "op: ", "line: "):
+        if "\n" + k not in tip:
+            fail("train: the hover %r does not name the %s" % (tip, k.strip(": ")))
+    want = {"module": "GPT", "op": "aten::mm", "kernel": "(unattributed)", "category": "activation"}
+    for sw in res["switched"]:
+        key = sw["key"]
+        if key["stacked"] != (key["name"] == "category" and res["keys"].index(key["name"]) == 0):
+            fail("train: colour by %s: stacked %s" % (key["name"], key["stacked"]))
+        names = [o for o, c in sw["owners"]]
+        if key["name"] in want and want[key["name"]] not in names:
+            fail("train: colour by %s: owners %s lack %r" % (key["name"], names, want[key["name"]]))
+        if sum(b for n, b, m in sw["stack"]["parts"]) != 41 * MIB:
+            fail("train: colour by %s: the column at the peak holds %s" % (key["name"], sw["stack"]))
+    print("train: opens coloured by category; at the peak bottom up %s; switches: %s; hover: %s" %
+          (", ".join("%s %d MiB" % (n, b) for n, b in merged), ", ".join(s["key"]["name"] for s in res["switched"]),
+           " / ".join(tip.splitlines()[1:5])))
+    # the --diff page of the two bridge traces: opens by category; one colour, one owner, for every key
+    first = check_diff(analyze, chrome, train, modules, work, "diff_cats")
+    if first["name"] != "category":
+        fail("diff of bridge traces: opens coloured by %s, not by category" % first)
+    return os.path.getsize(page)
 
 
 def check_layers(name, ly, rep):
@@ -327,6 +464,19 @@ def main():
             fail(__doc__)
         exact = args[i + 1]
         del args[i:i + 2]
+    train = modules = cats = None
+    for opt in ("--train", "--modules", "--cats"):
+        if opt in args:
+            i = args.index(opt)
+            if i + 1 >= len(args):
+                fail(__doc__)
+            if opt == "--train":
+                train = args[i + 1]
+            elif opt == "--cats":
+                cats = args[i + 1]
+            else:
+                modules = args[i + 1]
+            del args[i:i + 2]
     if "--bridge" in args:
         i = args.index("--bridge")
         if i + 1 >= len(args):
@@ -364,6 +514,11 @@ def main():
         # two ranks, the second started 5 s later: its lane's times are shifted on the common axis
         run([bridge, late, "5000"])
         check(analyze, chrome, [bt, late], work, "bridge_ranks", bridge=True)
+    if train and modules:
+        size = check_categories(analyze, chrome, train, modules, work)
+        print("train: page %d bytes" % size)
+    if cats:
+        check_split(analyze, chrome, cats, work)
     # gmem-synth: about 3.4 records per allocation in its default model
     big = os.path.join(work, "synth.zst")
     run([synth, "--events", str(int(allocs * 3.4)), "-q", "-o", big])

@@ -7,7 +7,10 @@
  * layers: which CUDA allocations are part of the reserve, ranges unmapped,
  * and the layers of the traces of tl_bridge.c (written to argv[1] and
  * argv[1].ex) through the replay, the model and both writers, against the
- * numbers worked out there.
+ * numbers worked out there. Last the bridge's per-band columns (category,
+ * module, op, line) of the train and modules scenarios (scenarios.c,
+ * sc_modules.c: written to argv[1].train and argv[1].modules), with the
+ * categories as the owners.
  *
  *   gma_test_timeline TRACE_PATH
  */
@@ -15,8 +18,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "category.h"
 #include "export.h"
 #include "gma.h"
+#include "sc_modules.h"
+#include "scenarios.h"
 #include "timeline/tl_bands.h"
 #include "timeline/tl_model.h"
 #include "timeline/tl_write.h"
@@ -171,7 +177,8 @@ static void test_summary(void)
 }
 
 /* Every band live at the peak (none freed): the page still holds at most
- * GTM_KEEP + GTM_KEEP_PEAK of them; the rest are merged, their bytes whole. */
+ * GTM_KEEP + GTM_KEEP_PEAK of them; the rest are merged, their bytes whole
+ * in the summary's total and in the merged split. */
 static void test_merge_live(void)
 {
     size_t n = GTM_MERGE_AT + 5000;
@@ -190,6 +197,7 @@ static void test_merge_live(void)
         l->own[i] = o;
     l->has_peak = 1;
     l->peak_t = (int64_t)(10 * n);
+    d.split = 1;
     CHECK(gtm_lane_at_peak(&d, l) == 0 && gtm_finish(&d, 10) == 0);
     /* kept: sizes n down to n - 80,000 + 1; merged: 1..25,000 */
     size_t m = n - GTM_KEEP - GTM_KEEP_PEAK;
@@ -197,11 +205,18 @@ static void test_merge_live(void)
     CHECK(l->nkeep == GTM_KEEP + GTM_KEEP_PEAK && l->nmerged == m);
     CHECK(l->merge_max == 25000 && l->merged_bytes == 25000ull * 25001ull / 2);
     CHECK(!l->keep[0] && !l->keep[m - 1] && l->keep[m] && l->keep[n - 1]);
-    /* the merged layer ends at their total: 312,512,500 bytes */
-    uint64_t end = 0;
-    for (size_t g = 0; l->nslices && g <= d.ncolors; g++)
-        end += l->slice_end[(l->nslices - 1) * (d.ncolors + 1) + g];
-    CHECK(end == 312512500ull);
+    /* the summary's last level is every band: 1 + ... + 105,000 = 5,512,552,500 */
+    CHECK(l->nsum > 0 && l->sum_end[l->nsum - 1] == 5512552500ull);
+    /* the merged bytes of "k" (colour 0, the grey none) after a bucket's last
+     * time t = 10 j: sizes 1..min(j + 1, 25,000); 312,512,500 at the end */
+    CHECK(d.ncolors == 1 && l->split);
+    int ok = l->split != NULL;
+    for (size_t k = 0; ok && k < l->nsum; k++) {
+        uint64_t j = (uint64_t)l->sum_t1[k] / 10 + 1, m2 = j < m ? j : m;
+        ok = l->split[2 * k] == m2 * (m2 + 1) / 2 && l->split[2 * k + 1] == 0;
+    }
+    CHECK(ok);
+    CHECK(l->split && l->split[2 * (l->nsum - 1)] == 312512500ull);
     gtm_free(&d);
     gtb_free(&s);
 }
@@ -228,18 +243,29 @@ static void test_merge(void)
     l->has_peak = 1;
     l->peak_t = 10; /* the first (1 byte, never freed) and the second are live */
     CHECK(gtm_lane_at_peak(&d, l) == 0 && l->at_peak[o] == 3);
+    d.split = 1;
     CHECK(gtm_finish(&d, 10) == 0);
     /* the GTM_KEEP largest, plus the two small ones live at the peak */
     CHECK(l->nkeep == GTM_KEEP + 2 && l->nmerged == n - GTM_KEEP - 2);
     CHECK(l->keep[0] && l->keep[1] && !l->keep[2] && l->keep[n - 1]);
     CHECK(l->merge_max == n - GTM_KEEP);
-    CHECK(l->nslices == GTM_SLICES);
-    /* a merged band lives 3 ns alone: no slice's level exceeds the largest merged */
+    /* the live total: 1 (the first) + i + 1 from 10 i to 10 i + 3, else 1;
+     * so at most 1 + n, at the last band, which is kept (at the 10 n - 10 ns) */
     uint64_t hi = 0;
-    for (size_t k = 0; k < l->nslices * (d.ncolors + 1); k++)
-        if (l->slice_v[k] > hi)
-            hi = l->slice_v[k];
-    CHECK(hi == l->merge_max);
+    for (size_t k = 0; k < l->nsum; k++)
+        if (l->sum_hi[k] > hi)
+            hi = l->sum_hi[k];
+    CHECK(hi == 1 + n);
+    /* merged: bands 2 .. n - GTM_KEEP - 1 (sizes 3 .. 65,000), each alone for
+     * 3 ns: after a bucket's last time t, band t / 10 when t is its
+     * allocation and it is merged, else nothing merged */
+    int ok = l->split != NULL;
+    for (size_t k = 0; ok && k < l->nsum; k++) {
+        int64_t t = l->sum_t1[k];
+        uint64_t i = (uint64_t)t / 10, want = t % 10 == 0 && i >= 2 && i < n - GTM_KEEP ? i + 1 : 0;
+        ok = l->split[2 * k] == want && l->split[2 * k + 1] == 0 && want <= l->merge_max;
+    }
+    CHECK(ok);
     gtm_free(&d);
     gtb_free(&s);
 }
@@ -363,6 +389,8 @@ static void test_bridge(const char *path)
         const gtm_lane *l = &GMA_VEC_AT(&d.lanes, gtm_lane, 0);
         const gtm_ctx *S = &l->ctx[GTM_CTX_SEG], *O = &l->ctx[GTM_CTX_OUT];
         CHECK(l->fw && l->n == 4 && l->nkeep == 4 && S->n == 2 && O->n == 2);
+        /* no categories collected (model_of): the bridge's columns but the category */
+        CHECK(!l->cat && l->mod && strcmp(gtm_s(&d, l->mod[0]), "(no module)") == 0);
         CHECK(l->nlayers == 3 && strcmp(gtm_s(&d, l->layer_name[1]), "reserved segments (PyTorch's caching allocator)") == 0);
         /* the tensors at the peak, 19 ms: softmax 10 + 12, gemm 4 */
         CHECK(l->has_peak && l->peak == 26 * M && l->peak_t == (int64_t)MS(19));
@@ -401,6 +429,123 @@ static void test_bridge(const char *path)
     gma_replay_free(&g_r);
 }
 
+/* As model_of, with the categories collected and as the owners (gmem-analyze
+ * --timeline on a bridge trace). */
+static int model_of_cats(const char *path, gtm_doc *d)
+{
+    gma_opts o;
+    memset(&o, 0, sizeof(o));
+    o.by = GMA_BY_KERNEL;
+    o.top = 10;
+    o.window = o.step = o.device = -1;
+    char msg[600];
+    CHECK(gma_replay_init(&g_r, &o, path) == 0 && gma_timeline_collect(&g_r) == 0 && gma_category_open(&g_r) == 0);
+    if (gma_replay_read(&g_r, msg, sizeof(msg)) != 0 || gma_category_finish(&g_r) != 0) {
+        fprintf(stderr, "%s: %s\n", path, msg);
+        CHECK(!"trace read");
+        gma_replay_free(&g_r);
+        return -1;
+    }
+    gtm_init(d, "kernel");
+    gtm_fixed_owners(d, "category", gma_cat_names, GMA_CAT_TENSORS_);
+    CHECK(gma_timeline_model_add(d, &g_r, "") == 0);
+    CHECK(gtm_labels(d, copy_label, 0) == 0 && gtm_finish(d, 10) == 0);
+    return 0;
+}
+
+/* Band i's columns are cat, mod, op and ln (NULL: ""). */
+static int band_is(const gtm_doc *d, const gtm_lane *l, size_t i, const char *cat, const char *mod, const char *op,
+                   const char *ln)
+{
+    int ok = i < l->n && l->cat && strcmp(gtm_s(d, l->cat[i]), cat) == 0 && strcmp(gtm_s(d, l->mod[i]), mod) == 0 &&
+             strcmp(gtm_s(d, l->op[i]), op) == 0 && strcmp(gtm_s(d, l->ln[i]), ln ? ln : "") == 0;
+    if (!ok && i < l->n && l->cat)
+        fprintf(stderr, "band %zu: %s | %s | %s | %s\n", i, gtm_s(d, l->cat[i]), gtm_s(d, l->mod[i]),
+                gtm_s(d, l->op[i]), gtm_s(d, l->ln[i]));
+    return ok;
+}
+
+/* sc_train (scenarios.c): every block's category as worked out there, its
+ * module (GPT forward only) and op; the owners are the categories, in
+ * their order, with their bytes at the peak (t50). */
+static void test_train_cols(const char *path)
+{
+    gtm_doc d;
+    if (sc_train(path) != 0 || model_of_cats(path, &d) != 0) {
+        CHECK(!"train trace written and read");
+        return;
+    }
+    const char *NM = "(no module)", *STEP = "Optimizer.step#Adam.step";
+    CHECK(d.lanes.len == 1 && strcmp(d.by, "category") == 0 && d.split);
+    if (d.lanes.len == 1) {
+        const gtm_lane *l = &GMA_VEC_AT(&d.lanes, gtm_lane, 0);
+        CHECK(l->n == 15 && l->cat != NULL);
+        CHECK(band_is(&d, l, 0, "parameter", NM, "(no op)", NULL));              /* W */
+        CHECK(band_is(&d, l, 1, "input", NM, "aten::_to_copy", NULL));           /* X */
+        CHECK(band_is(&d, l, 2, "activation", "GPT", "aten::mm", NULL));         /* A1 */
+        CHECK(band_is(&d, l, 3, "workspace", "GPT", "aten::mm", NULL));          /* WS */
+        CHECK(band_is(&d, l, 4, "temporary", "GPT", "aten::add", NULL));         /* T1 */
+        CHECK(band_is(&d, l, 5, "other", "GPT", "aten::clone", NULL));           /* L1 */
+        CHECK(band_is(&d, l, 6, "gradient", NM, "MmBackward0", NULL));           /* G */
+        CHECK(band_is(&d, l, 7, "optimizer state", NM, STEP, NULL));             /* S1 */
+        CHECK(band_is(&d, l, 8, "optimizer state", NM, STEP, NULL));             /* S2 */
+        CHECK(band_is(&d, l, 9, "temporary", NM, STEP, NULL));                   /* T2 */
+        CHECK(band_is(&d, l, 10, "input", NM, "aten::_to_copy", NULL));          /* X2 */
+        CHECK(band_is(&d, l, 11, "activation", "GPT", "aten::mm", NULL));        /* A2 */
+        CHECK(band_is(&d, l, 12, "other", "GPT", "aten::clone", NULL));          /* L2 */
+        CHECK(band_is(&d, l, 13, "gradient", NM, "MmBackward0", NULL));          /* G2 */
+        CHECK(band_is(&d, l, 14, "temporary", NM, STEP, NULL));                  /* T3 */
+        for (size_t i = 0; i < l->n; i++)
+            CHECK(l->own[i] == l->cat[i]);
+        /* ranked in the categories' order; at the peak (MiB) 8, 8, 16, 4, 0, 1, 2, 2 */
+        static const uint64_t AT[8] = { 8, 8, 16, 4, 0, 1, 2, 2 };
+        CHECK(d.ncolors == 8);
+        for (size_t c = 0; c < 8 && d.ncolors == 8; c++) {
+            CHECK(strcmp(gtm_s(&d, d.rank[c]), gma_cat_names[c]) == 0 && gtm_color(&d, d.rank[c]) == c);
+            CHECK(l->at_peak[d.rank[c]] == AT[c] << 20);
+        }
+    }
+    char *svg = written(&d, 0), *html = written(&d, 1);
+    CHECK(svg && strstr(svg, "stacked in category order, coloured by category"));
+    /* the columns of the page (doc strings) and the keys of "colour by", stacked by category */
+    CHECK(html && strstr(html, "\"keys\":[[\"category\",\"own\"],[\"category\",\"cat\"],[\"module\",\"mod\"],"
+                               "[\"op\",\"op\"],[\"line\",\"ln\"],[\"kernel\",\"kn\"],[\"range\",\"rn\"]],\"stack\":1,"));
+    CHECK(html && strstr(html, "\"cat\":[") && strstr(html, "\"mod\":[") && strstr(html, "\"ln\":[0,0,"));
+    free(svg);
+    free(html);
+    gtm_free(&d);
+    gma_replay_free(&g_r);
+}
+
+/* sc_modules (sc_modules.c): each block's module (innermost module range,
+ * "(backward)" for autograd's), op (innermost op range) and source line. */
+static void test_module_cols(const char *path)
+{
+    gtm_doc d;
+    if (sc_modules(path) != 0 || model_of_cats(path, &d) != 0) {
+        CHECK(!"modules trace written and read");
+        return;
+    }
+    const char *F1 = "train.py:12 main", *F2 = "model.py:20 forward", *F3 = "model.py:31 forward", *NO = "(no op)";
+    CHECK(d.lanes.len == 1);
+    if (d.lanes.len == 1) {
+        const gtm_lane *l = &GMA_VEC_AT(&d.lanes, gtm_lane, 0);
+        CHECK(l->n == 8);
+        /* in allocation order A B C I D E G H; categories as category.c gives them (the Peak line's split) */
+        const char *mod[8] = { "M", "M.enc.0", "M.enc.0.fc", "(no module)", "M.head", "(no module)", "M.head (backward)",
+                               "M.enc.0.fc (backward)" };
+        const char *op[8] = { NO, "aten::mm", "aten::addmm", "aten::zeros", NO, NO, "MmBackward0", NO };
+        const char *ln[8] = { F1, F2, F3, F1, F2, F1, NULL, F3 };
+        for (size_t i = 0; i < 8 && l->n == 8; i++)
+            CHECK(band_is(&d, l, i, gtm_s(&d, l->cat[i]), mod[i], op[i], ln[i]));
+        /* at the peak by category (the report's Peak line): gradient 2, temporary 27, other 4 MiB */
+        uint32_t g = gtm_str(&d, "gradient"), t = gtm_str(&d, "temporary"), o = gtm_str(&d, "other");
+        CHECK(l->at_peak[g] == 2ull << 20 && l->at_peak[t] == 27ull << 20 && l->at_peak[o] == 4ull << 20);
+    }
+    gtm_free(&d);
+    gma_replay_free(&g_r);
+}
+
 /* tlb_write_expandable's trace: a mapped range, half of it unmapped. */
 static void test_expandable(const char *path)
 {
@@ -434,8 +579,10 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: gma_test_timeline TRACE_PATH (the bridge traces are written there and to TRACE_PATH.ex)\n");
         return 2;
     }
-    char ex[4200];
+    char ex[4200], tr[4200], md[4200];
     snprintf(ex, sizeof(ex), "%s.ex", argv[1]);
+    snprintf(tr, sizeof(tr), "%s.train", argv[1]);
+    snprintf(md, sizeof(md), "%s.modules", argv[1]);
     test_bands();
     test_peak();
     test_summary();
@@ -444,5 +591,7 @@ int main(int argc, char **argv)
     test_match();
     test_bridge(argv[1]);
     test_expandable(ex);
+    test_train_cols(tr);
+    test_module_cols(md);
     return tc_result("gma_test_timeline");
 }
