@@ -316,3 +316,112 @@ void gma_xsort_close(gma_xsort *x)
         fclose(x->f);
     memset(x, 0, sizeof(*x));
 }
+
+/* ---- gma_big --------------------------------------------------------------------- */
+
+typedef struct big_map {
+    void *p;
+    size_t len;
+    FILE *f;
+} big_map;
+
+static big_map *big;     /* the maps alive */
+static size_t nbig, big_cap;
+static unsigned big_ticks;
+
+static big_map *big_find(const void *p)
+{
+    for (size_t i = 0; i < nbig; i++)
+        if (big[i].p == p)
+            return &big[i];
+    return NULL;
+}
+
+/* A map of n bytes of a new temporary file (zero: the file's holes). */
+static void *big_map_new(size_t n)
+{
+    if (nbig == big_cap) {
+        size_t cap = big_cap ? big_cap * 2 : 16;
+        big_map *b = realloc(big, cap * sizeof(*b));
+        if (!b)
+            return NULL;
+        big = b, big_cap = cap;
+    }
+    FILE *f = tmpfile();
+    if (!f)
+        return NULL;
+    void *p = MAP_FAILED;
+    if (ftruncate(fileno(f), (off_t)n) == 0)
+        p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_SHARED, fileno(f), 0);
+    if (p == MAP_FAILED) {
+        fclose(f);
+        return NULL;
+    }
+    big[nbig++] = (big_map){ p, n, f };
+    return p;
+}
+
+void *gma_big_alloc(size_t n)
+{
+    if (n < GMA_BIG_MIN)
+        return calloc(n ? n : 1, 1);
+    return big_map_new(n);
+}
+
+void *gma_big_realloc(void *p, size_t old, size_t n)
+{
+    big_map *m = p ? big_find(p) : NULL;
+    if (m) { /* the file grows or shrinks under the map */
+        if (ftruncate(fileno(m->f), (off_t)n) != 0)
+            return NULL;
+        void *q = mremap(m->p, m->len, n, MREMAP_MAYMOVE);
+        if (q == MAP_FAILED)
+            return NULL;
+        m->p = q, m->len = n;
+        return q;
+    }
+    if (n < GMA_BIG_MIN) {
+        unsigned char *q = realloc(p, n ? n : 1);
+        if (q && n > old)
+            memset(q + old, 0, n - old);
+        return q;
+    }
+    void *q = big_map_new(n);
+    if (!q)
+        return NULL;
+    if (p) {
+        memcpy(q, p, old < n ? old : n);
+        free(p);
+    }
+    return q;
+}
+
+void gma_big_free(void *p)
+{
+    big_map *m = p ? big_find(p) : NULL;
+    if (!m) {
+        free(p);
+        return;
+    }
+    munmap(m->p, m->len);
+    fclose(m->f);
+    *m = big[--nbig];
+    if (!nbig) {
+        free(big);
+        big = NULL;
+        big_cap = 0;
+    }
+}
+
+void gma_big_trim(void)
+{
+    /* shared maps: the pages stay in the file's cache, dirty or not */
+    for (size_t i = 0; i < nbig; i++)
+        (void)madvise(big[i].p, big[i].len, MADV_DONTNEED);
+}
+
+void gma_big_tick(void)
+{
+    if (++big_ticks % GMA_BIG_TICK == 0 && nbig)
+        gma_big_trim();
+}

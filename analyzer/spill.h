@@ -88,4 +88,28 @@ int gma_xsort_begin(gma_xsort *x);
 const void *gma_xsort_next(gma_xsort *x);
 void gma_xsort_close(gma_xsort *x);
 
+/*
+ * gma_big: arrays that may hold a value per allocation of a trace (the
+ * timeline's bands and their columns). Up to GMA_BIG_MIN bytes they are
+ * malloc's; larger ones are a shared map of an unnamed temporary file, whose
+ * pages the kernel's page cache holds, not the process: gma_big_tick, called
+ * once per element in the loops over them, drops every such map from the
+ * resident set each GMA_BIG_TICK calls, so that a loop holds at most that
+ * many elements' pages (a loop that jumps about, that many pages). Reads
+ * after a drop fault the pages back in from the cache. One thread only.
+ */
+#define GMA_BIG_MIN ((size_t)1 << 20)
+#define GMA_BIG_TICK 16384u
+#define GMA_BIG_SORT_BYTES ((size_t)16 << 20) /* gma_xsort runs of the timeline's big arrays */
+
+/* n bytes, zeroed; NULL on an error. */
+void *gma_big_alloc(size_t n);
+/* p (NULL, or from gma_big_alloc/realloc, of old bytes) grown or shrunk to
+ * n bytes, the new part zeroed; NULL on an error (p is kept). */
+void *gma_big_realloc(void *p, size_t old, size_t n);
+void gma_big_free(void *p);
+void gma_big_tick(void);
+/* Drops every map from the resident set now. */
+void gma_big_trim(void);
+
 #endif
