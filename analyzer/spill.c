@@ -340,6 +340,8 @@ static big_map *big_find(const void *p)
 /* A map of n bytes of a new temporary file (zero: the file's holes). */
 static void *big_map_new(size_t n)
 {
+    if (!n)
+        n = 1;
     if (nbig == big_cap) {
         size_t cap = big_cap ? big_cap * 2 : 16;
         big_map *b = realloc(big, cap * sizeof(*b));
@@ -361,9 +363,30 @@ static void *big_map_new(size_t n)
     return p;
 }
 
+/* GMEM_ANALYZE_TEST_SPILL_RUN, once: 0 unset */
+static size_t big_test_run(void)
+{
+    static int read;
+    static size_t run;
+    if (!read) {
+        const char *e = getenv("GMEM_ANALYZE_TEST_SPILL_RUN");
+        run = e && atoi(e) > 0 ? (size_t)atoi(e) : 0;
+        read = 1;
+    }
+    return run;
+}
+
+size_t gma_big_run(size_t size)
+{
+    size_t t = big_test_run();
+    return t ? t : GMA_BIG_SORT_BYTES / size;
+}
+
+static size_t big_min(void) { return big_test_run() ? 0 : GMA_BIG_MIN; }
+
 void *gma_big_alloc(size_t n)
 {
-    if (n < GMA_BIG_MIN)
+    if (n < big_min())
         return calloc(n ? n : 1, 1);
     return big_map_new(n);
 }
@@ -380,7 +403,7 @@ void *gma_big_realloc(void *p, size_t old, size_t n)
         m->p = q, m->len = n;
         return q;
     }
-    if (n < GMA_BIG_MIN) {
+    if (n < big_min()) {
         unsigned char *q = realloc(p, n ? n : 1);
         if (q && n > old)
             memset(q + old, 0, n - old);

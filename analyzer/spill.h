@@ -102,6 +102,10 @@ void gma_xsort_close(gma_xsort *x);
 #define GMA_BIG_TICK 16384u
 #define GMA_BIG_SORT_BYTES ((size_t)16 << 20) /* gma_xsort runs of the timeline's big arrays */
 
+/* Elements of size bytes a gma_xsort run of the big arrays holds:
+ * GMA_BIG_SORT_BYTES' worth. In the tests GMEM_ANALYZE_TEST_SPILL_RUN=N
+ * makes it N, and maps every big array however small. */
+size_t gma_big_run(size_t size);
 /* n bytes, zeroed; NULL on an error. */
 void *gma_big_alloc(size_t n);
 /* p (NULL, or from gma_big_alloc/realloc, of old bytes) grown or shrunk to

@@ -127,7 +127,7 @@ static gtb_band *device_bands(const gtb_set *s, unsigned device, uint64_t origin
         k += s->b[i].device == device;
     gtb_band *out = gma_big_alloc((k ? k : 1) * sizeof(*out));
     gma_xsort x;
-    gma_xsort_open(&x, sizeof(gtb_band), GMA_BIG_SORT_BYTES / sizeof(gtb_band), band_cmp, NULL);
+    gma_xsort_open(&x, sizeof(gtb_band), gma_big_run(sizeof(gtb_band)), band_cmp, NULL);
     int err = !out;
     for (size_t i = 0; i < s->n && !err; i++, gma_big_tick()) {
         if (s->b[i].device != device)
@@ -244,7 +244,7 @@ static int cev_cmp(const void *a, const void *b, void *ctx)
 static int ctx_top(gtm_lane *l)
 {
     gma_xsort x;
-    gma_xsort_open(&x, sizeof(cev), GMA_BIG_SORT_BYTES / sizeof(cev), cev_cmp, NULL);
+    gma_xsort_open(&x, sizeof(cev), gma_big_run(sizeof(cev)), cev_cmp, NULL);
     int err = 0;
     for (int c = 0; c < GTM_CTX_N; c++)
         for (size_t i = 0; i < l->ctx[c].n && !err; i++, gma_big_tick()) {
@@ -448,7 +448,7 @@ static int merge_lane(gtm_lane *l)
     }
     /* the bands by size, sorted in runs on disk and merged */
     gma_xsort x;
-    gma_xsort_open(&x, sizeof(bsize), GMA_BIG_SORT_BYTES / sizeof(bsize), size_cmp, NULL);
+    gma_xsort_open(&x, sizeof(bsize), gma_big_run(sizeof(bsize)), size_cmp, NULL);
     int err = 0;
     for (size_t i = 0; i < l->n && !err; i++, gma_big_tick()) {
         bsize e = (bsize){ l->b[i].bytes, l->b[i].seq, (uint32_t)i };
@@ -498,7 +498,7 @@ static int gap_threshold(const gtm_lane *l, const cev *ev, size_t ne, size_t nd,
     (void)nd;
     /* the gaps, largest first: sorted in runs on disk and merged */
     gma_xsort x;
-    gma_xsort_open(&x, sizeof(int64_t), GMA_BIG_SORT_BYTES / sizeof(int64_t), gap_cmp, NULL);
+    gma_xsort_open(&x, sizeof(int64_t), gma_big_run(sizeof(int64_t)), gap_cmp, NULL);
     size_t ng = 0;
     int err = 0;
     for (size_t i = 1; i < ne && !err; i++, gma_big_tick())
@@ -552,7 +552,7 @@ int gtm_lane_summary(gtm_lane *l, size_t max)
         return -1;
     /* sorted in runs on disk, merged into ev */
     gma_xsort x;
-    gma_xsort_open(&x, sizeof(cev), GMA_BIG_SORT_BYTES / sizeof(cev), cev_cmp, NULL);
+    gma_xsort_open(&x, sizeof(cev), gma_big_run(sizeof(cev)), cev_cmp, NULL);
     int err = 0;
     for (size_t i = 0; i < l->n && !err; i++, gma_big_tick()) {
         cev e = { (int64_t)l->b[i].t0, (int64_t)l->b[i].bytes };
@@ -688,7 +688,7 @@ int gtm_lane_split(const gtm_doc *d, gtm_lane *l)
     }
     /* the merged bands' events in time: sorted in runs on disk, merged */
     gma_xsort x;
-    gma_xsort_open(&x, sizeof(gev), GMA_BIG_SORT_BYTES / sizeof(gev), gev_cmp, NULL);
+    gma_xsort_open(&x, sizeof(gev), gma_big_run(sizeof(gev)), gev_cmp, NULL);
     int err = 0;
     for (size_t i = 0; i < l->n && !err; i++, gma_big_tick()) {
         if (l->keep[i])
