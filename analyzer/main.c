@@ -639,7 +639,9 @@ static int replay_inputs(cli *k, const char *path, gma_replay *ra, gma_replay *r
         return EXIT_BAD_INPUT;
     }
     if (k->insights && gma_insights_open(ra) != 0) {
-        fprintf(stderr, "gmem-analyze: out of memory\n");
+        /* its records go to a temporary file */
+        fprintf(stderr, "gmem-analyze: --insights cannot start: %s (out of memory, or no temporary file could be made in /tmp)\n",
+                strerror(errno));
         return EXIT_BAD_INPUT;
     }
     if (o->sqlite_path && gma_sqlite_open(ra, o->sqlite_path, msg, sizeof(msg)) != 0) {

@@ -3,7 +3,7 @@
  * (export_chrome.c) and the SVG/HTML memory timeline (export_timeline.c).
  * Each registers as a consumer of the replay's events (consumer.h) when it
  * opens; the Chrome export keeps bounded memory, the timeline one small
- * record per device allocation.
+ * record per device allocation in a temporary file (spill.h).
  */
 #ifndef GMA_EXPORT_H
 #define GMA_EXPORT_H

@@ -31,6 +31,7 @@
 #include "consumer.h"
 #include "export.h"
 #include "outfile.h"
+#include "spill.h"
 #include "names.h"
 #include "tracestr.h"
 #include "timeline/tl_bands.h"
@@ -94,7 +95,9 @@ typedef struct gma_timeline {
     gma_map kcache, rcache; /* string id -> doc string, while building */
     /* bridge traces: per band its tl_ext; the open and recently closed ranges (id -> index in
      * rngs, a free list of indices); the last BLOCK ALLOC's frame */
-    gma_vec ext, rngs, rng_free;
+    tl_ext *ext;         /* a gma_big array (spill.h): one per band */
+    size_t next, ext_cap;
+    gma_vec rngs, rng_free;
     gma_map rng_of;
     uint64_t closed[TL_CLOSED]; /* ring of the closed range ids still in rng_of */
     size_t closed_next;
@@ -124,11 +127,16 @@ static void ext_add(gma_replay *r, const gma_entry *e, const gmt_mem *m, size_t 
     t->blk_valid = 0;
     if (!r->fw || t->bands.n == n_before)
         return;
-    tl_ext *x = gma_vec_push(&t->ext);
-    if (!x) {
-        t->ext_err = 1;
-        return;
+    if (t->next == t->ext_cap) {
+        size_t cap = t->ext_cap ? t->ext_cap * 2 : 4096;
+        tl_ext *v = gma_big_realloc(t->ext, t->ext_cap * sizeof(*v), cap * sizeof(*v));
+        if (!v) {
+            t->ext_err = 1;
+            return;
+        }
+        t->ext = v, t->ext_cap = cap;
     }
+    tl_ext *x = &t->ext[t->next++];
     memset(x, 0, sizeof(*x));
     x->ord = e->ord;
     x->flags = e->flags;
@@ -255,7 +263,6 @@ int gma_timeline_collect(gma_replay *r)
     gtb_init(&t->bands, 0);
     gtb_init(&t->segs, 0);
     gtb_init(&t->cuda, 0);
-    gma_vec_init(&t->ext, sizeof(tl_ext));
     gma_vec_init(&t->rngs, sizeof(tl_rng));
     gma_vec_init(&t->rng_free, sizeof(uint32_t));
     r->timeline = t;
@@ -449,7 +456,7 @@ static void gma_timeline_free(gma_replay *r)
     gtb_free(&t->cuda);
     gma_map_free(&t->kcache);
     gma_map_free(&t->rcache);
-    gma_vec_free(&t->ext);
+    gma_big_free(t->ext);
     gma_vec_free(&t->rngs);
     gma_vec_free(&t->rng_free);
     gma_map_free(&t->rng_of);
@@ -546,7 +553,7 @@ static uint32_t raw_str(gtm_doc *d, gma_replay *r, gma_map *cache, uint32_t id)
 static int lane_fw_names(gtm_doc *d, gma_replay *r, gtm_lane *l)
 {
     gma_timeline *t = r->timeline;
-    if (!r->fw || t->ext_err || t->ext.len != t->bands.n)
+    if (!r->fw || t->ext_err || t->next != t->bands.n)
         return 0;
     int cats = gma_category_known(r);
     if (gtm_lane_fw_cols(l, cats) != 0)
@@ -557,8 +564,8 @@ static int lane_fw_names(gtm_doc *d, gma_replay *r, gtm_lane *l)
     cat[GMA_CAT_COUNT_] = gtm_str(d, "(no category)");
     uint32_t no_op = gtm_str(d, "(no op)");
     gma_map mcache = { 0 }, ocache = { 0 }, fcache = { 0 };
-    for (size_t i = 0; i < l->n; i++) {
-        const tl_ext *x = &GMA_VEC_AT(&t->ext, tl_ext, l->b[i].seq);
+    for (size_t i = 0; i < l->n; i++, gma_big_tick()) {
+        const tl_ext *x = &t->ext[l->b[i].seq];
         gma_entry e;
         memset(&e, 0, sizeof(e));
         e.ord = x->ord;
@@ -585,7 +592,7 @@ static int lane_names(gtm_doc *d, gma_replay *r, gtm_lane *l)
     char buf[64];
     if (lane_fw_names(d, r, l) != 0)
         return -1;
-    for (size_t i = 0; i < l->n; i++) {
+    for (size_t i = 0; i < l->n; i++, gma_big_tick()) {
         const gtb_band *b = &l->b[i];
         l->kn[i] = name_str(d, r, &t->kcache, b->kname, 0);
         l->rn[i] = name_str(d, r, &t->rcache, b->rname, 1);
@@ -773,7 +780,7 @@ int gma_timeline_model_add(struct gtm_doc *d, gma_replay *r, const char *title_p
     uint32_t wstr = gma_trace_warning(r, warn, sizeof(warn)) ? gtm_str(d, warn) : 0;
     for (unsigned dev = 0; dev < TL_DEV; dev++) {
         int any = 0;
-        for (size_t i = 0; i < t->bands.n && !any; i++)
+        for (size_t i = 0; i < t->bands.n && !any; i++, gma_big_tick())
             any = t->bands.b[i].device == dev;
         for (size_t i = 0; i < t->segs.n && !any; i++)
             any = t->segs.b[i].device == dev;

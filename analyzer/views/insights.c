@@ -34,17 +34,26 @@ int gma_insights_open(gma_replay *r)
     gma_insights *in = calloc(1, sizeof(*in));
     if (!in)
         return -1;
-    gma_vec_init(&in->recs, sizeof(gmi_rec));
-    gma_vec_init(&in->kernels, sizeof(gmi_kernel));
+    /* small windows and runs in the tests: every spill path taken */
+    const char *tw = getenv("GMEM_ANALYZE_TEST_SPILL_WINDOW"), *tr = getenv("GMEM_ANALYZE_TEST_SPILL_RUN");
+    size_t window = tw && atoi(tw) > 0 ? (size_t)atoi(tw) : GMI_WINDOW;
+    in->sort_run = tr && atoi(tr) > 0 ? (size_t)atoi(tr) : GMI_SORT_RUN;
+    if (gma_spill_open(&in->recs, sizeof(gmi_rec), window) != 0) {
+        free(in);
+        return -1;
+    }
+    gma_xsort_open(&in->kernels, sizeof(gmi_kernel), in->sort_run, gmi_kernel_cmp, NULL);
     gma_vec_init(&in->threads, sizeof(gmi_thread));
     gma_vec_init(&in->ops, sizeof(gmi_op));
     gma_vec_init(&in->segs, sizeof(gmi_seg));
     in->ring = calloc(GMI_RING, sizeof(*in->ring));
     if (!in->ring) {
+        gma_spill_close(&in->recs);
         free(in);
         return -1;
     }
     if (gma_replay_consumer_add_ctx(r, &insights_consumer, in) != 0) {
+        gma_spill_close(&in->recs);
         free(in->ring);
         free(in);
         return -1;
@@ -59,8 +68,9 @@ static void gma_insights_free(gma_replay *r)
     gma_insights *in = gma_insights_of(r);
     if (!in)
         return;
-    gma_vec_free(&in->recs);
-    gma_vec_free(&in->kernels);
+    gma_spill_close(&in->recs);
+    gma_xsort_close(&in->kernels);
+    gma_spill_close(&in->ksorted);
     gma_vec_free(&in->threads);
     gma_vec_free(&in->ops);
     gma_map_free(&in->op_idx);
@@ -161,18 +171,17 @@ static void gma_insights_range(gma_replay *r, const gmt_range *g)
 static void gma_insights_alloc(gma_replay *r, const gma_entry *e, const gmt_mem *m, int pending, uint64_t key)
 {
     gma_insights *in = gma_insights_of(r);
-    if (in->recs.len >= GMI_MAX_RECS) {
+    if (in->recs.n >= GMI_MAX_RECS) {
         in->dropped_recs++;
         return;
     }
-    gmi_rec *a = gma_vec_push(&in->recs);
+    gmi_rec *a = gma_spill_push(&in->recs);
     if (!a) {
         oom(in);
         return;
     }
-    uint32_t ai = (uint32_t)(in->recs.len - 1);
+    uint32_t ai = (uint32_t)(in->recs.n - 1);
     if (gma_map_put(&in->live, e->ord, ai) != 0) {
-        in->recs.len--;
         oom(in);
         return;
     }
@@ -201,18 +210,28 @@ static void gma_insights_alloc(gma_replay *r, const gma_entry *e, const gmt_mem 
     }
 }
 
-static gmi_rec *rec_of(gma_insights *in, const gma_entry *e)
+/* The record of a live entry, to change and then put back (rec_put). */
+static gmi_rec *rec_of(gma_insights *in, const gma_entry *e, uint32_t *ai)
 {
-    uint32_t ai;
-    if (!gma_map_del(&in->live, e->ord, &ai))
+    if (!gma_map_del(&in->live, e->ord, ai))
         return NULL;
-    return &GMA_VEC_AT(&in->recs, gmi_rec, ai);
+    gmi_rec *a = gma_spill_get(&in->recs, *ai);
+    if (!a)
+        oom(in);
+    return a;
+}
+
+static void rec_put(gma_insights *in, uint32_t ai)
+{
+    if (gma_spill_put(&in->recs, ai) != 0)
+        oom(in);
 }
 
 static void gma_insights_freed(gma_replay *r, const gma_entry *e, const gmt_mem *m, uint64_t ord)
 {
     gma_insights *in = gma_insights_of(r);
-    gmi_rec *a = rec_of(in, e);
+    uint32_t ai;
+    gmi_rec *a = rec_of(in, e, &ai);
     if (!a)
         return;
     a->flags |= GMI_FREED;
@@ -237,19 +256,22 @@ static void gma_insights_freed(gma_replay *r, const gma_entry *e, const gmt_mem 
                 a->early_ts = ts;
         }
     }
+    rec_put(in, ai);
 }
 
 /* An entry dropped without a FREE (a window begin, a lost free). */
 static void gma_insights_dropped(gma_replay *r, const gma_entry *e)
 {
     gma_insights *in = gma_insights_of(r);
-    gmi_rec *a = rec_of(in, e);
+    uint32_t ai;
+    gmi_rec *a = rec_of(in, e, &ai);
     if (!a)
         return;
     /* dead for every later event: the next one has ord mem_ord + 1 */
     a->flags |= GMI_DROPPED;
     a->free_ord = r->mem_ord + 1;
     a->free_ts = e->free_ts;
+    rec_put(in, ai);
 }
 
 static void gma_insights_settle(gma_replay *r, uint64_t key, uint32_t kname)
@@ -259,27 +281,28 @@ static void gma_insights_settle(gma_replay *r, uint64_t key, uint32_t kname)
     if (!gma_map_del(&in->pending, key, &head))
         return;
     for (uint32_t i = head + 1; i;) {
-        gmi_rec *a = &GMA_VEC_AT(&in->recs, gmi_rec, i - 1);
+        gmi_rec *a = gma_spill_get(&in->recs, i - 1);
+        if (!a) {
+            oom(in);
+            return;
+        }
+        uint32_t at = i - 1;
         a->kname = kname;
         i = a->next;
         a->next = 0;
+        rec_put(in, at);
     }
 }
 
 static void gma_insights_kernel(gma_replay *r, const gmt_kernel *k)
 {
     gma_insights *in = gma_insights_of(r);
-    if (!k->tid || in->kernels.len >= GMI_MAX_KERNELS)
+    if (!k->tid || in->nkernels >= GMI_MAX_KERNELS)
         return;
-    gmi_kernel *g = gma_vec_push(&in->kernels);
-    if (!g) {
+    gmi_kernel g = { k->tid, k->stream, k->start, k->end > k->start ? k->end : k->start };
+    if (gma_xsort_add(&in->kernels, &g) != 0)
         oom(in);
-        return;
-    }
-    g->tid = k->tid;
-    g->stream = k->stream;
-    g->start = k->start;
-    g->end = k->end > k->start ? k->end : k->start;
+    in->nkernels++;
 }
 
 /* A segment ends (freed, unmapped, or repeated by a window's baseline). */

@@ -26,7 +26,14 @@ typedef struct gmi_ctx {
     int oom;
 } gmi_ctx;
 
-static const gmi_rec *REC(const gmi_ctx *c, size_t i) { return &GMA_VEC_AT(&c->in->recs, gmi_rec, i); }
+/* Record i, in a pass over them in order: the pages read are dropped from
+ * the resident set every GMI_TRIM records. */
+static const gmi_rec *REC(const gmi_ctx *c, size_t i)
+{
+    if (i && !(i % GMI_TRIM))
+        gma_spill_trim(&c->in->recs);
+    return gma_spill_at(&c->in->recs, i);
+}
 
 /* ---- owners ------------------------------------------------------------------ */
 
@@ -149,7 +156,7 @@ static void classes_build(gmi_ctx *c, gma_ins_dev *D)
     D->cls[res->ic_outside].known = r->fw || fw_src >= 0;
     D->cls[res->ic_cache].known = r->fw;
     uint64_t p = r->dev[D->device].peak_ord;
-    for (size_t i = 0; i < c->in->recs.len; i++) {
+    for (size_t i = 0; i < c->in->recs.n; i++) {
         const gmi_rec *a = REC(c, i);
         if (!live_at(a, D->device, p))
             continue;
@@ -215,7 +222,7 @@ static void holes_build(gmi_ctx *c, gma_ins_dev *D)
         else
             *v = (gmi_span){ s->addr, s->addr + s->bytes };
     }
-    for (size_t i = 0; i < c->in->recs.len && !c->oom; i++) {
+    for (size_t i = 0; i < c->in->recs.n && !c->oom; i++) {
         const gmi_rec *a = REC(c, i);
         gmi_span *v;
         if (!live_at(a, D->device, p))
@@ -303,7 +310,7 @@ static void growth_build(gmi_ctx *c, gma_ins_dev *D)
     D->nsteps = hi - lo + 1;
     gma_vec ev;
     gma_vec_init(&ev, sizeof(gmi_ev));
-    for (size_t i = 0; i < c->in->recs.len && !c->oom; i++) {
+    for (size_t i = 0; i < c->in->recs.n && !c->oom; i++) {
         const gmi_rec *a = REC(c, i);
         if (a->device != D->device || a->window != D->window)
             continue;
@@ -363,8 +370,7 @@ static void growth_build(gmi_ctx *c, gma_ins_dev *D)
 
 /* ---- 4. lifetime waste ------------------------------------------------------- */
 
-/* Kernels by thread, stream and start: each (thread, stream) a sorted run. */
-static int kernel_cmp(const void *pa, const void *pb, void *ctx)
+int gmi_kernel_cmp(const void *pa, const void *pb, void *ctx)
 {
     (void)ctx;
     const gmi_kernel *a = pa, *b = pb;
@@ -452,14 +458,16 @@ static void idle_span(const gmi_kernel *K, size_t nk, const gmi_rec *a, uint64_t
     }
 }
 
-static void waste_build(gmi_ctx *c, gma_ins_dev *D, gmi_kernel *K, size_t nk)
+static void waste_build(gmi_ctx *c, gma_ins_dev *D, const gmi_kernel *K, size_t nk)
 {
     gma_vec_init(&D->idle_owners, sizeof(gma_ins_owner));
     gma_map idx;
     memset(&idx, 0, sizeof(idx));
     uint64_t p = c->r->dev[D->device].peak_ord;
-    for (size_t i = 0; i < c->in->recs.len; i++) {
+    for (size_t i = 0; i < c->in->recs.n; i++) {
         const gmi_rec *a = REC(c, i);
+        if (i && !(i % GMI_TRIM))
+            gma_spill_trim(&c->in->ksorted);
         if (a->device != D->device || a->window != D->window || !(a->flags & GMI_FREED) || !a->tid ||
             !a->free_tid || a->free_ts < a->ts + GMI_IDLE_MIN_NS)
             continue;
@@ -548,33 +556,26 @@ static int activation_op(const gma_insights *in, const gmi_layers *ly, const gmi
     return a->op && gma_map_get(&in->op_idx, a->op, oi) && activation_of(ly, a, &GMA_VEC_AT(&in->ops, gmi_op, *oi));
 }
 
-static int pt_add(gma_vec *v, uint64_t ts, uint64_t pos, int64_t delta, uint64_t step)
+static int pt_add(gma_xsort *v, uint64_t ts, uint64_t pos, int64_t delta, uint64_t step)
 {
-    if (gma_vec_reserve(v, v->len + 1) != 0)
-        return -1;
-    GMA_VEC_AT(v, gmi_pt, v->len++) = (gmi_pt){ ts, pos, delta, step };
-    return 0;
+    gmi_pt q = { ts, pos, delta, step };
+    return gma_xsort_add(v, &q);
 }
 
-/* Each step's turn into ly, from the sorted points of a sweep. */
-static int turns_add(gma_vec *pts, gmi_layers *ly)
+/* A point of a sweep, in order, at level: its step's turn into ly. */
+static int turn_add(const gmi_pt *q, int64_t level, gmi_layers *ly)
 {
-    int64_t level = 0;
-    for (size_t i = 0; i < pts->len; i++) {
-        const gmi_pt *q = &GMA_VEC_AT(pts, gmi_pt, i);
-        level += q->delta;
-        uint32_t k;
-        if (!gma_map_get(&ly->turn_of, q->step, &k)) {
-            gmi_turn *t = gma_vec_push(&ly->turns);
-            if (!t || gma_map_put(&ly->turn_of, q->step, (uint32_t)(ly->turns.len - 1)) != 0)
-                return -1;
-            *t = (gmi_turn){ 0, q->ts };
-            k = (uint32_t)(ly->turns.len - 1);
-        }
-        gmi_turn *t = &GMA_VEC_AT(&ly->turns, gmi_turn, k);
-        if (level > 0 && (uint64_t)level > t->level)
-            *t = (gmi_turn){ (uint64_t)level, q->ts };
+    uint32_t k;
+    if (!gma_map_get(&ly->turn_of, q->step, &k)) {
+        gmi_turn *t = gma_vec_push(&ly->turns);
+        if (!t || gma_map_put(&ly->turn_of, q->step, (uint32_t)(ly->turns.len - 1)) != 0)
+            return -1;
+        *t = (gmi_turn){ 0, q->ts };
+        k = (uint32_t)(ly->turns.len - 1);
     }
+    gmi_turn *t = &GMA_VEC_AT(&ly->turns, gmi_turn, k);
+    if (level > 0 && (uint64_t)level > t->level)
+        *t = (gmi_turn){ (uint64_t)level, q->ts };
     return 0;
 }
 
@@ -585,9 +586,10 @@ static int turns_add(gma_vec *pts, gmi_layers *ly)
  * free. turns: NULL, or where each step's turn goes (plan without layer). */
 static uint64_t sweep(gmi_ctx *c, const gma_ins_dev *D, const gmi_plan *p, gmi_layers *turns)
 {
-    gma_vec v;
-    gma_vec_init(&v, sizeof(gmi_pt));
-    for (size_t i = 0; i < c->in->recs.len && !c->oom; i++) {
+    /* two points per record: sorted in runs on disk, merged */
+    gma_xsort v;
+    gma_xsort_open(&v, sizeof(gmi_pt), c->in->sort_run, pt_cmp, NULL);
+    for (size_t i = 0; i < c->in->recs.n && !c->oom; i++) {
         const gmi_rec *a = REC(c, i);
         if (a->device != D->device || a->window != D->window)
             continue;
@@ -609,17 +611,20 @@ static uint64_t sweep(gmi_ctx *c, const gma_ins_dev *D, const gmi_plan *p, gmi_l
             c->oom = 1;
     }
     uint64_t best = 0;
-    if (!c->oom && gma_msort(v.data, v.len, sizeof(gmi_pt), pt_cmp, NULL) != 0)
+    if (!c->oom && gma_xsort_begin(&v) != 0)
         c->oom = 1;
     int64_t level = 0;
-    for (size_t i = 0; i < v.len && !c->oom; i++) {
-        level += GMA_VEC_AT(&v, gmi_pt, i).delta;
+    const gmi_pt *q;
+    while (!c->oom && (q = gma_xsort_next(&v))) {
+        level += q->delta;
         if (level > 0 && (uint64_t)level > best)
             best = (uint64_t)level;
+        if (turns && turn_add(q, level, turns) != 0)
+            c->oom = 1;
     }
-    if (turns && !c->oom && turns_add(&v, turns) != 0)
+    if (v.err)
         c->oom = 1;
-    gma_vec_free(&v);
+    gma_xsort_close(&v);
     return best;
 }
 
@@ -642,7 +647,7 @@ static void whatif_build(gmi_ctx *c, gma_ins_dev *D)
     gma_vec_init(&gof, sizeof(uint32_t));
     uint64_t p = c->r->dev[D->device].peak_ord;
     int fw_src = gma_framework_source(c->r);
-    for (size_t i = 0; i < c->in->recs.len && !c->oom; i++) {
+    for (size_t i = 0; i < c->in->recs.n && !c->oom; i++) {
         const gmi_rec *a = REC(c, i);
         if (!live_at(a, D->device, p) || !movable(a))
             continue;
@@ -680,7 +685,7 @@ static void whatif_build(gmi_ctx *c, gma_ins_dev *D)
         D->whatif_moved_at_peak = o->bytes;
         D->whatif_peak = peak;
         D->whatif_count = 0;
-        for (size_t j = 0; j < c->in->recs.len; j++) {
+        for (size_t j = 0; j < c->in->recs.n; j++) {
             const gmi_rec *a = REC(c, j);
             D->whatif_count += a->device == D->device && a->window == D->window && movable(a) &&
                                owner_group(c, a) == (uint32_t)o->grew;
@@ -724,7 +729,7 @@ static void layers_build(gmi_ctx *c, gmi_layers *ly)
         *k = (g << 32) | n;
     }
     gma_map_free(&count);
-    for (size_t i = 0; i < c->in->recs.len && !c->oom; i++) {
+    for (size_t i = 0; i < c->in->recs.n && !c->oom; i++) {
         const gmi_rec *a = REC(c, i);
         uint32_t oi;
         if (!activation_op(c->in, ly, a, &oi))
@@ -758,7 +763,7 @@ static void recompute_cands(gmi_ctx *c, const gma_ins_dev *D, const gmi_layers *
     int fw_src = gma_framework_source(c->r);
     gma_map idx;
     memset(&idx, 0, sizeof(idx));
-    for (size_t i = 0; i < c->in->recs.len && !c->oom; i++) {
+    for (size_t i = 0; i < c->in->recs.n && !c->oom; i++) {
         const gmi_rec *a = REC(c, i);
         uint32_t oi, k;
         if (!live_at(a, D->device, p) || classify(a, D->step, fw_src) != GMA_IC_STEP || !activation_op(c->in, ly, a, &oi) ||
@@ -803,7 +808,7 @@ static void recompute_keep(gmi_ctx *c, gma_ins_dev *D, const gmi_layers *ly, con
     D->rc_peak = peak;
     D->rc_count = D->rc_bytes = D->rc_steps = 0;
     uint64_t last_op = UINT64_MAX;
-    for (size_t i = 0; i < c->in->recs.len; i++) {
+    for (size_t i = 0; i < c->in->recs.n; i++) {
         const gmi_rec *a = REC(c, i);
         uint32_t oi;
         if (a->device != D->device || a->window != D->window || !activation_op(c->in, ly, a, &oi) ||
@@ -853,6 +858,26 @@ static void recompute_build(gmi_ctx *c, gma_ins_dev *D)
 
 int gma_insights_categories(const gma_replay *r) { return r->fw && gma_category_known(r); }
 
+/* The kernels merged into their own file, in order, mapped. */
+static int kernels_sort(gma_insights *in)
+{
+    if (in->kdone)
+        return in->ksorted.err ? -1 : 0;
+    in->kdone = 1;
+    if (gma_spill_open(&in->ksorted, sizeof(gmi_kernel), 4096) != 0 || gma_xsort_begin(&in->kernels) != 0)
+        return -1;
+    const void *k;
+    while ((k = gma_xsort_next(&in->kernels))) {
+        void *o = gma_spill_push(&in->ksorted);
+        if (!o)
+            return -1;
+        memcpy(o, k, sizeof(gmi_kernel));
+    }
+    int err = in->kernels.err;
+    gma_xsort_close(&in->kernels);
+    return err || gma_spill_seal(&in->ksorted) != 0 ? -1 : 0;
+}
+
 int gma_insights_build(gma_ins_result *res, const gma_replay *r)
 {
     return gma_insights_build_in(res, r, gma_insights_categories(r));
@@ -887,11 +912,13 @@ int gma_insights_build_in(gma_ins_result *res, const gma_replay *r, int categori
         res->warning[0] = 0;
     if (gma_strs_add(&res->strs, "", 0) == (size_t)-1)
         return -1;
-    /* the kernels by thread, stream and start, for the idle spans: sorted
-     * where they are (the pass is over; sorting again changes nothing) */
-    gma_vec *kv = &gma_insights_of(r)->kernels;
-    if (gma_msort(kv->data, kv->len, sizeof(gmi_kernel), kernel_cmp, NULL) != 0)
+    /* the pass is over: the records mapped, and the kernels by thread,
+     * stream and start, for the idle spans (once: --diff builds twice) */
+    gma_insights *w = gma_insights_of(r);
+    if (gma_spill_seal(&w->recs) != 0 || kernels_sort(w) != 0)
         c.oom = 1;
+    const gmi_kernel *K = w->ksorted.map ? (const gmi_kernel *)w->ksorted.map : NULL;
+    size_t nk = (size_t)w->ksorted.n;
     for (unsigned d = 0; d < GMA_MAX_DEVICES && !c.oom; d++) {
         const gma_dev *G = &r->dev[d];
         if (!G->present || !G->has_peak || !gma_dev_selected(r, d))
@@ -907,13 +934,13 @@ int gma_insights_build_in(gma_ins_result *res, const gma_replay *r, int categori
         D->not_kept = in->dropped_recs;
         classes_build(&c, D);
         growth_build(&c, D);
-        waste_build(&c, D, kv->data, kv->len);
+        waste_build(&c, D, K, nk);
         whatif_build(&c, D);
         recompute_build(&c, D);
         D->rc_begin_ns = gma_rel(r, D->rc_begin);
         D->rc_end_ns = gma_rel(r, D->rc_end);
         D->rc_back_ns = gma_rel(r, D->rc_back);
-        for (size_t i = 0; i < in->recs.len && D->has_fw; i++) {
+        for (size_t i = 0; i < in->recs.n && D->has_fw; i++) {
             const gmi_rec *a = REC(&c, i);
             if (a->device == d && a->window == D->window && a->bytes > D->largest_request)
                 D->largest_request = a->bytes;

@@ -6,9 +6,13 @@
 #define GMA_INSIGHTS_INT_H
 
 #include "insights.h"
+#include "spill.h"
 
 #define GMI_RING 65536u             /* range instances remembered (an op's children find it) */
-#define GMI_MAX_RECS (1u << 24)     /* device allocations kept (~150 bytes each); later ones are counted */
+#define GMI_MAX_RECS (1u << 24)     /* device allocations kept (152 bytes each, in a file); later ones are counted */
+#define GMI_WINDOW (1u << 16)       /* records in memory while they may change (GMEM_ANALYZE_TEST_SPILL_WINDOW) */
+#define GMI_SORT_RUN (1u << 20)     /* elements sorted in memory at once (GMEM_ANALYZE_TEST_SPILL_RUN) */
+#define GMI_TRIM (1u << 18)         /* records read between drops of the mapped pages */
 #define GMI_MAX_KERNELS (1u << 24)
 
 #define GMI_BASELINE 0x1u
@@ -64,10 +68,14 @@ typedef struct gmi_kernel {
 } gmi_kernel;
 
 typedef struct gma_insights {
-    gma_vec recs;        /* gmi_rec, in allocation order */
+    gma_spill recs;      /* gmi_rec, in allocation order */
     gma_map live;        /* entry ord -> record, while live */
     gma_map pending;     /* kernel wait key -> newest waiting record */
-    gma_vec kernels;     /* gmi_kernel */
+    gma_xsort kernels;   /* gmi_kernel, sorted by gmi_kernel_cmp */
+    gma_spill ksorted;   /* the same in order, once built */
+    uint64_t nkernels;
+    size_t sort_run;     /* GMI_SORT_RUN */
+    int kdone;           /* ksorted built */
     gma_vec segs;        /* gmi_seg */
     gma_map seg_of;      /* (device, address) -> live segment */
     gma_vec ops;         /* gmi_op, in begin order (at most GMI_MAX_RECS) */
@@ -80,6 +88,9 @@ typedef struct gma_insights {
     int oom;
     uint64_t dropped_recs;
 } gma_insights;
+
+/* Kernels by thread, stream and start: each (thread, stream) a sorted run. */
+int gmi_kernel_cmp(const void *pa, const void *pb, void *ctx);
 
 /* The insights' state on r: the context of their consumer (NULL: not open). */
 gma_insights *gma_insights_of(const gma_replay *r);

@@ -1,5 +1,6 @@
 /* Band collection for the memory timeline (see tl_bands.h). */
 #include "tl_bands.h"
+#include "spill.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -12,7 +13,7 @@ void gtb_init(gtb_set *s, size_t max)
 
 void gtb_free(gtb_set *s)
 {
-    free(s->b);
+    gma_big_free(s->b);
     gma_map_free(&s->open);
     gma_map_free(&s->pend);
     memset(s, 0, sizeof(*s));
@@ -25,7 +26,7 @@ static int grow(gtb_set *s)
     size_t nc = s->cap ? s->cap * 2 : 4096;
     if (nc > s->max)
         nc = s->max;
-    gtb_band *nb = realloc(s->b, nc * sizeof(*nb));
+    gtb_band *nb = gma_big_realloc(s->b, s->cap * sizeof(*nb), nc * sizeof(*nb));
     if (!nb)
         return -1;
     s->b = nb;
@@ -37,6 +38,7 @@ int gtb_alloc(gtb_set *s, const gtb_band *b, int baseline, int pending, uint64_t
 {
     uint64_t ok = open_key(b->device, b->addr);
     uint32_t old;
+    gma_big_tick(); /* the bands are a file's map: pages read or written so far leave the resident set */
     if (gma_map_get(&s->open, ok, &old)) {
         gtb_band *o = &s->b[old];
         if (baseline && o->bytes == b->bytes)

@@ -10,8 +10,9 @@
  * further sets (export_timeline.c keeps one gtb_set per layer: a block and
  * its segment share an address).
  *
- * Memory: one 72-byte band per allocation, up to max bands; later
- * allocations are counted (left_out) but not kept.
+ * Memory: one 72-byte band per allocation, up to max bands, in a map of
+ * a temporary file (spill.h: gma_big); later allocations are counted
+ * (left_out) but not kept.
  */
 #ifndef GTB_BANDS_H
 #define GTB_BANDS_H

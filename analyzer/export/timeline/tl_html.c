@@ -16,6 +16,7 @@
  */
 #include <string.h>
 
+#include "spill.h"
 #include "tl_write.h"
 
 static const char *const PALETTE[GTM_TOP_MAX] = {
@@ -56,7 +57,7 @@ static void band_column(FILE *f, const gtm_lane *l, col c)
     fprintf(f, "\"%s\":[", COLNAME[c]);
     int64_t prev_t = 0, prev_a = 0, prev_s = 0;
     int first = 1;
-    for (size_t i = 0; i < l->n; i++) {
+    for (size_t i = 0; i < l->n; i++, gma_big_tick()) {
         if (!l->keep[i])
             continue;
         const gtb_band *b = &l->b[i];

@@ -1,5 +1,6 @@
 /* The timeline's model: lanes, owners, colours, merging (see tl_model.h). */
 #include "tl_model.h"
+#include "spill.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -15,17 +16,17 @@ void gtm_init(gtm_doc *d, const char *by)
 
 static void lane_free(gtm_lane *l)
 {
-    free(l->b);
+    gma_big_free(l->b);
     for (int c = 0; c < GTM_CTX_N; c++)
-        free(l->ctx[c].b);
-    free(l->own);
-    free(l->kn);
-    free(l->rn);
-    free(l->keep);
-    free(l->cat);
-    free(l->mod);
-    free(l->op);
-    free(l->ln);
+        gma_big_free(l->ctx[c].b);
+    gma_big_free(l->own);
+    gma_big_free(l->kn);
+    gma_big_free(l->rn);
+    gma_big_free(l->keep);
+    gma_big_free(l->cat);
+    gma_big_free(l->mod);
+    gma_big_free(l->op);
+    gma_big_free(l->ln);
     free(l->at_peak);
     free(l->split);
     free(l->sum_t0);
@@ -107,8 +108,9 @@ gtm_lane *gtm_lane_new(gtm_doc *d)
     return l;
 }
 
-static int band_cmp(const void *a, const void *b)
+static int band_cmp(const void *a, const void *b, void *ctx)
 {
+    (void)ctx;
     const gtb_band *x = a, *y = b;
     if (x->t0 != y->t0)
         return x->t0 < y->t0 ? -1 : 1;
@@ -116,32 +118,43 @@ static int band_cmp(const void *a, const void *b)
 }
 
 /* The bands of one device, times made relative to origin, sorted by
- * (t0, seq); NULL on OOM (*n: how many). */
+ * (t0, seq); NULL on OOM (*n: how many). Sorted in runs on disk and merged
+ * (every band a trace holds would not fit in memory twice). */
 static gtb_band *device_bands(const gtb_set *s, unsigned device, uint64_t origin, size_t *n)
 {
     size_t k = 0;
-    for (size_t i = 0; i < s->n; i++)
+    for (size_t i = 0; i < s->n; i++, gma_big_tick())
         k += s->b[i].device == device;
-    gtb_band *out = malloc((k ? k : 1) * sizeof(*out));
-    if (!out)
-        return NULL;
-    k = 0;
-    for (size_t i = 0; i < s->n; i++) {
+    gtb_band *out = gma_big_alloc((k ? k : 1) * sizeof(*out));
+    gma_xsort x;
+    gma_xsort_open(&x, sizeof(gtb_band), gma_big_run(sizeof(gtb_band)), band_cmp, NULL);
+    int err = !out;
+    for (size_t i = 0; i < s->n && !err; i++, gma_big_tick()) {
         if (s->b[i].device != device)
             continue;
         gtb_band b = s->b[i];
         b.t0 -= origin;
         if (b.t1 != GTB_OPEN)
             b.t1 -= origin;
-        out[k++] = b;
+        /* times relative to the origin are compared as signed values: a
+         * band before the origin (clock skew) sorts first either way */
+        b.t0 ^= 1ull << 63;
+        err = gma_xsort_add(&x, &b) != 0;
     }
-    /* times relative to the origin are compared as signed values: a band
-     * before the origin (clock skew) sorts first either way */
-    for (size_t i = 0; i < k; i++)
-        out[i].t0 ^= 1ull << 63;
-    qsort(out, k, sizeof(*out), band_cmp);
-    for (size_t i = 0; i < k; i++)
-        out[i].t0 ^= 1ull << 63;
+    err = err || gma_xsort_begin(&x) != 0;
+    const gtb_band *q;
+    k = 0;
+    while (!err && (q = gma_xsort_next(&x))) {
+        out[k] = *q;
+        out[k++].t0 ^= 1ull << 63;
+        gma_big_tick();
+    }
+    err = err || x.err;
+    gma_xsort_close(&x);
+    if (err) {
+        gma_big_free(out);
+        return NULL;
+    }
     *n = k;
     return out;
 }
@@ -150,10 +163,10 @@ int gtm_lane_bands(gtm_lane *l, const gtb_set *s, unsigned device, uint64_t orig
 {
     size_t n = 0;
     l->b = device_bands(s, device, origin, &n);
-    l->own = calloc(n ? n : 1, sizeof(*l->own));
-    l->kn = calloc(n ? n : 1, sizeof(*l->kn));
-    l->rn = calloc(n ? n : 1, sizeof(*l->rn));
-    l->keep = calloc(n ? n : 1, 1);
+    l->own = gma_big_alloc((n ? n : 1) * sizeof(*l->own));
+    l->kn = gma_big_alloc((n ? n : 1) * sizeof(*l->kn));
+    l->rn = gma_big_alloc((n ? n : 1) * sizeof(*l->rn));
+    l->keep = gma_big_alloc(n ? n : 1);
     if (!l->b || !l->own || !l->kn || !l->rn || !l->keep)
         return -1;
     l->n = n;
@@ -218,8 +231,9 @@ typedef struct cev {
     int64_t d;
 } cev;
 
-static int cev_cmp(const void *a, const void *b)
+static int cev_cmp(const void *a, const void *b, void *ctx)
 {
+    (void)ctx;
     const cev *x = a, *y = b;
     if (x->t != y->t)
         return x->t < y->t ? -1 : 1;
@@ -229,27 +243,29 @@ static int cev_cmp(const void *a, const void *b)
 /* The highest level of the framework layers together. */
 static int ctx_top(gtm_lane *l)
 {
-    size_t n = l->ctx[0].n + l->ctx[1].n, ne = 0;
-    cev *ev = malloc((2 * n + 1) * sizeof(*ev));
-    if (!ev)
-        return -1;
+    gma_xsort x;
+    gma_xsort_open(&x, sizeof(cev), gma_big_run(sizeof(cev)), cev_cmp, NULL);
+    int err = 0;
     for (int c = 0; c < GTM_CTX_N; c++)
-        for (size_t i = 0; i < l->ctx[c].n; i++) {
+        for (size_t i = 0; i < l->ctx[c].n && !err; i++, gma_big_tick()) {
             const gtb_band *b = &l->ctx[c].b[i];
-            ev[ne++] = (cev){ (int64_t)b->t0, (int64_t)b->bytes };
-            if (b->t1 != GTB_OPEN)
-                ev[ne++] = (cev){ (int64_t)b->t1, -(int64_t)b->bytes };
+            cev e = { (int64_t)b->t0, (int64_t)b->bytes };
+            err = gma_xsort_add(&x, &e) != 0;
+            e = (cev){ (int64_t)b->t1, -(int64_t)b->bytes };
+            err = err || (b->t1 != GTB_OPEN && gma_xsort_add(&x, &e) != 0);
         }
-    qsort(ev, ne, sizeof(*ev), cev_cmp);
+    err = err || gma_xsort_begin(&x) != 0;
     int64_t lvl = 0;
     l->ctx_top = 0;
-    for (size_t i = 0; i < ne; i++) {
-        lvl += ev[i].d;
+    const cev *e;
+    while (!err && (e = gma_xsort_next(&x))) {
+        lvl += e->d;
         if (lvl > 0 && (uint64_t)lvl > l->ctx_top)
             l->ctx_top = (uint64_t)lvl;
     }
-    free(ev);
-    return 0;
+    err = err || x.err;
+    gma_xsort_close(&x);
+    return err ? -1 : 0;
 }
 
 int gtm_lane_ctx(gtm_lane *l, const gtb_set *seg, const gtb_set *cuda, unsigned device, uint64_t origin)
@@ -260,13 +276,13 @@ int gtm_lane_ctx(gtm_lane *l, const gtb_set *seg, const gtb_set *cuda, unsigned 
     gtb_band *cu = device_bands(cuda, device, origin, &nc);
     unsigned char *is_seg = calloc(nc ? nc : 1, 1);
     if (!S->b || !cu || !is_seg || match_segments(S->b, ns, cu, nc, is_seg) != 0) {
-        free(cu);
+        gma_big_free(cu);
         free(is_seg);
         return -1;
     }
     S->n = ns;
     size_t k = 0;
-    for (size_t i = 0; i < nc; i++)
+    for (size_t i = 0; i < nc; i++, gma_big_tick())
         if (!is_seg[i])
             cu[k++] = cu[i];
     free(is_seg);
@@ -279,10 +295,10 @@ int gtm_lane_ctx(gtm_lane *l, const gtb_set *seg, const gtb_set *cuda, unsigned 
 int gtm_lane_fw_cols(gtm_lane *l, int cats)
 {
     size_t n = l->n ? l->n : 1;
-    l->cat = cats ? calloc(n, sizeof(*l->cat)) : NULL;
-    l->mod = calloc(n, sizeof(*l->mod));
-    l->op = calloc(n, sizeof(*l->op));
-    l->ln = calloc(n, sizeof(*l->ln));
+    l->cat = cats ? gma_big_alloc(n * sizeof(*l->cat)) : NULL;
+    l->mod = gma_big_alloc(n * sizeof(*l->mod));
+    l->op = gma_big_alloc(n * sizeof(*l->op));
+    l->ln = gma_big_alloc(n * sizeof(*l->ln));
     return (l->cat || !cats) && l->mod && l->op && l->ln ? 0 : -1;
 }
 
@@ -309,7 +325,7 @@ int gtm_lane_at_peak(gtm_doc *d, gtm_lane *l)
             hi = mid;
     }
     l->peak_pos = lo;
-    for (size_t i = 0; i < lo; i++)
+    for (size_t i = 0; i < lo; i++, gma_big_tick())
         if (live_at(l, i))
             l->at_peak[l->own[i]] += l->b[i].bytes;
     for (int c = 0; c < GTM_CTX_N; c++) {
@@ -364,7 +380,7 @@ static int rank_owners(gtm_doc *d, size_t ntop)
     }
     for (size_t k = 0; k < d->lanes.len; k++) {
         const gtm_lane *l = &GMA_VEC_AT(&d->lanes, gtm_lane, k);
-        for (size_t i = 0; i < l->n; i++) {
+        for (size_t i = 0; i < l->n; i++, gma_big_tick()) {
             used[l->own[i]] = 1;
             sc[l->own[i]].total += l->b[i].bytes;
         }
@@ -411,8 +427,9 @@ typedef struct bsize {
     uint32_t i;
 } bsize;
 
-static int size_cmp(const void *a, const void *b)
+static int size_cmp(const void *a, const void *b, void *ctx)
 {
+    (void)ctx;
     const bsize *x = a, *y = b;
     if (x->bytes != y->bytes)
         return x->bytes > y->bytes ? -1 : 1;
@@ -429,20 +446,27 @@ static int merge_lane(gtm_lane *l)
         l->nkeep = l->n;
         return 0;
     }
-    bsize *idx = malloc(l->n * sizeof(*idx));
-    if (!idx)
-        return -1;
-    for (size_t i = 0; i < l->n; i++)
-        idx[i] = (bsize){ l->b[i].bytes, l->b[i].seq, (uint32_t)i };
-    qsort(idx, l->n, sizeof(*idx), size_cmp);
-    size_t at_peak = 0;
-    for (size_t i = 0; i < l->n; i++) {
-        int peak = i >= GTM_KEEP && at_peak < GTM_KEEP_PEAK && live_at(l, idx[i].i);
-        at_peak += (size_t)peak;
-        l->keep[idx[i].i] = i < GTM_KEEP || peak;
+    /* the bands by size, sorted in runs on disk and merged */
+    gma_xsort x;
+    gma_xsort_open(&x, sizeof(bsize), gma_big_run(sizeof(bsize)), size_cmp, NULL);
+    int err = 0;
+    for (size_t i = 0; i < l->n && !err; i++, gma_big_tick()) {
+        bsize e = (bsize){ l->b[i].bytes, l->b[i].seq, (uint32_t)i };
+        err = gma_xsort_add(&x, &e) != 0;
     }
-    free(idx);
-    for (size_t i = 0; i < l->n; i++) {
+    err = err || gma_xsort_begin(&x) != 0;
+    size_t at_peak = 0, i = 0;
+    const bsize *q;
+    for (; !err && (q = gma_xsort_next(&x)); i++, gma_big_tick()) {
+        int peak = i >= GTM_KEEP && at_peak < GTM_KEEP_PEAK && live_at(l, q->i);
+        at_peak += (size_t)peak;
+        l->keep[q->i] = i < GTM_KEEP || peak;
+    }
+    err = err || x.err;
+    gma_xsort_close(&x);
+    if (err)
+        return -1;
+    for (size_t i = 0; i < l->n; i++, gma_big_tick()) {
         if (l->keep[i]) {
             l->nkeep++;
             continue;
@@ -455,8 +479,9 @@ static int merge_lane(gtm_lane *l)
     return 0;
 }
 
-static int gap_cmp(const void *a, const void *b)
+static int gap_cmp(const void *a, const void *b, void *ctx)
 {
+    (void)ctx;
     int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
     return (x < y) - (x > y); /* largest first */
 }
@@ -470,22 +495,36 @@ static int region(const gtm_lane *l, int64_t t) { return t >= l->view0 && t <= l
 static int gap_threshold(const gtm_lane *l, const cev *ev, size_t ne, size_t nd, int r, size_t k, int64_t *thr,
                          size_t *ties)
 {
-    int64_t *g = malloc((nd ? nd : 1) * sizeof(*g));
-    if (!g)
-        return -1;
+    (void)nd;
+    /* the gaps, largest first: sorted in runs on disk and merged */
+    gma_xsort x;
+    gma_xsort_open(&x, sizeof(int64_t), gma_big_run(sizeof(int64_t)), gap_cmp, NULL);
     size_t ng = 0;
-    for (size_t i = 1; i < ne; i++)
-        if (ev[i].t != ev[i - 1].t && region(l, ev[i - 1].t) == r)
-            g[ng++] = ev[i].t - ev[i - 1].t;
+    int err = 0;
+    for (size_t i = 1; i < ne && !err; i++, gma_big_tick())
+        if (ev[i].t != ev[i - 1].t && region(l, ev[i - 1].t) == r) {
+            int64_t gap = ev[i].t - ev[i - 1].t;
+            err = gma_xsort_add(&x, &gap) != 0;
+            ng++;
+        }
     if (k > ng)
         k = ng;
-    if (!k) {
+    int64_t *g = k ? malloc(k * sizeof(*g)) : NULL;
+    err = err || (k && !g) || gma_xsort_begin(&x) != 0;
+    const int64_t *q;
+    for (size_t i = 0; !err && i < k && (q = gma_xsort_next(&x)); i++)
+        g[i] = *q;
+    err = err || x.err;
+    gma_xsort_close(&x);
+    if (err) {
         free(g);
+        return -1;
+    }
+    if (!k) {
         *thr = INT64_MAX;
         *ties = 0;
         return 0;
     }
-    qsort(g, ng, sizeof(*g), gap_cmp);
     *thr = g[k - 1];
     size_t above = 0;
     while (above < k && g[above] > *thr)
@@ -508,18 +547,34 @@ int gtm_lane_summary(gtm_lane *l, size_t max)
     l->sum_lo = l->sum_hi = l->sum_end = NULL;
     l->nsum = 0;
     size_t ne = 0;
-    cev *ev = malloc((2 * l->n + 1) * sizeof(*ev));
+    cev *ev = gma_big_alloc((2 * l->n + 1) * sizeof(*ev));
     if (!ev)
         return -1;
-    for (size_t i = 0; i < l->n; i++) {
-        ev[ne++] = (cev){ (int64_t)l->b[i].t0, (int64_t)l->b[i].bytes };
-        if (l->b[i].t1 != GTB_OPEN)
-            ev[ne++] = (cev){ (int64_t)l->b[i].t1, -(int64_t)l->b[i].bytes };
+    /* sorted in runs on disk, merged into ev */
+    gma_xsort x;
+    gma_xsort_open(&x, sizeof(cev), gma_big_run(sizeof(cev)), cev_cmp, NULL);
+    int err = 0;
+    for (size_t i = 0; i < l->n && !err; i++, gma_big_tick()) {
+        cev e = { (int64_t)l->b[i].t0, (int64_t)l->b[i].bytes };
+        err = gma_xsort_add(&x, &e) != 0;
+        e = (cev){ (int64_t)l->b[i].t1, -(int64_t)l->b[i].bytes };
+        err = err || (l->b[i].t1 != GTB_OPEN && gma_xsort_add(&x, &e) != 0);
     }
-    qsort(ev, ne, sizeof(*ev), cev_cmp);
+    err = err || gma_xsort_begin(&x) != 0;
+    const cev *q;
+    while (!err && (q = gma_xsort_next(&x))) {
+        ev[ne++] = *q;
+        gma_big_tick();
+    }
+    err = err || x.err;
+    gma_xsort_close(&x);
+    if (err) {
+        gma_big_free(ev);
+        return -1;
+    }
     /* the level after each distinct time: only those are ever live */
     size_t nd = 0;
-    for (size_t i = 0; i < ne; i++)
+    for (size_t i = 0; i < ne; i++, gma_big_tick())
         nd += !i || ev[i].t != ev[i - 1].t;
     if (max < 2)
         max = 2;
@@ -531,7 +586,7 @@ int gtm_lane_summary(gtm_lane *l, size_t max)
      * the peak's cut, and the cuts where the regions meet. */
     size_t per[2] = { 1, 1 }, kg[2] = { 0, 0 }, ties[2] = { 0, 0 }, nr[2] = { 0, 0 }, cap = 4;
     int64_t thr[2] = { INT64_MAX, INT64_MAX };
-    for (size_t i = 0; i < ne; i++)
+    for (size_t i = 0; i < ne; i++, gma_big_tick())
         if (!i || ev[i].t != ev[i - 1].t)
             nr[region(l, ev[i].t)]++;
     if (nd >= max) {
@@ -545,7 +600,7 @@ int gtm_lane_summary(gtm_lane *l, size_t max)
             per[r] = (nr[r] + kc - 1) / kc;
             kg[r] = bud[r] > kc ? bud[r] - kc : 0;
             if (kg[r] && gap_threshold(l, ev, ne, nd, r, kg[r], &thr[r], &ties[r]) != 0) {
-                free(ev);
+                gma_big_free(ev);
                 return -1;
             }
         }
@@ -558,14 +613,14 @@ int gtm_lane_summary(gtm_lane *l, size_t max)
     l->sum_hi = malloc(cap * sizeof(*l->sum_hi));
     l->sum_end = malloc(cap * sizeof(*l->sum_end));
     if (!l->sum_t0 || !l->sum_t1 || !l->sum_lo || !l->sum_hi || !l->sum_end) {
-        free(ev);
+        gma_big_free(ev);
         return -1;
     }
     int64_t lvl = 0;
     size_t nb = 0, in = 0; /* distinct times in the open bucket */
     for (size_t i = 0; i < ne;) {
         int64_t t = ev[i].t;
-        for (; i < ne && ev[i].t == t; i++)
+        for (; i < ne && ev[i].t == t; i++, gma_big_tick())
             lvl += ev[i].d;
         uint64_t v = lvl > 0 ? (uint64_t)lvl : 0;
         if (!in) {
@@ -590,7 +645,7 @@ int gtm_lane_summary(gtm_lane *l, size_t max)
             in = 0;
         }
     }
-    free(ev);
+    gma_big_free(ev);
     l->nsum = nb;
     l->sum_per = per[0] > per[1] ? per[0] : per[1];
     return 0;
@@ -602,8 +657,9 @@ typedef struct gev {
     uint32_t g;
 } gev;
 
-static int gev_cmp(const void *a, const void *b)
+static int gev_cmp(const void *a, const void *b, void *ctx)
 {
+    (void)ctx;
     const gev *x = a, *y = b;
     return (x->t > y->t) - (x->t < y->t);
 }
@@ -623,35 +679,39 @@ int gtm_lane_split(const gtm_doc *d, gtm_lane *l)
     l->split = NULL;
     if (!l->nmerged || !l->nsum)
         return 0;
-    size_t G = d->ncolors + 1, ne = 0;
-    gev *ev = malloc(2 * l->nmerged * sizeof(*ev));
+    size_t G = d->ncolors + 1;
     l->split = calloc(l->nsum * G, sizeof(*l->split));
     uint64_t *lvl = calloc(G, sizeof(*lvl));
-    if (!ev || !l->split || !lvl) {
-        free(ev);
+    if (!l->split || !lvl) {
         free(lvl);
         return -1;
     }
-    for (size_t i = 0; i < l->n; i++) {
+    /* the merged bands' events in time: sorted in runs on disk, merged */
+    gma_xsort x;
+    gma_xsort_open(&x, sizeof(gev), gma_big_run(sizeof(gev)), gev_cmp, NULL);
+    int err = 0;
+    for (size_t i = 0; i < l->n && !err; i++, gma_big_tick()) {
         if (l->keep[i])
             continue;
         uint32_t g = (uint32_t)gtm_color(d, l->own[i]);
-        ev[ne++] = (gev){ (int64_t)l->b[i].t0, (int64_t)l->b[i].bytes, g };
-        if (l->b[i].t1 != GTB_OPEN)
-            ev[ne++] = (gev){ (int64_t)l->b[i].t1, -(int64_t)l->b[i].bytes, g };
+        gev e = (gev){ (int64_t)l->b[i].t0, (int64_t)l->b[i].bytes, g };
+        err = gma_xsort_add(&x, &e) != 0;
+        e = (gev){ (int64_t)l->b[i].t1, -(int64_t)l->b[i].bytes, g };
+        err = err || (l->b[i].t1 != GTB_OPEN && gma_xsort_add(&x, &e) != 0);
     }
-    qsort(ev, ne, sizeof(*ev), gev_cmp);
+    err = err || gma_xsort_begin(&x) != 0;
     /* the levels after every event of a time up to the bucket's last: as
      * the summary, which counts each time whole */
-    size_t e = 0;
-    for (size_t k = 0; k < l->nsum; k++) {
-        for (; e < ne && ev[e].t <= l->sum_t1[k]; e++)
-            lvl[ev[e].g] = (uint64_t)((int64_t)lvl[ev[e].g] + ev[e].d);
+    const gev *e = err ? NULL : gma_xsort_next(&x);
+    for (size_t k = 0; k < l->nsum && !err; k++) {
+        for (; e && e->t <= l->sum_t1[k]; e = gma_xsort_next(&x))
+            lvl[e->g] = (uint64_t)((int64_t)lvl[e->g] + e->d);
         memcpy(&l->split[k * G], lvl, G * sizeof(*lvl));
     }
-    free(ev);
+    err = err || x.err;
+    gma_xsort_close(&x);
     free(lvl);
-    return 0;
+    return err ? -1 : 0;
 }
 
 int gtm_finish(gtm_doc *d, size_t ntop)

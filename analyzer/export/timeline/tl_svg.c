@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "spill.h"
 #include "tl_write.h"
 
 #define W 1000.0
@@ -190,23 +191,29 @@ static void stack_runs(FILE *f, const gtm_doc *d, const stack *s, const pane *p,
                        const double *basev, double *top)
 {
     size_t n = s->n ? s->n : 1, nk = 0;
-    int *run_c = malloc(n * sizeof(int));
-    double *run_y = malloc(n * sizeof(double)), *run_h = malloc(n * sizeof(double));
-    size_t *kept = malloc(n * sizeof(*kept));
-    if (!run_c || !run_y || !run_h || !kept)
+    /* per band drawn (by its place in kept): the run it is in */
+    int *run_c = NULL;
+    double *run_y = NULL, *run_h = NULL;
+    size_t *kept = gma_big_alloc(n * sizeof(*kept));
+    if (!kept)
         goto out;
-    for (size_t i = 0; i < s->n; i++) {
-        run_c[i] = -1;
+    for (size_t i = 0; i < s->n; i++, gma_big_tick())
         if (!s->keep || s->keep[i])
             kept[nk++] = i;
-    }
     if (s->own && d->nfixed) { /* the categories stack in their colours' order (stable) */
         size_t m = 0;
         for (size_t g = 0; g <= d->ncolors; g++)
-            for (size_t i = 0; i < s->n; i++)
+            for (size_t i = 0; i < s->n; i++, gma_big_tick())
                 if ((!s->keep || s->keep[i]) && gtm_color(d, s->own[i]) == g)
                     kept[m++] = i;
     }
+    run_c = malloc((nk ? nk : 1) * sizeof(int));
+    run_y = malloc((nk ? nk : 1) * sizeof(double));
+    run_h = malloc((nk ? nk : 1) * sizeof(double));
+    if (!run_c || !run_y || !run_h)
+        goto out;
+    for (size_t k = 0; k < nk; k++)
+        run_c[k] = -1;
     double cw = (W - ML - MR) / NC, scale = (LH - MT - MB) / p->ymax, y0 = p->y0 + LH - MB;
     size_t pos = 0;
     for (int c = 0; c <= NC; c++) {
@@ -215,23 +222,23 @@ static void stack_runs(FILE *f, const gtm_doc *d, const stack *s, const pane *p,
             end = endv[c];
         else if (c < NC) {
             while (pos < s->n && (double)((int64_t)s->b[pos].t0 + s->shift) <= tc[c])
-                pos++;
+                pos++, gma_big_tick();
             end = pos;
         }
         double acc = c < NC && basev ? basev[c] : 0;
-        for (size_t k = 0; k < nk; k++) {
+        for (size_t k = 0; k < nk; k++, gma_big_tick()) {
             size_t i = kept[k];
             int live = c < NC && i < end && (s->b[i].t1 == GTB_OPEN || (double)((int64_t)s->b[i].t1 + s->shift) > tc[c]);
             double y = y0 - (acc + (live ? (double)s->b[i].bytes : 0)) * scale;
             double h = live ? (double)s->b[i].bytes * scale : 0;
-            if (run_c[i] >= 0 && (!live || fabs(y - run_y[i]) > 0.05)) {
-                emit_run(f, d, s, i, ML + run_c[i] * cw, (c - run_c[i]) * cw + 0.3, run_y[i], run_h[i]);
-                run_c[i] = -1;
+            if (run_c[k] >= 0 && (!live || fabs(y - run_y[k]) > 0.05)) {
+                emit_run(f, d, s, i, ML + run_c[k] * cw, (c - run_c[k]) * cw + 0.3, run_y[k], run_h[k]);
+                run_c[k] = -1;
             }
-            if (live && run_c[i] < 0) {
-                run_c[i] = c;
-                run_y[i] = y;
-                run_h[i] = h;
+            if (live && run_c[k] < 0) {
+                run_c[k] = c;
+                run_y[k] = y;
+                run_h[k] = h;
             }
             if (live)
                 acc += (double)s->b[i].bytes;
@@ -240,7 +247,7 @@ static void stack_runs(FILE *f, const gtm_doc *d, const stack *s, const pane *p,
             top[c] = acc;
     }
 out:
-    free(kept);
+    gma_big_free(kept);
     free(run_c);
     free(run_y);
     free(run_h);
