@@ -265,6 +265,7 @@ typedef struct gma_rinst {  /* an NVTX range instance */
 
 struct gma_chrome;
 struct gma_consumer;
+struct gma_table;
 #define GMA_MAX_CONSUMERS 4
 struct gma_timeline;
 struct gma_category;
@@ -410,6 +411,7 @@ typedef struct gma_replay {
     /* --by alloc top-N (entry indices, a heap while bounded) */
     gma_vec arows;         /* uint32_t */
     int arow_time_key;     /* rows enter when their lifetime is known */
+    const struct gma_sortkey *alloc_key; /* --by alloc's --sort key (view.h), set by gma_replay_open */
 
     /* consumers of the replay's events (consumer.h), in registration order */
     const struct gma_consumer *cons[GMA_MAX_CONSUMERS];
@@ -428,6 +430,9 @@ typedef struct gma_replay {
     struct gma_modules *modules;   /* modules and source lines (modules.h), NULL not collected */
     struct gma_sqlite *sqlite;     /* --sqlite (export_sqlite.h) */
     struct gma_aspill *aspill;     /* --by alloc --top 0: the rows spilled (arows.h), NULL kept */
+    /* the --by alloc table of the spilled rows (set with aspill, so that the
+     * view reaches the spill without depending on it) */
+    int (*aspill_table)(const struct gma_replay *r, struct gma_table *t);
 
     int finished;
 } gma_replay;

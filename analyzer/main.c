@@ -23,6 +23,7 @@
 #include "modules.h"
 #include "progress.h"
 #include "export_sqlite.h"
+#include "view.h"
 
 #include <sys/ioctl.h>
 #include <unistd.h>
@@ -226,7 +227,7 @@ static int run_ranks(const gma_opts *opt, int by_rank, int per_rank, int exports
     int rc = 0, damaged = 0;
     char chrome_note[600] = "";
     for (size_t i = 0; i < n && !rc; i++) {
-        if (gma_replay_init(&r, opt, paths[i]) != 0) {
+        if (gma_replay_open(&r, opt, paths[i]) != 0) {
             fprintf(stderr, "gmem-analyze: out of memory\n");
             rc = EXIT_BAD_INPUT;
             break;
@@ -626,7 +627,7 @@ static int replay_inputs(cli *k, const char *path, gma_replay *ra, gma_replay *r
         fprintf(stderr, "gmem-analyze: note: %s\n", msg);
     /* one trace's --by alloc --top 0 is printed row by row from a spill */
     o->alloc_spill = !o->diff_path;
-    if (gma_replay_init(ra, o, path) != 0) {
+    if (gma_replay_open(ra, o, path) != 0) {
         fprintf(stderr, "gmem-analyze: out of memory\n");
         return EXIT_BAD_INPUT;
     }
@@ -667,7 +668,7 @@ static int replay_inputs(cli *k, const char *path, gma_replay *ra, gma_replay *r
     if (!o->diff_path)
         return 0;
     *have_b = 1;
-    if (gma_replay_init(rb, o, o->diff_path) != 0 || (o->timeline_path && gma_timeline_collect(rb) != 0) ||
+    if (gma_replay_open(rb, o, o->diff_path) != 0 || (o->timeline_path && gma_timeline_collect(rb) != 0) ||
         (k->insights && gma_insights_open(rb) != 0)) {
         fprintf(stderr, "gmem-analyze: out of memory\n");
         return EXIT_BAD_INPUT;

@@ -146,6 +146,8 @@ extern __thread gmp_tls gmp_t;
  * follow as parameters at their init; this view serves the NVTX and
  * PyTorch hooks, which have no init of their own. */
 const gmp_config *gmp_settings(void);
+/* Sets what gmp_settings() returns: inject.c, once the settings are read. */
+void gmp_settings_publish(const gmp_config *cfg);
 
 /* The calling thread's block, its address computed once. gmp_t lives in a
  * dlopen'd library (general-dynamic TLS: every address is a __tls_get_addr

@@ -64,16 +64,12 @@
 
 #define GMP_API __attribute__((visibility("default")))
 
-gmp_rt gmp_g;
-__thread gmp_tls gmp_t;
-
 /* The settings, read once at light init; the modules get them as
  * parameters at their init (or through gmp_settings()), never write them. */
 static gmp_config g_cfg;
 static uint64_t g_start_unix_ns; /* the run's start, on the trace clock */
 static char g_path[GMP_PATH_MAX];  /* the trace file ("" until chosen at full init) */
 
-const gmp_config *gmp_settings(void) { return &g_cfg; }
 
 /* ---- off ----------------------------------------------------------------- */
 
@@ -294,6 +290,7 @@ static int light_body(void)
     gmp_diag diag;
     memset(&diag, 0, sizeof diag);
     gmp_config_load(&g_cfg, NULL, NULL, &diag);
+    gmp_settings_publish(&g_cfg);
     gmp_log_set_level(g_cfg.log);
     gmp_config_check_names(environ, &diag); /* misspelled GMEMPROF_* names */
     for (int i = 0; i < diag.count; i++)

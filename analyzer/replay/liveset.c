@@ -12,7 +12,7 @@
  * the tiebreak for all, the order of allocation. */
 static int arow_before(const gma_replay *r, const gma_entry *a, const gma_entry *b)
 {
-    const gma_sortkey *k = gma_sortkey_of(GMA_BY_ALLOC, r->opt.sort);
+    const gma_sortkey *k = r->alloc_key;
     if (k->compare == GMA_ORDER_NAME) {
         if (a->device != b->device)
             return a->device < b->device;

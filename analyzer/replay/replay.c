@@ -23,14 +23,10 @@
 #include "attr.h"
 #include "devtime.h"
 #include "liveset.h"
-#include "modules.h"
-#include "oom.h"
 #include "ranges.h"
 #include "tracestr.h"
 #include "winsteps.h"
 #include "progress.h"
-#include "view.h"
-#include "arows.h"
 
 const char *const gma_by_names[GMA_BY_COUNT_] = { "kernel", "range", "alloc", "step", "tag", "stream", "device",
                                                    "module", "line", "category" };
@@ -793,12 +789,6 @@ int gma_replay_init(gma_replay *r, const gma_opts *opt, const char *path)
     gma_vec_init(&r->streams, sizeof(gma_streamrow));
     gma_vec_init(&r->windows, sizeof(gma_window));
     gma_vec_init(&r->arows, sizeof(uint32_t));
-    /* every replay collects its trace's failures, printed first */
-    if (gma_oom_open(r) != 0) {
-        gma_replay_free(r);
-        return -1;
-    }
-    r->arow_time_key = opt->by == GMA_BY_ALLOC && gma_sortkey_of(GMA_BY_ALLOC, opt->sort)->at_end;
     r->rring = calloc(GMA_RRING, sizeof(*r->rring));
     /* Row 0 of kernels and ranges is "(unattributed)"; slot 0 is never
      * used (gma_slot_get's always-stale FIFO item names it). */
@@ -807,10 +797,6 @@ int gma_replay_init(gma_replay *r, const gma_opts *opt, const char *path)
         gma_replay_free(r);
         return -1;
     }
-    /* every row of --by alloc: spilled as rows end (without a temporary
-     * file, kept as entries, as for --top N) */
-    if (opt->alloc_spill && opt->by == GMA_BY_ALLOC && opt->top == 0)
-        (void)gma_aspill_open(r);
     return 0;
 }
 
@@ -1004,10 +990,6 @@ int gma_replay_read(gma_replay *r, char *msg, size_t msgcap)
     /* standard input cannot be scanned first: CUDA's allocations feed the
      * layer's numbers in case blocks come */
     r->fw_cuda = blocks || strcmp(path, "-") == 0;
-    if ((r->opt.by == GMA_BY_MODULE || r->opt.by == GMA_BY_LINE) && gma_modules_open(r) != 0) {
-        snprintf(msg, msgcap, "%s: out of memory", path);
-        return 1;
-    }
     gmt_reader *rd = gmt_reader_open(path);
     if (!rd) {
         snprintf(msg, msgcap, "cannot open %s: %s", path, strerror(errno));

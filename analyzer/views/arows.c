@@ -248,6 +248,7 @@ int gma_aspill_open(gma_replay *r)
         return -1;
     }
     r->aspill = s;
+    r->aspill_table = gma_aspill_table;
     if (gma_replay_consumer_add(r, &spill_consumer) != 0) {
         r->aspill = NULL;
         spill_free(s);

@@ -713,7 +713,7 @@ static int build(const gma_replay *r, gma_table *t, uint64_t top)
     (void)top;
     const gma_category *c = r->category;
     gma_sort s = r->opt.sort_given ? r->opt.sort : GMA_SORT_NAME;
-    const gma_sortkey *k = gma_sortkey_of(GMA_BY_CATEGORY, s);
+    const gma_sortkey *k = &CATEGORY_KEYS[(unsigned)s < GMA_SORT_COUNT_ ? s : GMA_SORT_MEM];
     gma_table_init(t, "Categories: bytes at each device's peak, allocated, freed", COLS, C_NCOLS);
     t->sort_note = k->header;
     if (!gma_category_known(r)) /* no blocks: no rows (main.c says why) */

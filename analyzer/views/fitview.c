@@ -9,6 +9,7 @@
 #include "diff.h"
 #include "layer.h"
 #include "print.h"
+#include "view.h"
 
 /* ---- the command line ----------------------------------------------------- */
 
@@ -166,7 +167,7 @@ static int read_point(const gma_opts *base, const gma_fit_point *p, size_t i, gm
     char msg[600];
     if (p->step >= 0)
         opt.step = p->step;
-    if (gma_replay_init(&r, &opt, p->path) != 0) {
+    if (gma_replay_open(&r, &opt, p->path) != 0) {
         fprintf(stderr, "gmem-analyze: out of memory\n");
         return GMA_EXIT_BAD_INPUT;
     }

@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "lines.h"
-#include "modules.h"
+#include "mtree.h"
 #include "view.h"
 #include "tracestr.h"
 
@@ -126,7 +126,7 @@ static int64_t l_count(const gma_replay *r, const void *x) { (void)r; return sat
 
 #define D_ GMA_ORDER_DESC
 #define N_ GMA_ORDER_NAME
-static const gma_sortkey LINE_KEYS[GMA_SORT_COUNT_] = {
+const gma_sortkey gma_line_keys[GMA_SORT_COUNT_] = {
     { "mem", "bytes at the peak", D_, l_peak, "peak_bytes", GMA_SORT_MEM, "self memory", GMA_CT_SBYTES, NULL, 0 },
     { "peak", "bytes at the peak", D_, l_peak, "peak_bytes", GMA_SORT_PEAK, "peak", GMA_CT_BYTES, NULL, 0 },
     { "alloc", "bytes allocated", D_, l_alloc, "alloc_bytes", GMA_SORT_ALLOC, "bytes allocated", GMA_CT_BYTES, NULL, 0 },
@@ -138,7 +138,7 @@ static const gma_sortkey LINE_KEYS[GMA_SORT_COUNT_] = {
 
 static int64_t line_key(const gma_replay *r, const gma_lrow *w, gma_sort s)
 {
-    return gma_sortkey_of(GMA_BY_LINE, s)->value(r, w);
+    return gma_line_keys[(unsigned)s < GMA_SORT_COUNT_ ? s : GMA_SORT_MEM].value(r, w);
 }
 
 static void line_name(const gma_replay *r, uint32_t frame, gma_buf *b)
@@ -226,7 +226,7 @@ int gma_lines_build(const gma_replay *r, const gma_lines *l, const gma_mtree *tr
         cl[2].v.u = w->alloc_bytes;
         cl[3].v.u = w->free_bytes;
         cl[4].v.u = w->peak;
-        gma_modules_node_name(tree, mod[rows[j].idx], &b);
+        gma_mtree_name(tree, mod[rows[j].idx], &b);
         gma_cell_str(t, &cl[5], gma_buf_str(&b));
         cl[6].v.u = w->free_count;
         /* a line that allocated nothing in the selection has no module of its own */
@@ -255,5 +255,3 @@ int gma_lines_each(const gma_replay *r, const gma_lines *l, gma_sort s, gma_modu
     gma_buf_free(&b);
     return err ? -1 : 0;
 }
-
-const gma_view gma_view_line = { "line", LINE_KEYS, { "line", NULL }, NULL, GMA_SORT_HELD, 0, gma_lines_table, 0, NULL };

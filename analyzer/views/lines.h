@@ -7,7 +7,8 @@
 #ifndef GMA_LINES_H
 #define GMA_LINES_H
 
-#include "modules.h"
+#include "mtree.h"
+#include "view.h"
 
 typedef struct gma_lrow {
     uint32_t frame;        /* string id, 0 "(no line)" */
@@ -41,5 +42,9 @@ int gma_lines_modules(const gma_lines *l, uint32_t **ids);
 int gma_lines_build(const gma_replay *r, const gma_lines *l, const gma_mtree *tree, gma_table *t, uint64_t top);
 /* The rows --diff matches, with the metric s. */
 int gma_lines_each(const gma_replay *r, const gma_lines *l, gma_sort s, gma_modules_row_fn fn, void *ctx);
+
+/* --by line's sort keys (view.h), one row per gma_sort; the view itself is
+ * modules.c's (its rows need the collector). */
+extern const gma_sortkey gma_line_keys[GMA_SORT_COUNT_];
 
 #endif

@@ -1,6 +1,7 @@
 /*
- * nn.Module paths (modules.h): the path tree, its folding, and the
- * collector that attributes each allocation to a module and a source line.
+ * nn.Module paths and source lines (modules.h): the collector that
+ * attributes each allocation to a module and a source line, and the two
+ * views over it.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -9,150 +10,10 @@
 #include "view.h"
 #include "consumer.h"
 #include "lines.h"
+#include "mtree.h"
 #include "replay_int.h"
 #include "tracestr.h"
 #include "winsteps.h"
-
-/* ---- paths ---------------------------------------------------------------- */
-
-unsigned gma_mod_depth(const char *path, size_t len)
-{
-    if (!len)
-        return 0;
-    unsigned d = 1;
-    for (size_t i = 0; i < len; i++)
-        d += path[i] == '.';
-    return d;
-}
-
-size_t gma_mod_prefix_len(const char *path, size_t len, unsigned d)
-{
-    if (!d)
-        return 0;
-    unsigned seen = 1;
-    for (size_t i = 0; i < len; i++)
-        if (path[i] == '.' && seen++ == d)
-            return i;
-    return len;
-}
-
-/* ---- the tree --------------------------------------------------------------- */
-
-static uint64_t node_key(const char *path, size_t len, int bwd)
-{
-    return gma_hash_bytes(path, len) ^ (bwd ? 0x5bd1e9955bd1e995ull : 0);
-}
-
-int gma_mtree_init(gma_mtree *t)
-{
-    memset(t, 0, sizeof(*t));
-    gma_vec_init(&t->nodes, sizeof(gma_mnode));
-    gma_mnode *none = gma_vec_push(&t->nodes);
-    if (!none)
-        return -1;
-    none->path = gma_strs_add(&t->strs, "(no module)", 11);
-    none->len = 11;
-    return none->path == (size_t)-1 ? -1 : 0;
-}
-
-void gma_mtree_free(gma_mtree *t)
-{
-    gma_vec_free(&t->nodes);
-    gma_map_free(&t->of);
-    gma_strs_free(&t->strs);
-}
-
-/* The node of exactly (path, bwd), or UINT32_MAX. */
-static uint32_t node_find(const gma_mtree *t, const char *path, size_t len, int bwd)
-{
-    uint32_t i;
-    if (!gma_map_get(&t->of, node_key(path, len, bwd), &i))
-        return UINT32_MAX;
-    return i;
-}
-
-uint32_t gma_mtree_intern(gma_mtree *t, const char *path, size_t len, int bwd)
-{
-    if (!len || len > UINT32_MAX)
-        return 0;
-    uint32_t i = node_find(t, path, len, bwd);
-    if (i != UINT32_MAX)
-        return i;
-    /* the ancestors first: a parent's index is below its children's */
-    uint32_t parent = 0;
-    unsigned d = gma_mod_depth(path, len);
-    if (d > 1) {
-        parent = gma_mtree_intern(t, path, gma_mod_prefix_len(path, len, d - 1), bwd);
-        if (parent == UINT32_MAX)
-            return UINT32_MAX;
-        parent++;
-    }
-    size_t off = gma_strs_add(&t->strs, path, len);
-    gma_mnode *n = off == (size_t)-1 ? NULL : gma_vec_push(&t->nodes);
-    if (!n)
-        return UINT32_MAX;
-    n->path = off;
-    n->len = (uint32_t)len;
-    n->parent = parent;
-    n->depth = d;
-    n->bwd = bwd;
-    i = (uint32_t)(t->nodes.len - 1);
-    if (gma_map_put(&t->of, node_key(path, len, bwd), i) != 0) {
-        t->nodes.len--;
-        return UINT32_MAX;
-    }
-    return i;
-}
-
-static void stat_add(gma_mstat *a, const gma_mstat *b)
-{
-    a->alloc_bytes += b->alloc_bytes;
-    a->alloc_count += b->alloc_count;
-    a->free_bytes += b->free_bytes;
-    a->free_count += b->free_count;
-    a->peak += b->peak;
-}
-
-static int stat_any(const gma_mstat *s) { return s->alloc_count || s->free_count || s->peak; }
-
-int gma_mtree_rows(const gma_mtree *t, unsigned depth, gma_mrow **rows, size_t *n)
-{
-    size_t nn = t->nodes.len;
-    gma_mrow *all = calloc(nn ? nn : 1, sizeof(*all));
-    uint32_t *keep = calloc(nn ? nn : 1, sizeof(*keep)); /* the row a node's self goes to */
-    *rows = NULL;
-    *n = 0;
-    if (!all || !keep) {
-        free(all);
-        free(keep);
-        return -1;
-    }
-    for (size_t i = 0; i < nn; i++) {
-        const gma_mnode *x = gma_mtree_node(t, (uint32_t)i);
-        all[i].node = (uint32_t)i;
-        all[i].calls = x->calls;
-        all[i].total = x->self;
-        /* parents come first: a folded node's parent already knows its row */
-        keep[i] = depth && x->depth > depth ? keep[x->parent - 1] : (uint32_t)i;
-        stat_add(&all[keep[i]].self, &x->self);
-    }
-    /* totals bottom-up: children have the higher indices */
-    for (size_t i = nn; i-- > 1;) {
-        const gma_mnode *x = gma_mtree_node(t, (uint32_t)i);
-        if (x->parent)
-            stat_add(&all[x->parent - 1].total, &all[i].total);
-    }
-    size_t m = 0;
-    for (size_t i = 0; i < nn; i++) {
-        if (keep[i] != i || (!all[i].calls && !stat_any(&all[i].total)))
-            continue;
-        all[m++] = all[i];
-    }
-    free(keep);
-    *rows = all;
-    *n = m;
-    return 0;
-}
 
 /* ---- the collector ------------------------------------------------------------ */
 
@@ -179,7 +40,6 @@ typedef struct gma_modules {
 } gma_modules;
 
 static gma_modules *mods(const gma_replay *r) { return r->modules; }
-static void node_name(const gma_mtree *t, uint32_t node, gma_buf *b);
 
 static void on_range(gma_replay *r, const gmt_range *g)
 {
@@ -370,7 +230,7 @@ void gma_modules_name(const gma_replay *r, uint32_t node, gma_buf *b)
         gma_buf_puts(b, "(no module)");
         return;
     }
-    node_name(&mods(r)->tree, node, b);
+    gma_mtree_name(&mods(r)->tree, node, b);
 }
 
 /* The bytes live at each device's peak, to their module and line (once,
@@ -419,15 +279,6 @@ static int vrow_cmp(const void *pa, const void *pb, void *pc)
 
 static int64_t sat(uint64_t v) { return v > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)v; }
 
-/* A row's display name: the path, " (backward)" for the backward tree. */
-static void node_name(const gma_mtree *t, uint32_t node, gma_buf *b)
-{
-    const gma_mnode *x = gma_mtree_node(t, node);
-    gma_buf_reset(b);
-    gma_text_clean(b, gma_strs_get(&t->strs, x->path), x->len);
-    if (x->bwd)
-        gma_buf_puts(b, " (backward)");
-}
 
 /* --sort over module rows (gma_mrow): the view's key table (view.h) */
 #define MR_(x) ((const gma_mrow *)(x))
@@ -456,7 +307,7 @@ static const gma_sortkey MODULE_KEYS[GMA_SORT_COUNT_] = {
 
 static int64_t module_key(const gma_replay *r, const gma_mrow *w, gma_sort s)
 {
-    return gma_sortkey_of(GMA_BY_MODULE, s)->value(r, w);
+    return MODULE_KEYS[(unsigned)s < GMA_SORT_COUNT_ ? s : GMA_SORT_MEM].value(r, w);
 }
 
 static const gma_col MCOLS[] = {
@@ -505,7 +356,7 @@ int gma_modules_table(const gma_replay *r, gma_table *t, uint64_t top)
     int err = !rows;
     const gma_mtree *tr = r->modules ? &mods(r)->tree : NULL;
     for (size_t i = 0; i < n && !err; i++) {
-        node_name(tr, mr[i].node, &b);
+        gma_mtree_name(tr, mr[i].node, &b);
         rows[i].name = gma_strs_add(&names, gma_buf_str(&b), b.len);
         rows[i].key = module_key(r, &mr[i], r->opt.sort);
         rows[i].idx = i;
@@ -556,7 +407,6 @@ int gma_lines_table(const gma_replay *r, gma_table *t, uint64_t top)
     return gma_lines_build(r, m ? &m->lines : NULL, m ? &m->tree : NULL, t, top);
 }
 
-void gma_modules_node_name(const gma_mtree *t, uint32_t node, gma_buf *b) { node_name(t, node, b); }
 
 int gma_modules_diff_rows(const gma_replay *r, gma_sort s, gma_modules_row_fn fn, void *ctx)
 {
@@ -573,9 +423,9 @@ int gma_modules_diff_rows(const gma_replay *r, gma_sort s, gma_modules_row_fn fn
     int err = 0;
     for (size_t i = 0; i < n && !err; i++) {
         const gma_mrow *w = &mr[i];
-        const gma_sortkey *k = gma_sortkey_of(GMA_BY_MODULE, s);
+        const gma_sortkey *k = &MODULE_KEYS[(unsigned)s < GMA_SORT_COUNT_ ? s : GMA_SORT_MEM];
         int64_t v = (k->metric ? k->metric : k->value)(r, w);
-        node_name(&mods(r)->tree, w->node, &b);
+        gma_mtree_name(&mods(r)->tree, w->node, &b);
         err = b.oom || fn(ctx, gma_buf_str(&b), b.len, v, w->calls) != 0;
     }
     free(mr);
@@ -585,3 +435,4 @@ int gma_modules_diff_rows(const gma_replay *r, gma_sort s, gma_modules_row_fn fn
 
 const gma_view gma_view_module = { "module", MODULE_KEYS, { "module", NULL }, NULL, GMA_SORT_HELD, 0,
                                    gma_modules_table, 0, NULL };
+const gma_view gma_view_line = { "line", gma_line_keys, { "line", NULL }, NULL, GMA_SORT_HELD, 0, gma_lines_table, 0, NULL };

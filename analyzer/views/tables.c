@@ -10,7 +10,6 @@
 #include <string.h>
 
 #include "tables.h"
-#include "arows.h"
 #include "liveset.h"
 #include "names.h"
 #include "modules.h"
@@ -364,9 +363,8 @@ static void set_i(gma_cell *c, int64_t v) { c->v.i = v; }
 
 /* Sorts rows by the --sort key of the table and keeps the first `top` (0:
  * all). Returns the kept count. */
-static size_t rank(const gma_replay *r, srow *rows, size_t n, const gma_strs *names, uint64_t top, int *err)
+static size_t rank(const gma_sortkey *k, srow *rows, size_t n, const gma_strs *names, uint64_t top, int *err)
 {
-    const gma_sortkey *k = gma_sortkey_of(r->opt.by, r->opt.sort);
     sortctx c = { names, k->compare == GMA_ORDER_NAME, k->compare == GMA_ORDER_ASC };
     if (gma_msort(rows, n, sizeof(srow), srow_cmp, &c) != 0)
         *err = 1;
@@ -398,7 +396,7 @@ static int build_kernels(const gma_replay *r, gma_table *t, uint64_t top)
     for (size_t j = 0; j < m && !err; j++)
         rows[j].name = offs[j];
     t->total_rows = m;
-    size_t keep = err ? 0 : rank(r, rows, m, &names, top, &err);
+    size_t keep = err ? 0 : rank(&KERNEL_KEYS[r->opt.sort], rows, m, &names, top, &err);
     for (size_t j = 0; j < keep && !err; j++) {
         const gma_krow *k = &GMA_VEC_AT(&r->krows, gma_krow, rows[j].idx);
         gma_cell *c = gma_table_row(t);
@@ -461,7 +459,7 @@ static int build_ranges(const gma_replay *r, gma_table *t, uint64_t top)
         err |= s->name == (size_t)-1 || b.oom;
     }
     t->total_rows = m;
-    size_t keep = err ? 0 : rank(r, rows, m, &names, top, &err);
+    size_t keep = err ? 0 : rank(&RANGE_KEYS[r->opt.sort], rows, m, &names, top, &err);
     for (size_t j = 0; j < keep && !err; j++) {
         const gma_rrow *k = &GMA_VEC_AT(&r->rrows, gma_rrow, rows[j].idx);
         gma_cell *c = gma_table_row(t);
@@ -551,8 +549,8 @@ void gma_alloc_table_init(gma_table *t) { gma_table_init(t, "Allocations", ACOLS
 
 static int build_allocs(const gma_replay *r, gma_table *t, uint64_t top)
 {
-    if (r->aspill) /* every row, spilled: made on demand */
-        return gma_aspill_table(r, t);
+    if (r->aspill && r->aspill_table) /* every row, spilled: made on demand (arows.c) */
+        return r->aspill_table(r, t);
     gma_alloc_table_init(t);
     size_t n = r->arows.len;
     uint32_t *idx = malloc((n ? n : 1) * sizeof(*idx));
@@ -613,7 +611,7 @@ static int build_steps(const gma_replay *r, gma_table *t, uint64_t top)
         }
     }
     t->total_rows = m;
-    size_t keep = err ? 0 : rank(r, rows, m, &names, top, &err);
+    size_t keep = err ? 0 : rank(&STEP_KEYS[r->opt.sort], rows, m, &names, top, &err);
     for (size_t j = 0; j < keep && !err; j++) {
         const gma_steprow *s = &GMA_VEC_AT(&r->steps, gma_steprow, rows[j].idx);
         gma_cell *c = gma_table_row(t);
@@ -705,7 +703,7 @@ static int build_tags(const gma_replay *r, gma_table *t, uint64_t top)
         err |= x->name == (size_t)-1;
     }
     t->total_rows = n;
-    size_t keep = err ? 0 : rank(r, rows, n, &names, top, &err);
+    size_t keep = err ? 0 : rank(&TAG_KEYS[r->opt.sort], rows, n, &names, top, &err);
     for (size_t j = 0; j < keep && !err; j++) {
         size_t i = rows[j].idx;
         const gma_tagrow *g = &GMA_VEC_AT(&r->tags, gma_tagrow, i);
@@ -769,7 +767,7 @@ static int build_streams(const gma_replay *r, gma_table *t, uint64_t top)
         err |= x->name == (size_t)-1;
     }
     t->total_rows = n;
-    size_t keep = err ? 0 : rank(r, rows, n, &names, top, &err);
+    size_t keep = err ? 0 : rank(&STREAM_KEYS[r->opt.sort], rows, n, &names, top, &err);
     for (size_t j = 0; j < keep && !err; j++) {
         const gma_streamrow *s = &GMA_VEC_AT(&r->streams, gma_streamrow, rows[j].idx);
         gma_cell *c = gma_table_row(t);
@@ -823,7 +821,7 @@ static int build_devices(const gma_replay *r, gma_table *t, uint64_t top)
         err |= x->name == (size_t)-1;
     }
     t->total_rows = m;
-    size_t keep = err ? 0 : rank(r, rows, m, &names, top, &err);
+    size_t keep = err ? 0 : rank(&DEVICE_KEYS[r->opt.sort], rows, m, &names, top, &err);
     for (size_t j = 0; j < keep && !err; j++) {
         const gma_dev *D = &r->dev[rows[j].idx];
         gma_cell *c = gma_table_row(t);
@@ -891,9 +889,3 @@ const gma_view gma_view_tag = { "tag", TAG_KEYS, { "name", NULL }, TMERGE, GMA_S
 const gma_view gma_view_stream = { "stream", STREAM_KEYS, { "device", "stream" }, STMERGE, GMA_SORT_ALLOC, 0, build_streams, 0, NULL };
 const gma_view gma_view_device = { "device", DEVICE_KEYS, { "device", NULL }, DMERGE, GMA_SORT_PEAK, 1, build_devices, 0, NULL };
 
-int gma_table_build(const gma_replay *r, gma_table *t, uint64_t top)
-{
-    int rc = gma_view_of(r->opt.by)->build(r, t, top);
-    t->sort_note = gma_sortkey_of(r->opt.by, r->opt.sort)->header;
-    return rc;
-}

@@ -103,6 +103,11 @@ typedef struct gma_view {
     int (*diff_build)(const gma_replay *a, const gma_replay *b, gma_table *t, gma_note *note);
 } gma_view;
 
+/* gma_replay_init, and what the views need from the pass: the failures'
+ * consumer, the --by alloc key, modules and lines, the --by alloc spill.
+ * The program opens its replays with this; the replay knows no view. */
+int gma_replay_open(gma_replay *r, const gma_opts *opt, const char *path);
+
 /* The view of a --by value (an out-of-range value: the kernel view). */
 const gma_view *gma_view_of(gma_by by);
 /* The key of a --sort value in a view. */

@@ -5,6 +5,10 @@
 #include <string.h>
 
 #include "view.h"
+#include "tables.h"
+#include "arows.h"
+#include "modules.h"
+#include "oom.h"
 
 static const gma_view *const VIEWS[GMA_BY_COUNT_] = {
     [GMA_BY_KERNEL] = &gma_view_kernel, [GMA_BY_RANGE] = &gma_view_range,   [GMA_BY_ALLOC] = &gma_view_alloc,
@@ -45,3 +49,30 @@ int gma_view_report_build(gma_view_report *out, const gma_view *v, const gma_rep
 }
 
 void gma_view_report_free(gma_view_report *out) { gma_table_free(&out->t); }
+
+int gma_replay_open(gma_replay *r, const gma_opts *opt, const char *path)
+{
+    if (gma_replay_init(r, opt, path) != 0)
+        return -1;
+    r->alloc_key = gma_sortkey_of(GMA_BY_ALLOC, opt->sort);
+    r->arow_time_key = opt->by == GMA_BY_ALLOC && r->alloc_key->at_end;
+    /* every replay collects its trace's failures, printed first; the
+     * module paths and lines when a view shows them */
+    if (gma_oom_open(r) != 0 ||
+        ((opt->by == GMA_BY_MODULE || opt->by == GMA_BY_LINE) && gma_modules_open(r) != 0)) {
+        gma_replay_free(r);
+        return -1;
+    }
+    /* every row of --by alloc: spilled as rows end (without a temporary
+     * file, kept as entries, as for --top N) */
+    if (opt->alloc_spill && opt->by == GMA_BY_ALLOC && opt->top == 0)
+        (void)gma_aspill_open(r);
+    return 0;
+}
+
+int gma_table_build(const gma_replay *r, gma_table *t, uint64_t top)
+{
+    int rc = gma_view_of(r->opt.by)->build(r, t, top);
+    t->sort_note = gma_sortkey_of(r->opt.by, r->opt.sort)->header;
+    return rc;
+}

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "gma.h"
+#include "view.h"
 #include "gmt_io.h"
 #include "hints.h"
 #include "insights.h"
@@ -340,7 +341,7 @@ static void replay_insights(gma_replay *r, const char *path)
 {
     gma_opts o = test_opts();
     char msg[600];
-    REQUIRE(gma_replay_init(r, &o, path) == 0);
+    REQUIRE(gma_replay_open(r, &o, path) == 0);
     REQUIRE(gma_insights_open(r) == 0);
     REQUIRE(gma_replay_read(r, msg, sizeof(msg)) == 0, "%s", msg);
 }
@@ -358,7 +359,7 @@ static void check_bridge_categories(const char *path)
     static gma_replay r;
     gma_opts o = test_opts();
     char msg[600];
-    REQUIRE(gma_replay_init(&r, &o, path) == 0);
+    REQUIRE(gma_replay_open(&r, &o, path) == 0);
     REQUIRE(gma_insights_open(&r) == 0);
     REQUIRE(gma_category_open(&r) == 0);
     REQUIRE(gma_replay_read(&r, msg, sizeof(msg)) == 0, "%s", msg);

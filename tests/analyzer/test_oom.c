@@ -7,6 +7,7 @@
 #include "consumer.h"
 
 #include "../check.h"
+#include "view.h"
 
 static void test_bytes(void)
 {
@@ -30,7 +31,7 @@ static void test_consumer(void)
     memset(&o, 0, sizeof o);
     o.window = o.step = o.device = -1;
     gma_replay r;
-    REQUIRE(gma_replay_init(&r, &o, "-") == 0);
+    REQUIRE(gma_replay_open(&r, &o, "-") == 0);
     gma_oom_view v;
     REQUIRE(gma_oom_view_build(&v, &r) == 0);
     CHECK(v.n == 0); /* no failure yet */

@@ -17,6 +17,7 @@
 
 #include "export.h"
 #include "gma.h"
+#include "view.h"
 #include "diff.h"
 #include "print.h"
 
@@ -154,7 +155,7 @@ int main(int argc, char **argv)
         o.device = it % 17 == 0 ? 1 : -1;
         o.full_names = it % 2;
         snprintf(tl, sizeof(tl), "%s/random.%s", argv[1], it % 2 ? "svg" : "html");
-        if (gma_replay_init(&R, &o, "random") != 0 || gma_replay_init(&B, &o, "random-b") != 0) {
+        if (gma_replay_open(&R, &o, "random") != 0 || gma_replay_open(&B, &o, "random-b") != 0) {
             fprintf(stderr, "init failed\n");
             return 1;
         }

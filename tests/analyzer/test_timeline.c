@@ -21,6 +21,7 @@
 #include "category.h"
 #include "export.h"
 #include "gma.h"
+#include "view.h"
 #include "sc_modules.h"
 #include "scenarios.h"
 #include "timeline/tl_bands.h"
@@ -361,7 +362,7 @@ static int model_of(const char *path, gtm_doc *d)
     o.top = 10;
     o.window = o.step = o.device = -1;
     char msg[600];
-    CHECK(gma_replay_init(&g_r, &o, path) == 0 && gma_timeline_collect(&g_r) == 0);
+    CHECK(gma_replay_open(&g_r, &o, path) == 0 && gma_timeline_collect(&g_r) == 0);
     if (gma_replay_read(&g_r, msg, sizeof(msg)) != 0) {
         fprintf(stderr, "%s: %s\n", path, msg);
         CHECK(!"trace read");
@@ -439,7 +440,7 @@ static int model_of_cats(const char *path, gtm_doc *d)
     o.top = 10;
     o.window = o.step = o.device = -1;
     char msg[600];
-    CHECK(gma_replay_init(&g_r, &o, path) == 0 && gma_timeline_collect(&g_r) == 0 && gma_category_open(&g_r) == 0);
+    CHECK(gma_replay_open(&g_r, &o, path) == 0 && gma_timeline_collect(&g_r) == 0 && gma_category_open(&g_r) == 0);
     if (gma_replay_read(&g_r, msg, sizeof(msg)) != 0 || gma_category_finish(&g_r) != 0) {
         fprintf(stderr, "%s: %s\n", path, msg);
         CHECK(!"trace read");

@@ -32,7 +32,7 @@ static void test_key_tables(void)
         o.by = (gma_by)b;
         o.window = o.step = o.device = -1;
         gma_replay r;
-        REQUIRE(gma_replay_init(&r, &o, "none") == 0);
+        REQUIRE(gma_replay_open(&r, &o, "none") == 0);
         gma_table t;
         REQUIRE(v->build(&r, &t, 0) == 0);
         CHECK(t.nrows == 0);
@@ -114,7 +114,7 @@ static void test_device_ranking(void)
         o.sort = want[i].s;
         o.window = o.step = o.device = -1;
         gma_replay r;
-        REQUIRE(gma_replay_init(&r, &o, "none") == 0);
+        REQUIRE(gma_replay_open(&r, &o, "none") == 0);
         for (unsigned d = 0; d < 3; d++) {
             r.dev[d].present = 1;
             r.dev[d].has_peak = 1;
@@ -193,7 +193,7 @@ static void test_category_ranking(const char *dir)
         o.window = o.step = o.device = -1;
         static gma_replay r;
         char msg[600];
-        REQUIRE(gma_replay_init(&r, &o, path) == 0);
+        REQUIRE(gma_replay_open(&r, &o, path) == 0);
         REQUIRE(gma_category_open(&r) == 0);
         REQUIRE(gma_replay_read(&r, msg, sizeof msg) == 0, "%s", msg);
         REQUIRE(gma_category_finish(&r) == 0);

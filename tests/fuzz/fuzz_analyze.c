@@ -39,6 +39,7 @@
 
 #include "fuzz_util.h"
 #include "gma.h"
+#include "view.h"
 #include "insights.h"
 #include "gmt_io.h"
 #include "export.h"
@@ -416,7 +417,7 @@ static void analyze(const uint8_t *trace, size_t n, const gma_opts *opt, enum ex
         snprintf(tl_path, sizeof tl_path, "%s/fuzz_analyze.%d.%s",
                  access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp", (int)getpid(), x == EXTRA_HTML ? "html" : "svg");
 
-    FZ_CHECK(gma_replay_init(&ra, opt, "fuzz-input") == 0, "gma_replay_init");
+    FZ_CHECK(gma_replay_open(&ra, opt, "fuzz-input") == 0, "gma_replay_open");
     if (x == EXTRA_CHROME)
         FZ_CHECK(gma_chrome_open(&ra, chrome_path(&chrome_fd)) == 0, "gma_chrome_open: %s", strerror(errno));
     if (x == EXTRA_SVG || x == EXTRA_HTML)
@@ -439,7 +440,7 @@ static void analyze(const uint8_t *trace, size_t n, const gma_opts *opt, enum ex
     FILE *f = open_memstream(&text, &len);
     FZ_CHECK(f != NULL, "open_memstream: %s", strerror(errno));
     if (x == EXTRA_DIFF) {
-        FZ_CHECK(gma_replay_init(&rb, opt, "fuzz-input-b") == 0, "gma_replay_init b");
+        FZ_CHECK(gma_replay_open(&rb, opt, "fuzz-input-b") == 0, "gma_replay_open b");
         if (replay_mem(&rb, trace, n) == 0)
             FZ_CHECK(gma_diff_print(f, gma_printer_of(opt->format), &ra, &rb) == 0, "gma_diff_print failed");
         gma_replay_free(&rb);
