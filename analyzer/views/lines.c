@@ -153,28 +153,6 @@ static void line_name(const gma_replay *r, uint32_t frame, gma_buf *b)
     gma_text_clean(b, s, len);
 }
 
-typedef struct lsort {
-    int64_t key;
-    size_t name;
-    uint32_t idx;
-} lsort;
-
-typedef struct lctx {
-    const gma_strs *names;
-    int by_name;
-} lctx;
-
-static int lsort_cmp(const void *pa, const void *pb, void *pc)
-{
-    const lsort *a = pa, *b = pb;
-    const lctx *c = pc;
-    if (!c->by_name && a->key != b->key)
-        return a->key > b->key ? -1 : 1;
-    int n = strcmp(gma_strs_get(c->names, a->name), gma_strs_get(c->names, b->name));
-    if (n)
-        return n;
-    return a->idx < b->idx ? -1 : a->idx > b->idx;
-}
 
 static const gma_col LCOLS[] = {
     { "line", "line", GMA_CT_STR, 1, 0 },
@@ -193,7 +171,7 @@ int gma_lines_build(const gma_replay *r, const gma_lines *l, const gma_mtree *tr
     gma_table_init(t, "Source lines (the innermost frame of the program's code; module: most bytes)", LCOLS,
                    sizeof(LCOLS) / sizeof(LCOLS[0]));
     size_t n = l ? l->rows.len : 0, m = 0;
-    lsort *rows = calloc(n ? n : 1, sizeof(*rows));
+    gma_keyrow *rows = calloc(n ? n : 1, sizeof(*rows));
     uint32_t *mod = NULL;
     gma_strs names = { 0 };
     gma_buf b = { 0 };
@@ -203,14 +181,13 @@ int gma_lines_build(const gma_replay *r, const gma_lines *l, const gma_mtree *tr
         if (!used(w))
             continue;
         line_name(r, w->frame, &b);
-        lsort *s = &rows[m++];
+        gma_keyrow *s = &rows[m++];
         s->name = gma_strs_add(&names, gma_buf_str(&b), b.len);
         s->key = line_key(r, w, r->opt.sort);
         s->idx = (uint32_t)i;
         err |= s->name == (size_t)-1 || b.oom;
     }
-    lctx c = { &names, r->opt.sort == GMA_SORT_NAME };
-    if (!err && gma_msort(rows, m, sizeof(*rows), lsort_cmp, &c) != 0)
+    if (!err && gma_keyrows_sort(rows, m, &names, r->opt.sort == GMA_SORT_NAME) != 0)
         err = 1;
     t->total_rows = m;
     size_t keep = top && top < m ? (size_t)top : m;

@@ -254,28 +254,6 @@ static int peaks(const gma_replay *r)
 
 /* ---- the views ------------------------------------------------------------------ */
 
-typedef struct vrow {
-    int64_t key;
-    size_t name;       /* offset in the view's names */
-    size_t idx;
-} vrow;
-
-typedef struct vctx {
-    const gma_strs *names;
-    int by_name;
-} vctx;
-
-static int vrow_cmp(const void *pa, const void *pb, void *pc)
-{
-    const vrow *a = pa, *b = pb;
-    const vctx *c = pc;
-    if (!c->by_name && a->key != b->key)
-        return a->key > b->key ? -1 : 1;
-    int n = strcmp(gma_strs_get(c->names, a->name), gma_strs_get(c->names, b->name));
-    if (n)
-        return n;
-    return a->idx < b->idx ? -1 : a->idx > b->idx;
-}
 
 static int64_t sat(uint64_t v) { return v > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)v; }
 
@@ -350,7 +328,7 @@ int gma_modules_table(const gma_replay *r, gma_table *t, uint64_t top)
     size_t n;
     if (module_rows(r, &mr, &n) != 0)
         return -1;
-    vrow *rows = calloc(n ? n : 1, sizeof(*rows));
+    gma_keyrow *rows = calloc(n ? n : 1, sizeof(*rows));
     gma_strs names = { 0 };
     gma_buf b = { 0 };
     int err = !rows;
@@ -362,8 +340,7 @@ int gma_modules_table(const gma_replay *r, gma_table *t, uint64_t top)
         rows[i].idx = i;
         err |= rows[i].name == (size_t)-1 || b.oom;
     }
-    vctx c = { &names, r->opt.sort == GMA_SORT_NAME };
-    if (!err && gma_msort(rows, n, sizeof(*rows), vrow_cmp, &c) != 0)
+    if (!err && gma_keyrows_sort(rows, n, &names, r->opt.sort == GMA_SORT_NAME) != 0)
         err = 1;
     t->total_rows = n;
     size_t keep = top && top < n ? (size_t)top : n;

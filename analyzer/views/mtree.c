@@ -156,3 +156,26 @@ void gma_mtree_name(const gma_mtree *t, uint32_t node, gma_buf *b)
     if (x->bwd)
         gma_buf_puts(b, " (backward)");
 }
+
+typedef struct keyctx {
+    const gma_strs *names;
+    int by_name;
+} keyctx;
+
+static int keyrow_cmp(const void *pa, const void *pb, void *pc)
+{
+    const gma_keyrow *a = pa, *b = pb;
+    const keyctx *c = pc;
+    if (!c->by_name && a->key != b->key)
+        return a->key > b->key ? -1 : 1;
+    int n = strcmp(gma_strs_get(c->names, a->name), gma_strs_get(c->names, b->name));
+    if (n)
+        return n;
+    return a->idx < b->idx ? -1 : a->idx > b->idx;
+}
+
+int gma_keyrows_sort(gma_keyrow *rows, size_t n, const gma_strs *names, int by_name)
+{
+    keyctx c = { names, by_name };
+    return gma_msort(rows, n, sizeof(*rows), keyrow_cmp, &c);
+}

@@ -74,4 +74,14 @@ void gma_mtree_name(const gma_mtree *t, uint32_t node, gma_buf *b);
 /* The rows --diff matches by name, with the metric m (gma_sort) and calls. */
 typedef int (*gma_modules_row_fn)(void *ctx, const char *name, size_t len, int64_t v, uint64_t calls);
 
+/* A row of a view ranked by a key, then by its name (an offset in names),
+ * then by its index: gma_keyrows_sort (largest key first; by_name: the
+ * name alone, then the index). 0, or -1 out of memory. */
+typedef struct gma_keyrow {
+    int64_t key;
+    size_t name;
+    size_t idx;
+} gma_keyrow;
+int gma_keyrows_sort(gma_keyrow *rows, size_t n, const gma_strs *names, int by_name);
+
 #endif

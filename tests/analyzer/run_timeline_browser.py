@@ -58,6 +58,7 @@ import os
 import re
 import shutil
 import subprocess
+import tempfile
 import sys
 import time
 
@@ -85,11 +86,20 @@ def run(cmd, **kw):
     return p
 
 
+def run_chrome(chrome, work, args, timeout=300):
+    """Chromium with a profile of its own: a second run, or one left over
+    from a killed test, never shares it."""
+    prof = tempfile.mkdtemp(prefix="chrome-profile-", dir=work)
+    try:
+        return subprocess.run([chrome] + CHROME_ARGS + ["--user-data-dir=" + prof] + args,
+                              capture_output=True, text=True, timeout=timeout)
+    finally:
+        shutil.rmtree(prof, ignore_errors=True)
+
+
 def open_page(chrome, page, work):
     t = time.time()
-    p = subprocess.run([chrome] + CHROME_ARGS + ["--user-data-dir=" + os.path.join(work, "chrome-profile"),
-                       "--dump-dom", "file://" + os.path.abspath(page) + "#selftest"],
-                       capture_output=True, text=True, timeout=300)
+    p = run_chrome(chrome, work, ["--dump-dom", "file://" + os.path.abspath(page) + "#selftest"])
     wall = time.time() - t
     m = re.search(r'<pre id="gmem-test"[^>]*>(.*?)</pre>', p.stdout, re.S)
     if not m or not m.group(1).strip():
@@ -156,8 +166,7 @@ def drive(chrome, page, work, mode):
     driven = page[:-5] + "_driven.html"
     with open(driven, "w", encoding="utf-8") as f:
         f.write(src[:i] + DRIVER.replace("@MODE@", json.dumps(mode)) + src[i:])
-    p = subprocess.run([chrome] + CHROME_ARGS + ["--user-data-dir=" + os.path.join(work, "chrome-profile"),
-                       "--dump-dom", "file://" + os.path.abspath(driven)], capture_output=True, text=True, timeout=300)
+    p = run_chrome(chrome, work, ["--dump-dom", "file://" + os.path.abspath(driven)])
     m = re.search(r'<pre id="gmem-test"[^>]*>(.*?)</pre>', p.stdout, re.S)
     if not m or not m.group(1).strip():
         fail("%s: the driver wrote no results (chromium rc %d): %s" % (driven, p.returncode, p.stderr[-2000:]))
