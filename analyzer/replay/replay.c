@@ -802,10 +802,13 @@ int gma_replay_init(gma_replay *r, const gma_opts *opt, const char *path)
 
 void gma_replay_free(gma_replay *r)
 {
-    while (r->ncons) { /* a release may remove its table: take it off first */
-        const gma_consumer *c = r->cons[--r->ncons];
+    while (r->ncons) { /* released while registered: its release finds its context */
+        unsigned n = r->ncons;
+        const gma_consumer *c = r->cons[n - 1];
         if (c->release)
             c->release(r);
+        if (r->ncons == n) /* the release did not remove its table */
+            r->ncons--;
     }
     r->cons_needs = 0;
     while (r->nrare) { /* released while registered: its release finds its context */
