@@ -133,21 +133,21 @@ static void blk(wb *b, uint64_t ts, unsigned action, uint64_t addr, uint64_t mib
     put(b, &r);
 }
 
-#define ALLOC_(ts, a, mib, tid, rg, fr) blk(&b, ts, GMT_BLK_ALLOC, a, mib, tid, rg, fr)
-#define FREE_(ts, a, mib, tid, rg) blk(&b, ts, GMT_BLK_FREE_REQUESTED, a, mib, tid, rg, 0)
-
-int sc_modules_write(const char *path, uint64_t head_mib)
+/* Opens path and writes the scenarios' header (pid, a whole-run schedule)
+ * and their one device (1 GiB). 0, or -1 when the file cannot be made. */
+static int open_trace(wb *b, const char *path, uint64_t pid)
 {
     gmt_writer_opts o = { 3, 1u << 20 };
-    wb b = { gmt_writer_open(path, &o), GMT_OK };
-    if (!b.w) {
+    b->w = gmt_writer_open(path, &o);
+    b->st = GMT_OK;
+    if (!b->w) {
         perror(path);
         return -1;
     }
     gmt_record r;
     memset(&r, 0, sizeof(r));
     r.type = GMT_REC_HEADER;
-    r.u.header.pid = 4141;
+    r.u.header.pid = pid;
     r.u.header.ppid = 1;
     r.u.header.start_unix_ns = 1700000000000000000ull;
     r.u.header.start_ts = T0;
@@ -156,14 +156,26 @@ int sc_modules_write(const char *path, uint64_t head_mib)
     r.u.header.cmdline = (gmt_bytes){ "python train.py", 15 };
     r.u.header.config = (gmt_bytes){ "schedule=whole", 14 };
     r.u.header.profiler_version = (gmt_bytes){ "test", 4 };
-    put(&b, &r);
+    put(b, &r);
     memset(&r, 0, sizeof(r));
     r.type = GMT_REC_DEVICE;
     r.u.device.total_mem = 1ull << 30;
     r.u.device.sm_count = 132;
     r.u.device.cc_major = 9;
     r.u.device.name = (gmt_bytes){ "Test GPU", 8 };
-    put(&b, &r);
+    put(b, &r);
+    return 0;
+}
+
+#define ALLOC_(ts, a, mib, tid, rg, fr) blk(&b, ts, GMT_BLK_ALLOC, a, mib, tid, rg, fr)
+#define FREE_(ts, a, mib, tid, rg) blk(&b, ts, GMT_BLK_FREE_REQUESTED, a, mib, tid, rg, 0)
+
+int sc_modules_write(const char *path, uint64_t head_mib)
+{
+    wb b;
+    if (open_trace(&b, path, 4141) != 0)
+        return -1;
+    gmt_record r;
     static const char *const names[] = { "M", "M.enc.0", "M.enc.0.fc", "M.head", "aten::zeros", "aten::mm",
                                          "aten::addmm", "MmBackward0", "train.py:12 main", "model.py:20 forward",
                                          "model.py:31 forward" };
@@ -241,32 +253,10 @@ int sc_modules_b(const char *path) { return sc_modules_write(path, 24); }
  */
 int sc_oom_modules(const char *path)
 {
-    gmt_writer_opts o = { 3, 1u << 20 };
-    wb b = { gmt_writer_open(path, &o), GMT_OK };
-    if (!b.w) {
-        perror(path);
+    wb b;
+    if (open_trace(&b, path, 4142) != 0)
         return -1;
-    }
     gmt_record r;
-    memset(&r, 0, sizeof(r));
-    r.type = GMT_REC_HEADER;
-    r.u.header.pid = 4142;
-    r.u.header.ppid = 1;
-    r.u.header.start_unix_ns = 1700000000000000000ull;
-    r.u.header.start_ts = T0;
-    r.u.header.rank = r.u.header.local_rank = r.u.header.world_size = -1;
-    r.u.header.host = (gmt_bytes){ "testhost", 8 };
-    r.u.header.cmdline = (gmt_bytes){ "python train.py", 15 };
-    r.u.header.config = (gmt_bytes){ "schedule=whole", 14 };
-    r.u.header.profiler_version = (gmt_bytes){ "test", 4 };
-    put(&b, &r);
-    memset(&r, 0, sizeof(r));
-    r.type = GMT_REC_DEVICE;
-    r.u.device.total_mem = 1ull << 30;
-    r.u.device.sm_count = 132;
-    r.u.device.cc_major = 9;
-    r.u.device.name = (gmt_bytes){ "Test GPU", 8 };
-    put(&b, &r);
     static const char *const names[] = { "M", "M.fc", "aten::mm", "train.py:12 main", "model.py:20 forward" };
     for (unsigned i = 0; i < sizeof(names) / sizeof(names[0]); i++)
         str(&b, i + 1, names[i]);
