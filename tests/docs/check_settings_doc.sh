@@ -27,6 +27,9 @@
 #    GMEMPROF_TEST_), or is a CMake cache option of a CMakeLists.txt or
 #    cmake/*.cmake (GMEMPROF_CUDA, GMEMPROF_PYTHON): a misspelt name in prose
 #    fails too.
+# 4. the config fuzzer's model (tests/fuzz/fuzz_config.c, its known[] table)
+#    and dictionary (tests/fuzz/config.dict) name every setting: a setting the
+#    model lacks makes the fuzzer fail on the first input that sets it.
 set -uo pipefail
 
 usage() { echo "usage: $0 [--guide FILE | --skeleton | --selftest] [--man PAGE] SRC_DIR" >&2; exit 2; }
@@ -50,7 +53,9 @@ src=$1
 config=$src/profiler/config.c
 header=$src/include/gmemprof/gmemprof.h
 [ -n "$guide" ] || guide=$src/docs/user-guide.md
-for f in "$config" "$header" "$guide" ${page:+"$page"}; do
+fuzz_model=$src/tests/fuzz/fuzz_config.c
+fuzz_dict=$src/tests/fuzz/config.dict
+for f in "$config" "$header" "$guide" "$fuzz_model" "$fuzz_dict" ${page:+"$page"}; do
     [ -r "$f" ] || { echo "check_settings_doc: cannot read $f" >&2; exit 2; }
 done
 
@@ -172,6 +177,21 @@ check() { # guide
         }' <(printf '%s\n' "$f") "$g"
 }
 
+check_fuzz() { # model dict
+    local rc=0 name
+    for name in $(settings_table | awk '{print $1}'); do
+        if ! grep -q "{\"$name\", K_" "$1"; then
+            echo "check_settings_doc: $name has no row in the known[] table of $1 (the fuzzer's model)" >&2
+            rc=1
+        fi
+        if ! grep -qx "\"$name=\"" "$2"; then
+            echo "check_settings_doc: $name has no entry \"$name=\" in $2" >&2
+            rc=1
+        fi
+    done
+    return $rc
+}
+
 check_man() { # page
     local names
     names=$(all_variables)
@@ -210,7 +230,7 @@ selftest() {
     local tmp rc=0 n=0 first
     tmp=$(mktemp -d) || exit 2
     trap 'rm -rf "$tmp"' RETURN
-    if ! check "$guide" 2>"$tmp/err"; then
+    if ! check "$guide" 2>"$tmp/err" || ! check_fuzz "$fuzz_model" "$fuzz_dict" 2>>"$tmp/err"; then
         cat "$tmp/err" >&2
         echo "check_settings_doc: selftest: the guide itself fails the check" >&2
         return 1
@@ -239,6 +259,15 @@ selftest() {
     mutate "unknown row" "\$a| \`GMEMPROF_NO_SUCH_SETTING\` | 1 | 0..1 | nothing |"
     mutate "duplicate row" "/^| \`$fname\` |/p"
     mutate "misspelt in prose" "1a GMEMPROF_SHEDULE is a typo"
+    n=$((n + 1))
+    sed "/{\"$fname\", K_/d" "$fuzz_model" >"$tmp/model$n.c"
+    if cmp -s "$tmp/model$n.c" "$fuzz_model"; then
+        echo "check_settings_doc: selftest 'fuzz model row removed': the mutation changed nothing (fix the selftest)" >&2
+        rc=1
+    elif check_fuzz "$tmp/model$n.c" "$fuzz_dict" 2>/dev/null; then
+        echo "check_settings_doc: selftest 'fuzz model row removed': a model without $fname passed" >&2
+        rc=1
+    fi
     if [ -n "$page" ]; then
         n=$((n + 1))
         if ! check_man "$page" 2>"$tmp/err"; then
@@ -269,7 +298,7 @@ check)
         else
             exit 1
         fi
-    elif check "$guide"; then
+    elif check "$guide" && check_fuzz "$fuzz_model" "$fuzz_dict"; then
         echo "check_settings_doc: $(all_variables | wc -l) variables, table and code agree"
     else
         exit 1

@@ -88,6 +88,8 @@ static const model_setting known[] = {
     {"GMEMPROF_TORCH", K_BOOL, 0, 0},
     {"GMEMPROF_TORCH_BRIDGE", K_PATH, 0, 0},
     {"GMEMPROF_TORCH_OPS", K_BOOL, 0, 0},
+    {"GMEMPROF_TORCH_MODULES", K_BOOL, 0, 0},
+    {"GMEMPROF_STACKS", K_NAME, 0, 0},
     {"GMEMPROF_STEP_SOURCE", K_STEPSRC, 0, 0},
     {"GMEMPROF_CLOCK", K_CLOCK, 0, 0},
     {"GMEMPROF_ON_OOM", K_BOOL, 0, 0},
@@ -281,6 +283,8 @@ static void model_load(const env *e, expect *x)
                 c->enabled = b;
             else if (ok && strcmp(s->name, "GMEMPROF_TORCH_OPS") == 0)
                 c->torch_ops = b;
+            else if (ok && strcmp(s->name, "GMEMPROF_TORCH_MODULES") == 0)
+                c->torch_modules = b;
             else if (ok && strcmp(s->name, "GMEMPROF_ON_OOM") == 0)
                 c->on_oom = b;
             else if (ok && strcmp(s->name, "GMEMPROF_OOM_AT_EXIT") == 0)
@@ -354,6 +358,8 @@ static void model_load(const env *e, expect *x)
             ok = n < GMP_NAME_MAX;
             if (ok && strcmp(s->name, "GMEMPROF_STEP_MARKER") == 0)
                 snprintf(c->step_marker, sizeof c->step_marker, "%s", v);
+            else if (ok && strcmp(s->name, "GMEMPROF_STACKS") == 0)
+                snprintf(c->stacks, sizeof c->stacks, "%s", v);
             else if (ok)
                 snprintf(c->tag_prefix, sizeof c->tag_prefix, "%s", v);
             break;
@@ -464,6 +470,10 @@ static void check_config(const gmp_config *got, const expect *x, const gmp_diag 
     FZ_CHECK(strcmp(got->torch_bridge, w->torch_bridge) == 0, "torch_bridge differs");
     FZ_CHECK(got->torch == w->torch, "torch %d, expected %d", got->torch, w->torch);
     FZ_CHECK(got->torch_ops == w->torch_ops, "torch_ops %d, expected %d", got->torch_ops, w->torch_ops);
+    FZ_CHECK(got->torch_modules == w->torch_modules, "torch_modules %d, expected %d", got->torch_modules,
+             w->torch_modules);
+    check_terminated(got->stacks, sizeof got->stacks, "stacks");
+    FZ_CHECK(strcmp(got->stacks, w->stacks) == 0, "stacks \"%s\", expected \"%s\"", got->stacks, w->stacks);
     FZ_CHECK(got->on_oom == w->on_oom && got->oom_at_exit == w->oom_at_exit && got->oom_signal == w->oom_signal,
              "on_oom %d/%d/%d, expected %d/%d/%d", got->on_oom, got->oom_at_exit, got->oom_signal, w->on_oom,
              w->oom_at_exit, w->oom_signal);
