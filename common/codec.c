@@ -96,7 +96,7 @@ const char *gmt_window_end_reason_name(uint64_t reason)
 const char *gmt_block_action_name(uint64_t action)
 {
     static const char *const tab[GMT_BLK_COUNT_] = { "alloc", "free_requested", "free_completed", "segment_alloc",
-                                                     "segment_free", "segment_map", "segment_unmap", "oom" };
+                                                     "segment_free", "segment_map", "segment_unmap", "oom", "owner" };
     return NAME_OF(tab, action);
 }
 

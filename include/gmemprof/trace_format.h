@@ -449,12 +449,19 @@ typedef enum gmt_block_action {
     GMT_BLK_SEGMENT_UNMAP = 6,  /* ... and unmapped */
     GMT_BLK_OOM = 7,            /* the allocator failed a request: bytes = the request,
                                  * address = the device's free bytes CUDA reported */
+    GMT_BLK_OWNER = 8,          /* a block holds an owner's tensors (nn.Module parameters or
+                                 * buffers): address = the block (the tensors' storage), bytes =
+                                 * the tensors' own bytes (numel x element size), frame = the
+                                 * owner's name (a module path), flags GMT_BLKF_PARAMETER or
+                                 * GMT_BLKF_BUFFER; no memory is allocated or freed */
     GMT_BLK_COUNT_
 } gmt_block_action;
 
 /* BLOCK flags */
 #define GMT_BLKF_BASELINE 0x1u /* live at window begin (a block or a segment), made earlier */
 #define GMT_BLKF_SEEDED 0x2u   /* known from the allocator's snapshot when the bridge attached */
+#define GMT_BLKF_PARAMETER 0x4u /* OWNER: the tensors are parameters of the owner */
+#define GMT_BLKF_BUFFER 0x8u    /* OWNER: the tensors are buffers of the owner */
 
 /* BLOCK: one allocator event.  Payload order: action .. pool, ts, then
  * requested; address and ts are deltas against their own state
