@@ -26,6 +26,12 @@ static int arow_before(const gma_replay *r, const gma_entry *a, const gma_entry 
     return a->ord < b->ord;
 }
 
+uint32_t gma_live_entry(const gma_replay *r, uint64_t dev, uint64_t addr)
+{
+    uint32_t ei;
+    return gma_map_get(&r->live, live_key(dev, addr), &ei) ? ei : UINT32_MAX;
+}
+
 int gma_arow_before(const gma_replay *r, uint32_t a, uint32_t b)
 {
     return arow_before(r, ENT(r, a), ENT(r, b));

@@ -10,6 +10,7 @@
 #include "view.h"
 #include "consumer.h"
 #include "lines.h"
+#include "liveset.h"
 #include "mtree.h"
 #include "replay_int.h"
 #include "tracestr.h"
@@ -33,13 +34,42 @@ typedef struct gma_modules {
     int blk_valid;
     uint64_t blk_dev, blk_addr, blk_frame;
     gma_lines lines;
+    /* blocks that hold a module's parameters or buffers (OWNER records):
+     * entry index -> its gma_owned in owners */
+    gma_map owned;
+    gma_vec owners;
+    int seen_owners;
     int seen;              /* a module range or a frame was met */
     int seen_paths, seen_frames; /* ... which of them */
     int peaks_done;
     int oom;
 } gma_modules;
 
+/* What an OWNER record said of a live block. */
+typedef struct gma_owned {
+    uint32_t node;  /* the module that holds it */
+    uint64_t bytes; /* its tensors' own bytes */
+} gma_owned;
+
 static gma_modules *mods(const gma_replay *r) { return r->modules; }
+
+/* The node of the module path with string id name (its backward tree:
+ * bwd), made at first sight; UINT32_MAX out of memory. */
+static uint32_t node_of(gma_replay *r, gma_modules *m, uint64_t name, int bwd)
+{
+    uint64_t key = name << 1 | (uint64_t)bwd;
+    uint32_t node;
+    if (gma_map_get(&m->node_of_name, key, &node))
+        return node;
+    size_t len;
+    const char *s = gma_str(r, name, &len);
+    node = gma_mtree_intern(&m->tree, s, len, bwd);
+    if (node == UINT32_MAX || gma_map_put(&m->node_of_name, key, node) != 0) {
+        m->oom = 1;
+        return UINT32_MAX;
+    }
+    return node;
+}
 
 static void on_range(gma_replay *r, const gmt_range *g)
 {
@@ -51,18 +81,9 @@ static void on_range(gma_replay *r, const gmt_range *g)
             m->oom = 1;
         return;
     }
-    int bwd = g->kind == GMT_RANGE_MODULE_BWD;
-    uint64_t key = g->name << 1 | (uint64_t)bwd;
-    uint32_t node;
-    if (!gma_map_get(&m->node_of_name, key, &node)) {
-        size_t len;
-        const char *s = gma_str(r, g->name, &len);
-        node = gma_mtree_intern(&m->tree, s, len, bwd);
-        if (node == UINT32_MAX || gma_map_put(&m->node_of_name, key, node) != 0) {
-            m->oom = 1;
-            return;
-        }
-    }
+    uint32_t node = node_of(r, m, g->name, g->kind == GMT_RANGE_MODULE_BWD);
+    if (node == UINT32_MAX)
+        return;
     m->seen = m->seen_paths = 1;
     if (gma_map_put(&m->open, g->id, node) != 0) {
         m->oom = 1;
@@ -88,9 +109,59 @@ static void on_range_end(gma_replay *r, const gmt_range *g)
     *slot = g->id;
 }
 
+static uint32_t ent_index(const gma_replay *r, const gma_entry *e)
+{
+    return (uint32_t)(e - (const gma_entry *)r->entries.data);
+}
+
+/* A module holds the tensors of a live block (its parameters or buffers,
+ * made under .cuda() outside any module range): the block and its bytes at
+ * the peak are that module's from now on. A tied tensor stays with the
+ * first module that said so; the next window's baseline says it again. */
+static void on_owner(gma_replay *r, const gmt_block *b)
+{
+    gma_modules *m = mods(r);
+    if (!b->frame || b->frame >= GMA_MAX_STRING_ID)
+        return;
+    uint32_t node = node_of(r, m, b->frame, 0);
+    if (node == UINT32_MAX)
+        return;
+    m->seen = m->seen_paths = m->seen_owners = 1;
+    uint32_t ei = gma_live_entry(r, b->device, b->address), k;
+    if (ei >= m->ent_cap || ENT(r, ei)->source != GMT_SRC_FRAMEWORK)
+        return; /* not a live block (--layer segments: a CUDA allocation) */
+    if (gma_map_get(&m->owned, ei, &k)) {
+        gma_owned *o = &GMA_VEC_AT(&m->owners, gma_owned, k);
+        if (o->node == node)
+            o->bytes = b->bytes;
+        return;
+    }
+    gma_owned *o = gma_vec_push(&m->owners);
+    if (!o || gma_map_put(&m->owned, ei, (uint32_t)(m->owners.len - 1)) != 0) {
+        m->oom = 1;
+        return;
+    }
+    o->node = node;
+    o->bytes = b->bytes;
+    const gma_entry *e = ENT(r, ei);
+    uint32_t old = m->ent_node[ei];
+    if (old != node && (e->flags & (GMA_E_ACCOUNTED | GMA_E_BASELINE)) == GMA_E_ACCOUNTED) {
+        gma_mstat *from = &gma_mtree_node(&m->tree, old)->self, *to = &gma_mtree_node(&m->tree, node)->self;
+        from->alloc_bytes -= e->bytes;
+        from->alloc_count--;
+        to->alloc_bytes += e->bytes;
+        to->alloc_count++;
+    }
+    m->ent_node[ei] = node;
+}
+
 static void on_block(gma_replay *r, const gmt_block *b)
 {
     gma_modules *m = mods(r);
+    if (b->action == GMT_BLK_OWNER) {
+        on_owner(r, b);
+        return;
+    }
     if (b->action != GMT_BLK_ALLOC)
         return;
     m->blk_valid = 1;
@@ -99,11 +170,6 @@ static void on_block(gma_replay *r, const gmt_block *b)
     m->blk_frame = b->frame < GMA_MAX_STRING_ID ? b->frame : 0;
     if (b->frame)
         m->seen = m->seen_frames = 1;
-}
-
-static uint32_t ent_index(const gma_replay *r, const gma_entry *e)
-{
-    return (uint32_t)(e - (const gma_entry *)r->entries.data);
 }
 
 static void on_alloc(gma_replay *r, const gma_entry *e, const gmt_mem *mm, int pending, uint64_t key)
@@ -146,6 +212,14 @@ static void on_freed(gma_replay *r, const gma_entry *e, const gmt_mem *mm, uint6
     gma_lines_freed(&m->lines, m->ent_frame[ei], e->bytes);
 }
 
+/* An entry's slot is reused after it dies: it holds no module's tensors. */
+static void on_ended(gma_replay *r, const gma_entry *e)
+{
+    gma_modules *m = mods(r);
+    if (m->owned.count)
+        (void)gma_map_del(&m->owned, ent_index(r, e), NULL);
+}
+
 static void release(gma_replay *r);
 
 static const gma_consumer modules_consumer = {
@@ -154,6 +228,7 @@ static const gma_consumer modules_consumer = {
     .block = on_block,
     .alloc = on_alloc,
     .freed = on_freed,
+    .ended = on_ended,
     .release = release,
 };
 
@@ -165,6 +240,8 @@ static void release(gma_replay *r)
     gma_mtree_free(&m->tree);
     gma_map_free(&m->node_of_name);
     gma_map_free(&m->open);
+    gma_map_free(&m->owned);
+    gma_vec_free(&m->owners);
     free(m->closed);
     free(m->ent_node);
     free(m->ent_frame);
@@ -189,6 +266,7 @@ int gma_modules_open(gma_replay *r)
         free(m);
         return -1;
     }
+    gma_vec_init(&m->owners, sizeof(gma_owned));
     r->modules = m;
     if (gma_replay_consumer_add(r, &modules_consumer) != 0) {
         release(r);
@@ -246,7 +324,11 @@ static int peaks(const gma_replay *r)
         if (!(e->flags & GMA_E_INUSE) || (e->flags & GMA_E_HOST) || !r->dev[e->device].has_peak ||
             !gma_dev_selected(r, e->device) || !gma_entry_live_at_peak(r, e))
             continue;
-        gma_mtree_node(&m->tree, m->ent_node[i])->self.peak += e->bytes;
+        gma_mstat *s = &gma_mtree_node(&m->tree, m->ent_node[i])->self;
+        s->peak += e->bytes;
+        uint32_t k;
+        if (m->owned.count && gma_map_get(&m->owned, i, &k))
+            s->params += GMA_VEC_AT(&m->owners, gma_owned, k).bytes;
         gma_lines_peak(&m->lines, m->ent_frame[i], e->bytes);
     }
     return m->oom ? -1 : 0;
@@ -288,22 +370,29 @@ static int64_t module_key(const gma_replay *r, const gma_mrow *w, gma_sort s)
     return MODULE_KEYS[(unsigned)s < GMA_SORT_COUNT_ ? s : GMA_SORT_MEM].value(r, w);
 }
 
-static const gma_col MCOLS[] = {
-    { "module", "module", GMA_CT_STR, 1, 0 },
-    { "calls", "calls", GMA_CT_U64, 1, 0 },
-    { "self peak", "self_peak_bytes", GMA_CT_BYTES, 1, 0 },
-    { "total peak", "total_peak_bytes", GMA_CT_BYTES, 1, 0 },
-    { "self alloc", "self_alloc_bytes", GMA_CT_BYTES, 1, 0 },
-    { "total alloc", "total_alloc_bytes", GMA_CT_BYTES, 1, 0 },
-    { "self freed", "self_freed_bytes", GMA_CT_BYTES, 1, 0 },
-    { "total freed", "total_freed_bytes", GMA_CT_BYTES, 1, 0 },
-    { "allocs", "self_alloc_count", GMA_CT_U64, 1, 0 },
-    { "total allocs", "total_alloc_count", GMA_CT_U64, 1, 0 },
-    { "frees", "self_free_count", GMA_CT_U64, 0, 0 },
-    { "total frees", "total_free_count", GMA_CT_U64, 0, 0 },
-    { "depth", "depth", GMA_CT_U64, 0, 0 },
-    { "pass", "pass", GMA_CT_STR, 0, 0 },
-};
+/* The parameters' column is shown in the text table only when the trace
+ * says which module holds which tensors (OWNER records). */
+#define MODULE_COLS(params_shown)                                           \
+    {                                                                       \
+        { "module", "module", GMA_CT_STR, 1, 0 },                           \
+        { "calls", "calls", GMA_CT_U64, 1, 0 },                             \
+        { "self peak", "self_peak_bytes", GMA_CT_BYTES, 1, 0 },             \
+        { "total peak", "total_peak_bytes", GMA_CT_BYTES, 1, 0 },           \
+        { "params", "total_params_bytes", GMA_CT_BYTES, params_shown, 0 },  \
+        { "self params", "self_params_bytes", GMA_CT_BYTES, 0, 0 },         \
+        { "self alloc", "self_alloc_bytes", GMA_CT_BYTES, 1, 0 },           \
+        { "total alloc", "total_alloc_bytes", GMA_CT_BYTES, 1, 0 },         \
+        { "self freed", "self_freed_bytes", GMA_CT_BYTES, 1, 0 },           \
+        { "total freed", "total_freed_bytes", GMA_CT_BYTES, 1, 0 },         \
+        { "allocs", "self_alloc_count", GMA_CT_U64, 1, 0 },                 \
+        { "total allocs", "total_alloc_count", GMA_CT_U64, 1, 0 },          \
+        { "frees", "self_free_count", GMA_CT_U64, 0, 0 },                   \
+        { "total frees", "total_free_count", GMA_CT_U64, 0, 0 },            \
+        { "depth", "depth", GMA_CT_U64, 0, 0 },                             \
+        { "pass", "pass", GMA_CT_STR, 0, 0 },                               \
+    }
+static const gma_col MCOLS[] = MODULE_COLS(0);
+static const gma_col MCOLS_OWNED[] = MODULE_COLS(1);
 
 #define NCOLS(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -323,7 +412,7 @@ int gma_modules_table(const gma_replay *r, gma_table *t, uint64_t top)
 {
     gma_table_init(t, r->opt.depth ? "Modules (nn.Module paths folded to --depth; total = self + children)"
                                    : "Modules (nn.Module paths; total = self + children)",
-                   MCOLS, NCOLS(MCOLS));
+                   r->modules && mods(r)->seen_owners ? MCOLS_OWNED : MCOLS, NCOLS(MCOLS));
     gma_mrow *mr;
     size_t n;
     if (module_rows(r, &mr, &n) != 0)
@@ -356,18 +445,20 @@ int gma_modules_table(const gma_replay *r, gma_table *t, uint64_t top)
         cl[1].v.u = w->calls;
         cl[2].v.u = w->self.peak;
         cl[3].v.u = w->total.peak;
-        cl[4].v.u = w->self.alloc_bytes;
-        cl[5].v.u = w->total.alloc_bytes;
-        cl[6].v.u = w->self.free_bytes;
-        cl[7].v.u = w->total.free_bytes;
-        cl[8].v.u = w->self.alloc_count;
-        cl[9].v.u = w->total.alloc_count;
-        cl[10].v.u = w->self.free_count;
-        cl[11].v.u = w->total.free_count;
-        cl[12].v.u = x->depth;
-        gma_cell_str(t, &cl[13], w->node == 0 ? "" : x->bwd ? "backward" : "forward");
+        cl[4].v.u = w->total.params;
+        cl[5].v.u = w->self.params;
+        cl[6].v.u = w->self.alloc_bytes;
+        cl[7].v.u = w->total.alloc_bytes;
+        cl[8].v.u = w->self.free_bytes;
+        cl[9].v.u = w->total.free_bytes;
+        cl[10].v.u = w->self.alloc_count;
+        cl[11].v.u = w->total.alloc_count;
+        cl[12].v.u = w->self.free_count;
+        cl[13].v.u = w->total.free_count;
+        cl[14].v.u = x->depth;
+        gma_cell_str(t, &cl[15], w->node == 0 ? "" : x->bwd ? "backward" : "forward");
         /* "(no module)" is no call and no path */
-        cl[1].null = cl[12].null = cl[13].null = w->node == 0;
+        cl[1].null = cl[14].null = cl[15].null = w->node == 0;
     }
     free(rows);
     free(mr);

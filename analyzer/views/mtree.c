@@ -105,9 +105,10 @@ static void stat_add(gma_mstat *a, const gma_mstat *b)
     a->free_bytes += b->free_bytes;
     a->free_count += b->free_count;
     a->peak += b->peak;
+    a->params += b->params;
 }
 
-static int stat_any(const gma_mstat *s) { return s->alloc_count || s->free_count || s->peak; }
+static int stat_any(const gma_mstat *s) { return s->alloc_count || s->free_count || s->peak || s->params; }
 
 int gma_mtree_rows(const gma_mtree *t, unsigned depth, gma_mrow **rows, size_t *n)
 {

@@ -24,9 +24,10 @@ size_t gma_mod_prefix_len(const char *path, size_t len, unsigned d);
 
 /* What a node counts. free_*: of the bytes it allocated, those freed (a
  * tensor's free is counted to its owner); peak: its bytes live at the
- * device's peak. */
+ * device's peak; params: of those, the bytes of the parameters and buffers
+ * it holds (the tensors' own bytes, as numel x element size). */
 typedef struct gma_mstat {
-    uint64_t alloc_bytes, alloc_count, free_bytes, free_count, peak;
+    uint64_t alloc_bytes, alloc_count, free_bytes, free_count, peak, params;
 } gma_mstat;
 
 typedef struct gma_mnode {

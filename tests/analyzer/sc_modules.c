@@ -289,3 +289,105 @@ int sc_oom_modules(const char *path)
     }
     return 0;
 }
+
+/*
+ * modules_owned: parameters and buffers made under .cuda(), outside every
+ * module range, then named by the bridge's OWNER records at each module's
+ * first forward. Device 0 (1 GiB), thread 100, events at 10 + i ms, no
+ * window records (the whole trace is one window, every allocation counted).
+ *
+ *  1-4  ALLOC W1 4 MiB, B1 1 MiB, W2 2 MiB, RM 1 MiB, no range        8
+ *  5    MODULE Net (r1); 6 MODULE Net.fc1 (r2 in r1)
+ *  7    OWNER W1 Net.fc1 PARAMETER 4 MiB; OWNER B1 Net.fc1 PARAMETER 1,000,000 B
+ *  8    OP aten::addmm (r3 in r2); 9 ALLOC X1 8 MiB in r3                16
+ * 10    end r3, r2
+ * 11    MODULE Net.fc2 (r4 in r1); 12 OWNER W2 Net.fc2 PARAMETER 2 MiB, and an
+ *       OWNER of an address where nothing is live (ignored)
+ * 13    ALLOC X2 2 MiB in r4                                              18
+ * 14    end r4; 15 MODULE Net.head (r5 in r1)
+ * 16    OWNER W1 Net.head PARAMETER (a tied weight: W1 stays Net.fc1's); end r5
+ * 17    MODULE Net.norm (r6 in r1); 18 OWNER RM Net.norm BUFFER 1 MiB; end r6, r1
+ * 19-21 FREE X1, X2, W2                                                    6
+ * 22    ALLOC W2b 2 MiB at W2's address, no range (no OWNER: (no module))  8
+ * 23    ALLOC X3 16 MiB, no range                                         24  PEAK
+ *
+ * Peak 24 MiB at 33.000 ms: W1 4, B1 1, RM 1, W2b 2, X3 16.
+ * --by module, self (alloc / freed / at the peak / params held at the peak):
+ *   (no module) 18 MiB in 2 (W2b, X3) / 0 / 18 MiB / 0
+ *   Net.fc1 13 MiB in 3 (W1, B1, X1) / 8 MiB / 5 MiB / 4 MiB + 1,000,000 = 5,194,304 B
+ *   Net.fc2 4 MiB in 2 (W2, X2) / 4 MiB in 2 / 0 / 0 (W2 is freed; W2b was never named)
+ *   Net.norm 1 / 0 / 1 MiB / 1,048,576 B;  Net and Net.head: a call each, nothing of their own
+ *   Net total: 18 MiB in 6 / 12 MiB / 6 MiB / 6,242,880 B. Roots: 6 + 18 = 24, the peak.
+ * Ranked by total at the peak: (no module) 18, Net 6, Net.fc1 5, Net.norm 1, then Net.fc2
+ *   and Net.head (0, by name).
+ */
+static void owner(wb *b, uint64_t ts, uint64_t addr, uint64_t bytes, uint64_t name, uint64_t flags)
+{
+    gmt_record r;
+    memset(&r, 0, sizeof(r));
+    r.type = GMT_REC_BLOCK;
+    r.u.block.ts = ts;
+    r.u.block.action = GMT_BLK_OWNER;
+    r.u.block.address = addr;
+    r.u.block.bytes = bytes;
+    r.u.block.tid = 100;
+    r.u.block.flags = flags;
+    r.u.block.frame = name;
+    put(b, &r);
+}
+
+int sc_modules_owned(const char *path)
+{
+    wb b;
+    if (open_trace(&b, path, 4143) != 0)
+        return -1;
+    gmt_record r;
+    enum { N_NET = 1, N_FC1, N_FC2, N_HEAD, N_NORM, N_ADDMM };
+    static const char *const names[] = { "Net", "Net.fc1", "Net.fc2", "Net.head", "Net.norm", "aten::addmm" };
+    for (unsigned i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+        str(&b, i + 1, names[i]);
+    const uint64_t W1 = 0x10000000, B1 = W1 + 0x400000, W2 = B1 + 0x100000, RM = W2 + 0x200000,
+                   X1 = RM + 0x100000, X2 = X1 + 0x800000, X3 = X2 + 0x200000;
+    ALLOC_(T(1), W1, 4, 100, 0, 0);
+    ALLOC_(T(2), B1, 1, 100, 0, 0);
+    ALLOC_(T(3), W2, 2, 100, 0, 0);
+    ALLOC_(T(4), RM, 1, 100, 0, 0);
+    rbegin(&b, T(5), 100, 1, 0, N_NET, GMT_RANGE_MODULE);
+    rbegin(&b, T(6), 100, 2, 1, N_FC1, GMT_RANGE_MODULE);
+    owner(&b, T(7), W1, 4 * MIB, N_FC1, GMT_BLKF_PARAMETER);
+    owner(&b, T(7) + 1000, B1, 1000000, N_FC1, GMT_BLKF_PARAMETER);
+    rbegin(&b, T(8), 100, 3, 2, N_ADDMM, GMT_RANGE_OP);
+    ALLOC_(T(9), X1, 8, 100, 3, 0);
+    rend(&b, T(10), 100, 3);
+    rend(&b, T(10) + 1000, 100, 2);
+    rbegin(&b, T(11), 100, 4, 1, N_FC2, GMT_RANGE_MODULE);
+    owner(&b, T(12), W2, 2 * MIB, N_FC2, GMT_BLKF_PARAMETER);
+    owner(&b, T(12) + 1000, 0x7000, 4096, N_FC2, GMT_BLKF_PARAMETER);
+    ALLOC_(T(13), X2, 2, 100, 4, 0);
+    rend(&b, T(14), 100, 4);
+    rbegin(&b, T(15), 100, 5, 1, N_HEAD, GMT_RANGE_MODULE);
+    owner(&b, T(16), W1, 4 * MIB, N_HEAD, GMT_BLKF_PARAMETER);
+    rend(&b, T(16) + 1000, 100, 5);
+    rbegin(&b, T(17), 100, 6, 1, N_NORM, GMT_RANGE_MODULE);
+    owner(&b, T(18), RM, 1 * MIB, N_NORM, GMT_BLKF_BUFFER);
+    rend(&b, T(18) + 1000, 100, 6);
+    rend(&b, T(18) + 2000, 100, 1);
+    FREE_(T(19), X1, 8, 100, 0);
+    FREE_(T(20), X2, 2, 100, 0);
+    FREE_(T(21), W2, 2, 100, 0);
+    ALLOC_(T(22), W2, 2, 100, 0, 0);
+    ALLOC_(T(23), X3, 16, 100, 0, 0);
+    memset(&r, 0, sizeof(r));
+    r.type = GMT_REC_TRAILER;
+    r.u.trailer.ts = T(24);
+    r.u.trailer.records = 38;
+    put(&b, &r);
+    gmt_status c = gmt_writer_close(b.w);
+    if (b.st == GMT_OK)
+        b.st = c;
+    if (b.st != GMT_OK) {
+        fprintf(stderr, "%s: %s\n", path, gmt_status_str(b.st));
+        return -1;
+    }
+    return 0;
+}

@@ -14,5 +14,7 @@ int sc_modules(const char *path);
 int sc_modules_b(const char *path);
 /* A failure inside a module (sc_modules.c's comment works out the numbers). */
 int sc_oom_modules(const char *path);
+/* Parameters and buffers named by OWNER records (the numbers: sc_modules.c). */
+int sc_modules_owned(const char *path);
 
 #endif

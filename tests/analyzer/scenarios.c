@@ -1430,7 +1430,7 @@ int sc_write_all(const char *dir)
         { "oom_frag_exp", sc_oom_frag_exp }, { "oom_growth", sc_oom_growth }, { "oom_spike", sc_oom_spike },
         { "oom_outside", sc_oom_outside }, { "hostile", sc_hostile }, { "huge", sc_huge },
         { "modules", sc_modules }, { "modules_b", sc_modules_b },
-        { "train", sc_train },     { "oom_modules", sc_oom_modules },
+        { "train", sc_train },     { "oom_modules", sc_oom_modules }, { "modules_owned", sc_modules_owned },
     };
     char path[4096];
     for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) {

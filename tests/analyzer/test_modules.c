@@ -46,15 +46,16 @@ static void test_tree(void)
     CHECK(gma_mtree_node(&t, attn_b)->bwd && gma_mtree_node(&t, attn_b)->depth == 4);
     CHECK(gma_mtree_node(&t, gma_mtree_node(&t, attn_b)->parent - 1)->bwd, "a backward node's parent is backward");
     /* self: GPT 1 (called once), GPT.h.0 2, attn 8 (5 freed, 4 at the peak), mlp 16 (0 at the
-     * peak), GPT.h.1 32 (32 at the peak), attn backward 64 (64 at the peak), (no module) 128 */
+     * peak), GPT.h.1 32 (32 at the peak), attn backward 64 (64 at the peak), (no module) 128;
+     * parameters held: attn 3 (of its 4 at the peak), GPT.h.1 20 */
     gma_mtree_node(&t, gpt)->calls = 1;
-    gma_mtree_node(&t, gpt)->self = (gma_mstat){ 1, 1, 0, 0, 1 };
-    gma_mtree_node(&t, h0)->self = (gma_mstat){ 2, 1, 0, 0, 0 };
-    gma_mtree_node(&t, attn)->self = (gma_mstat){ 8, 2, 5, 1, 4 };
-    gma_mtree_node(&t, mlp)->self = (gma_mstat){ 16, 1, 16, 1, 0 };
-    gma_mtree_node(&t, h1)->self = (gma_mstat){ 32, 1, 0, 0, 32 };
-    gma_mtree_node(&t, attn_b)->self = (gma_mstat){ 64, 1, 0, 0, 64 };
-    gma_mtree_node(&t, 0)->self = (gma_mstat){ 128, 1, 0, 0, 128 };
+    gma_mtree_node(&t, gpt)->self = (gma_mstat){ 1, 1, 0, 0, 1, 0 };
+    gma_mtree_node(&t, h0)->self = (gma_mstat){ 2, 1, 0, 0, 0, 0 };
+    gma_mtree_node(&t, attn)->self = (gma_mstat){ 8, 2, 5, 1, 4, 3 };
+    gma_mtree_node(&t, mlp)->self = (gma_mstat){ 16, 1, 16, 1, 0, 0 };
+    gma_mtree_node(&t, h1)->self = (gma_mstat){ 32, 1, 0, 0, 32, 20 };
+    gma_mtree_node(&t, attn_b)->self = (gma_mstat){ 64, 1, 0, 0, 64, 0 };
+    gma_mtree_node(&t, 0)->self = (gma_mstat){ 128, 1, 0, 0, 128, 0 };
 
     gma_mrow *rows;
     size_t n;
@@ -64,12 +65,12 @@ static void test_tree(void)
     const gma_mrow *w = row_of(rows, n, h0);
     /* GPT.h.0 total = 2 + 8 + 16 = 26 allocated, 21 freed, 4 at the peak, 4 allocations */
     CHECK(w && w->total.alloc_bytes == 26 && w->total.free_bytes == 21 && w->total.peak == 4 &&
-          w->total.alloc_count == 4 && w->self.alloc_bytes == 2);
+          w->total.alloc_count == 4 && w->self.alloc_bytes == 2 && w->total.params == 3 && w->self.params == 0);
     w = row_of(rows, n, h);
     /* GPT.h: 26 + 32 = 58, at the peak 36; self 0, never called */
     CHECK(w && w->total.alloc_bytes == 58 && w->total.peak == 36 && w->self.alloc_bytes == 0 && w->calls == 0);
     w = row_of(rows, n, gpt);
-    CHECK(w && w->total.alloc_bytes == 59 && w->total.peak == 37 && w->calls == 1);
+    CHECK(w && w->total.alloc_bytes == 59 && w->total.peak == 37 && w->calls == 1 && w->total.params == 23);
     /* the backward root totals only backward: 64 */
     w = row_of(rows, n, gma_mtree_node(&t, attn_b)->parent - 1);
     CHECK(w && w->total.alloc_bytes == 64);
@@ -83,7 +84,7 @@ static void test_tree(void)
     CHECK(!row_of(rows, n, h0) && !row_of(rows, n, attn) && !row_of(rows, n, h1));
     w = row_of(rows, n, h);
     CHECK(w && w->self.alloc_bytes == 58 && w->total.alloc_bytes == 58 && w->self.peak == 36 &&
-          w->self.free_bytes == 21 && w->self.alloc_count == 5 && w->calls == 0);
+          w->self.free_bytes == 21 && w->self.alloc_count == 5 && w->calls == 0 && w->self.params == 23);
     w = row_of(rows, n, gpt);
     CHECK(w && w->self.alloc_bytes == 1 && w->total.alloc_bytes == 59);
     free(rows);
