@@ -97,6 +97,11 @@ struct gmp_asm {
     /* The framework allocator's view (GMP_EV_BLOCK): live blocks, segments,
      * and per device the bytes mapped into expandable segments. */
     gmp_live *blocks, *segs;
+    /* The owners of blocks (GMT_BLK_OWNER), keyed like the blocks: bytes =
+     * the tensors' bytes, source = the owner's string id, flags its role;
+     * made at the first OWNER. Kept for the whole run, so that every later
+     * window's baseline names the parameters made before it. */
+    gmp_live *owners;
     uint64_t mapped[GMP_MAX_DEVICES];
     int fw_seen;
     /* per device, an ALLOC waiting for its size (held_settle) */
@@ -550,9 +555,34 @@ static void put_live_sorted(gmp_asm *a, gmp_live *t, unsigned action)
     free(m);
 }
 
+/* The owners of the live blocks, oldest report first, as OWNER records
+ * (a block freed since its owner was reported has no owner: its
+ * FREE_REQUESTED removed it). */
+static void put_owners(gmp_asm *a)
+{
+    if (!a->owners || !gmp_live_count(a->owners))
+        return;
+    size_t n = 0;
+    uint64_t bytes = 0;
+    gmt_mem *m = live_sorted(a->owners, &n, &bytes);
+    for (size_t i = 0; i < n; i++) {
+        if (!gmp_live_find(a->blocks, m[i].device, m[i].address))
+            continue;
+        gmt_record r;
+        memset(&r, 0, sizeof r.type + sizeof r.u.block + 16);
+        r.type = GMT_REC_BLOCK;
+        r.u.block = (gmt_block){ .ts = m[i].ts, .action = GMT_BLK_OWNER, .device = m[i].device,
+                                 .address = m[i].address, .bytes = m[i].bytes, .tid = m[i].tid,
+                                 .range = m[i].range, .seq = m[i].seq, .step = m[i].step,
+                                 .flags = m[i].flags | GMT_BLKF_BASELINE, .frame = m[i].source };
+        put(a, &r);
+    }
+    free(m);
+}
+
 /* The framework's part of a window's baseline, after the CUPTI one: its
  * segments, the bytes mapped into expandable segments (one SEGMENT_MAP per
- * device at address 0), then its live blocks. */
+ * device at address 0), then its live blocks and their owners. */
 static void block_baseline(gmp_asm *a, uint64_t step)
 {
     put_live_sorted(a, a->segs, GMT_BLK_SEGMENT_ALLOC);
@@ -563,6 +593,7 @@ static void block_baseline(gmp_asm *a, uint64_t step)
         put_block_mem(a, &m, GMT_BLK_SEGMENT_MAP, GMT_BLKF_BASELINE);
     }
     put_live_sorted(a, a->blocks, GMT_BLK_ALLOC);
+    put_owners(a);
 }
 
 /* The NVTX ranges open at this moment, outermost first (ids grow). */
@@ -1017,6 +1048,25 @@ static void failure_of_block(gmp_asm *a, const gmt_block *b)
     serve_asked(a);
 }
 
+/* An owner is an annotation of its block: the first one reported for a
+ * block is kept (a tied parameter names the module that reported first,
+ * as the analyzer reads it). */
+static void owner_track(gmp_asm *a, const gmt_block *b)
+{
+    if (!a->owners && !(a->owners = gmp_live_create(64))) {
+        a->bad_records++;
+        return;
+    }
+    if (gmp_live_find(a->owners, b->device, b->address))
+        return;
+    gmt_mem m = {.ts = b->ts, .device = b->device, .address = b->address, .bytes = b->bytes,
+                 .kind = GMT_MEMKIND_DEVICE, .source = b->frame,
+                 .flags = b->flags & (GMT_BLKF_PARAMETER | GMT_BLKF_BUFFER), .tid = b->tid, .range = b->range,
+                 .seq = b->seq, .step = b->step};
+    if (gmp_live_insert(a->owners, &m) < 0)
+        a->bad_records++;
+}
+
 /* The live tables keep what a later window's baseline and a tag need; the
  * pool id rides in gmt_mem's corr and the requested size in its source (a
  * block has neither). */
@@ -1031,9 +1081,16 @@ static void block_track(gmp_asm *a, const gmt_block *b)
     case GMT_BLK_ALLOC:
         if (gmp_live_insert(a->blocks, &m) == 1)
             a->live_replaced++;
+        if (a->owners) /* a block made anew: an owner of the address was of an earlier one */
+            gmp_live_remove(a->owners, b->device, b->address, NULL);
         break;
     case GMT_BLK_FREE_REQUESTED:
         gmp_live_remove(a->blocks, b->device, b->address, NULL);
+        if (a->owners)
+            gmp_live_remove(a->owners, b->device, b->address, NULL);
+        break;
+    case GMT_BLK_OWNER:
+        owner_track(a, b);
         break;
     case GMT_BLK_SEGMENT_ALLOC:
         gmp_live_insert(a->segs, &m);
@@ -1741,6 +1798,7 @@ void gmp_asm_destroy(gmp_asm *a)
     gmp_live_free(a->live);
     gmp_live_free(a->blocks);
     gmp_live_free(a->segs);
+    gmp_live_free(a->owners);
     for (unsigned d = 0; d < GMP_MAX_DEVICES; d++)
         free(a->pend[d]);
     free(a->st);
@@ -1912,5 +1970,6 @@ void gmp_asm_get_counts(const gmp_asm *a, gmp_asm_counts *out)
     out->fw_seen = a->fw_seen;
     out->host_bytes = gmp_live_footprint(a->live) +
                       (a->fw_seen ? gmp_live_footprint(a->blocks) + gmp_live_footprint(a->segs) : 0) +
+                      (a->owners ? gmp_live_footprint(a->owners) : 0) +
                       a->open_cap * sizeof(open_range) + gmp_vmm_bytes(&a->vmm);
 }

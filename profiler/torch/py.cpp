@@ -19,6 +19,10 @@
 // path and opens no range of its own; as the outermost module, the
 // wrapped module starts a root of its own class name.
 //
+// At a module's first call under a path while modules are watched, its own
+// parameters and buffers are reported as OWNER block events under that
+// path (report_owners): they were made before any module ran.
+//
 // Python's C API is reached through dlsym: no Python header, no link to
 // libpython. Every cache here is touched under the GIL only.
 #include "py.h"
@@ -70,10 +74,12 @@ struct Api {
   void (*ErrFetch)(O*, O*, O*);
   void (*ErrRestore)(O, O, O);
   void (*ErrClear)();
+  O (*ErrOccurred)();  // borrowed
   const char* (*AsUTF8)(O, ssize*);
   O (*WeakNewRef)(O, O);
   O (*LongFromVoidPtr)(void*);
   void* (*LongAsVoidPtr)(O);
+  long long (*LongAsLongLong)(O);
   O (*GetFrame)();   // borrowed
   O (*FrameBack)(O);  // new reference
   O (*FrameCode)(O);  // new reference
@@ -106,8 +112,10 @@ bool resolve() {
             sym(P.BoolFromLong, "PyBool_FromLong") && sym(P.CFunctionNewEx, "PyCFunction_NewEx") &&
             sym(P.IncRef, "Py_IncRef") && sym(P.DecRef, "Py_DecRef") && sym(P.ErrFetch, "PyErr_Fetch") &&
             sym(P.ErrRestore, "PyErr_Restore") && sym(P.ErrClear, "PyErr_Clear") &&
+            sym(P.ErrOccurred, "PyErr_Occurred") &&
             sym(P.AsUTF8, "PyUnicode_AsUTF8AndSize") && sym(P.WeakNewRef, "PyWeakref_NewRef") &&
             sym(P.LongFromVoidPtr, "PyLong_FromVoidPtr") && sym(P.LongAsVoidPtr, "PyLong_AsVoidPtr") &&
+            sym(P.LongAsLongLong, "PyLong_AsLongLong") &&
             sym(P.GetFrame, "PyEval_GetFrame") && sym(P.FrameBack, "PyFrame_GetBack") &&
             sym(P.FrameCode, "PyFrame_GetCode") && sym(P.FrameLine, "PyFrame_GetLineNumber") &&
             sym(P.None, "_Py_NoneStruct");
@@ -170,6 +178,7 @@ struct Node {
   std::string path;
   std::string cls;  // the class of the module first seen at this path
   Node* parent;
+  uint32_t path_id = 0;  // host->intern(path) once its owners are reported
 };
 std::map<std::pair<Node*, std::string>, Node*> g_nodes;  // (parent, attribute) -> node; roots: (null, class)
 
@@ -187,6 +196,7 @@ struct Placement {
   Node* parent;
   Node* node;
   bool opens;  // false: a wrapper's inner module, which takes its parent's range
+  bool reported = false;  // its parameters and buffers were reported (report_owners)
 };
 struct ModInfo {
   O weakref;  // with a callback that forgets the module
@@ -245,11 +255,17 @@ Placement place(O m, Node* parent, O parent_module) {
   return Placement{parent, node_of(parent, name, cls), true};
 }
 
-Placement lookup(O m, Node* parent, O parent_module) {
+// m's placement under parent; *kept: the table's entry (nullptr for a
+// module that is not weak-referenceable, placed again at each call).
+Placement lookup(O m, Node* parent, O parent_module, Placement** kept) {
+  *kept = nullptr;
   auto it = g_mods.find(m);
   if (it != g_mods.end())
-    for (const Placement& p : it->second.at)
-      if (p.parent == parent) return p;
+    for (Placement& p : it->second.at)
+      if (p.parent == parent) {
+        *kept = &p;
+        return p;
+      }
   Placement p = place(m, parent, parent_module);
   if (it == g_mods.end()) {
     ErrGuard eg;
@@ -258,11 +274,100 @@ Placement lookup(O m, Node* parent, O parent_module) {
     O wr = cb ? P.WeakNewRef(m, cb) : nullptr;
     if (key) P.DecRef(key);
     if (cb) P.DecRef(cb);
-    if (!wr) return p;  // not weak-referenceable: placed again at each call
+    if (!wr) return p;
     it = g_mods.emplace(m, ModInfo{wr, {}}).first;
   }
   it->second.at.push_back(p);
+  *kept = &it->second.at.back();
   return p;
+}
+
+// ---- owners -----------------------------------------------------------------
+//
+// A module's own parameters and buffers (its _parameters and _buffers, not
+// its children's), one OWNER block event per storage and role: address =
+// the storage's data pointer, bytes = the tensors' own bytes summed over
+// that storage. Parameters are made under model.cuda(), before any module
+// runs; the first forward is the first moment the module is seen under its
+// path, so each placement reports once, at its first call while modules
+// are watched.
+
+// The integer a no-argument method of o returns (ok false: none).
+long long call_int(O o, const char* method, bool* ok) {
+  *ok = false;
+  O f = P.GetAttrString(o, method);
+  O args = f ? P.TupleNew(0) : nullptr;
+  O r = args ? P.Call(f, args, nullptr) : nullptr;
+  long long v = 0;
+  if (r) {
+    v = P.LongAsLongLong(r);
+    *ok = !(v == -1 && P.ErrOccurred());
+  }
+  for (O x : {r, args, f})
+    if (x) P.DecRef(x);
+  P.ErrClear();
+  return v;
+}
+
+struct Held {
+  uint64_t storage;
+  unsigned device;
+  uint64_t bytes;
+};
+
+// The CUDA tensors of one dict of m (_parameters or _buffers), by storage.
+std::vector<Held> held_in(O m, const char* dict) {
+  std::vector<Held> out;
+  O d = P.GetAttrString(m, dict);
+  if (!d) {
+    P.ErrClear();
+    return out;
+  }
+  std::vector<O> seen;  // one tensor under two names counts once
+  ssize pos = 0;
+  O k, t;
+  while (P.DictNext(d, &pos, &k, &t)) {
+    bool again = false;
+    for (O o : seen) again = again || o == t;
+    if (t == P.None || again) continue;
+    seen.push_back(t);
+    bool ok = false;
+    long long dev = call_int(t, "get_device", &ok);
+    if (!ok || dev < 0) continue;  // not on a CUDA device
+    O st = P.GetAttrString(t, "untyped_storage");
+    O args = st ? P.TupleNew(0) : nullptr;
+    O s = args ? P.Call(st, args, nullptr) : nullptr;
+    ok = false;
+    long long ptr = s ? call_int(s, "data_ptr", &ok) : 0;
+    for (O x : {s, args, st})
+      if (x) P.DecRef(x);
+    O nb = ok && ptr ? P.GetAttrString(t, "nbytes") : nullptr;
+    long long bytes = nb ? P.LongAsLongLong(nb) : -1;
+    if (nb) P.DecRef(nb);
+    P.ErrClear();
+    if (!ok || !ptr || bytes < 0) continue;
+    Held h{static_cast<uint64_t>(ptr), static_cast<unsigned>(dev), static_cast<uint64_t>(bytes)};
+    bool merged = false;
+    for (Held& o : out)
+      if (o.storage == h.storage && o.device == h.device) {
+        o.bytes += h.bytes;
+        merged = true;
+      }
+    if (!merged) out.push_back(h);
+  }
+  P.DecRef(d);
+  return out;
+}
+
+// Reports m's parameters and buffers under node's path.
+void report_owners(const gmp_bridge_host* h, O m, Node* node) {
+  ErrGuard eg;
+  for (unsigned role : {GMT_BLKF_PARAMETER, GMT_BLKF_BUFFER}) {
+    std::vector<Held> held = held_in(m, role == GMT_BLKF_PARAMETER ? "_parameters" : "_buffers");
+    if (!held.empty() && !node->path_id) node->path_id = h->intern(node->path.data(), node->path.size());
+    for (const Held& x : held)
+      h->block_at(nullptr, GMT_BLK_OWNER, x.device, x.storage, x.bytes, 0, 0, 0, role, 0, node->path_id, 0);
+  }
 }
 
 struct Level {
@@ -287,8 +392,16 @@ O pre_hook(O, O const* args, ssize nargs) {
     return none();
   O m = args[0];
   const Level* up = tl_depth ? &tl_stack[tl_depth - 1] : nullptr;
-  Placement p = lookup(m, up ? up->node : nullptr, up ? up->module : nullptr);
+  Placement* kept;
+  Placement p = lookup(m, up ? up->node : nullptr, up ? up->module : nullptr, &kept);
   tl_stack[tl_depth++] = Level{m, p.node, p.opens};
+  // once per kept placement (set before Python runs again); a wrapper's
+  // inner module (opens false) reports under the wrapper's path, the name
+  // the user sees
+  if (kept && !kept->reported) {
+    kept->reported = true;
+    report_owners(h, m, p.node);
+  }
   if (p.opens) h->range_begin(GMT_RANGE_MODULE, p.node->path.c_str());
   return none();
 }

@@ -30,6 +30,35 @@ static void print_bytes(const gmt_bytes *b)
 
 #define U(x) ((unsigned long long)(x))
 
+/* The names an OWNER block points to: STRING texts by id, copied as they
+ * come (a trace writes a string before the records that name it). */
+static char **g_names;
+static uint64_t g_nnames;
+
+static void keep_name(const gmt_string *s)
+{
+    if (s->id == 0 || s->id > (1u << 24))
+        return;
+    if (s->id >= g_nnames) {
+        uint64_t n = g_nnames ? g_nnames : 64;
+        while (n <= s->id)
+            n *= 2;
+        char **p = realloc(g_names, n * sizeof *p);
+        if (!p)
+            return;
+        memset(p + g_nnames, 0, (n - g_nnames) * sizeof *p);
+        g_names = p;
+        g_nnames = n;
+    }
+    char *t = malloc(s->str.len + 1u);
+    if (!t)
+        return;
+    memcpy(t, s->str.ptr, s->str.len);
+    t[s->str.len] = '\0';
+    free(g_names[s->id]);
+    g_names[s->id] = t;
+}
+
 static void print_record(const gmt_record *r)
 {
     printf("%-12s ", gmt_type_name(r->type));
@@ -63,6 +92,7 @@ static void print_record(const gmt_record *r)
     case GMT_REC_STRING:
         printf("id=%llu ", U(r->u.string.id));
         print_bytes(&r->u.string.str);
+        keep_name(&r->u.string);
         break;
     case GMT_REC_ALLOC:
     case GMT_REC_FREE: {
@@ -119,6 +149,10 @@ static void print_record(const gmt_record *r)
                "step=%llu flags=%llu pool=%llu requested=%llu", U(b->ts), gmt_block_action_name(b->action), U(b->device),
                U(b->address), U(b->bytes), U(b->stream), U(b->tid), U(b->range), U(b->seq), U(b->step),
                U(b->flags), U(b->pool), U(b->requested));
+        if (b->frame || b->stack)
+            printf(" frame=%llu stack=%llu", U(b->frame), U(b->stack));
+        if (b->action == GMT_BLK_OWNER) /* frame names the owner */
+            printf(" owner=\"%s\"", b->frame < g_nnames && g_names[b->frame] ? g_names[b->frame] : "");
         break;
     }
     case GMT_REC_OOM: {
@@ -215,5 +249,8 @@ int main(int argc, char **argv)
             (unsigned long long)e->frames, (unsigned long long)e->file_size, gmt_status_str(e->status), e->message);
     int bad = rc < 0 || e->truncated;
     gmt_reader_close(r);
+    for (uint64_t i = 0; i < g_nnames; i++)
+        free(g_names[i]);
+    free(g_names);
     return bad ? 1 : 0;
 }

@@ -129,6 +129,7 @@ int main(void)
     CHECK(strcmp(gmt_type_name(GMT_REC_BLOCK), "block") == 0, "type name");
     CHECK(strcmp(gmt_block_action_name(GMT_BLK_FREE_REQUESTED), "free_requested") == 0 &&
               strcmp(gmt_block_action_name(GMT_BLK_OOM), "oom") == 0 &&
+              strcmp(gmt_block_action_name(GMT_BLK_OWNER), "owner") == 0 &&
               strcmp(gmt_block_action_name(GMT_BLK_COUNT_), "unknown") == 0,
           "action names");
     CHECK(gmt_type_is_record(GMT_REC_BLOCK) && !gmt_type_is_record(GMT_WIRE_TIMES) && !gmt_type_is_record(0),

@@ -56,7 +56,7 @@ target_include_directories(gmp_fake_bridge PRIVATE ${GMP_INCLUDE_DIRS} ${CMAKE_S
 add_dependencies(gmp_e2e_test gmp_fake_c10 gmp_fake_bridge gmem-analyze)
 
 set(GMP_E2E_SCENARIOS
-  torch torch_unused torch_ops torch_modules torch_ops_burst torch_overflow
+  torch torch_unused torch_ops torch_modules torch_owners torch_ops_burst torch_overflow
   whole schedule nvtx_steps nvtx_window api_precedence capture tags clock threads overflow settings
   badoutput diskfull conflict sigterm sigint sighup sigload sigexit sigchain sigign sigkill fork vmm sources attrs
   time budget search nocupti launcher exit abort forkexec devices long agent noperm launch launch_many copies xthread burst

@@ -1781,6 +1781,39 @@ static int sc_torch_modules(void)
     return 0;
 }
 
+/* Owners (fake_bridge_owner): GPT's parameters (1 MiB block at MSEG,
+ * 1,000,000 bytes of tensors) and its buffer GPT.ln (512 KiB block at
+ * MSEG + 1 MiB, 2048 bytes) are allocated before any module runs and
+ * reported at GPT's first forward; a second forward reports nothing. */
+typedef int (*bridge_owner_fn)(const char *, unsigned, unsigned, uint64_t, uint64_t);
+
+static int sc_torch_owners(void)
+{
+    void *h = bridge_open();
+    M.mod = h ? (bridge_mod_fn)dlsym(h, "fake_bridge_module") : NULL;
+    M.evat = h ? (bridge_evat_fn)dlsym(h, "fake_bridge_event_at") : NULL;
+    bridge_owner_fn owner = h ? (bridge_owner_fn)dlsym(h, "fake_bridge_owner") : NULL;
+    if (!M.mod || !M.evat || !owner) {
+        fact("bridge_off", 1);
+        return 0;
+    }
+    mev(GMT_BLK_SEGMENT_ALLOC, MSEG, 20 * MIB, NULL, NULL);
+    mev(GMT_BLK_ALLOC, MSEG, 1 * MIB, NULL, NULL);
+    mev(GMT_BLK_ALLOC, MSEG + 1 * MIB, 512 * 1024, NULL, NULL);
+    for (int call = 0; call < 2; call++) {
+        M.mod(1, "GPT");
+        if (call == 0) {
+            fact("owner.param", (uint64_t)(owner("GPT", GMT_BLKF_PARAMETER, 0, MSEG, 1000000) == 0));
+            fact("owner.buffer", (uint64_t)(owner("GPT.ln", GMT_BLKF_BUFFER, 0, MSEG + 1 * MIB, 2048) == 0));
+        }
+        mev(GMT_BLK_ALLOC, MSEG + 2 * MIB, 2 * MIB, NULL, NULL);
+        mev(GMT_BLK_FREE_REQUESTED, MSEG + 2 * MIB, 2 * MIB, NULL, NULL);
+        mev(GMT_BLK_FREE_COMPLETED, MSEG + 2 * MIB, 2 * MIB, NULL, NULL);
+        M.mod(0, NULL);
+    }
+    return 0;
+}
+
 /* Op ranges in a burst (OPS_N ops, OPS_SPIN_NS of the program's own time
  * after each): every odd op allocates and frees a 4 KiB block inside it
  * (its range must begin, before the block), every even op does nothing (it
@@ -1882,6 +1915,8 @@ int main(int argc, char **argv)
         rc = sc_torch_ops();
     else if (strcmp(sc, "torch_modules") == 0)
         rc = sc_torch_modules();
+    else if (strcmp(sc, "torch_owners") == 0)
+        rc = sc_torch_owners();
     else if (strcmp(sc, "torch_ops_rate") == 0)
         rc = sc_torch_ops_rate();
     else if (strcmp(sc, "torch_overflow") == 0)

@@ -2960,6 +2960,49 @@ static void t_torch_modules_off(void)
     trace_free(&t);
 }
 
+/* Owners (sc_torch_owners): the blocks of GPT's parameters (1 MiB at
+ * MSEG) and of GPT.ln's buffer (512 KiB at MSEG + 1 MiB) get one OWNER
+ * each, after their ALLOC, with the tensors' bytes (1,000,000 and 2048),
+ * the role in flags and the module path as frame. */
+static void t_torch_owners(void)
+{
+    char be[BRIDGE_ENV_CAP], ce[BRIDGE_ENV_CAP];
+    bridge_env(be, ce);
+    const char *env[] = {be, ce, "GMEMPROF_SCHEDULE=whole", NULL};
+    run r;
+    run_app_in("torch_owners", "torch_owners", env, &r);
+    CHECK(exited(&r, 0));
+    CHECK_STR(r.out, "");
+    CHECK_EQ_U64(F("owner.param"), 1);
+    CHECK_EQ_U64(F("owner.buffer"), 1);
+    trace t = load_trace_of(&r);
+    check_complete(&t);
+    static const struct {
+        uint64_t addr, bytes, flags;
+        const char *name;
+    } want[] = {{MSEG_T, 1000000, GMT_BLKF_PARAMETER, "GPT"},
+                {MSEG_T + (1u << 20), 2048, GMT_BLKF_BUFFER, "GPT.ln"}};
+    size_t k = 0;
+    for (size_t i = 0; i < t.n; i++) {
+        const gmt_block *b = &t.r[i].u.block;
+        if (t.r[i].type != GMT_REC_BLOCK || b->action != GMT_BLK_OWNER)
+            continue;
+        tc_context("owner %zu", k);
+        REQUIRE(k < 2, "more than 2 OWNER records");
+        CHECK_EQ_U64(b->address, want[k].addr);
+        CHECK_EQ_U64(b->bytes, want[k].bytes);
+        CHECK_EQ_U64(b->flags, want[k].flags);
+        CHECK_EQ_U64(b->device, 0);
+        CHECK_STR(S(&t, b->frame), want[k].name);
+        const rec *blk = alloc_at(&t, want[k].addr, k ? 512u << 10 : 1u << 20);
+        CHECK(blk && blk < &t.r[i]); /* its block first */
+        k++;
+    }
+    tc_context(NULL);
+    CHECK_EQ_U64(k, 2);
+    trace_free(&t);
+}
+
 static void t_torch_modules(void)
 {
     t_torch_modules_with(NULL);
@@ -4127,7 +4170,7 @@ int main(int argc, char **argv)
         const char *name;
         void (*fn)(void);
     } tests[] = {
-        {"torch", t_torch},       {"torch_unused", t_torch_unused}, {"torch_ops", t_torch_ops}, {"torch_modules", t_torch_modules}, {"torch_ops_burst", t_torch_ops_burst}, {"torch_overflow", t_torch_overflow},
+        {"torch", t_torch},       {"torch_unused", t_torch_unused}, {"torch_ops", t_torch_ops}, {"torch_modules", t_torch_modules}, {"torch_owners", t_torch_owners}, {"torch_ops_burst", t_torch_ops_burst}, {"torch_overflow", t_torch_overflow},
         {"whole", t_whole},       {"schedule", t_schedule},   {"nvtx_steps", t_nvtx_steps}, {"nvtx_window", t_nvtx_window},
         {"api_precedence", t_api_precedence}, {"capture", t_capture}, {"tags", t_tags}, {"clock", t_clock},
         {"threads", t_threads},   {"overflow", t_overflow},   {"settings", t_settings},

@@ -17,7 +17,8 @@
  * the profiler only while it watches them, as RecordFunction callbacks
  * would: registered by watch(), removed by it. So do module calls,
  * forward and backward ops linked by sequence numbers, and frames
- * (fake_bridge_module, _fwd_op, _bwd_op, _event_at: the end of this file).
+ * (fake_bridge_module, _fwd_op, _bwd_op, _event_at, _owner: the end of
+ * this file).
  */
 #include <stdatomic.h>
 #include <stdio.h>
@@ -343,3 +344,15 @@ EXPORT int fake_bridge_event_at(unsigned action, unsigned device, uint64_t addr,
 
 /* How many texts were interned (each once). */
 EXPORT unsigned fake_bridge_interned(void) { return g_interned; }
+
+/* A module's own tensors, as the real bridge reports them at the module's
+ * first forward (py.cpp, report_owners): one OWNER event per storage and
+ * role (GMT_BLKF_PARAMETER or GMT_BLKF_BUFFER), the module path interned
+ * once, while modules are watched. 0 when sent. */
+EXPORT int fake_bridge_owner(const char *path, unsigned role, unsigned device, uint64_t addr, uint64_t bytes)
+{
+    if (!g_host || !(g_watch & GMP_BRIDGE_WATCH_MODULES))
+        return -1;
+    g_host->block_at(NULL, GMT_BLK_OWNER, device, addr, bytes, 0, 0, 0, role, 0, frame_id(path), 0);
+    return 0;
+}

@@ -10,6 +10,7 @@
 #include "assembler.h"
 #include "fake_asm_io.h"
 #include "families.h"
+#include "frames.h"
 #include "schedule.h"
 #include "../check.h"
 #include "torch_bridge.h"
@@ -842,6 +843,160 @@ static void test_block_order(void)
     block_order(1);
 }
 
+/* ---- owners: which module holds a block (GMT_BLK_OWNER) ----------------------- */
+
+/* A bridge block event of epoch e on device 0; frame: the owner's name (NULL none). */
+static void owner_blk(gmp_asm *a, uint32_t e, uint64_t ts, unsigned action, uint64_t addr, uint64_t bytes,
+                      unsigned flags, const char *frame)
+{
+    gmp_ev *ev = ev_fill(a, GMP_EV_BLOCK, e, ts, addr, bytes, NULL);
+    ev->block.action = (uint8_t)action;
+    ev->block.flags = (uint8_t)flags;
+    ev->block.frame = frame ? gmp_frames_intern(frame, strlen(frame)) : 0;
+    gmp_asm_event_added(a, 1);
+}
+
+/* Record i is a BLOCK of this action, address, bytes and flags. */
+static const gmt_record *blk_at(size_t i, unsigned action, uint64_t addr, uint64_t bytes, uint64_t flags)
+{
+    const gmt_record *r = rec_at(i, GMT_REC_BLOCK);
+    CHECK_EQ_U64(r->u.block.action, action);
+    CHECK_EQ_U64(r->u.block.address, addr);
+    CHECK_EQ_U64(r->u.block.bytes, bytes);
+    CHECK_EQ_U64(r->u.block.flags, flags);
+    return r;
+}
+
+static const char *sid_text(uint64_t id) { return id >= 1 && id <= nstrings ? strings[id - 1] : ""; }
+
+/* Parameters are made before the first window: their owners are reported
+ * outside it (not written) and named by every later window's baseline,
+ * after the blocks, as long as the block lives. Step 0 (no window): block
+ * P 0x10000 (2560 bytes) holds Net.fc's parameters (weight 16x32 float =
+ * 2048 bytes, bias 16 floats = 64: 2112 bytes); block B 0x20000 (512)
+ * Net.bn's buffer running_mean (64 floats = 256); B is reported again as
+ * Net.tied's parameter (a tied one: the first owner stays). Window 0 (step
+ * 1): block C 0x30000 (1024) gets its owner Net.head (1000 bytes) inside
+ * the window, and B is freed. Window 1 (step 3): P and C live, B gone. */
+static void test_owners(void)
+{
+    gmp_asm *a = fresh_asm(64u << 20);
+    one_window();
+    gmp_asm_round_begin(a, 10000);
+    owner_blk(a, 0, 200, GMT_BLK_ALLOC, 0x10000, 2560, 0, NULL);
+    owner_blk(a, 0, 250, GMT_BLK_OWNER, 0x10000, 2112, GMT_BLKF_PARAMETER, "Net.fc");
+    owner_blk(a, 0, 300, GMT_BLK_ALLOC, 0x20000, 512, 0, NULL);
+    owner_blk(a, 0, 400, GMT_BLK_OWNER, 0x20000, 256, GMT_BLKF_BUFFER, "Net.bn");
+    owner_blk(a, 0, 450, GMT_BLK_OWNER, 0x20000, 256, GMT_BLKF_PARAMETER, "Net.tied");
+    owner_blk(a, 1, 1100, GMT_BLK_ALLOC, 0x30000, 1024, 0, NULL);
+    owner_blk(a, 1, 1200, GMT_BLK_OWNER, 0x30000, 1000, GMT_BLKF_PARAMETER, "Net.head");
+    owner_blk(a, 1, 1300, GMT_BLK_FREE_REQUESTED, 0x20000, 512, 0, NULL);
+    gmp_asm_events_done(a, 2);
+    gmp_asm_take_epochs(a, hist, 2);
+    gmp_asm_drain(a, 0);
+
+    /*  0 STEP 0, 1 WINDOW_BEGIN (no CUPTI baseline), 2-3 the blocks' baseline
+     *  (P at 200, B at 300), 4-5 their owners (Net.fc at 250, Net.bn at 400:
+     *  not Net.tied), 6 STEP 1, 7 ALLOC C, 8 OWNER C, 9 FREE_REQUESTED B,
+     * 10 WINDOW_END, 11 STATS, 12 STEP 2. String ids in order of first use:
+     * Net.fc 1, Net.bn 2, Net.tied 3, Net.head 4. */
+    rec_at(0, GMT_REC_STEP);
+    rec_at(1, GMT_REC_WINDOW_BEGIN);
+    blk_at(2, GMT_BLK_ALLOC, 0x10000, 2560, GMT_BLKF_BASELINE);
+    blk_at(3, GMT_BLK_ALLOC, 0x20000, 512, GMT_BLKF_BASELINE);
+    const gmt_record *r = blk_at(4, GMT_BLK_OWNER, 0x10000, 2112, GMT_BLKF_BASELINE | GMT_BLKF_PARAMETER);
+    CHECK_EQ_U64(r->u.block.ts, 250);
+    CHECK_EQ_U64(r->u.block.step, 0);
+    CHECK_EQ_U64(r->u.block.frame, 1);
+    CHECK_STR(sid_text(r->u.block.frame), "Net.fc");
+    r = blk_at(5, GMT_BLK_OWNER, 0x20000, 256, GMT_BLKF_BASELINE | GMT_BLKF_BUFFER);
+    CHECK_EQ_U64(r->u.block.ts, 400);
+    CHECK_STR(sid_text(r->u.block.frame), "Net.bn");
+    rec_at(6, GMT_REC_STEP);
+    blk_at(7, GMT_BLK_ALLOC, 0x30000, 1024, 0);
+    r = blk_at(8, GMT_BLK_OWNER, 0x30000, 1000, GMT_BLKF_PARAMETER);
+    CHECK_EQ_U64(r->u.block.ts, 1200);
+    CHECK_EQ_U64(r->u.block.step, 1);
+    CHECK_EQ_U64(r->u.block.frame, 4);
+    CHECK_STR(sid_text(r->u.block.frame), "Net.head");
+    blk_at(9, GMT_BLK_FREE_REQUESTED, 0x20000, 512, 0);
+    rec_at(10, GMT_REC_WINDOW_END);
+    rec_at(11, GMT_REC_STATS);
+    rec_at(12, GMT_REC_STEP);
+    tc_context(NULL);
+    CHECK_EQ_U64(nout, 13);
+    CHECK_EQ_U64(nstrings, 4);
+
+    /* window 1 at step 3: 0 WINDOW_BEGIN, 1-2 blocks P (200) and C (1100),
+     * 3-4 owners Net.fc (250) and Net.head (1200); B's owner went with B. */
+    nout = 0;
+    epoch(3, GMP_SCHED_EV_PHASE | GMP_SCHED_EV_WINDOW_BEGIN, 3000, 3, 2, GMT_PHASE_ACTIVE, 1);
+    gmp_asm_round_begin(a, 10000);
+    gmp_asm_events_done(a, 3);
+    gmp_asm_take_epochs(a, hist, 3);
+    gmp_asm_drain(a, 0);
+    rec_at(0, GMT_REC_WINDOW_BEGIN);
+    blk_at(1, GMT_BLK_ALLOC, 0x10000, 2560, GMT_BLKF_BASELINE);
+    blk_at(2, GMT_BLK_ALLOC, 0x30000, 1024, GMT_BLKF_BASELINE);
+    r = blk_at(3, GMT_BLK_OWNER, 0x10000, 2112, GMT_BLKF_BASELINE | GMT_BLKF_PARAMETER);
+    CHECK_STR(sid_text(r->u.block.frame), "Net.fc");
+    r = blk_at(4, GMT_BLK_OWNER, 0x30000, 1000, GMT_BLKF_BASELINE | GMT_BLKF_PARAMETER);
+    CHECK_EQ_U64(r->u.block.ts, 1200);
+    CHECK_EQ_U64(r->u.block.step, 1);
+    CHECK_STR(sid_text(r->u.block.frame), "Net.head");
+    rec_at(5, GMT_REC_STEP);
+    tc_context(NULL);
+    CHECK_EQ_U64(nout, 6);
+    gmp_asm_destroy(a);
+}
+
+/* An OWNER that comes while its block's ALLOC waits for its size (a
+ * counting bridge) is written after that ALLOC; were it first, the ALLOC
+ * would take the block as new and drop its owner. Window 0 (step 1): ALLOC
+ * X (request 1000, counter 0), OWNER X (Net.w, 1000 bytes), ALLOC Y
+ * (request 2000, counter 1024: X is 1024 bytes), a reading of 3072 (Y:
+ * 3072 - 1024 = 2048). Window 1 still names X's owner. */
+static void test_owner_held(void)
+{
+    gmp_asm *a = fresh_asm(64u << 20);
+    one_window();
+    gmp_asm_round_begin(a, 10000);
+    block_ev(a, 1100, GMT_BLK_ALLOC, 0x10000, 1000, 0, 1);
+    owner_blk(a, 1, 1150, GMT_BLK_OWNER, 0x10000, 1000, GMT_BLKF_PARAMETER, "Net.w");
+    block_ev(a, 1200, GMT_BLK_ALLOC, 0x20000, 2000, 1024, 1);
+    block_ev(a, 1400, GMP_BRIDGE_COUNTER, 0, 0, 3072, 1);
+    gmp_asm_events_done(a, 2);
+    gmp_asm_take_epochs(a, hist, 2);
+    gmp_asm_drain(a, 0);
+    /* 0 STEP 0, 1 WINDOW_BEGIN, 2 STEP 1, 3 ALLOC X, 4 OWNER X, 5 ALLOC Y,
+     * 6 WINDOW_END, 7 STATS, 8 STEP 2 */
+    rec_at(2, GMT_REC_STEP);
+    blk_at(3, GMT_BLK_ALLOC, 0x10000, 1024, 0);
+    const gmt_record *r = blk_at(4, GMT_BLK_OWNER, 0x10000, 1000, GMT_BLKF_PARAMETER);
+    CHECK_STR(sid_text(r->u.block.frame), "Net.w");
+    blk_at(5, GMT_BLK_ALLOC, 0x20000, 2048, 0);
+    rec_at(6, GMT_REC_WINDOW_END);
+    tc_context(NULL);
+    CHECK_EQ_U64(nout, 9);
+
+    nout = 0;
+    epoch(3, GMP_SCHED_EV_PHASE | GMP_SCHED_EV_WINDOW_BEGIN, 3000, 3, 2, GMT_PHASE_ACTIVE, 1);
+    gmp_asm_round_begin(a, 10000);
+    gmp_asm_events_done(a, 3);
+    gmp_asm_take_epochs(a, hist, 3);
+    gmp_asm_drain(a, 0);
+    rec_at(0, GMT_REC_WINDOW_BEGIN);
+    blk_at(1, GMT_BLK_ALLOC, 0x10000, 1024, GMT_BLKF_BASELINE);
+    blk_at(2, GMT_BLK_ALLOC, 0x20000, 2048, GMT_BLKF_BASELINE);
+    r = blk_at(3, GMT_BLK_OWNER, 0x10000, 1000, GMT_BLKF_BASELINE | GMT_BLKF_PARAMETER);
+    CHECK_EQ_U64(r->u.block.ts, 1150);
+    CHECK_STR(sid_text(r->u.block.frame), "Net.w");
+    rec_at(4, GMT_REC_STEP);
+    tc_context(NULL);
+    CHECK_EQ_U64(nout, 5);
+    gmp_asm_destroy(a);
+}
+
 /* A failure: the CUDA call's OOM event reaches io.failure in its place, with
  * the live set after the records before it and the name of its range; with
  * a framework allocator, the CUDA failure is left to the allocator's own
@@ -1161,6 +1316,8 @@ int main(void)
     test_order();
     test_vmm();
     test_block_order();
+    test_owners();
+    test_owner_held();
     test_range_churn();
     test_failure();
     test_held_names();
