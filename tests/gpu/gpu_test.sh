@@ -517,7 +517,9 @@ PYEOF
     fi
     # the analyzer's views of the same trace: the roots of --by module hold every
     # tensor byte (--by category counts them apart), each nn.Linear's own allocations
-    # are whole outputs of it, and --by line holds the largest activation's line
+    # are whole outputs of it, each module's own parameters and buffers (made by
+    # .cuda() before any module ran) are its self_params_bytes exactly, and
+    # --by line holds the largest activation's line
     GA=(timeout -k 5 120 "$BIN/gmem-analyze" "$W/trace.zst" --top 0 -f csv)
     if "${GA[@]}" --by module >"$W/modules.csv" 2>"$W/modules.err" &&
         "${GA[@]}" --by category >"$W/categories.csv" 2>>"$W/modules.err" &&
@@ -543,6 +545,20 @@ if name != "torch_modules_compile":
         if calls == 0 or got < calls * blk(out):
             bad.append("%s allocated %d bytes itself in %d calls, less than its outputs of %d" % (path, got, calls, blk(out)))
     say.append("%d Linears each own their outputs" % len(f["linear_out"]))
+    # the parameters and buffers each module holds, exactly (forward rows)
+    wrong = ["%s %s != %d" % (p, by[p]["self_params_bytes"] if p in by else "no row", want)
+             for p, want in sorted(f["own"].items())
+             if (int(by[p]["self_params_bytes"]) if p in by else 0) != want]
+    if wrong:
+        bad.append("self_params_bytes differ from the model's: " + ", ".join(wrong[:6]))
+    root = by.get(f["root"])
+    total = sum(f["own"].values())
+    if not root or int(root["total_params_bytes"]) != total:
+        bad.append("the root's total_params_bytes %s, the model's parameters and buffers %d"
+                   % (root["total_params_bytes"] if root else "no row", total))
+    else:
+        say.append("%d modules hold their parameters and buffers exactly (%d bytes)"
+                   % (sum(1 for v in f["own"].values() if v), total))
 if name in ("torch_modules_gpt", "torch_modules_cnn"):
     row = next((r for r in lines if r["line"] == f["largest_line"]), None)
     if not row or int(row["alloc_bytes"]) < f["largest_bytes"]:

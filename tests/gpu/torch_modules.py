@@ -20,6 +20,9 @@ The facts (--facts, JSON), each as gmemprof should name it:
   params          {path: bytes}: sum(p.numel() * p.element_size()) of each
                   module's own and descendants' parameters, made by .cuda()
                   before the loop (so they sit in no module range)
+  own             {path: bytes}: sum(t.numel() * t.element_size()) of the
+                  module's own parameters and buffers (recurse=False): what
+                  gmem-analyze --by module puts in its self_params_bytes
   linear_out      {path: bytes}: each nn.Linear's forward output in one step
                   (numel * element size, before the allocator rounds)
   largest_line    "FILE:LINE FUNCTION" of the line of this file that makes
@@ -139,10 +142,12 @@ def marker_frame(model_cls):
 
 
 def facts_of(model, root, inp):
-    params, linear_out, paths = {}, {}, []
+    params, own, linear_out, paths = {}, {}, {}, []
     for name, m in model.named_modules():
         path = root + ("." + name if name else "")
         params[path] = sum(p.numel() * p.element_size() for p in m.parameters())
+        own[path] = sum(t.numel() * t.element_size()
+                        for t in list(m.parameters(recurse=False)) + list(m.buffers(recurse=False)))
         paths.append(path)
     outs = {}
     hooks = [m.register_forward_hook(lambda mod, a, o, n=name: outs.__setitem__(n, o.numel() * o.element_size()))
@@ -153,7 +158,7 @@ def facts_of(model, root, inp):
         h.remove()
     for name, b in outs.items():
         linear_out[root + "." + name] = b
-    return {"root": root, "params": params, "linear_out": linear_out, "paths": paths}
+    return {"root": root, "params": params, "own": own, "linear_out": linear_out, "paths": paths}
 
 
 def main():
