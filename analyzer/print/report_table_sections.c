@@ -25,7 +25,8 @@ static void insights_head(FILE *f, const gma_ins_result *res, const char *label)
     if (res->warning[0])
         fprintf(f, "WARNING: %s\n", res->warning);
     gma_print_head(f, "%s%s (insights; owners are %s)", res->path, label,
-                   strcmp(res->owner_kind, "op") == 0 ? "ops, else kernels" : "kernels");
+                   strcmp(res->owner_kind, "module") == 0 ? "modules, else ops, else kernels"
+                   : strcmp(res->owner_kind, "op") == 0 ? "ops, else kernels" : "kernels");
     for (size_t i = 0; i < res->ndev; i++) {
         const gma_ins_dev *D = &res->dev[i];
         fprintf(f, "Peak       dev%u: %s at %s ms, step %llu, window %llu\n", D->device, gma_fmt_bytes(b1, D->peak),

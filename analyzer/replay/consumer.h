@@ -65,4 +65,8 @@ void *gma_replay_consumer_ctx(const gma_replay *r, const gma_consumer *c);
 /* Unregisters c (nothing when it is not registered). */
 void gma_replay_consumer_remove(gma_replay *r, const gma_consumer *c);
 
+/* For a consumer's callback: the entry live at (dev, addr) now (a block an
+ * OWNER record names), its index in r->entries, or UINT32_MAX (liveset.c). */
+uint32_t gma_live_entry(const gma_replay *r, uint64_t dev, uint64_t addr);
+
 #endif

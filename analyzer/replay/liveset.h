@@ -66,9 +66,6 @@ static inline __attribute__((always_inline)) void entry_maybe_release(gma_replay
 
 static inline uint64_t live_key(uint64_t dev, uint64_t addr) { return addr ^ (dev << 58); }
 
-/* The entry live at (dev, addr) now: its index, or UINT32_MAX. */
-uint32_t gma_live_entry(const gma_replay *r, uint64_t dev, uint64_t addr);
-
 /* An entry stops being live (freed, replaced, or dropped by a window begin).
  * Inline: on_free runs it once per free. */
 static inline __attribute__((always_inline)) void entry_dead(gma_replay *r, uint32_t ei, uint64_t ts, int dropped, const int plain)

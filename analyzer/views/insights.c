@@ -161,6 +161,14 @@ static void gma_insights_range(gma_replay *r, const gmt_range *g)
             t->op_ts[t->nops++ % GMI_THREAD_OPS] = g->ts;
         op_begin(r, in, g, v.name);
     }
+    /* an allocation is shown under the innermost module around it: the
+     * outermost range of a bridge trace is the root module, which owns all */
+    if ((g->kind == GMT_RANGE_MODULE || g->kind == GMT_RANGE_MODULE_BWD) && g->name < GMA_MAX_STRING_ID) {
+        v.owner = (uint32_t)g->name | (g->kind == GMT_RANGE_MODULE_BWD ? GMI_OWNER_BWD : 0);
+        in->modules = 1;
+    } else if (!p) {
+        v.owner = v.name;
+    }
     v.id = g->id;
     *s = v;
     in->ranges = 1;
@@ -197,6 +205,7 @@ static void gma_insights_alloc(gma_replay *r, const gma_entry *e, const gmt_mem 
     const gmi_range *op = (e->flags & GMA_E_BASELINE) ? NULL : op_of(in, m->range);
     a->op = op ? op->op : 0;
     a->opname = op ? op->name : 0;
+    a->owner = op ? op->owner : 0;
     a->kname = e->kname;
     a->window = e->window;
     a->device = e->device;
@@ -314,11 +323,36 @@ static void seg_end(gma_replay *r, gma_insights *in, uint64_t key)
 }
 
 /* A BLOCK record (the bridge): segments for the holes at the peak. */
+/* A block that holds a module's parameters or buffers (an OWNER record):
+ * shown under that module; the first one named keeps it. */
+static void owned(gma_replay *r, gma_insights *in, const gmt_block *b)
+{
+    uint32_t ei = gma_live_entry(r, b->device, b->address), ai;
+    if (ei == UINT32_MAX || !b->frame || b->frame >= GMA_MAX_STRING_ID ||
+        !gma_map_get(&in->live, GMA_VEC_AT(&r->entries, gma_entry, ei).ord, &ai))
+        return;
+    gmi_rec *a = gma_spill_get(&in->recs, ai);
+    if (!a) {
+        oom(in);
+        return;
+    }
+    if (!(a->flags & GMI_OWNED)) {
+        a->flags |= GMI_OWNED;
+        a->owner = (uint32_t)b->frame;
+        in->modules = 1;
+    }
+    rec_put(in, ai);
+}
+
 static void gma_insights_block(gma_replay *r, const gmt_block *b)
 {
     gma_insights *in = gma_insights_of(r);
     if (b->device >= GMA_MAX_DEVICES)
         return;
+    if (b->action == GMT_BLK_OWNER) {
+        owned(r, in, b);
+        return;
+    }
     uint64_t key = (b->address ^ (b->device << 56)) | 1u;
     if (b->action == GMT_BLK_SEGMENT_FREE || b->action == GMT_BLK_SEGMENT_UNMAP) {
         seg_end(r, in, key);

@@ -124,7 +124,7 @@ typedef struct gma_ins_result {
     gma_ins_dev dev[GMA_MAX_DEVICES];
     size_t ndev;
     gma_strs strs;
-    const char *owner_kind; /* "op" when the trace has NVTX ranges, else "kernel" */
+    const char *owner_kind; /* "module" with nn.Module ranges, "op" with NVTX ranges, else "kernel" */
     /* the classes' vocabulary: categories (gma_cat) or lifetimes
      * (gma_ins_class_id); its size, names, and where the two layers beside
      * the blocks are */

@@ -37,19 +37,23 @@ static const gmi_rec *REC(const gmi_ctx *c, size_t i)
 
 /* ---- owners ------------------------------------------------------------------ */
 
-/* The owner of an allocation: its op (the outermost NVTX range around it)
- * when it has one, else the kernel it is attributed to. Owners with the same
- * display name are one group ("aten::mm, seq = 9" and "aten::mm, seq = 12"). */
+/* The owner of an allocation: the innermost nn.Module around it (or the
+ * module an OWNER record gave it) in a bridge trace with modules, else its
+ * op (the outermost NVTX range around it) when it has one, else the kernel
+ * it is attributed to. Owners with the same display name are one group
+ * ("aten::mm, seq = 9" and "aten::mm, seq = 12"). */
 static uint32_t owner_group(gmi_ctx *c, const gmi_rec *a)
 {
-    uint64_t key = a->opname ? (1ull << 40) | a->opname : a->kname;
+    uint64_t key = a->owner ? (1ull << 40) | a->owner : a->kname;
     uint32_t g;
     if (gma_map_get(&c->owner_of, key, &g))
         return g;
     gma_buf_reset(&c->buf);
-    if (a->opname)
-        gma_range_display(c->r, a->opname, c->r->opt.full_names, &c->buf);
-    else
+    if (a->owner) {
+        gma_range_display(c->r, a->owner & ~GMI_OWNER_BWD, c->r->opt.full_names, &c->buf);
+        if (a->owner & GMI_OWNER_BWD)
+            gma_buf_puts(&c->buf, " (backward)");
+    } else
         gma_kernel_display(c->r, a->kname, c->r->opt.full_names, &c->buf);
     const char *s = gma_buf_str(&c->buf);
     uint64_t h = gma_hash_str(s);
@@ -720,7 +724,7 @@ static void layers_build(gmi_ctx *c, gmi_layers *ly)
             continue;
         gmi_rec fake;
         memset(&fake, 0, sizeof(fake));
-        fake.opname = o->name;
+        fake.opname = fake.owner = o->name;
         uint64_t g = owner_group(c, &fake), ck = (g << 40) | (o->step & ((1ull << 40) - 1));
         uint32_t n = 0;
         gma_map_get(&count, ck, &n);
@@ -906,7 +910,7 @@ int gma_insights_build_in(gma_ins_result *res, const gma_replay *r, int categori
     memset(&c, 0, sizeof(c));
     c.res = res, c.r = r, c.in = in;
     gma_vec_init(&c.groups, sizeof(size_t));
-    res->owner_kind = in->ranges ? "op" : "kernel";
+    res->owner_kind = in->modules ? "module" : in->ranges ? "op" : "kernel";
     res->path = r->path;
     if (!gma_trace_warning(r, res->warning, sizeof res->warning))
         res->warning[0] = 0;

@@ -17,6 +17,7 @@
 
 #define GMI_BASELINE 0x1u
 #define GMI_FREED 0x2u
+#define GMI_OWNED 0x4u /* an OWNER record named its module (the first one counts) */
 #define GMI_DROPPED 0x4u
 
 /* One device allocation. Its lifetime is [ord, free_ord) in memory-event
@@ -29,6 +30,8 @@ typedef struct gmi_rec {
     uint64_t op, free_op;       /* op (outermost range) instances, 0 none */
     uint64_t early_ts;          /* when the op holding the free (or the last op before it) began, 0 none */
     uint32_t kname, opname;     /* kernel name id; the op's range name id, 0 none */
+    uint32_t owner;             /* who it is shown under: its innermost module's name id (with
+                                 * GMI_OWNER_BWD for autograd's), else its op's; 0 none */
     uint32_t window, next;      /* next: pending kernel chain (record + 1) */
     uint8_t device, source, flags;
 } gmi_rec;
@@ -43,7 +46,11 @@ typedef struct gmi_seg {
 typedef struct gmi_range {
     uint64_t id, op, begin_ts;   /* begin_ts: the op's */
     uint32_t name;
+    uint32_t owner;              /* the innermost module around it (or itself), else the op's name */
 } gmi_range;
+
+/* gmi_rec.owner: a module's backward (name ids stay below GMA_MAX_STRING_ID) */
+#define GMI_OWNER_BWD 0x80000000u
 
 #define GMI_THREAD_OPS 64u          /* op begins remembered per thread */
 
@@ -85,6 +92,7 @@ typedef struct gma_insights {
     gma_map thread_of;
     gmi_range *ring;     /* range instances by id % GMI_RING */
     int ranges;          /* the trace has ranges */
+    int modules;         /* ... and module ranges or OWNER records: owners are modules */
     int oom;
     uint64_t dropped_recs;
 } gma_insights;

@@ -10,7 +10,6 @@
 #include "view.h"
 #include "consumer.h"
 #include "lines.h"
-#include "liveset.h"
 #include "mtree.h"
 #include "replay_int.h"
 #include "tracestr.h"
