@@ -17,6 +17,9 @@ pkg-config --exists libzstd 2>/dev/null || need+=(libzstd-dev)
 # gmem-analyze --sqlite (optional at build) and its test's queries
 [ -e /usr/include/sqlite3.h ] || pkg-config --exists sqlite3 2>/dev/null || need+=(libsqlite3-dev)
 have_cmd sqlite3 || need+=(sqlite3)
+# Python's headers and libpython: profiler.unit.pybridge embeds Python
+py_inc=$(python3 -c 'import sysconfig; print(sysconfig.get_paths()["include"])' 2>/dev/null || true)
+[ -n "$py_inc" ] && [ -e "$py_inc/Python.h" ] || need+=(python3-dev)
 # headless Chromium opens the --timeline page in its browser test and
 # renders the screenshots (scripts/timeline-screenshots.sh)
 have_cmd chromium || have_cmd chromium-browser || need+=(chromium)
