@@ -31,6 +31,7 @@
 #include "consumer.h"
 #include "export.h"
 #include "outfile.h"
+#include "rhist.h"
 #include "spill.h"
 #include "names.h"
 #include "tracestr.h"
@@ -77,7 +78,7 @@ typedef struct tl_rng {
 } tl_rng;
 
 #define TL_CHAIN_MAX 64 /* ranges walked up from an allocation's innermost */
-#define TL_CLOSED 65536u /* closed ranges kept for late blocks (a power of two) */
+#define TL_CLOSED 65536u /* closed ranges kept for late blocks (a power of two; rhist.h) */
 
 typedef struct gma_timeline {
     char *path;
@@ -98,9 +99,7 @@ typedef struct gma_timeline {
     tl_ext *ext;         /* a gma_big array (spill.h): one per band */
     size_t next, ext_cap;
     gma_vec rngs, rng_free;
-    gma_map rng_of;
-    uint64_t closed[TL_CLOSED]; /* ring of the closed range ids still in rng_of */
-    size_t closed_next;
+    gma_rhist rng_of;
     int blk_valid;
     uint64_t blk_dev, blk_addr;
     uint32_t blk_frame;
@@ -177,7 +176,7 @@ static void tl_range(gma_replay *r, const gmt_range *g)
     if (!r->fw || !g->id)
         return;
     uint32_t i;
-    if (!gma_map_get(&t->rng_of, g->id, &i)) { /* else a reused id: the new range takes its record */
+    if (!gma_rhist_get(&t->rng_of, g->id, &i)) { /* else a reused id: the new range takes its record */
         if (t->rng_free.len) {
             i = GMA_VEC_AT(&t->rng_free, uint32_t, t->rng_free.len - 1);
             t->rng_free.len--;
@@ -195,7 +194,7 @@ static void tl_range(gma_replay *r, const gmt_range *g)
     x->name = g->name < GMA_MAX_STRING_ID ? (uint32_t)g->name : 0;
     x->kind = (uint8_t)g->kind;
     x->is_op = nm && (gma_cat_range_class(nm, len, g->kind) & GMA_RC_OP) != 0;
-    if (gma_map_put(&t->rng_of, g->id, i) != 0)
+    if (gma_rhist_put(&t->rng_of, g->id, i) != 0)
         t->ext_err = 1;
 }
 
@@ -206,12 +205,7 @@ static void tl_range_end(gma_replay *r, const gmt_range *g)
 {
     gma_timeline *t = r->timeline;
     uint32_t i, *f;
-    if (!r->fw || !gma_map_get(&t->rng_of, g->id, &i))
-        return;
-    uint64_t *slot = &t->closed[t->closed_next++ & (TL_CLOSED - 1)];
-    uint64_t old = *slot;
-    *slot = g->id;
-    if (!old || !gma_map_del(&t->rng_of, old, &i))
+    if (!r->fw || !gma_rhist_closed(&t->rng_of, g->id, &i))
         return;
     if (!(f = gma_vec_push(&t->rng_free)))
         t->ext_err = 1;
@@ -223,7 +217,7 @@ static void tl_range_end(gma_replay *r, const gmt_range *g)
 static void range_chain(const gma_timeline *t, uint64_t id, tl_ext *x)
 {
     uint32_t i;
-    for (unsigned n = 0; id && n < TL_CHAIN_MAX && gma_map_get(&t->rng_of, id, &i); n++) {
+    for (unsigned n = 0; id && n < TL_CHAIN_MAX && gma_rhist_get(&t->rng_of, id, &i); n++) {
         const tl_rng *g = &GMA_VEC_AT(&t->rngs, tl_rng, i);
         if (!x->mod && (g->kind == GMT_RANGE_MODULE || g->kind == GMT_RANGE_MODULE_BWD)) {
             x->mod = g->name;
@@ -266,7 +260,7 @@ int gma_timeline_collect(gma_replay *r)
     gma_vec_init(&t->rngs, sizeof(tl_rng));
     gma_vec_init(&t->rng_free, sizeof(uint32_t));
     r->timeline = t;
-    if (gma_replay_consumer_add(r, &timeline_consumer) != 0) {
+    if (gma_rhist_init(&t->rng_of, TL_CLOSED) != 0 || gma_replay_consumer_add(r, &timeline_consumer) != 0) {
         gma_timeline_free(r);
         errno = ENOMEM;
         return -1;
@@ -459,7 +453,7 @@ static void gma_timeline_free(gma_replay *r)
     gma_big_free(t->ext);
     gma_vec_free(&t->rngs);
     gma_vec_free(&t->rng_free);
-    gma_map_free(&t->rng_of);
+    gma_rhist_free(&t->rng_of);
     free(t->path);
     free(t);
     r->timeline = NULL;

@@ -3,7 +3,8 @@
  * to the consumers, the name constants, the accessors of gma_replay's
  * pools and the attribution of one event. The replay's modules are
  * replay.c (the pass), devtime, tracestr, liveset, attr, ranges and
- * winsteps; each has its own header for its functions.
+ * winsteps; each has its own header for its functions. rhist (the
+ * recently closed ranges, for consumers) needs none of this file.
  */
 #ifndef GMA_REPLAY_INT_H
 #define GMA_REPLAY_INT_H

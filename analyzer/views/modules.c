@@ -12,21 +12,20 @@
 #include "lines.h"
 #include "mtree.h"
 #include "replay_int.h"
+#include "rhist.h"
 #include "tracestr.h"
 #include "winsteps.h"
 
 /* ---- the collector ------------------------------------------------------------ */
 
-/* Closed ranges kept for late blocks (a power of two; 512 KiB of ids). */
+/* Closed ranges kept for late blocks (a power of two; rhist.h). */
 #define GMA_MOD_CLOSED 65536u
 
 typedef struct gma_modules {
     gma_mtree tree;
     gma_map node_of_name;  /* string id << 1 | bwd -> node */
-    gma_map open;          /* range id -> its module node (inherited by ops): the open
+    gma_rhist open;        /* range id -> its module node (inherited by ops): the open
                             * ones and the last GMA_MOD_CLOSED closed ones */
-    uint64_t *closed;      /* ring of the closed ids still in `open` (GMA_MOD_CLOSED) */
-    size_t closed_next;
     uint32_t *ent_node, *ent_frame; /* per replay entry: its module node and frame */
     size_t ent_cap;
     /* the last BLOCK ALLOC, for the allocation that follows it */
@@ -76,7 +75,8 @@ static void on_range(gma_replay *r, const gmt_range *g)
     if (g->kind != GMT_RANGE_MODULE && g->kind != GMT_RANGE_MODULE_BWD) {
         /* an op or NVTX range: inside the module of its parent */
         uint32_t node;
-        if (m->open.count && g->parent && gma_map_get(&m->open, g->parent, &node) && gma_map_put(&m->open, g->id, node) != 0)
+        if (gma_rhist_count(&m->open) && g->parent && gma_rhist_get(&m->open, g->parent, &node) &&
+            gma_rhist_put(&m->open, g->id, node) != 0)
             m->oom = 1;
         return;
     }
@@ -84,7 +84,7 @@ static void on_range(gma_replay *r, const gmt_range *g)
     if (node == UINT32_MAX)
         return;
     m->seen = m->seen_paths = 1;
-    if (gma_map_put(&m->open, g->id, node) != 0) {
+    if (gma_rhist_put(&m->open, g->id, node) != 0) {
         m->oom = 1;
         return;
     }
@@ -93,19 +93,12 @@ static void on_range(gma_replay *r, const gmt_range *g)
 }
 
 /* Only ranges inside a module are kept. A closed one stays for the next
- * GMA_MOD_CLOSED closes: the bridge's blocks reach the trace after the op
+ * GMA_MOD_CLOSED closes (rhist.h): the bridge's blocks reach the trace after the op
  * that made them has ended (their sizes wait for the allocator's next
  * reading), and still name its range. */
 static void on_range_end(gma_replay *r, const gmt_range *g)
 {
-    gma_modules *m = mods(r);
-    uint32_t node;
-    if (!m->open.count || !gma_map_get(&m->open, g->id, &node))
-        return;
-    uint64_t *slot = &m->closed[m->closed_next++ & (GMA_MOD_CLOSED - 1)];
-    if (*slot)
-        gma_map_del(&m->open, *slot, NULL);
-    *slot = g->id;
+    (void)gma_rhist_closed(&mods(r)->open, g->id, NULL);
 }
 
 static uint32_t ent_index(const gma_replay *r, const gma_entry *e)
@@ -178,7 +171,7 @@ static void on_alloc(gma_replay *r, const gma_entry *e, const gmt_mem *mm, int p
     gma_modules *m = mods(r);
     uint32_t ei = ent_index(r, e), node = 0, frame = 0;
     if (mm->range)
-        (void)gma_map_get(&m->open, mm->range, &node);
+        (void)gma_rhist_get(&m->open, mm->range, &node);
     if (m->blk_valid && m->blk_dev == mm->device && m->blk_addr == mm->address)
         frame = (uint32_t)m->blk_frame;
     m->blk_valid = 0;
@@ -238,10 +231,9 @@ static void release(gma_replay *r)
         return;
     gma_mtree_free(&m->tree);
     gma_map_free(&m->node_of_name);
-    gma_map_free(&m->open);
+    gma_rhist_free(&m->open);
     gma_map_free(&m->owned);
     gma_vec_free(&m->owners);
-    free(m->closed);
     free(m->ent_node);
     free(m->ent_frame);
     gma_lines_release(&m->lines);
@@ -257,11 +249,11 @@ int gma_modules_open(gma_replay *r)
     gma_modules *m = calloc(1, sizeof(*m));
     if (!m)
         return -1;
-    m->closed = calloc(GMA_MOD_CLOSED, sizeof(*m->closed));
-    if (!m->closed || gma_mtree_init(&m->tree) != 0 || gma_lines_init(&m->lines) != 0) {
+    if (gma_rhist_init(&m->open, GMA_MOD_CLOSED) != 0 || gma_mtree_init(&m->tree) != 0 ||
+        gma_lines_init(&m->lines) != 0) {
         gma_mtree_free(&m->tree);
         gma_lines_release(&m->lines);
-        free(m->closed);
+        gma_rhist_free(&m->open);
         free(m);
         return -1;
     }
@@ -295,9 +287,9 @@ int gma_modules_of_range(const gma_replay *r, uint64_t range, uint32_t *node)
 {
     const gma_modules *m = mods(r);
     *node = 0;
-    if (!m || !range || !m->open.count)
+    if (!m || !range || !gma_rhist_count(&m->open))
         return 0;
-    return gma_map_get(&m->open, range, node);
+    return gma_rhist_get(&m->open, range, node);
 }
 
 void gma_modules_name(const gma_replay *r, uint32_t node, gma_buf *b)
