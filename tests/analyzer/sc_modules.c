@@ -167,6 +167,26 @@ static int open_trace(wb *b, const char *path, uint64_t pid)
     return 0;
 }
 
+/* Writes the trailer (records: those before it) and closes the file: 0, or
+ * -1 with a message on stderr. */
+static int close_trace(wb *b, const char *path, uint64_t ts, uint64_t records)
+{
+    gmt_record r;
+    memset(&r, 0, sizeof(r));
+    r.type = GMT_REC_TRAILER;
+    r.u.trailer.ts = ts;
+    r.u.trailer.records = records;
+    put(b, &r);
+    gmt_status c = gmt_writer_close(b->w);
+    if (b->st == GMT_OK)
+        b->st = c;
+    if (b->st != GMT_OK) {
+        fprintf(stderr, "%s: %s\n", path, gmt_status_str(b->st));
+        return -1;
+    }
+    return 0;
+}
+
 #define ALLOC_(ts, a, mib, tid, rg, fr) blk(&b, ts, GMT_BLK_ALLOC, a, mib, tid, rg, fr)
 #define FREE_(ts, a, mib, tid, rg) blk(&b, ts, GMT_BLK_FREE_REQUESTED, a, mib, tid, rg, 0)
 
@@ -175,7 +195,6 @@ int sc_modules_write(const char *path, uint64_t head_mib)
     wb b;
     if (open_trace(&b, path, 4141) != 0)
         return -1;
-    gmt_record r;
     static const char *const names[] = { "M", "M.enc.0", "M.enc.0.fc", "M.head", "aten::zeros", "aten::mm",
                                          "aten::addmm", "MmBackward0", "train.py:12 main", "model.py:20 forward",
                                          "model.py:31 forward" };
@@ -219,19 +238,7 @@ int sc_modules_write(const char *path, uint64_t head_mib)
     FREE_(T(22), C, 2, 100, 0);
     FREE_(T(23), I, 1, 300, 10);
     rend(&b, T(23) + 1000, 300, 10);
-    memset(&r, 0, sizeof(r));
-    r.type = GMT_REC_TRAILER;
-    r.u.trailer.ts = T(24);
-    r.u.trailer.records = 40;
-    put(&b, &r);
-    gmt_status c = gmt_writer_close(b.w);
-    if (b.st == GMT_OK)
-        b.st = c;
-    if (b.st != GMT_OK) {
-        fprintf(stderr, "%s: %s\n", path, gmt_status_str(b.st));
-        return -1;
-    }
-    return 0;
+    return close_trace(&b, path, T(24), 40);
 }
 
 int sc_modules(const char *path) { return sc_modules_write(path, 8); }
@@ -275,19 +282,7 @@ int sc_oom_modules(const char *path)
     rend(&b, T(7), 100, 3);
     rend(&b, T(7) + 1000, 100, 2);
     rend(&b, T(7) + 2000, 100, 1);
-    memset(&r, 0, sizeof(r));
-    r.type = GMT_REC_TRAILER;
-    r.u.trailer.ts = T(8);
-    r.u.trailer.records = 14;
-    put(&b, &r);
-    gmt_status c = gmt_writer_close(b.w);
-    if (b.st == GMT_OK)
-        b.st = c;
-    if (b.st != GMT_OK) {
-        fprintf(stderr, "%s: %s\n", path, gmt_status_str(b.st));
-        return -1;
-    }
-    return 0;
+    return close_trace(&b, path, T(8), 14);
 }
 
 /*
@@ -341,7 +336,6 @@ int sc_modules_owned(const char *path)
     wb b;
     if (open_trace(&b, path, 4143) != 0)
         return -1;
-    gmt_record r;
     enum { N_NET = 1, N_FC1, N_FC2, N_HEAD, N_NORM, N_ADDMM };
     static const char *const names[] = { "Net", "Net.fc1", "Net.fc2", "Net.head", "Net.norm", "aten::addmm" };
     for (unsigned i = 0; i < sizeof(names) / sizeof(names[0]); i++)
@@ -377,17 +371,5 @@ int sc_modules_owned(const char *path)
     FREE_(T(21), W2, 2, 100, 0);
     ALLOC_(T(22), W2, 2, 100, 0, 0);
     ALLOC_(T(23), X3, 16, 100, 0, 0);
-    memset(&r, 0, sizeof(r));
-    r.type = GMT_REC_TRAILER;
-    r.u.trailer.ts = T(24);
-    r.u.trailer.records = 38;
-    put(&b, &r);
-    gmt_status c = gmt_writer_close(b.w);
-    if (b.st == GMT_OK)
-        b.st = c;
-    if (b.st != GMT_OK) {
-        fprintf(stderr, "%s: %s\n", path, gmt_status_str(b.st));
-        return -1;
-    }
-    return 0;
+    return close_trace(&b, path, T(24), 38);
 }
