@@ -18,7 +18,9 @@
  *                    each after fuzz_analyze's 4 option bytes (a table by
  *                    kernel, no filter); then full.zst with other options:
  *                    every format, every extra (Chrome, SVG, HTML, diff, insights),
- *                    every --by, filters (fuzz_analyze.c, opts_from).
+ *                    every --by, filters (fuzz_analyze.c, opts_from); and
+ *                    the PyTorch bridge's module scenarios of the analyzer
+ *                    tests (module ranges, frames, OWNER records).
  *
  * The committed corpus under tests/fuzz/corpus/ came from this program
  * (docs/reliability.md says how to regenerate it); a test runs it and replays
@@ -32,6 +34,7 @@
 #include <zstd.h>
 
 #include "gmt_io.h"
+#include "sc_modules.h"
 
 static const char *outdir;
 
@@ -626,6 +629,41 @@ static void config_corpus(void)
     put_file("config", "steps-ops.env", ops, sizeof ops - 1);
 }
 
+/* PyTorch bridge traces (the analyzer tests' module scenarios,
+ * tests/analyzer/sc_modules.c): BLOCK records with frames, module ranges
+ * forward and backward, OWNER records, each under the views that read them. */
+static void bridge_seeds(void)
+{
+    static const struct {
+        const char *name;
+        int (*write)(const char *path);
+        unsigned char opts[4];
+    } seeds[] = {
+        {"modules_owned@module", sc_modules_owned, {0x07, 0x04, 0x30, 0x1f}},
+        {"modules_owned@insights", sc_modules_owned, {0x07, 0x05, 0x30, 0x1f}},
+        {"modules@json-by-line", sc_modules, {0x28, 0x04, 0x30, 0x1f}},
+        {"modules@html", sc_modules, {0x07, 0x02, 0x30, 0x1f}},
+    };
+    char path[4096];
+    snprintf(path, sizeof path, "%s/analyze/.scenario.gmt", outdir);
+    for (size_t i = 0; i < sizeof seeds / sizeof seeds[0]; i++) {
+        if (seeds[i].write(path) != 0)
+            die(seeds[i].name);
+        size_t k;
+        unsigned char *b = slurp(path, &k);
+        unsigned char *o = malloc(k + 4);
+        if (!o)
+            die("out of memory");
+        memcpy(o, seeds[i].opts, 4);
+        memcpy(o + 4, b, k);
+        put_file("analyze", seeds[i].name, o, k + 4);
+        free(o);
+        free(b);
+    }
+    if (remove(path) != 0)
+        die(path);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -797,5 +835,6 @@ int main(int argc, char **argv)
     }
     free(fo);
     free(full);
+    bridge_seeds();
     return 0;
 }
