@@ -1811,6 +1811,14 @@ static int sc_torch_owners(void)
         mev(GMT_BLK_FREE_COMPLETED, MSEG + 2 * MIB, 2 * MIB, NULL, NULL);
         M.mod(0, NULL);
     }
+    if (getenv("OWNERS_OOM")) {
+        /* three steps later the allocator gives up on 64 MiB (its OOM
+         * event, with 2 MiB free as the address): the flight recorder keeps
+         * one step, so the dump knows the owners from its baseline only */
+        for (int i = 0; i < 3; i++)
+            gmemprof_step();
+        mev(GMT_BLK_OOM, 2 * MIB, 64 * MIB, NULL, NULL);
+    }
     return 0;
 }
 

@@ -2960,6 +2960,8 @@ static void t_torch_modules_off(void)
     trace_free(&t);
 }
 
+static int count_files(const char *dir);
+
 /* Owners (sc_torch_owners): the blocks of GPT's parameters (1 MiB at
  * MSEG) and of GPT.ln's buffer (512 KiB at MSEG + 1 MiB) get one OWNER
  * each, after their ALLOC, with the tensors' bytes (1,000,000 and 2048),
@@ -2996,6 +2998,41 @@ static void t_torch_owners(void)
         CHECK_STR(S(&t, b->frame), want[k].name);
         const rec *blk = alloc_at(&t, want[k].addr, k ? 512u << 10 : 1u << 20);
         CHECK(blk && blk < &t.r[i]); /* its block first */
+        k++;
+    }
+    tc_context(NULL);
+    CHECK_EQ_U64(k, 2);
+    trace_free(&t);
+
+    /* The flight recorder keeps one step; the failure comes three steps
+     * after the owners were reported: the dump's baseline names them
+     * (flags BASELINE and the role), after the blocks' baseline. */
+    const char *env2[] = {be, ce, "GMEMPROF_SCHEDULE=on-oom", "GMEMPROF_OOM_STEPS=1", "GMEMPROF_KERNELS=",
+                          "OWNERS_OOM=1", NULL};
+    run_app_in("torch_owners", "torch_owners", env2, &r);
+    CHECK(exited(&r, 0));
+    CHECK_STR(r.out, "");
+    CHECK_EQ_U64(count_files(r.dir), 1);
+    t = load_trace_of(&r);
+    check_complete(&t);
+    CHECK_EQ_U64(count(&t, GMT_REC_OOM), 1);
+    k = 0;
+    for (size_t i = 0; i < t.n; i++) {
+        const gmt_block *b = &t.r[i].u.block;
+        if (t.r[i].type != GMT_REC_BLOCK || b->action != GMT_BLK_OWNER)
+            continue;
+        tc_context("dump owner %zu", k);
+        REQUIRE(k < 2, "more than 2 OWNER records in the dump");
+        CHECK_EQ_U64(b->address, want[k].addr);
+        CHECK_EQ_U64(b->bytes, want[k].bytes);
+        CHECK_EQ_U64(b->flags, want[k].flags | GMT_BLKF_BASELINE);
+        CHECK_STR(S(&t, b->frame), want[k].name);
+        const rec *blk = NULL;
+        for (size_t j = 0; j < i && !blk; j++)
+            if (t.r[j].type == GMT_REC_BLOCK && t.r[j].u.block.action == GMT_BLK_ALLOC &&
+                (t.r[j].u.block.flags & GMT_BLKF_BASELINE) && t.r[j].u.block.address == want[k].addr)
+                blk = &t.r[j];
+        CHECK(blk != NULL, "no baseline block before the owner"); /* its block's baseline first */
         k++;
     }
     tc_context(NULL);
