@@ -69,6 +69,7 @@
 #include <string.h>
 
 #include "gmt_io.h"
+#include "sc_writer.h"
 
 #define MIB (1ull << 20)
 #define T0 1000000000ull
@@ -76,46 +77,25 @@
 
 enum { S_M = 1, S_ENC0, S_FC, S_HEAD, S_ZEROS, S_MM, S_ADDMM, S_MMBWD, S_F1, S_F2, S_F3 };
 
-typedef struct wb {
-    gmt_writer *w;
-    gmt_status st;
-} wb;
-
-static void put(wb *b, gmt_record *r)
-{
-    if (b->st == GMT_OK)
-        b->st = gmt_writer_put(b->w, r);
-}
-
-static void str(wb *b, uint64_t id, const char *s)
-{
-    gmt_record r;
-    memset(&r, 0, sizeof(r));
-    r.type = GMT_REC_STRING;
-    r.u.string.id = id;
-    r.u.string.str = (gmt_bytes){ s, (uint32_t)strlen(s) };
-    put(b, &r);
-}
-
-static void rbegin(wb *b, uint64_t ts, uint64_t tid, uint64_t id, uint64_t parent, uint64_t name, uint64_t kind)
+static void rbegin(sc_tb *b, uint64_t ts, uint64_t tid, uint64_t id, uint64_t parent, uint64_t name, uint64_t kind)
 {
     gmt_record r;
     memset(&r, 0, sizeof(r));
     r.type = GMT_REC_RANGE_BEGIN;
     r.u.range = (gmt_range){ .ts = ts, .tid = tid, .id = id, .parent = parent, .name = name, .kind = kind };
-    put(b, &r);
+    sc_put(b, &r);
 }
 
-static void rend(wb *b, uint64_t ts, uint64_t tid, uint64_t id)
+static void rend(sc_tb *b, uint64_t ts, uint64_t tid, uint64_t id)
 {
     gmt_record r;
     memset(&r, 0, sizeof(r));
     r.type = GMT_REC_RANGE_END;
     r.u.range = (gmt_range){ .ts = ts, .tid = tid, .id = id };
-    put(b, &r);
+    sc_put(b, &r);
 }
 
-static void blk(wb *b, uint64_t ts, unsigned action, uint64_t addr, uint64_t mib, uint64_t tid, uint64_t range,
+static void blk(sc_tb *b, uint64_t ts, unsigned action, uint64_t addr, uint64_t mib, uint64_t tid, uint64_t range,
                 uint64_t frame)
 {
     gmt_record r;
@@ -130,20 +110,15 @@ static void blk(wb *b, uint64_t ts, unsigned action, uint64_t addr, uint64_t mib
     r.u.block.tid = tid;
     r.u.block.range = range;
     r.u.block.frame = frame;
-    put(b, &r);
+    sc_put(b, &r);
 }
 
 /* Opens path and writes the scenarios' header (pid, a whole-run schedule)
  * and their one device (1 GiB). 0, or -1 when the file cannot be made. */
-static int open_trace(wb *b, const char *path, uint64_t pid)
+static int open_trace(sc_tb *b, const char *path, uint64_t pid)
 {
-    gmt_writer_opts o = { 3, 1u << 20 };
-    b->w = gmt_writer_open(path, &o);
-    b->st = GMT_OK;
-    if (!b->w) {
-        perror(path);
+    if (sc_open(b, path) != 0)
         return -1;
-    }
     gmt_record r;
     memset(&r, 0, sizeof(r));
     r.type = GMT_REC_HEADER;
@@ -156,35 +131,28 @@ static int open_trace(wb *b, const char *path, uint64_t pid)
     r.u.header.cmdline = (gmt_bytes){ "python train.py", 15 };
     r.u.header.config = (gmt_bytes){ "schedule=whole", 14 };
     r.u.header.profiler_version = (gmt_bytes){ "test", 4 };
-    put(b, &r);
+    sc_put(b, &r);
     memset(&r, 0, sizeof(r));
     r.type = GMT_REC_DEVICE;
     r.u.device.total_mem = 1ull << 30;
     r.u.device.sm_count = 132;
     r.u.device.cc_major = 9;
     r.u.device.name = (gmt_bytes){ "Test GPU", 8 };
-    put(b, &r);
+    sc_put(b, &r);
     return 0;
 }
 
 /* Writes the trailer (records: those before it) and closes the file: 0, or
  * -1 with a message on stderr. */
-static int close_trace(wb *b, const char *path, uint64_t ts, uint64_t records)
+static int close_trace(sc_tb *b, const char *path, uint64_t ts, uint64_t records)
 {
     gmt_record r;
     memset(&r, 0, sizeof(r));
     r.type = GMT_REC_TRAILER;
     r.u.trailer.ts = ts;
     r.u.trailer.records = records;
-    put(b, &r);
-    gmt_status c = gmt_writer_close(b->w);
-    if (b->st == GMT_OK)
-        b->st = c;
-    if (b->st != GMT_OK) {
-        fprintf(stderr, "%s: %s\n", path, gmt_status_str(b->st));
-        return -1;
-    }
-    return 0;
+    sc_put(b, &r);
+    return sc_close(b, path);
 }
 
 #define ALLOC_(ts, a, mib, tid, rg, fr) blk(&b, ts, GMT_BLK_ALLOC, a, mib, tid, rg, fr)
@@ -192,14 +160,14 @@ static int close_trace(wb *b, const char *path, uint64_t ts, uint64_t records)
 
 int sc_modules_write(const char *path, uint64_t head_mib)
 {
-    wb b;
+    sc_tb b;
     if (open_trace(&b, path, 4141) != 0)
         return -1;
     static const char *const names[] = { "M", "M.enc.0", "M.enc.0.fc", "M.head", "aten::zeros", "aten::mm",
                                          "aten::addmm", "MmBackward0", "train.py:12 main", "model.py:20 forward",
                                          "model.py:31 forward" };
     for (unsigned i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-        str(&b, i + 1, names[i]);
+        sc_string(&b, i + 1, names[i]);
     const uint64_t A = 0x10000000, B = A + 0x1000000, C = B + 0x1000000, D = C + 0x1000000, E = D + 0x2000000,
                    G = E + 0x1000000, H = G + 0x2000000, I = H + 0x1000000;
     rbegin(&b, T(1), 100, 1, 0, S_M, GMT_RANGE_MODULE);
@@ -260,13 +228,13 @@ int sc_modules_b(const char *path) { return sc_modules_write(path, 24); }
  */
 int sc_oom_modules(const char *path)
 {
-    wb b;
+    sc_tb b;
     if (open_trace(&b, path, 4142) != 0)
         return -1;
     gmt_record r;
     static const char *const names[] = { "M", "M.fc", "aten::mm", "train.py:12 main", "model.py:20 forward" };
     for (unsigned i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-        str(&b, i + 1, names[i]);
+        sc_string(&b, i + 1, names[i]);
     const uint64_t A = 0x10000000, B = A + 0x1000000;
     rbegin(&b, T(1), 100, 1, 0, 1, GMT_RANGE_MODULE);
     ALLOC_(T(2), A, 1, 100, 1, 4);
@@ -278,7 +246,7 @@ int sc_oom_modules(const char *path)
     r.u.oom = (gmt_oom){ .ts = T(6), .cause = GMT_OOM_FRAMEWORK, .device = 0, .bytes = 64 * MIB, .stream = 7,
                          .tid = 100, .range = 3, .op = 3, .flags = GMT_OOMF_FRAMEWORK, .fw_allocated = 5 * MIB,
                          .fw_reserved = 6 * MIB };
-    put(&b, &r);
+    sc_put(&b, &r);
     rend(&b, T(7), 100, 3);
     rend(&b, T(7) + 1000, 100, 2);
     rend(&b, T(7) + 2000, 100, 1);
@@ -316,7 +284,7 @@ int sc_oom_modules(const char *path)
  * Ranked by total at the peak: (no module) 18, Net 6, Net.fc1 5, Net.norm 1, then Net.fc2
  *   and Net.head (0, by name).
  */
-static void owner(wb *b, uint64_t ts, uint64_t addr, uint64_t bytes, uint64_t name, uint64_t flags)
+static void owner(sc_tb *b, uint64_t ts, uint64_t addr, uint64_t bytes, uint64_t name, uint64_t flags)
 {
     gmt_record r;
     memset(&r, 0, sizeof(r));
@@ -328,18 +296,18 @@ static void owner(wb *b, uint64_t ts, uint64_t addr, uint64_t bytes, uint64_t na
     r.u.block.tid = 100;
     r.u.block.flags = flags;
     r.u.block.frame = name;
-    put(b, &r);
+    sc_put(b, &r);
 }
 
 int sc_modules_owned(const char *path)
 {
-    wb b;
+    sc_tb b;
     if (open_trace(&b, path, 4143) != 0)
         return -1;
     enum { N_NET = 1, N_FC1, N_FC2, N_HEAD, N_NORM, N_ADDMM };
     static const char *const names[] = { "Net", "Net.fc1", "Net.fc2", "Net.head", "Net.norm", "aten::addmm" };
     for (unsigned i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-        str(&b, i + 1, names[i]);
+        sc_string(&b, i + 1, names[i]);
     const uint64_t W1 = 0x10000000, B1 = W1 + 0x400000, W2 = B1 + 0x100000, RM = W2 + 0x200000,
                    X1 = RM + 0x100000, X2 = X1 + 0x800000, X3 = X2 + 0x200000;
     ALLOC_(T(1), W1, 4, 100, 0, 0);

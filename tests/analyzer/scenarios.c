@@ -13,41 +13,7 @@
 #include <zstd.h>
 
 #include "gmt_io.h"
-
-typedef struct tb {
-    gmt_writer *w;
-    gmt_status st;
-} tb;
-
-static void put(tb *b, const gmt_record *r)
-{
-    if (b->st == GMT_OK)
-        b->st = gmt_writer_put(b->w, r);
-}
-
-static int tb_open(tb *b, const char *path)
-{
-    gmt_writer_opts o = { 3, 1u << 20 };
-    b->st = GMT_OK;
-    b->w = gmt_writer_open(path, &o);
-    if (!b->w) {
-        perror(path);
-        return -1;
-    }
-    return 0;
-}
-
-static int tb_close(tb *b, const char *path)
-{
-    gmt_status c = gmt_writer_close(b->w);
-    if (b->st == GMT_OK)
-        b->st = c;
-    if (b->st != GMT_OK) {
-        fprintf(stderr, "%s: %s\n", path, gmt_status_str(b->st));
-        return -1;
-    }
-    return 0;
-}
+#include "sc_writer.h"
 
 /* 1 while writing a GMEMPROF_KERNELS=launch trace: kernels carry their
  * launch time only (start = end), flagged, with registers and shared memory
@@ -55,10 +21,10 @@ static int tb_close(tb *b, const char *path)
  * writes them in that mode. */
 static int g_launch_mode;
 
-static void header_ranked(tb *b, uint64_t pid, int64_t rank, int64_t world, const char *host);
-static void header(tb *b, uint64_t pid) { header_ranked(b, pid, -1, -1, "testhost"); }
+static void header_ranked(sc_tb *b, uint64_t pid, int64_t rank, int64_t world, const char *host);
+static void header(sc_tb *b, uint64_t pid) { header_ranked(b, pid, -1, -1, "testhost"); }
 
-static void header_ranked(tb *b, uint64_t pid, int64_t rank, int64_t world, const char *host)
+static void header_ranked(sc_tb *b, uint64_t pid, int64_t rank, int64_t world, const char *host)
 {
     gmt_record r;
     memset(&r, 0, sizeof(r));
@@ -77,10 +43,10 @@ static void header_ranked(tb *b, uint64_t pid, int64_t rank, int64_t world, cons
     else
         r.u.header.config = (gmt_bytes){ "schedule=whole", 14 };
     r.u.header.profiler_version = (gmt_bytes){ "test", 4 };
-    put(b, &r);
+    sc_put(b, &r);
 }
 
-static void device(tb *b, uint64_t dev, const char *name, uint64_t total)
+static void device(sc_tb *b, uint64_t dev, const char *name, uint64_t total)
 {
     gmt_record r;
     memset(&r, 0, sizeof(r));
@@ -90,24 +56,14 @@ static void device(tb *b, uint64_t dev, const char *name, uint64_t total)
     r.u.device.sm_count = 132;
     r.u.device.cc_major = 9;
     r.u.device.name = (gmt_bytes){ name, (uint32_t)strlen(name) };
-    put(b, &r);
-}
-
-static void string(tb *b, uint64_t id, const char *s)
-{
-    gmt_record r;
-    memset(&r, 0, sizeof(r));
-    r.type = GMT_REC_STRING;
-    r.u.string.id = id;
-    r.u.string.str = (gmt_bytes){ s, (uint32_t)strlen(s) };
-    put(b, &r);
+    sc_put(b, &r);
 }
 
 typedef struct mem {
     uint64_t ts, dev, addr, bytes, src, kind, flags, tid, seq, range, step, stream;
 } mem;
 
-static void memrec(tb *b, gmt_type type, mem m)
+static void memrec(sc_tb *b, gmt_type type, mem m)
 {
     gmt_record r;
     memset(&r, 0, sizeof(r));
@@ -124,12 +80,12 @@ static void memrec(tb *b, gmt_type type, mem m)
     r.u.mem.range = m.range;
     r.u.mem.step = m.step;
     r.u.mem.stream = m.stream;
-    put(b, &r);
+    sc_put(b, &r);
 }
 #define ALLOC(b, ...) memrec(b, GMT_REC_ALLOC, (mem){ __VA_ARGS__ })
 #define FREE(b, ...) memrec(b, GMT_REC_FREE, (mem){ __VA_ARGS__ })
 
-static void kernel(tb *b, uint64_t ts, uint64_t dur, uint64_t dev, uint64_t stream, uint64_t name, uint64_t tid,
+static void kernel(sc_tb *b, uint64_t ts, uint64_t dur, uint64_t dev, uint64_t stream, uint64_t name, uint64_t tid,
                    uint64_t seq, uint64_t step)
 {
     gmt_record r;
@@ -162,10 +118,10 @@ static void kernel(tb *b, uint64_t ts, uint64_t dur, uint64_t dev, uint64_t stre
         else
             r.u.kernel.registers = r.u.kernel.static_smem = r.u.kernel.dynamic_smem = 0;
     }
-    put(b, &r);
+    sc_put(b, &r);
 }
 
-static void range(tb *b, int begin, uint64_t ts, uint64_t tid, uint64_t id, uint64_t parent, uint64_t name)
+static void range(sc_tb *b, int begin, uint64_t ts, uint64_t tid, uint64_t id, uint64_t parent, uint64_t name)
 {
     gmt_record r;
     memset(&r, 0, sizeof(r));
@@ -175,10 +131,10 @@ static void range(tb *b, int begin, uint64_t ts, uint64_t tid, uint64_t id, uint
     r.u.range.id = id;
     r.u.range.parent = parent;
     r.u.range.name = name;
-    put(b, &r);
+    sc_put(b, &r);
 }
 
-static void step(tb *b, uint64_t ts, uint64_t n)
+static void step(sc_tb *b, uint64_t ts, uint64_t n)
 {
     gmt_record r;
     memset(&r, 0, sizeof(r));
@@ -187,10 +143,10 @@ static void step(tb *b, uint64_t ts, uint64_t n)
     r.u.step.step = n;
     r.u.step.phase = GMT_PHASE_ACTIVE;
     r.u.step.source = GMT_STEPSRC_API;
-    put(b, &r);
+    sc_put(b, &r);
 }
 
-static void wbegin(tb *b, uint64_t ts, uint64_t w, uint64_t stp, uint64_t count, uint64_t bytes)
+static void wbegin(sc_tb *b, uint64_t ts, uint64_t w, uint64_t stp, uint64_t count, uint64_t bytes)
 {
     gmt_record r;
     memset(&r, 0, sizeof(r));
@@ -200,10 +156,10 @@ static void wbegin(tb *b, uint64_t ts, uint64_t w, uint64_t stp, uint64_t count,
     r.u.wbegin.step = stp;
     r.u.wbegin.baseline_count = count;
     r.u.wbegin.baseline_bytes = bytes;
-    put(b, &r);
+    sc_put(b, &r);
 }
 
-static void wend(tb *b, uint64_t ts, uint64_t w, uint64_t stp)
+static void wend(sc_tb *b, uint64_t ts, uint64_t w, uint64_t stp)
 {
     gmt_record r;
     memset(&r, 0, sizeof(r));
@@ -212,10 +168,10 @@ static void wend(tb *b, uint64_t ts, uint64_t w, uint64_t stp)
     r.u.wend.window = w;
     r.u.wend.step = stp;
     r.u.wend.reason = GMT_WEND_SCHEDULE;
-    put(b, &r);
+    sc_put(b, &r);
 }
 
-static void tag(tb *b, uint64_t ts, uint64_t name, uint64_t stp, uint64_t live, uint64_t used)
+static void tag(sc_tb *b, uint64_t ts, uint64_t name, uint64_t stp, uint64_t live, uint64_t used)
 {
     gmt_record r;
     memset(&r, 0, sizeof(r));
@@ -229,10 +185,10 @@ static void tag(tb *b, uint64_t ts, uint64_t name, uint64_t stp, uint64_t live, 
     r.u.tag.dev[0].driver_used = used;
     r.u.tag.dev[0].driver_total = 16 * GiB;
     r.u.tag.dev[0].driver_free = 16 * GiB - used;
-    put(b, &r);
+    sc_put(b, &r);
 }
 
-static void sample(tb *b, uint64_t ts, uint64_t dev, uint64_t used)
+static void sample(sc_tb *b, uint64_t ts, uint64_t dev, uint64_t used)
 {
     gmt_record r;
     memset(&r, 0, sizeof(r));
@@ -242,10 +198,10 @@ static void sample(tb *b, uint64_t ts, uint64_t dev, uint64_t used)
     r.u.sample.used = used;
     r.u.sample.total = 16 * GiB;
     r.u.sample.free_ = 16 * GiB - used;
-    put(b, &r);
+    sc_put(b, &r);
 }
 
-static void stats_trailer(tb *b, uint64_t ts)
+static void stats_trailer(sc_tb *b, uint64_t ts)
 {
     gmt_record r;
     memset(&r, 0, sizeof(r));
@@ -255,12 +211,12 @@ static void stats_trailer(tb *b, uint64_t ts)
     r.u.stats.host_time_ns = 5000000;
     r.u.stats.own_device_bytes = 2 * MiB;
     r.u.stats.own_host_bytes = 3 * MiB;
-    put(b, &r);
+    sc_put(b, &r);
     memset(&r, 0, sizeof(r));
     r.type = GMT_REC_TRAILER;
     r.u.trailer.ts = ts;
     r.u.trailer.records = 40;
-    put(b, &r);
+    sc_put(b, &r);
 }
 
 /* ---- basic ---------------------------------------------------------------
@@ -317,19 +273,19 @@ static void stats_trailer(tb *b, uint64_t ts)
 #define S_TAFTER 9
 #define S_KF 10
 
-static void basic_body(tb *b)
+static void basic_body(sc_tb *b)
 {
     header(b, 4242);
     device(b, 0, "Test GPU", 16 * GiB);
-    string(b, S_KA, "_ZN4test8kernel_aIfLi4EEEvPT_i");
-    string(b, S_KB, "kernel_b");
-    string(b, S_KC, "_Z8kernel_cPfS_");
-    string(b, S_KD, "triton_poi_fused_add_0");
-    string(b, S_KE, "_Z8kernel_ev");
-    string(b, S_FWD, "forward");
-    string(b, S_INNER, "inner");
-    string(b, S_TBEFORE, "before_step");
-    string(b, S_TAFTER, "after_step");
+    sc_string(b, S_KA, "_ZN4test8kernel_aIfLi4EEEvPT_i");
+    sc_string(b, S_KB, "kernel_b");
+    sc_string(b, S_KC, "_Z8kernel_cPfS_");
+    sc_string(b, S_KD, "triton_poi_fused_add_0");
+    sc_string(b, S_KE, "_Z8kernel_ev");
+    sc_string(b, S_FWD, "forward");
+    sc_string(b, S_INNER, "inner");
+    sc_string(b, S_TBEFORE, "before_step");
+    sc_string(b, S_TAFTER, "after_step");
 
     wbegin(b, SC_T(0), 0, 0, 2, 96 * MiB);
     ALLOC(b, .ts = SC_START + 1000000, .addr = 0x10000000, .bytes = 64 * MiB, .flags = GMT_MEMF_BASELINE, .tid = 100);
@@ -368,12 +324,12 @@ static void basic_body(tb *b)
 
 int sc_basic(const char *path)
 {
-    tb b;
-    if (tb_open(&b, path) != 0)
+    sc_tb b;
+    if (sc_open(&b, path) != 0)
         return -1;
     basic_body(&b);
     stats_trailer(&b, SC_T(26));
-    return tb_close(&b, path);
+    return sc_close(&b, path);
 }
 
 /* ---- launch: basic as GMEMPROF_KERNELS=launch writes it ----------------------
@@ -398,11 +354,11 @@ int sc_launch(const char *path)
  */
 int sc_multiwin(const char *path)
 {
-    tb b;
-    if (tb_open(&b, path) != 0)
+    sc_tb b;
+    if (sc_open(&b, path) != 0)
         return -1;
     basic_body(&b);
-    string(&b, S_KF, "kernel_f");
+    sc_string(&b, S_KF, "kernel_f");
     gmt_writer_end_frame(b.w);
     wbegin(&b, SC_T(30), 1, 3, 5, 111 * MiB);
     ALLOC(&b, .ts = SC_START + 1000000, .addr = 0x10000000, .bytes = 64 * MiB, .flags = GMT_MEMF_BASELINE, .tid = 100);
@@ -419,7 +375,7 @@ int sc_multiwin(const char *path)
     FREE(&b, .ts = SC_T(34), .addr = 0x70000000, .bytes = 20 * MiB, .tid = 100, .seq = 7, .step = 3);
     wend(&b, SC_T(35), 1, 3);
     stats_trailer(&b, SC_T(36));
-    return tb_close(&b, path);
+    return sc_close(&b, path);
 }
 
 /* ---- threads ----------------------------------------------------------------
@@ -433,16 +389,16 @@ int sc_multiwin(const char *path)
  */
 int sc_threads(const char *path)
 {
-    tb b;
-    if (tb_open(&b, path) != 0)
+    sc_tb b;
+    if (sc_open(&b, path) != 0)
         return -1;
     header(&b, 4243);
     device(&b, 0, "Test GPU", 16 * GiB);
-    string(&b, 1, "k_main");
-    string(&b, 2, "k_loader");
-    string(&b, 3, "main");
-    string(&b, 4, "loader");
-    string(&b, 5, "block");
+    sc_string(&b, 1, "k_main");
+    sc_string(&b, 2, "k_loader");
+    sc_string(&b, 3, "main");
+    sc_string(&b, 4, "loader");
+    sc_string(&b, 5, "block");
     wbegin(&b, SC_T(0), 0, 0, 0, 0);
     step(&b, SC_T(0), 0);
     range(&b, 1, SC_T(1), 100, 1, 0, 3);
@@ -461,7 +417,7 @@ int sc_threads(const char *path)
     range(&b, 0, SC_T(14), 100, 1, 0, 0);
     wend(&b, SC_T(15), 0, 0);
     stats_trailer(&b, SC_T(16));
-    return tb_close(&b, path);
+    return sc_close(&b, path);
 }
 
 /* ---- nowindow -----------------------------------------------------------------
@@ -472,18 +428,18 @@ int sc_threads(const char *path)
  */
 int sc_nowindow(const char *path)
 {
-    tb b;
-    if (tb_open(&b, path) != 0)
+    sc_tb b;
+    if (sc_open(&b, path) != 0)
         return -1;
     header(&b, 4244);
     device(&b, 0, "Test GPU", 16 * GiB);
-    string(&b, 1, "k");
+    sc_string(&b, 1, "k");
     ALLOC(&b, .ts = SC_T(1), .addr = 0x1000000, .bytes = 1 * MiB, .tid = 100, .seq = 0);
     kernel(&b, SC_T(2), 1000, 0, 7, 1, 100, 1, 0);
     ALLOC(&b, .ts = SC_T(3), .addr = 0x2000000, .bytes = 2 * MiB, .tid = 100, .seq = 1);
     FREE(&b, .ts = SC_T(4), .addr = 0x1000000, .bytes = 1 * MiB, .tid = 100, .seq = 1);
     stats_trailer(&b, SC_T(5));
-    return tb_close(&b, path);
+    return sc_close(&b, path);
 }
 
 /* ---- twodev ---------------------------------------------------------------------
@@ -496,15 +452,15 @@ int sc_nowindow(const char *path)
  */
 int sc_twodev(const char *path)
 {
-    tb b;
-    if (tb_open(&b, path) != 0)
+    sc_tb b;
+    if (sc_open(&b, path) != 0)
         return -1;
     header(&b, 4245);
     device(&b, 0, "Test GPU 0", 16 * GiB);
     device(&b, 1, "Test GPU 1", 32 * GiB);
-    string(&b, 1, "k0");
-    string(&b, 2, "k1");
-    string(&b, 3, "k2");
+    sc_string(&b, 1, "k0");
+    sc_string(&b, 2, "k1");
+    sc_string(&b, 3, "k2");
     wbegin(&b, SC_T(0), 0, 0, 0, 0);
     step(&b, SC_T(0), 0);
     ALLOC(&b, .ts = SC_T(1), .dev = 0, .addr = 0x1000000, .bytes = 10 * MiB, .src = GMT_SRC_ASYNC_POOL, .tid = 100,
@@ -521,7 +477,7 @@ int sc_twodev(const char *path)
     sample(&b, SC_T(3), 1, 300 * MiB);
     wend(&b, SC_T(8), 0, 0);
     stats_trailer(&b, SC_T(9));
-    return tb_close(&b, path);
+    return sc_close(&b, path);
 }
 
 /* ---- edge ----------------------------------------------------------------------
@@ -534,8 +490,8 @@ int sc_twodev(const char *path)
  */
 int sc_edge(const char *path)
 {
-    tb b;
-    if (tb_open(&b, path) != 0)
+    sc_tb b;
+    if (sc_open(&b, path) != 0)
         return -1;
     header(&b, 4246);
     device(&b, 0, "Test GPU", 16 * GiB);
@@ -556,10 +512,10 @@ int sc_edge(const char *path)
     r.u.copy.bytes = 1 * MiB;
     r.u.copy.copy_kind = GMT_COPY_HTOD;
     r.u.copy.tid = 100;
-    put(&b, &r);
+    sc_put(&b, &r);
     wend(&b, SC_T(7), 0, 0);
     stats_trailer(&b, SC_T(8));
-    return tb_close(&b, path);
+    return sc_close(&b, path);
 }
 
 /* ---- torchnames ----------------------------------------------------------------
@@ -571,15 +527,15 @@ int sc_edge(const char *path)
  */
 int sc_torchnames(const char *path)
 {
-    tb b;
-    if (tb_open(&b, path) != 0)
+    sc_tb b;
+    if (sc_open(&b, path) != 0)
         return -1;
     header(&b, 4247);
     device(&b, 0, "Test GPU", 16 * GiB);
-    string(&b, 1, "aten::mm, seq = 1, op_id = 2");
-    string(&b, 2, "aten::mm, seq = 5, op_id = 9, sizes = [[8, 8], [8, 8]]");
-    string(&b, 3, "_ZN2at6native29vectorized_elementwise_kernelILi4ENS0_11FillFunctorIfEESt5arrayIPcLm1EEEEviT0_T1_");
-    string(&b, 4, "_ZN2at6native29vectorized_elementwise_kernelILi4ENS0_11FillFunctorIdEESt5arrayIPcLm1EEEEviT0_T1_");
+    sc_string(&b, 1, "aten::mm, seq = 1, op_id = 2");
+    sc_string(&b, 2, "aten::mm, seq = 5, op_id = 9, sizes = [[8, 8], [8, 8]]");
+    sc_string(&b, 3, "_ZN2at6native29vectorized_elementwise_kernelILi4ENS0_11FillFunctorIfEESt5arrayIPcLm1EEEEviT0_T1_");
+    sc_string(&b, 4, "_ZN2at6native29vectorized_elementwise_kernelILi4ENS0_11FillFunctorIdEESt5arrayIPcLm1EEEEviT0_T1_");
     wbegin(&b, SC_T(0), 0, 0, 0, 0);
     step(&b, SC_T(0), 0);
     range(&b, 1, SC_T(1), 100, 1, 0, 1);
@@ -592,7 +548,7 @@ int sc_torchnames(const char *path)
     range(&b, 0, SC_T(8), 100, 2, 0, 0);
     wend(&b, SC_T(9), 0, 0);
     stats_trailer(&b, SC_T(10));
-    return tb_close(&b, path);
+    return sc_close(&b, path);
 }
 
 /* ---- hostile names ------------------------------------------------------------------
@@ -606,16 +562,16 @@ int sc_torchnames(const char *path)
 #define SC_LONG_RANGE "autograd::engine::evaluate_function: NativeLayerNormBackward0"
 int sc_hostile(const char *path)
 {
-    tb b;
-    if (tb_open(&b, path) != 0)
+    sc_tb b;
+    if (sc_open(&b, path) != 0)
         return -1;
     header_ranked(&b, 4249, -1, -1, "host\033]0;owned\007\n#x");
     device(&b, 0, "GPU\r\n\xc3(", 16 * GiB);
-    string(&b, 1, SC_EVIL_KERNEL);
-    string(&b, 2, SC_LONG_RANGE);
-    string(&b, 3, "=cmd|' /C calc'!A0");
-    string(&b, 4, "-2+3");
-    string(&b, 5, "@SUM(A1)");
+    sc_string(&b, 1, SC_EVIL_KERNEL);
+    sc_string(&b, 2, SC_LONG_RANGE);
+    sc_string(&b, 3, "=cmd|' /C calc'!A0");
+    sc_string(&b, 4, "-2+3");
+    sc_string(&b, 5, "@SUM(A1)");
     wbegin(&b, SC_T(0), 0, 0, 0, 0);
     step(&b, SC_T(0), 0);
     range(&b, 1, SC_T(1), 100, 1, 0, 2);
@@ -628,7 +584,7 @@ int sc_hostile(const char *path)
     }
     wend(&b, SC_T(20), 0, 0);
     stats_trailer(&b, SC_T(21));
-    return tb_close(&b, path);
+    return sc_close(&b, path);
 }
 
 /* ---- huge sizes -----------------------------------------------------------------------
@@ -641,12 +597,12 @@ int sc_hostile(const char *path)
  */
 int sc_huge(const char *path)
 {
-    tb b;
-    if (tb_open(&b, path) != 0)
+    sc_tb b;
+    if (sc_open(&b, path) != 0)
         return -1;
     header(&b, 4250);
     device(&b, 0, "Test GPU", 16 * GiB);
-    string(&b, 1, "huge_kernel");
+    sc_string(&b, 1, "huge_kernel");
     wbegin(&b, SC_T(0), 0, 0, 0, 0);
     step(&b, SC_T(0), 0);
     ALLOC(&b, .ts = SC_T(1), .addr = 0x1000000, .bytes = 1ull << 63, .tid = 100, .seq = 0);
@@ -659,7 +615,7 @@ int sc_huge(const char *path)
     FREE(&b, .ts = SC_T(8), .addr = 0x5000000, .bytes = 1 * MiB, .tid = 100, .seq = 1);
     wend(&b, SC_T(9), 0, 0);
     stats_trailer(&b, SC_T(10));
-    return tb_close(&b, path);
+    return sc_close(&b, path);
 }
 
 /* ---- attention -------------------------------------------------------------------
@@ -670,15 +626,15 @@ int sc_huge(const char *path)
  * diff by kernel (bytes allocated, |B - A|): bmm_qk -64 MiB (A only), flash_fwd +9 MiB (B only),
  *   bmm_av -8 MiB (A only), then add and attn::softmax with 0.
  */
-static void attn_common(tb *b, uint64_t pid)
+static void attn_common(sc_tb *b, uint64_t pid)
 {
     header(b, pid);
     device(b, 0, "Test GPU", 16 * GiB);
-    string(b, 1, "_Z6bmm_qkPKfS0_Pf");
-    string(b, 2, "_ZN4attn7softmaxILi128EEEvPf");
-    string(b, 3, "_Z6bmm_avPKfS0_Pf");
-    string(b, 4, "add_residual");
-    string(b, 5, "_ZN5flash9flash_fwdILi64EEEvPKfS2_S2_Pf");
+    sc_string(b, 1, "_Z6bmm_qkPKfS0_Pf");
+    sc_string(b, 2, "_ZN4attn7softmaxILi128EEEvPf");
+    sc_string(b, 3, "_Z6bmm_avPKfS0_Pf");
+    sc_string(b, 4, "add_residual");
+    sc_string(b, 5, "_ZN5flash9flash_fwdILi64EEEvPKfS2_S2_Pf");
     wbegin(b, SC_T(0), 0, 0, 3, 12 * MiB);
     for (int i = 0; i < 3; i++)
         ALLOC(b, .ts = SC_START + 1000000 * (uint64_t)(i + 1), .addr = 0x10000000 + 0x1000000 * (uint64_t)i,
@@ -688,8 +644,8 @@ static void attn_common(tb *b, uint64_t pid)
 
 int sc_attn_naive(const char *path)
 {
-    tb b;
-    if (tb_open(&b, path) != 0)
+    sc_tb b;
+    if (sc_open(&b, path) != 0)
         return -1;
     attn_common(&b, 5001);
     ALLOC(&b, .ts = SC_T(2), .addr = 0x40000000, .bytes = 64 * MiB, .src = GMT_SRC_ASYNC_POOL, .tid = 100, .seq = 0);
@@ -701,13 +657,13 @@ int sc_attn_naive(const char *path)
     kernel(&b, SC_T(8), 1000, 0, 7, 4, 100, 4, 0);
     wend(&b, SC_T(9), 0, 0);
     stats_trailer(&b, SC_T(10));
-    return tb_close(&b, path);
+    return sc_close(&b, path);
 }
 
 int sc_attn_flash(const char *path)
 {
-    tb b;
-    if (tb_open(&b, path) != 0)
+    sc_tb b;
+    if (sc_open(&b, path) != 0)
         return -1;
     attn_common(&b, 5002);
     ALLOC(&b, .ts = SC_T(2), .addr = 0x50000000, .bytes = 8 * MiB, .src = GMT_SRC_ASYNC_POOL, .tid = 100, .seq = 0);
@@ -717,7 +673,7 @@ int sc_attn_flash(const char *path)
     kernel(&b, SC_T(6), 1000, 0, 7, 4, 100, 2, 0);
     wend(&b, SC_T(7), 0, 0);
     stats_trailer(&b, SC_T(8));
-    return tb_close(&b, path);
+    return sc_close(&b, path);
 }
 
 /* ---- damaged files -----------------------------------------------------------------
@@ -898,14 +854,14 @@ int sc_empty(const char *path) { return spit(path, "", 0); }
 
 int sc_rank(const char *path, int64_t rank, int64_t world)
 {
-    tb b;
-    if (tb_open(&b, path) != 0)
+    sc_tb b;
+    if (sc_open(&b, path) != 0)
         return -1;
     uint64_t r = rank < 0 ? 0 : (uint64_t)rank, dev = r;
     header_ranked(&b, 5000 + r, rank, world, r < 2 ? "node-a" : "node-b");
     device(&b, dev, "Test GPU", 16 * GiB);
-    string(&b, R_GEMM, "gemm_kernel");
-    string(&b, R_NCCL, "ncclDevKernel_AllReduce_Sum_bf16_RING_LL");
+    sc_string(&b, R_GEMM, "gemm_kernel");
+    sc_string(&b, R_NCCL, "ncclDevKernel_AllReduce_Sum_bf16_RING_LL");
     wbegin(&b, SC_T(0), 0, 0, 1, 64 * MiB);
     ALLOC(&b, .ts = SC_START + 1000000, .dev = dev, .addr = 0x10000000, .bytes = 64 * MiB, .flags = GMT_MEMF_BASELINE,
           .tid = 100);
@@ -921,7 +877,7 @@ int sc_rank(const char *path, int64_t rank, int64_t world)
     FREE(&b, .ts = SC_T(10), .dev = dev, .addr = 0x40000000, .bytes = 16 * MiB, .tid = 100, .seq = 3, .step = 1);
     wend(&b, SC_T(12), 0, 1);
     stats_trailer(&b, SC_T(13));
-    return tb_close(&b, path);
+    return sc_close(&b, path);
 }
 
 /* ---- torch: the PyTorch bridge's blocks beside CUPTI's allocations -------------
@@ -981,7 +937,7 @@ typedef struct tagdev {
     uint64_t dev, live, used, fw_alloc, fw_res;
 } tagdev;
 
-static void fwtag(tb *b, uint64_t ts, uint64_t name, int fw, size_t n, const tagdev *d)
+static void fwtag(sc_tb *b, uint64_t ts, uint64_t name, int fw, size_t n, const tagdev *d)
 {
     gmt_record r;
     memset(&r, 0, sizeof(r));
@@ -1000,10 +956,10 @@ static void fwtag(tb *b, uint64_t ts, uint64_t name, int fw, size_t n, const tag
         t->fw_allocated = d[i].fw_alloc;
         t->fw_reserved = d[i].fw_res;
     }
-    put(b, &r);
+    sc_put(b, &r);
 }
 
-static void blk(tb *b, uint64_t ts, unsigned action, uint64_t dev, uint64_t addr, uint64_t bytes, uint64_t tid,
+static void blk(sc_tb *b, uint64_t ts, unsigned action, uint64_t dev, uint64_t addr, uint64_t bytes, uint64_t tid,
                 uint64_t seq, uint64_t range)
 {
     gmt_record r;
@@ -1019,25 +975,25 @@ static void blk(tb *b, uint64_t ts, unsigned action, uint64_t dev, uint64_t addr
     r.u.block.tid = tid;
     r.u.block.seq = seq;
     r.u.block.range = range;
-    put(b, &r);
+    sc_put(b, &r);
 }
 
 int sc_torch(const char *path)
 {
-    tb b;
-    if (tb_open(&b, path) != 0)
+    sc_tb b;
+    if (sc_open(&b, path) != 0)
         return -1;
     const uint64_t s1 = 0x10000000, s2 = s1 + 20 * MiB, s3 = 0x20000000;
     header(&b, 4343);
     device(&b, 0, "Test GPU", 16 * GiB);
     device(&b, 1, "Test GPU 1", 16 * GiB);
-    string(&b, T_KA, "kernel_a");
-    string(&b, T_KB, "kernel_b");
-    string(&b, T_KC, "kernel_c");
-    string(&b, T_FWD, "forward");
-    string(&b, T_BEFORE, "before_model");
-    string(&b, T_MODEL, "after_model");
-    string(&b, T_END, "end");
+    sc_string(&b, T_KA, "kernel_a");
+    sc_string(&b, T_KB, "kernel_b");
+    sc_string(&b, T_KC, "kernel_c");
+    sc_string(&b, T_FWD, "forward");
+    sc_string(&b, T_BEFORE, "before_model");
+    sc_string(&b, T_MODEL, "after_model");
+    sc_string(&b, T_END, "end");
     wbegin(&b, SC_T(0), 0, 0, 0, 0);
     fwtag(&b, SC_T(1), T_BEFORE, 0, 0, NULL);
     sample(&b, SC_T(2), 0, 1 * GiB);
@@ -1069,7 +1025,7 @@ int sc_torch(const char *path)
           (const tagdev[]){ { 0, 44 * MiB, 1 * GiB + 64 * MiB, 16 * MiB, 36 * MiB }, { 1, 2 * MiB, 512 * MiB, 1 * MiB, 2 * MiB } });
     wend(&b, SC_T(24), 0, 0);
     stats_trailer(&b, SC_T(25));
-    return tb_close(&b, path);
+    return sc_close(&b, path);
 }
 
 /* ---- growth with a size (--fit) ---------------------------------------------------
@@ -1083,7 +1039,7 @@ int sc_torch(const char *path)
  * and 2 run at 512, 1024 and 2048, the weights made once in step 0.
  */
 static uint64_t grow_ti;
-static void grow_step(tb *b, uint64_t stp, uint64_t s, int weights)
+static void grow_step(sc_tb *b, uint64_t stp, uint64_t s, int weights)
 {
     uint64_t base = 10 * stp; /* range instance ids of this step */
     step(b, SC_T(grow_ti++), stp);
@@ -1111,22 +1067,22 @@ static void grow_step(tb *b, uint64_t stp, uint64_t s, int weights)
 
 static int grow_trace(const char *path, const uint64_t *sizes, size_t n)
 {
-    tb b;
-    if (tb_open(&b, path) != 0)
+    sc_tb b;
+    if (sc_open(&b, path) != 0)
         return -1;
     header(&b, 7000 + sizes[0]);
     device(&b, 0, "Test GPU", 1 * GiB);
-    string(&b, 1, "nn.init");
-    string(&b, 2, "aten::linear");
-    string(&b, 3, "aten::softmax");
-    string(&b, 4, "aten::add");
+    sc_string(&b, 1, "nn.init");
+    sc_string(&b, 2, "aten::linear");
+    sc_string(&b, 3, "aten::softmax");
+    sc_string(&b, 4, "aten::add");
     grow_ti = 0;
     wbegin(&b, SC_T(grow_ti++), 0, 0, 0, 0);
     for (size_t i = 0; i < n; i++)
         grow_step(&b, i, sizes[i], i == 0);
     wend(&b, SC_T(grow_ti++), 0, n - 1);
     stats_trailer(&b, SC_T(grow_ti++));
-    return tb_close(&b, path);
+    return sc_close(&b, path);
 }
 
 static int sc_grow512(const char *p) { return grow_trace(p, (const uint64_t[]){ 512 }, 1); }
@@ -1151,7 +1107,7 @@ static int sc_grow_steps(const char *p) { return grow_trace(p, (const uint64_t[]
  *             12 > 10), outside 80-5-45 = 30 GiB (37%), 12 <= 5 + 5 + 30 -> outside first,
  *             then the spike (steady steps, 12 >= 52 - 45).
  */
-static void header_cfg(tb *b, uint64_t pid, const char *cfg)
+static void header_cfg(sc_tb *b, uint64_t pid, const char *cfg)
 {
     gmt_record r;
     memset(&r, 0, sizeof(r));
@@ -1165,7 +1121,7 @@ static void header_cfg(tb *b, uint64_t pid, const char *cfg)
     r.u.header.cmdline = (gmt_bytes){ "python train.py", 15 };
     r.u.header.config = (gmt_bytes){ cfg, (uint32_t)strlen(cfg) };
     r.u.header.profiler_version = (gmt_bytes){ "test", 4 };
-    put(b, &r);
+    sc_put(b, &r);
 }
 
 typedef struct oomcase {
@@ -1176,13 +1132,13 @@ typedef struct oomcase {
 
 static int oom_trace(const char *path, const oomcase *c)
 {
-    tb b;
-    if (tb_open(&b, path) != 0)
+    sc_tb b;
+    if (sc_open(&b, path) != 0)
         return -1;
     header_cfg(&b, 9000, c->cfg);
     device(&b, 0, "Test GPU", 80 * GiB);
-    string(&b, 1, c->op);
-    string(&b, 2, "cuMemAlloc_v2");
+    sc_string(&b, 1, c->op);
+    sc_string(&b, 2, "cuMemAlloc_v2");
     uint64_t t = 0;
     wbegin(&b, SC_T(t++), 0, 4, 1, c->weights);
     ALLOC(&b, .ts = SC_START + 1000000, .addr = 0x100000000000ull, .bytes = c->weights, .flags = GMT_MEMF_BASELINE,
@@ -1205,10 +1161,10 @@ static int oom_trace(const char *path, const oomcase *c)
                          .flags = GMT_OOMF_DRIVER | GMT_OOMF_FRAMEWORK, .driver_free = c->free,
                          .driver_total = 80 * GiB, .fw_allocated = c->held, .fw_reserved = c->reserved,
                          .first_step = 4 };
-    put(&b, &r);
+    sc_put(&b, &r);
     wend(&b, SC_T(t++), 0, 7);
     stats_trailer(&b, SC_T(t++));
-    return tb_close(&b, path);
+    return sc_close(&b, path);
 }
 
 #define OOM_CFG "schedule=on-oom"
@@ -1270,7 +1226,7 @@ static int sc_oom_outside(const char *p)
  * Leaks by module: GPT 2 in 2. Growth: GPT leaked 1 MiB in each of steps 0 and 1: "2 (0-1),
  * 1.00 MiB per step, 2.00 MiB, 2 allocs".
  */
-static void krange(tb *b, uint64_t ts, uint64_t id, uint64_t parent, uint64_t name, uint64_t kind)
+static void krange(sc_tb *b, uint64_t ts, uint64_t id, uint64_t parent, uint64_t name, uint64_t kind)
 {
     gmt_record r;
     memset(&r, 0, sizeof(r));
@@ -1281,12 +1237,12 @@ static void krange(tb *b, uint64_t ts, uint64_t id, uint64_t parent, uint64_t na
     r.u.range.parent = parent;
     r.u.range.name = name;
     r.u.range.kind = kind;
-    put(b, &r);
+    sc_put(b, &r);
 }
 
-static void kend(tb *b, uint64_t ts, uint64_t id) { range(b, 0, ts, 100, id, 0, 0); }
+static void kend(sc_tb *b, uint64_t ts, uint64_t id) { range(b, 0, ts, 100, id, 0, 0); }
 
-static void htod_copy(tb *b, uint64_t ts, uint64_t bytes)
+static void htod_copy(sc_tb *b, uint64_t ts, uint64_t bytes)
 {
     gmt_record r;
     memset(&r, 0, sizeof(r));
@@ -1299,7 +1255,7 @@ static void htod_copy(tb *b, uint64_t ts, uint64_t bytes)
     r.u.copy.src_kind = GMT_MEMKIND_PAGEABLE;
     r.u.copy.dst_kind = GMT_MEMKIND_DEVICE;
     r.u.copy.tid = 100;
-    put(b, &r);
+    sc_put(b, &r);
 }
 
 #define TR_MM 3
@@ -1312,7 +1268,7 @@ static void htod_copy(tb *b, uint64_t ts, uint64_t bytes)
 #define TR_CLONE 10
 
 /* A block at event i, with the step the bridge stamps: step 1 begins just before t32. */
-static void tr_blk(tb *b, int i, unsigned action, uint64_t mib_at, uint64_t mib, uint64_t range)
+static void tr_blk(sc_tb *b, int i, unsigned action, uint64_t mib_at, uint64_t mib, uint64_t range)
 {
     gmt_record r;
     memset(&r, 0, sizeof(r));
@@ -1326,34 +1282,34 @@ static void tr_blk(tb *b, int i, unsigned action, uint64_t mib_at, uint64_t mib,
     r.u.block.tid = 100;
     r.u.block.range = range;
     r.u.block.step = i >= 32;
-    put(b, &r);
+    sc_put(b, &r);
 }
 
-static void tr_alloc(tb *b, int i, uint64_t mib_at, uint64_t mib, uint64_t range)
+static void tr_alloc(sc_tb *b, int i, uint64_t mib_at, uint64_t mib, uint64_t range)
 {
     tr_blk(b, i, GMT_BLK_ALLOC, mib_at, mib, range);
 }
 
-static void tr_free(tb *b, int i, uint64_t mib_at, uint64_t mib, uint64_t range)
+static void tr_free(sc_tb *b, int i, uint64_t mib_at, uint64_t mib, uint64_t range)
 {
     tr_blk(b, i, GMT_BLK_FREE_REQUESTED, mib_at, mib, range);
 }
 
 int sc_train(const char *path)
 {
-    tb b;
-    if (tb_open(&b, path) != 0)
+    sc_tb b;
+    if (sc_open(&b, path) != 0)
         return -1;
     header(&b, 4444);
     device(&b, 0, "Test GPU", 16 * GiB);
-    string(&b, TR_GPT, "GPT");
-    string(&b, TR_MM, "aten::mm");
-    string(&b, TR_MMB, "MmBackward0");
-    string(&b, TR_STEP, "Optimizer.step#Adam.step");
-    string(&b, TR_ZERO, "Optimizer.zero_grad#Adam.zero_grad");
-    string(&b, TR_COPY, "aten::_to_copy");
-    string(&b, TR_ADD, "aten::add");
-    string(&b, TR_CLONE, "aten::clone");
+    sc_string(&b, TR_GPT, "GPT");
+    sc_string(&b, TR_MM, "aten::mm");
+    sc_string(&b, TR_MMB, "MmBackward0");
+    sc_string(&b, TR_STEP, "Optimizer.step#Adam.step");
+    sc_string(&b, TR_ZERO, "Optimizer.zero_grad#Adam.zero_grad");
+    sc_string(&b, TR_COPY, "aten::_to_copy");
+    sc_string(&b, TR_ADD, "aten::add");
+    sc_string(&b, TR_CLONE, "aten::clone");
     wbegin(&b, SC_T(0), 0, 0, 0, 0);
     step(&b, SC_T(0), 0);
     /* addresses: MiB offsets, each block its own */
@@ -1402,7 +1358,7 @@ int sc_train(const char *path)
     }
     wend(&b, SC_T(64), 0, 2);
     stats_trailer(&b, SC_T(65));
-    return tb_close(&b, path);
+    return sc_close(&b, path);
 }
 
 static int sc_rank0(const char *p) { return sc_rank(p, 0, 4); }
