@@ -50,6 +50,14 @@ TARGETS = [
     # the bridge's op ranges (on in gmemprof-active; gmemprof-noops is the same run without them)
     ("small", "gmemprof-active", "ratio", 1.10, "op ranges on: active step ratio <= 1.10 (small)"),
     ("medium", "gmemprof-active", "ratio", 1.02, "op ranges on: active step ratio <= 1.02 (medium)"),
+] + [
+    # modules and lines (issue 41): the default recording costs no more than the memory history
+    # with Python stacks, and whole stacks no more than the memory history's default
+    t for w in ("small", "medium", "hf") for t in (
+        (w, "gmemprof-active", "over:memory-history-python", 0.0,
+         "default (tensors, ops, modules, lines) - memory-history-python <= 0 (%s)" % w),
+        (w, "gmemprof-stacks", "over:memory-history", 0.0,
+         "--stacks python - memory-history <= 0 (%s)" % w))
 ]
 
 
@@ -173,7 +181,8 @@ def summarize(runs):
             "dropped": max([r.get("dropped") or 0 for r in rs]) if c.startswith("gmemprof") else None,
         })
     order = {c: i for i, c in enumerate(CONFIG_ORDER)}
-    rows.sort(key=lambda r: (0 if r["workload"] == "small" else 1, order.get(r["config"], 99)))
+    wl_order = {"small": 0, "medium": 1, "hf": 2}
+    rows.sort(key=lambda r: (wl_order.get(r["workload"], 3), order.get(r["config"], 99)))
     targets = []
     for w, c, metric, limit, text in TARGETS:
         row = next((r for r in rows if r["workload"] == w and r["config"] == c), None)
@@ -183,7 +192,7 @@ def summarize(runs):
             val = row["ratio_median"] - base["ratio_median"] if ok else None
         else:
             val = None if row is None else row["ratio_median" if metric == "ratio" else "mem_added_bytes"]
-        targets.append({"target": text, "value": val, "limit": limit,
+        targets.append({"target": text, "metric": metric, "value": val, "limit": limit,
                         "result": "n/a" if val is None else ("PASS" if val <= limit else "MISS"),
                         "by": None if val is None else val - limit})
     return rows, targets
@@ -228,7 +237,7 @@ def markdown(rows, targets, meta):
     L.append("|---|---|---|")
     for t in targets:
         v = t["value"]
-        vs = "n/a" if v is None else (fmt_bytes(v) if "memory" in t["target"] else "%.4f" % v)
+        vs = "n/a" if v is None else (fmt_bytes(v) if t.get("metric") == "mem_added" else "%.4f" % v)
         L.append("| %s | %s | %s |" % (t["target"], vs, t["result"]))
     return "\n".join(L) + "\n"
 

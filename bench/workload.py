@@ -2,13 +2,17 @@
 """One benchmark run: a GPT training loop (samples/train_gpt.py's model),
 timed step by step, under one profiling mode. Prints ONE JSON line on stdout.
 
-    python3 bench/workload.py --size small|medium --mode MODE [--warmup 10] [--steps 30]
+    python3 bench/workload.py --size small|medium|hf --mode MODE [--warmup 10] [--steps 30]
         [--analyze --trace-dir DIR] [--config LABEL] [--round N] [--fake]
 
 Workloads (fixed, so results compare over time; random tokens, vocab 8192):
   small  (launch-bound): d_model 256, 4 heads, 8 layers, sequence 128, batch 8
   medium:                d_model 1024, 16 heads, 12 layers, sequence 1024, batch 8
-both bf16 autocast, AdamW, SDPA attention.
+both bf16 autocast, AdamW, SDPA attention;
+  hf:                    Hugging Face transformers' GPT2LMHeadModel, randomly
+                         initialised (no download): 6 layers, d_model 768, 12 heads,
+                         eager attention, sequence 512, batch 8, vocab 50257,
+                         bf16 autocast, AdamW (needs transformers)
 
 Modes (gmemprof itself is applied from outside, by bench/run_bench.sh, on
 mode "none"):
@@ -42,6 +46,7 @@ import time
 SIZES = {
     "small": dict(d_model=256, heads=4, layers=8, seq=128, batch=8),
     "medium": dict(d_model=1024, heads=16, layers=12, seq=1024, batch=8),
+    "hf": dict(d_model=768, heads=12, layers=6, seq=512, batch=8, vocab=50257),
 }
 VOCAB = 8192
 MODES = ("none", "torch-profiler-full", "torch-profiler-cuda", "memory-history", "memory-history-python")
@@ -96,7 +101,7 @@ def fake_run(args):
     """Synthetic numbers with the real shape, for testing run_bench.sh and
     summarize.py on a machine without a GPU."""
     rnd = random.Random(hash((args.size, args.mode, args.config, args.round)) & 0xFFFFFFFF)
-    base = 9.0 if args.size == "small" else 48.0
+    base = {"small": 9.0, "medium": 48.0, "hf": 30.0}[args.size]
     factor = {"none": 1.0, "torch-profiler-full": 1.7, "torch-profiler-cuda": 1.45,
               "memory-history": 1.1, "memory-history-python": 1.05}[args.mode]
     if args.config == "gmemprof-active":
@@ -137,6 +142,8 @@ def build_loop(size, seed):
     torch.zeros(1, device=dev)  # the context exists before the first NVTX mark
     cfg = SIZES[size]
     torch.manual_seed(seed)
+    if size == "hf":
+        return dev, hf_step(cfg, dev, seed)
     model = GPT(VOCAB, cfg["d_model"], cfg["heads"], cfg["layers"], cfg["seq"], "sdpa").to(dev)
     opt = torch.optim.AdamW(model.parameters(), lr=3e-4, weight_decay=0.1)
     batches = make_batches(VOCAB, cfg["batch"], cfg["seq"], dev, seed)
@@ -146,6 +153,31 @@ def build_loop(size, seed):
         train_step(model, opt, x, y, "cuda")
 
     return dev, step
+
+
+def hf_step(cfg, dev, seed):
+    """A Hugging Face GPT-2 as an unmodified user script trains it."""
+    import torch
+    from transformers import GPT2Config, GPT2LMHeadModel
+
+    conf = GPT2Config(vocab_size=cfg["vocab"], n_positions=cfg["seq"], n_embd=cfg["d_model"],
+                      n_layer=cfg["layers"], n_head=cfg["heads"])
+    conf._attn_implementation = "eager"
+    model = GPT2LMHeadModel(conf).to(dev)
+    model.train()
+    opt = torch.optim.AdamW(model.parameters(), lr=3e-4, weight_decay=0.1)
+    g = torch.Generator(device="cpu").manual_seed(seed)
+    batches = [torch.randint(0, cfg["vocab"], (cfg["batch"], cfg["seq"]), generator=g).to(dev) for _ in range(4)]
+
+    def step(i):
+        x = batches[i % len(batches)]
+        with torch.autocast("cuda", dtype=torch.bfloat16):
+            loss = model(input_ids=x, labels=x).loss
+        loss.backward()
+        opt.step()
+        opt.zero_grad(set_to_none=True)
+
+    return step
 
 
 def real_run(args, t_start):
