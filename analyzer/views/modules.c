@@ -181,6 +181,11 @@ static void on_alloc(gma_replay *r, const gma_entry *e, const gmt_mem *mm, int p
     }
     m->ent_node[ei] = node;
     m->ent_frame[ei] = frame;
+    /* A slot is reused only by a new allocation: the owner of the entry it
+     * held before goes here, not when that entry dies, because an entry
+     * freed after the peak (a model's teardown at exit) still counts at it. */
+    if (m->owned.count)
+        (void)gma_map_del(&m->owned, ei, NULL);
     if ((e->flags & (GMA_E_ACCOUNTED | GMA_E_BASELINE)) != GMA_E_ACCOUNTED)
         return;
     gma_mstat *s = &gma_mtree_node(&m->tree, node)->self;
@@ -204,14 +209,6 @@ static void on_freed(gma_replay *r, const gma_entry *e, const gmt_mem *mm, uint6
     gma_lines_freed(&m->lines, m->ent_frame[ei], e->bytes);
 }
 
-/* An entry's slot is reused after it dies: it holds no module's tensors. */
-static void on_ended(gma_replay *r, const gma_entry *e)
-{
-    gma_modules *m = mods(r);
-    if (m->owned.count)
-        (void)gma_map_del(&m->owned, ent_index(r, e), NULL);
-}
-
 static void release(gma_replay *r);
 
 static const gma_consumer modules_consumer = {
@@ -220,7 +217,6 @@ static const gma_consumer modules_consumer = {
     .block = on_block,
     .alloc = on_alloc,
     .freed = on_freed,
-    .ended = on_ended,
     .release = release,
 };
 

@@ -217,10 +217,14 @@ bool is_optimizer_step(const at::RecordFunction& fn) {
          std::strncmp(fn.name(), kOptimizerStep, sizeof kOptimizerStep - 1) == 0;
 }
 
+// A step may open or close a window: the module hooks follow here, on the
+// program's thread, once the profiler's step is done and holds no lock, so
+// that the next forward starts with them in (or without them).
 void optimizer_step_end(const gmp_bridge_host* h, const at::RecordFunction& fn) {
   if (!is_optimizer_step(fn)) return;
   bool after = g_backward.exchange(false, std::memory_order_relaxed);
   h->optimizer_step(fn.name(), after ? 1 : 0);
+  if (gmp_py::present()) gmp_py::sync_hooks();
 }
 
 // Backward: autograd names a backward function's node by the sequence

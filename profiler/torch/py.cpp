@@ -19,6 +19,14 @@
 // path and opens no range of its own; as the outermost module, the
 // wrapped module starts a root of its own class name.
 //
+// The hooks are in only while modules are watched: outside the schedule's
+// windows Module.__call__ keeps its fast path. They go in at the first op
+// or at the optimizer step that opens a window (sync_hooks), and out at the
+// step after the window. A module whose call began before the hooks were in
+// has no pre-hook: its children would look like roots. A root whose Python
+// stack holds another Module._call_impl frame is such a child, and it and
+// its subtree open no range (an orphan) until the outer call returns.
+//
 // At a module's first call under a path while modules are watched, its own
 // parameters and buffers are reported as OWNER block events under that
 // path (report_owners): they were made before any module ran.
@@ -40,6 +48,8 @@
 
 namespace gmp_py {
 namespace {
+
+constexpr int kMaxFrames = 512;  // a walk of the stack goes no deeper
 
 struct PyObj;  // opaque
 using O = PyObj*;
@@ -372,12 +382,48 @@ void report_owners(const gmp_bridge_host* h, O m, Node* node) {
 
 struct Level {
   O module;
-  Node* node;
+  Node* node;  // nullptr: an orphan (a call inside a module the hooks missed)
   bool opened;
 };
 constexpr unsigned kDepth = 64;
 thread_local Level tl_stack[kDepth];
 thread_local unsigned tl_depth;
+// Each time the hooks go out the stacks of every thread are void: a thread
+// resets its own when it sees a new generation.
+std::atomic<unsigned> g_hook_gen{0};
+thread_local unsigned tl_gen;
+
+void stack_current() {
+  unsigned g = g_hook_gen.load(std::memory_order_relaxed);
+  if (tl_gen != g) {
+    tl_gen = g;
+    tl_depth = 0;
+  }
+}
+
+O g_call_impl;  // torch.nn.Module._call_impl's code (a reference), or null
+
+// Called at a root's pre-hook, whose own frame is the innermost: whether an
+// outer Module._call_impl runs on this thread (a call the hooks missed). A
+// walk of the stack once per root call.
+bool inside_missed_call() {
+  O f = g_call_impl ? P.GetFrame() : nullptr;
+  if (!f) return false;
+  P.IncRef(f);
+  bool missed = false;
+  for (int n = 0; f && n < kMaxFrames && !missed; n++) {
+    O code = P.FrameCode(f);
+    bool impl = code == g_call_impl;
+    if (code) P.DecRef(code);
+    if (n == 0 && !impl) break;  // not called from _call_impl: nothing to tell
+    missed = impl && n > 0;
+    O back = P.FrameBack(f);
+    P.DecRef(f);
+    f = back;
+  }
+  if (f) P.DecRef(f);
+  return missed;
+}
 
 O none() {
   P.IncRef(P.None);
@@ -391,7 +437,12 @@ O pre_hook(O, O const* args, ssize nargs) {
       tl_depth >= kDepth)
     return none();
   O m = args[0];
+  stack_current();
   const Level* up = tl_depth ? &tl_stack[tl_depth - 1] : nullptr;
+  if (up ? !up->node : inside_missed_call()) {
+    tl_stack[tl_depth++] = Level{m, nullptr, false};
+    return none();
+  }
   Placement* kept;
   Placement p = lookup(m, up ? up->node : nullptr, up ? up->module : nullptr, &kept);
   tl_stack[tl_depth++] = Level{m, p.node, p.opens};
@@ -409,6 +460,7 @@ O pre_hook(O, O const* args, ssize nargs) {
 // forward hook: hook(module, args, output); with always_call, also when
 // the forward raised
 O post_hook(O, O const* args, ssize nargs) {
+  stack_current();
   if (nargs >= 1 && tl_depth && tl_stack[tl_depth - 1].module == args[0]) {
     const Level& l = tl_stack[--tl_depth];
     const gmp_bridge_host* h = g_host->load(std::memory_order_acquire);
@@ -422,9 +474,11 @@ MethodDef g_post_def = {"gmemprof_module_exit", reinterpret_cast<void*>(&post_ho
 
 // ---- frames -------------------------------------------------------------------
 
-bool g_setup;   // the skipped directories are known
-bool g_hooked;  // the module hooks are in (or could not be put in)
-std::vector<std::string> g_skip;  // file prefixes that are not the program's code
+std::atomic<bool> g_setup{false};  // the skipped directories are known
+enum { kHooksOut, kHooksIn, kHooksFailed };
+std::atomic<int> g_hooks{kHooksOut};  // changed under the GIL
+O g_handles[2];                       // the hooks' RemovableHandles while in
+std::vector<std::string> g_skip;      // file prefixes that are not the program's code
 
 std::string dir_of(const std::string& file) {
   size_t s = file.rfind('/');
@@ -467,17 +521,42 @@ bool register_hooks() {
     P.IncRef(fpost);
     P.TupleSetItem(a2, 0, fpost);
     P.DictSetItemString(kw, "always_call", yes);
-    // the handles are kept: the hooks stay for the life of the process.
     // The exit hook first: an exit without its enter is ignored, an enter
     // without its exit would leave ranges open.
-    O h2 = P.Call(reg_post, a2, kw);
-    O h1 = h2 ? P.Call(reg_pre, a1, nullptr) : nullptr;
-    ok = h1 && h2;
+    g_handles[1] = P.Call(reg_post, a2, kw);
+    g_handles[0] = g_handles[1] ? P.Call(reg_pre, a1, nullptr) : nullptr;
+    ok = g_handles[0] && g_handles[1];
+  }
+  if (!g_call_impl) {  // kept for the life of the process, like the code tables' entries
+    O cls = P.GetAttrString(mod, "Module");
+    O fn = cls ? P.GetAttrString(cls, "_call_impl") : nullptr;
+    g_call_impl = fn ? P.GetAttrString(fn, "__code__") : nullptr;
+    for (O o : {fn, cls})
+      if (o) P.DecRef(o);
   }
   for (O o : {yes, kw, a2, a1, fpost, fpre, reg_post, reg_pre, mod})
     if (o) P.DecRef(o);
   P.ErrClear();
   return ok;
+}
+
+void unregister_hooks() {
+  for (O& h : g_handles) {
+    O rm = h ? P.GetAttrString(h, "remove") : nullptr;
+    O args = rm ? P.TupleNew(0) : nullptr;
+    O r = args ? P.Call(rm, args, nullptr) : nullptr;
+    for (O o : {r, args, rm, h})
+      if (o) P.DecRef(o);
+    h = nullptr;
+  }
+  P.ErrClear();
+  g_hook_gen.fetch_add(1, std::memory_order_relaxed);
+}
+
+// The hooks as the watch bits want them: nothing to do.
+bool hooks_settled(bool modules) {
+  int h = g_hooks.load(std::memory_order_relaxed);
+  return modules ? h != kHooksOut : h != kHooksIn;
 }
 
 struct FrameKey {
@@ -520,8 +599,6 @@ std::string frame_text(O frame, O code) {
   return file + ":" + std::to_string(P.FrameLine(frame)) + " " + fn;
 }
 
-constexpr int kMaxFrames = 512;
-
 }  // namespace
 
 void bind(std::atomic<const gmp_bridge_host*>* host, std::atomic<unsigned>* watching) {
@@ -535,15 +612,41 @@ bool holds_gil() { return g_api.load(std::memory_order_relaxed) > 0 && P.IsIniti
 
 void setup() {
   bool modules = (g_watching->load(std::memory_order_relaxed) & GMP_BRIDGE_WATCH_MODULES) != 0;
-  if (g_setup && (g_hooked || !modules)) return;
+  if (g_setup.load(std::memory_order_relaxed) && hooks_settled(modules)) return;
   ErrGuard eg;
-  if (!g_setup) learn_skips();
-  g_setup = true;
-  if (!modules) return;
-  g_hooked = true;
+  if (!g_setup.load(std::memory_order_relaxed)) learn_skips();
+  g_setup.store(true, std::memory_order_relaxed);
+  if (hooks_settled(modules)) return;
+  if (!modules) {
+    unregister_hooks();
+    g_hooks.store(kHooksOut, std::memory_order_relaxed);
+    return;
+  }
+  bool ok = register_hooks();
+  g_hooks.store(ok ? kHooksIn : kHooksFailed, std::memory_order_relaxed);
   const gmp_bridge_host* h = g_host->load(std::memory_order_acquire);
-  if (!register_hooks() && h)
+  if (!ok && h)
     h->log(1, "torch.nn's global module hooks could not be registered: no module ranges in this process");
+}
+
+// setup() from a thread that may not hold the GIL: one that runs Python
+// takes it; any other does nothing.
+void with_gil_setup() {
+  if (g_api.load(std::memory_order_relaxed) <= 0 || !P.IsInitialized() || !P.ThisThreadState() ||
+      (P.Finalizing && P.Finalizing()))
+    return;
+  if (P.GILState_Check()) {
+    setup();
+    return;
+  }
+  int g = P.Ensure();
+  setup();
+  P.Release(g);
+}
+
+void sync_hooks() {
+  bool modules = (g_watching->load(std::memory_order_relaxed) & GMP_BRIDGE_WATCH_MODULES) != 0;
+  if (!g_setup.load(std::memory_order_relaxed) || !hooks_settled(modules)) with_gil_setup();
 }
 
 void op_frame_ids(bool frames, bool stack, uint32_t* frame, uint32_t* whole) {
@@ -551,7 +654,9 @@ void op_frame_ids(bool frames, bool stack, uint32_t* frame, uint32_t* whole) {
   *whole = 0;
   if (g_api.load(std::memory_order_relaxed) <= 0 || !P.IsInitialized() || !P.ThisThreadState()) return;
   bool modules = (g_watching->load(std::memory_order_relaxed) & GMP_BRIDGE_WATCH_MODULES) != 0;
-  if ((P.Finalizing && P.Finalizing()) || (!frames && g_setup && (g_hooked || !modules))) return;
+  if ((P.Finalizing && P.Finalizing()) ||
+      (!frames && g_setup.load(std::memory_order_relaxed) && hooks_settled(modules)))
+    return;
   if (P.GILState_Check()) {
     setup();
     if (frames) frame_ids(stack, frame, whole);
@@ -564,6 +669,7 @@ void op_frame_ids(bool frames, bool stack, uint32_t* frame, uint32_t* whole) {
 }
 
 const void* current_module() {
+  stack_current();
   for (unsigned d = tl_depth; d > 0; d--)
     if (tl_stack[d - 1].node) return tl_stack[d - 1].node;
   return nullptr;
@@ -575,7 +681,7 @@ void frame_ids(bool stack, uint32_t* frame, uint32_t* whole) {
   *frame = 0;
   *whole = 0;
   const gmp_bridge_host* h = g_host->load(std::memory_order_acquire);
-  if (!g_setup || !h) return;
+  if (!g_setup.load(std::memory_order_relaxed) || !h) return;
   O f = P.GetFrame();
   if (!f) return;
   P.IncRef(f);

@@ -4,8 +4,9 @@
 // without Python (a C++ program using libtorch) loads the bridge all the
 // same and gets ops and tensors.
 //
-// Everything here runs on a thread that holds the GIL already; nothing
-// takes it (the profiler's own threads never call in).
+// Everything here runs on a thread that holds the GIL already, but for
+// op_frame_ids and sync_hooks, which take it on a thread that runs Python
+// (the profiler's own threads never call in).
 #ifndef GMEMPROF_PROFILER_TORCH_PY_H
 #define GMEMPROF_PROFILER_TORCH_PY_H
 
@@ -23,9 +24,13 @@ bool present();
 // The calling thread holds the GIL (false without Python).
 bool holds_gil();
 // Under the GIL: learns once which files are torch's and the standard
-// library's and, the first time modules are watched, registers the global
-// module hooks. Cheap after that.
+// library's, and puts the global module hooks in while modules are watched
+// and out while they are not. Cheap when nothing changes.
 void setup();
+// setup() where the watch bits may have changed, from any thread that is
+// not inside an allocator's or the profiler's lock: a thread that runs
+// Python takes the GIL for it when there is work, any other does nothing.
+void sync_hooks();
 // The innermost module whose forward runs on this thread, as an opaque
 // token for the backward table (nullptr: none), and a token's path.
 const void* current_module();

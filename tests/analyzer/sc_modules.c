@@ -273,14 +273,16 @@ int sc_oom_modules(const char *path)
  * 19-21 FREE X1, X2, W2                                                    6
  * 22    ALLOC W2b 2 MiB at W2's address, no range (no OWNER: (no module))  8
  * 23    ALLOC X3 16 MiB, no range                                         24  PEAK
+ * 24-28 FREE X3, W1, B1, RM, W2b: the teardown at exit                     0
  *
- * Peak 24 MiB at 33.000 ms: W1 4, B1 1, RM 1, W2b 2, X3 16.
+ * Peak 24 MiB at 33.000 ms: W1 4, B1 1, RM 1, W2b 2, X3 16. The parameters
+ * freed after the peak still count at it.
  * --by module, self (alloc / freed / at the peak / params held at the peak):
- *   (no module) 18 MiB in 2 (W2b, X3) / 0 / 18 MiB / 0
- *   Net.fc1 13 MiB in 3 (W1, B1, X1) / 8 MiB / 5 MiB / 4 MiB + 1,000,000 = 5,194,304 B
+ *   (no module) 18 MiB in 2 (W2b, X3) / 18 MiB in 2 / 18 MiB / 0
+ *   Net.fc1 13 MiB in 3 (W1, B1, X1) / 13 MiB in 3 / 5 MiB / 4 MiB + 1,000,000 = 5,194,304 B
  *   Net.fc2 4 MiB in 2 (W2, X2) / 4 MiB in 2 / 0 / 0 (W2 is freed; W2b was never named)
- *   Net.norm 1 / 0 / 1 MiB / 1,048,576 B;  Net and Net.head: a call each, nothing of their own
- *   Net total: 18 MiB in 6 / 12 MiB / 6 MiB / 6,242,880 B. Roots: 6 + 18 = 24, the peak.
+ *   Net.norm 1 / 1 MiB / 1 MiB / 1,048,576 B;  Net and Net.head: a call each, nothing of their own
+ *   Net total: 18 MiB in 6 / 18 MiB / 6 MiB / 6,242,880 B. Roots: 6 + 18 = 24, the peak.
  * Ranked by total at the peak: (no module) 18, Net 6, Net.fc1 5, Net.norm 1, then Net.fc2
  *   and Net.head (0, by name).
  */
@@ -339,5 +341,10 @@ int sc_modules_owned(const char *path)
     FREE_(T(21), W2, 2, 100, 0);
     ALLOC_(T(22), W2, 2, 100, 0, 0);
     ALLOC_(T(23), X3, 16, 100, 0, 0);
-    return close_trace(&b, path, T(24), 38);
+    FREE_(T(24), X3, 16, 100, 0);
+    FREE_(T(25), W1, 4, 100, 0);
+    FREE_(T(26), B1, 1, 100, 0);
+    FREE_(T(27), RM, 1, 100, 0);
+    FREE_(T(28), W2, 2, 100, 0);
+    return close_trace(&b, path, T(29), 43);
 }

@@ -69,7 +69,7 @@ class Probe:
 
 S_FC1_W, S_FC1_B, S_MEAN, S_TIED = 0x100000, 0x200000, 0x300000, 0x400000
 S_ALIAS, S_SHARED, S_BLK0, S_BLK1, S_CPU = 0x500000, 0x600000, 0x700000, 0x800000, 0x900000
-S_FRESH = 0xA00000
+S_FRESH, S_LATE = 0xA00000, 0xB00000
 
 
 class Net(nn.Module):
@@ -128,3 +128,19 @@ def fresh():
     # reference), so the next one, maybe at the same address, is new
     m = Lin(P(0, storage(S_FRESH), 48))
     return m(0)
+
+
+class Late(nn.Module):
+    # the hooks may come in at the op inside its forward: its child is then
+    # called inside a module call the hooks never saw
+    def __init__(self):
+        super().__init__()
+        self.inner = Block(Lin(P(0, storage(S_LATE), 96)))
+
+    def forward(self, x):
+        _gmp_test.op()  # at: late_op
+        return self.inner(x)
+
+
+def late():
+    return Late()

@@ -9,7 +9,9 @@
 // dlsym(RTLD_DEFAULT): this executable links libpython, so the symbols are
 // there, as they are in a python process.
 //
-// Checked: the module hooks go in once (always_call on the exit hook); the
+// Checked: the module hooks go in once (always_call on the exit hook), and
+// out and in again as the watch bits change (sync_hooks, an op); a module
+// called inside one the hooks missed opens nothing (an orphan); the
 // exact sequence of module ranges and OWNER reports of a forward through a
 // DistributedDataParallel-like wrapper, again without owners, then of the
 // bare model; the frames ("FILE:LINE FUNCTION") seen from the user's code
@@ -241,7 +243,9 @@ class Module:
                 return held[name]
         raise AttributeError(name)
 
-    def __call__(self, *args):
+    def _call_impl(self, *args):
+        if not (_global_forward_pre_hooks or _global_forward_hooks):
+            return self.forward(*args)  # the fast path: no hook runs
         for hook in list(_global_forward_pre_hooks.values()):
             r = hook(self, args)
             if r is not None:
@@ -258,6 +262,11 @@ class Module:
             if r is not None:
                 result = r
         return result
+
+    def _wrapped_call_impl(self, *args):
+        return self._call_impl(*args)
+
+    __call__ = _wrapped_call_impl
 
 
 class ModuleList(Module):
@@ -563,12 +572,56 @@ int main(int argc, char** argv) {
   check_log(unwatched, "modules not watched");
   g_watching.store(GMP_BRIDGE_WATCH_MODULES | GMP_BRIDGE_WATCH_FRAMES);
 
+  // ... and the op in that forward took the hooks out: outside a window
+  // Module.__call__ keeps its fast path
+  CHECK_EQ_U64(eval_long(globals, "len(torch.nn.modules.module._global_forward_pre_hooks)"), 0);
+  CHECK_EQ_U64(eval_long(globals, "len(torch.nn.modules.module._global_forward_hooks)"), 0);
+  CHECK_EQ_U64(eval_long(globals, "len(torch.nn.modules.module._global_forward_hooks_always_called)"), 0);
+
+  // Modules watched again while a forward runs: the op inside Late.forward
+  // puts the hooks in, so Late had no pre-hook. Its child Block looks like a
+  // root but has Late's _call_impl outside it: it and its Lin are orphans,
+  // with no range and no owner. The next call is whole.
+  PyObject* late = PyObject_CallMethod(prog, "late", nullptr);
+  py_ok(late != nullptr, "late()");
+  PyObject* zero = PyLong_FromLong(0);
+  PyObject* lr = PyObject_CallOneArg(late, zero);
+  py_ok(lr != nullptr, "Late()(0), the hooks out");
+  Py_DECREF(lr);
+  const std::string late_op = "op " + at("late_op", "Late.forward");
+  check_log({late_op}, "the hooks come in inside a forward");
+  CHECK_EQ_U64(eval_long(globals, "len(torch.nn.modules.module._global_forward_pre_hooks)"), 1);
+  lr = PyObject_CallOneArg(late, zero);
+  py_ok(lr != nullptr, "Late()(0), the hooks in");
+  Py_DECREF(lr);
+  check_log({"module Late", late_op, "module Late.inner", "owner Late.inner.lin dev=0 0xb00000 96 P",
+             "module Late.inner.lin", "end", "end", "end"},
+            "the next call of that model");
+  Py_DECREF(zero);
+  Py_DECREF(late);
+  CHECK_EQ_U64(g_blocks.size(), 17);
+
+  // sync_hooks (an optimizer step's end) follows the watch bits
+  g_watching.store(GMP_BRIDGE_WATCH_FRAMES);
+  gmp_py::sync_hooks();
+  CHECK_EQ_U64(eval_long(globals, "len(torch.nn.modules.module._global_forward_hooks)"), 0);
+  gmp_py::sync_hooks();  // nothing to do
+  g_watching.store(GMP_BRIDGE_WATCH_MODULES | GMP_BRIDGE_WATCH_FRAMES);
+  ts = PyEval_SaveThread();  // as at an op's end: the GIL released
+  gmp_py::sync_hooks();
+  PyEval_RestoreThread(ts);
+  CHECK_EQ_U64(eval_long(globals, "len(torch.nn.modules.module._global_forward_pre_hooks)"), 1);
+  CHECK_EQ_U64(eval_long(globals, "len(torch.nn.modules.module._global_forward_hooks_always_called)"), 1);
+  CHECK(g_log.empty(), "sync_hooks made %zu events", g_log.size());
+
   // every text (paths, frames, stacks) interned exactly once: py.cpp caches
   // the ids; the path texts are the modules' paths
   for (const auto& t : g_interned) CHECK(t.second == 1, " '%s' interned %d times", t.first.c_str(), t.second);
-  for (const char* p : {"Net", "Net.fc1", "Net.blocks.0.lin", "Net.blocks.1.lin", "Net.embed", "Net.head", "Lin"})
+  for (const char* p :
+       {"Net", "Net.fc1", "Net.blocks.0.lin", "Net.blocks.1.lin", "Net.embed", "Net.head", "Lin", "Late.inner.lin"})
     CHECK(g_interned.count(p) == 1, " path '%s' not interned", p);
-  CHECK_EQ_U64(g_interned.size(), 7 + 1 + 1 + 4);  // paths, where's frame, its stack, Net.forward's 4 lines
+  // paths, where's frame, its stack, Net.forward's 4 lines, Late.forward's op
+  CHECK_EQ_U64(g_interned.size(), 8 + 1 + 1 + 4 + 1);
 
   CHECK(g_lines.empty(), "host->log: %s", g_lines.empty() ? "" : g_lines[0].c_str());
 
