@@ -30,7 +30,8 @@
 
 /* GMEMPROF_CLOCK */
 enum gmp_clock_mode {
-    GMP_CLOCK_AUTO = 0,  /* the TSC where the kernel's clocksource is tsc */
+    GMP_CLOCK_AUTO = 0,  /* the TSC where the kernel's clocksource is tsc, or where the TSC is
+                            invariant and clock_gettime leaves the vDSO (gmp_clock_facts) */
     GMP_CLOCK_TSC = 1,   /* the TSC on any x86-64 (tests; a trusted TSC under another clocksource) */
     GMP_CLOCK_SYSTEM = 2 /* clock_gettime always */
 };
@@ -87,10 +88,27 @@ static inline uint64_t gmp_clock_read(gmp_clock *c)
     return gmp_clock_system();
 }
 
+/* What GMP_CLOCK_AUTO decides on. Where the kernel keeps time with another
+ * clocksource than the TSC (kvm-clock, hpet, a TSC it marked unstable),
+ * clock_gettime may leave the vDSO for a system call: about 1 us against
+ * 20-60 ns, and the profiler reads the clock at every op, block and launch.
+ * There an invariant TSC (constant_tsc and nonstop_tsc: one rate, through
+ * sleep states) fitted to CLOCK_REALTIME, as torch.profiler's approximate
+ * clock does, is read instead. */
+typedef struct gmp_clock_facts {
+    const char *clocksource; /* the kernel's current one, e.g. "tsc\n", "kvm-clock" */
+    int tsc_invariant;       /* /proc/cpuinfo's flags have constant_tsc and nonstop_tsc */
+    uint64_t system_read_ns; /* one clock_gettime(CLOCK_REALTIME), the median of a few */
+} gmp_clock_facts;
+#define GMP_CLOCK_SLOW_NS 250u /* a read slower than this is taken for a system call */
+
+/* The facts of this machine: the clocksource into buf (cap bytes). */
+void gmp_clock_facts_read(gmp_clock_facts *out, char *buf, size_t cap);
+
 /* Resets both sides: reads go to clock_gettime until the first fit. mode
- * is a gmp_clock_mode; clocksource the kernel's current one (NULL: read
- * /sys/devices/system/clocksource/clocksource0/current_clocksource). */
-void gmp_clock_init(gmp_clock *c, gmp_clock_fit *f, int mode, const char *clocksource);
+ * is a gmp_clock_mode; facts what AUTO decides on (NULL: this machine's,
+ * gmp_clock_facts_read). */
+void gmp_clock_init(gmp_clock *c, gmp_clock_fit *f, int mode, const gmp_clock_facts *facts);
 
 /* One pair of readings (the TSC and CLOCK_REALTIME at the same moment)
  * into the line. Pure but for publishing into c: what happened is

@@ -107,6 +107,8 @@ static struct {
      * records can slip in (profiler.e2e.accounting). */
     unsigned test_gap_us;
     gmp_clock_fit clk;   /* the trace clock's fitting side (clock.h) */
+    gmp_clock_facts clk_facts; /* what GMEMPROF_CLOCK=auto decided on */
+    char clk_source[64];       /* the clocksource those facts name */
     /* GMEMPROF_TEST_DUMP_NAME (test harnesses only): a name interned while
      * each dump is written, which no source does, so that the trace's
      * STRING of it is written then (profiler.e2e.oom_sched_diskfull). */
@@ -939,8 +941,11 @@ static unsigned wait_ms(void)
 static void clock_tick(void)
 {
     if (gmp_clock_tick(&gmp_g.clock, &W.clk) == 1)
-        gmp_log_debug("trace clock: the TSC, mapped to CLOCK_REALTIME (%s)",
-                      W.cfg->clock == GMP_CLOCK_TSC ? "GMEMPROF_CLOCK=tsc" : "the kernel's clocksource is tsc");
+        gmp_log_debug("trace clock: the TSC, mapped to CLOCK_REALTIME (%s; clocksource %.*s, clock_gettime %" PRIu64
+                      " ns)",
+                      W.cfg->clock == GMP_CLOCK_TSC ? "GMEMPROF_CLOCK=tsc" : "GMEMPROF_CLOCK=auto",
+                      (int)strcspn(W.clk_facts.clocksource ? W.clk_facts.clocksource : "?", "\n"),
+                      W.clk_facts.clocksource ? W.clk_facts.clocksource : "?", W.clk_facts.system_read_ns);
 }
 
 static void periodic(void)
@@ -1027,7 +1032,8 @@ int gmp_wt_start(gmt_writer *w, const gmp_wt_setup *setup, char *err, size_t cap
     W.start_unix_ns = setup->start_unix_ns;
     W.start_ts = setup->start_ts;
     atomic_store(&W.cutoff, UINT64_MAX);
-    gmp_clock_init(&gmp_g.clock, &W.clk, W.cfg->clock, NULL);
+    gmp_clock_facts_read(&W.clk_facts, W.clk_source, sizeof W.clk_source);
+    gmp_clock_init(&gmp_g.clock, &W.clk, W.cfg->clock, &W.clk_facts);
     clock_tick(); /* the first pair */
     W.strtab = gmt_strtab_create();
     gmp_tsink_init(&W.trace, w, setup->path, W.strtab);

@@ -23,17 +23,35 @@ static void test_choice(void)
 {
     gmp_clock c;
     gmp_clock_fit f;
-    gmp_clock_init(&c, &f, GMP_CLOCK_SYSTEM, "tsc\n");
+    const gmp_clock_facts tsc = {"tsc\n", 1, 30}, kvm = {"kvm-clock\n", 1, 40}, early = {"tsc-early\n", 1, 30},
+                          slow = {"hpet\n", 1, 1500}, slow_variant = {"hpet\n", 0, 1500},
+                          edge = {"kvm-clock", 1, GMP_CLOCK_SLOW_NS - 1}, at = {"kvm-clock", 1, GMP_CLOCK_SLOW_NS};
+    gmp_clock_init(&c, &f, GMP_CLOCK_SYSTEM, &tsc);
     CHECK(!f.allowed, "GMEMPROF_CLOCK=system never uses the TSC");
-    gmp_clock_init(&c, &f, GMP_CLOCK_AUTO, "kvm-clock\n");
-    CHECK(!f.allowed, "auto under kvm-clock: the system clock");
-    gmp_clock_init(&c, &f, GMP_CLOCK_AUTO, "tsc-early\n");
+    gmp_clock_init(&c, &f, GMP_CLOCK_AUTO, &kvm);
+    CHECK(!f.allowed, "auto under kvm-clock with a fast clock_gettime: the system clock");
+    gmp_clock_init(&c, &f, GMP_CLOCK_AUTO, &early);
     CHECK(!f.allowed, "only the clocksource named exactly tsc");
+    gmp_clock_init(&c, &f, GMP_CLOCK_AUTO, &slow_variant);
+    CHECK(!f.allowed, "a slow clock_gettime but a TSC that is not invariant: the system clock");
+    gmp_clock_init(&c, &f, GMP_CLOCK_AUTO, &edge);
+    CHECK(!f.allowed, "a read just under the system call threshold: the system clock");
 #if defined(__x86_64__)
-    gmp_clock_init(&c, &f, GMP_CLOCK_AUTO, "tsc\n");
+    gmp_clock_init(&c, &f, GMP_CLOCK_AUTO, &tsc);
     CHECK(f.allowed, "auto where the kernel keeps time with the TSC");
-    gmp_clock_init(&c, &f, GMP_CLOCK_TSC, "kvm-clock");
+    gmp_clock_init(&c, &f, GMP_CLOCK_AUTO, &slow);
+    CHECK(f.allowed, "auto where clock_gettime is a system call and the TSC invariant");
+    gmp_clock_init(&c, &f, GMP_CLOCK_AUTO, &at);
+    CHECK(f.allowed, "a read at the threshold counts as slow");
+    gmp_clock_init(&c, &f, GMP_CLOCK_TSC, &kvm);
     CHECK(f.allowed, "GMEMPROF_CLOCK=tsc forces it");
+    /* this machine's facts: a clocksource read, a measured read cost */
+    char buf[64];
+    gmp_clock_facts mine;
+    gmp_clock_facts_read(&mine, buf, sizeof buf);
+    CHECK(mine.clocksource == buf && mine.system_read_ns > 0 && mine.system_read_ns < 1000000,
+          "facts: clocksource '%s', clock_gettime %" PRIu64 " ns, invariant TSC %d", buf, mine.system_read_ns,
+          mine.tsc_invariant);
 #endif
     CHECK_EQ_U64(atomic_load(&c.on), 0); /* reads are clock_gettime's */
     /* not allowed: pairs change nothing */
