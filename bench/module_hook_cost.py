@@ -15,11 +15,12 @@ process, so they share its host load, clocks and caches:
              no-op functions around the original: what a hook costs without
              the global hooks' path through Module._call_impl
 
-Each round runs every variant in turn (order rotated per round): 3 steps to
-settle, then --steps timed steps, each between two torch.cuda.synchronize().
-Prints one JSON line per round and a summary: per variant the median over
-rounds of (variant's median step / bare's median step in the same round),
-the module calls per step, and the extra time per module call. The bridge's hooks are C functions, so its
+The variants take turns step by step (the order rotated every cycle), so a
+drift of the host falls on all of them alike; each step is timed between
+two torch.cuda.synchronize(). A round is --steps steps of each variant.
+Prints one JSON line per round and a summary: per variant the median step
+over all rounds, its ratio to bare's, the module calls per step, and the
+extra time per module call. The bridge's hooks are C functions, so its
 hook bodies cost less than `hooks` here; the path through _call_impl is the
 same.
 """
@@ -90,35 +91,30 @@ def main():
             torch.nn.Module.__call__ = orig_call
 
     variants = ["bare", "hooks", "callwrap"]
-    ratios = {v: [] for v in variants}
-    extra_us = {v: [] for v in variants}  # per module call, over bare in the same round
+    times = {v: [] for v in variants}
     n = 10
     for r in range(a.rounds):
-        order = variants[r % len(variants):] + variants[:r % len(variants)]
-        med = {}
-        for v in order:
+        for k in range(a.steps * len(variants)):
+            # step by step in turn, the order rotated each cycle: drift and
+            # host load fall on every variant alike
+            cyc = k // len(variants)
+            v = variants[(k + cyc) % len(variants)]
             handles = install(v)
-            times = []
-            for i in range(3 + a.steps):
-                torch.cuda.synchronize()
-                t0 = time.perf_counter()
-                step(n)
-                torch.cuda.synchronize()
-                if i >= 3:
-                    times.append(time.perf_counter() - t0)
-                n += 1
+            torch.cuda.synchronize()
+            t0 = time.perf_counter()
+            step(n)
+            torch.cuda.synchronize()
+            times[v].append(time.perf_counter() - t0)
             uninstall(v, handles)
-            med[v] = statistics.median(times) * 1e3
-        for v in variants:
-            ratios[v].append(med[v] / med["bare"])
-            extra_us[v].append((med[v] - med["bare"]) * 1e3 / max(per_step, 1))
-        print(json.dumps({"round": r, "median_ms": med}), flush=True)
-    summary = {"size": a.size, "rounds": a.rounds, "steps": a.steps, "module_calls_per_step": per_step,
-               "device": torch.cuda.get_device_name(0), "torch": torch.__version__,
-               "ratio_median": {v: statistics.median(ratios[v]) for v in variants},
-               "ratio_min": {v: min(ratios[v]) for v in variants},
-               "ratio_max": {v: max(ratios[v]) for v in variants},
-               "us_per_module_call": {v: statistics.median(extra_us[v]) for v in variants}}
+            n += 1
+        print(json.dumps({"round": r, "median_ms": {v: statistics.median(times[v][-a.steps:]) * 1e3
+                                                    for v in variants}}), flush=True)
+    med = {v: statistics.median(times[v]) * 1e3 for v in variants}
+    summary = {"size": a.size, "rounds": a.rounds, "steps_per_variant": len(times["bare"]),
+               "module_calls_per_step": per_step, "device": torch.cuda.get_device_name(0),
+               "torch": torch.__version__, "median_ms": med,
+               "ratio": {v: med[v] / med["bare"] for v in variants},
+               "us_per_module_call": {v: (med[v] - med["bare"]) * 1e3 / max(per_step, 1) for v in variants}}
     print(json.dumps(summary), flush=True)
 
 
