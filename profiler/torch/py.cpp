@@ -403,26 +403,26 @@ void stack_current() {
 
 O g_call_impl;  // torch.nn.Module._call_impl's code (a reference), or null
 
-// Called at a root's pre-hook, whose own frame is the innermost: whether an
-// outer Module._call_impl runs on this thread (a call the hooks missed). A
-// walk of the stack once per root call.
+// Called at a root's pre-hook: whether an outer Module._call_impl runs on
+// this thread (a call the hooks missed). The first _call_impl frame out
+// from the hook is the module's own (PyTorch 2 runs the hooks in a closure
+// inside it, older ones in it directly); a second one is an outer module's.
+// A walk of the stack once per root call.
 bool inside_missed_call() {
   O f = g_call_impl ? P.GetFrame() : nullptr;
   if (!f) return false;
   P.IncRef(f);
-  bool missed = false;
-  for (int n = 0; f && n < kMaxFrames && !missed; n++) {
+  int calls = 0;
+  for (int n = 0; f && n < kMaxFrames && calls < 2; n++) {
     O code = P.FrameCode(f);
-    bool impl = code == g_call_impl;
+    calls += code == g_call_impl;
     if (code) P.DecRef(code);
-    if (n == 0 && !impl) break;  // not called from _call_impl: nothing to tell
-    missed = impl && n > 0;
     O back = P.FrameBack(f);
     P.DecRef(f);
     f = back;
   }
   if (f) P.DecRef(f);
-  return missed;
+  return calls == 2;
 }
 
 O none() {

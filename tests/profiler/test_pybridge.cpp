@@ -246,22 +246,27 @@ class Module:
     def _call_impl(self, *args):
         if not (_global_forward_pre_hooks or _global_forward_hooks):
             return self.forward(*args)  # the fast path: no hook runs
-        for hook in list(_global_forward_pre_hooks.values()):
-            r = hook(self, args)
-            if r is not None:
-                args = r if isinstance(r, tuple) else (r,)
-        try:
-            result = self.forward(*args)
-        except BaseException:
-            for k, hook in list(_global_forward_hooks.items()):
-                if _global_forward_hooks_always_called.get(k):
-                    hook(self, args, None)
-            raise
-        for hook in list(_global_forward_hooks.values()):
-            r = hook(self, args, result)
-            if r is not None:
-                result = r
-        return result
+
+        def inner():  # as in PyTorch 2: the hooks run in a closure
+            nonlocal args
+            for hook in list(_global_forward_pre_hooks.values()):
+                r = hook(self, args)
+                if r is not None:
+                    args = r if isinstance(r, tuple) else (r,)
+            try:
+                result = self.forward(*args)
+            except BaseException:
+                for k, hook in list(_global_forward_hooks.items()):
+                    if _global_forward_hooks_always_called.get(k):
+                        hook(self, args, None)
+                raise
+            for hook in list(_global_forward_hooks.values()):
+                r = hook(self, args, result)
+                if r is not None:
+                    result = r
+            return result
+
+        return inner()
 
     def _wrapped_call_impl(self, *args):
         return self._call_impl(*args)
