@@ -467,7 +467,7 @@ torch_ops_gpt | torch_ops_cnn | torch_ops_accum | torch_ops_twoopt | torch_ops_c
           sed -n '/ranked by self memory/,/^$/p' "$W/by_range.txt" | head -12; } | tee "$W/outcome.txt"
     fi
     ;;
-torch_modules_gpt | torch_modules_cnn | torch_modules_ddp | torch_modules_compile)
+torch_modules_gpt | torch_modules_cnn | torch_modules_ddp | torch_modules_compile | torch_modules_midstep)
     # nn.Module ranges and source lines from the bridge on an unmodified
     # script (tests/gpu/torch_modules.py): stdout and exit status unchanged;
     # every module path the model has opens a range, backward ranges exist;
@@ -488,6 +488,10 @@ torch_modules_gpt | torch_modules_cnn | torch_modules_ddp | torch_modules_compil
     # that step, before the next forward, and the parameters (made before
     # the window, in its baseline) are named at that forward
     torch_modules_cnn) margs+=(--model cnn); msched="wait=1,warmup=1,active=1" ;;
+    # steps from an NVTX marker inside the forward: the window opens there,
+    # the hooks go in at the next op, and the blocks after the marker run
+    # inside the GPT's call that no pre-hook saw (orphans, no root of their own)
+    torch_modules_midstep) margs+=(--model gpt --mark-mid-forward); msched="wait=1,warmup=1,active=1" ;;
     torch_modules_ddp) margs+=(--model gpt --ddp) ;;
     torch_modules_compile) margs+=(--model cnn --compile) ;;
     esac
@@ -511,9 +515,14 @@ PYEOF
         pass "compiled: module paths not seen: ${missing:0:200}"
     elif [ "$missing" = none ]; then pass "every module path of the model has a range"
     else fail "module paths without a range: ${missing:0:300}"; fi
+    if [ "$name" = torch_modules_midstep ]; then
+        roots=$(sed -n 's/^module \([^.]*\).*/\1/p' "$W/trace_modules.txt" | sort -u | tr '\n' ' ')
+        if [ "$roots" = "GPT " ]; then pass "a window opened inside a forward: every module range is under GPT"
+        else fail "module roots in the trace: ${roots:0:200}(GPT alone expected)"; fi
+    fi
     if grep -q '^module_bwd ' "$W/trace_modules.txt"; then pass "backward module ranges: $(grep -c '^module_bwd ' "$W/trace_modules.txt") paths"
     else fail "no backward module range"; fi
-    if [ "$name" = torch_modules_gpt ] || [ "$name" = torch_modules_cnn ]; then
+    if [ "$name" = torch_modules_gpt ] || [ "$name" = torch_modules_cnn ] || [ "$name" = torch_modules_midstep ]; then
         want=$("$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["largest_line"])' "$W/facts.json")
         got=$(sed -n 's/^requested [0-9]* //p' "$W/trace_modules.txt")
         if [ "$got" = "$want" ]; then pass "the largest activation's line: $got"
@@ -563,7 +572,7 @@ if name != "torch_modules_compile":
     else:
         say.append("%d modules hold their parameters and buffers exactly (%d bytes)"
                    % (sum(1 for v in f["own"].values() if v), total))
-if name in ("torch_modules_gpt", "torch_modules_cnn"):
+if name in ("torch_modules_gpt", "torch_modules_cnn", "torch_modules_midstep"):
     row = next((r for r in lines if r["line"] == f["largest_line"]), None)
     if not row or int(row["alloc_bytes"]) < f["largest_bytes"]:
         bad.append("--by line has no row of %d bytes for %s" % (f["largest_bytes"], f["largest_line"]))

@@ -4,7 +4,7 @@ views: run it unmodified under the launcher, then compare the trace with the
 facts this script writes.
 
     python3 tests/gpu/torch_modules.py --model gpt|cnn [--steps N] [--compile] [--ddp]
-                                       [--facts FILE.json]
+                                       [--mark-mid-forward] [--facts FILE.json]
 
 Models (default allocator, fp32, SGD, random data):
   gpt  GPT: token and position embeddings, `blocks` (a ModuleList of Block:
@@ -12,7 +12,9 @@ Models (default allocator, fp32, SGD, random data):
   cnn  ResNetish: stem (conv, bn), layer1/layer2 (BasicBlock: conv1, bn1,
        conv2, bn2, optional downsample), pool, fc
 --compile wraps the model in torch.compile; --ddp in DistributedDataParallel
-(one process, gloo, one GPU). Prints one line per step ("step N loss X")
+(one process, gloo, one GPU). --mark-mid-forward (GPT): the GPT's forward
+emits the NVTX step marker "step" after its first block, so the profiler's
+steps, and its windows, begin and end inside a forward. Prints one line per step ("step N loss X")
 and nothing else: the launcher must leave stdout as it is.
 
 The facts (--facts, JSON), each as gmemprof should name it:
@@ -42,6 +44,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 VOCAB, D, HEADS, LAYERS, SEQ, BATCH = 4096, 256, 4, 4, 128, 8
+MARK_MID_FORWARD = False  # --mark-mid-forward, set once the facts are taken
 
 
 class Attention(nn.Module):
@@ -93,8 +96,10 @@ class GPT(nn.Module):
 
     def forward(self, idx):
         x = self.tok(idx) + self.pos(torch.arange(idx.shape[1], device=idx.device))
-        for b in self.blocks:
+        for i, b in enumerate(self.blocks):
             x = b(x)
+            if MARK_MID_FORWARD and i == 0:
+                torch.cuda.nvtx.mark("step")
         logits = self.head(self.ln_f(x))  # LARGEST: the logits, BATCH*SEQ*VOCAB floats
         return logits
 
@@ -167,6 +172,7 @@ def main():
     ap.add_argument("--steps", type=int, default=6)
     ap.add_argument("--compile", action="store_true")
     ap.add_argument("--ddp", action="store_true")
+    ap.add_argument("--mark-mid-forward", action="store_true")
     ap.add_argument("--facts", default=None)
     a = ap.parse_args()
     torch.manual_seed(0)
@@ -183,6 +189,8 @@ def main():
         f["largest_bytes"] = BATCH * SEQ * VOCAB * 4 if a.model == "gpt" else 32 * 64 * 64 * 64 * 4
         with open(a.facts, "w") as out:
             json.dump(f, out, indent=1, sort_keys=True)
+    global MARK_MID_FORWARD
+    MARK_MID_FORWARD = a.mark_mid_forward
     torch.manual_seed(1)  # the loop's data, with or without --facts
     run = model
     if a.ddp:
