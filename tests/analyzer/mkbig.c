@@ -18,51 +18,13 @@
 #include <string.h>
 
 #include "gmt_io.h"
+#include "sc_writer.h"
 
 #define T0 1000000000ull
 
-static gmt_writer *w;
-static gmt_status st = GMT_OK;
+static sc_tb B;
 
-static void put(const gmt_record *r)
-{
-    if (st == GMT_OK)
-        st = gmt_writer_put(w, r);
-}
-
-static void head(void)
-{
-    gmt_record r;
-    memset(&r, 0, sizeof(r));
-    r.type = GMT_REC_HEADER;
-    r.u.header.pid = 4300;
-    r.u.header.ppid = 1;
-    r.u.header.start_unix_ns = 1700000000000000000ull;
-    r.u.header.start_ts = T0;
-    r.u.header.rank = r.u.header.local_rank = r.u.header.world_size = -1;
-    r.u.header.host = (gmt_bytes){ "testhost", 8 };
-    r.u.header.cmdline = (gmt_bytes){ "python big.py", 13 };
-    r.u.header.config = (gmt_bytes){ "schedule=whole", 14 };
-    r.u.header.profiler_version = (gmt_bytes){ "test", 4 };
-    put(&r);
-    memset(&r, 0, sizeof(r));
-    r.type = GMT_REC_DEVICE;
-    r.u.device.total_mem = 80ull << 30;
-    r.u.device.sm_count = 132;
-    r.u.device.cc_major = 9;
-    r.u.device.name = (gmt_bytes){ "Test GPU", 8 };
-    put(&r);
-}
-
-static void string(uint64_t id, const char *s, size_t n)
-{
-    gmt_record r;
-    memset(&r, 0, sizeof(r));
-    r.type = GMT_REC_STRING;
-    r.u.string.id = id;
-    r.u.string.str = (gmt_bytes){ s, (uint32_t)n };
-    put(&r);
-}
+static void put(const gmt_record *r) { sc_put(&B, r); }
 
 static void alloc(uint64_t ts, uint64_t addr, uint64_t bytes, uint64_t seq)
 {
@@ -93,16 +55,6 @@ static void kernel(uint64_t ts, uint64_t name, uint64_t seq)
     r.u.kernel.block[0] = r.u.kernel.block[1] = r.u.kernel.block[2] = 1;
     r.u.kernel.tid = 100;
     r.u.kernel.seq = seq;
-    put(&r);
-}
-
-static void tail(uint64_t ts, uint64_t records)
-{
-    gmt_record r;
-    memset(&r, 0, sizeof(r));
-    r.type = GMT_REC_TRAILER;
-    r.u.trailer.ts = ts;
-    r.u.trailer.records = records;
     put(&r);
 }
 
@@ -163,13 +115,10 @@ int main(int argc, char **argv)
         fprintf(stderr, "gma_mkbig: bad arguments (N >= 1, LEN >= 64, BYTES >= 1)\n");
         return 2;
     }
-    gmt_writer_opts o = { 3, 1u << 20 };
-    w = gmt_writer_open(path, &o);
-    if (!w) {
-        perror(path);
+    if (sc_open(&B, path) != 0)
         return 1;
-    }
-    head();
+    sc_header(&B, &(sc_head){ .pid = 4300, .start_ts = T0, .cmdline = "python big.py", .rank = -1, .world = -1 });
+    sc_device(&B, 0, NULL, 80ull << 30);
     uint64_t ts = T0 + 1000000, recs = 2;
     if (names) {
         char *s = malloc(v + 32);
@@ -177,8 +126,8 @@ int main(int argc, char **argv)
             fprintf(stderr, "gma_mkbig: out of memory for a name of %zu bytes\n", v);
             return 1;
         }
-        for (size_t i = 0; i < n && st == GMT_OK; i++) {
-            string(i + 1, s, name_of(s, v, argv[5], i));
+        for (size_t i = 0; i < n && B.st == GMT_OK; i++) {
+            sc_string_n(&B, i + 1, s, name_of(s, v, argv[5], i));
             alloc(ts, 0x100000000ull + (uint64_t)i * 4096, 4096, i);
             kernel(ts + 500, i + 1, i + 1);
             ts += 2000;
@@ -189,22 +138,15 @@ int main(int argc, char **argv)
         static const char *const kn[16] = { "k0", "k1", "k2", "k3", "k4", "k5", "k6", "k7",
                                             "k8", "k9", "k10", "k11", "k12", "k13", "k14", "k15" };
         for (size_t k = 0; k < 16; k++)
-            string(k + 1, kn[k], strlen(kn[k]));
+            sc_string(&B, k + 1, kn[k]);
         uint64_t step = (v + 511) & ~511ull;
-        for (size_t i = 0; i < n && st == GMT_OK; i++) {
+        for (size_t i = 0; i < n && B.st == GMT_OK; i++) {
             alloc(ts, 0x100000000ull + (uint64_t)i * step, v, i);
             kernel(ts + 500, i % 16 + 1, i + 1);
             ts += 2000;
             recs += 2;
         }
     }
-    tail(ts, recs + 1);
-    gmt_status c = gmt_writer_close(w);
-    if (st == GMT_OK)
-        st = c;
-    if (st != GMT_OK) {
-        fprintf(stderr, "gma_mkbig: %s: %s\n", path, gmt_status_str(st));
-        return 1;
-    }
-    return 0;
+    sc_trailer(&B, ts, recs + 1);
+    return sc_close(&B, path) == 0 ? 0 : 1;
 }

@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "gmt_io.h"
+#include "sc_writer.h"
 
 #define T0 1000000000ull
 #define US 1000ull
@@ -36,8 +37,7 @@
 enum { S_GPT = 1, S_MM, S_MMB, S_ADD };
 enum { C_PARAM, C_ACT, C_TEMP };
 
-static gmt_writer *w;
-static gmt_status st = GMT_OK;
+static sc_tb B;
 static uint64_t now = T0 + 10000 * US, addr = 0x10000000ull, rid;
 static FILE *truth;
 static uint64_t live[3];
@@ -50,11 +50,7 @@ static void note(int cat, int64_t d)
             (unsigned long long)live[C_ACT], (unsigned long long)live[C_TEMP]);
 }
 
-static void put(const gmt_record *r)
-{
-    if (st == GMT_OK)
-        st = gmt_writer_put(w, r);
-}
+static void put(const gmt_record *r) { sc_put(&B, r); }
 
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
 static uint64_t next(void)
@@ -65,15 +61,7 @@ static uint64_t next(void)
     return rng;
 }
 
-static void string(uint64_t id, const char *s)
-{
-    gmt_record r;
-    memset(&r, 0, sizeof(r));
-    r.type = GMT_REC_STRING;
-    r.u.string.id = id;
-    r.u.string.str = (gmt_bytes){ s, (uint32_t)strlen(s) };
-    put(&r);
-}
+static void string(uint64_t id, const char *s) { sc_string(&B, id, s); }
 
 static uint64_t rbegin(uint64_t parent, uint64_t name, uint64_t kind)
 {
@@ -138,32 +126,11 @@ int main(int argc, char **argv)
         perror(argv[2]);
         return 1;
     }
-    gmt_writer_opts o = { 3, 1u << 20 };
-    w = gmt_writer_open(argv[1], &o);
-    if (!w) {
-        perror(argv[1]);
+    if (sc_open(&B, argv[1]) != 0)
         return 1;
-    }
+    sc_header(&B, &SC_HEAD(4646, T0));
+    sc_device(&B, 0, NULL, 16ull << 30);
     gmt_record r;
-    memset(&r, 0, sizeof(r));
-    r.type = GMT_REC_HEADER;
-    r.u.header.pid = 4646;
-    r.u.header.ppid = 1;
-    r.u.header.start_unix_ns = 1700000000000000000ull;
-    r.u.header.start_ts = T0;
-    r.u.header.rank = r.u.header.local_rank = r.u.header.world_size = -1;
-    r.u.header.host = (gmt_bytes){ "testhost", 8 };
-    r.u.header.cmdline = (gmt_bytes){ "python train.py", 15 };
-    r.u.header.config = (gmt_bytes){ "schedule=whole", 14 };
-    r.u.header.profiler_version = (gmt_bytes){ "test", 4 };
-    put(&r);
-    memset(&r, 0, sizeof(r));
-    r.type = GMT_REC_DEVICE;
-    r.u.device.total_mem = 16ull << 30;
-    r.u.device.sm_count = 132;
-    r.u.device.cc_major = 9;
-    r.u.device.name = (gmt_bytes){ "Test GPU", 8 };
-    put(&r);
     string(S_GPT, "GPT");
     string(S_MM, "aten::mm");
     string(S_MMB, "MmBackward0");
@@ -210,20 +177,11 @@ int main(int argc, char **argv)
     r.type = GMT_REC_STATS;
     r.u.stats.ts = now += US;
     put(&r);
-    memset(&r, 0, sizeof(r));
-    r.type = GMT_REC_TRAILER;
-    r.u.trailer.ts = now;
-    put(&r);
-    gmt_status c = gmt_writer_close(w);
+    sc_trailer(&B, now, 0);
+    int bad = sc_close(&B, argv[1]) != 0;
     if (fclose(truth) != 0) {
         perror(argv[2]);
-        return 1;
+        bad = 1;
     }
-    if (st == GMT_OK)
-        st = c;
-    if (st != GMT_OK) {
-        fprintf(stderr, "%s: %s\n", argv[1], gmt_status_str(st));
-        return 1;
-    }
-    return 0;
+    return bad;
 }

@@ -23,21 +23,15 @@
 #include <string.h>
 
 #include "gmt_io.h"
+#include "sc_writer.h"
 
 #define T0 1000000000ull
 #define TICK 1000ull
 #define BASE (T0 + 1000000ull)
 
-static gmt_writer *w;
-static gmt_status st = GMT_OK;
-static uint64_t recs;
+static sc_tb B;
 
-static void put(const gmt_record *r)
-{
-    if (st == GMT_OK)
-        st = gmt_writer_put(w, r);
-    recs++;
-}
+static void put(const gmt_record *r) { sc_put(&B, r); }
 
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
 static uint64_t next(void)
@@ -66,35 +60,12 @@ static int ev_cmp(const void *a, const void *b)
 
 static void head(void)
 {
-    gmt_record r;
-    memset(&r, 0, sizeof(r));
-    r.type = GMT_REC_HEADER;
-    r.u.header.pid = 4300;
-    r.u.header.ppid = 1;
-    r.u.header.start_unix_ns = 1700000000000000000ull;
-    r.u.header.start_ts = T0;
-    r.u.header.rank = r.u.header.local_rank = r.u.header.world_size = -1;
-    r.u.header.host = (gmt_bytes){ "testhost", 8 };
-    r.u.header.cmdline = (gmt_bytes){ "python exact.py", 15 };
-    r.u.header.config = (gmt_bytes){ "schedule=whole", 14 };
-    r.u.header.profiler_version = (gmt_bytes){ "test", 4 };
-    put(&r);
-    memset(&r, 0, sizeof(r));
-    r.type = GMT_REC_DEVICE;
-    r.u.device.total_mem = 80ull << 30;
-    r.u.device.sm_count = 132;
-    r.u.device.cc_major = 9;
-    r.u.device.name = (gmt_bytes){ "Test GPU", 8 };
-    put(&r);
+    sc_header(&B, &(sc_head){ .pid = 4300, .start_ts = T0, .cmdline = "python exact.py", .rank = -1, .world = -1 });
+    sc_device(&B, 0, NULL, 80ull << 30);
     static const char *const kn[16] = { "k0", "k1", "k2", "k3", "k4", "k5", "k6", "k7",
                                         "k8", "k9", "k10", "k11", "k12", "k13", "k14", "k15" };
-    for (uint64_t k = 0; k < 16; k++) {
-        memset(&r, 0, sizeof(r));
-        r.type = GMT_REC_STRING;
-        r.u.string.id = k + 1;
-        r.u.string.str = (gmt_bytes){ kn[k], (uint32_t)strlen(kn[k]) };
-        put(&r);
-    }
+    for (uint64_t k = 0; k < 16; k++)
+        sc_string(&B, k + 1, kn[k]);
 }
 
 static void mem(int type, uint64_t ts, uint64_t addr, uint64_t bytes, uint64_t seq)
@@ -168,16 +139,16 @@ int main(int argc, char **argv)
         }
     }
     qsort(e, ne, sizeof(*e), ev_cmp);
-    gmt_writer_opts o = { 3, 1u << 20 };
-    w = gmt_writer_open(argv[1], &o);
     FILE *truth = fopen(argv[2], "w");
-    if (!w || !truth) {
-        perror(!w ? argv[1] : argv[2]);
+    if (!truth) {
+        perror(argv[2]);
         return 1;
     }
+    if (sc_open(&B, argv[1]) != 0)
+        return 1;
     head();
     uint64_t live = 0, seq = 0, next_step = 0, per_step = ticks / 20;
-    for (size_t k = 0; k < ne && st == GMT_OK;) {
+    for (size_t k = 0; k < ne && B.st == GMT_OK;) {
         uint64_t tick = e[k].tick, ts = BASE + tick * TICK;
         while (next_step * per_step <= tick) /* a step begins just before its first tick's events */
             step(BASE + next_step * per_step * TICK - 10, next_step), next_step++;
@@ -195,20 +166,13 @@ int main(int argc, char **argv)
         }
         fprintf(truth, "%llu %llu\n", (unsigned long long)(ts - T0), (unsigned long long)live);
     }
-    gmt_record r;
-    memset(&r, 0, sizeof(r));
-    r.type = GMT_REC_TRAILER;
-    r.u.trailer.ts = BASE + ticks * TICK;
-    r.u.trailer.records = recs + 1;
-    put(&r);
-    gmt_status c = gmt_writer_close(w);
-    if (st == GMT_OK)
-        st = c;
+    sc_trailer(&B, BASE + ticks * TICK, B.n + 1);
     free(bytes);
     free(e);
-    if (fclose(truth) != 0 || st != GMT_OK) {
-        fprintf(stderr, "gma_mktl_exact: %s: %s\n", argv[1], st != GMT_OK ? gmt_status_str(st) : "write error");
-        return 1;
+    int bad = sc_close(&B, argv[1]) != 0;
+    if (fclose(truth) != 0) {
+        fprintf(stderr, "gma_mktl_exact: %s: write error\n", argv[2]);
+        bad = 1;
     }
-    return 0;
+    return bad;
 }

@@ -119,26 +119,8 @@ static int open_trace(sc_tb *b, const char *path, uint64_t pid)
 {
     if (sc_open(b, path) != 0)
         return -1;
-    gmt_record r;
-    memset(&r, 0, sizeof(r));
-    r.type = GMT_REC_HEADER;
-    r.u.header.pid = pid;
-    r.u.header.ppid = 1;
-    r.u.header.start_unix_ns = 1700000000000000000ull;
-    r.u.header.start_ts = T0;
-    r.u.header.rank = r.u.header.local_rank = r.u.header.world_size = -1;
-    r.u.header.host = (gmt_bytes){ "testhost", 8 };
-    r.u.header.cmdline = (gmt_bytes){ "python train.py", 15 };
-    r.u.header.config = (gmt_bytes){ "schedule=whole", 14 };
-    r.u.header.profiler_version = (gmt_bytes){ "test", 4 };
-    sc_put(b, &r);
-    memset(&r, 0, sizeof(r));
-    r.type = GMT_REC_DEVICE;
-    r.u.device.total_mem = 1ull << 30;
-    r.u.device.sm_count = 132;
-    r.u.device.cc_major = 9;
-    r.u.device.name = (gmt_bytes){ "Test GPU", 8 };
-    sc_put(b, &r);
+    sc_header(b, &SC_HEAD(pid, T0));
+    sc_device(b, 0, NULL, 1ull << 30);
     return 0;
 }
 
@@ -146,12 +128,7 @@ static int open_trace(sc_tb *b, const char *path, uint64_t pid)
  * -1 with a message on stderr. */
 static int close_trace(sc_tb *b, const char *path, uint64_t ts, uint64_t records)
 {
-    gmt_record r;
-    memset(&r, 0, sizeof(r));
-    r.type = GMT_REC_TRAILER;
-    r.u.trailer.ts = ts;
-    r.u.trailer.records = records;
-    sc_put(b, &r);
+    sc_trailer(b, ts, records);
     return sc_close(b, path);
 }
 

@@ -26,38 +26,13 @@ static void header(sc_tb *b, uint64_t pid) { header_ranked(b, pid, -1, -1, "test
 
 static void header_ranked(sc_tb *b, uint64_t pid, int64_t rank, int64_t world, const char *host)
 {
-    gmt_record r;
-    memset(&r, 0, sizeof(r));
-    r.type = GMT_REC_HEADER;
-    r.u.header.pid = pid;
-    r.u.header.ppid = 1;
-    r.u.header.start_unix_ns = 1700000000000000000ull;
-    r.u.header.start_ts = SC_START;
-    r.u.header.rank = rank;
-    r.u.header.local_rank = rank;
-    r.u.header.world_size = world;
-    r.u.header.host = (gmt_bytes){ host, (uint32_t)strlen(host) };
-    r.u.header.cmdline = (gmt_bytes){ "python train.py", 15 };
+    sc_head h = { .pid = pid, .start_ts = SC_START, .host = host, .rank = rank, .world = world };
     if (g_launch_mode)
-        r.u.header.config = (gmt_bytes){ "schedule=whole;kernels=launch", 29 };
-    else
-        r.u.header.config = (gmt_bytes){ "schedule=whole", 14 };
-    r.u.header.profiler_version = (gmt_bytes){ "test", 4 };
-    sc_put(b, &r);
+        h.config = "schedule=whole;kernels=launch";
+    sc_header(b, &h);
 }
 
-static void device(sc_tb *b, uint64_t dev, const char *name, uint64_t total)
-{
-    gmt_record r;
-    memset(&r, 0, sizeof(r));
-    r.type = GMT_REC_DEVICE;
-    r.u.device.device = dev;
-    r.u.device.total_mem = total;
-    r.u.device.sm_count = 132;
-    r.u.device.cc_major = 9;
-    r.u.device.name = (gmt_bytes){ name, (uint32_t)strlen(name) };
-    sc_put(b, &r);
-}
+static void device(sc_tb *b, uint64_t dev, const char *name, uint64_t total) { sc_device(b, dev, name, total); }
 
 typedef struct mem {
     uint64_t ts, dev, addr, bytes, src, kind, flags, tid, seq, range, step, stream;
@@ -212,11 +187,7 @@ static void stats_trailer(sc_tb *b, uint64_t ts)
     r.u.stats.own_device_bytes = 2 * MiB;
     r.u.stats.own_host_bytes = 3 * MiB;
     sc_put(b, &r);
-    memset(&r, 0, sizeof(r));
-    r.type = GMT_REC_TRAILER;
-    r.u.trailer.ts = ts;
-    r.u.trailer.records = 40;
-    sc_put(b, &r);
+    sc_trailer(b, ts, 40);
 }
 
 /* ---- basic ---------------------------------------------------------------
@@ -1109,19 +1080,9 @@ static int sc_grow_steps(const char *p) { return grow_trace(p, (const uint64_t[]
  */
 static void header_cfg(sc_tb *b, uint64_t pid, const char *cfg)
 {
-    gmt_record r;
-    memset(&r, 0, sizeof(r));
-    r.type = GMT_REC_HEADER;
-    r.u.header.pid = pid;
-    r.u.header.ppid = 1;
-    r.u.header.start_unix_ns = 1700000000000000000ull;
-    r.u.header.start_ts = SC_START;
-    r.u.header.rank = r.u.header.local_rank = r.u.header.world_size = -1;
-    r.u.header.host = (gmt_bytes){ "testhost", 8 };
-    r.u.header.cmdline = (gmt_bytes){ "python train.py", 15 };
-    r.u.header.config = (gmt_bytes){ cfg, (uint32_t)strlen(cfg) };
-    r.u.header.profiler_version = (gmt_bytes){ "test", 4 };
-    sc_put(b, &r);
+    sc_head h = SC_HEAD(pid, SC_START);
+    h.config = cfg;
+    sc_header(b, &h);
 }
 
 typedef struct oomcase {

@@ -37,51 +37,23 @@
 #include <string.h>
 
 #include "gmt_io.h"
+#include "sc_writer.h"
 
 typedef struct tw {
-    gmt_writer *w;
-    gmt_status st;
+    sc_tb t;
     uint64_t shift; /* added to every time, the start's too */
 } tw;
 
 static uint64_t t_of(const tw *b, uint64_t i) { return TLB_T(i) + b->shift; }
 
-static void put(tw *b, const gmt_record *r)
-{
-    if (b->st == GMT_OK)
-        b->st = gmt_writer_put(b->w, r);
-}
+static void put(tw *b, const gmt_record *r) { sc_put(&b->t, r); }
 
 static void header(tw *b)
 {
-    gmt_record r;
-    memset(&r, 0, sizeof(r));
-    r.type = GMT_REC_HEADER;
-    r.u.header.pid = 4321;
-    r.u.header.ppid = 1;
-    r.u.header.start_unix_ns = 1700000000000000000ull;
-    r.u.header.start_ts = TLB_START + b->shift;
-    r.u.header.rank = r.u.header.local_rank = r.u.header.world_size = -1;
-    r.u.header.host = (gmt_bytes){ "testhost", 8 };
-    r.u.header.cmdline = (gmt_bytes){ "python train.py", 15 };
-    r.u.header.config = (gmt_bytes){ "schedule=whole", 14 };
-    r.u.header.profiler_version = (gmt_bytes){ "test", 4 };
-    put(b, &r);
-    memset(&r, 0, sizeof(r));
-    r.type = GMT_REC_DEVICE;
-    r.u.device.total_mem = 80ull << 30;
-    r.u.device.sm_count = 132;
-    r.u.device.cc_major = 9;
-    r.u.device.name = (gmt_bytes){ "Test GPU", 8 };
-    put(b, &r);
-    const char *names[] = { "gemm_kernel", "softmax_kernel" };
-    for (uint64_t i = 0; i < 2; i++) {
-        memset(&r, 0, sizeof(r));
-        r.type = GMT_REC_STRING;
-        r.u.string.id = i + 1;
-        r.u.string.str = (gmt_bytes){ names[i], (uint32_t)strlen(names[i]) };
-        put(b, &r);
-    }
+    sc_header(&b->t, &SC_HEAD(4321, TLB_START + b->shift));
+    sc_device(&b->t, 0, NULL, 80ull << 30);
+    sc_string(&b->t, 1, "gemm_kernel");
+    sc_string(&b->t, 2, "softmax_kernel");
 }
 
 static void cuda_src(tw *b, gmt_type type, uint64_t i, uint64_t addr, uint64_t bytes, uint64_t seq, uint64_t step,
@@ -147,38 +119,15 @@ static void driver(tw *b, uint64_t i, uint64_t used)
     put(b, &r);
 }
 
-static void end(tw *b, uint64_t i)
-{
-    gmt_record r;
-    memset(&r, 0, sizeof(r));
-    r.type = GMT_REC_TRAILER;
-    r.u.trailer.ts = t_of(b, i);
-    r.u.trailer.records = 40;
-    put(b, &r);
-}
+static void end(tw *b, uint64_t i) { sc_trailer(&b->t, t_of(b, i), 40); }
 
-static int close_trace(tw *b, const char *path)
-{
-    gmt_status c = gmt_writer_close(b->w);
-    if (b->st == GMT_OK)
-        b->st = c;
-    if (b->st != GMT_OK) {
-        fprintf(stderr, "%s: %s\n", path, gmt_status_str(b->st));
-        return -1;
-    }
-    return 0;
-}
+static int close_trace(tw *b, const char *path) { return sc_close(&b->t, path); }
 
 static int open_trace(tw *b, const char *path, uint64_t shift)
 {
-    gmt_writer_opts o = { 3, 1u << 20 };
-    b->st = GMT_OK;
     b->shift = shift;
-    b->w = gmt_writer_open(path, &o);
-    if (!b->w) {
-        perror(path);
+    if (sc_open(&b->t, path) != 0)
         return -1;
-    }
     header(b);
     return 0;
 }
