@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The benchmark in one command, for the device machine:
 #
-#     bash bench/run_bench.sh [--quick] [--rounds N] [--workloads small,medium]
+#     bash bench/run_bench.sh [--quick] [--rounds N] [--workloads small,medium[,hf]]
 #                             [--budget SECONDS] [--configs a,b,...] [--steps N] [--fake]
 #
 # Configurations, each run in its own process, interleaved A B C ... per
