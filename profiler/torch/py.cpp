@@ -553,6 +553,8 @@ void unregister_hooks() {
   g_hook_gen.fetch_add(1, std::memory_order_relaxed);
 }
 
+bool modules_watched() { return (g_watching->load(std::memory_order_relaxed) & GMP_BRIDGE_WATCH_MODULES) != 0; }
+
 // The hooks as the watch bits want them: nothing to do.
 bool hooks_settled(bool modules) {
   int h = g_hooks.load(std::memory_order_relaxed);
@@ -611,7 +613,7 @@ bool present() { return resolve() && P.IsInitialized(); }
 bool holds_gil() { return g_api.load(std::memory_order_relaxed) > 0 && P.IsInitialized() && P.GILState_Check(); }
 
 void setup() {
-  bool modules = (g_watching->load(std::memory_order_relaxed) & GMP_BRIDGE_WATCH_MODULES) != 0;
+  bool modules = modules_watched();
   if (g_setup.load(std::memory_order_relaxed) && hooks_settled(modules)) return;
   ErrGuard eg;
   if (!g_setup.load(std::memory_order_relaxed)) learn_skips();
@@ -629,43 +631,36 @@ void setup() {
     h->log(1, "torch.nn's global module hooks could not be registered: no module ranges in this process");
 }
 
-// setup() from a thread that may not hold the GIL: one that runs Python
-// takes it; any other does nothing.
-void with_gil_setup() {
+// Runs f with the GIL on a thread that runs Python, taking the GIL back
+// for it where this thread released it (an op's start, an optimizer
+// step's end); on any other thread (autograd's), or while Python shuts
+// down, does nothing.
+template <class F>
+void with_gil(F f) {
   if (g_api.load(std::memory_order_relaxed) <= 0 || !P.IsInitialized() || !P.ThisThreadState() ||
       (P.Finalizing && P.Finalizing()))
     return;
   if (P.GILState_Check()) {
-    setup();
+    f();
     return;
   }
   int g = P.Ensure();
-  setup();
+  f();
   P.Release(g);
 }
 
 void sync_hooks() {
-  bool modules = (g_watching->load(std::memory_order_relaxed) & GMP_BRIDGE_WATCH_MODULES) != 0;
-  if (!g_setup.load(std::memory_order_relaxed) || !hooks_settled(modules)) with_gil_setup();
+  if (!g_setup.load(std::memory_order_relaxed) || !hooks_settled(modules_watched())) with_gil(setup);
 }
 
 void op_frame_ids(bool frames, bool stack, uint32_t* frame, uint32_t* whole) {
   *frame = 0;
   *whole = 0;
-  if (g_api.load(std::memory_order_relaxed) <= 0 || !P.IsInitialized() || !P.ThisThreadState()) return;
-  bool modules = (g_watching->load(std::memory_order_relaxed) & GMP_BRIDGE_WATCH_MODULES) != 0;
-  if ((P.Finalizing && P.Finalizing()) ||
-      (!frames && g_setup.load(std::memory_order_relaxed) && hooks_settled(modules)))
-    return;
-  if (P.GILState_Check()) {
+  if (!frames && g_setup.load(std::memory_order_relaxed) && hooks_settled(modules_watched())) return;
+  with_gil([&] {
     setup();
     if (frames) frame_ids(stack, frame, whole);
-    return;
-  }
-  int g = P.Ensure();
-  setup();
-  if (frames) frame_ids(stack, frame, whole);
-  P.Release(g);
+  });
 }
 
 const void* current_module() {
