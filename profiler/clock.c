@@ -83,18 +83,11 @@ void gmp_clock_init(gmp_clock *c, gmp_clock_fit *f, int mode, const gmp_clock_fa
     atomic_store(&c->mult, 0);
     memset(f, 0, sizeof *f);
 #if defined(__x86_64__)
-    if (mode == GMP_CLOCK_AUTO) {
-        char buf[64];
-        gmp_clock_facts mine;
-        if (!facts) {
-            gmp_clock_facts_read(&mine, buf, sizeof buf);
-            facts = &mine;
-        }
-        f->allowed = tsc_is_kernel_clock(facts->clocksource) ||
-                     (facts->tsc_invariant && facts->system_read_ns >= GMP_CLOCK_SLOW_NS);
-    } else {
+    if (mode == GMP_CLOCK_AUTO)
+        f->allowed = facts && (tsc_is_kernel_clock(facts->clocksource) ||
+                               (facts->tsc_invariant && facts->system_read_ns >= GMP_CLOCK_SLOW_NS));
+    else
         f->allowed = mode == GMP_CLOCK_TSC;
-    }
 #else
     (void)mode;
     (void)facts;

@@ -106,8 +106,8 @@ typedef struct gmp_clock_facts {
 void gmp_clock_facts_read(gmp_clock_facts *out, char *buf, size_t cap);
 
 /* Resets both sides: reads go to clock_gettime until the first fit. mode
- * is a gmp_clock_mode; facts what AUTO decides on (NULL: this machine's,
- * gmp_clock_facts_read). */
+ * is a gmp_clock_mode; facts what AUTO decides on (gmp_clock_facts_read;
+ * NULL: none known, AUTO keeps clock_gettime). Pure but for c. */
 void gmp_clock_init(gmp_clock *c, gmp_clock_fit *f, int mode, const gmp_clock_facts *facts);
 
 /* One pair of readings (the TSC and CLOCK_REALTIME at the same moment)

@@ -940,12 +940,14 @@ static unsigned wait_ms(void)
 /* Fits the trace clock's line (clock.h); says once which clock it is. */
 static void clock_tick(void)
 {
-    if (gmp_clock_tick(&gmp_g.clock, &W.clk) == 1)
-        gmp_log_debug("trace clock: the TSC, mapped to CLOCK_REALTIME (%s; clocksource %.*s, clock_gettime %" PRIu64
-                      " ns)",
-                      W.cfg->clock == GMP_CLOCK_TSC ? "GMEMPROF_CLOCK=tsc" : "GMEMPROF_CLOCK=auto",
-                      (int)strcspn(W.clk_facts.clocksource ? W.clk_facts.clocksource : "?", "\n"),
-                      W.clk_facts.clocksource ? W.clk_facts.clocksource : "?", W.clk_facts.system_read_ns);
+    if (gmp_clock_tick(&gmp_g.clock, &W.clk) != 1)
+        return;
+    if (W.cfg->clock == GMP_CLOCK_TSC)
+        gmp_log_debug("trace clock: the TSC, mapped to CLOCK_REALTIME (GMEMPROF_CLOCK=tsc)");
+    else
+        gmp_log_debug("trace clock: the TSC, mapped to CLOCK_REALTIME (GMEMPROF_CLOCK=auto; clocksource %.*s, "
+                      "clock_gettime %" PRIu64 " ns)",
+                      (int)strcspn(W.clk_source, "\n"), W.clk_source, W.clk_facts.system_read_ns);
 }
 
 static void periodic(void)
@@ -1032,7 +1034,8 @@ int gmp_wt_start(gmt_writer *w, const gmp_wt_setup *setup, char *err, size_t cap
     W.start_unix_ns = setup->start_unix_ns;
     W.start_ts = setup->start_ts;
     atomic_store(&W.cutoff, UINT64_MAX);
-    gmp_clock_facts_read(&W.clk_facts, W.clk_source, sizeof W.clk_source);
+    if (W.cfg->clock == GMP_CLOCK_AUTO) /* the facts cost a file read and 56 clock reads: only auto's */
+        gmp_clock_facts_read(&W.clk_facts, W.clk_source, sizeof W.clk_source);
     gmp_clock_init(&gmp_g.clock, &W.clk, W.cfg->clock, &W.clk_facts);
     clock_tick(); /* the first pair */
     W.strtab = gmt_strtab_create();

@@ -28,6 +28,8 @@ static void test_choice(void)
                           edge = {"kvm-clock", 1, GMP_CLOCK_SLOW_NS - 1}, at = {"kvm-clock", 1, GMP_CLOCK_SLOW_NS};
     gmp_clock_init(&c, &f, GMP_CLOCK_SYSTEM, &tsc);
     CHECK(!f.allowed, "GMEMPROF_CLOCK=system never uses the TSC");
+    gmp_clock_init(&c, &f, GMP_CLOCK_AUTO, NULL);
+    CHECK(!f.allowed, "auto with no facts known: the system clock");
     gmp_clock_init(&c, &f, GMP_CLOCK_AUTO, &kvm);
     CHECK(!f.allowed, "auto under kvm-clock with a fast clock_gettime: the system clock");
     gmp_clock_init(&c, &f, GMP_CLOCK_AUTO, &early);
