@@ -32,7 +32,6 @@ static void header_ranked(sc_tb *b, uint64_t pid, int64_t rank, int64_t world, c
     sc_header(b, &h);
 }
 
-static void device(sc_tb *b, uint64_t dev, const char *name, uint64_t total) { sc_device(b, dev, name, total); }
 
 typedef struct mem {
     uint64_t ts, dev, addr, bytes, src, kind, flags, tid, seq, range, step, stream;
@@ -247,7 +246,7 @@ static void stats_trailer(sc_tb *b, uint64_t ts)
 static void basic_body(sc_tb *b)
 {
     header(b, 4242);
-    device(b, 0, "Test GPU", 16 * GiB);
+    sc_device(b, 0, "Test GPU", 16 * GiB);
     sc_string(b, S_KA, "_ZN4test8kernel_aIfLi4EEEvPT_i");
     sc_string(b, S_KB, "kernel_b");
     sc_string(b, S_KC, "_Z8kernel_cPfS_");
@@ -364,7 +363,7 @@ int sc_threads(const char *path)
     if (sc_open(&b, path) != 0)
         return -1;
     header(&b, 4243);
-    device(&b, 0, "Test GPU", 16 * GiB);
+    sc_device(&b, 0, "Test GPU", 16 * GiB);
     sc_string(&b, 1, "k_main");
     sc_string(&b, 2, "k_loader");
     sc_string(&b, 3, "main");
@@ -403,7 +402,7 @@ int sc_nowindow(const char *path)
     if (sc_open(&b, path) != 0)
         return -1;
     header(&b, 4244);
-    device(&b, 0, "Test GPU", 16 * GiB);
+    sc_device(&b, 0, "Test GPU", 16 * GiB);
     sc_string(&b, 1, "k");
     ALLOC(&b, .ts = SC_T(1), .addr = 0x1000000, .bytes = 1 * MiB, .tid = 100, .seq = 0);
     kernel(&b, SC_T(2), 1000, 0, 7, 1, 100, 1, 0);
@@ -427,8 +426,8 @@ int sc_twodev(const char *path)
     if (sc_open(&b, path) != 0)
         return -1;
     header(&b, 4245);
-    device(&b, 0, "Test GPU 0", 16 * GiB);
-    device(&b, 1, "Test GPU 1", 32 * GiB);
+    sc_device(&b, 0, "Test GPU 0", 16 * GiB);
+    sc_device(&b, 1, "Test GPU 1", 32 * GiB);
     sc_string(&b, 1, "k0");
     sc_string(&b, 2, "k1");
     sc_string(&b, 3, "k2");
@@ -465,7 +464,7 @@ int sc_edge(const char *path)
     if (sc_open(&b, path) != 0)
         return -1;
     header(&b, 4246);
-    device(&b, 0, "Test GPU", 16 * GiB);
+    sc_device(&b, 0, "Test GPU", 16 * GiB);
     wbegin(&b, SC_T(0), 0, 0, 0, 0);
     step(&b, SC_T(0), 0);
     FREE(&b, .ts = SC_T(1), .addr = 0xdead000, .bytes = 7 * MiB, .tid = 100, .seq = 0);
@@ -502,7 +501,7 @@ int sc_torchnames(const char *path)
     if (sc_open(&b, path) != 0)
         return -1;
     header(&b, 4247);
-    device(&b, 0, "Test GPU", 16 * GiB);
+    sc_device(&b, 0, "Test GPU", 16 * GiB);
     sc_string(&b, 1, "aten::mm, seq = 1, op_id = 2");
     sc_string(&b, 2, "aten::mm, seq = 5, op_id = 9, sizes = [[8, 8], [8, 8]]");
     sc_string(&b, 3, "_ZN2at6native29vectorized_elementwise_kernelILi4ENS0_11FillFunctorIfEESt5arrayIPcLm1EEEEviT0_T1_");
@@ -537,7 +536,7 @@ int sc_hostile(const char *path)
     if (sc_open(&b, path) != 0)
         return -1;
     header_ranked(&b, 4249, -1, -1, "host\033]0;owned\007\n#x");
-    device(&b, 0, "GPU\r\n\xc3(", 16 * GiB);
+    sc_device(&b, 0, "GPU\r\n\xc3(", 16 * GiB);
     sc_string(&b, 1, SC_EVIL_KERNEL);
     sc_string(&b, 2, SC_LONG_RANGE);
     sc_string(&b, 3, "=cmd|' /C calc'!A0");
@@ -572,7 +571,7 @@ int sc_huge(const char *path)
     if (sc_open(&b, path) != 0)
         return -1;
     header(&b, 4250);
-    device(&b, 0, "Test GPU", 16 * GiB);
+    sc_device(&b, 0, "Test GPU", 16 * GiB);
     sc_string(&b, 1, "huge_kernel");
     wbegin(&b, SC_T(0), 0, 0, 0, 0);
     step(&b, SC_T(0), 0);
@@ -600,7 +599,7 @@ int sc_huge(const char *path)
 static void attn_common(sc_tb *b, uint64_t pid)
 {
     header(b, pid);
-    device(b, 0, "Test GPU", 16 * GiB);
+    sc_device(b, 0, "Test GPU", 16 * GiB);
     sc_string(b, 1, "_Z6bmm_qkPKfS0_Pf");
     sc_string(b, 2, "_ZN4attn7softmaxILi128EEEvPf");
     sc_string(b, 3, "_Z6bmm_avPKfS0_Pf");
@@ -830,7 +829,7 @@ int sc_rank(const char *path, int64_t rank, int64_t world)
         return -1;
     uint64_t r = rank < 0 ? 0 : (uint64_t)rank, dev = r;
     header_ranked(&b, 5000 + r, rank, world, r < 2 ? "node-a" : "node-b");
-    device(&b, dev, "Test GPU", 16 * GiB);
+    sc_device(&b, dev, "Test GPU", 16 * GiB);
     sc_string(&b, R_GEMM, "gemm_kernel");
     sc_string(&b, R_NCCL, "ncclDevKernel_AllReduce_Sum_bf16_RING_LL");
     wbegin(&b, SC_T(0), 0, 0, 1, 64 * MiB);
@@ -956,8 +955,8 @@ int sc_torch(const char *path)
         return -1;
     const uint64_t s1 = 0x10000000, s2 = s1 + 20 * MiB, s3 = 0x20000000;
     header(&b, 4343);
-    device(&b, 0, "Test GPU", 16 * GiB);
-    device(&b, 1, "Test GPU 1", 16 * GiB);
+    sc_device(&b, 0, "Test GPU", 16 * GiB);
+    sc_device(&b, 1, "Test GPU 1", 16 * GiB);
     sc_string(&b, T_KA, "kernel_a");
     sc_string(&b, T_KB, "kernel_b");
     sc_string(&b, T_KC, "kernel_c");
@@ -1042,7 +1041,7 @@ static int grow_trace(const char *path, const uint64_t *sizes, size_t n)
     if (sc_open(&b, path) != 0)
         return -1;
     header(&b, 7000 + sizes[0]);
-    device(&b, 0, "Test GPU", 1 * GiB);
+    sc_device(&b, 0, "Test GPU", 1 * GiB);
     sc_string(&b, 1, "nn.init");
     sc_string(&b, 2, "aten::linear");
     sc_string(&b, 3, "aten::softmax");
@@ -1097,7 +1096,7 @@ static int oom_trace(const char *path, const oomcase *c)
     if (sc_open(&b, path) != 0)
         return -1;
     header_cfg(&b, 9000, c->cfg);
-    device(&b, 0, "Test GPU", 80 * GiB);
+    sc_device(&b, 0, "Test GPU", 80 * GiB);
     sc_string(&b, 1, c->op);
     sc_string(&b, 2, "cuMemAlloc_v2");
     uint64_t t = 0;
@@ -1262,7 +1261,7 @@ int sc_train(const char *path)
     if (sc_open(&b, path) != 0)
         return -1;
     header(&b, 4444);
-    device(&b, 0, "Test GPU", 16 * GiB);
+    sc_device(&b, 0, "Test GPU", 16 * GiB);
     sc_string(&b, TR_GPT, "GPT");
     sc_string(&b, TR_MM, "aten::mm");
     sc_string(&b, TR_MMB, "MmBackward0");
