@@ -32,7 +32,6 @@ static void header_ranked(sc_tb *b, uint64_t pid, int64_t rank, int64_t world, c
     sc_header(b, &h);
 }
 
-
 typedef struct mem {
     uint64_t ts, dev, addr, bytes, src, kind, flags, tid, seq, range, step, stream;
 } mem;
