@@ -4,6 +4,7 @@
 #
 #     bash bench/ab_bench.sh [--reps N] [--steps N] [--workloads small,medium]
 #                            [--variant 'LABEL:NAME=VALUE[,NAME=VALUE...]']... [--no-launch-cost]
+#                            [--memhist]
 #
 # Why: docs/benchmarks.md's cross-process rounds move by 5-20% between two
 # processes of the same configuration, far more than the 0.5-2% targets.
@@ -22,6 +23,9 @@
 # --variant runs the workloads again with extra GMEMPROF_* settings (a
 # diagnosis aid: e.g. 'nosample:GMEMPROF_SAMPLE_MS=0'); the control
 # 'nokernels:GMEMPROF_KERNELS=0' must give ratio 1 within the noise.
+# --memhist adds, per rep, two unprofiled processes that take PyTorch's
+# memory history on and off the same way (workload.py --toggle-memhist
+# python, all): its price beside the window's, each inside its process.
 # Output: $OUT (default ./ab-out): ab.txt (the figures, printed last), the
 # raw JSON lines and stderr logs.
 set -uo pipefail
@@ -34,6 +38,7 @@ STEPS=150
 WORKLOADS="medium small"
 VARIANTS=()
 LAUNCH_COST=1
+MEMHIST=0
 SCHED="wait=4,warmup=1,active=5,repeat=0"
 SCHED_ABC=4,1,5
 
@@ -44,7 +49,8 @@ while [ $# -gt 0 ]; do
     --workloads) WORKLOADS=${2//,/ }; shift ;;
     --variant) VARIANTS+=("$2"); shift ;;
     --no-launch-cost) LAUNCH_COST=0 ;;
-    -h | --help) sed -n '2,26p' "$0"; exit 0 ;;
+    --memhist) MEMHIST=1 ;;
+    -h | --help) sed -n '2,30p' "$0"; exit 0 ;;
     *) echo "ab_bench.sh: unknown option $1" >&2; exit 2 ;;
     esac
     shift
@@ -136,6 +142,14 @@ for w in $WORKLOADS; do
         for v in "${PROFILED[@]}"; do
             files+=("$(run_wl "${v%%:*}" "$w" "${v#*:}" "$r")")
         done
+        if [ "$MEMHIST" = 1 ]; then
+            for m in python all; do
+                f="$OUT/raw/$w-memhist-$m-$r"
+                timeout -k 10 200 "${clean_env[@]}" "$PY" bench/workload.py --size "$w" --warmup 10 --steps "$STEPS" \
+                    --toggle-memhist "$m" --config "ab-memhist-$m" --round "$r" >"$f.json" 2>"$f.err"
+                files+=("$f.json")
+            done
+        fi
     done
     {
         echo

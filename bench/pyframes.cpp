@@ -387,7 +387,7 @@ int main(int argc, char** argv) {
     remove_fake_torch();
     return 1;
   }
-  gmp_py::bind(&g_host, &g_watching);
+  gmp_py::bind(&g_host, &g_watching, nullptr);
   int rc = 1;
   if (PyImport_AppendInittab("_gmp_bench", init_module) == 0) {
     PyConfig config;

@@ -62,6 +62,10 @@ def percentile(sorted_vals, q):
     return sorted_vals[lo] + (sorted_vals[hi] - sorted_vals[lo]) * (pos - lo)
 
 
+# --toggle-memhist's cycle, as phase_ab.py's wait,warmup,active = 4,1,5
+MH_CYCLE, MH_OFF = 10, 4
+
+
 def step_stats(times_s):
     ms = sorted(t * 1000.0 for t in times_s)
     return {
@@ -91,6 +95,11 @@ def parse_args(argv=None):
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--fake", action="store_true", help="no torch: print plausible numbers (tests the harness)")
     ap.add_argument("--emit-nvtx", action="store_true", help="the timed loop under torch.autograd.profiler.emit_nvtx()")
+    ap.add_argument("--toggle-memhist", choices=("python", "all"), default=None,
+                    help="in-process A/B of PyTorch's memory history (stacks python or all): in each cycle of "
+                         "%d steps, %d without it, one step turning it on (discarded), %d with it; turned on and off "
+                         "between steps, outside the timing (bench/phase_ab.py --schedule %d,1,%d)"
+                         % (MH_CYCLE, MH_OFF, MH_CYCLE - MH_OFF - 1, MH_OFF, MH_CYCLE - MH_OFF - 1))
     args = ap.parse_args(argv)
     if args.warmup < 1 or args.steps < 1:
         ap.error("--warmup and --steps must be >= 1")
@@ -205,6 +214,8 @@ def real_run(args, t_start):
     if nvtx_ctx is not None:
         nvtx_ctx.__enter__()
     for i in range(total):
+        if args.toggle_memhist and i % MH_CYCLE == MH_OFF:
+            torch.cuda.memory._record_memory_history(max_entries=1_000_000, stacks=args.toggle_memhist)
         if args.mode == "memory-history" and i == args.warmup:
             torch.cuda.memory._record_memory_history(max_entries=1_000_000)
         if args.mode == "memory-history-python" and i == args.warmup:
@@ -222,6 +233,8 @@ def real_run(args, t_start):
             out["driver_total_bytes"] = tot
             out["rss_peak_kib_steps"] = rss_kib()
         mark("step")
+        if args.toggle_memhist and i % MH_CYCLE == MH_CYCLE - 1:
+            torch.cuda.memory._record_memory_history(enabled=None)
         if prof is not None:
             if i == total - 1:
                 if not args.analyze:

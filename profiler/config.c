@@ -103,6 +103,7 @@ static const setting settings[] = {
     {"GMEMPROF_TORCH_BRIDGE", T_PATH, OFF(torch_bridge), 0, 0, NULL, NULL},
     {"GMEMPROF_TORCH_OPS", T_BOOL, OFF(torch_ops), 0, 0, NULL, NULL},
     {"GMEMPROF_TORCH_MODULES", T_BOOL, OFF(torch_modules), 0, 0, NULL, NULL},
+    {"GMEMPROF_TORCH_MODULE_HOOKS", T_BOOL, OFF(torch_module_hooks), 0, 0, NULL, NULL},
     {"GMEMPROF_STACKS", T_NAME, OFF(stacks), 0, 0, NULL, NULL},
     {"GMEMPROF_STEP_SOURCE", T_STEPSRC, OFF(step_source), 0, 0, NULL, NULL},
     {"GMEMPROF_CLOCK", T_CLOCK, OFF(clock), 0, 0, NULL, NULL},
@@ -143,6 +144,7 @@ void gmp_config_defaults(gmp_config *cfg)
     cfg->torch = 1;
     cfg->torch_ops = 1;
     cfg->torch_modules = 1;
+    cfg->torch_module_hooks = 0;
     snprintf(cfg->stacks, sizeof cfg->stacks, "none");
     cfg->step_source = GMP_STEPS_AUTO;
     cfg->on_oom = 0;

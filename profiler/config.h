@@ -76,6 +76,10 @@ typedef struct gmp_config {
     int torch_ops;
     /* GMEMPROF_TORCH_MODULES=0: no module ranges (default 1). */
     int torch_modules;
+    /* GMEMPROF_TORCH_MODULE_HOOKS=1: module calls seen through PyTorch's
+     * global module hooks instead of a wrapper of nn.Module.__call__
+     * (default 0). */
+    int torch_module_hooks;
     /* GMEMPROF_STACKS=python: each tensor block carries the whole Python
      * stack besides its innermost frame (default "none"; torch.c checks). */
     char stacks[GMP_NAME_MAX];

@@ -184,7 +184,7 @@ static unsigned watch_bits(void)
         w |= GMP_BRIDGE_WATCH_OPS;
     /* modules and frames while the schedule collects, whatever the ops */
     if (collect && gmp_settings()->torch_modules)
-        w |= GMP_BRIDGE_WATCH_MODULES;
+        w |= GMP_BRIDGE_WATCH_MODULES | (gmp_settings()->torch_module_hooks ? GMP_BRIDGE_WATCH_MODULE_HOOKS : 0);
     if (collect && strcmp(gmp_settings()->stacks, "off") != 0)
         w |= GMP_BRIDGE_WATCH_FRAMES;
     if (collect && strcmp(gmp_settings()->stacks, "python") == 0)

@@ -49,6 +49,10 @@ extern "C" {
 #define GMP_BRIDGE_WATCH_MODULES 4u /* module ranges: host->range_begin, host->range_end (3) */
 #define GMP_BRIDGE_WATCH_FRAMES 8u  /* the innermost user frame with each block: host->block_at (3) */
 #define GMP_BRIDGE_WATCH_STACKS 16u /* and the whole Python stack (GMEMPROF_STACKS=python) (3) */
+/* with MODULES: follow module calls through PyTorch's global module hooks
+ * rather than a wrapper of torch.nn.Module.__call__
+ * (GMEMPROF_TORCH_MODULE_HOOKS=1) (3) */
+#define GMP_BRIDGE_WATCH_MODULE_HOOKS 32u
 
 /* Who made an event and when, as the profiler sees it (opaque to the bridge). */
 typedef struct gmp_bridge_origin {

@@ -9,6 +9,7 @@
 // table of profiler/sources/torch_bridge.h. Built against one torch's own headers;
 // libgmemprof.so checks the build id of the libc10_cuda.so it was built
 // for before using it.
+#include <ATen/SequenceNumber.h>
 #include <ATen/record_function.h>
 #include <c10/cuda/CUDACachingAllocator.h>
 #include <c10/cuda/CUDAFunctions.h>
@@ -161,12 +162,14 @@ void seed(const gmp_bridge_host* h) {
   }
 }
 
+void module_changed(const void* innermost, bool reset);  // the backward table, below
+
 int bridge_attach(const gmp_bridge_host* host, char* err, size_t cap) {
   if (!host || host->abi != GMP_BRIDGE_ABI || host->size < sizeof(gmp_bridge_host)) {
     std::snprintf(err, cap, "the profiler speaks another bridge interface");
     return GMP_BRIDGE_NEVER;
   }
-  gmp_py::bind(&g_host, &g_watching);
+  gmp_py::bind(&g_host, &g_watching, module_changed);
   if (g_attached.load()) {
     g_host.store(host, std::memory_order_release);
     return GMP_BRIDGE_ATTACHED;
@@ -229,14 +232,17 @@ void optimizer_step_end(const gmp_bridge_host* h, const at::RecordFunction& fn) 
 
 // Backward: autograd names a backward function's node by the sequence
 // number of the forward op that made it (RecordFunction's seqNr, per
-// forward thread). While modules are watched, each forward op's number
-// notes the module around it (null: none) in a ring indexed by the number;
-// a backward function looks its number up and, when the forward thread
-// and number match, runs inside a MODULE_BWD range of that module's path.
-// A fixed array: no allocation, one store per op; numbers further apart
-// than its size (one forward pass of over kSeqRing ops) lose the oldest.
-// Numbers count per thread: the thread's id spreads two threads' same
-// numbers over different slots.
+// forward thread). A thread's numbers only grow, and those taken between
+// two module changes on it (py.h's ModuleChanged: a call begins or ends)
+// belong to the innermost module of that stretch: at each change the
+// stretch just ended notes its module in a ring indexed by the number. A
+// backward function looks its number up and, when the forward thread and
+// number match, runs inside a MODULE_BWD range of that module's path.
+// Nothing runs per forward op: a store per autograd node, made at the
+// module change after it. A fixed array: no allocation; numbers further
+// apart than its size (one forward pass of over kSeqRing nodes) lose the
+// oldest. The thread's id spreads two threads' same numbers over
+// different slots.
 constexpr size_t kSeqRing = 1u << 16;
 struct SeqNote {
   std::atomic<int64_t> seq;
@@ -249,13 +255,25 @@ SeqNote& seq_slot(int64_t s, uint64_t tid) {
   return g_seq[(static_cast<uint64_t>(s) + tid * 0x9E3779B97F4A7C15ull) & (kSeqRing - 1)];
 }
 
-void note_forward(const at::RecordFunction& fn) {
-  int64_t s = fn.seqNr();
-  if (s < 0) return;
-  SeqNote& n = seq_slot(s, fn.threadId());
-  n.seq.store(s, std::memory_order_relaxed);
-  n.tid.store(fn.threadId(), std::memory_order_relaxed);
-  n.module.store(gmp_py::current_module(), std::memory_order_relaxed);
+// This thread's stretch: its first number and its module (null: none).
+thread_local int64_t tl_seq_from = -1;
+thread_local const void* tl_seq_module;
+
+void module_changed(const void* innermost, bool reset) {
+  int64_t now = static_cast<int64_t>(at::sequence_number::peek());
+  if (!reset && tl_seq_module && tl_seq_from >= 0) {
+    uint64_t tid = at::RecordFunction::currentThreadId();
+    int64_t from = now - tl_seq_from > static_cast<int64_t>(kSeqRing) ? now - static_cast<int64_t>(kSeqRing)
+                                                                       : tl_seq_from;
+    for (int64_t s = from; s < now; s++) {
+      SeqNote& n = seq_slot(s, tid);
+      n.seq.store(s, std::memory_order_relaxed);
+      n.tid.store(tid, std::memory_order_relaxed);
+      n.module.store(tl_seq_module, std::memory_order_relaxed);
+    }
+  }
+  tl_seq_from = now;
+  tl_seq_module = reset ? nullptr : innermost;
 }
 
 const char* backward_module(const at::RecordFunction& fn) {
@@ -288,12 +306,11 @@ void backward_end(const gmp_bridge_host* h) {
   if (d < 64 && (tl_bwd_bits >> d & 1u) && h) h->range_end();
 }
 
-// A forward op: its number is noted for backward. The outermost op of a
-// thread that runs Python learns the program's line there, outside every
-// allocator lock, for the blocks it allocates (an allocator callback runs
-// under the allocator's lock, where taking the GIL could deadlock with a
-// thread that holds it and frees a tensor); the first also puts the
-// module hooks in.
+// A forward op. The outermost op of a thread that runs Python learns the
+// program's line there, outside every allocator lock, for the blocks it
+// allocates (an allocator callback runs under the allocator's lock, where
+// taking the GIL could deadlock with a thread that holds it and frees a
+// tensor); the first also puts the module hooks in.
 void forward_start(const at::RecordFunction& fn) {
   if (fn.scope() != at::RecordScope::FUNCTION) return;
   // not inside a backward function: the engine may wait there on a thread
@@ -303,7 +320,6 @@ void forward_start(const at::RecordFunction& fn) {
     gmp_py::op_frame_ids((w & GMP_BRIDGE_WATCH_FRAMES) != 0, (w & GMP_BRIDGE_WATCH_STACKS) != 0, &tl_frame,
                          &tl_stack);
   }
-  note_forward(fn);
 }
 
 void forward_end(const at::RecordFunction& fn) {

@@ -62,6 +62,7 @@ struct MethodDef {
   int flags;
   const char* doc;
 };
+constexpr int kMethKeywords = 0x0002;
 constexpr int kMethO = 0x0008;
 constexpr int kMethFastcall = 0x0080;
 
@@ -99,6 +100,11 @@ struct Api {
   int (*Ensure)();
   void (*Release)(int);
   int (*Finalizing)();  // Py_IsFinalizing (3.13) or _Py_IsFinalizing
+  // Module.__call__'s wrapper; without them the global hooks serve
+  O (*DescrNewMethod)(O, MethodDef*);
+  int (*SetAttrString)(O, const char*, O);
+  O (*Vectorcall)(O, O const*, size_t, O);
+  ssize (*TupleSize)(O);
   O None;
 };
 Api P;
@@ -133,12 +139,16 @@ bool resolve() {
        sym(P.Release, "PyGILState_Release");
   if (!sym(P.Finalizing, "Py_IsFinalizing")) sym(P.Finalizing, "_Py_IsFinalizing");
   sym(P.FrameLasti, "PyFrame_GetLasti");
+  if (!(sym(P.DescrNewMethod, "PyDescr_NewMethod") && sym(P.SetAttrString, "PyObject_SetAttrString") &&
+        sym(P.Vectorcall, "PyObject_Vectorcall") && sym(P.TupleSize, "PyTuple_Size")))
+    P.DescrNewMethod = nullptr;
   g_api.store(ok ? 1 : -1, std::memory_order_release);
   return ok;
 }
 
 std::atomic<const gmp_bridge_host*>* g_host;
 std::atomic<unsigned>* g_watching;
+ModuleChanged g_changed;
 
 // Saves and restores the thread's pending exception around our own calls.
 struct ErrGuard {
@@ -393,27 +403,42 @@ thread_local unsigned tl_depth;
 std::atomic<unsigned> g_hook_gen{0};
 thread_local unsigned tl_gen;
 
+// The innermost module that opened a range on this thread (nullptr: none).
+const Node* innermost() {
+  for (unsigned d = tl_depth; d > 0; d--)
+    if (tl_stack[d - 1].node) return tl_stack[d - 1].node;
+  return nullptr;
+}
+
 void stack_current() {
   unsigned g = g_hook_gen.load(std::memory_order_relaxed);
   if (tl_gen != g) {
     tl_gen = g;
     tl_depth = 0;
+    if (g_changed) g_changed(nullptr, true);
   }
 }
 
 O g_call_impl;  // torch.nn.Module._call_impl's code (a reference), or null
 
-// Called at a root's pre-hook: whether an outer Module._call_impl runs on
-// this thread (a call the hooks missed). The first _call_impl frame out
-// from the hook is the module's own (PyTorch 2 runs the hooks in a closure
-// inside it, older ones in it directly); a second one is an outer module's.
-// A walk of the stack once per root call.
+// Which way the module calls are seen while modules are watched.
+enum Way { kWrapper, kGlobalHooks };
+std::atomic<int> g_way{kWrapper};
+
+// Called as a root module's call begins: whether an outer
+// Module._call_impl runs on this thread (a call the hooks missed). The
+// global pre-hook runs inside the module's own _call_impl (PyTorch 2 in a
+// closure there, older ones in it directly), so a second _call_impl frame
+// out from it is an outer module's; the wrapper of Module.__call__ runs
+// before the module's own, so any is. A walk of the stack once per root
+// call.
 bool inside_missed_call() {
   O f = g_call_impl ? P.GetFrame() : nullptr;
   if (!f) return false;
+  const int outer = g_way.load(std::memory_order_relaxed) == kGlobalHooks ? 2 : 1;
   P.IncRef(f);
   int calls = 0;
-  for (int n = 0; f && n < kMaxFrames && calls < 2; n++) {
+  for (int n = 0; f && n < kMaxFrames && calls < outer; n++) {
     O code = P.FrameCode(f);
     calls += code == g_call_impl;
     if (code) P.DecRef(code);
@@ -422,7 +447,7 @@ bool inside_missed_call() {
     f = back;
   }
   if (f) P.DecRef(f);
-  return calls == 2;
+  return calls == outer;
 }
 
 O none() {
@@ -430,18 +455,17 @@ O none() {
   return P.None;
 }
 
-// forward pre-hook: hook(module, args)
-O pre_hook(O, O const* args, ssize nargs) {
+// m's call begins (under the GIL): its level goes on this thread's stack,
+// its range opens. False: modules not watched or too deep, no level.
+bool module_enter(O m) {
   const gmp_bridge_host* h = g_host->load(std::memory_order_acquire);
-  if (nargs < 1 || !h || !(g_watching->load(std::memory_order_relaxed) & GMP_BRIDGE_WATCH_MODULES) ||
-      tl_depth >= kDepth)
-    return none();
-  O m = args[0];
+  if (!h || !(g_watching->load(std::memory_order_relaxed) & GMP_BRIDGE_WATCH_MODULES)) return false;
   stack_current();
+  if (tl_depth >= kDepth) return false;
   const Level* up = tl_depth ? &tl_stack[tl_depth - 1] : nullptr;
   if (up ? !up->node : inside_missed_call()) {
     tl_stack[tl_depth++] = Level{m, nullptr, false};
-    return none();
+    return true;
   }
   Placement* kept;
   Placement p = lookup(m, up ? up->node : nullptr, up ? up->module : nullptr, &kept);
@@ -454,23 +478,65 @@ O pre_hook(O, O const* args, ssize nargs) {
     report_owners(h, m, p.node);
   }
   if (p.opens) h->range_begin(GMT_RANGE_MODULE, p.node->path.c_str());
+  if (g_changed) g_changed(innermost(), false);
+  return true;
+}
+
+// m's call ends, returned or raised: its level comes off, its range
+// closes. Calls no Python (a raised exception stays pending).
+void module_exit(O m) {
+  stack_current();
+  if (!tl_depth || tl_stack[tl_depth - 1].module != m) return;
+  const Level& l = tl_stack[--tl_depth];
+  const gmp_bridge_host* h = g_host->load(std::memory_order_acquire);
+  if (l.opened && h) h->range_end();
+  if (l.node && g_changed) g_changed(innermost(), false);
+}
+
+// forward pre-hook: hook(module, args)
+O pre_hook(O, O const* args, ssize nargs) {
+  if (nargs >= 1) module_enter(args[0]);
   return none();
 }
 
 // forward hook: hook(module, args, output); with always_call, also when
 // the forward raised
 O post_hook(O, O const* args, ssize nargs) {
-  stack_current();
-  if (nargs >= 1 && tl_depth && tl_stack[tl_depth - 1].module == args[0]) {
-    const Level& l = tl_stack[--tl_depth];
-    const gmp_bridge_host* h = g_host->load(std::memory_order_acquire);
-    if (l.opened && h) h->range_end();
-  }
+  if (nargs >= 1) module_exit(args[0]);
   return none();
 }
 
 MethodDef g_pre_def = {"gmemprof_module_enter", reinterpret_cast<void*>(&pre_hook), kMethFastcall, nullptr};
 MethodDef g_post_def = {"gmemprof_module_exit", reinterpret_cast<void*>(&post_hook), kMethFastcall, nullptr};
+
+// Module.__call__ while modules are watched: a method of Module written in
+// C, around the __call__ it replaced (torch's _wrapped_call_impl). Global
+// hooks would send every module call down _call_impl's slow path (a
+// closure, hook lists, try/except: about 3 us a call in Python); this
+// costs one C call and the fast path stays.
+O g_orig_call;    // the replaced Module.__call__ (a reference), once seen
+O g_wrapper;      // the wrapper's descriptor (a reference), made once
+bool g_wrapped;   // the wrapper is in (under the GIL)
+
+O module_call(O self, O const* args, ssize nargs, O kwnames) {
+  bool entered = module_enter(self);
+  // the call as the caller made it, self first: positional arguments, then
+  // the keyword arguments' values
+  ssize n = nargs + (kwnames ? P.TupleSize(kwnames) : 0);
+  O small[16];
+  std::vector<O> big;
+  O* v = small;
+  if (n + 1 > 16) {
+    big.resize(static_cast<size_t>(n + 1));
+    v = big.data();
+  }
+  v[0] = self;
+  for (ssize i = 0; i < n; i++) v[i + 1] = args[i];
+  O r = P.Vectorcall(g_orig_call, v, static_cast<size_t>(nargs + 1), kwnames);
+  if (entered) module_exit(self);
+  return r;
+}
+MethodDef g_call_def = {"__call__", reinterpret_cast<void*>(&module_call), kMethFastcall | kMethKeywords, nullptr};
 
 // ---- frames -------------------------------------------------------------------
 
@@ -506,9 +572,60 @@ void learn_skips() {
   P.ErrClear();
 }
 
+// The wrapper goes in where Module.__call__ is still torch's own Python
+// function (_wrapped_call_impl): where another library replaced it, or
+// GMP_BRIDGE_WATCH_MODULE_HOOKS asks, the global hooks serve.
+bool wrap_call(O mod) {
+  if (!P.DescrNewMethod || (g_watching->load(std::memory_order_relaxed) & GMP_BRIDGE_WATCH_MODULE_HOOKS)) return false;
+  O cls = P.GetAttrString(mod, "Module");
+  O cur = cls ? P.GetAttrString(cls, "__call__") : nullptr;
+  bool ok = false;
+  if (cur && (cur == g_orig_call || attr_str(cur, "__name__") == "_wrapped_call_impl")) {
+    // both kept for the life of the process: a bound __call__ taken while
+    // the wrapper was in may run after it went out
+    if (!g_wrapper) g_wrapper = P.DescrNewMethod(cls, &g_call_def);
+    if (!g_orig_call) {
+      g_orig_call = cur;
+      P.IncRef(cur);
+    }
+    ok = cur == g_orig_call && g_wrapper && P.SetAttrString(cls, "__call__", g_wrapper) == 0;
+  }
+  g_wrapped = ok;
+  for (O o : {cur, cls})
+    if (o) P.DecRef(o);
+  P.ErrClear();
+  return ok;
+}
+
+// Puts torch's Module.__call__ back, unless another library replaced ours.
+void unwrap_call() {
+  if (!g_wrapped) return;
+  g_wrapped = false;
+  O mod = P.ImportModule("torch.nn.modules.module");
+  O cls = mod ? P.GetAttrString(mod, "Module") : nullptr;
+  O cur = cls ? P.GetAttrString(cls, "__call__") : nullptr;
+  if (cur && cur == g_wrapper) P.SetAttrString(cls, "__call__", g_orig_call);
+  for (O o : {cur, cls, mod})
+    if (o) P.DecRef(o);
+  P.ErrClear();
+}
+
 bool register_hooks() {
   O mod = P.ImportModule("torch.nn.modules.module");
   if (!mod) return false;
+  if (!g_call_impl) {  // kept for the life of the process, like the code tables' entries
+    O cls = P.GetAttrString(mod, "Module");
+    O fn = cls ? P.GetAttrString(cls, "_call_impl") : nullptr;
+    g_call_impl = fn ? P.GetAttrString(fn, "__code__") : nullptr;
+    for (O o : {fn, cls})
+      if (o) P.DecRef(o);
+  }
+  if (wrap_call(mod)) {
+    g_way.store(kWrapper, std::memory_order_relaxed);
+    P.DecRef(mod);
+    return true;
+  }
+  g_way.store(kGlobalHooks, std::memory_order_relaxed);
   bool ok = false;
   O reg_pre = P.GetAttrString(mod, "register_module_forward_pre_hook");
   O reg_post = P.GetAttrString(mod, "register_module_forward_hook");
@@ -527,13 +644,6 @@ bool register_hooks() {
     g_handles[0] = g_handles[1] ? P.Call(reg_pre, a1, nullptr) : nullptr;
     ok = g_handles[0] && g_handles[1];
   }
-  if (!g_call_impl) {  // kept for the life of the process, like the code tables' entries
-    O cls = P.GetAttrString(mod, "Module");
-    O fn = cls ? P.GetAttrString(cls, "_call_impl") : nullptr;
-    g_call_impl = fn ? P.GetAttrString(fn, "__code__") : nullptr;
-    for (O o : {fn, cls})
-      if (o) P.DecRef(o);
-  }
   for (O o : {yes, kw, a2, a1, fpost, fpre, reg_post, reg_pre, mod})
     if (o) P.DecRef(o);
   P.ErrClear();
@@ -541,6 +651,7 @@ bool register_hooks() {
 }
 
 void unregister_hooks() {
+  unwrap_call();
   for (O& h : g_handles) {
     O rm = h ? P.GetAttrString(h, "remove") : nullptr;
     O args = rm ? P.TupleNew(0) : nullptr;
@@ -552,7 +663,6 @@ void unregister_hooks() {
   P.ErrClear();
   g_hook_gen.fetch_add(1, std::memory_order_relaxed);
 }
-
 bool modules_watched() { return (g_watching->load(std::memory_order_relaxed) & GMP_BRIDGE_WATCH_MODULES) != 0; }
 
 // The hooks as the watch bits want them: nothing to do.
@@ -603,9 +713,10 @@ std::string frame_text(O frame, O code) {
 
 }  // namespace
 
-void bind(std::atomic<const gmp_bridge_host*>* host, std::atomic<unsigned>* watching) {
+void bind(std::atomic<const gmp_bridge_host*>* host, std::atomic<unsigned>* watching, ModuleChanged changed) {
   g_host = host;
   g_watching = watching;
+  g_changed = changed;
 }
 
 bool present() { return resolve() && P.IsInitialized(); }
@@ -628,7 +739,8 @@ void setup() {
   g_hooks.store(ok ? kHooksIn : kHooksFailed, std::memory_order_relaxed);
   const gmp_bridge_host* h = g_host->load(std::memory_order_acquire);
   if (!ok && h)
-    h->log(1, "torch.nn's global module hooks could not be registered: no module ranges in this process");
+    h->log(1, "torch.nn.Module's calls cannot be followed (neither a __call__ wrapper nor global hooks went in): "
+              "no module ranges in this process");
 }
 
 // Runs f with the GIL on a thread that runs Python, taking the GIL back
@@ -661,13 +773,6 @@ void op_frame_ids(bool frames, bool stack, uint32_t* frame, uint32_t* whole) {
     setup();
     if (frames) frame_ids(stack, frame, whole);
   });
-}
-
-const void* current_module() {
-  stack_current();
-  for (unsigned d = tl_depth; d > 0; d--)
-    if (tl_stack[d - 1].node) return tl_stack[d - 1].node;
-  return nullptr;
 }
 
 const char* module_path(const void* token) { return token ? static_cast<const Node*>(token)->path.c_str() : ""; }

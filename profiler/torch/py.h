@@ -1,8 +1,8 @@
-// The Python side of the PyTorch bridge (py.cpp): nn.Module ranges from
-// PyTorch's global module hooks, and the program's source frame at an
-// allocation. Python is reached through dlsym, never linked: a process
-// without Python (a C++ program using libtorch) loads the bridge all the
-// same and gets ops and tensors.
+// The Python side of the PyTorch bridge (py.cpp): nn.Module ranges from a
+// C wrapper of torch.nn.Module.__call__ (or PyTorch's global module hooks),
+// and the program's source frame at an allocation. Python is reached
+// through dlsym, never linked: a process without Python (a C++ program
+// using libtorch) loads the bridge all the same and gets ops and tensors.
 //
 // Everything here runs on a thread that holds the GIL already, but for
 // op_frame_ids and sync_hooks, which take it on a thread that runs Python
@@ -17,23 +17,28 @@
 
 namespace gmp_py {
 
-// The bridge's host and watch bits (GMP_BRIDGE_WATCH_*), read by the hooks.
-void bind(std::atomic<const gmp_bridge_host*>* host, std::atomic<unsigned>* watching);
+// Called under the GIL each time the innermost module whose range is open
+// on this thread changes (a token for module_path; nullptr: none), as a
+// module call begins or ends; reset: this thread's modules were dropped
+// (they went out with the hooks) and the call says nothing of them.
+using ModuleChanged = void (*)(const void* innermost, bool reset);
+// The bridge's host and watch bits (GMP_BRIDGE_WATCH_*), read by the hooks,
+// and who hears of module changes (may be nullptr).
+void bind(std::atomic<const gmp_bridge_host*>* host, std::atomic<unsigned>* watching, ModuleChanged changed);
 // Python's symbols are in the process and the interpreter runs.
 bool present();
 // The calling thread holds the GIL (false without Python).
 bool holds_gil();
 // Under the GIL: learns once which files are torch's and the standard
-// library's, and puts the global module hooks in while modules are watched
-// and out while they are not. Cheap when nothing changes.
+// library's, and puts the module hooks (the __call__ wrapper or the global
+// hooks) in while modules are watched and out while they are not. Cheap
+// when nothing changes.
 void setup();
 // setup() where the watch bits may have changed, from any thread that is
 // not inside an allocator's or the profiler's lock: a thread that runs
 // Python takes the GIL for it when there is work, any other does nothing.
 void sync_hooks();
-// The innermost module whose forward runs on this thread, as an opaque
-// token for the backward table (nullptr: none), and a token's path.
-const void* current_module();
+// A module token's path ("" for nullptr).
 const char* module_path(const void* token);
 // The ids (host->intern) of the innermost frame of the program's own code
 // and, when stack, of the whole stack; 0 where there is none. Under the

@@ -89,6 +89,7 @@ static const model_setting known[] = {
     {"GMEMPROF_TORCH_BRIDGE", K_PATH, 0, 0},
     {"GMEMPROF_TORCH_OPS", K_BOOL, 0, 0},
     {"GMEMPROF_TORCH_MODULES", K_BOOL, 0, 0},
+    {"GMEMPROF_TORCH_MODULE_HOOKS", K_BOOL, 0, 0},
     {"GMEMPROF_STACKS", K_NAME, 0, 0},
     {"GMEMPROF_STEP_SOURCE", K_STEPSRC, 0, 0},
     {"GMEMPROF_CLOCK", K_CLOCK, 0, 0},
@@ -285,6 +286,8 @@ static void model_load(const env *e, expect *x)
                 c->torch_ops = b;
             else if (ok && strcmp(s->name, "GMEMPROF_TORCH_MODULES") == 0)
                 c->torch_modules = b;
+            else if (ok && strcmp(s->name, "GMEMPROF_TORCH_MODULE_HOOKS") == 0)
+                c->torch_module_hooks = b;
             else if (ok && strcmp(s->name, "GMEMPROF_ON_OOM") == 0)
                 c->on_oom = b;
             else if (ok && strcmp(s->name, "GMEMPROF_OOM_AT_EXIT") == 0)
@@ -472,6 +475,8 @@ static void check_config(const gmp_config *got, const expect *x, const gmp_diag 
     FZ_CHECK(got->torch_ops == w->torch_ops, "torch_ops %d, expected %d", got->torch_ops, w->torch_ops);
     FZ_CHECK(got->torch_modules == w->torch_modules, "torch_modules %d, expected %d", got->torch_modules,
              w->torch_modules);
+    FZ_CHECK(got->torch_module_hooks == w->torch_module_hooks, "torch_module_hooks %d, expected %d",
+             got->torch_module_hooks, w->torch_module_hooks);
     check_terminated(got->stacks, sizeof got->stacks, "stacks");
     FZ_CHECK(strcmp(got->stacks, w->stacks) == 0, "stacks \"%s\", expected \"%s\"", got->stacks, w->stacks);
     FZ_CHECK(got->on_oom == w->on_oom && got->oom_at_exit == w->oom_at_exit && got->oom_signal == w->oom_signal,

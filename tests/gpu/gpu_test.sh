@@ -495,9 +495,12 @@ torch_modules_gpt | torch_modules_cnn | torch_modules_ddp | torch_modules_compil
     torch_modules_ddp) margs+=(--model gpt --ddp) ;;
     torch_modules_compile) margs+=(--model cnn --compile) ;;
     esac
-    plain "$W/plain.out" -- "$PY" "$TM" "${margs[@]}"
+    dyn=()
+    [ "$name" = torch_modules_compile ] && dyn=(--dynamo-stats "$W/dynamo-plain.json")
+    plain "$W/plain.out" -- "$PY" "$TM" "${margs[@]}" "${dyn[@]}"
     [ "$PLAIN_RC" -eq 0 ] || fail "unprofiled run exited $PLAIN_RC"
-    prof "$W/trace.zst" "$msched" -- "$PY" "$TM" "${margs[@]}" --facts "$W/facts.json"
+    [ "$name" = torch_modules_compile ] && dyn=(--dynamo-stats "$W/dynamo-prof.json")
+    prof "$W/trace.zst" "$msched" -- "$PY" "$TM" "${margs[@]}" --facts "$W/facts.json" "${dyn[@]}"
     expect_rc 0; expect_same_stdout "$W/plain.out"
     lbytes=$("$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["largest_bytes"])' "$W/facts.json")
     "$BIN/trace_modules" "$W/trace.zst" "$lbytes" >"$W/trace_modules.txt" 2>"$W/trace_modules.err" ||
@@ -513,6 +516,12 @@ PYEOF
 )
     if [ "$name" = torch_modules_compile ]; then
         pass "compiled: module paths not seen: ${missing:0:200}"
+        # the module wrapper must not cut the compiled model into more graphs
+        dstat=$("$PY" -c 'import json,sys; p,q=(json.load(open(f)) for f in sys.argv[1:3]); print(p["graph_breaks"], p["unique_graphs"], q["graph_breaks"], q["unique_graphs"])' \
+            "$W/dynamo-plain.json" "$W/dynamo-prof.json" 2>&1)
+        read -r pb pg qb qg <<<"$dstat"
+        if [ "${qb:-x}" = "$pb" ] && [ "${qg:-x}" = "$pg" ]; then pass "dynamo: $qb graph breaks, $qg graphs, as unprofiled"
+        else fail "dynamo: graph breaks and graphs unprofiled $pb $pg, profiled ${qb:-?} ${qg:-?} (${dstat:0:200})"; fi
     elif [ "$missing" = none ]; then pass "every module path of the model has a range"
     else fail "module paths without a range: ${missing:0:300}"; fi
     if [ "$name" = torch_modules_midstep ]; then

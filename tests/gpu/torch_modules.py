@@ -174,6 +174,7 @@ def main():
     ap.add_argument("--ddp", action="store_true")
     ap.add_argument("--mark-mid-forward", action="store_true")
     ap.add_argument("--facts", default=None)
+    ap.add_argument("--dynamo-stats", default=None, help="with --compile: write dynamo's graph and break counts here")
     a = ap.parse_args()
     torch.manual_seed(0)
     dev = torch.device("cuda")
@@ -212,6 +213,11 @@ def main():
         print("step %d loss %.3f" % (step, loss.item()))
     if a.ddp:
         torch.distributed.destroy_process_group()
+    if a.compile and a.dynamo_stats:
+        from torch._dynamo.utils import counters
+        with open(a.dynamo_stats, "w") as out:
+            json.dump({"graph_breaks": sum(counters["graph_break"].values()),
+                       "unique_graphs": counters["stats"]["unique_graphs"]}, out)
     return 0
 
 

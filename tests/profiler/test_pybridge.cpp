@@ -9,9 +9,13 @@
 // dlsym(RTLD_DEFAULT): this executable links libpython, so the symbols are
 // there, as they are in a python process.
 //
-// Checked: the module hooks go in once (always_call on the exit hook), and
-// out and in again as the watch bits change (sync_hooks, an op); a module
-// called inside one the hooks missed opens nothing (an orphan); the
+// Run once per way of seeing module calls (argv[2]): "call", the C wrapper
+// of Module.__call__ (the default), or "hooks", PyTorch's global module
+// hooks (GMP_BRIDGE_WATCH_MODULE_HOOKS). Checked: the hooks go in once
+// (always_call on the exit hook), and out and in again as the watch bits
+// change (sync_hooks, an op); a module called inside one the hooks missed
+// opens nothing (an orphan); the bridge hears each change of the innermost
+// module (ModuleChanged, for its backward table); the
 // exact sequence of module ranges and OWNER reports of a forward through a
 // DistributedDataParallel-like wrapper, again without owners, then of the
 // bare model; the frames ("FILE:LINE FUNCTION") seen from the user's code
@@ -96,7 +100,15 @@ const gmp_bridge_host kHost = {GMP_BRIDGE_ABI,  sizeof(gmp_bridge_host), h_origi
                                h_log,           h_op_begin,              h_op_end,      h_optimizer_step,
                                h_range_begin,   h_range_end,             h_intern,      h_block_at};
 std::atomic<const gmp_bridge_host*> g_host{&kHost};
-std::atomic<unsigned> g_watching{GMP_BRIDGE_WATCH_MODULES | GMP_BRIDGE_WATCH_FRAMES};
+std::atomic<unsigned> g_watching;
+unsigned g_way;  // 0: the __call__ wrapper, or GMP_BRIDGE_WATCH_MODULE_HOOKS
+
+// ModuleChanged: the innermost module's path after each change, "-" none,
+// "reset" when a thread's modules were dropped
+std::vector<std::string> g_changes;
+void on_changed(const void* innermost, bool reset) {
+  g_changes.push_back(reset ? "reset" : innermost ? gmp_py::module_path(innermost) : "-");
+}
 
 // ---- _gmp_test: builtins the program calls ---------------------------------
 
@@ -369,6 +381,36 @@ void check_log(const std::vector<std::string>& want, const char* what) {
   g_log.clear();
 }
 
+// Whether module calls are followed now, as the way under test does it:
+// the wrapper in Module.__call__ and no global hook, or the three hooks.
+void check_in(PyObject* globals, bool in, const char* what) {
+  tc_context("%s", what);
+  long wrapped = eval_long(globals,
+                           "int(torch.nn.modules.module.Module.__call__ is not "
+                           "torch.nn.modules.module.Module._wrapped_call_impl)");
+  long pre = eval_long(globals, "len(torch.nn.modules.module._global_forward_pre_hooks)");
+  long post = eval_long(globals, "len(torch.nn.modules.module._global_forward_hooks)");
+  long always = eval_long(globals, "len(torch.nn.modules.module._global_forward_hooks_always_called)");
+  bool hooks = g_way != 0;
+  CHECK_EQ_U64(wrapped, in && !hooks ? 1 : 0);
+  CHECK_EQ_U64(pre, in && hooks ? 1 : 0);
+  CHECK_EQ_U64(post, in && hooks ? 1 : 0);
+  CHECK_EQ_U64(always, in && hooks ? 1 : 0);
+  tc_context(nullptr);
+}
+
+void check_changes(const std::vector<std::string>& want, const char* what) {
+  tc_context("%s", what);
+  size_t n = want.size() > g_changes.size() ? want.size() : g_changes.size();
+  for (size_t i = 0; i < n; i++) {
+    const char* got = i < g_changes.size() ? g_changes[i].c_str() : "(none)";
+    const char* exp = i < want.size() ? want[i].c_str() : "(none)";
+    CHECK(strcmp(got, exp) == 0, " change %zu: got '%s', expected '%s'", i, got, exp);
+  }
+  tc_context(nullptr);
+  g_changes.clear();
+}
+
 // step(model): one forward (plus the stack probe before it)
 void step(PyObject* prog, PyObject* model) {
   PyObject* r = PyObject_CallMethod(prog, "step", "O", model);
@@ -379,8 +421,12 @@ void step(PyObject* prog, PyObject* model) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  REQUIRE(argc == 2, "usage: test_pybridge PROGRAM.py");
+  REQUIRE(argc == 3 && (strcmp(argv[2], "call") == 0 || strcmp(argv[2], "hooks") == 0),
+          "usage: test_pybridge PROGRAM.py call|hooks");
   g_script = argv[1];
+  g_way = strcmp(argv[2], "hooks") == 0 ? GMP_BRIDGE_WATCH_MODULE_HOOKS : 0;
+  const unsigned kModules = GMP_BRIDGE_WATCH_MODULES | GMP_BRIDGE_WATCH_FRAMES | g_way;
+  g_watching.store(kModules);
   {
     std::ifstream in(g_script);
     REQUIRE(in, "cannot read %s", g_script.c_str());
@@ -398,7 +444,7 @@ int main(int argc, char** argv) {
   write_fake_torch();
 
   // what bridge.cpp does at load: bind; and at attach: present()
-  gmp_py::bind(&g_host, &g_watching);
+  gmp_py::bind(&g_host, &g_watching, on_changed);
   CHECK(!gmp_py::holds_gil(), "no interpreter yet");
 
   REQUIRE(PyImport_AppendInittab("_gmp_test", init_module) == 0);
@@ -442,9 +488,7 @@ int main(int argc, char** argv) {
   ts = PyEval_SaveThread();
   gmp_py::op_frame_ids(false, false, &f, &w);
   PyEval_RestoreThread(ts);
-  CHECK_EQ_U64(eval_long(globals, "len(torch.nn.modules.module._global_forward_pre_hooks)"), 1);
-  CHECK_EQ_U64(eval_long(globals, "len(torch.nn.modules.module._global_forward_hooks)"), 1);
-  CHECK_EQ_U64(eval_long(globals, "len(torch.nn.modules.module._global_forward_hooks_always_called)"), 1);
+  check_in(globals, true, "in at the first op");
   CHECK(g_log.empty() && g_texts.empty(), "setup made %zu events, %zu texts", g_log.size(), g_texts.size());
 
   // only torch's code on the stack: no frame of the program's own
@@ -560,28 +604,29 @@ int main(int argc, char** argv) {
 
   // A module that dies is forgotten: a new one (whatever its address) is a
   // new placement and reports its tensors; the root's path is its class
+  g_changes.clear();
   for (int i = 0; i < 2; i++) {
     PyObject* fr = PyObject_CallMethod(prog, "fresh", nullptr);
     py_ok(fr != nullptr, "fresh()");
     Py_DECREF(fr);
     check_log({"owner Lin dev=0 0xa00000 48 P", "module Lin", "end"}, i ? "a second fresh module" : "a fresh module");
+    check_changes({"Lin", "-"}, "a fresh module's call");
   }
   CHECK_EQ_U64(g_blocks.size(), 16);
   CHECK_EQ_U64(g_texts.size(), texts + 1);
 
   // Modules not watched: the hooks return at once; frames go on
-  g_watching.store(GMP_BRIDGE_WATCH_FRAMES);
+  g_watching.store(GMP_BRIDGE_WATCH_FRAMES | g_way);
   std::vector<std::string> unwatched = {stack};
   unwatched.insert(unwatched.end(), frames.begin(), frames.end());
   step(prog, ddp);
   check_log(unwatched, "modules not watched");
-  g_watching.store(GMP_BRIDGE_WATCH_MODULES | GMP_BRIDGE_WATCH_FRAMES);
+  g_watching.store(kModules);
 
   // ... and the op in that forward took the hooks out: outside a window
   // Module.__call__ keeps its fast path
-  CHECK_EQ_U64(eval_long(globals, "len(torch.nn.modules.module._global_forward_pre_hooks)"), 0);
-  CHECK_EQ_U64(eval_long(globals, "len(torch.nn.modules.module._global_forward_hooks)"), 0);
-  CHECK_EQ_U64(eval_long(globals, "len(torch.nn.modules.module._global_forward_hooks_always_called)"), 0);
+  check_in(globals, false, "out at an op outside a window");
+  g_changes.clear();
 
   // Modules watched again while a forward runs: the op inside Late.forward
   // puts the hooks in, so Late had no pre-hook. Its child Block looks like a
@@ -595,28 +640,29 @@ int main(int argc, char** argv) {
   Py_DECREF(lr);
   const std::string late_op = "op " + at("late_op", "Late.forward");
   check_log({late_op}, "the hooks come in inside a forward");
-  CHECK_EQ_U64(eval_long(globals, "len(torch.nn.modules.module._global_forward_pre_hooks)"), 1);
+  check_changes({"reset"}, "orphans change nothing; the thread's old modules are dropped");
+  check_in(globals, true, "in at the op inside Late.forward");
   lr = PyObject_CallOneArg(late, zero);
   py_ok(lr != nullptr, "Late()(0), the hooks in");
   Py_DECREF(lr);
   check_log({"module Late", late_op, "module Late.inner", "owner Late.inner.lin dev=0 0xb00000 96 P",
              "module Late.inner.lin", "end", "end", "end"},
             "the next call of that model");
+  check_changes({"Late", "Late.inner", "Late.inner.lin", "Late.inner", "Late", "-"}, "the next call's changes");
   Py_DECREF(zero);
   Py_DECREF(late);
   CHECK_EQ_U64(g_blocks.size(), 17);
 
   // sync_hooks (an optimizer step's end) follows the watch bits
-  g_watching.store(GMP_BRIDGE_WATCH_FRAMES);
+  g_watching.store(GMP_BRIDGE_WATCH_FRAMES | g_way);
   gmp_py::sync_hooks();
-  CHECK_EQ_U64(eval_long(globals, "len(torch.nn.modules.module._global_forward_hooks)"), 0);
+  check_in(globals, false, "out at sync_hooks");
   gmp_py::sync_hooks();  // nothing to do
-  g_watching.store(GMP_BRIDGE_WATCH_MODULES | GMP_BRIDGE_WATCH_FRAMES);
+  g_watching.store(kModules);
   ts = PyEval_SaveThread();  // as at an op's end: the GIL released
   gmp_py::sync_hooks();
   PyEval_RestoreThread(ts);
-  CHECK_EQ_U64(eval_long(globals, "len(torch.nn.modules.module._global_forward_pre_hooks)"), 1);
-  CHECK_EQ_U64(eval_long(globals, "len(torch.nn.modules.module._global_forward_hooks_always_called)"), 1);
+  check_in(globals, true, "in at sync_hooks");
   CHECK(g_log.empty(), "sync_hooks made %zu events", g_log.size());
 
   // every text (paths, frames, stacks) interned exactly once: py.cpp caches
@@ -642,5 +688,5 @@ int main(int argc, char** argv) {
   CHECK(written == 0, "%ld bytes written to stdout", written);
 
   remove_fake_torch();
-  return tc_result("profiler.unit.pybridge");
+  return tc_result(g_way ? "profiler.unit.pybridge_hooks" : "profiler.unit.pybridge");
 }
