@@ -105,6 +105,7 @@ struct Api {
   int (*SetAttrString)(O, const char*, O);
   O (*Vectorcall)(O, O const*, size_t, O);
   ssize (*TupleSize)(O);
+  O (*ModuleDict)();  // sys.modules, borrowed
   O None;
 };
 Api P;
@@ -140,7 +141,8 @@ bool resolve() {
   if (!sym(P.Finalizing, "Py_IsFinalizing")) sym(P.Finalizing, "_Py_IsFinalizing");
   sym(P.FrameLasti, "PyFrame_GetLasti");
   if (!(sym(P.DescrNewMethod, "PyDescr_NewMethod") && sym(P.SetAttrString, "PyObject_SetAttrString") &&
-        sym(P.Vectorcall, "PyObject_Vectorcall") && sym(P.TupleSize, "PyTuple_Size")))
+        sym(P.Vectorcall, "PyObject_Vectorcall") && sym(P.TupleSize, "PyTuple_Size") &&
+        sym(P.ModuleDict, "PyImport_GetModuleDict")))
     P.DescrNewMethod = nullptr;
   g_api.store(ok ? 1 : -1, std::memory_order_release);
   return ok;
@@ -455,11 +457,13 @@ O none() {
   return P.None;
 }
 
+bool modules_watched() { return (g_watching->load(std::memory_order_relaxed) & GMP_BRIDGE_WATCH_MODULES) != 0; }
+
 // m's call begins (under the GIL): its level goes on this thread's stack,
 // its range opens. False: modules not watched or too deep, no level.
 bool module_enter(O m) {
   const gmp_bridge_host* h = g_host->load(std::memory_order_acquire);
-  if (!h || !(g_watching->load(std::memory_order_relaxed) & GMP_BRIDGE_WATCH_MODULES)) return false;
+  if (!h || !modules_watched()) return false;
   stack_current();
   if (tl_depth >= kDepth) return false;
   const Level* up = tl_depth ? &tl_stack[tl_depth - 1] : nullptr;
@@ -518,7 +522,65 @@ O g_orig_call;    // the replaced Module.__call__ (a reference), once seen
 O g_wrapper;      // the wrapper's descriptor (a reference), made once
 bool g_wrapped;   // the wrapper is in (under the GIL)
 
+// torch.compile: dynamo traces a module call by the module's forward only
+// when Module.__call__ is torch's own; a C function in its place is a call
+// it cannot trace, and the compiled model would run as many graphs. So
+// while dynamo compiles (its compilation callbacks: start when the first
+// compilation begins, end when the last ends) torch's __call__ is back,
+// and the wrapper returns after. Looked for at each wrapped call until
+// torch._dynamo.callback is imported (torch.compile imports it), then
+// registered once.
+bool g_dynamo_seen;  // the compilation callbacks are registered
+int g_compiling;     // compilations running (start callbacks less end callbacks)
+bool wrap_call(O mod);
+void unwrap_call();
+
+O compile_start(O, O const*, ssize, O) {
+  if (g_compiling++ == 0) unwrap_call();
+  return none();
+}
+
+O compile_end(O, O const*, ssize, O) {
+  if (g_compiling > 0 && --g_compiling == 0 && modules_watched() &&
+      g_way.load(std::memory_order_relaxed) == kWrapper) {
+    O mod = P.ImportModule("torch.nn.modules.module");
+    if (mod) {
+      wrap_call(mod);
+      P.DecRef(mod);
+    }
+    P.ErrClear();
+  }
+  return none();
+}
+MethodDef g_compile_start_def = {"gmemprof_compile_start", reinterpret_cast<void*>(&compile_start),
+                                 kMethFastcall | kMethKeywords, nullptr};
+MethodDef g_compile_end_def = {"gmemprof_compile_end", reinterpret_cast<void*>(&compile_end),
+                               kMethFastcall | kMethKeywords, nullptr};
+
+void watch_dynamo() {
+  O cbmod = P.DictGetItemString(P.ModuleDict(), "torch._dynamo.callback");  // borrowed
+  if (!cbmod) return;
+  g_dynamo_seen = true;
+  ErrGuard eg;
+  O handler = P.GetAttrString(cbmod, "callback_handler");
+  for (auto [reg, def] : {std::make_pair("register_start_callback", &g_compile_start_def),
+                          std::make_pair("register_end_callback", &g_compile_end_def)}) {
+    O f = handler ? P.GetAttrString(handler, reg) : nullptr;
+    O fn = f ? P.CFunctionNewEx(def, nullptr, nullptr) : nullptr;
+    O args = fn ? P.TupleNew(1) : nullptr;
+    if (args) {
+      P.IncRef(fn);
+      P.TupleSetItem(args, 0, fn);  // steals
+    }
+    O r = args ? P.Call(f, args, nullptr) : nullptr;
+    for (O o : {r, args, fn, f})
+      if (o) P.DecRef(o);
+  }
+  if (handler) P.DecRef(handler);
+}
+
 O module_call(O self, O const* args, ssize nargs, O kwnames) {
+  if (!g_dynamo_seen) watch_dynamo();
   bool entered = module_enter(self);
   // the call as the caller made it, self first: positional arguments, then
   // the keyword arguments' values
@@ -577,6 +639,7 @@ void learn_skips() {
 // GMP_BRIDGE_WATCH_MODULE_HOOKS asks, the global hooks serve.
 bool wrap_call(O mod) {
   if (!P.DescrNewMethod || (g_watching->load(std::memory_order_relaxed) & GMP_BRIDGE_WATCH_MODULE_HOOKS)) return false;
+  if (g_compiling) return true;  // compile_end puts it in
   O cls = P.GetAttrString(mod, "Module");
   O cur = cls ? P.GetAttrString(cls, "__call__") : nullptr;
   bool ok = false;
@@ -663,7 +726,6 @@ void unregister_hooks() {
   P.ErrClear();
   g_hook_gen.fetch_add(1, std::memory_order_relaxed);
 }
-bool modules_watched() { return (g_watching->load(std::memory_order_relaxed) & GMP_BRIDGE_WATCH_MODULES) != 0; }
 
 // The hooks as the watch bits want them: nothing to do.
 bool hooks_settled(bool modules) {

@@ -163,6 +163,35 @@ def probe(fn):
     return fn()
 )";
 
+// torch._dynamo.callback's compilation callbacks, and a compile() that runs
+// them around a function as dynamo does around a compilation
+const char kDynamoCallback[] = R"(
+class CompilationCallbackHandler:
+    def __init__(self):
+        self.start_callbacks = []
+        self.end_callbacks = []
+
+    def register_start_callback(self, cb):
+        self.start_callbacks.append(cb)
+        return cb
+
+    def register_end_callback(self, cb):
+        self.end_callbacks.append(cb)
+        return cb
+
+    def compile(self, fn):
+        for cb in self.start_callbacks:
+            cb(object())
+        try:
+            return fn()
+        finally:
+            for cb in self.end_callbacks:
+                cb(object())
+
+
+callback_handler = CompilationCallbackHandler()
+)";
+
 const char kNnInit[] = "from .modules import Module, ModuleList, Parameter\n";
 const char kModulesInit[] = "from .module import Module, ModuleList, Parameter\n";
 
@@ -323,10 +352,13 @@ void write_fake_torch() {
   mkdir_in("torch");
   mkdir_in("torch/nn");
   mkdir_in("torch/nn/modules");
+  mkdir_in("torch/_dynamo");
   put("torch/__init__.py", kTorchInit);
   put("torch/nn/__init__.py", kNnInit);
   put("torch/nn/modules/__init__.py", kModulesInit);
   put("torch/nn/modules/module.py", kModulePy);
+  put("torch/_dynamo/__init__.py", "");
+  put("torch/_dynamo/callback.py", kDynamoCallback);
 }
 
 void remove_fake_torch() {
@@ -652,6 +684,34 @@ int main(int argc, char** argv) {
   Py_DECREF(zero);
   Py_DECREF(late);
   CHECK_EQ_U64(g_blocks.size(), 17);
+
+  // torch.compile: once torch._dynamo.callback is imported, the next wrapped
+  // call registers the compilation callbacks; while a compilation runs
+  // Module.__call__ is torch's own (dynamo then traces modules by their
+  // forward), and the wrapper is back after it. The global hooks register
+  // nothing.
+  PyObject* ir = PyRun_String("import torch._dynamo.callback", Py_file_input, globals, globals);
+  py_ok(ir != nullptr, "import torch._dynamo.callback");
+  Py_DECREF(ir);
+  PyObject* fr = PyObject_CallMethod(prog, "fresh", nullptr);
+  py_ok(fr != nullptr, "fresh() after dynamo's import");
+  Py_DECREF(fr);
+  check_log({"owner Lin dev=0 0xa00000 48 P", "module Lin", "end"}, "a call after dynamo's import");
+  check_changes({"Lin", "-"}, "a call after dynamo's import");
+  CHECK_EQ_U64(eval_long(globals, "len(torch._dynamo.callback.callback_handler.start_callbacks)"), g_way ? 0 : 1);
+  CHECK_EQ_U64(eval_long(globals, "len(torch._dynamo.callback.callback_handler.end_callbacks)"), g_way ? 0 : 1);
+  CHECK_EQ_U64(eval_long(globals,
+                         "torch._dynamo.callback.callback_handler.compile(lambda: int("
+                         "torch.nn.modules.module.Module.__call__ is "
+                         "torch.nn.modules.module.Module._wrapped_call_impl))"),
+               1);
+  check_in(globals, true, "back in after a compilation");
+  fr = PyObject_CallMethod(prog, "fresh", nullptr);
+  py_ok(fr != nullptr, "fresh() after a compilation");
+  Py_DECREF(fr);
+  check_log({"owner Lin dev=0 0xa00000 48 P", "module Lin", "end"}, "a call after a compilation");
+  check_changes({"Lin", "-"}, "a call after a compilation");
+  CHECK_EQ_U64(g_blocks.size(), 19);
 
   // sync_hooks (an optimizer step's end) follows the watch bits
   g_watching.store(GMP_BRIDGE_WATCH_FRAMES | g_way);
