@@ -1,15 +1,16 @@
 // nn.Module ranges and source frames for the PyTorch bridge (py.h).
 //
-// Module ranges come from PyTorch's global forward pre-hook and forward
-// hook (torch.nn.modules.module.register_module_forward_pre_hook and
-// register_module_forward_hook with always_call=True), registered once
-// from the first op the bridge sees on a thread that holds the GIL: no
-// line of the program changes, and every module call of every model is
-// seen, wherever the model was made. The hooks are C functions (no Python
-// frame per call). A module's path is its root's class name, then the
-// attribute names from parent to child, each found once in the parent's
-// _modules and cached per (parent path, module object); a module object
-// reused under another parent gets each of its paths.
+// Module ranges come from a small Python function put in place of
+// torch.nn.Module.__call__ while modules are watched, which calls C
+// functions at each module call's start and end (see make_wrapper); where
+// another library replaced __call__, or the watch bits ask, PyTorch's
+// global forward pre-hook and forward hook (always_call=True) serve
+// instead, as C functions. No line of the program changes, and every
+// module call of every model is seen, wherever the model was made. A
+// module's path is its root's class name, then the attribute names from
+// parent to child, each found once in the parent's _modules and cached per
+// (parent path, module object); a module object reused under another
+// parent gets each of its paths.
 //
 // Wrappers are named as a user writes the model: the attribute that
 // holds the wrapped module is dropped (DistributedDataParallel's and
@@ -19,13 +20,14 @@
 // path and opens no range of its own; as the outermost module, the
 // wrapped module starts a root of its own class name.
 //
-// The hooks are in only while modules are watched: outside the schedule's
-// windows Module.__call__ keeps its fast path. They go in at the first op
-// or at the optimizer step that opens a window (sync_hooks), and out at the
-// step after the window. A module whose call began before the hooks were in
-// has no pre-hook: its children would look like roots. A root whose Python
-// stack holds another Module._call_impl frame is such a child, and it and
-// its subtree open no range (an orphan) until the outer call returns.
+// The wrapper (or the hooks; "the hooks" below means either) is in only
+// while modules are watched: outside the schedule's windows
+// Module.__call__ is torch's own. It goes in at the first op or at the
+// optimizer step that opens a window (sync_hooks), and out at the step
+// after the window. A module whose call began before the hooks were in was
+// not seen: its children would look like roots. A root whose Python stack
+// holds another Module._call_impl frame is such a child, and it and its
+// subtree open no range (an orphan) until the outer call returns.
 //
 // At a module's first call under a path while modules are watched, its own
 // parameters and buffers are reported as OWNER block events under that
@@ -62,9 +64,9 @@ struct MethodDef {
   int flags;
   const char* doc;
 };
-constexpr int kMethKeywords = 0x0002;
 constexpr int kMethO = 0x0008;
 constexpr int kMethFastcall = 0x0080;
+constexpr int kFileInput = 257;  // Py_file_input
 
 struct Api {
   int (*IsInitialized)();
@@ -101,11 +103,9 @@ struct Api {
   void (*Release)(int);
   int (*Finalizing)();  // Py_IsFinalizing (3.13) or _Py_IsFinalizing
   // Module.__call__'s wrapper; without them the global hooks serve
-  O (*DescrNewMethod)(O, MethodDef*);
+  O (*CompileString)(const char*, const char*, int);
+  O (*EvalCode)(O, O, O);
   int (*SetAttrString)(O, const char*, O);
-  O (*Vectorcall)(O, O const*, size_t, O);
-  ssize (*TupleSize)(O);
-  O (*ModuleDict)();  // sys.modules, borrowed
   O None;
 };
 Api P;
@@ -140,10 +140,9 @@ bool resolve() {
        sym(P.Release, "PyGILState_Release");
   if (!sym(P.Finalizing, "Py_IsFinalizing")) sym(P.Finalizing, "_Py_IsFinalizing");
   sym(P.FrameLasti, "PyFrame_GetLasti");
-  if (!(sym(P.DescrNewMethod, "PyDescr_NewMethod") && sym(P.SetAttrString, "PyObject_SetAttrString") &&
-        sym(P.Vectorcall, "PyObject_Vectorcall") && sym(P.TupleSize, "PyTuple_Size") &&
-        sym(P.ModuleDict, "PyImport_GetModuleDict")))
-    P.DescrNewMethod = nullptr;
+  if (!(sym(P.CompileString, "Py_CompileString") && sym(P.EvalCode, "PyEval_EvalCode") &&
+        sym(P.SetAttrString, "PyObject_SetAttrString")))
+    P.CompileString = nullptr;
   g_api.store(ok ? 1 : -1, std::memory_order_release);
   return ok;
 }
@@ -513,92 +512,73 @@ O post_hook(O, O const* args, ssize nargs) {
 MethodDef g_pre_def = {"gmemprof_module_enter", reinterpret_cast<void*>(&pre_hook), kMethFastcall, nullptr};
 MethodDef g_post_def = {"gmemprof_module_exit", reinterpret_cast<void*>(&post_hook), kMethFastcall, nullptr};
 
-// Module.__call__ while modules are watched: a method of Module written in
-// C, around the __call__ it replaced (torch's _wrapped_call_impl). Global
-// hooks would send every module call down _call_impl's slow path (a
-// closure, hook lists, try/except: about 3 us a call in Python); this
-// costs one C call and the fast path stays.
+// Module.__call__ while modules are watched: a small Python function
+// around the __call__ it replaced (torch's _wrapped_call_impl) that calls
+// module_enter and module_exit, written in C. Global hooks would send
+// every module call down _call_impl's slow path (a closure, hook lists,
+// try/except); this adds one Python frame and two C calls, and the fast
+// path stays. It is Python, not C, for torch.compile: dynamo traces
+// through it, folds torch.compiler.is_compiling() to True and so traces
+// the module as it does unprofiled, where a C function would be a call it
+// cannot trace (a graph break at every module). Its code's file is
+// "<gmemprof>", which the frame walk skips.
+constexpr char kWrapperFile[] = "<gmemprof>";
+constexpr char kWrapperSource[] = R"(
+def make(orig, enter, leave):
+    try:
+        from torch.compiler import is_compiling
+    except ImportError:
+        def is_compiling():
+            return False
+
+    def __call__(self, *args, **kwargs):
+        if is_compiling() or not enter(self):
+            return orig(self, *args, **kwargs)
+        try:
+            return orig(self, *args, **kwargs)
+        finally:
+            leave(self)
+
+    __call__.__qualname__ = "Module.__call__"
+    __call__.__wrapped__ = orig
+    return __call__
+)";
+
 O g_orig_call;    // the replaced Module.__call__ (a reference), once seen
-O g_wrapper;      // the wrapper's descriptor (a reference), made once
+O g_wrapper;      // the wrapper (a reference), made once
+O g_wrapper_code;  // its code (a reference): left out of whole stacks
 bool g_wrapped;   // the wrapper is in (under the GIL)
 
-// torch.compile: dynamo traces a module call by the module's forward only
-// when Module.__call__ is torch's own; a C function in its place is a call
-// it cannot trace, and the compiled model would run as many graphs. So
-// while dynamo compiles (its compilation callbacks: start when the first
-// compilation begins, end when the last ends) torch's __call__ is back,
-// and the wrapper returns after. Looked for at each wrapped call until
-// torch._dynamo.callback is imported (torch.compile imports it), then
-// registered once.
-bool g_dynamo_seen;  // the compilation callbacks are registered
-int g_compiling;     // compilations running (start callbacks less end callbacks)
-bool wrap_call(O mod);
-void unwrap_call();
-
-O compile_start(O, O const*, ssize, O) {
-  if (g_compiling++ == 0) unwrap_call();
+O wrapper_enter(O, O m) { return P.BoolFromLong(module_enter(m) ? 1 : 0); }
+O wrapper_leave(O, O m) {
+  module_exit(m);
   return none();
 }
+MethodDef g_enter_def = {"gmemprof_module_enter", reinterpret_cast<void*>(&wrapper_enter), kMethO, nullptr};
+MethodDef g_leave_def = {"gmemprof_module_exit", reinterpret_cast<void*>(&wrapper_leave), kMethO, nullptr};
 
-O compile_end(O, O const*, ssize, O) {
-  if (g_compiling > 0 && --g_compiling == 0 && modules_watched() &&
-      g_way.load(std::memory_order_relaxed) == kWrapper) {
-    O mod = P.ImportModule("torch.nn.modules.module");
-    if (mod) {
-      wrap_call(mod);
-      P.DecRef(mod);
-    }
-    P.ErrClear();
+// The wrapper of orig: kWrapperSource's make(orig, enter, leave).
+O make_wrapper(O orig) {
+  O code = P.CompileString(kWrapperSource, kWrapperFile, kFileInput);
+  O globals = code ? P.DictNew() : nullptr;
+  O done = globals ? P.EvalCode(code, globals, globals) : nullptr;
+  O make = globals ? P.DictGetItemString(globals, "make") : nullptr;  // borrowed
+  O enter = make ? P.CFunctionNewEx(&g_enter_def, nullptr, nullptr) : nullptr;
+  O leave = enter ? P.CFunctionNewEx(&g_leave_def, nullptr, nullptr) : nullptr;
+  O args = leave ? P.TupleNew(3) : nullptr;
+  O w = nullptr;
+  if (args) {
+    for (O o : {orig, enter, leave}) P.IncRef(o);
+    P.TupleSetItem(args, 0, orig);  // steals
+    P.TupleSetItem(args, 1, enter);
+    P.TupleSetItem(args, 2, leave);
+    w = P.Call(make, args, nullptr);
   }
-  return none();
+  for (O o : {args, leave, enter, done, globals, code})
+    if (o) P.DecRef(o);
+  P.ErrClear();
+  return w;
 }
-MethodDef g_compile_start_def = {"gmemprof_compile_start", reinterpret_cast<void*>(&compile_start),
-                                 kMethFastcall | kMethKeywords, nullptr};
-MethodDef g_compile_end_def = {"gmemprof_compile_end", reinterpret_cast<void*>(&compile_end),
-                               kMethFastcall | kMethKeywords, nullptr};
-
-void watch_dynamo() {
-  O cbmod = P.DictGetItemString(P.ModuleDict(), "torch._dynamo.callback");  // borrowed
-  if (!cbmod) return;
-  g_dynamo_seen = true;
-  ErrGuard eg;
-  O handler = P.GetAttrString(cbmod, "callback_handler");
-  for (auto [reg, def] : {std::make_pair("register_start_callback", &g_compile_start_def),
-                          std::make_pair("register_end_callback", &g_compile_end_def)}) {
-    O f = handler ? P.GetAttrString(handler, reg) : nullptr;
-    O fn = f ? P.CFunctionNewEx(def, nullptr, nullptr) : nullptr;
-    O args = fn ? P.TupleNew(1) : nullptr;
-    if (args) {
-      P.IncRef(fn);
-      P.TupleSetItem(args, 0, fn);  // steals
-    }
-    O r = args ? P.Call(f, args, nullptr) : nullptr;
-    for (O o : {r, args, fn, f})
-      if (o) P.DecRef(o);
-  }
-  if (handler) P.DecRef(handler);
-}
-
-O module_call(O self, O const* args, ssize nargs, O kwnames) {
-  if (!g_dynamo_seen) watch_dynamo();
-  bool entered = module_enter(self);
-  // the call as the caller made it, self first: positional arguments, then
-  // the keyword arguments' values
-  ssize n = nargs + (kwnames ? P.TupleSize(kwnames) : 0);
-  O small[16];
-  std::vector<O> big;
-  O* v = small;
-  if (n + 1 > 16) {
-    big.resize(static_cast<size_t>(n + 1));
-    v = big.data();
-  }
-  v[0] = self;
-  for (ssize i = 0; i < n; i++) v[i + 1] = args[i];
-  O r = P.Vectorcall(g_orig_call, v, static_cast<size_t>(nargs + 1), kwnames);
-  if (entered) module_exit(self);
-  return r;
-}
-MethodDef g_call_def = {"__call__", reinterpret_cast<void*>(&module_call), kMethFastcall | kMethKeywords, nullptr};
 
 // ---- frames -------------------------------------------------------------------
 
@@ -638,18 +618,20 @@ void learn_skips() {
 // function (_wrapped_call_impl): where another library replaced it, or
 // GMP_BRIDGE_WATCH_MODULE_HOOKS asks, the global hooks serve.
 bool wrap_call(O mod) {
-  if (!P.DescrNewMethod || (g_watching->load(std::memory_order_relaxed) & GMP_BRIDGE_WATCH_MODULE_HOOKS)) return false;
-  if (g_compiling) return true;  // compile_end puts it in
+  if (!P.CompileString || (g_watching->load(std::memory_order_relaxed) & GMP_BRIDGE_WATCH_MODULE_HOOKS)) return false;
   O cls = P.GetAttrString(mod, "Module");
   O cur = cls ? P.GetAttrString(cls, "__call__") : nullptr;
   bool ok = false;
   if (cur && (cur == g_orig_call || attr_str(cur, "__name__") == "_wrapped_call_impl")) {
     // both kept for the life of the process: a bound __call__ taken while
     // the wrapper was in may run after it went out
-    if (!g_wrapper) g_wrapper = P.DescrNewMethod(cls, &g_call_def);
     if (!g_orig_call) {
       g_orig_call = cur;
       P.IncRef(cur);
+    }
+    if (!g_wrapper) {
+      g_wrapper = make_wrapper(g_orig_call);
+      g_wrapper_code = g_wrapper ? P.GetAttrString(g_wrapper, "__code__") : nullptr;
     }
     ok = cur == g_orig_call && g_wrapper && P.SetAttrString(cls, "__call__", g_wrapper) == 0;
   }
@@ -754,7 +736,7 @@ bool is_user(O code) {
   if (it != g_user.end()) return it->second;
   ErrGuard eg;
   std::string f = attr_str(code, "co_filename");
-  bool user = !f.empty() && f.compare(0, 7, "<frozen") != 0;
+  bool user = !f.empty() && f.compare(0, 7, "<frozen") != 0 && f != kWrapperFile;
   for (const std::string& p : g_skip)
     if (user && f.compare(0, p.size(), p) == 0) user = false;
   P.IncRef(code);
@@ -862,7 +844,8 @@ void frame_ids(bool stack, uint32_t* frame, uint32_t* whole) {
         g_frames.emplace(FrameKey{code, at}, *frame);
       }
     }
-    if (stack) hash = (hash ^ (reinterpret_cast<uintptr_t>(code) + static_cast<uint64_t>(at))) * 0x100000001b3ull;
+    if (stack && code != g_wrapper_code)
+      hash = (hash ^ (reinterpret_cast<uintptr_t>(code) + static_cast<uint64_t>(at))) * 0x100000001b3ull;
     if (code) P.DecRef(code);
     if (!stack && *frame) break;
     O back = P.FrameBack(f);
@@ -882,11 +865,11 @@ void frame_ids(bool stack, uint32_t* frame, uint32_t* whole) {
   if (f) P.IncRef(f);
   for (int n = 0; f && n < kMaxFrames; n++) {
     O code = P.FrameCode(f);
-    if (code) {
+    if (code && code != g_wrapper_code) {
       if (!text.empty()) text += '\n';
       text += frame_text(f, code);
-      P.DecRef(code);
     }
+    if (code) P.DecRef(code);
     O back = P.FrameBack(f);
     P.DecRef(f);
     f = back;

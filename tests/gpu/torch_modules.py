@@ -217,7 +217,8 @@ def main():
         from torch._dynamo.utils import counters
         with open(a.dynamo_stats, "w") as out:
             json.dump({"graph_breaks": sum(counters["graph_break"].values()),
-                       "unique_graphs": counters["stats"]["unique_graphs"]}, out)
+                       "unique_graphs": counters["stats"]["unique_graphs"],
+                       "reasons": sorted(counters["graph_break"])}, out)
     return 0
 
 

@@ -163,33 +163,13 @@ def probe(fn):
     return fn()
 )";
 
-// torch._dynamo.callback's compilation callbacks, and a compile() that runs
-// them around a function as dynamo does around a compilation
-const char kDynamoCallback[] = R"(
-class CompilationCallbackHandler:
-    def __init__(self):
-        self.start_callbacks = []
-        self.end_callbacks = []
-
-    def register_start_callback(self, cb):
-        self.start_callbacks.append(cb)
-        return cb
-
-    def register_end_callback(self, cb):
-        self.end_callbacks.append(cb)
-        return cb
-
-    def compile(self, fn):
-        for cb in self.start_callbacks:
-            cb(object())
-        try:
-            return fn()
-        finally:
-            for cb in self.end_callbacks:
-                cb(object())
+// torch.compiler.is_compiling(), which the test turns on and off
+const char kCompiler[] = R"(
+compiling = [False]
 
 
-callback_handler = CompilationCallbackHandler()
+def is_compiling():
+    return compiling[0]
 )";
 
 const char kNnInit[] = "from .modules import Module, ModuleList, Parameter\n";
@@ -315,6 +295,12 @@ class Module:
     __call__ = _wrapped_call_impl
 
 
+class Call(Module):
+    # torch's code calling back from inside a module
+    def forward(self, fn):
+        return fn()
+
+
 class ModuleList(Module):
     def __init__(self, modules):
         super().__init__()
@@ -352,13 +338,12 @@ void write_fake_torch() {
   mkdir_in("torch");
   mkdir_in("torch/nn");
   mkdir_in("torch/nn/modules");
-  mkdir_in("torch/_dynamo");
+  mkdir_in("torch/compiler");
   put("torch/__init__.py", kTorchInit);
   put("torch/nn/__init__.py", kNnInit);
   put("torch/nn/modules/__init__.py", kModulesInit);
   put("torch/nn/modules/module.py", kModulePy);
-  put("torch/_dynamo/__init__.py", "");
-  put("torch/_dynamo/callback.py", kDynamoCallback);
+  put("torch/compiler/__init__.py", kCompiler);
 }
 
 void remove_fake_torch() {
@@ -685,33 +670,57 @@ int main(int argc, char** argv) {
   Py_DECREF(late);
   CHECK_EQ_U64(g_blocks.size(), 17);
 
-  // torch.compile: once torch._dynamo.callback is imported, the next wrapped
-  // call registers the compilation callbacks; while a compilation runs
-  // Module.__call__ is torch's own (dynamo then traces modules by their
-  // forward), and the wrapper is back after it. The global hooks register
-  // nothing.
-  PyObject* ir = PyRun_String("import torch._dynamo.callback", Py_file_input, globals, globals);
-  py_ok(ir != nullptr, "import torch._dynamo.callback");
+  // torch.compile: while dynamo traces, torch.compiler.is_compiling() is
+  // true and the wrapper only calls through (dynamo then traces the module
+  // as it does unprofiled); the global hooks know nothing of it
+  PyObject* ir = PyRun_String("import torch.compiler", Py_file_input, globals, globals);
+  py_ok(ir != nullptr, "import torch.compiler");
   Py_DECREF(ir);
-  PyObject* fr = PyObject_CallMethod(prog, "fresh", nullptr);
-  py_ok(fr != nullptr, "fresh() after dynamo's import");
-  Py_DECREF(fr);
-  check_log({"owner Lin dev=0 0xa00000 48 P", "module Lin", "end"}, "a call after dynamo's import");
-  check_changes({"Lin", "-"}, "a call after dynamo's import");
-  CHECK_EQ_U64(eval_long(globals, "len(torch._dynamo.callback.callback_handler.start_callbacks)"), g_way ? 0 : 1);
-  CHECK_EQ_U64(eval_long(globals, "len(torch._dynamo.callback.callback_handler.end_callbacks)"), g_way ? 0 : 1);
-  CHECK_EQ_U64(eval_long(globals,
-                         "torch._dynamo.callback.callback_handler.compile(lambda: int("
-                         "torch.nn.modules.module.Module.__call__ is "
-                         "torch.nn.modules.module.Module._wrapped_call_impl))"),
-               1);
-  check_in(globals, true, "back in after a compilation");
-  fr = PyObject_CallMethod(prog, "fresh", nullptr);
-  py_ok(fr != nullptr, "fresh() after a compilation");
-  Py_DECREF(fr);
-  check_log({"owner Lin dev=0 0xa00000 48 P", "module Lin", "end"}, "a call after a compilation");
-  check_changes({"Lin", "-"}, "a call after a compilation");
-  CHECK_EQ_U64(g_blocks.size(), 19);
+  const std::vector<std::string> lin = {"owner Lin dev=0 0xa00000 48 P", "module Lin", "end"};
+  for (int compiling = 1; compiling >= 0; compiling--) {
+    PyObject* cr = PyRun_String(compiling ? "torch.compiler.compiling[0] = True" : "torch.compiler.compiling[0] = False",
+                                Py_file_input, globals, globals);
+    py_ok(cr != nullptr, "torch.compiler.compiling");
+    Py_DECREF(cr);
+    PyObject* fr = PyObject_CallMethod(prog, "fresh", nullptr);
+    py_ok(fr != nullptr, "fresh()");
+    Py_DECREF(fr);
+    bool seen = !compiling || g_way;
+    check_log(seen ? lin : std::vector<std::string>{}, compiling ? "a call while compiling" : "a call after compiling");
+    check_changes(seen ? std::vector<std::string>{"Lin", "-"} : std::vector<std::string>{},
+                  compiling ? "a call while compiling" : "a call after compiling");
+  }
+  CHECK_EQ_U64(g_blocks.size(), g_way ? 19 : 18);
+
+  // a whole stack taken inside a module call holds the program's and
+  // torch's frames, never the wrapper's own
+  PyObject* sr = PyRun_String(
+      "class StackProbe(torch.nn.Module):\n"
+      "    def forward(self, x):\n"
+      "        return _gmp_test.stack()\n"
+      "StackProbe()(0)\n",
+      Py_file_input, globals, globals);
+  py_ok(sr != nullptr, "StackProbe()(0)");
+  Py_DECREF(sr);
+  REQUIRE(g_log.size() == 3, "StackProbe: %zu events", g_log.size());
+  CHECK(g_log[0] == "module StackProbe" && g_log[2] == "end", " StackProbe's range: '%s' '%s'", g_log[0].c_str(),
+        g_log[2].c_str());
+  CHECK(g_log[1].find("StackProbe.forward") != std::string::npos && g_log[1].find("_wrapped_call_impl") != std::string::npos &&
+            g_log[1].find("<gmemprof>") == std::string::npos,
+        " the stack inside a module: %s", g_log[1].c_str());
+  g_log.clear();
+  g_changes.clear();
+
+  // a frame taken in torch's code inside a module called from C: no frame
+  // of the program's own (the wrapper's is not one)
+  PyObject* call = PyRun_String("torch.nn.modules.module.Call()", Py_eval_input, globals, globals);
+  py_ok(call != nullptr, "Call()");
+  PyObject* cr = PyObject_CallOneArg(call, frame_fn);
+  py_ok(cr != nullptr, "Call()(_gmp_test.frame)");
+  Py_DECREF(cr);
+  Py_DECREF(call);
+  check_log({"module Call", "frame -", "end"}, "a frame inside torch's module");
+  g_changes.clear();
 
   // sync_hooks (an optimizer step's end) follows the watch bits
   g_watching.store(GMP_BRIDGE_WATCH_FRAMES | g_way);
@@ -731,8 +740,9 @@ int main(int argc, char** argv) {
   for (const char* p :
        {"Net", "Net.fc1", "Net.blocks.0.lin", "Net.blocks.1.lin", "Net.embed", "Net.head", "Lin", "Late.inner.lin"})
     CHECK(g_interned.count(p) == 1, " path '%s' not interned", p);
-  // paths, where's frame, its stack, Net.forward's 4 lines, Late.forward's op
-  CHECK_EQ_U64(g_interned.size(), 8 + 1 + 1 + 4 + 1);
+  // paths, where's frame, its stack, Net.forward's 4 lines, Late.forward's
+  // op, StackProbe's frame and stack
+  CHECK_EQ_U64(g_interned.size(), 8 + 1 + 1 + 4 + 1 + 2);
 
   CHECK(g_lines.empty(), "host->log: %s", g_lines.empty() ? "" : g_lines[0].c_str());
 
