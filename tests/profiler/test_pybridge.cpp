@@ -386,17 +386,22 @@ long eval_long(PyObject* globals, const char* expr) {
   return v;
 }
 
-void check_log(const std::vector<std::string>& want, const char* what) {
+// got against want, item by item (a missing one is "(none)"); got is
+// emptied for the next check
+void check_seq(std::vector<std::string>* got, const std::vector<std::string>& want, const char* noun,
+               const char* what) {
   tc_context("%s", what);
-  size_t n = want.size() > g_log.size() ? want.size() : g_log.size();
+  size_t n = want.size() > got->size() ? want.size() : got->size();
   for (size_t i = 0; i < n; i++) {
-    const char* got = i < g_log.size() ? g_log[i].c_str() : "(none)";
-    const char* exp = i < want.size() ? want[i].c_str() : "(none)";
-    CHECK(strcmp(got, exp) == 0, " event %zu\n  got      '%s'\n  expected '%s'", i, got, exp);
+    const char* g = i < got->size() ? (*got)[i].c_str() : "(none)";
+    const char* e = i < want.size() ? want[i].c_str() : "(none)";
+    CHECK(strcmp(g, e) == 0, " %s %zu\n  got      '%s'\n  expected '%s'", noun, i, g, e);
   }
   tc_context(nullptr);
-  g_log.clear();
+  got->clear();
 }
+
+void check_log(const std::vector<std::string>& want, const char* what) { check_seq(&g_log, want, "event", what); }
 
 // Whether module calls are followed now, as the way under test does it:
 // the wrapper in Module.__call__ and no global hook, or the three hooks.
@@ -417,15 +422,7 @@ void check_in(PyObject* globals, bool in, const char* what) {
 }
 
 void check_changes(const std::vector<std::string>& want, const char* what) {
-  tc_context("%s", what);
-  size_t n = want.size() > g_changes.size() ? want.size() : g_changes.size();
-  for (size_t i = 0; i < n; i++) {
-    const char* got = i < g_changes.size() ? g_changes[i].c_str() : "(none)";
-    const char* exp = i < want.size() ? want[i].c_str() : "(none)";
-    CHECK(strcmp(got, exp) == 0, " change %zu: got '%s', expected '%s'", i, got, exp);
-  }
-  tc_context(nullptr);
-  g_changes.clear();
+  check_seq(&g_changes, want, "change", what);
 }
 
 // step(model): one forward (plus the stack probe before it)
