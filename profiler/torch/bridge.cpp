@@ -24,6 +24,7 @@
 
 #include "gmemprof/trace_format.h"
 #include "py.h"
+#include "seqring.h"
 #include "torch_bridge.h"
 
 #ifndef GMP_TORCH_VERSION
@@ -230,60 +231,22 @@ void optimizer_step_end(const gmp_bridge_host* h, const at::RecordFunction& fn) 
   if (gmp_py::present()) gmp_py::sync_hooks();
 }
 
-// Backward: autograd names a backward function's node by the sequence
-// number of the forward op that made it (RecordFunction's seqNr, per
-// forward thread). A thread's numbers only grow, and those taken between
-// two module changes on it (py.h's ModuleChanged: a call begins or ends)
-// belong to the innermost module of that stretch: at each change the
-// stretch just ended notes its module in a ring indexed by the number. A
-// backward function looks its number up and, when the forward thread and
-// number match, runs inside a MODULE_BWD range of that module's path.
-// Nothing runs per forward op: a store per autograd node, made at the
-// module change after it. A fixed array: no allocation; numbers further
-// apart than its size (one forward pass of over kSeqRing nodes) lose the
-// oldest. The thread's id spreads two threads' same numbers over
-// different slots.
-constexpr size_t kSeqRing = 1u << 16;
-struct SeqNote {
-  std::atomic<int64_t> seq;
-  std::atomic<uint64_t> tid;
-  std::atomic<const void*> module;
-};
-SeqNote g_seq[kSeqRing];
-
-SeqNote& seq_slot(int64_t s, uint64_t tid) {
-  return g_seq[(static_cast<uint64_t>(s) + tid * 0x9E3779B97F4A7C15ull) & (kSeqRing - 1)];
-}
-
-// This thread's stretch: its first number and its module (null: none).
-thread_local int64_t tl_seq_from = -1;
-thread_local const void* tl_seq_module;
+// Backward: RecordFunction's seqNr of a backward function is the
+// sequence number of the forward op that made its node, and
+// forwardThreadId that op's thread; seqring.h's table says which module's
+// forward that was, from the module changes py.h reports. The function
+// then runs inside a MODULE_BWD range of that module's path.
+gmp_seq::Ring g_seq;
+thread_local gmp_seq::Stretch tl_stretch;
 
 void module_changed(const void* innermost, bool reset) {
-  int64_t now = static_cast<int64_t>(at::sequence_number::peek());
-  if (!reset && tl_seq_module && tl_seq_from >= 0) {
-    uint64_t tid = at::RecordFunction::currentThreadId();
-    int64_t from = now - tl_seq_from > static_cast<int64_t>(kSeqRing) ? now - static_cast<int64_t>(kSeqRing)
-                                                                       : tl_seq_from;
-    for (int64_t s = from; s < now; s++) {
-      SeqNote& n = seq_slot(s, tid);
-      n.seq.store(s, std::memory_order_relaxed);
-      n.tid.store(tid, std::memory_order_relaxed);
-      n.module.store(tl_seq_module, std::memory_order_relaxed);
-    }
-  }
-  tl_seq_from = now;
-  tl_seq_module = reset ? nullptr : innermost;
+  tl_stretch.change(&g_seq, static_cast<int64_t>(at::sequence_number::peek()), at::RecordFunction::currentThreadId(),
+                    innermost, reset);
 }
 
 const char* backward_module(const at::RecordFunction& fn) {
-  int64_t s = fn.seqNr();
-  if (s < 0) return nullptr;
-  const SeqNote& n = seq_slot(s, fn.forwardThreadId());
-  const void* m = n.module.load(std::memory_order_relaxed);
-  if (!m || n.seq.load(std::memory_order_relaxed) != s || n.tid.load(std::memory_order_relaxed) != fn.forwardThreadId())
-    return nullptr;
-  return gmp_py::module_path(m);
+  const void* m = g_seq.find(fn.seqNr(), fn.forwardThreadId());
+  return m ? gmp_py::module_path(m) : nullptr;
 }
 
 // Per thread, which backward functions opened a module range: a bit per
