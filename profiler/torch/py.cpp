@@ -465,6 +465,9 @@ bool module_enter(O m) {
   if (!h || !modules_watched()) return false;
   stack_current();
   if (tl_depth >= kDepth) return false;
+  // the same call seen twice (a library's __call__ that calls a wrapper it
+  // saved, and the global hooks inside): one level; the first exit closes it
+  if (tl_depth && tl_stack[tl_depth - 1].module == m) return false;
   const Level* up = tl_depth ? &tl_stack[tl_depth - 1] : nullptr;
   if (up ? !up->node : inside_missed_call()) {
     tl_stack[tl_depth++] = Level{m, nullptr, false};
@@ -622,7 +625,9 @@ bool wrap_call(O mod) {
   O cls = P.GetAttrString(mod, "Module");
   O cur = cls ? P.GetAttrString(cls, "__call__") : nullptr;
   bool ok = false;
-  if (cur && (cur == g_orig_call || attr_str(cur, "__name__") == "_wrapped_call_impl")) {
+  if (cur && g_wrapper && cur == g_wrapper) {
+    ok = true;  // still in: another library put back the wrapper it had saved
+  } else if (cur && (cur == g_orig_call || attr_str(cur, "__name__") == "_wrapped_call_impl")) {
     // both kept for the life of the process: a bound __call__ taken while
     // the wrapper was in may run after it went out
     if (!g_orig_call) {

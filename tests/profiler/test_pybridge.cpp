@@ -731,6 +731,42 @@ int main(int argc, char** argv) {
   check_in(globals, true, "in at sync_hooks");
   CHECK(g_log.empty(), "sync_hooks made %zu events", g_log.size());
 
+  // A library saves Module.__call__ (the wrapper) and puts its own, which
+  // calls the one it saved. At the next window the wrapper is not torch's
+  // __call__ nor in place, so the global hooks serve, and a call that both
+  // see opens one range. When the library puts the wrapper back, it is in
+  // again, without the hooks.
+  if (!g_way) {
+    PyObject* lr2 = PyRun_String(
+        "import torch.nn.modules.module as _m\n"
+        "_saved = _m.Module.__call__\n"
+        "def _lib_call(self, *a, **k):\n"
+        "    return _saved(self, *a, **k)\n"
+        "_m.Module.__call__ = _lib_call\n",
+        Py_file_input, globals, globals);
+    py_ok(lr2 != nullptr, "a library's __call__");
+    Py_DECREF(lr2);
+    for (int round = 0; round < 2; round++) {
+      g_watching.store(GMP_BRIDGE_WATCH_FRAMES | g_way);
+      gmp_py::sync_hooks();
+      g_watching.store(kModules);
+      gmp_py::sync_hooks();
+      CHECK_EQ_U64(eval_long(globals, "len(torch.nn.modules.module._global_forward_pre_hooks)"), round ? 0 : 1);
+      PyObject* fr = PyObject_CallMethod(prog, "fresh", nullptr);
+      py_ok(fr != nullptr, "fresh()");
+      Py_DECREF(fr);
+      check_log(lin, round ? "the wrapper put back" : "a call seen by the library's wrapper and the hooks");
+      // the window's start dropped the thread's modules: a reset first
+      check_changes({"reset", "Lin", "-"}, round ? "the wrapper put back" : "a call seen twice");
+      if (!round) {
+        PyObject* back = PyRun_String("_m.Module.__call__ = _saved\n", Py_file_input, globals, globals);
+        py_ok(back != nullptr, "the library puts the wrapper back");
+        Py_DECREF(back);
+      }
+    }
+    check_in(globals, true, "the wrapper in again");
+  }
+
   // every text (paths, frames, stacks) interned exactly once: py.cpp caches
   // the ids; the path texts are the modules' paths
   for (const auto& t : g_interned) CHECK(t.second == 1, " '%s' interned %d times", t.first.c_str(), t.second);
