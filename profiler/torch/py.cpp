@@ -551,6 +551,7 @@ O g_orig_call;    // the replaced Module.__call__ (a reference), once seen
 O g_wrapper;      // the wrapper (a reference), made once
 O g_wrapper_code;  // its code (a reference): left out of whole stacks
 bool g_wrapped;   // the wrapper is in (under the GIL)
+bool g_said_replaced;  // the line saying another __call__ is in place went out
 
 O wrapper_enter(O, O m) { return P.BoolFromLong(module_enter(m) ? 1 : 0); }
 O wrapper_leave(O, O m) {
@@ -639,6 +640,14 @@ bool wrap_call(O mod) {
       g_wrapper_code = g_wrapper ? P.GetAttrString(g_wrapper, "__code__") : nullptr;
     }
     ok = cur == g_orig_call && g_wrapper && P.SetAttrString(cls, "__call__", g_wrapper) == 0;
+  } else if (cur && !g_said_replaced) {
+    g_said_replaced = true;
+    const gmp_bridge_host* h = g_host->load(std::memory_order_acquire);
+    std::string line = "torch.nn.Module.__call__ is " + attr_str(cur, "__module__") + "." +
+                       attr_str(cur, "__qualname__") +
+                       ", not torch's: module calls are followed through PyTorch's global module hooks "
+                       "(slower, and a model torch.compile'd inside a window runs as several graphs)";
+    if (h) h->log(1, line.c_str());
   }
   g_wrapped = ok;
   for (O o : {cur, cls})
