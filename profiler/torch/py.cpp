@@ -527,6 +527,9 @@ MethodDef g_post_def = {"gmemprof_module_exit", reinterpret_cast<void*>(&post_ho
 // "<gmemprof>", which the frame walk skips.
 constexpr char kWrapperFile[] = "<gmemprof>";
 constexpr char kWrapperSource[] = R"(
+__name__ = "gmemprof"
+
+
 def make(orig, enter, leave):
     try:
         from torch.compiler import is_compiling

@@ -503,6 +503,8 @@ int main(int argc, char** argv) {
   gmp_py::op_frame_ids(false, false, &f, &w);
   PyEval_RestoreThread(ts);
   check_in(globals, true, "in at the first op");
+  if (!g_way)
+    CHECK_EQ_U64(eval_long(globals, "int(torch.nn.modules.module.Module.__call__.__module__ == 'gmemprof')"), 1);
   CHECK(g_log.empty() && g_texts.empty(), "setup made %zu events, %zu texts", g_log.size(), g_texts.size());
 
   // only torch's code on the stack: no frame of the program's own
