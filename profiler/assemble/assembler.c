@@ -1340,7 +1340,7 @@ static void emit_event(gmp_asm *a, gmp_ev *ev)
         gmp_vmm_addrfree(&a->vmm, ev->a);
         break;
     case GMP_EV_VMM_UNMAP: {
-        gmp_vrange v = {ev->a, ev->b, ev->tid, ev->epoch, ev->c, ev->d, 0};
+        gmp_vrange v = {ev->a, ev->b, ev->tid, ev->epoch, ev->c, ev->d, ev->vmm.start};
         gmp_vmm_unmap(&a->vmm, &v);
         break;
     }

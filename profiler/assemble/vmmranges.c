@@ -57,6 +57,13 @@ void gmp_vmm_addrfree(gmp_vmm *m, uint64_t base) { vr_remove(m->res, &m->nres, b
 void gmp_vmm_unmap(gmp_vmm *m, const gmp_vrange *v)
 {
     m->unmapped[m->nunmapped++ % GMP_VMM_UNMAPPED] = *v;
+    for (size_t i = 0; i < m->nmaps; i++)
+        if (m->maps[i].base == v->base) {
+            m->gone[m->ngone % GMP_VMM_UNMAPPED] = m->maps[i];
+            m->gone_end[m->ngone % GMP_VMM_UNMAPPED] = v->start;
+            m->ngone++;
+            break;
+        }
     vr_remove(m->maps, &m->nmaps, v->base);
 }
 
@@ -70,10 +77,19 @@ const gmp_vrange *gmp_vmm_mapping(const gmp_vmm *m, uint64_t addr, uint64_t ts)
         else
             hi = mid;
     }
-    if (lo == 0)
-        return NULL;
-    const gmp_vrange *v = &m->maps[lo - 1];
-    return addr - v->base < v->size && v->start <= ts ? v : NULL;
+    if (lo > 0) {
+        const gmp_vrange *v = &m->maps[lo - 1];
+        if (addr - v->base < v->size && v->start <= ts)
+            return v;
+    }
+    unsigned n = m->ngone < GMP_VMM_UNMAPPED ? m->ngone : GMP_VMM_UNMAPPED;
+    for (unsigned k = 0; k < n; k++) {
+        unsigned i = (m->ngone - 1 - k) % GMP_VMM_UNMAPPED;
+        const gmp_vrange *g = &m->gone[i];
+        if (addr - g->base < g->size && g->start <= ts && ts < m->gone_end[i])
+            return g;
+    }
+    return NULL;
 }
 
 const gmp_vrange *gmp_vmm_unmapping(const gmp_vmm *m, uint64_t addr)

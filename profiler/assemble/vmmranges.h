@@ -28,14 +28,23 @@ typedef struct gmp_vmm {
     size_t nmaps, capmaps;
     gmp_vrange unmapped[GMP_VMM_UNMAPPED]; /* recent cuMemUnmap calls, a ring */
     unsigned nunmapped;
+    /* the mappings those calls removed, each with its unmap call's ENTER:
+     * a record made before that still finds its mapping, however late it
+     * reaches the writer (a record without an API call takes the epoch of
+     * its time, and can be merged after an unmap of an older epoch) */
+    gmp_vrange gone[GMP_VMM_UNMAPPED];
+    uint64_t gone_end[GMP_VMM_UNMAPPED];
+    unsigned ngone;
 } gmp_vmm;
 
 /* A zeroed gmp_vmm is empty. Out of memory: the range is not kept. */
 void gmp_vmm_reserve(gmp_vmm *m, const gmp_vrange *v);
 void gmp_vmm_map(gmp_vmm *m, const gmp_vrange *v); /* replaces a mapping at the same base */
 void gmp_vmm_addrfree(gmp_vmm *m, uint64_t base);
+/* v->start: the unmap call's ENTER, the end of the mapping's cover. */
 void gmp_vmm_unmap(gmp_vmm *m, const gmp_vrange *v);
-/* The mapping that covers addr at time ts (NULL none). */
+/* The mapping that covers addr at time ts (NULL none): a live one, or one
+ * unmapped recently whose unmap began after ts. */
 const gmp_vrange *gmp_vmm_mapping(const gmp_vmm *m, uint64_t addr, uint64_t ts);
 /* The latest unmapping that covered addr: a release record without a
  * correlation id is attributed to it (NULL none). */

@@ -427,8 +427,9 @@ static void api_enter(gmp_tls *t, CUpti_CallbackDomain dom, CUpti_CallbackId cbi
         break;
     case GMP_FAM_VMM_RESERVE:
     case GMP_FAM_VMM_MAP:
+    case GMP_FAM_VMM_UNMAP:
         /* when the range starts to cover records (a mapping's own MEMORY2
-         * record is made inside the call) */
+         * record is made inside the call), or an unmapping stops */
         t->vmm_ts = gmp_now();
         break;
     case GMP_FAM_PROF_START:

@@ -7,6 +7,8 @@
  * - A reservation covers from its time on; freeing it ends that.
  * - The latest unmapping covering an address is found, the ring keeping
  *   the last GMP_VMM_UNMAPPED of them.
+ * - A mapping an unmap removed still covers what was made before the unmap
+ *   began (a record that reaches the writer after the unmap's event).
  * - Growth past the first 64 ranges; the bytes held follow the capacity.
  */
 #include <string.h>
@@ -59,6 +61,30 @@ static void test_mappings(void)
     CHECK(gmp_vmm_unmapping(&m, 0x200000) == NULL);
     gmp_vmm_free(&m);
     CHECK(m.maps == NULL && m.nmaps == 0);
+}
+
+static void test_unmapped_mapping(void)
+{
+    tc_context("a mapping after its unmap");
+    gmp_vmm m;
+    memset(&m, 0, sizeof m);
+    gmp_vrange c = vr(0x800000, 0x100000, 100, 5), u = vr(0x800000, 0x100000, 500, 9);
+    gmp_vmm_map(&m, &c);
+    gmp_vmm_unmap(&m, &u); /* the unmap call began at 500 */
+    CHECK_EQ_U64(m.nmaps, 0);
+    const gmp_vrange *v = gmp_vmm_mapping(&m, 0x800800, 300);
+    CHECK(v && v->range == 5 && v->tid == 7); /* the mapping's call, not the unmap's */
+    CHECK(gmp_vmm_covers(&m, 0x800800, 300));
+    CHECK(gmp_vmm_mapping(&m, 0x800800, 500) == NULL); /* from the unmap on */
+    CHECK(gmp_vmm_mapping(&m, 0x800800, 99) == NULL);  /* before the map */
+    CHECK(gmp_vmm_mapping(&m, 0x900000, 300) == NULL); /* past its end */
+    gmp_vrange d = vr(0x800000, 0x100000, 700, 6);
+    gmp_vmm_map(&m, &d); /* mapped again: the live mapping first */
+    v = gmp_vmm_mapping(&m, 0x800800, 800);
+    CHECK(v && v->range == 6);
+    v = gmp_vmm_mapping(&m, 0x800800, 300);
+    CHECK(v && v->range == 5);
+    gmp_vmm_free(&m);
 }
 
 static void test_reservations(void)
@@ -133,6 +159,7 @@ static void test_growth(void)
 int main(void)
 {
     test_mappings();
+    test_unmapped_mapping();
     test_reservations();
     test_unmapped_ring();
     test_growth();
