@@ -422,9 +422,7 @@ void stack_current() {
 
 O g_call_impl;  // torch.nn.Module._call_impl's code (a reference), or null
 
-// Which way the module calls are seen while modules are watched.
-enum Way { kWrapper, kGlobalHooks };
-std::atomic<int> g_way{kWrapper};
+bool g_wrapped;  // the wrapper is in, not the global hooks (under the GIL)
 
 // Called as a root module's call begins: whether an outer
 // Module._call_impl runs on this thread (a call the hooks missed). The
@@ -436,7 +434,7 @@ std::atomic<int> g_way{kWrapper};
 bool inside_missed_call() {
   O f = g_call_impl ? P.GetFrame() : nullptr;
   if (!f) return false;
-  const int outer = g_way.load(std::memory_order_relaxed) == kGlobalHooks ? 2 : 1;
+  const int outer = g_wrapped ? 1 : 2;
   P.IncRef(f);
   int calls = 0;
   for (int n = 0; f && n < kMaxFrames && calls < outer; n++) {
@@ -553,7 +551,6 @@ def make(orig, enter, leave):
 O g_orig_call;    // the replaced Module.__call__ (a reference), once seen
 O g_wrapper;      // the wrapper (a reference), made once
 O g_wrapper_code;  // its code (a reference): left out of whole stacks
-bool g_wrapped;   // the wrapper is in (under the GIL)
 bool g_said_replaced;  // the line saying another __call__ is in place went out
 
 O wrapper_enter(O, O m) { return P.BoolFromLong(module_enter(m) ? 1 : 0); }
@@ -683,11 +680,9 @@ bool register_hooks() {
       if (o) P.DecRef(o);
   }
   if (wrap_call(mod)) {
-    g_way.store(kWrapper, std::memory_order_relaxed);
     P.DecRef(mod);
     return true;
   }
-  g_way.store(kGlobalHooks, std::memory_order_relaxed);
   bool ok = false;
   O reg_pre = P.GetAttrString(mod, "register_module_forward_pre_hook");
   O reg_post = P.GetAttrString(mod, "register_module_forward_hook");

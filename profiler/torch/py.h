@@ -1,5 +1,5 @@
 // The Python side of the PyTorch bridge (py.cpp): nn.Module ranges from a
-// C wrapper of torch.nn.Module.__call__ (or PyTorch's global module hooks),
+// wrapper of torch.nn.Module.__call__ (or PyTorch's global module hooks),
 // and the program's source frame at an allocation. Python is reached
 // through dlsym, never linked: a process without Python (a C++ program
 // using libtorch) loads the bridge all the same and gets ops and tensors.
