@@ -56,15 +56,27 @@ void gmp_vmm_addrfree(gmp_vmm *m, uint64_t base) { vr_remove(m->res, &m->nres, b
 
 void gmp_vmm_unmap(gmp_vmm *m, const gmp_vrange *v)
 {
-    m->unmapped[m->nunmapped++ % GMP_VMM_UNMAPPED] = *v;
+    gmp_vunmap *u = &m->unmapped[m->nunmapped++ % GMP_VMM_UNMAPPED];
+    u->call = *v;
+    u->had = 0;
     for (size_t i = 0; i < m->nmaps; i++)
         if (m->maps[i].base == v->base) {
-            m->gone[m->ngone % GMP_VMM_UNMAPPED] = m->maps[i];
-            m->gone_end[m->ngone % GMP_VMM_UNMAPPED] = v->start;
-            m->ngone++;
+            u->mapping = m->maps[i];
+            u->had = 1;
             break;
         }
     vr_remove(m->maps, &m->nmaps, v->base);
+}
+
+/* The kth most recent unmapping, k < min(nunmapped, GMP_VMM_UNMAPPED). */
+static const gmp_vunmap *recent(const gmp_vmm *m, unsigned k)
+{
+    return &m->unmapped[(m->nunmapped - 1 - k) % GMP_VMM_UNMAPPED];
+}
+
+static unsigned nrecent(const gmp_vmm *m)
+{
+    return m->nunmapped < GMP_VMM_UNMAPPED ? m->nunmapped : GMP_VMM_UNMAPPED;
 }
 
 const gmp_vrange *gmp_vmm_mapping(const gmp_vmm *m, uint64_t addr, uint64_t ts)
@@ -82,21 +94,18 @@ const gmp_vrange *gmp_vmm_mapping(const gmp_vmm *m, uint64_t addr, uint64_t ts)
         if (addr - v->base < v->size && v->start <= ts)
             return v;
     }
-    unsigned n = m->ngone < GMP_VMM_UNMAPPED ? m->ngone : GMP_VMM_UNMAPPED;
-    for (unsigned k = 0; k < n; k++) {
-        unsigned i = (m->ngone - 1 - k) % GMP_VMM_UNMAPPED;
-        const gmp_vrange *g = &m->gone[i];
-        if (addr - g->base < g->size && g->start <= ts && ts < m->gone_end[i])
-            return g;
+    for (unsigned k = 0; k < nrecent(m); k++) {
+        const gmp_vunmap *u = recent(m, k);
+        if (u->had && addr - u->mapping.base < u->mapping.size && u->mapping.start <= ts && ts < u->call.start)
+            return &u->mapping;
     }
     return NULL;
 }
 
 const gmp_vrange *gmp_vmm_unmapping(const gmp_vmm *m, uint64_t addr)
 {
-    unsigned n = m->nunmapped < GMP_VMM_UNMAPPED ? m->nunmapped : GMP_VMM_UNMAPPED;
-    for (unsigned k = 0; k < n; k++) {
-        const gmp_vrange *v = &m->unmapped[(m->nunmapped - 1 - k) % GMP_VMM_UNMAPPED];
+    for (unsigned k = 0; k < nrecent(m); k++) {
+        const gmp_vrange *v = &recent(m, k)->call;
         if (addr - v->base < v->size)
             return v;
     }

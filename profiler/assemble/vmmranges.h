@@ -21,20 +21,23 @@ typedef struct gmp_vrange {
 
 #define GMP_VMM_UNMAPPED 64 /* recent unmappings kept */
 
+/* A cuMemUnmap call and the mapping it removed (had: there was one). The
+ * mapping still covers the records made before the call's ENTER
+ * (call.start), however late they reach the writer: a record without an
+ * API call takes the epoch of its time, and can be merged after an unmap
+ * of an older epoch. */
+typedef struct gmp_vunmap {
+    gmp_vrange call, mapping;
+    int had;
+} gmp_vunmap;
+
 typedef struct gmp_vmm {
     gmp_vrange *res;      /* reservations */
     size_t nres, capres;
     gmp_vrange *maps;     /* mappings, sorted by base */
     size_t nmaps, capmaps;
-    gmp_vrange unmapped[GMP_VMM_UNMAPPED]; /* recent cuMemUnmap calls, a ring */
+    gmp_vunmap unmapped[GMP_VMM_UNMAPPED]; /* recent cuMemUnmap calls, a ring */
     unsigned nunmapped;
-    /* the mappings those calls removed, each with its unmap call's ENTER:
-     * a record made before that still finds its mapping, however late it
-     * reaches the writer (a record without an API call takes the epoch of
-     * its time, and can be merged after an unmap of an older epoch) */
-    gmp_vrange gone[GMP_VMM_UNMAPPED];
-    uint64_t gone_end[GMP_VMM_UNMAPPED];
-    unsigned ngone;
 } gmp_vmm;
 
 /* A zeroed gmp_vmm is empty. Out of memory: the range is not kept. */
