@@ -565,8 +565,12 @@ MethodDef g_leave_def = {"gmemprof_module_exit", reinterpret_cast<void*>(&wrappe
 O make_wrapper(O orig) {
   O code = P.CompileString(kWrapperSource, kWrapperFile, kFileInput);
   O globals = code ? P.DictNew() : nullptr;
-  O done = globals ? P.EvalCode(code, globals, globals) : nullptr;
-  O make = globals ? P.DictGetItemString(globals, "make") : nullptr;  // borrowed
+  // as exec() does: dynamo, inlining the wrapper, reads its globals'
+  // __builtins__, which PyEval_EvalCode does not put there
+  O builtins = globals ? P.ImportModule("builtins") : nullptr;
+  bool ok = builtins && P.DictSetItemString(globals, "__builtins__", builtins) == 0;
+  O done = ok ? P.EvalCode(code, globals, globals) : nullptr;
+  O make = done ? P.DictGetItemString(globals, "make") : nullptr;  // borrowed
   O enter = make ? P.CFunctionNewEx(&g_enter_def, nullptr, nullptr) : nullptr;
   O leave = enter ? P.CFunctionNewEx(&g_leave_def, nullptr, nullptr) : nullptr;
   O args = leave ? P.TupleNew(3) : nullptr;
@@ -578,7 +582,7 @@ O make_wrapper(O orig) {
     P.TupleSetItem(args, 2, leave);
     w = P.Call(make, args, nullptr);
   }
-  for (O o : {args, leave, enter, done, globals, code})
+  for (O o : {args, leave, enter, done, builtins, globals, code})
     if (o) P.DecRef(o);
   P.ErrClear();
   return w;

@@ -690,6 +690,16 @@ int main(int argc, char** argv) {
                   compiling ? "a call while compiling" : "a call after compiling");
   }
   CHECK_EQ_U64(g_blocks.size(), g_way ? 19 : 18);
+  if (!g_way) {
+    // dynamo inlines the wrapper as user code and looks its names up in
+    // __globals__["__builtins__"] (a dict or a module), as CPython does
+    PyObject* br = PyRun_String(
+        "_b = torch.nn.Module.__call__.__globals__['__builtins__']\n"
+        "assert (_b if isinstance(_b, dict) else _b.__dict__)['len'] is len, _b\n",
+        Py_file_input, globals, globals);
+    py_ok(br != nullptr, "the wrapper's globals hold __builtins__, as dynamo's inliner reads them");
+    Py_DECREF(br);
+  }
 
   // a whole stack taken inside a module call holds the program's and
   // torch's frames, never the wrapper's own
