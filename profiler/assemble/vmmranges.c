@@ -38,34 +38,39 @@ static void vr_add(gmp_vrange **arr, size_t *n, size_t *cap, const gmp_vrange *v
     (*n)++;
 }
 
-static void vr_remove(gmp_vrange *arr, size_t *n, uint64_t base)
+/* The index of the range at base (n: none). */
+static size_t vr_find(const gmp_vrange *arr, size_t n, uint64_t base)
 {
-    for (size_t i = 0; i < *n; i++)
-        if (arr[i].base == base) {
-            memmove(arr + i, arr + i + 1, (*n - i - 1) * sizeof *arr);
-            (*n)--;
-            return;
-        }
+    size_t i = 0;
+    while (i < n && arr[i].base != base)
+        i++;
+    return i;
+}
+
+/* Removes arr[i], if there is one. */
+static void vr_remove_at(gmp_vrange *arr, size_t *n, size_t i)
+{
+    if (i >= *n)
+        return;
+    memmove(arr + i, arr + i + 1, (*n - i - 1) * sizeof *arr);
+    (*n)--;
 }
 
 void gmp_vmm_reserve(gmp_vmm *m, const gmp_vrange *v) { vr_add(&m->res, &m->nres, &m->capres, v, 0); }
 
 void gmp_vmm_map(gmp_vmm *m, const gmp_vrange *v) { vr_add(&m->maps, &m->nmaps, &m->capmaps, v, 1); }
 
-void gmp_vmm_addrfree(gmp_vmm *m, uint64_t base) { vr_remove(m->res, &m->nres, base); }
+void gmp_vmm_addrfree(gmp_vmm *m, uint64_t base) { vr_remove_at(m->res, &m->nres, vr_find(m->res, m->nres, base)); }
 
 void gmp_vmm_unmap(gmp_vmm *m, const gmp_vrange *v)
 {
     gmp_vunmap *u = &m->unmapped[m->nunmapped++ % GMP_VMM_UNMAPPED];
+    size_t i = vr_find(m->maps, m->nmaps, v->base);
     u->call = *v;
-    u->had = 0;
-    for (size_t i = 0; i < m->nmaps; i++)
-        if (m->maps[i].base == v->base) {
-            u->mapping = m->maps[i];
-            u->had = 1;
-            break;
-        }
-    vr_remove(m->maps, &m->nmaps, v->base);
+    u->had = i < m->nmaps;
+    if (u->had)
+        u->mapping = m->maps[i];
+    vr_remove_at(m->maps, &m->nmaps, i);
 }
 
 /* The kth most recent unmapping, k < min(nunmapped, GMP_VMM_UNMAPPED). */
