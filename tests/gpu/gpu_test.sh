@@ -518,9 +518,10 @@ PYEOF
         pass "compiled: module paths not seen: ${missing:0:200}"
         # the module wrapper must not cut the compiled model into more graphs
         dstat=$("$PY" -c 'import json,sys; p,q=(json.load(open(f)) for f in sys.argv[1:3]); print(p["graph_breaks"], p["unique_graphs"], q["graph_breaks"], q["unique_graphs"], "; ".join(q["reasons"]))' \
-            "$W/dynamo-plain.json" "$W/dynamo-prof.json" 2>&1)
+            "$W/dynamo-plain.json" "$W/dynamo-prof.json" 2>"$W/dynamo.err")
         read -r pb pg qb qg why <<<"$dstat"
-        if [ "${qb:-x}" = "$pb" ] && [ "${qg:-x}" = "$pg" ]; then pass "dynamo: $qb graph breaks, $qg graphs, as unprofiled"
+        if [ -z "$dstat" ]; then fail "dynamo: no graph counts to compare (a run wrote none: $(tail -n 1 "$W/dynamo.err"))"
+        elif [ "${qb:-x}" = "$pb" ] && [ "${qg:-x}" = "$pg" ]; then pass "dynamo: $qb graph breaks, $qg graphs, as unprofiled"
         else fail "dynamo: graph breaks and graphs unprofiled $pb $pg, profiled ${qb:-?} ${qg:-?}: ${why:0:400}"; fi
     elif [ "$missing" = none ]; then pass "every module path of the model has a range"
     else fail "module paths without a range: ${missing:0:300}"; fi
